@@ -1,0 +1,407 @@
+//! The expression data type, evaluation and C printing.
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// What a variable stands for; it decides how the code generator names it
+/// and what the simplifier may assume about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VarKind {
+    /// An array length or other size known only at run time (`N`); `>= 1`.
+    Size,
+    /// A loop or thread index; lies in its [`Range`].
+    Index,
+}
+
+/// A half-open range `start <= v < stop` (`stop = None`: unbounded).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Range {
+    pub start: Box<ArithExpr>,
+    pub stop: Option<Box<ArithExpr>>,
+}
+
+impl Range {
+    pub fn new(start: ArithExpr, stop: ArithExpr) -> Range {
+        Range { start: Box::new(start), stop: Some(Box::new(stop)) }
+    }
+    /// The range of a size variable: `1 <= v`.
+    pub fn size() -> Range {
+        Range { start: Box::new(ArithExpr::Cst(1)), stop: None }
+    }
+    /// `0 <= v`, no upper bound known.
+    pub fn natural() -> Range {
+        Range { start: Box::new(ArithExpr::Cst(0)), stop: None }
+    }
+}
+
+/// A named integer variable. Identity is the name: the code generator
+/// guarantees names are unique within a kernel.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub name: String,
+    pub kind: VarKind,
+    pub range: Range,
+}
+
+impl PartialEq for Var {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for Var {}
+impl std::hash::Hash for Var {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+impl PartialOrd for Var {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Var {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name.cmp(&other.name)
+    }
+}
+
+/// Comparison operators of predicates (used by `IfThenElse`, e.g. for `pad`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl CmpOp {
+    pub fn as_c(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+        }
+    }
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+        }
+    }
+}
+
+/// A comparison between two expressions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pred {
+    pub lhs: ArithExpr,
+    pub op: CmpOp,
+    pub rhs: ArithExpr,
+}
+
+/// A symbolic integer expression.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ArithExpr {
+    Cst(i64),
+    Var(Var),
+    /// n-ary sum.
+    Sum(Vec<ArithExpr>),
+    /// n-ary product.
+    Prod(Vec<ArithExpr>),
+    /// Integer division, C semantics (truncates towards zero).
+    Div(Box<ArithExpr>, Box<ArithExpr>),
+    /// Division known to be exact (`N / 128` as an array length when the
+    /// program asserts divisibility); printed like `Div`.
+    ExactDiv(Box<ArithExpr>, Box<ArithExpr>),
+    /// Remainder, C semantics (sign of the dividend).
+    Mod(Box<ArithExpr>, Box<ArithExpr>),
+    /// `base ^ exponent`, exponent non-negative.
+    Pow(Box<ArithExpr>, Box<ArithExpr>),
+    /// Integer base-2 logarithm (floor) of a positive value.
+    Log2(Box<ArithExpr>),
+    Min(Box<ArithExpr>, Box<ArithExpr>),
+    Max(Box<ArithExpr>, Box<ArithExpr>),
+    IfThenElse(Box<Pred>, Box<ArithExpr>, Box<ArithExpr>),
+}
+
+/// Why an expression has no value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    #[error("unbound variable `{0}`")]
+    Unbound(String),
+    #[error("division by zero in `{0}`")]
+    DivByZero(String),
+    #[error("arithmetic overflow in `{0}`")]
+    Overflow(String),
+}
+
+impl ArithExpr {
+    pub fn cst(c: i64) -> ArithExpr {
+        ArithExpr::Cst(c)
+    }
+    /// A size variable (`>= 1`).
+    pub fn size(name: &str) -> ArithExpr {
+        ArithExpr::Var(Var { name: name.to_string(), kind: VarKind::Size, range: Range::size() })
+    }
+    /// An index variable in `[start, stop)`.
+    pub fn index(name: &str, start: ArithExpr, stop: ArithExpr) -> ArithExpr {
+        ArithExpr::Var(Var { name: name.to_string(), kind: VarKind::Index, range: Range::new(start, stop) })
+    }
+    pub fn add(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Sum(vec![a, b])
+    }
+    pub fn sub(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Sum(vec![a, ArithExpr::Prod(vec![ArithExpr::Cst(-1), b])])
+    }
+    pub fn mul(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Prod(vec![a, b])
+    }
+    pub fn div(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Div(Box::new(a), Box::new(b))
+    }
+    pub fn exact_div(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::ExactDiv(Box::new(a), Box::new(b))
+    }
+    pub fn modulo(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Mod(Box::new(a), Box::new(b))
+    }
+    pub fn pow(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Pow(Box::new(a), Box::new(b))
+    }
+    pub fn log2(a: ArithExpr) -> ArithExpr {
+        ArithExpr::Log2(Box::new(a))
+    }
+    pub fn min(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Min(Box::new(a), Box::new(b))
+    }
+    pub fn max(a: ArithExpr, b: ArithExpr) -> ArithExpr {
+        ArithExpr::Max(Box::new(a), Box::new(b))
+    }
+    pub fn if_then_else(p: Pred, t: ArithExpr, e: ArithExpr) -> ArithExpr {
+        ArithExpr::IfThenElse(Box::new(p), Box::new(t), Box::new(e))
+    }
+
+    /// The constant value, if this is a constant.
+    pub fn as_cst(&self) -> Option<i64> {
+        match self {
+            ArithExpr::Cst(c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// Evaluates with the given variable values.
+    pub fn eval(&self, env: &HashMap<String, i64>) -> Result<i64, EvalError> {
+        self.eval_with(&|name| env.get(name).copied())
+    }
+
+    /// Evaluates, looking variables up through `lookup`.
+    pub fn eval_with(&self, lookup: &dyn Fn(&str) -> Option<i64>) -> Result<i64, EvalError> {
+        let ovf = || EvalError::Overflow(self.to_string());
+        let dz = || EvalError::DivByZero(self.to_string());
+        Ok(match self {
+            ArithExpr::Cst(c) => *c,
+            ArithExpr::Var(v) => lookup(&v.name).ok_or_else(|| EvalError::Unbound(v.name.clone()))?,
+            ArithExpr::Sum(es) => {
+                let mut acc: i64 = 0;
+                for e in es {
+                    acc = acc.checked_add(e.eval_with(lookup)?).ok_or_else(ovf)?;
+                }
+                acc
+            }
+            ArithExpr::Prod(es) => {
+                let mut acc: i64 = 1;
+                for e in es {
+                    acc = acc.checked_mul(e.eval_with(lookup)?).ok_or_else(ovf)?;
+                }
+                acc
+            }
+            ArithExpr::Div(a, b) | ArithExpr::ExactDiv(a, b) => {
+                let (a, b) = (a.eval_with(lookup)?, b.eval_with(lookup)?);
+                if b == 0 {
+                    return Err(dz());
+                }
+                a.checked_div(b).ok_or_else(ovf)?
+            }
+            ArithExpr::Mod(a, b) => {
+                let (a, b) = (a.eval_with(lookup)?, b.eval_with(lookup)?);
+                if b == 0 {
+                    return Err(dz());
+                }
+                a.checked_rem(b).ok_or_else(ovf)?
+            }
+            ArithExpr::Pow(a, b) => {
+                let (a, b) = (a.eval_with(lookup)?, b.eval_with(lookup)?);
+                let b = u32::try_from(b).map_err(|_| ovf())?;
+                a.checked_pow(b).ok_or_else(ovf)?
+            }
+            ArithExpr::Log2(a) => {
+                let a = a.eval_with(lookup)?;
+                if a <= 0 {
+                    return Err(dz());
+                }
+                63 - a.leading_zeros() as i64
+            }
+            ArithExpr::Min(a, b) => a.eval_with(lookup)?.min(b.eval_with(lookup)?),
+            ArithExpr::Max(a, b) => a.eval_with(lookup)?.max(b.eval_with(lookup)?),
+            ArithExpr::IfThenElse(p, t, e) => {
+                let (l, r) = (p.lhs.eval_with(lookup)?, p.rhs.eval_with(lookup)?);
+                if p.op.holds(l, r) {
+                    t.eval_with(lookup)?
+                } else {
+                    e.eval_with(lookup)?
+                }
+            }
+        })
+    }
+
+    /// All variables, each once, in first-occurrence order.
+    pub fn vars(&self) -> Vec<Var> {
+        let mut out: Vec<Var> = Vec::new();
+        self.visit_vars(&mut |v| {
+            if !out.contains(v) {
+                out.push(v.clone())
+            }
+        });
+        out
+    }
+
+    fn visit_vars(&self, f: &mut dyn FnMut(&Var)) {
+        match self {
+            ArithExpr::Cst(_) => {}
+            ArithExpr::Var(v) => f(v),
+            ArithExpr::Sum(es) | ArithExpr::Prod(es) => es.iter().for_each(|e| e.visit_vars(f)),
+            ArithExpr::Div(a, b)
+            | ArithExpr::ExactDiv(a, b)
+            | ArithExpr::Mod(a, b)
+            | ArithExpr::Pow(a, b)
+            | ArithExpr::Min(a, b)
+            | ArithExpr::Max(a, b) => {
+                a.visit_vars(f);
+                b.visit_vars(f)
+            }
+            ArithExpr::Log2(a) => a.visit_vars(f),
+            ArithExpr::IfThenElse(p, t, e) => {
+                p.lhs.visit_vars(f);
+                p.rhs.visit_vars(f);
+                t.visit_vars(f);
+                e.visit_vars(f)
+            }
+        }
+    }
+
+    /// Replaces variables by expressions (by name).
+    pub fn substitute(&self, map: &HashMap<String, ArithExpr>) -> ArithExpr {
+        let s = |e: &ArithExpr| Box::new(e.substitute(map));
+        match self {
+            ArithExpr::Cst(c) => ArithExpr::Cst(*c),
+            ArithExpr::Var(v) => map.get(&v.name).cloned().unwrap_or_else(|| self.clone()),
+            ArithExpr::Sum(es) => ArithExpr::Sum(es.iter().map(|e| e.substitute(map)).collect()),
+            ArithExpr::Prod(es) => ArithExpr::Prod(es.iter().map(|e| e.substitute(map)).collect()),
+            ArithExpr::Div(a, b) => ArithExpr::Div(s(a), s(b)),
+            ArithExpr::ExactDiv(a, b) => ArithExpr::ExactDiv(s(a), s(b)),
+            ArithExpr::Mod(a, b) => ArithExpr::Mod(s(a), s(b)),
+            ArithExpr::Pow(a, b) => ArithExpr::Pow(s(a), s(b)),
+            ArithExpr::Log2(a) => ArithExpr::Log2(s(a)),
+            ArithExpr::Min(a, b) => ArithExpr::Min(s(a), s(b)),
+            ArithExpr::Max(a, b) => ArithExpr::Max(s(a), s(b)),
+            ArithExpr::IfThenElse(p, t, e) => ArithExpr::IfThenElse(
+                Box::new(Pred { lhs: p.lhs.substitute(map), op: p.op, rhs: p.rhs.substitute(map) }),
+                s(t),
+                s(e),
+            ),
+        }
+    }
+}
+
+/// Prints as an OpenCL C expression, fully parenthesised where needed.
+impl fmt::Display for ArithExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn atom(e: &ArithExpr) -> bool {
+            matches!(e, ArithExpr::Cst(c) if *c >= 0) || matches!(e, ArithExpr::Var(_))
+        }
+        fn paren(e: &ArithExpr, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            if atom(e) || matches!(e, ArithExpr::Min(..) | ArithExpr::Max(..) | ArithExpr::Log2(..) | ArithExpr::Pow(..)) {
+                write!(f, "{e}")
+            } else {
+                write!(f, "({e})")
+            }
+        }
+        match self {
+            ArithExpr::Cst(c) => write!(f, "{c}"),
+            ArithExpr::Var(v) => write!(f, "{}", v.name),
+            ArithExpr::Sum(es) => {
+                if es.is_empty() {
+                    return write!(f, "0");
+                }
+                for (i, e) in es.iter().enumerate() {
+                    // Print `a + -1*b` as `a - b` for readability.
+                    let neg = match e {
+                        ArithExpr::Cst(c) if *c < 0 && i > 0 => Some(ArithExpr::Cst(-*c)),
+                        ArithExpr::Prod(ps) if i > 0 && ps.first() == Some(&ArithExpr::Cst(-1)) => {
+                            Some(if ps.len() == 2 { ps[1].clone() } else { ArithExpr::Prod(ps[1..].to_vec()) })
+                        }
+                        _ => None,
+                    };
+                    match neg {
+                        Some(n) => {
+                            write!(f, " - ")?;
+                            paren(&n, f)?
+                        }
+                        None => {
+                            if i > 0 {
+                                write!(f, " + ")?;
+                            }
+                            if matches!(e, ArithExpr::Sum(_)) {
+                                write!(f, "({e})")?
+                            } else {
+                                write!(f, "{e}")?
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            }
+            ArithExpr::Prod(es) => {
+                if es.is_empty() {
+                    return write!(f, "1");
+                }
+                for (i, e) in es.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, " * ")?;
+                    }
+                    if i == 0 && matches!(e, ArithExpr::Cst(_)) {
+                        write!(f, "{e}")?
+                    } else {
+                        paren(e, f)?
+                    }
+                }
+                Ok(())
+            }
+            ArithExpr::Div(a, b) | ArithExpr::ExactDiv(a, b) => {
+                paren(a, f)?;
+                write!(f, " / ")?;
+                paren(b, f)
+            }
+            ArithExpr::Mod(a, b) => {
+                paren(a, f)?;
+                write!(f, " % ")?;
+                paren(b, f)
+            }
+            ArithExpr::Pow(a, b) => write!(f, "lift_pow({a}, {b})"),
+            ArithExpr::Log2(a) => write!(f, "lift_log2({a})"),
+            ArithExpr::Min(a, b) => write!(f, "min({a}, {b})"),
+            ArithExpr::Max(a, b) => write!(f, "max({a}, {b})"),
+            ArithExpr::IfThenElse(p, t, e) => {
+                write!(f, "(({} {} {}) ? {} : {})", p.lhs, p.op.as_c(), p.rhs, t, e)
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Parsing arithmetic expressions from text, as they appear in configs
+//! (`N/128`, `2*N + 1`, `min(N, 64)`). Identifiers become size variables.
+
+use super::ArithExpr;
+
+/// A malformed arithmetic expression; `pos` is a byte offset into the text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("in `{text}` at column {}: {msg}", pos + 1)]
+pub struct ArithParseError {
+    pub text: String,
+    pub pos: usize,
+    pub msg: String,
+}
+
+/// Parses `+ - * / %`, parentheses, integer literals, identifiers (size
+/// variables) and the functions `min`, `max`, `pow`, `log2`.
+pub fn parse_arith(text: &str) -> Result<ArithExpr, ArithParseError> {
+    let mut p = Parser { text, pos: 0 };
+    let e = p.sum()?;
+    p.skip_ws();
+    if p.pos < text.len() {
+        return Err(p.err("expected an operator or the end of the expression"));
+    }
+    Ok(e)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, msg: &str) -> ArithParseError {
+        ArithParseError { text: self.text.to_string(), pos: self.pos, msg: msg.to_string() }
+    }
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(|c| c.is_whitespace()) {
+            self.pos += 1;
+        }
+    }
+    fn peek(&self) -> Option<char> {
+        self.text[self.pos..].chars().next()
+    }
+    fn eat(&mut self, c: char) -> bool {
+        self.skip_ws();
+        if self.peek() == Some(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+    fn sum(&mut self) -> Result<ArithExpr, ArithParseError> {
+        let mut acc = self.product()?;
+        loop {
+            if self.eat('+') {
+                acc = ArithExpr::add(acc, self.product()?);
+            } else if self.eat('-') {
+                acc = ArithExpr::sub(acc, self.product()?);
+            } else {
+                return Ok(acc);
+            }
+        }
+    }
+    fn product(&mut self) -> Result<ArithExpr, ArithParseError> {
+        let mut acc = self.unary()?;
+        loop {
+            if self.eat('*') {
+                acc = ArithExpr::mul(acc, self.unary()?);
+            } else if self.eat('/') {
+                acc = ArithExpr::div(acc, self.unary()?);
+            } else if self.eat('%') {
+                acc = ArithExpr::modulo(acc, self.unary()?);
+            } else {
+                return Ok(acc);
+            }
+        }
+    }
+    fn unary(&mut self) -> Result<ArithExpr, ArithParseError> {
+        if self.eat('-') {
+            return Ok(ArithExpr::mul(ArithExpr::Cst(-1), self.unary()?));
+        }
+        self.atom()
+    }
+    fn atom(&mut self) -> Result<ArithExpr, ArithParseError> {
+        self.skip_ws();
+        if self.eat('(') {
+            let e = self.sum()?;
+            if !self.eat(')') {
+                return Err(self.err("expected `)`"));
+            }
+            return Ok(e);
+        }
+        let start = self.pos;
+        match self.peek() {
+            Some(c) if c.is_ascii_digit() => {
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+                let digits = &self.text[start..self.pos];
+                digits.parse::<i64>().map(ArithExpr::Cst).map_err(|_| ArithParseError {
+                    text: self.text.to_string(),
+                    pos: start,
+                    msg: format!("integer `{digits}` is too large"),
+                })
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    self.pos += 1;
+                }
+                let name = &self.text[start..self.pos];
+                let arity = match name {
+                    "min" | "max" | "pow" => 2,
+                    "log2" => 1,
+                    _ => return Ok(ArithExpr::size(name)),
+                };
+                if !self.eat('(') {
+                    return Err(self.err(&format!("expected `(` after `{name}`")));
+                }
+                let a = self.sum()?;
+                let b = if arity == 2 {
+                    if !self.eat(',') {
+                        return Err(self.err("expected `,`"));
+                    }
+                    Some(self.sum()?)
+                } else {
+                    None
+                };
+                if !self.eat(')') {
+                    return Err(self.err("expected `)`"));
+                }
+                Ok(match (name, b) {
+                    ("min", Some(b)) => ArithExpr::min(a, b),
+                    ("max", Some(b)) => ArithExpr::max(a, b),
+                    ("pow", Some(b)) => ArithExpr::pow(a, b),
+                    (_, _) => ArithExpr::log2(a),
+                })
+            }
+            _ => Err(self.err("expected a number, a size name or `(`")),
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! The reproduction harness: configs, runs, validation, statistics, results
+//! and charts.
+
+pub mod data;
+pub mod gold;

@@ -1,0 +1,23 @@
+//! Runtime values of the interpreter.
+
+/// A value: scalars, vectors (components are scalars), tuples and arrays.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Float(f32),
+    Int(i32),
+    Vector(Vec<Value>),
+    Tuple(Vec<Value>),
+    Array(Vec<Value>),
+}
+
+impl Value {
+    /// Flattens to f64s in memory order (arrays and vectors row-major,
+    /// tuples field by field).
+    pub fn flatten(&self, out: &mut Vec<f64>) {
+        match self {
+            Value::Float(f) => out.push(*f as f64),
+            Value::Int(i) => out.push(*i as f64),
+            Value::Vector(vs) | Value::Tuple(vs) | Value::Array(vs) => vs.iter().for_each(|v| v.flatten(out)),
+        }
+    }
+}

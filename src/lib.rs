@@ -1,0 +1,22 @@
+//! LIFT: a functional data-parallel IR and its OpenCL compiler (CGO 2017),
+//! with the harness that reproduces the paper's evaluation.
+//!
+//! The pipeline (see `docs/ARCHITECTURE.md`):
+//! `parse` -> `ir` -> `passes` (types, address spaces, memory, ranges,
+//! barriers, launch sizes) -> `view` (index expressions, simplified by
+//! `arith`) -> `codegen` (OpenCL C). `interp` evaluates the IR directly and
+//! is the oracle for tests and validation. `runtime` runs OpenCL; `harness`
+//! runs benchmarks, validates, measures and charts; `cli` is the `lift` tool.
+
+pub mod arith;
+pub mod cli;
+pub mod codegen;
+pub mod compile;
+pub mod harness;
+pub mod interp;
+pub mod ir;
+pub mod parse;
+pub mod passes;
+pub mod runtime;
+pub mod types;
+pub mod view;
