@@ -328,7 +328,12 @@ impl fmt::Display for ArithExpr {
             matches!(e, ArithExpr::Cst(c) if *c >= 0) || matches!(e, ArithExpr::Var(_))
         }
         fn paren(e: &ArithExpr, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            if atom(e) || matches!(e, ArithExpr::Min(..) | ArithExpr::Max(..) | ArithExpr::Log2(..) | ArithExpr::Pow(..)) {
+            if atom(e)
+                || matches!(
+                    e,
+                    ArithExpr::Min(..) | ArithExpr::Max(..) | ArithExpr::Log2(..) | ArithExpr::Pow(..)
+                )
+            {
                 write!(f, "{e}")
             } else {
                 write!(f, "({e})")
@@ -346,7 +351,11 @@ impl fmt::Display for ArithExpr {
                     let neg = match e {
                         ArithExpr::Cst(c) if *c < 0 && i > 0 => Some(ArithExpr::Cst(-*c)),
                         ArithExpr::Prod(ps) if i > 0 && ps.first() == Some(&ArithExpr::Cst(-1)) => {
-                            Some(if ps.len() == 2 { ps[1].clone() } else { ArithExpr::Prod(ps[1..].to_vec()) })
+                            Some(if ps.len() == 2 {
+                                ps[1].clone()
+                            } else {
+                                ArithExpr::Prod(ps[1..].to_vec())
+                            })
                         }
                         _ => None,
                     };

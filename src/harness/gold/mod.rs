@@ -17,7 +17,12 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
 
 /// Generates the structured input `input` with generator `name`.
 /// `None`: no such generator.
-pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Result<super::data::HostArray, String>> {
+pub fn generate(
+    name: &str,
+    input: &str,
+    sizes: &Sizes,
+    seed: u64,
+) -> Option<Result<super::data::HostArray, String>> {
     let _ = (input, sizes, seed);
     match name {
         _ => None,
