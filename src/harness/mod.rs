@@ -3,3 +3,5 @@
 
 pub mod data;
 pub mod gold;
+pub mod chart;
+pub mod table1;
