@@ -2,9 +2,13 @@
 //! OpenCL kernel with its parameter list and launch sizes.
 
 use crate::arith::ArithExpr;
+use crate::codegen::{ast, c_type, ctypes, lower, print};
 use crate::ir::{Program, Span};
+use crate::passes::{self, AddressSpace};
 use crate::types::Type;
+use crate::view::{MemKind, Memory, View};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Which optimisations run; each can be switched off on its own (these are
 /// the bars of the paper's Figure 8). The kernel is correct either way.
@@ -90,7 +94,163 @@ impl CompileError {
 }
 
 /// Compiles `def` of `program` to an OpenCL kernel.
+///
+/// Stages, in order: type inference, address-space inference, barrier
+/// elimination analysis, launch-size inference, lowering (memory
+/// allocation, views, control-flow simplification), printing.
 pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Kernel, CompileError> {
-    let _ = (program, opts);
-    Err(CompileError::NoSuchDef(def.to_string()))
+    let d = program.def(def).ok_or_else(|| CompileError::NoSuchDef(def.to_string()))?;
+    let types = passes::typecheck::typecheck_def(program, d).map_err(|e| CompileError::Type { msg: e.msg, span: e.span })?;
+    let spaces = passes::address_space::infer(d, &types);
+    let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
+    let inferred = passes::launch::infer(d, &types);
+    let cst = |a: [i64; 3]| a.map(ArithExpr::Cst);
+    let global = opts.global.map(cst).unwrap_or(inferred.global);
+    let local = match opts.local {
+        Some(l) => Some(cst(l)),
+        None => inferred.local,
+    };
+
+    let mut kparams = Vec::new();
+    let mut cparams = Vec::new();
+    let mut views = Vec::new();
+    for p in &d.params {
+        let ty = types.params.get(&p.id).cloned().ok_or_else(|| CompileError::Internal(format!("parameter `{}` untyped", p.name)))?;
+        match &ty {
+            Type::Array(..) => {
+                let elem = ty.base_elem().clone();
+                cparams.push(ast::Param { ty: format!("const global {}* restrict", c_type(&elem)), name: p.name.clone() });
+                let mem = Rc::new(Memory { name: p.name.clone(), space: AddressSpace::Global, elem, kind: MemKind::Array });
+                views.push((p.id, Rc::new(View::Mem { mem, ty: ty.clone() })));
+                kparams.push(KernelParam::Input { name: p.name.clone(), ty });
+            }
+            _ => {
+                cparams.push(ast::Param { ty: c_type(&ty), name: p.name.clone() });
+                views.push((p.id, Rc::new(View::Value { c: p.name.clone(), ty: ty.clone() })));
+                kparams.push(KernelParam::Scalar { name: p.name.clone(), ty });
+            }
+        }
+    }
+    let out_ty = types.of(&d.body).clone();
+    let out_elem = out_ty.base_elem().clone();
+    let out_name = "out".to_string();
+    if d.params.iter().any(|p| p.name == out_name) {
+        return Err(CompileError::Unsupported { msg: "a parameter may not be called `out`".into(), span: d.span });
+    }
+    let out_mem = Rc::new(Memory { name: out_name.clone(), space: AddressSpace::Global, elem: out_elem.clone(), kind: MemKind::Array });
+    let out_view = Rc::new(View::Mem { mem: out_mem, ty: out_ty.clone() });
+    cparams.push(ast::Param { ty: format!("global {}*", c_type(&out_elem)), name: out_name });
+    kparams.push(KernelParam::Output { ty: out_ty.clone() });
+
+    let lowered = lower::lower(
+        lower::Inputs { program, types: &types, spaces: &spaces, no_barrier: &no_barrier, opts, global: global.clone(), local: local.clone() },
+        &views,
+        &d.body,
+        out_view,
+    )?;
+    for t in &lowered.temps {
+        cparams.push(ast::Param { ty: format!("global {}*", t.c_elem), name: t.name.clone() });
+        kparams.push(KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() });
+    }
+    for s in size_names(d, &types) {
+        cparams.push(ast::Param { ty: "int".into(), name: s.clone() });
+        kparams.push(KernelParam::Size { name: s });
+    }
+
+    let name = format!("lift_{}", d.name);
+    let module = ast::Module {
+        preamble: preamble(program, &lowered),
+        kernel_name: name.clone(),
+        params: cparams,
+        body: lowered.body,
+    };
+    let mut source = String::new();
+    print::Writer::new(&mut source).module(&module).map_err(|e| CompileError::Internal(format!("printing failed: {e}")))?;
+    if source.contains("lift_pow(") || source.contains("lift_log2(") {
+        source = format!("{INDEX_HELPERS}{source}");
+    }
+    Ok(Kernel { name, source, params: kparams, global, local, output_type: out_ty })
+}
+
+/// Integer helpers for `Pow` and `Log2` in index expressions.
+const INDEX_HELPERS: &str = "int lift_pow(int b, int e) { int r = 1; for (int i = 0; i < e; i++) r *= b; return r; }
+int lift_log2(int x) { int r = 0; while (x > 1) { x >>= 1; r++; } return r; }
+";
+
+/// Size variables of the def's parameter types, in order of appearance.
+fn size_names(d: &crate::ir::Def, types: &passes::Types) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in &d.params {
+        if let Some(t) = types.params.get(&p.id) {
+            for l in t.lengths() {
+                for v in l.vars() {
+                    if !out.contains(&v.name) {
+                        out.push(v.name);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Tuple structs, user functions and vectorised user functions.
+fn preamble(program: &Program, lowered: &lower::Lowered) -> Vec<String> {
+    let mut tuples = Vec::new();
+    for uf in &program.user_funs {
+        for (_, t) in &uf.params {
+            ctypes::collect_tuples(t, &mut tuples);
+        }
+        ctypes::collect_tuples(&uf.ret, &mut tuples);
+    }
+    for t in &lowered.tuple_types {
+        ctypes::collect_tuples(t, &mut tuples);
+    }
+    let mut out: Vec<String> = tuples.iter().filter_map(ctypes::tuple_typedef).collect();
+    for uf in &program.user_funs {
+        let ps: Vec<String> = uf.params.iter().map(|(n, t)| format!("{} {n}", c_type(t))).collect();
+        out.push(format!("{} {}({}) {{{}}}", c_type(&uf.ret), uf.name, ps.join(", "), uf.body_text));
+    }
+    for (id, w) in &lowered.vector_funs {
+        out.push(vector_fun(program.user_fun(*id), *w));
+    }
+    out
+}
+
+/// The version of a scalar user function over `w`-vectors: the same body
+/// with vector types when it is one arithmetic `return`, otherwise the
+/// function applied to each component.
+fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
+    use crate::ir::cfun::{CExpr as C, CStmt};
+    fn simple(e: &C) -> bool {
+        match e {
+            C::Int(_) | C::Float(_) | C::Var(_) => true,
+            C::Unary(_, a) => simple(a),
+            C::Binary(op, a, b) => {
+                use crate::ir::cfun::BinOp::*;
+                matches!(op, Add | Sub | Mul | Div) && simple(a) && simple(b)
+            }
+            C::Call(_, args) => args.iter().all(simple),
+            C::Field(..) | C::Ternary(..) | C::Cast(..) | C::VectorLit(..) | C::TupleLit(..) => false,
+        }
+    }
+    let vt = |t: &Type| match t {
+        Type::Scalar(s) => format!("{}{w}", s.c_name()),
+        other => c_type(other),
+    };
+    let name = lower::vector_fun_name(&uf.name, w);
+    let ps: Vec<String> = uf.params.iter().map(|(n, t)| format!("{} {n}", vt(t))).collect();
+    let header = format!("{} {name}({})", vt(&uf.ret), ps.join(", "));
+    if let [CStmt::Return(e)] = &uf.body[..] {
+        if simple(e) {
+            return format!("{header} {{{}}}", uf.body_text);
+        }
+    }
+    let comps: Vec<String> = (0..w)
+        .map(|i| {
+            let args: Vec<String> = uf.params.iter().map(|(n, _)| format!("{n}.s{i:x}")).collect();
+            format!("{}({})", uf.name, args.join(", "))
+        })
+        .collect();
+    format!("{header} {{ return ({})({}); }}", vt(&uf.ret), comps.join(", "))
 }

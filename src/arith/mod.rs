@@ -26,3 +26,28 @@ pub use parse::{parse_arith, ArithParseError};
 pub fn simplify(e: &ArithExpr) -> ArithExpr {
     e.clone()
 }
+
+/// Symbolic inclusive lower bound of `e` over its variables' ranges.
+pub fn min_value(e: &ArithExpr) -> Option<ArithExpr> {
+    e.as_cst().map(ArithExpr::Cst)
+}
+
+/// Symbolic inclusive upper bound of `e` over its variables' ranges.
+pub fn max_value(e: &ArithExpr) -> Option<ArithExpr> {
+    e.as_cst().map(ArithExpr::Cst)
+}
+
+/// `a < b` for every assignment in range (sound, not complete).
+pub fn prove_lt(a: &ArithExpr, b: &ArithExpr) -> bool {
+    matches!((a.as_cst(), b.as_cst()), (Some(x), Some(y)) if x < y)
+}
+
+/// `a <= b` for every assignment in range (sound, not complete).
+pub fn prove_le(a: &ArithExpr, b: &ArithExpr) -> bool {
+    a == b || matches!((a.as_cst(), b.as_cst()), (Some(x), Some(y)) if x <= y)
+}
+
+/// `a == b` for every assignment in range (sound, not complete).
+pub fn prove_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
+    a == b
+}

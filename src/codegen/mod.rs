@@ -1,1 +1,15 @@
-//! TODO
+//! OpenCL code generation (CGO 2017, Section 5.5).
+//!
+//! [`lower`] walks the IR along the data flow, allocating memory for the
+//! calls that write, building views, and emitting loops for maps and
+//! reductions into an OpenCL syntax tree ([`ast`]); [`print`] writes it as
+//! C text. Names come from a [`names::NameGen`] passed by value, so the same
+//! program always gives the same kernel text.
+
+pub mod ast;
+pub mod ctypes;
+pub mod lower;
+pub mod names;
+pub mod print;
+
+pub use ctypes::c_type;

@@ -1,1 +1,18 @@
-//! TODO
+//! Analyses over the IR, run in this order by `compile::compile`:
+//!
+//! 1. [`typecheck`]: the type of every expression and parameter;
+//! 2. [`address_space`]: where each value lives (Algorithm 1 of CGO 2017);
+//! 3. [`barrier`]: which `mapLcl` calls need no barrier after them (5.4);
+//! 4. [`launch`]: the OpenCL thread counts (seed 004, Section 2.4).
+//!
+//! Each returns a side table keyed by [`ExprId`](crate::ir::ExprId); none
+//! modifies the IR. Memory allocation, views and control-flow
+//! simplification happen while lowering (`codegen`), which consults them.
+
+pub mod address_space;
+pub mod barrier;
+pub mod launch;
+pub mod typecheck;
+
+pub use address_space::{AddressSpace, AddressSpaces};
+pub use typecheck::{TypeError, Types};

@@ -1,0 +1,66 @@
+//! A small OpenCL C syntax tree: what the lowering produces and the
+//! printer writes. Only the constructs the compiler emits exist here.
+
+use crate::arith::ArithExpr;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CExpr {
+    /// C text that needs no further structure (a literal, a name).
+    Raw(String),
+    /// An integer index expression.
+    Arith(ArithExpr),
+    /// `base[index]`.
+    Index { base: String, index: ArithExpr },
+    Call { name: String, args: Vec<CExpr> },
+    /// `base.field`.
+    Field { base: Box<CExpr>, field: String },
+    Ternary { cond: Box<CExpr>, then: Box<CExpr>, otherwise: Box<CExpr> },
+    Binary { op: &'static str, lhs: Box<CExpr>, rhs: Box<CExpr> },
+    /// `(ty)e`.
+    Cast { ty: String, e: Box<CExpr> },
+    /// `(ty){a, b}`.
+    StructLit { ty: String, fields: Vec<CExpr> },
+}
+
+impl CExpr {
+    pub fn raw(s: impl Into<String>) -> CExpr {
+        CExpr::Raw(s.into())
+    }
+    pub fn call(name: impl Into<String>, args: Vec<CExpr>) -> CExpr {
+        CExpr::Call { name: name.into(), args }
+    }
+    pub fn binary(op: &'static str, lhs: CExpr, rhs: CExpr) -> CExpr {
+        CExpr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `[qualifier] ty name[[len]] [= init];`
+    Decl { qualifier: Option<&'static str>, ty: String, name: String, len: Option<ArithExpr>, init: Option<CExpr> },
+    Assign { lhs: CExpr, rhs: CExpr },
+    Expr(CExpr),
+    /// `for (int var = init; var < bound; var += step) body`
+    For { var: String, init: CExpr, bound: CExpr, step: CExpr, body: Vec<Stmt> },
+    If { cond: CExpr, then: Vec<Stmt>, otherwise: Vec<Stmt> },
+    Block(Vec<Stmt>),
+    Barrier { local: bool, global: bool },
+    Comment(String),
+}
+
+/// A kernel parameter: its C type (with qualifiers) and name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub ty: String,
+    pub name: String,
+}
+
+/// A complete OpenCL program: declarations, then one kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    /// Type definitions and functions, as C text, in order.
+    pub preamble: Vec<String>,
+    pub kernel_name: String,
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+}

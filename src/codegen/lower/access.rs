@@ -1,0 +1,222 @@
+//! Reading and writing through views, and output views through layout
+//! patterns.
+
+use super::Lowerer;
+use crate::arith::{ArithExpr, Pred};
+use crate::codegen::ast::{CExpr, Stmt};
+use crate::codegen::c_type;
+use crate::codegen::print;
+use crate::compile::CompileError;
+use crate::ir::{FunDecl, FunKind, Pattern, Span};
+use crate::passes::AddressSpace;
+use crate::types::Type;
+use crate::view::{consume, Access, MemKind, View};
+use std::rc::Rc;
+
+impl Lowerer<'_> {
+    fn consume(&mut self, v: &View, ty: &Type, span: Span) -> Result<Access, CompileError> {
+        // Printing nested accesses (filter) needs the same index treatment.
+        let simplify = self.inp.opts.arith_simplify;
+        let known = self.inp.opts.sizes.clone();
+        let printer = move |a: &Access| -> String {
+            print::expr(&access_expr(a, &|e| finish_index(e, simplify, &known)))
+        };
+        let a = consume(v, &[], Some(ty), &printer)
+            .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
+        self.note_private_indices(&a);
+        Ok(a)
+    }
+
+    /// Records loop variables that index private arrays, so their loops unroll.
+    fn note_private_indices(&mut self, a: &Access) {
+        match a {
+            Access::Mem { mem, index, .. } if mem.space == AddressSpace::Private && mem.kind == MemKind::Array => {
+                for v in index.vars() {
+                    self.private_index_vars.insert(v.name);
+                }
+            }
+            Access::Select { then, .. } => self.note_private_indices(then),
+            Access::Tuple { parts, .. } => parts.iter().for_each(|p| self.note_private_indices(p)),
+            Access::Mem { .. } | Access::Value { .. } | Access::Call { .. } => {}
+        }
+    }
+
+    /// The C expression reading a (non-array) value through `v`.
+    pub(crate) fn read(&mut self, v: &View, ty: &Type, span: Span) -> Result<CExpr, CompileError> {
+        if let Type::Array(..) = ty {
+            return self.unsupported(span, format!("an array of type {ty} cannot be passed to a function as a value"));
+        }
+        let a = self.consume(v, ty, span)?;
+        let (simplify, known) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone());
+        Ok(access_expr(&a, &|e| finish_index(e, simplify, &known)))
+    }
+
+    /// Emits the write of `value` (of type `ty`) through output view `v`.
+    pub(crate) fn write(&mut self, v: &View, value: CExpr, ty: &Type, span: Span) -> Result<(), CompileError> {
+        let a = self.consume(v, ty, span)?;
+        let (simplify, known) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone());
+        let fin = |e: &ArithExpr| finish_index(e, simplify, &known);
+        match a {
+            Access::Mem { mem, index, vector, component, fields } => {
+                let stmt = match (vector, component) {
+                    (Some(n), _) if fields.is_empty() => Stmt::Expr(CExpr::call(
+                        format!("vstore{n}"),
+                        vec![value, CExpr::Arith(fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64)))), CExpr::raw(mem.name.clone())],
+                    )),
+                    (None, Some((c, n))) => Stmt::Assign {
+                        lhs: CExpr::Index {
+                            base: format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), mem.name),
+                            index: fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(n as i64)), c)),
+                        },
+                        rhs: value,
+                    },
+                    _ => {
+                        let mut lhs = match mem.kind {
+                            MemKind::Variable => CExpr::raw(mem.name.clone()),
+                            MemKind::Array => CExpr::Index { base: mem.name.clone(), index: fin(&index) },
+                        };
+                        for f in fields {
+                            lhs = CExpr::Field { base: Box::new(lhs), field: format!("_{f}") };
+                        }
+                        Stmt::Assign { lhs, rhs: value }
+                    }
+                };
+                self.emit(stmt);
+                Ok(())
+            }
+            Access::Value { .. } | Access::Select { .. } | Access::Tuple { .. } | Access::Call { .. } => {
+                self.unsupported(span, "cannot write here: the output goes through a pattern that only reads (zip, pad, generate, a parameter)")
+            }
+        }
+    }
+
+    /// The output view for the argument of layout pattern `f` whose result
+    /// is written through `out`; `None` when `f` is not such a pattern.
+    pub(crate) fn invert_output(
+        &mut self,
+        f: &FunDecl,
+        out: &Rc<View>,
+        arg_ty: &Type,
+        res_ty: &Type,
+    ) -> Result<Option<View>, CompileError> {
+        let FunKind::Pattern(p) = &f.kind else { return Ok(None) };
+        let of = out.clone();
+        Ok(match p {
+            // Writing element [i][j] of join's argument writes element i*n+j.
+            Pattern::Join => match arg_ty {
+                Type::Array(inner, _) => match &**inner {
+                    Type::Array(_, n) => Some(View::Split { n: n.clone(), of }),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Pattern::Split(n) => Some(View::Join { n: n.clone(), of }),
+            Pattern::Scatter(g) => Some(View::Gather { f: g.clone(), of }),
+            Pattern::Transpose => Some(View::Transpose { of }),
+            Pattern::AsVector(n) => Some(View::AsScalar { n: *n, of }),
+            Pattern::AsScalar => match arg_ty {
+                Type::Array(e, _) => match &**e {
+                    Type::Vector(_, n) => Some(View::AsVector { n: *n, of }),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Pattern::ToGlobal(_) | Pattern::ToLocal(_) | Pattern::ToPrivate(_) => None,
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::Reduce { .. }
+            | Pattern::PartRed { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::Gather(_)
+            | Pattern::Zip(_)
+            | Pattern::Get(_)
+            | Pattern::At(_)
+            | Pattern::Slide { .. }
+            | Pattern::Pad { .. }
+            | Pattern::PadConst { .. }
+            | Pattern::Generate { .. }
+            | Pattern::Filter
+            | Pattern::Id => {
+                let _ = res_ty;
+                None
+            }
+        })
+    }
+}
+
+/// Substitutes known sizes and simplifies if enabled.
+pub(crate) fn finish_index(e: &ArithExpr, simplify: bool, known: &std::collections::BTreeMap<String, i64>) -> ArithExpr {
+    let e = if known.is_empty() {
+        e.clone()
+    } else {
+        let m = known.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
+        e.substitute(&m)
+    };
+    if simplify {
+        crate::arith::simplify(&e)
+    } else {
+        e
+    }
+}
+
+fn pred_expr(p: &Pred, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
+    CExpr::binary(p.op.as_c(), CExpr::Arith(fin(&p.lhs)), CExpr::Arith(fin(&p.rhs)))
+}
+
+/// The C rvalue of an access.
+pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
+    match a {
+        Access::Mem { mem, index, vector, component, fields } => {
+            let mut e = match (vector, component) {
+                (Some(n), _) => CExpr::call(
+                    format!("vload{n}"),
+                    vec![CExpr::Arith(fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64)))), CExpr::raw(mem.name.clone())],
+                ),
+                (None, Some((c, n))) => {
+                    let scalar = match &mem.elem {
+                        Type::Vector(s, _) => s.c_name().to_string(),
+                        other => c_type(other),
+                    };
+                    CExpr::Index {
+                        base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), mem.name),
+                        index: fin(&ArithExpr::add(ArithExpr::mul(index.clone(), ArithExpr::Cst(*n as i64)), c.clone())),
+                    }
+                }
+                (None, None) => match mem.kind {
+                    MemKind::Variable => CExpr::raw(mem.name.clone()),
+                    MemKind::Array => CExpr::Index { base: mem.name.clone(), index: fin(index) },
+                },
+            };
+            for f in fields {
+                e = CExpr::Field { base: Box::new(e), field: format!("_{f}") };
+            }
+            e
+        }
+        Access::Value { c, fields } => {
+            let mut e = CExpr::raw(c.clone());
+            for f in fields {
+                e = CExpr::Field { base: Box::new(e), field: format!("_{f}") };
+            }
+            e
+        }
+        Access::Select { conds, then, otherwise } => {
+            let mut cond: Option<CExpr> = None;
+            for p in conds {
+                let c = pred_expr(p, fin);
+                cond = Some(match cond {
+                    None => c,
+                    Some(prev) => CExpr::binary("&&", prev, c),
+                });
+            }
+            CExpr::Ternary {
+                cond: Box::new(cond.unwrap_or(CExpr::raw("1"))),
+                then: Box::new(access_expr(then, fin)),
+                otherwise: Box::new(CExpr::raw(otherwise.clone())),
+            }
+        }
+        Access::Tuple { parts, ty } => {
+            CExpr::StructLit { ty: c_type(ty), fields: parts.iter().map(|p| access_expr(p, fin)).collect() }
+        }
+        Access::Call { fun, index } => CExpr::call(fun.clone(), vec![CExpr::Arith(fin(index))]),
+    }
+}

@@ -1,0 +1,161 @@
+//! `iterate` with double buffering (CGO 2017, Figure 7, lines 17-29).
+//!
+//! The body is emitted once, inside a loop, typed with a length variable
+//! (`iter_len_k`) that holds the current input length at run time. Two
+//! buffers alternate as outputs; the input of the first iteration is the
+//! iterate's argument when it is a plain array in the same address space,
+//! otherwise the first iteration is peeled off and reads the argument's
+//! view directly.
+
+use super::loops::rc;
+use super::Lowerer;
+use crate::arith::{self, ArithExpr};
+use crate::codegen::ast::{CExpr, Stmt};
+use crate::codegen::c_type;
+use crate::compile::CompileError;
+use crate::ir::{FunDecl, Span};
+use crate::passes::typecheck::fun_key;
+use crate::passes::AddressSpace;
+use crate::types::Type;
+use crate::view::{consume, Access, MemKind, Memory, View};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+impl<'a> Lowerer<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn iterate(
+        &mut self,
+        f: &FunDecl,
+        n: u32,
+        g: &FunDecl,
+        input: Rc<View>,
+        in_ty: &Type,
+        out_ty: &Type,
+        space: AddressSpace,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
+        if n == 0 {
+            return Ok(input);
+        }
+        let Some(var) = self.inp.types.iterate_vars.get(&fun_key(f)).cloned() else {
+            return Err(CompileError::Internal("iterate without a length variable".into()));
+        };
+        let Type::Array(elem, l0) = in_ty else {
+            return Err(CompileError::Internal("iterate over a non-array".into()));
+        };
+        if space == AddressSpace::Private {
+            return self.unsupported(span, "iterate needs its buffers in local or global memory (use toLocal or toGlobal)");
+        }
+        if self.maps.iter().any(|m| {
+            matches!(
+                (space, m.kind),
+                (AddressSpace::Local, crate::ir::MapKind::Lcl(_))
+                    | (AddressSpace::Global, crate::ir::MapKind::Glb(_) | crate::ir::MapKind::Wrg(_) | crate::ir::MapKind::Lcl(_))
+            )
+        }) {
+            return self.unsupported(span, "iterate inside a parallel map that shares its buffers is not supported");
+        }
+        let lvar = ArithExpr::Var(var.clone());
+        // The body's output length as a function of its input length.
+        let body_ty = self.body_type(g, &var, elem, span)?;
+        let Type::Array(_, step_len) = &body_ty else {
+            return Err(CompileError::Internal("iterate body does not return an array".into()));
+        };
+        let first_out = self.decide(&step_len.substitute(&HashMap::from([(var.name.clone(), l0.clone())])));
+        let elem_c = c_type(elem);
+        let buf_a = self.alloc(&Type::array((**elem).clone(), first_out), space, span)?;
+        let buf_b = self.alloc(&Type::array((**elem).clone(), l0.clone()), space, span)?;
+        let (name_a, name_b) = (mem_name(&buf_a)?, mem_name(&buf_b)?);
+        let q = space.c_qualifier();
+        let in_p = self.names.fresh("in");
+        let out_p = self.names.fresh("out");
+        let len_name = var.name.clone();
+
+        let mut remaining = n;
+        let first_in = self.plain_memory(&input, in_ty, space);
+        self.emit(Stmt::Decl { qualifier: None, ty: "int".into(), name: len_name.clone(), len: None, init: Some(CExpr::Arith(self.index(l0))) });
+        let init_in = match &first_in {
+            Some(name) => name.clone(),
+            None => {
+                // Peel the first iteration: it reads the argument's view.
+                let out_view = rc(View::Mem { mem: buf_a.mem_ref()?, ty: body_ty.clone() });
+                self.apply(g, vec![input.clone()], &[Type::array((**elem).clone(), lvar.clone())], &body_ty, Some(out_view), space, None, span)?;
+                self.emit(Stmt::Assign { lhs: CExpr::raw(len_name.clone()), rhs: CExpr::Arith(self.index(step_len)) });
+                remaining -= 1;
+                name_a.clone()
+            }
+        };
+        let init_out = if first_in.is_some() { name_a.clone() } else { name_b.clone() };
+        self.emit(Stmt::Decl { qualifier: Some(q), ty: format!("{elem_c}*"), name: in_p.clone(), len: None, init: Some(CExpr::raw(init_in)) });
+        self.emit(Stmt::Decl { qualifier: Some(q), ty: format!("{elem_c}*"), name: out_p.clone(), len: None, init: Some(CExpr::raw(init_out)) });
+        if remaining > 0 {
+            let in_mem = Rc::new(Memory { name: in_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
+            let out_mem = Rc::new(Memory { name: out_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
+            let in_view = rc(View::Mem { mem: in_mem, ty: Type::array((**elem).clone(), lvar.clone()) });
+            let out_view = rc(View::Mem { mem: out_mem, ty: body_ty.clone() });
+            let it = self.names.fresh("iter");
+            let (mut body, _) = self.in_block(|l| {
+                l.apply(g, vec![in_view], &[Type::array((**elem).clone(), lvar.clone())], &body_ty, Some(out_view), space, None, span)
+            })?;
+            body.push(Stmt::Assign { lhs: CExpr::raw(len_name.clone()), rhs: CExpr::Arith(self.index(step_len)) });
+            body.push(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(out_p.clone()) });
+            body.push(Stmt::Assign {
+                lhs: CExpr::raw(out_p.clone()),
+                rhs: CExpr::Ternary {
+                    cond: Box::new(CExpr::binary("==", CExpr::raw(in_p.clone()), CExpr::raw(name_a.clone()))),
+                    then: Box::new(CExpr::raw(name_b.clone())),
+                    otherwise: Box::new(CExpr::raw(name_a.clone())),
+                },
+            });
+            self.emit(Stmt::For { var: it, init: CExpr::raw("0"), bound: CExpr::raw(remaining.to_string()), step: CExpr::raw("1"), body });
+        } else {
+            self.emit(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(name_a.clone()) });
+        }
+        let result = Rc::new(Memory { name: in_p, space, elem: (**elem).clone(), kind: MemKind::Array });
+        Ok(rc(View::Mem { mem: result, ty: out_ty.clone() }))
+    }
+
+    /// The body's result type for input length `var`.
+    fn body_type(&self, g: &FunDecl, var: &crate::arith::Var, elem: &Type, span: Span) -> Result<Type, CompileError> {
+        // The type checker typed the body's expressions with `var`; for a
+        // lambda body the result is its body expression's type.
+        match &g.kind {
+            crate::ir::FunKind::Lambda(l) => Ok(self.inp.types.of(&l.body).clone()),
+            _ => {
+                let _ = (var, elem);
+                self.unsupported(span, "iterate takes a lambda or a composition (f o g)")
+            }
+        }
+    }
+
+    /// The name of the memory when `v` shows it unchanged (element `k` at
+    /// index `k`) and it lives in `space`.
+    fn plain_memory(&self, v: &View, ty: &Type, space: AddressSpace) -> Option<String> {
+        let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ty.lengths().first()?.clone());
+        let a = consume(v, std::slice::from_ref(&k), None, &|_| String::new()).ok()?;
+        match a {
+            Access::Mem { mem, index, vector: None, component: None, fields }
+                if fields.is_empty() && mem.space == space && mem.kind == MemKind::Array && arith::simplify(&index) == k =>
+            {
+                Some(mem.name.clone())
+            }
+            _ => None,
+        }
+    }
+}
+
+fn mem_name(v: &View) -> Result<String, CompileError> {
+    match v {
+        View::Mem { mem, .. } => Ok(mem.name.clone()),
+        _ => Err(CompileError::Internal("iterate buffer is not a plain memory".into())),
+    }
+}
+
+impl View {
+    fn mem_ref(&self) -> Result<Rc<Memory>, CompileError> {
+        match self {
+            View::Mem { mem, .. } => Ok(mem.clone()),
+            _ => Err(CompileError::Internal("expected a plain memory view".into())),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Loops for maps and reductions, with control-flow simplification
+//! (CGO 2017, Section 5.5) and unrolling.
+//!
+//! A parallel map over `n` elements is a loop starting at the thread's id
+//! and striding by the thread count. When the thread count provably equals
+//! `n`, every thread runs the body exactly once: the loop becomes a block.
+//! When it is provably at least `n`, the loop becomes an `if`. Sequential
+//! loops of one iteration become blocks; loops marked for unrolling, and
+//! loops whose variable indexes a private array, are unrolled when their
+//! length is a constant.
+
+use super::{Lowerer, MapCtx};
+use crate::arith::{self, ArithExpr, Range, Var, VarKind};
+use crate::codegen::ast::{CExpr, Stmt};
+use crate::compile::CompileError;
+use crate::ir::{MapKind, Span};
+use crate::passes::AddressSpace;
+use crate::view::View;
+use std::rc::Rc;
+
+/// Loops longer than this are not unrolled for private memory.
+const MAX_UNROLL: i64 = 512;
+
+/// What a body generator receives: the loop index (a variable or, when
+/// unrolled, a constant).
+pub(crate) type Body<'b, 'a> = dyn FnMut(&mut Lowerer<'a>, ArithExpr) -> Result<(), CompileError> + 'b;
+
+impl<'a> Lowerer<'a> {
+    /// Thread-id function, stride function and thread count of a parallel map kind.
+    fn thread_loop(&self, kind: MapKind) -> Option<(String, String, Option<ArithExpr>)> {
+        let dim = |d: u8| (d.min(2)) as usize;
+        match kind {
+            MapKind::Glb(d) => Some((
+                format!("get_global_id({d})"),
+                format!("get_global_size({d})"),
+                Some(self.inp.global[dim(d)].clone()),
+            )),
+            MapKind::Wrg(d) => Some((
+                format!("get_group_id({d})"),
+                format!("get_num_groups({d})"),
+                self.inp
+                    .local
+                    .as_ref()
+                    .map(|l| ArithExpr::div(self.inp.global[dim(d)].clone(), l[dim(d)].clone())),
+            )),
+            MapKind::Lcl(d) => Some((
+                format!("get_local_id({d})"),
+                format!("get_local_size({d})"),
+                self.inp.local.as_ref().map(|l| l[dim(d)].clone()),
+            )),
+            MapKind::Map | MapKind::Seq | MapKind::SeqUnroll => None,
+        }
+    }
+
+    /// Emits a map loop of `kind` over `n` elements; `body` is run with the
+    /// loop index.
+    pub(crate) fn map_loop(
+        &mut self,
+        kind: MapKind,
+        n: &ArithExpr,
+        body: &mut Body<'_, 'a>,
+        span: Span,
+    ) -> Result<(), CompileError> {
+        let n_dec = self.decide(n);
+        match self.thread_loop(kind) {
+            Some((start, step, count)) => {
+                let prefix = match kind {
+                    MapKind::Glb(_) => "gl_id",
+                    MapKind::Wrg(_) => "wg_id",
+                    _ => "l_id",
+                };
+                let name = self.names.fresh(prefix);
+                let var = ArithExpr::Var(Var {
+                    name: name.clone(),
+                    kind: VarKind::Index,
+                    range: Range::new(ArithExpr::Cst(0), n_dec.clone()),
+                });
+                self.maps.push(MapCtx { kind, var: var.clone() });
+                // Lcl and Glb loops have thread-dependent trip counts.
+                let divergent = matches!(kind, MapKind::Lcl(_) | MapKind::Glb(_));
+                if divergent {
+                    self.divergence += 1;
+                }
+                let r = self.in_block(|l| body(l, var.clone()));
+                if divergent {
+                    self.divergence -= 1;
+                }
+                self.maps.pop();
+                let (stmts, ()) = r?;
+                let count = count.map(|c| self.decide(&c));
+                let decl = Stmt::Decl { qualifier: None, ty: "int".into(), name: name.clone(), len: None, init: Some(CExpr::raw(start.clone())) };
+                let simplify = self.inp.opts.cf_simplify;
+                let once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(c, &n_dec) && arith::prove_le(&n_dec, c));
+                let at_most_once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(&n_dec, c));
+                if once {
+                    let mut b = vec![decl];
+                    b.extend(stmts);
+                    self.emit(Stmt::Block(b));
+                } else if at_most_once {
+                    let mut b = vec![decl];
+                    b.extend(stmts);
+                    self.emit(Stmt::If {
+                        cond: CExpr::binary("<", CExpr::raw(start), CExpr::Arith(self.index(&n_dec))),
+                        then: b,
+                        otherwise: Vec::new(),
+                    });
+                } else {
+                    self.emit(Stmt::For {
+                        var: name,
+                        init: CExpr::raw(start),
+                        bound: CExpr::Arith(self.index(&n_dec)),
+                        step: CExpr::raw(step),
+                        body: stmts,
+                    });
+                }
+                Ok(())
+            }
+            None => {
+                let unroll = matches!(kind, MapKind::SeqUnroll);
+                self.seq_loop(&n_dec, unroll, Some(kind), body, span)
+            }
+        }
+    }
+
+    /// A sequential loop over `n` iterations (maps and reductions).
+    pub(crate) fn seq_loop(
+        &mut self,
+        n: &ArithExpr,
+        unroll: bool,
+        map: Option<MapKind>,
+        body: &mut Body<'_, 'a>,
+        span: Span,
+    ) -> Result<(), CompileError> {
+        let count = n.as_cst();
+        if unroll && count.is_none() {
+            return self.unsupported(span, format!("cannot unroll a loop of symbolic length {n}"));
+        }
+        if let Some(c) = count {
+            if c <= 0 {
+                return Ok(());
+            }
+            if unroll || (c == 1 && self.inp.opts.cf_simplify) {
+                return self.unrolled(c, map, body);
+            }
+        }
+        let name = self.names.fresh("i");
+        let var = ArithExpr::Var(Var { name: name.clone(), kind: VarKind::Index, range: Range::new(ArithExpr::Cst(0), n.clone()) });
+        if let Some(kind) = map {
+            self.maps.push(MapCtx { kind, var: var.clone() });
+        }
+        let r = self.in_block(|l| body(l, var.clone()));
+        if map.is_some() {
+            self.maps.pop();
+        }
+        let (stmts, ()) = r?;
+        // A loop that indexes private memory runs from registers only when unrolled.
+        if let Some(c) = count {
+            if self.private_index_vars.contains(&name) && c <= MAX_UNROLL {
+                return self.unrolled(c, map, body);
+            }
+        }
+        self.emit(Stmt::For {
+            var: name,
+            init: CExpr::raw("0"),
+            bound: CExpr::Arith(self.index(n)),
+            step: CExpr::raw("1"),
+            body: stmts,
+        });
+        Ok(())
+    }
+
+    fn unrolled(&mut self, count: i64, map: Option<MapKind>, body: &mut Body<'_, 'a>) -> Result<(), CompileError> {
+        for k in 0..count {
+            let idx = ArithExpr::Cst(k);
+            if let Some(kind) = map {
+                self.maps.push(MapCtx { kind, var: idx.clone() });
+            }
+            let r = self.in_block(|l| body(l, idx));
+            if map.is_some() {
+                self.maps.pop();
+            }
+            let (stmts, ()) = r?;
+            // A block keeps each iteration's private declarations apart.
+            self.emit(Stmt::Block(stmts));
+        }
+        Ok(())
+    }
+
+    /// Emits a barrier after a `mapLcl` that wrote `out`, unless barrier
+    /// elimination showed it unnecessary or threads may diverge here.
+    pub(crate) fn barrier_after(&mut self, out: &View, eliminable: bool) {
+        if self.divergence > 0 || (eliminable && self.inp.opts.barrier_elim) {
+            return;
+        }
+        let space = root_space(out);
+        self.emit(Stmt::Barrier {
+            local: space != Some(AddressSpace::Global),
+            global: space == Some(AddressSpace::Global),
+        });
+    }
+}
+
+/// The address space of the memory a view finally reaches (the first one).
+pub(crate) fn root_space(v: &View) -> Option<AddressSpace> {
+    match v {
+        View::Mem { mem, .. } => Some(mem.space),
+        View::Value { .. } | View::Generate { .. } => None,
+        View::Access { of, .. }
+        | View::Split { of, .. }
+        | View::Join { of, .. }
+        | View::Transpose { of }
+        | View::Gather { of, .. }
+        | View::Slide { of, .. }
+        | View::Pad { of, .. }
+        | View::PadConst { of, .. }
+        | View::Get { of, .. }
+        | View::AsVector { of, .. }
+        | View::AsScalar { of, .. }
+        | View::Filter { of, .. } => root_space(of),
+        View::MapLayout { body, .. } => root_space(body),
+        View::Zip { of } => of.first().and_then(|v| root_space(v)),
+    }
+}
+
+/// Keeps `Rc` in scope for callers building views.
+pub(crate) fn rc(v: View) -> Rc<View> {
+    Rc::new(v)
+}

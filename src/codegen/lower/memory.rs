@@ -1,0 +1,120 @@
+//! Memory allocation (CGO 2017, Section 5.2): only calls that write get
+//! memory, sized from their type.
+//!
+//! Memory allocated inside parallel maps is multiplied by those maps'
+//! lengths where threads share the address space (global memory: every
+//! parallel map; local memory: the `mapLcl`s of the work-group), and the
+//! view indexes it with the maps' variables, so threads never share a
+//! location. Private memory belongs to one thread and is reused by every
+//! iteration of sequential loops, whose results are consumed within the
+//! same iteration.
+
+use super::Lowerer;
+use crate::arith::{self, ArithExpr};
+use crate::codegen::ast::Stmt;
+use crate::codegen::c_type;
+use crate::compile::CompileError;
+use crate::ir::{MapKind, Span};
+use crate::passes::AddressSpace;
+use crate::types::Type;
+use crate::view::{MemKind, Memory, View};
+use std::rc::Rc;
+
+/// A global buffer the kernel needs besides its inputs and output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalTemp {
+    pub name: String,
+    pub c_elem: String,
+    pub bytes: ArithExpr,
+}
+
+impl Lowerer<'_> {
+    /// Allocates memory for a value of type `ty` in `space`; returns the
+    /// view to write (and later read) it through.
+    pub(crate) fn alloc(&mut self, ty: &Type, space: AddressSpace, span: Span) -> Result<Rc<View>, CompileError> {
+        self.note_tuple(ty);
+        let elem = ty.base_elem().clone();
+        let c_elem = c_type(&elem);
+        // Enclosing parallel maps that share this address space.
+        let shared: Vec<(ArithExpr, ArithExpr)> = match space {
+            AddressSpace::Private => Vec::new(),
+            AddressSpace::Local => self
+                .maps
+                .iter()
+                .filter(|m| matches!(m.kind, MapKind::Lcl(_)))
+                .map(|m| (m.var.clone(), range_len(&m.var)))
+                .collect(),
+            AddressSpace::Global => self
+                .maps
+                .iter()
+                .filter(|m| matches!(m.kind, MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_)))
+                .map(|m| (m.var.clone(), range_len(&m.var)))
+                .collect(),
+        };
+        let mut full = ty.clone();
+        for (_, n) in shared.iter().rev() {
+            full = Type::array(full, n.clone());
+        }
+        let count = self.decide(&full.lengths().into_iter().fold(ArithExpr::Cst(1), ArithExpr::mul));
+        let (prefix, kind) = match (space, ty) {
+            (AddressSpace::Private, Type::Array(..)) => ("priv", MemKind::Array),
+            (AddressSpace::Private, _) => ("priv", MemKind::Variable),
+            (AddressSpace::Local, _) => ("loc", MemKind::Array),
+            (AddressSpace::Global, _) => ("glob", MemKind::Array),
+        };
+        let name = self.names.fresh(prefix);
+        match space {
+            AddressSpace::Private => {
+                let len = match kind {
+                    MemKind::Variable => None,
+                    MemKind::Array => match count.as_cst() {
+                        Some(c) => Some(ArithExpr::Cst(c)),
+                        None => {
+                            return self.unsupported(
+                                span,
+                                format!("private memory of type {ty} needs a length known at compile time, found {count}"),
+                            )
+                        }
+                    },
+                };
+                self.emit(Stmt::Decl { qualifier: None, ty: c_elem.clone(), name: name.clone(), len, init: None });
+            }
+            AddressSpace::Local => {
+                let Some(c) = count.as_cst() else {
+                    return self.unsupported(
+                        span,
+                        format!("local memory of type {full} needs a length known at compile time, found {count} (give the sizes with --size)"),
+                    );
+                };
+                self.local_decls.push(Stmt::Decl {
+                    qualifier: Some("local"),
+                    ty: c_elem.clone(),
+                    name: name.clone(),
+                    len: Some(ArithExpr::Cst(c)),
+                    init: None,
+                });
+            }
+            AddressSpace::Global => {
+                let bytes = arith::simplify(&ArithExpr::mul(count, ArithExpr::Cst(elem.scalar_like_bytes().unwrap_or(4))));
+                self.temps.push(GlobalTemp { name: name.clone(), c_elem: c_elem.clone(), bytes });
+            }
+        }
+        let mem = Rc::new(Memory { name, space, elem, kind });
+        let mut v = View::Mem { mem, ty: full };
+        for (var, _) in &shared {
+            v = View::access(var.clone(), v);
+        }
+        Ok(Rc::new(v))
+    }
+}
+
+/// The length of a map variable's range (its map's length).
+fn range_len(var: &ArithExpr) -> ArithExpr {
+    match var {
+        ArithExpr::Var(v) => match &v.range.stop {
+            Some(stop) => arith::simplify(&ArithExpr::sub((**stop).clone(), (*v.range.start).clone())),
+            None => ArithExpr::Cst(1),
+        },
+        _ => ArithExpr::Cst(1),
+    }
+}

@@ -1,0 +1,351 @@
+//! Lowering: from the typed IR to an OpenCL syntax tree.
+//!
+//! `expr` evaluates an expression given an optional *output view* (where
+//! its result must be written, when a consumer further up already knows)
+//! and returns the *input view* through which its result is read. Calls
+//! that write (user functions, `id`, maps, reductions, iterations) write to
+//! the output view or, without one, to freshly allocated memory; layout
+//! patterns only build views.
+
+mod access;
+mod iterate;
+mod loops;
+mod memory;
+mod patterns;
+
+use super::ast::Stmt;
+use super::names::NameGen;
+use crate::arith::ArithExpr;
+use crate::compile::{CompileError, CompileOptions};
+use crate::ir::{Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span};
+use crate::passes::{AddressSpace, AddressSpaces, Types};
+use crate::types::Type;
+use crate::view::View;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+pub use memory::GlobalTemp;
+
+/// What the lowering needs from the analyses.
+pub struct Inputs<'a> {
+    pub program: &'a Program,
+    pub types: &'a Types,
+    pub spaces: &'a AddressSpaces,
+    pub no_barrier: &'a HashSet<ExprId>,
+    pub opts: &'a CompileOptions,
+    /// Launch sizes used for control-flow reasoning.
+    pub global: [ArithExpr; 3],
+    pub local: Option<[ArithExpr; 3]>,
+}
+
+/// The lowered kernel body and what its declaration needs.
+pub struct Lowered {
+    pub body: Vec<Stmt>,
+    pub temps: Vec<GlobalTemp>,
+    /// Vectorised versions of user functions that `mapVec` needs: (function, width).
+    pub vector_funs: Vec<(crate::ir::UserFunId, u8)>,
+    /// Tuple types used anywhere in the kernel.
+    pub tuple_types: Vec<Type>,
+}
+
+/// An enclosing map, innermost last.
+#[derive(Clone, Debug)]
+struct MapCtx {
+    kind: MapKind,
+    var: ArithExpr,
+}
+
+pub(crate) struct Lowerer<'a> {
+    inp: Inputs<'a>,
+    names: NameGen,
+    env: HashMap<ParamId, Rc<View>>,
+    maps: Vec<MapCtx>,
+    /// Statement blocks being built; the innermost is last.
+    blocks: Vec<Vec<Stmt>>,
+    /// `local` declarations, hoisted to the kernel's top.
+    local_decls: Vec<Stmt>,
+    temps: Vec<GlobalTemp>,
+    vector_funs: Vec<(crate::ir::UserFunId, u8)>,
+    tuple_types: Vec<Type>,
+    /// Loop variables that index private arrays (their loops get unrolled).
+    private_index_vars: HashSet<String>,
+    /// How many thread-dependent loops or guards enclose the current point;
+    /// barriers are only emitted where it is zero.
+    divergence: usize,
+}
+
+/// Lowers the body of a `def` whose result goes to `output`.
+pub fn lower(
+    inp: Inputs<'_>,
+    params: &[(ParamId, Rc<View>)],
+    body: &Expr,
+    output: Rc<View>,
+) -> Result<Lowered, CompileError> {
+    let mut l = Lowerer {
+        inp,
+        names: NameGen::default(),
+        env: params.iter().cloned().collect(),
+        maps: Vec::new(),
+        blocks: vec![Vec::new()],
+        local_decls: Vec::new(),
+        temps: Vec::new(),
+        vector_funs: Vec::new(),
+        tuple_types: Vec::new(),
+        private_index_vars: HashSet::new(),
+        divergence: 0,
+    };
+    l.expr(body, Some(output))?;
+    let mut stmts = std::mem::take(&mut l.local_decls);
+    stmts.extend(l.blocks.pop().unwrap_or_default());
+    Ok(Lowered { body: stmts, temps: l.temps, vector_funs: l.vector_funs, tuple_types: l.tuple_types })
+}
+
+/// Whether a function only rearranges data (no writes): such a function,
+/// mapped with the high-level `map`, compiles to views alone.
+pub fn is_layout_only(f: &FunDecl) -> bool {
+    use crate::ir::Pattern as P;
+    match &f.kind {
+        FunKind::UserFun(_) => false,
+        FunKind::Lambda(l) => expr_layout_only(&l.body),
+        FunKind::Pattern(p) => match p {
+            P::Map { kind: MapKind::Map, f } => is_layout_only(f),
+            P::Split(_)
+            | P::Join
+            | P::Gather(_)
+            | P::Transpose
+            | P::Zip(_)
+            | P::Get(_)
+            | P::At(_)
+            | P::AsVector(_)
+            | P::AsScalar
+            | P::Slide { .. }
+            | P::Pad { .. }
+            | P::PadConst { .. }
+            | P::Filter => true,
+            P::Map { .. }
+            | P::MapVec { .. }
+            | P::Reduce { .. }
+            | P::PartRed { .. }
+            | P::Iterate { .. }
+            | P::Scatter(_)
+            | P::ToGlobal(_)
+            | P::ToLocal(_)
+            | P::ToPrivate(_)
+            | P::Generate { .. }
+            | P::Id => false,
+        },
+    }
+}
+
+fn expr_layout_only(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Param(_) => true,
+        ExprKind::Call(f, args) => is_layout_only(f) && args.iter().all(expr_layout_only),
+    }
+}
+
+/// C text of a literal.
+pub fn literal_c(l: &Literal) -> String {
+    match l {
+        Literal::Float(f) => float_c(*f),
+        Literal::Int(i) => i.to_string(),
+        Literal::Tuple(ls) => {
+            let ty = super::c_type(&l.ty());
+            let parts: Vec<String> = ls.iter().map(literal_c).collect();
+            format!("({ty}){{{}}}", parts.join(", "))
+        }
+    }
+}
+
+/// A float literal that OpenCL C reads back exactly.
+pub fn float_c(f: f32) -> String {
+    if f.is_infinite() {
+        return if f > 0.0 { "INFINITY".into() } else { "(-INFINITY)".into() };
+    }
+    if f.is_nan() {
+        return "NAN".into();
+    }
+    let s = format!("{f:?}");
+    let s = if s.contains('e') || s.contains('.') { s } else { format!("{s}.0") };
+    format!("{s}f")
+}
+
+impl<'a> Lowerer<'a> {
+    pub(crate) fn emit(&mut self, s: Stmt) {
+        if let Some(b) = self.blocks.last_mut() {
+            b.push(s);
+        }
+    }
+
+    /// Runs `f` collecting the statements it emits into a new block.
+    pub(crate) fn in_block<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, CompileError>,
+    ) -> Result<(Vec<Stmt>, T), CompileError> {
+        self.blocks.push(Vec::new());
+        let r = f(self);
+        let b = self.blocks.pop().unwrap_or_default();
+        Ok((b, r?))
+    }
+
+    pub(crate) fn unsupported<T>(&self, span: Span, msg: impl Into<String>) -> Result<T, CompileError> {
+        Err(CompileError::Unsupported { msg: msg.into(), span })
+    }
+
+    pub(crate) fn note_tuple(&mut self, t: &Type) {
+        let mut ts = Vec::new();
+        super::ctypes::collect_tuples(t, &mut ts);
+        for t in ts {
+            if !self.tuple_types.contains(&t) {
+                self.tuple_types.push(t);
+            }
+        }
+    }
+
+    /// Evaluates `e`, writing to `out` when given; returns the view to read
+    /// the result through.
+    pub(crate) fn expr(&mut self, e: &Expr, out: Option<Rc<View>>) -> Result<Rc<View>, CompileError> {
+        let ty = self.inp.types.of(e).clone();
+        self.note_tuple(&ty);
+        match &e.kind {
+            ExprKind::Literal(l) => {
+                let v = Rc::new(View::Value { c: literal_c(l), ty: ty.clone() });
+                self.finish_value(v, out, &ty, e.span)
+            }
+            ExprKind::Param(p) => {
+                let v = self.env.get(p).cloned().ok_or_else(|| {
+                    CompileError::Internal(format!("parameter {p:?} has no view (used outside its lambda?)"))
+                })?;
+                self.finish_value(v, out, &ty, e.span)
+            }
+            ExprKind::Call(f, args) => {
+                let space = self.inp.spaces.of(e);
+                self.call(f, args, &ty, out, space, Some(e.id), e.span)
+            }
+        }
+    }
+
+    /// A value that is already available: copy it to `out` if asked to.
+    fn finish_value(
+        &mut self,
+        v: Rc<View>,
+        out: Option<Rc<View>>,
+        ty: &Type,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
+        match out {
+            None => Ok(v),
+            Some(o) => {
+                if let Type::Array(..) = ty {
+                    return self.unsupported(
+                        span,
+                        format!("this array of type {ty} is returned without being computed; copy it with a map of id"),
+                    );
+                }
+                let value = self.read(&v, ty, span)?;
+                self.write(&o, value, ty, span)?;
+                Ok(o)
+            }
+        }
+    }
+
+    /// Evaluates a call of `f` with argument expressions `args`.
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        f: &FunDecl,
+        args: &[Expr],
+        ty: &Type,
+        out: Option<Rc<View>>,
+        space: AddressSpace,
+        id: Option<ExprId>,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
+        // A layout pattern in a writing position passes the inverted output
+        // view to its argument (Section 5.3: output views).
+        if let (Some(o), [arg]) = (&out, args) {
+            let arg_ty = self.inp.types.of(arg).clone();
+            if let Some(arg_out) = self.invert_output(f, o, &arg_ty, ty)? {
+                let v = self.expr(arg, Some(Rc::new(arg_out)))?;
+                return self.apply(f, vec![v], &[arg_ty], ty, None, space, id, span);
+            }
+        }
+        let mut views = Vec::with_capacity(args.len());
+        let mut arg_types = Vec::with_capacity(args.len());
+        for a in args {
+            views.push(self.expr(a, None)?);
+            arg_types.push(self.inp.types.of(a).clone());
+        }
+        self.apply(f, views, &arg_types, ty, out, space, id, span)
+    }
+
+    /// Applies `f` to argument views. `ty` is the result type, `space` where
+    /// a fresh result is allocated, `id` the call expression when explicit.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn apply(
+        &mut self,
+        f: &FunDecl,
+        args: Vec<Rc<View>>,
+        arg_types: &[Type],
+        ty: &Type,
+        out: Option<Rc<View>>,
+        space: AddressSpace,
+        id: Option<ExprId>,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
+        match &f.kind {
+            FunKind::Lambda(l) => {
+                if l.params.len() != args.len() {
+                    return Err(CompileError::Internal(format!(
+                        "lambda of {} parameter(s) applied to {} argument(s) after type checking",
+                        l.params.len(),
+                        args.len()
+                    )));
+                }
+                for (p, v) in l.params.iter().zip(args) {
+                    self.env.insert(p.id, v);
+                }
+                self.expr(&l.body, out)
+            }
+            FunKind::UserFun(uf) => {
+                let name = self.inp.program.user_fun(*uf).name.clone();
+                let mut cargs = Vec::with_capacity(args.len());
+                for (v, t) in args.iter().zip(arg_types) {
+                    cargs.push(self.read(v, t, span)?);
+                }
+                let target = match out {
+                    Some(o) => o,
+                    None => self.alloc(ty, space, span)?,
+                };
+                self.write(&target, super::ast::CExpr::call(name, cargs), ty, span)?;
+                Ok(target)
+            }
+            FunKind::Pattern(p) => self.pattern(f, p, args, arg_types, ty, out, space, id, span),
+        }
+    }
+
+    /// Known sizes substituted, then simplified when array-access
+    /// simplification is on: the form in which indices are printed.
+    pub(crate) fn index(&self, e: &ArithExpr) -> ArithExpr {
+        let known: HashMap<String, ArithExpr> =
+            self.inp.opts.sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
+        let e = if known.is_empty() { e.clone() } else { e.substitute(&known) };
+        if self.inp.opts.arith_simplify {
+            crate::arith::simplify(&e)
+        } else {
+            e
+        }
+    }
+
+    /// Always-simplified form, for decisions (not printed indices).
+    pub(crate) fn decide(&self, e: &ArithExpr) -> ArithExpr {
+        let known: HashMap<String, ArithExpr> =
+            self.inp.opts.sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
+        crate::arith::simplify(&e.substitute(&known))
+    }
+}
+
+/// The name of the vectorised version of user function `name` for width `w`.
+pub fn vector_fun_name(name: &str, w: u8) -> String {
+    format!("{name}_v{w}")
+}

@@ -1,0 +1,270 @@
+//! Lowering of each pattern.
+
+use super::loops::rc;
+use super::Lowerer;
+use crate::arith::ArithExpr;
+use crate::codegen::ast::CExpr;
+use crate::compile::CompileError;
+use crate::ir::{ExprId, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
+use crate::passes::AddressSpace;
+use crate::types::Type;
+use crate::view::View;
+use std::rc::Rc;
+
+fn elem_of(t: &Type) -> Option<(&Type, &ArithExpr)> {
+    match t {
+        Type::Array(e, n) => Some((e, n)),
+        _ => None,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pattern(
+        &mut self,
+        f: &FunDecl,
+        p: &Pattern,
+        args: Vec<Rc<View>>,
+        arg_types: &[Type],
+        ty: &Type,
+        out: Option<Rc<View>>,
+        space: AddressSpace,
+        id: Option<ExprId>,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
+        let arg = || args.first().cloned().ok_or_else(|| CompileError::Internal("pattern applied to no argument".into()));
+        let arg_ty = || arg_types.first().cloned().ok_or_else(|| CompileError::Internal("pattern argument has no type".into()));
+        match p {
+            Pattern::Map { kind: MapKind::Map, f: g } => {
+                if !super::is_layout_only(g) {
+                    return self.unsupported(
+                        span,
+                        "a high-level `map` whose function computes must be lowered to mapGlb, mapWrg, mapLcl or mapSeq first",
+                    );
+                }
+                let v = self.map_layout(g, arg()?, &arg_ty()?, ty, span)?;
+                self.done(v, out, ty, span)
+            }
+            Pattern::Map { kind, f: g } => {
+                let xs = arg()?;
+                let at = arg_ty()?;
+                let (Some((elem, n)), Some((res_elem, _))) = (elem_of(&at), elem_of(ty)) else {
+                    return Err(CompileError::Internal("map over a non-array after type checking".into()));
+                };
+                let target = match out {
+                    Some(o) => o,
+                    None => self.alloc(ty, space, span)?,
+                };
+                let (elem, res_elem) = (elem.clone(), res_elem.clone());
+                let t2 = target.clone();
+                let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
+                    let x = rc(View::access(i.clone(), (*xs).clone()));
+                    let o = rc(View::access(i, (*t2).clone()));
+                    l.apply(g, vec![x], &[elem.clone()], &res_elem, Some(o), space, None, span)?;
+                    Ok(())
+                };
+                self.map_loop(*kind, n, &mut body, span)?;
+                if let MapKind::Lcl(_) = kind {
+                    let elim = id.is_some_and(|i| self.inp.no_barrier.contains(&i));
+                    self.barrier_after(&target, elim);
+                }
+                Ok(target)
+            }
+            Pattern::MapVec { f: g } => {
+                let FunKind::UserFun(uf) = &g.kind else {
+                    return self.unsupported(span, "mapVec applies a user function; wrap other functions in a user function");
+                };
+                let Type::Vector(_, w) = arg_ty()? else {
+                    return Err(CompileError::Internal("mapVec over a non-vector after type checking".into()));
+                };
+                if !self.vector_funs.contains(&(*uf, w)) {
+                    self.vector_funs.push((*uf, w));
+                }
+                let name = crate::codegen::lower::vector_fun_name(&self.inp.program.user_fun(*uf).name, w);
+                let x = self.read(&*arg()?, &arg_ty()?, span)?;
+                let target = match out {
+                    Some(o) => o,
+                    None => self.alloc(ty, space, span)?,
+                };
+                self.write(&target, CExpr::call(name, vec![x]), ty, span)?;
+                Ok(target)
+            }
+            Pattern::Reduce { kind: ReduceKind::Reduce, .. } | Pattern::PartRed { .. } => self.unsupported(
+                span,
+                "the high-level `reduce`/`partRed` must be lowered to reduceSeq (inside maps) first",
+            ),
+            Pattern::Reduce { kind, f: g } => {
+                let [init, xs] = &args[..] else {
+                    return Err(CompileError::Internal("reduction without init and array".into()));
+                };
+                let (Some(acc_ty), Some((elem, n))) = (arg_types.first(), arg_types.get(1).and_then(elem_of)) else {
+                    return Err(CompileError::Internal("reduction argument types".into()));
+                };
+                let (acc_ty, elem, n) = (acc_ty.clone(), elem.clone(), n.clone());
+                // The accumulator lives in private memory (Algorithm 1:
+                // a reduction writes into its initialiser's memory).
+                let acc = self.alloc(&acc_ty, AddressSpace::Private, span)?;
+                let v0 = self.read(init, &acc_ty, span)?;
+                self.write(&acc, v0, &acc_ty, span)?;
+                let xs = xs.clone();
+                let acc2 = acc.clone();
+                let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
+                    let x = rc(View::access(i, (*xs).clone()));
+                    l.apply(g, vec![acc2.clone(), x], &[acc_ty.clone(), elem.clone()], &acc_ty, Some(acc2.clone()), AddressSpace::Private, None, span)?;
+                    Ok(())
+                };
+                let n = self.decide(&n);
+                self.seq_loop(&n, matches!(kind, ReduceKind::SeqUnroll), None, &mut body, span)?;
+                let result = rc(View::Mem {
+                    mem: match &*acc {
+                        View::Mem { mem, .. } => mem.clone(),
+                        _ => return Err(CompileError::Internal("accumulator is not a memory".into())),
+                    },
+                    ty: ty.clone(),
+                });
+                match out {
+                    None => Ok(result),
+                    Some(o) => {
+                        let et = elem_of(ty).map(|(e, _)| e.clone()).unwrap_or(Type::FLOAT);
+                        let v = self.read(&View::access(ArithExpr::Cst(0), (*result).clone()), &et, span)?;
+                        self.write(&View::access(ArithExpr::Cst(0), (*o).clone()), v, &et, span)?;
+                        Ok(o)
+                    }
+                }
+            }
+            Pattern::Iterate { n, f: g } => {
+                let v = self.iterate(f, *n, g, arg()?, &arg_ty()?, ty, space, span)?;
+                self.done(v, out, ty, span)
+            }
+            Pattern::ToGlobal(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Global, id, span),
+            Pattern::ToLocal(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Local, id, span),
+            Pattern::ToPrivate(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Private, id, span),
+            Pattern::Id => {
+                if let Type::Array(..) = ty {
+                    return self.unsupported(span, "`id` copies single values; copy an array with a map of id");
+                }
+                let v = self.read(&*arg()?, ty, span)?;
+                let target = match out {
+                    Some(o) => o,
+                    None => self.alloc(ty, space, span)?,
+                };
+                self.write(&target, v, ty, span)?;
+                Ok(target)
+            }
+            Pattern::Generate { f: g, .. } => {
+                let FunKind::UserFun(uf) = &g.kind else {
+                    return self.unsupported(span, "generate takes a user function of the index");
+                };
+                let v = rc(View::Generate { fun: self.inp.program.user_fun(*uf).name.clone() });
+                self.done(v, out, ty, span)
+            }
+            Pattern::Split(_)
+            | Pattern::Join
+            | Pattern::Gather(_)
+            | Pattern::Scatter(_)
+            | Pattern::Transpose
+            | Pattern::Zip(_)
+            | Pattern::Get(_)
+            | Pattern::At(_)
+            | Pattern::AsVector(_)
+            | Pattern::AsScalar
+            | Pattern::Slide { .. }
+            | Pattern::Pad { .. }
+            | Pattern::PadConst { .. }
+            | Pattern::Filter => {
+                let v = self.layout(p, &args, arg_types, span)?;
+                self.done(v, out, ty, span)
+            }
+        }
+    }
+
+    /// `map(g)` where `g` only rearranges data: a view, no loop (CGO 2018,
+    /// Section 3.4 builds multi-dimensional stencils this way).
+    fn map_layout(&mut self, g: &FunDecl, xs: Rc<View>, at: &Type, ty: &Type, span: Span) -> Result<Rc<View>, CompileError> {
+        let (Some((elem, n)), Some((res_elem, _))) = (elem_of(at), elem_of(ty)) else {
+            return Err(CompileError::Internal("map over a non-array after type checking".into()));
+        };
+        let var = self.names.fresh("m");
+        let h = ArithExpr::index(&var, ArithExpr::Cst(0), n.clone());
+        let x = rc(View::access(h, (*xs).clone()));
+        let body = self.apply(g, vec![x], &[elem.clone()], res_elem, None, AddressSpace::Private, None, span)?;
+        Ok(rc(View::MapLayout { var, body }))
+    }
+
+    /// A value computed as a view: written to `out` if one is given.
+    fn done(&mut self, v: Rc<View>, out: Option<Rc<View>>, ty: &Type, span: Span) -> Result<Rc<View>, CompileError> {
+        match out {
+            None => Ok(v),
+            Some(o) => {
+                if let Type::Array(..) = ty {
+                    return self.unsupported(
+                        span,
+                        format!("a rearranged array of type {ty} is the result here; copy it with a map of id to write it"),
+                    );
+                }
+                let x = self.read(&v, ty, span)?;
+                self.write(&o, x, ty, span)?;
+                Ok(o)
+            }
+        }
+    }
+
+    /// The view a layout pattern gives its argument(s).
+    pub(crate) fn layout(
+        &mut self,
+        p: &Pattern,
+        args: &[Rc<View>],
+        arg_types: &[Type],
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
+        let of = args.first().cloned().ok_or_else(|| CompileError::Internal("layout pattern without argument".into()))?;
+        let at = arg_types.first().cloned().unwrap_or(Type::FLOAT);
+        let inner_len = |t: &Type| match t {
+            Type::Array(e, _) => match &**e {
+                Type::Array(_, m) => Some(m.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let len_of = |t: &Type| elem_of(t).map(|(_, n)| n.clone()).unwrap_or(ArithExpr::Cst(1));
+        Ok(rc(match p {
+            Pattern::Split(n) => View::Split { n: n.clone(), of },
+            Pattern::Join => match inner_len(&at) {
+                Some(n) => View::Join { n, of },
+                None => return Err(CompileError::Internal("join of a flat array".into())),
+            },
+            Pattern::Gather(g) => View::Gather { f: g.clone(), of },
+            Pattern::Scatter(_) => {
+                return self.unsupported(span, "scatter only reorders where results are written; use gather to reorder reads")
+            }
+            Pattern::Transpose => View::Transpose { of },
+            Pattern::Zip(_) => View::Zip { of: args.to_vec() },
+            Pattern::Get(k) => View::Get { k: *k, of },
+            Pattern::At(i) => View::Access { index: i.clone(), of },
+            Pattern::AsVector(n) => View::AsVector { n: *n, of },
+            Pattern::AsScalar => match elem_of(&at).map(|(e, _)| e) {
+                Some(Type::Vector(_, n)) => View::AsScalar { n: *n, of },
+                _ => return Err(CompileError::Internal("asScalar of non-vectors".into())),
+            },
+            Pattern::Slide { step, .. } => View::Slide { step: step.clone(), of },
+            Pattern::Pad { left, mode, .. } => View::Pad { left: left.clone(), len: len_of(&at), mode: *mode, of },
+            Pattern::PadConst { left, value, .. } => {
+                View::PadConst { left: left.clone(), len: len_of(&at), value: super::literal_c(value), of }
+            }
+            Pattern::Filter => {
+                let idx = args.get(1).cloned().ok_or_else(|| CompileError::Internal("filter without indices".into()))?;
+                View::Filter { of, idx, of_len: len_of(&at) }
+            }
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::Reduce { .. }
+            | Pattern::PartRed { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::ToGlobal(_)
+            | Pattern::ToLocal(_)
+            | Pattern::ToPrivate(_)
+            | Pattern::Generate { .. }
+            | Pattern::Id => return Err(CompileError::Internal("not a layout pattern".into())),
+        }))
+    }
+}

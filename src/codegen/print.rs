@@ -1,0 +1,153 @@
+//! Prints the OpenCL syntax tree as C text.
+
+use super::ast::{CExpr, Module, Stmt};
+use std::fmt::{self, Write};
+
+/// Writes a module's source text into a `fmt::Write`.
+pub struct Writer<'w, W: Write> {
+    out: &'w mut W,
+    indent: usize,
+}
+
+impl<'w, W: Write> Writer<'w, W> {
+    pub fn new(out: &'w mut W) -> Self {
+        Writer { out, indent: 0 }
+    }
+
+    pub fn module(&mut self, m: &Module) -> fmt::Result {
+        for p in &m.preamble {
+            writeln!(self.out, "{p}")?;
+        }
+        write!(self.out, "kernel void {}(", m.kernel_name)?;
+        for (i, p) in m.params.iter().enumerate() {
+            if i > 0 {
+                write!(self.out, ", ")?;
+            }
+            write!(self.out, "{} {}", p.ty, p.name)?;
+        }
+        writeln!(self.out, ") {{")?;
+        self.indent += 1;
+        self.stmts(&m.body)?;
+        self.indent -= 1;
+        writeln!(self.out, "}}")
+    }
+
+    fn line(&mut self) -> fmt::Result {
+        for _ in 0..self.indent {
+            self.out.write_str("  ")?;
+        }
+        Ok(())
+    }
+
+    fn stmts(&mut self, ss: &[Stmt]) -> fmt::Result {
+        for s in ss {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, ss: &[Stmt]) -> fmt::Result {
+        writeln!(self.out, "{{")?;
+        self.indent += 1;
+        self.stmts(ss)?;
+        self.indent -= 1;
+        self.line()?;
+        write!(self.out, "}}")
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> fmt::Result {
+        self.line()?;
+        match s {
+            Stmt::Decl { qualifier, ty, name, len, init } => {
+                if let Some(q) = qualifier {
+                    write!(self.out, "{q} ")?;
+                }
+                write!(self.out, "{ty} {name}")?;
+                if let Some(l) = len {
+                    write!(self.out, "[{l}]")?;
+                }
+                if let Some(i) = init {
+                    write!(self.out, " = {}", expr(i))?;
+                }
+                writeln!(self.out, ";")
+            }
+            Stmt::Assign { lhs, rhs } => writeln!(self.out, "{} = {};", expr(lhs), expr(rhs)),
+            Stmt::Expr(e) => writeln!(self.out, "{};", expr(e)),
+            Stmt::For { var, init, bound, step, body } => {
+                write!(
+                    self.out,
+                    "for (int {var} = {}; {var} < {}; {var} += {}) ",
+                    expr(init),
+                    expr(bound),
+                    expr(step)
+                )?;
+                self.block(body)?;
+                writeln!(self.out)
+            }
+            Stmt::If { cond, then, otherwise } => {
+                write!(self.out, "if ({}) ", expr(cond))?;
+                self.block(then)?;
+                if !otherwise.is_empty() {
+                    write!(self.out, " else ")?;
+                    self.block(otherwise)?;
+                }
+                writeln!(self.out)
+            }
+            Stmt::Block(ss) => {
+                self.block(ss)?;
+                writeln!(self.out)
+            }
+            Stmt::Barrier { local, global } => {
+                let flags = match (local, global) {
+                    (true, true) => "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
+                    (false, true) => "CLK_GLOBAL_MEM_FENCE",
+                    _ => "CLK_LOCAL_MEM_FENCE",
+                };
+                writeln!(self.out, "barrier({flags});")
+            }
+            Stmt::Comment(c) => writeln!(self.out, "// {c}"),
+        }
+    }
+}
+
+/// Whether `e` prints as a primary expression (no parentheses needed).
+fn primary(e: &CExpr) -> bool {
+    match e {
+        CExpr::Raw(s) => !s.contains(' ') && !s.starts_with('-'),
+        CExpr::Arith(a) => matches!(a, crate::arith::ArithExpr::Var(_))
+            || matches!(a, crate::arith::ArithExpr::Cst(c) if *c >= 0),
+        CExpr::Index { .. } | CExpr::Call { .. } | CExpr::Field { .. } | CExpr::StructLit { .. } => true,
+        CExpr::Ternary { .. } | CExpr::Binary { .. } | CExpr::Cast { .. } => false,
+    }
+}
+
+fn paren(e: &CExpr) -> String {
+    if primary(e) {
+        expr(e)
+    } else {
+        format!("({})", expr(e))
+    }
+}
+
+/// The C text of an expression.
+pub fn expr(e: &CExpr) -> String {
+    match e {
+        CExpr::Raw(s) => s.clone(),
+        CExpr::Arith(a) => a.to_string(),
+        CExpr::Index { base, index } => format!("{base}[{index}]"),
+        CExpr::Call { name, args } => {
+            let args: Vec<String> = args.iter().map(expr).collect();
+            format!("{name}({})", args.join(", "))
+        }
+        CExpr::Field { base, field } => format!("{}.{field}", paren(base)),
+        CExpr::Ternary { cond, then, otherwise } => {
+            format!("{} ? {} : {}", paren(cond), paren(then), paren(otherwise))
+        }
+        CExpr::Binary { op, lhs, rhs } => format!("{} {op} {}", paren(lhs), paren(rhs)),
+        CExpr::Cast { ty, e } => format!("({ty}){}", paren(e)),
+        CExpr::StructLit { ty, fields } => {
+            let fs: Vec<String> = fields.iter().map(expr).collect();
+            format!("({ty}){{{}}}", fs.join(", "))
+        }
+    }
+}

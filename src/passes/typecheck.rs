@@ -1,0 +1,375 @@
+//! Type inference along the data flow (CGO 2017, Section 5.1).
+//!
+//! Parameters of a `def` carry declared types; every other type follows
+//! from them. Array lengths are symbolic and kept simplified. The body of an
+//! `iterate` is typed once with a fresh length variable standing for the
+//! length of the current iteration's input; the iterate's result length is
+//! that function of the variable applied `n` times.
+
+use crate::arith::{self, ArithExpr, Range, Var, VarKind};
+use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern, Program, Span};
+use crate::types::Type;
+use std::collections::HashMap;
+
+/// A type error: what was expected, what was found, where.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{msg}")]
+pub struct TypeError {
+    pub msg: String,
+    pub span: Span,
+}
+
+/// The inferred types of one `def`.
+#[derive(Clone, Debug, Default)]
+pub struct Types {
+    pub exprs: HashMap<ExprId, Type>,
+    pub params: HashMap<ParamId, Type>,
+    /// The length variable of each `iterate`, keyed by the address of its
+    /// [`FunDecl`] (stable while the program is borrowed).
+    pub iterate_vars: HashMap<usize, Var>,
+}
+
+impl Types {
+    pub fn of(&self, e: &Expr) -> &Type {
+        // Every expression of a checked def has a type; a miss is a bug.
+        self.exprs.get(&e.id).unwrap_or_else(|| panic!("ICE: expression {:?} was not type-checked", e.id))
+    }
+}
+
+/// Key of a function declaration in [`Types::iterate_vars`].
+pub fn fun_key(f: &FunDecl) -> usize {
+    f as *const FunDecl as usize
+}
+
+/// Infers the types of `def`'s body.
+pub fn typecheck_def(program: &Program, def: &Def) -> Result<Types, TypeError> {
+    let mut tc = Checker { program, types: Types::default() };
+    for p in &def.params {
+        let ty = p.ty.clone().ok_or_else(|| TypeError {
+            msg: format!("parameter `{}` of `def {}` needs a type", p.name, def.name),
+            span: p.span,
+        })?;
+        tc.types.params.insert(p.id, ty);
+    }
+    tc.expr(&def.body)?;
+    Ok(tc.types)
+}
+
+struct Checker<'a> {
+    program: &'a Program,
+    types: Types,
+}
+
+fn err<T>(span: Span, msg: impl Into<String>) -> Result<T, TypeError> {
+    Err(TypeError { msg: msg.into(), span })
+}
+
+/// Simplified array length.
+fn len(e: ArithExpr) -> ArithExpr {
+    arith::simplify(&e)
+}
+
+/// Whether two types are equal, comparing lengths after simplification.
+pub fn same_type(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Array(ea, na), Type::Array(eb, nb)) => same_len(na, nb) && same_type(ea, eb),
+        (Type::Tuple(ta), Type::Tuple(tb)) => {
+            ta.len() == tb.len() && ta.iter().zip(tb).all(|(x, y)| same_type(x, y))
+        }
+        _ => a == b,
+    }
+}
+
+fn same_len(a: &ArithExpr, b: &ArithExpr) -> bool {
+    a == b || arith::simplify(a) == arith::simplify(b) || arith::prove_eq(a, b)
+}
+
+impl Checker<'_> {
+    fn expr(&mut self, e: &Expr) -> Result<Type, TypeError> {
+        let ty = match &e.kind {
+            ExprKind::Literal(l) => l.ty(),
+            ExprKind::Param(p) => match self.types.params.get(p) {
+                Some(t) => t.clone(),
+                None => return err(e.span, "internal: parameter used before it was bound"),
+            },
+            ExprKind::Call(f, args) => {
+                let mut arg_types = Vec::with_capacity(args.len());
+                for a in args {
+                    arg_types.push(self.expr(a)?);
+                }
+                self.apply(f, &arg_types, e.span)?
+            }
+        };
+        self.types.exprs.insert(e.id, ty.clone());
+        Ok(ty)
+    }
+
+    /// The result type of calling `f` with arguments of types `args`.
+    pub fn apply(&mut self, f: &FunDecl, args: &[Type], call: Span) -> Result<Type, TypeError> {
+        match &f.kind {
+            FunKind::Lambda(l) => {
+                if l.params.len() != args.len() {
+                    return err(
+                        f.span,
+                        format!("lambda: expected {} argument(s), found {}", l.params.len(), args.len()),
+                    );
+                }
+                for (p, t) in l.params.iter().zip(args) {
+                    if let Some(decl) = &p.ty {
+                        if !same_type(decl, t) {
+                            return err(p.span, format!("`{}`: expected {decl}, found {t}", p.name));
+                        }
+                    }
+                    self.types.params.insert(p.id, t.clone());
+                }
+                self.expr(&l.body)
+            }
+            FunKind::UserFun(id) => {
+                let uf = self.program.user_fun(*id);
+                if uf.params.len() != args.len() {
+                    return err(
+                        call,
+                        format!("{}: expected {} argument(s), found {}", uf.name, uf.params.len(), args.len()),
+                    );
+                }
+                for ((pname, pty), t) in uf.params.iter().zip(args) {
+                    if !same_type(pty, t) {
+                        return err(call, format!("{}: parameter `{pname}` expects {pty}, found {t}", uf.name));
+                    }
+                }
+                Ok(uf.ret.clone())
+            }
+            FunKind::Pattern(p) => self.pattern(f, p, args, call),
+        }
+    }
+
+    fn one_arg<'t>(&self, name: &str, args: &'t [Type], span: Span) -> Result<&'t Type, TypeError> {
+        match args {
+            [t] => Ok(t),
+            _ => err(span, format!("{name}: expected 1 argument, found {}", args.len())),
+        }
+    }
+
+    fn array<'t>(&self, name: &str, t: &'t Type, span: Span) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
+        match t {
+            Type::Array(e, n) => Ok((e, n)),
+            other => err(span, format!("{name}: expected an array, found {other}")),
+        }
+    }
+
+    fn pattern(&mut self, f: &FunDecl, p: &Pattern, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let name = pattern_name(p);
+        match p {
+            Pattern::Map { f: g, .. } => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, n) = self.array(name, t, span)?;
+                let out = self.apply(g, &[elem.clone()], span)?;
+                Ok(Type::array(out, n.clone()))
+            }
+            Pattern::MapVec { f: g } => {
+                let t = self.one_arg(name, args, span)?;
+                let Type::Vector(s, w) = t else {
+                    return err(span, format!("mapVec: expected a vector, found {t}"));
+                };
+                match self.apply(g, &[Type::Scalar(*s)], span)? {
+                    Type::Scalar(r) => Ok(Type::Vector(r, *w)),
+                    other => err(span, format!("mapVec: the function must return a scalar, found {other}")),
+                }
+            }
+            Pattern::Reduce { f: g, .. } | Pattern::PartRed { f: g, .. } => {
+                let [init, xs] = args else {
+                    return err(span, format!("{name}: expected 2 arguments (init, array), found {}", args.len()));
+                };
+                let (elem, n) = self.array(name, xs, span)?;
+                let out = self.apply(g, &[init.clone(), elem.clone()], span)?;
+                if !same_type(&out, init) {
+                    return err(
+                        span,
+                        format!("{name}: the function returns {out} but the accumulator has type {init}"),
+                    );
+                }
+                match p {
+                    Pattern::PartRed { m, .. } => {
+                        let _ = n;
+                        Ok(Type::array(init.clone(), m.clone()))
+                    }
+                    _ => Ok(Type::array(init.clone(), ArithExpr::Cst(1))),
+                }
+            }
+            Pattern::Iterate { n, f: g } => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, l0) = self.array(name, t, span)?;
+                let var = Var {
+                    name: format!("iter_len_{}", self.types.iterate_vars.len()),
+                    kind: VarKind::Size,
+                    range: Range::new(ArithExpr::Cst(1), len(ArithExpr::add(l0.clone(), ArithExpr::Cst(1)))),
+                };
+                self.types.iterate_vars.insert(fun_key(f), var.clone());
+                let out = self.apply(g, &[Type::array(elem.clone(), ArithExpr::Var(var.clone()))], span)?;
+                let (out_elem, step) = self.array(name, &out, span)?;
+                if !same_type(out_elem, elem) {
+                    return err(span, format!("iterate: the function changes the element type from {elem} to {out_elem}"));
+                }
+                let mut l = l0.clone();
+                for _ in 0..*n {
+                    let m = HashMap::from([(var.name.clone(), l.clone())]);
+                    l = len(step.substitute(&m));
+                }
+                Ok(Type::array(elem.clone(), l))
+            }
+            Pattern::Split(m) => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, n) = self.array(name, t, span)?;
+                if let (Some(a), Some(b)) = (n.as_cst(), m.as_cst()) {
+                    if b <= 0 || a % b != 0 {
+                        return err(span, format!("split: length {a} is not divisible by {b}"));
+                    }
+                }
+                let outer = len(ArithExpr::exact_div(n.clone(), m.clone()));
+                Ok(Type::array(Type::array(elem.clone(), m.clone()), outer))
+            }
+            Pattern::Join => {
+                let t = self.one_arg(name, args, span)?;
+                let (inner, n) = self.array(name, t, span)?;
+                let (elem, m) = self.array("join (inner)", inner, span)?;
+                Ok(Type::array(elem.clone(), len(ArithExpr::mul(n.clone(), m.clone()))))
+            }
+            Pattern::Gather(_) | Pattern::Scatter(_) | Pattern::Id => Ok(self.one_arg(name, args, span)?.clone()),
+            Pattern::Transpose => {
+                let t = self.one_arg(name, args, span)?;
+                let (inner, n) = self.array(name, t, span)?;
+                let (elem, m) = self.array("transpose (inner)", inner, span)?;
+                Ok(Type::array(Type::array(elem.clone(), n.clone()), m.clone()))
+            }
+            Pattern::Zip(k) => {
+                if args.len() != *k || *k < 2 {
+                    return err(span, format!("zip: expected {k} arrays, found {}", args.len()));
+                }
+                let mut elems = Vec::new();
+                let mut first: Option<ArithExpr> = None;
+                for t in args {
+                    let (e, n) = self.array(name, t, span)?;
+                    if let Some(f0) = &first {
+                        if !same_len(f0, n) {
+                            return err(span, format!("zip: lengths {f0} and {n} differ"));
+                        }
+                    } else {
+                        first = Some(n.clone());
+                    }
+                    elems.push(e.clone());
+                }
+                Ok(Type::array(Type::Tuple(elems), first.unwrap_or(ArithExpr::Cst(0))))
+            }
+            Pattern::Get(i) => match self.one_arg(name, args, span)? {
+                Type::Tuple(ts) if *i < ts.len() => Ok(ts[*i].clone()),
+                Type::Tuple(ts) => err(span, format!("get({i}): the tuple has only {} components", ts.len())),
+                other => err(span, format!("get({i}): expected a tuple, found {other}")),
+            },
+            Pattern::At(_) => {
+                let t = self.one_arg(name, args, span)?;
+                Ok(self.array(name, t, span)?.0.clone())
+            }
+            Pattern::AsVector(w) => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, n) = self.array(name, t, span)?;
+                let Type::Scalar(s) = elem else {
+                    return err(span, format!("asVector({w}): expected an array of scalars, found {t}"));
+                };
+                if let Some(c) = n.as_cst() {
+                    if c % (*w as i64) != 0 {
+                        return err(span, format!("asVector({w}): length {c} is not a multiple of {w}"));
+                    }
+                }
+                let outer = len(ArithExpr::exact_div(n.clone(), ArithExpr::Cst(*w as i64)));
+                Ok(Type::array(Type::Vector(*s, *w), outer))
+            }
+            Pattern::AsScalar => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, n) = self.array(name, t, span)?;
+                let Type::Vector(s, w) = elem else {
+                    return err(span, format!("asScalar: expected an array of vectors, found {t}"));
+                };
+                Ok(Type::array(Type::Scalar(*s), len(ArithExpr::mul(n.clone(), ArithExpr::Cst(*w as i64)))))
+            }
+            Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => self.apply(g, args, span),
+            Pattern::Slide { size, step } => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, n) = self.array(name, t, span)?;
+                let windows = len(ArithExpr::div(
+                    ArithExpr::add(ArithExpr::sub(n.clone(), size.clone()), step.clone()),
+                    step.clone(),
+                ));
+                Ok(Type::array(Type::array(elem.clone(), size.clone()), windows))
+            }
+            Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, n) = self.array(name, t, span)?;
+                if let Pattern::PadConst { value, .. } = p {
+                    if !same_type(&value.ty(), elem) {
+                        return err(span, format!("padConst: value of type {} for elements of type {elem}", value.ty()));
+                    }
+                }
+                Ok(Type::array(elem.clone(), len(ArithExpr::Sum(vec![left.clone(), n.clone(), right.clone()]))))
+            }
+            Pattern::Generate { len: n, f: g } => {
+                if !args.is_empty() {
+                    return err(span, format!("generate: expected no data argument, found {}", args.len()));
+                }
+                let out = self.apply(g, &[Type::INT], span)?;
+                Ok(Type::array(out, n.clone()))
+            }
+            Pattern::Filter => {
+                let [xs, idx] = args else {
+                    return err(span, format!("filter: expected 2 arguments (array, indices), found {}", args.len()));
+                };
+                let (elem, _) = self.array(name, xs, span)?;
+                let (ie, m) = self.array(name, idx, span)?;
+                if *ie != Type::INT {
+                    return err(span, format!("filter: indices must be [int], found {idx}"));
+                }
+                Ok(Type::array(elem.clone(), m.clone()))
+            }
+        }
+    }
+}
+
+/// The pattern's name as written in `.lift` source, for messages.
+pub fn pattern_name(p: &Pattern) -> &'static str {
+    match p {
+        Pattern::Map { kind, .. } => match kind {
+            MapKind::Map => "map",
+            MapKind::Glb(_) => "mapGlb",
+            MapKind::Wrg(_) => "mapWrg",
+            MapKind::Lcl(_) => "mapLcl",
+            MapKind::Seq => "mapSeq",
+            MapKind::SeqUnroll => "mapSeqUnroll",
+        },
+        Pattern::MapVec { .. } => "mapVec",
+        Pattern::Reduce { kind, .. } => match kind {
+            crate::ir::ReduceKind::Reduce => "reduce",
+            crate::ir::ReduceKind::Seq => "reduceSeq",
+            crate::ir::ReduceKind::SeqUnroll => "reduceSeqUnroll",
+        },
+        Pattern::PartRed { .. } => "partRed",
+        Pattern::Iterate { .. } => "iterate",
+        Pattern::Split(_) => "split",
+        Pattern::Join => "join",
+        Pattern::Gather(_) => "gather",
+        Pattern::Scatter(_) => "scatter",
+        Pattern::Transpose => "transpose",
+        Pattern::Zip(_) => "zip",
+        Pattern::Get(_) => "get",
+        Pattern::At(_) => "at",
+        Pattern::AsVector(_) => "asVector",
+        Pattern::AsScalar => "asScalar",
+        Pattern::ToGlobal(_) => "toGlobal",
+        Pattern::ToLocal(_) => "toLocal",
+        Pattern::ToPrivate(_) => "toPrivate",
+        Pattern::Slide { .. } => "slide",
+        Pattern::Pad { .. } => "pad",
+        Pattern::PadConst { .. } => "padConst",
+        Pattern::Generate { .. } => "generate",
+        Pattern::Filter => "filter",
+        Pattern::Id => "id",
+    }
+}

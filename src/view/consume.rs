@@ -1,0 +1,250 @@
+//! View consumption: from a view and the indices of a scalar access to a
+//! memory location (CGO 2017, Figure 5, right-hand side).
+
+use super::{MemRef, View};
+use crate::arith::{ArithExpr, CmpOp, Pred};
+use crate::ir::PadMode;
+use crate::types::Type;
+use std::collections::HashMap;
+
+/// Where a read or write goes, before printing.
+#[derive(Clone, Debug)]
+pub enum Access {
+    /// `mem[index]`, then the tuple fields `fields` (outermost first).
+    /// `vector: Some(n)`: a vector of `n` scalars starting at scalar `index`
+    /// (`vloadn`/`vstoren`). `component: Some((c, n))`: scalar `c` of the
+    /// `n`-vector at `index` (a scalar view of vector memory).
+    Mem { mem: MemRef, index: ArithExpr, vector: Option<u8>, component: Option<(ArithExpr, u8)>, fields: Vec<usize> },
+    /// A private value given by C text, then tuple fields.
+    Value { c: String, fields: Vec<usize> },
+    /// `conds ? then : otherwise` (padConst).
+    Select { conds: Vec<Pred>, then: Box<Access>, otherwise: String },
+    /// A tuple assembled from components (a zip read as a whole), of type `ty`.
+    Tuple { parts: Vec<Access>, ty: Type },
+    /// `fun(index)` (generate).
+    Call { fun: String, index: ArithExpr },
+}
+
+/// A view that cannot be consumed as asked.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ViewError(pub String);
+
+/// Consumes `view` with `indices` (outermost first) and no tuple accesses.
+/// `print` turns an access into C text; `filter` needs it to index by a
+/// loaded value.
+pub fn consume(
+    view: &View,
+    indices: &[ArithExpr],
+    ty: Option<&Type>,
+    print: &dyn Fn(&Access) -> String,
+) -> Result<Access, ViewError> {
+    // The stack's top is the outermost index.
+    let mut c = Consumer { stack: indices.iter().rev().cloned().collect(), tuple: Vec::new(), print, ty, subst: HashMap::new() };
+    let a = c.go(view, Flags::default())?;
+    Ok(if c.subst.is_empty() { a } else { substitute(a, &c.subst) })
+}
+
+/// Replaces the index variables of layout maps by the indices they stand for.
+fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
+    // Applied repeatedly: one layout map's index may mention another's variable.
+    let s = |e: ArithExpr| {
+        let mut e = e;
+        for _ in 0..=m.len() {
+            let next = e.substitute(m);
+            if next == e {
+                break;
+            }
+            e = next;
+        }
+        e
+    };
+    match a {
+        Access::Mem { mem, index, vector, component, fields } => {
+            Access::Mem { mem, index: s(index), vector, component: component.map(|(c, n)| (s(c), n)), fields }
+        }
+        Access::Value { .. } => a,
+        Access::Select { conds, then, otherwise } => Access::Select {
+            conds: conds.into_iter().map(|p| Pred { lhs: s(p.lhs), op: p.op, rhs: s(p.rhs) }).collect(),
+            then: Box::new(substitute(*then, m)),
+            otherwise,
+        },
+        Access::Tuple { parts, ty } => Access::Tuple { parts: parts.into_iter().map(|p| substitute(p, m)).collect(), ty },
+        Access::Call { fun, index } => Access::Call { fun, index: s(index) },
+    }
+}
+
+#[derive(Clone, Default)]
+struct Flags {
+    vector: Option<u8>,
+    component: Option<(ArithExpr, u8)>,
+}
+
+struct Consumer<'a> {
+    stack: Vec<ArithExpr>,
+    tuple: Vec<usize>,
+    print: &'a dyn Fn(&Access) -> String,
+    ty: Option<&'a Type>,
+    subst: HashMap<String, ArithExpr>,
+}
+
+impl Consumer<'_> {
+    fn pop(&mut self, what: &str) -> Result<ArithExpr, ViewError> {
+        self.stack.pop().ok_or_else(|| ViewError(format!("internal: {what} view consumed without an index")))
+    }
+
+    fn go(&mut self, view: &View, flags: Flags) -> Result<Access, ViewError> {
+        match view {
+            View::Mem { mem, ty } => {
+                let mut flat = ArithExpr::Cst(0);
+                let mut t = ty;
+                let mut first = true;
+                while let Type::Array(elem, n) = t {
+                    let i = match self.stack.pop() {
+                        Some(i) => i,
+                        None => {
+                            return Err(ViewError(format!(
+                                "internal: array `{}` of type {ty} read without enough indices",
+                                mem.name
+                            )))
+                        }
+                    };
+                    flat = if first { i } else { ArithExpr::add(ArithExpr::mul(flat, n.clone()), i) };
+                    first = false;
+                    t = elem;
+                }
+                let fields: Vec<usize> = self.tuple.drain(..).rev().collect();
+                Ok(Access::Mem { mem: mem.clone(), index: flat, vector: flags.vector, component: flags.component, fields })
+            }
+            View::Value { c, .. } => {
+                let fields: Vec<usize> = self.tuple.drain(..).rev().collect();
+                Ok(Access::Value { c: c.clone(), fields })
+            }
+            View::Access { index, of } => {
+                self.stack.push(index.clone());
+                self.go(of, flags)
+            }
+            View::Split { n, of } => {
+                let i = self.pop("split")?;
+                let j = self.pop("split")?;
+                self.stack.push(ArithExpr::add(ArithExpr::mul(i, n.clone()), j));
+                self.go(of, flags)
+            }
+            View::Join { n, of } => {
+                let k = self.pop("join")?;
+                self.stack.push(ArithExpr::modulo(k.clone(), n.clone()));
+                self.stack.push(ArithExpr::div(k, n.clone()));
+                self.go(of, flags)
+            }
+            View::Transpose { of } => {
+                let i = self.pop("transpose")?;
+                let j = self.pop("transpose")?;
+                self.stack.push(i);
+                self.stack.push(j);
+                self.go(of, flags)
+            }
+            View::Gather { f, of } => {
+                let i = self.pop("gather")?;
+                let m = HashMap::from([(f.param.clone(), i)]);
+                self.stack.push(f.body.substitute(&m));
+                self.go(of, flags)
+            }
+            View::Slide { step, of } => {
+                let i = self.pop("slide")?;
+                let j = self.pop("slide")?;
+                self.stack.push(ArithExpr::add(ArithExpr::mul(i, step.clone()), j));
+                self.go(of, flags)
+            }
+            View::Pad { left, len, mode, of } => {
+                let i = self.pop("pad")?;
+                let j = ArithExpr::sub(i, left.clone());
+                self.stack.push(pad_index(j, len, *mode));
+                self.go(of, flags)
+            }
+            View::PadConst { left, len, value, of } => {
+                let i = self.pop("padConst")?;
+                let j = ArithExpr::sub(i, left.clone());
+                self.stack.push(j.clone());
+                let inner = self.go(of, flags)?;
+                Ok(Access::Select {
+                    conds: vec![
+                        Pred { lhs: j.clone(), op: CmpOp::Ge, rhs: ArithExpr::Cst(0) },
+                        Pred { lhs: j, op: CmpOp::Lt, rhs: len.clone() },
+                    ],
+                    then: Box::new(inner),
+                    otherwise: value.clone(),
+                })
+            }
+            View::Zip { of } => match self.tuple.pop() {
+                Some(k) => {
+                    let v = of.get(k).ok_or_else(|| ViewError(format!("internal: zip has no component {k}")))?;
+                    self.go(v, flags)
+                }
+                None => {
+                    let ty = self.ty.cloned().ok_or_else(|| ViewError("internal: whole tuple read without its type".into()))?;
+                    let mut parts = Vec::new();
+                    for v in of {
+                        let mut sub = Consumer { stack: self.stack.clone(), tuple: Vec::new(), print: self.print, ty: None, subst: HashMap::new() };
+                        parts.push(sub.go(v, flags.clone())?);
+                        self.subst.extend(sub.subst);
+                    }
+                    self.stack.clear();
+                    Ok(Access::Tuple { parts, ty })
+                }
+            },
+            View::Get { k, of } => {
+                self.tuple.push(*k);
+                self.go(of, flags)
+            }
+            View::AsVector { n, of } => {
+                let i = self.pop("asVector")?;
+                self.stack.push(ArithExpr::mul(i, ArithExpr::Cst(*n as i64)));
+                self.go(of, Flags { vector: Some(*n), ..flags })
+            }
+            View::AsScalar { n, of } => {
+                let i = self.pop("asScalar")?;
+                let w = ArithExpr::Cst(*n as i64);
+                self.stack.push(ArithExpr::div(i.clone(), w.clone()));
+                self.go(of, Flags { component: Some((ArithExpr::modulo(i, w), *n)), ..flags })
+            }
+            View::Filter { of, idx, of_len } => {
+                let i = self.pop("filter")?;
+                let mut sub = Consumer { stack: vec![i], tuple: Vec::new(), print: self.print, ty: None, subst: self.subst.clone() };
+                let at = substitute(sub.go(idx, Flags::default())?, &sub.subst);
+                // The loaded index is opaque to the simplifier; its range is
+                // that of a valid index into `of`.
+                let text = (self.print)(&at);
+                self.stack.push(ArithExpr::index(&text, ArithExpr::Cst(0), of_len.clone()));
+                self.go(of, flags)
+            }
+            View::MapLayout { var, body } => {
+                let i = self.pop("map")?;
+                self.subst.insert(var.clone(), i);
+                self.go(body, flags)
+            }
+            View::Generate { fun } => {
+                let i = self.pop("generate")?;
+                Ok(Access::Call { fun: fun.clone(), index: i })
+            }
+        }
+    }
+}
+
+/// The index inside `[0, n)` that `pad`'s boundary handling reads for `j`.
+pub fn pad_index(j: ArithExpr, n: &ArithExpr, mode: PadMode) -> ArithExpr {
+    let zero = ArithExpr::Cst(0);
+    let last = ArithExpr::sub(n.clone(), ArithExpr::Cst(1));
+    match mode {
+        PadMode::Clamp => ArithExpr::max(zero, ArithExpr::min(j, last)),
+        PadMode::Mirror => ArithExpr::if_then_else(
+            Pred { lhs: j.clone(), op: CmpOp::Lt, rhs: zero.clone() },
+            ArithExpr::sub(ArithExpr::mul(ArithExpr::Cst(-1), j.clone()), ArithExpr::Cst(1)),
+            ArithExpr::if_then_else(
+                Pred { lhs: j.clone(), op: CmpOp::Ge, rhs: n.clone() },
+                ArithExpr::sub(ArithExpr::sub(ArithExpr::mul(ArithExpr::Cst(2), n.clone()), ArithExpr::Cst(1)), j.clone()),
+                j,
+            ),
+        ),
+        PadMode::Wrap => ArithExpr::modulo(ArithExpr::add(j, n.clone()), n.clone()),
+    }
+}
