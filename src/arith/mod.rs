@@ -15,16 +15,23 @@
 
 mod expr;
 mod parse;
+mod range;
+mod simplify;
+#[cfg(test)]
+mod tests;
 
 pub use expr::{ArithExpr, CmpOp, EvalError, Pred, Range, Var, VarKind};
-pub use parse::{parse_arith, ArithParseError};
+pub use parse::{parse_arith, parse_arith_with, ArithParseError};
+pub use range::{max_value, min_value, prove_eq, prove_le, prove_lt};
 
 /// Simplifies an expression using the variables' ranges.
 ///
 /// The result has the same value as `e` for every assignment of the
-/// variables inside their ranges (property-tested in `tests/arith_props.rs`).
+/// variables inside their ranges (property-tested in `tests/arith_props.rs`),
+/// is in a canonical form (flattened, sorted, like terms collected), and
+/// `simplify(simplify(e)) == simplify(e)`.
 pub fn simplify(e: &ArithExpr) -> ArithExpr {
-    e.clone()
+    simplify::simplify_fix(e)
 }
 
 /// Symbolic inclusive lower bound of `e` over its variables' ranges.

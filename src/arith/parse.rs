@@ -1,7 +1,7 @@
 //! Parsing arithmetic expressions from text, as they appear in configs
 //! (`N/128`, `2*N + 1`, `min(N, 64)`). Identifiers become size variables.
 
-use super::ArithExpr;
+use super::{ArithExpr, Var};
 
 /// A malformed arithmetic expression; `pos` is a byte offset into the text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -15,7 +15,13 @@ pub struct ArithParseError {
 /// Parses `+ - * / %`, parentheses, integer literals, identifiers (size
 /// variables) and the functions `min`, `max`, `pow`, `log2`.
 pub fn parse_arith(text: &str) -> Result<ArithExpr, ArithParseError> {
-    let mut p = Parser { text, pos: 0 };
+    parse_arith_with(text, &[])
+}
+
+/// Like [`parse_arith`], but identifiers naming one of `vars` become that
+/// variable (with its kind and range) instead of a size variable.
+pub fn parse_arith_with(text: &str, vars: &[Var]) -> Result<ArithExpr, ArithParseError> {
+    let mut p = Parser { text, pos: 0, vars };
     let e = p.sum()?;
     p.skip_ws();
     if p.pos < text.len() {
@@ -27,6 +33,7 @@ pub fn parse_arith(text: &str) -> Result<ArithExpr, ArithParseError> {
 struct Parser<'a> {
     text: &'a str,
     pos: usize,
+    vars: &'a [Var],
 }
 
 impl Parser<'_> {
@@ -112,7 +119,12 @@ impl Parser<'_> {
                 let arity = match name {
                     "min" | "max" | "pow" => 2,
                     "log2" => 1,
-                    _ => return Ok(ArithExpr::size(name)),
+                    _ => {
+                        return Ok(match self.vars.iter().find(|v| v.name == name) {
+                            Some(v) => ArithExpr::Var(v.clone()),
+                            None => ArithExpr::size(name),
+                        })
+                    }
                 };
                 if !self.eat('(') {
                     return Err(self.err(&format!("expected `(` after `{name}`")));
