@@ -33,28 +33,3 @@ pub use range::{max_value, min_value, prove_eq, prove_le, prove_lt};
 pub fn simplify(e: &ArithExpr) -> ArithExpr {
     simplify::simplify_fix(e)
 }
-
-/// Symbolic inclusive lower bound of `e` over its variables' ranges.
-pub fn min_value(e: &ArithExpr) -> Option<ArithExpr> {
-    e.as_cst().map(ArithExpr::Cst)
-}
-
-/// Symbolic inclusive upper bound of `e` over its variables' ranges.
-pub fn max_value(e: &ArithExpr) -> Option<ArithExpr> {
-    e.as_cst().map(ArithExpr::Cst)
-}
-
-/// `a < b` for every assignment in range (sound, not complete).
-pub fn prove_lt(a: &ArithExpr, b: &ArithExpr) -> bool {
-    matches!((a.as_cst(), b.as_cst()), (Some(x), Some(y)) if x < y)
-}
-
-/// `a <= b` for every assignment in range (sound, not complete).
-pub fn prove_le(a: &ArithExpr, b: &ArithExpr) -> bool {
-    a == b || matches!((a.as_cst(), b.as_cst()), (Some(x), Some(y)) if x <= y)
-}
-
-/// `a == b` for every assignment in range (sound, not complete).
-pub fn prove_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
-    a == b
-}
