@@ -86,12 +86,19 @@ impl<'a> Lowerer<'a> {
                     self.divergence -= 1;
                 }
                 self.maps.pop();
-                let (stmts, ()) = r?;
+                let (mut stmts, ()) = r?;
                 let count = count.map(|c| self.decide(&c));
                 let decl = Stmt::Decl { qualifier: None, ty: "int".into(), name: name.clone(), len: None, init: Some(CExpr::raw(start.clone())) };
                 let simplify = self.inp.opts.cf_simplify;
                 let once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(c, &n_dec) && arith::prove_le(&n_dec, c));
                 let at_most_once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(&n_dec, c));
+                // A work-group that runs its body once has nothing after its
+                // last barrier: no thread reads what the others wrote.
+                if (once || at_most_once) && matches!(kind, MapKind::Wrg(_)) && self.inp.opts.barrier_elim {
+                    if let Some(Stmt::Barrier { .. }) = stmts.last() {
+                        stmts.pop();
+                    }
+                }
                 if once {
                     let mut b = vec![decl];
                     b.extend(stmts);
