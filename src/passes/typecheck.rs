@@ -108,6 +108,15 @@ impl Checker<'_> {
     pub fn apply(&mut self, f: &FunDecl, args: &[Type], call: Span) -> Result<Type, TypeError> {
         match &f.kind {
             FunKind::Lambda(l) => {
+                // `\(a, b) -> e` applied to one tuple destructures it.
+                let parts;
+                let args = match args {
+                    [Type::Tuple(ts)] if l.params.len() > 1 && ts.len() == l.params.len() => {
+                        parts = ts.clone();
+                        &parts[..]
+                    }
+                    _ => args,
+                };
                 if l.params.len() != args.len() {
                     return err(
                         f.span,

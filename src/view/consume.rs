@@ -23,6 +23,8 @@ pub enum Access {
     Tuple { parts: Vec<Access>, ty: Type },
     /// `fun(index)` (generate).
     Call { fun: String, index: ArithExpr },
+    /// The integer value of an index expression.
+    IndexValue(ArithExpr),
 }
 
 /// A view that cannot be consumed as asked.
@@ -71,6 +73,7 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
         },
         Access::Tuple { parts, ty } => Access::Tuple { parts: parts.into_iter().map(|p| substitute(p, m)).collect(), ty },
         Access::Call { fun, index } => Access::Call { fun, index: s(index) },
+        Access::IndexValue(e) => Access::IndexValue(s(e)),
     }
 }
 
@@ -217,6 +220,7 @@ impl Consumer<'_> {
                 self.stack.push(ArithExpr::index(&text, ArithExpr::Cst(0), of_len.clone()));
                 self.go(of, flags)
             }
+            View::IndexValue(e) => Ok(Access::IndexValue(e.clone())),
             View::MapLayout { var, body } => {
                 let i = self.pop("map")?;
                 self.subst.insert(var.clone(), i);

@@ -72,6 +72,8 @@ pub enum View {
     Filter { of: Rc<View>, idx: Rc<View>, of_len: ArithExpr },
     /// `generate`: element `i` is the C function `fun` applied to `i`.
     Generate { fun: String },
+    /// An `int` value given by an index expression (`generate`'s index).
+    IndexValue(ArithExpr),
     /// A high-level `map` of a layout-only function: element `i` is `body`
     /// with the index variable `var` standing for `i`.
     MapLayout { var: String, body: Rc<View> },

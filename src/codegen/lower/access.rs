@@ -37,7 +37,7 @@ impl Lowerer<'_> {
             }
             Access::Select { then, .. } => self.note_private_indices(then),
             Access::Tuple { parts, .. } => parts.iter().for_each(|p| self.note_private_indices(p)),
-            Access::Mem { .. } | Access::Value { .. } | Access::Call { .. } => {}
+            Access::Mem { .. } | Access::Value { .. } | Access::Call { .. } | Access::IndexValue(_) => {}
         }
     }
 
@@ -84,7 +84,11 @@ impl Lowerer<'_> {
                 self.emit(stmt);
                 Ok(())
             }
-            Access::Value { .. } | Access::Select { .. } | Access::Tuple { .. } | Access::Call { .. } => {
+            Access::Value { .. }
+            | Access::Select { .. }
+            | Access::Tuple { .. }
+            | Access::Call { .. }
+            | Access::IndexValue(_) => {
                 self.unsupported(span, "cannot write here: the output goes through a pattern that only reads (zip, pad, generate, a parameter)")
             }
         }
@@ -119,6 +123,16 @@ impl Lowerer<'_> {
                     Type::Vector(_, n) => Some(View::AsVector { n: *n, of }),
                     _ => None,
                 },
+                _ => None,
+            },
+            // `map(g)` with an invertible layout `g`: invert per element.
+            Pattern::Map { kind: crate::ir::MapKind::Map, f: g } => match (arg_ty, res_ty) {
+                (Type::Array(ae, n), Type::Array(re, _)) => {
+                    let var = self.names.fresh("m");
+                    let h = ArithExpr::index(&var, ArithExpr::Cst(0), n.clone());
+                    let elem_out = Rc::new(View::access(h, (**out).clone()));
+                    self.invert_output(g, &elem_out, ae, re)?.map(|body| View::MapLayout { var, body: Rc::new(body) })
+                }
                 _ => None,
             },
             Pattern::ToGlobal(_) | Pattern::ToLocal(_) | Pattern::ToPrivate(_) => None,
@@ -218,5 +232,6 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
             CExpr::StructLit { ty: c_type(ty), fields: parts.iter().map(|p| access_expr(p, fin)).collect() }
         }
         Access::Call { fun, index } => CExpr::call(fun.clone(), vec![CExpr::Arith(fin(index))]),
+        Access::IndexValue(e) => CExpr::Arith(fin(e)),
     }
 }

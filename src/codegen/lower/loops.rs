@@ -211,7 +211,7 @@ impl<'a> Lowerer<'a> {
 pub(crate) fn root_space(v: &View) -> Option<AddressSpace> {
     match v {
         View::Mem { mem, .. } => Some(mem.space),
-        View::Value { .. } | View::Generate { .. } => None,
+        View::Value { .. } | View::Generate { .. } | View::IndexValue(_) => None,
         View::Access { of, .. }
         | View::Split { of, .. }
         | View::Join { of, .. }

@@ -122,6 +122,7 @@ pub fn is_layout_only(f: &FunDecl) -> bool {
             | P::Pad { .. }
             | P::PadConst { .. }
             | P::Filter => true,
+            P::Generate { f, .. } => matches!(f.kind, FunKind::UserFun(_)) || is_layout_only(f),
             P::Map { .. }
             | P::MapVec { .. }
             | P::Reduce { .. }
@@ -131,7 +132,6 @@ pub fn is_layout_only(f: &FunDecl) -> bool {
             | P::ToGlobal(_)
             | P::ToLocal(_)
             | P::ToPrivate(_)
-            | P::Generate { .. }
             | P::Id => false,
         },
     }
@@ -266,8 +266,9 @@ impl<'a> Lowerer<'a> {
         if let (Some(o), [arg]) = (&out, args) {
             let arg_ty = self.inp.types.of(arg).clone();
             if let Some(arg_out) = self.invert_output(f, o, &arg_ty, ty)? {
-                let v = self.expr(arg, Some(Rc::new(arg_out)))?;
-                return self.apply(f, vec![v], &[arg_ty], ty, None, space, id, span);
+                // The result now lives where `o` points; read it from there.
+                self.expr(arg, Some(Rc::new(arg_out)))?;
+                return Ok(o.clone());
             }
         }
         let mut views = Vec::with_capacity(args.len());
@@ -295,6 +296,13 @@ impl<'a> Lowerer<'a> {
     ) -> Result<Rc<View>, CompileError> {
         match &f.kind {
             FunKind::Lambda(l) => {
+                // `\(a, b) -> e` applied to one tuple destructures it.
+                let args = match (&args[..], arg_types) {
+                    ([t], [Type::Tuple(ts)]) if l.params.len() > 1 && ts.len() == l.params.len() => {
+                        (0..ts.len()).map(|k| Rc::new(View::Get { k, of: t.clone() })).collect()
+                    }
+                    _ => args,
+                };
                 if l.params.len() != args.len() {
                     return Err(CompileError::Internal(format!(
                         "lambda of {} parameter(s) applied to {} argument(s) after type checking",

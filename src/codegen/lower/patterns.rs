@@ -151,11 +151,19 @@ impl<'a> Lowerer<'a> {
                 self.write(&target, v, ty, span)?;
                 Ok(target)
             }
-            Pattern::Generate { f: g, .. } => {
-                let FunKind::UserFun(uf) = &g.kind else {
-                    return self.unsupported(span, "generate takes a user function of the index");
+            Pattern::Generate { f: g, len } => {
+                let v = match &g.kind {
+                    FunKind::UserFun(uf) => rc(View::Generate { fun: self.inp.program.user_fun(*uf).name.clone() }),
+                    _ if super::is_layout_only(g) => {
+                        // Element i is g applied to the index value i.
+                        let var = self.names.fresh("g");
+                        let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
+                        let elem = elem_of(ty).map(|(e, _)| e.clone()).unwrap_or(Type::INT);
+                        let body = self.apply(g, vec![rc(View::IndexValue(h))], &[Type::INT], &elem, None, AddressSpace::Private, None, span)?;
+                        rc(View::MapLayout { var, body })
+                    }
+                    _ => return self.unsupported(span, "generate takes a user function of the index, or a lambda that computes nothing (a literal, another generate)"),
                 };
-                let v = rc(View::Generate { fun: self.inp.program.user_fun(*uf).name.clone() });
                 self.done(v, out, ty, span)
             }
             Pattern::Split(_)
