@@ -228,6 +228,9 @@ impl Ctx<'_> {
                     let args: Vec<&SExpr> = args.iter().collect();
                     self.pattern_fun(n, callee.span, &args, e.span)
                 }
+                SKind::Name(n) if self.lookup(n).is_none() && !self.is_function_name(n) && !self.sizes.contains(n) => {
+                    Err(self.err(callee.span, UNKNOWN_NAME))
+                }
                 _ => Err(self.err(e.span, "a function (this call is a value; only patterns take parameters)")),
             },
             SKind::Compose(parts) => {
