@@ -50,7 +50,11 @@ fn map_variants_are_maps() {
 
 #[test]
 fn map_vec_applies_per_component() {
-    let v = ok("x: [float]N", "asScalar o mapSeq(mapVec(neg)) o asVector(2) $ x", vec![("x", fs(&[1.0, 2.0, 3.0, 4.0]))]);
+    let v = ok(
+        "x: [float]N",
+        "asScalar o mapSeq(mapVec(neg)) o asVector(2) $ x",
+        vec![("x", fs(&[1.0, 2.0, 3.0, 4.0]))],
+    );
     assert_eq!(v, fs(&[-1.0, -2.0, -3.0, -4.0]));
 }
 
@@ -61,7 +65,8 @@ fn reductions_fold_from_init_into_one_element() {
         assert_eq!(v, fs(&[16.0]), "{r}");
     }
     // A left fold: ((0 - 1) - 2) - 3 with a non-commutative function.
-    let p = parse("userfun sub(a: int, b: int): int { return a - b; }\ndef f(x: [int]N) = reduceSeq(sub, 0) $ x");
+    let p =
+        parse("userfun sub(a: int, b: int): int { return a - b; }\ndef f(x: [int]N) = reduceSeq(sub, 0) $ x");
     let args = BTreeMap::from([("x".to_string(), is(&[1, 2, 3]))]);
     assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(is(&[-6])));
 }
@@ -74,7 +79,11 @@ fn part_red_reduces_consecutive_chunks() {
 
 #[test]
 fn iterate_applies_n_times() {
-    let v = ok("x: [int]N", "iterate(2, join o mapSeq(reduceSeq(addi, 0)) o split(2)) $ x", vec![("x", is(&[1, 2, 3, 4, 5, 6, 7, 8]))]);
+    let v = ok(
+        "x: [int]N",
+        "iterate(2, join o mapSeq(reduceSeq(addi, 0)) o split(2)) $ x",
+        vec![("x", is(&[1, 2, 3, 4, 5, 6, 7, 8]))],
+    );
     assert_eq!(v, is(&[10, 26]));
     let v = ok("x: [int]N", "iterate(0, join o split(2)) $ x", vec![("x", is(&[1, 2]))]);
     assert_eq!(v, is(&[1, 2]));
@@ -100,7 +109,10 @@ fn gather_and_scatter() {
     let e = run("x: [int]N", "gather(\\i -> i + 1) $ x", vec![("x", is(&[1, 2]))]);
     assert!(matches!(e, Err(InterpError::Runtime { .. })), "{e:?}");
     let e = run("x: [int]N", "gather(\\i -> i / (i - i)) $ x", vec![("x", is(&[1, 2]))]);
-    assert!(matches!(e, Err(InterpError::Runtime { ref msg, .. }) if msg.contains("division by zero")), "{e:?}");
+    assert!(
+        matches!(e, Err(InterpError::Runtime { ref msg, .. }) if msg.contains("division by zero")),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -115,9 +127,16 @@ fn zip_get_and_at() {
     let v = ok("x: [int]N, y: [float]N", "zip(x, y)", vec![("x", is(&[1, 2])), ("y", fs(&[0.5, 1.5]))]);
     assert_eq!(
         v,
-        arr(vec![Value::Tuple(vec![Value::Int(1), Value::Float(0.5)]), Value::Tuple(vec![Value::Int(2), Value::Float(1.5)])])
+        arr(vec![
+            Value::Tuple(vec![Value::Int(1), Value::Float(0.5)]),
+            Value::Tuple(vec![Value::Int(2), Value::Float(1.5)])
+        ])
     );
-    let v = ok("x: [int]N, y: [float]N", "mapSeq(get(1)) $ zip(x, y)", vec![("x", is(&[1, 2])), ("y", fs(&[0.5, 1.5]))]);
+    let v = ok(
+        "x: [int]N, y: [float]N",
+        "mapSeq(get(1)) $ zip(x, y)",
+        vec![("x", is(&[1, 2])), ("y", fs(&[0.5, 1.5]))],
+    );
     assert_eq!(v, fs(&[0.5, 1.5]));
     let v = ok("x: [int]N", "at(2) $ x", vec![("x", is(&[7, 8, 9]))]);
     assert_eq!(v, Value::Int(9));
@@ -130,7 +149,13 @@ fn zip_get_and_at() {
 #[test]
 fn as_vector_and_as_scalar() {
     let v = ok("x: [int]N", "asVector(2) $ x", vec![("x", is(&[1, 2, 3, 4]))]);
-    assert_eq!(v, arr(vec![Value::Vector(vec![Value::Int(1), Value::Int(2)]), Value::Vector(vec![Value::Int(3), Value::Int(4)])]));
+    assert_eq!(
+        v,
+        arr(vec![
+            Value::Vector(vec![Value::Int(1), Value::Int(2)]),
+            Value::Vector(vec![Value::Int(3), Value::Int(4)])
+        ])
+    );
     let v = ok("x: [int]N", "asScalar o asVector(4) $ x", vec![("x", is(&[1, 2, 3, 4]))]);
     assert_eq!(v, is(&[1, 2, 3, 4]));
 }
@@ -163,7 +188,11 @@ fn generate_and_filter() {
     let p = parse("userfun sq(i: int): int { return i * i; }\ndef f(x: [int]N) = generate(N, sq)");
     let args = BTreeMap::from([("x".to_string(), is(&[0, 0, 0, 0]))]);
     assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(is(&[0, 1, 4, 9])));
-    let v = ok("x: [float]N, idx: [int]M", "filter(x, idx)", vec![("x", fs(&[5.0, 6.0, 7.0])), ("idx", is(&[2, 0, 2]))]);
+    let v = ok(
+        "x: [float]N, idx: [int]M",
+        "filter(x, idx)",
+        vec![("x", fs(&[5.0, 6.0, 7.0])), ("idx", is(&[2, 0, 2]))],
+    );
     assert_eq!(v, fs(&[7.0, 5.0, 7.0]));
     let e = run("x: [float]N, idx: [int]M", "filter(x, idx)", vec![("x", fs(&[5.0])), ("idx", is(&[3]))]);
     assert!(matches!(e, Err(InterpError::Runtime { ref msg, .. }) if msg.contains("out of bounds")), "{e:?}");
@@ -247,20 +276,40 @@ fn size_inference_and_argument_errors() {
 
 #[test]
 fn flat_conversions_round_trip() {
-    let ty = Type::array(Type::array(Type::Vector(lift::types::ScalarType::Float, 2), lift::arith::ArithExpr::size("M")), lift::arith::ArithExpr::size("N"));
+    let ty = Type::array(
+        Type::array(Type::Vector(lift::types::ScalarType::Float, 2), lift::arith::ArithExpr::size("M")),
+        lift::arith::ArithExpr::size("N"),
+    );
     let sizes = BTreeMap::from([("M".to_string(), 2), ("N".to_string(), 3)]);
     let data = HostArray::F32((0..12).map(|i| i as f32).collect());
     let v = value_from_flat(&ty, &data, &sizes).unwrap();
     let Value::Array(rows) = &v else { panic!() };
     assert_eq!(rows.len(), 3);
-    assert_eq!(rows[1], arr(vec![Value::Vector(vec![Value::Float(4.0), Value::Float(5.0)]), Value::Vector(vec![Value::Float(6.0), Value::Float(7.0)])]));
+    assert_eq!(
+        rows[1],
+        arr(vec![
+            Value::Vector(vec![Value::Float(4.0), Value::Float(5.0)]),
+            Value::Vector(vec![Value::Float(6.0), Value::Float(7.0)])
+        ])
+    );
     assert_eq!(value_to_flat(&v), data);
     assert!(value_from_flat(&ty, &HostArray::F32(vec![0.0; 11]), &sizes).is_err());
     let ints = value_to_flat(&is(&[1, 2]));
     assert_eq!(ints, HostArray::I32(vec![1, 2]));
     let tup = Type::array(Type::Tuple(vec![Type::FLOAT, Type::INT]), lift::arith::ArithExpr::size("N"));
-    let v = value_from_flat(&tup, &HostArray::F32(vec![0.5, 1.0, 1.5, 2.0]), &BTreeMap::from([("N".to_string(), 2)])).unwrap();
-    assert_eq!(v, arr(vec![Value::Tuple(vec![Value::Float(0.5), Value::Int(1)]), Value::Tuple(vec![Value::Float(1.5), Value::Int(2)])]));
+    let v = value_from_flat(
+        &tup,
+        &HostArray::F32(vec![0.5, 1.0, 1.5, 2.0]),
+        &BTreeMap::from([("N".to_string(), 2)]),
+    )
+    .unwrap();
+    assert_eq!(
+        v,
+        arr(vec![
+            Value::Tuple(vec![Value::Float(0.5), Value::Int(1)]),
+            Value::Tuple(vec![Value::Float(1.5), Value::Int(2)])
+        ])
+    );
 }
 
 /// A small deterministic generator (xorshift) so the tests need no crate.

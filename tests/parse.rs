@@ -145,7 +145,8 @@ def forms(xs: [float]N, v: [float4]M, idx: [int]K, alpha: float, m: [[float]N]N)
     iterate(2, \ys -> ys) $ xs
   )
 "#;
-    let good = text.replace("userfun neg", "userfun add2(a: float, b: float): float { return a + b; }\nuserfun neg");
+    let good =
+        text.replace("userfun neg", "userfun add2(a: float, b: float): float { return a + b; }\nuserfun neg");
     let p = parse("forms.lift", &good);
     assert_eq!(p.user_funs.len(), 6);
     roundtrip(&p);
@@ -157,7 +158,7 @@ def forms(xs: [float]N, v: [float4]M, idx: [int]K, alpha: float, m: [[float]N]N)
         "pad(2, 2, wrap,",
         "reduceSeqUnroll(add2, 0.0f,",
         "asVector(4,",
-                "filter(xs, idx)",
+        "filter(xs, idx)",
         "generate(N, \\i -> neg(p))",
         "at(0, y)",
         "transpose(",

@@ -45,7 +45,15 @@ const UNARY: [(&str, F1); 38] = [
     ("native_recip", |x| 1.0 / x),
     ("half_recip", |x| 1.0 / x),
     ("cbrt", f32::cbrt),
-    ("sign", |x| if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { 0.0 }),
+    ("sign", |x| {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    }),
 ];
 
 /// Two-argument float functions.
@@ -67,8 +75,20 @@ const BINARY: [(&str, F2); 14] = [
 ];
 
 const OTHER: [&str; 14] = [
-    "min", "max", "abs", "clamp", "mad", "fma", "mix", "select", "dot", "length", "distance", "normalize",
-    "cross", "fast_length",
+    "min",
+    "max",
+    "abs",
+    "clamp",
+    "mad",
+    "fma",
+    "mix",
+    "select",
+    "dot",
+    "length",
+    "distance",
+    "normalize",
+    "cross",
+    "fast_length",
 ];
 
 /// Whether `name` is a built-in the interpreter knows.
@@ -115,7 +135,9 @@ pub fn componentwise(
     match width(args)? {
         None => f(&args.iter().collect::<Vec<_>>()),
         Some(n) => Ok(Value::Vector(
-            (0..n).map(|i| f(&args.iter().map(|a| component(a, i)).collect::<Vec<_>>())).collect::<Result<_, _>>()?,
+            (0..n)
+                .map(|i| f(&args.iter().map(|a| component(a, i)).collect::<Vec<_>>()))
+                .collect::<Result<_, _>>()?,
         )),
     }
 }
@@ -241,11 +263,8 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
             if a.len() < 3 || b.len() != a.len() {
                 return Err("cross needs two float3 or float4 vectors".to_string());
             }
-            let mut out = vec![
-                a[1] * b[2] - a[2] * b[1],
-                a[2] * b[0] - a[0] * b[2],
-                a[0] * b[1] - a[1] * b[0],
-            ];
+            let mut out =
+                vec![a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
             out.resize(a.len(), 0.0);
             Ok(Value::Vector(out.into_iter().map(Value::Float).collect()))
         }

@@ -16,11 +16,22 @@ const MAX_DEPTH: usize = 64;
 const MAX_STEPS: u64 = 100_000_000;
 
 /// Calls user function `id` with argument values.
-pub fn call_user_fun(program: &Program, id: UserFunId, args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
+pub fn call_user_fun(
+    program: &Program,
+    id: UserFunId,
+    args: Vec<Value>,
+    span: Span,
+) -> Result<Value, InterpError> {
     call(program, id, args, span, 0)
 }
 
-fn call(program: &Program, id: UserFunId, args: Vec<Value>, span: Span, depth: usize) -> Result<Value, InterpError> {
+fn call(
+    program: &Program,
+    id: UserFunId,
+    args: Vec<Value>,
+    span: Span,
+    depth: usize,
+) -> Result<Value, InterpError> {
     let Some(uf) = program.user_funs.get(id.0 as usize) else {
         return Err(InterpError::Runtime { msg: format!("no user function #{}", id.0), span });
     };
@@ -207,7 +218,9 @@ impl Machine<'_> {
             }
             CExpr::Cast(ty, inner) => convert(self.expr(inner)?, ty),
             CExpr::VectorLit(ty, args) => {
-                let Type::Vector(s, n) = ty else { return Err(format!("`({ty})(...)` is not a vector literal")) };
+                let Type::Vector(s, n) = ty else {
+                    return Err(format!("`({ty})(...)` is not a vector literal"));
+                };
                 let mut comps = Vec::new();
                 for a in args {
                     match self.expr(a)? {
@@ -225,7 +238,9 @@ impl Machine<'_> {
                 Ok(Value::Vector(comps))
             }
             CExpr::TupleLit(ty, args) => {
-                let Type::Tuple(ts) = ty else { return Err(format!("`({ty}){{...}}` is not a tuple literal")) };
+                let Type::Tuple(ts) = ty else {
+                    return Err(format!("`({ty}){{...}}` is not a tuple literal"));
+                };
                 if ts.len() != args.len() {
                     return Err(format!("{ty} literal with {} fields", args.len()));
                 }
@@ -347,11 +362,7 @@ fn swizzle(field: &str, width: usize) -> R<Vec<usize>> {
             "hi" => (width.div_ceil(2)..width.div_ceil(2) * 2).collect(),
             "even" => (0..width).step_by(2).collect(),
             "odd" => (1..width).step_by(2).collect(),
-            _ => field
-                .chars()
-                .map(|c| "xyzw".find(c))
-                .collect::<Option<_>>()
-                .ok_or_else(bad)?,
+            _ => field.chars().map(|c| "xyzw".find(c)).collect::<Option<_>>().ok_or_else(bad)?,
         }
     };
     if idx.is_empty() || idx.iter().any(|i| *i >= width) {

@@ -4,7 +4,9 @@ use super::error::InterpError;
 use super::sizes::bind_sizes;
 use super::value::Value;
 use crate::arith::ArithExpr;
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, IndexFun, Literal, PadMode, ParamId, Pattern, Program, Span};
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, IndexFun, Literal, PadMode, ParamId, Pattern, Program, Span,
+};
 use std::collections::{BTreeMap, HashMap};
 
 pub struct Interp<'p> {
@@ -62,7 +64,10 @@ impl Interp<'_> {
         let p = match &f.kind {
             FunKind::Lambda(l) => {
                 if l.params.len() != args.len() {
-                    return Err(rt(span, format!("lambda takes {} arguments, got {}", l.params.len(), args.len())));
+                    return Err(rt(
+                        span,
+                        format!("lambda takes {} arguments, got {}", l.params.len(), args.len()),
+                    ));
                 }
                 // Typed lambda parameters (copies of defs) bind their sizes.
                 let saved_sizes = self.sizes.clone();
@@ -99,12 +104,14 @@ impl Interp<'_> {
         match p {
             Pattern::Map { f, .. } => {
                 let xs = array(one(), span, "map")?;
-                Ok(Value::Array(xs.into_iter().map(|x| self.apply(f, vec![x], span)).collect::<Result<_, _>>()?))
+                Ok(Value::Array(
+                    xs.into_iter().map(|x| self.apply(f, vec![x], span)).collect::<Result<_, _>>()?,
+                ))
             }
             Pattern::MapVec { f } => match one() {
-                Value::Vector(cs) => {
-                    Ok(Value::Vector(cs.into_iter().map(|c| self.apply(f, vec![c], span)).collect::<Result<_, _>>()?))
-                }
+                Value::Vector(cs) => Ok(Value::Vector(
+                    cs.into_iter().map(|c| self.apply(f, vec![c], span)).collect::<Result<_, _>>()?,
+                )),
                 other => Err(rt(span, format!("mapVec expects a vector, got {}", other.describe()))),
             },
             Pattern::Reduce { f, .. } => {
@@ -185,15 +192,21 @@ impl Interp<'_> {
             }
             Pattern::Transpose => {
                 let rows = array(one(), span, "transpose")?;
-                let rows = rows.into_iter().map(|r| array(r, span, "transpose (inner)")).collect::<Result<Vec<_>, _>>()?;
+                let rows = rows
+                    .into_iter()
+                    .map(|r| array(r, span, "transpose (inner)"))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let m = rows.first().map_or(0, |r| r.len());
                 if rows.iter().any(|r| r.len() != m) {
                     return Err(rt(span, "transpose of a ragged array"));
                 }
-                Ok(Value::Array((0..m).map(|j| Value::Array(rows.iter().map(|r| r[j].clone()).collect())).collect()))
+                Ok(Value::Array(
+                    (0..m).map(|j| Value::Array(rows.iter().map(|r| r[j].clone()).collect())).collect(),
+                ))
             }
             Pattern::Zip(_) => {
-                let arrays = args.into_iter().map(|a| array(a, span, "zip")).collect::<Result<Vec<_>, _>>()?;
+                let arrays =
+                    args.into_iter().map(|a| array(a, span, "zip")).collect::<Result<Vec<_>, _>>()?;
                 let n = arrays.first().map_or(0, |a| a.len());
                 if arrays.iter().any(|a| a.len() != n) {
                     let lens: Vec<String> = arrays.iter().map(|a| a.len().to_string()).collect();
@@ -201,7 +214,9 @@ impl Interp<'_> {
                 }
                 let mut iters: Vec<_> = arrays.into_iter().map(|a| a.into_iter()).collect();
                 Ok(Value::Array(
-                    (0..n).map(|_| Value::Tuple(iters.iter_mut().filter_map(|it| it.next()).collect())).collect(),
+                    (0..n)
+                        .map(|_| Value::Tuple(iters.iter_mut().filter_map(|it| it.next()).collect()))
+                        .collect(),
                 ))
             }
             Pattern::Get(i) => match one() {
@@ -287,7 +302,11 @@ impl Interp<'_> {
             Pattern::Generate { len, f } => {
                 let n = self.arith(len, span)?;
                 let n = i32::try_from(n).map_err(|_| rt(span, format!("generate of length {n}")))?;
-                Ok(Value::Array((0..n.max(0)).map(|i| self.apply(f, vec![Value::Int(i)], span)).collect::<Result<_, _>>()?))
+                Ok(Value::Array(
+                    (0..n.max(0))
+                        .map(|i| self.apply(f, vec![Value::Int(i)], span))
+                        .collect::<Result<_, _>>()?,
+                ))
             }
             Pattern::Filter => {
                 let idx = array(one(), span, "filter (indices)")?;

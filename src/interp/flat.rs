@@ -11,7 +11,11 @@ use std::collections::BTreeMap;
 /// with `sizes` and the data must have exactly the needed element count.
 /// Float slots read from int data convert; int slots read from float data
 /// must hold whole numbers.
-pub fn value_from_flat(ty: &Type, data: &HostArray, sizes: &BTreeMap<String, i64>) -> Result<Value, InterpError> {
+pub fn value_from_flat(
+    ty: &Type,
+    data: &HostArray,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<Value, InterpError> {
     let mut pos = 0usize;
     let v = read(ty, data, sizes, &mut pos)?;
     if pos != data.len() {
@@ -23,17 +27,29 @@ pub fn value_from_flat(ty: &Type, data: &HostArray, sizes: &BTreeMap<String, i64
     Ok(v)
 }
 
-fn read(ty: &Type, data: &HostArray, sizes: &BTreeMap<String, i64>, pos: &mut usize) -> Result<Value, InterpError> {
+fn read(
+    ty: &Type,
+    data: &HostArray,
+    sizes: &BTreeMap<String, i64>,
+    pos: &mut usize,
+) -> Result<Value, InterpError> {
     match ty {
         Type::Scalar(s) => scalar(*s, data, pos),
-        Type::Vector(s, n) => Ok(Value::Vector((0..*n).map(|_| scalar(*s, data, pos)).collect::<Result<_, _>>()?)),
-        Type::Tuple(ts) => Ok(Value::Tuple(ts.iter().map(|t| read(t, data, sizes, pos)).collect::<Result<_, _>>()?)),
+        Type::Vector(s, n) => {
+            Ok(Value::Vector((0..*n).map(|_| scalar(*s, data, pos)).collect::<Result<_, _>>()?))
+        }
+        Type::Tuple(ts) => {
+            Ok(Value::Tuple(ts.iter().map(|t| read(t, data, sizes, pos)).collect::<Result<_, _>>()?))
+        }
         Type::Array(elem, len) => {
             let n = len
                 .eval_with(&|name| sizes.get(name).copied())
                 .map_err(|e| InterpError::Data(format!("length of {ty}: {e}")))?;
             if n < 0 || n as usize > data.len() {
-                return Err(InterpError::Data(format!("length {n} of {ty} does not fit {} scalars", data.len())));
+                return Err(InterpError::Data(format!(
+                    "length {n} of {ty} does not fit {} scalars",
+                    data.len()
+                )));
             }
             Ok(Value::Array((0..n).map(|_| read(elem, data, sizes, pos)).collect::<Result<_, _>>()?))
         }

@@ -79,7 +79,9 @@ fn check(ty: &Type, v: &Value, sizes: &BTreeMap<String, i64>, whole: &Type) -> R
     let fail = || format!("expected {whole}{}, found {}", bindings(whole, sizes), v.describe());
     match (ty, v) {
         (Type::Scalar(s), _) if scalar_ok(*s, v) => Ok(()),
-        (Type::Vector(s, n), Value::Vector(cs)) if cs.len() == *n as usize && cs.iter().all(|c| scalar_ok(*s, c)) => {
+        (Type::Vector(s, n), Value::Vector(cs))
+            if cs.len() == *n as usize && cs.iter().all(|c| scalar_ok(*s, c)) =>
+        {
             Ok(())
         }
         (Type::Tuple(ts), Value::Tuple(vs)) if ts.len() == vs.len() => {

@@ -376,7 +376,9 @@ impl NameCheck<'_> {
                 }
                 args.iter().try_for_each(|a| self.expr(a))
             }
-            CExpr::VectorLit(_, args) | CExpr::TupleLit(_, args) => args.iter().try_for_each(|a| self.expr(a)),
+            CExpr::VectorLit(_, args) | CExpr::TupleLit(_, args) => {
+                args.iter().try_for_each(|a| self.expr(a))
+            }
         }
     }
 }

@@ -83,10 +83,8 @@ impl Ctx<'_> {
         };
         if let Some(n) = want {
             if n != args.len() {
-                return Err(self.err(
-                    span,
-                    format!("{n} argument{} for this function, not {}", plural(n), args.len()),
-                ));
+                return Err(self
+                    .err(span, format!("{n} argument{} for this function, not {}", plural(n), args.len())));
             }
         }
         Ok(self.mk(ExprKind::Call(Box::new(fd), args), span))
@@ -147,7 +145,9 @@ impl Ctx<'_> {
                 Literal::Float(v) => Ok(Literal::Float(-v)),
                 Literal::Tuple(_) => Err(self.err(e.span, "a number after `-`")),
             },
-            SKind::Tuple(items) => Ok(Literal::Tuple(items.iter().map(|i| self.literal(i)).collect::<PResult<_>>()?)),
+            SKind::Tuple(items) => {
+                Ok(Literal::Tuple(items.iter().map(|i| self.literal(i)).collect::<PResult<_>>()?))
+            }
             SKind::Name(_)
             | SKind::Bin(..)
             | SKind::Call(..)
@@ -179,18 +179,23 @@ impl Ctx<'_> {
                 if is_pattern(n) {
                     return match self.pattern(n, callee.span, args, span)? {
                         Form::Value(e) => Ok(e),
-                        Form::Fun(_) => Err(self.err(span, format!("a value (`{n}` needs its data argument here)"))),
+                        Form::Fun(_) => {
+                            Err(self.err(span, format!("a value (`{n}` needs its data argument here)")))
+                        }
                     };
                 }
                 Err(self.err(callee.span, UNKNOWN_NAME))
             }
             // `split(128)(xs)` and `split(128) $ xs`: the data joins the parameters.
-            SKind::Call(inner, first) if matches!(&inner.kind, SKind::Name(n) if is_pattern(n) && self.lookup(n).is_none()) => {
+            SKind::Call(inner, first) if matches!(&inner.kind, SKind::Name(n) if is_pattern(n) && self.lookup(n).is_none()) =>
+            {
                 let SKind::Name(n) = &inner.kind else { return Err(self.err(span, "a pattern")) };
                 let all: Vec<&SExpr> = first.iter().chain(args.iter().copied()).collect();
                 match self.pattern(n, inner.span, &all, span)? {
                     Form::Value(e) => Ok(e),
-                    Form::Fun(_) => Err(self.err(span, format!("a value (`{n}` needs its data argument here)"))),
+                    Form::Fun(_) => {
+                        Err(self.err(span, format!("a value (`{n}` needs its data argument here)")))
+                    }
                 }
             }
             _ => {
@@ -228,10 +233,14 @@ impl Ctx<'_> {
                     let args: Vec<&SExpr> = args.iter().collect();
                     self.pattern_fun(n, callee.span, &args, e.span)
                 }
-                SKind::Name(n) if self.lookup(n).is_none() && !self.is_function_name(n) && !self.sizes.contains(n) => {
+                SKind::Name(n)
+                    if self.lookup(n).is_none() && !self.is_function_name(n) && !self.sizes.contains(n) =>
+                {
                     Err(self.err(callee.span, UNKNOWN_NAME))
                 }
-                _ => Err(self.err(e.span, "a function (this call is a value; only patterns take parameters)")),
+                _ => {
+                    Err(self.err(e.span, "a function (this call is a value; only patterns take parameters)"))
+                }
             },
             SKind::Compose(parts) => {
                 let fds: Vec<FunDecl> = parts.iter().map(|p| self.fun(p)).collect::<PResult<_>>()?;
@@ -240,7 +249,10 @@ impl Ctx<'_> {
                 for (fd, part) in fds.into_iter().zip(parts).rev() {
                     inner = self.call(fd, vec![inner], part.span)?;
                 }
-                Ok(FunDecl { kind: FunKind::Lambda(Lambda { params: vec![p], body: Box::new(inner) }), span: e.span })
+                Ok(FunDecl {
+                    kind: FunKind::Lambda(Lambda { params: vec![p], body: Box::new(inner) }),
+                    span: e.span,
+                })
             }
             SKind::Lambda(params, body) => self.lambda(params, body, e.span),
             SKind::Int(_)
@@ -306,15 +318,25 @@ impl Ctx<'_> {
                 FunKind::Lambda(Lambda { params, body: Box::new(self.refresh(&l.body, map)) })
             }
             FunKind::Pattern(p) => FunKind::Pattern(match p {
-                Pattern::Map { kind, f } => Pattern::Map { kind: *kind, f: Box::new(self.refresh_fun(f, map)) },
+                Pattern::Map { kind, f } => {
+                    Pattern::Map { kind: *kind, f: Box::new(self.refresh_fun(f, map)) }
+                }
                 Pattern::MapVec { f } => Pattern::MapVec { f: Box::new(self.refresh_fun(f, map)) },
-                Pattern::Reduce { kind, f } => Pattern::Reduce { kind: *kind, f: Box::new(self.refresh_fun(f, map)) },
-                Pattern::PartRed { f, m } => Pattern::PartRed { f: Box::new(self.refresh_fun(f, map)), m: m.clone() },
-                Pattern::Iterate { n, f } => Pattern::Iterate { n: *n, f: Box::new(self.refresh_fun(f, map)) },
+                Pattern::Reduce { kind, f } => {
+                    Pattern::Reduce { kind: *kind, f: Box::new(self.refresh_fun(f, map)) }
+                }
+                Pattern::PartRed { f, m } => {
+                    Pattern::PartRed { f: Box::new(self.refresh_fun(f, map)), m: m.clone() }
+                }
+                Pattern::Iterate { n, f } => {
+                    Pattern::Iterate { n: *n, f: Box::new(self.refresh_fun(f, map)) }
+                }
                 Pattern::ToGlobal(f) => Pattern::ToGlobal(Box::new(self.refresh_fun(f, map))),
                 Pattern::ToLocal(f) => Pattern::ToLocal(Box::new(self.refresh_fun(f, map))),
                 Pattern::ToPrivate(f) => Pattern::ToPrivate(Box::new(self.refresh_fun(f, map))),
-                Pattern::Generate { len, f } => Pattern::Generate { len: len.clone(), f: Box::new(self.refresh_fun(f, map)) },
+                Pattern::Generate { len, f } => {
+                    Pattern::Generate { len: len.clone(), f: Box::new(self.refresh_fun(f, map)) }
+                }
                 Pattern::Split(_)
                 | Pattern::Join
                 | Pattern::Gather(_)

@@ -43,9 +43,7 @@ pub fn lex(text: &str) -> PResult<Vec<Token>> {
         } else if text[i..].starts_with("/*") {
             match text[i + 2..].find("*/") {
                 Some(n) => i = i + 2 + n + 2,
-                None => {
-                    return Err(ParseError::new(Span::new(i, i + 2), "/*", "`*/` closing this comment"))
-                }
+                None => return Err(ParseError::new(Span::new(i, i + 2), "/*", "`*/` closing this comment")),
             }
         } else if c.is_ascii_alphabetic() || c == b'_' {
             let start = i;

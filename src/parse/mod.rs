@@ -163,9 +163,15 @@ impl Parser<'_> {
     fn scalar_like_type(&mut self) -> Result<Type, ParseError> {
         let start = self.peek().span;
         let ty = self.ty()?;
-        if matches!(ty, Type::Array(..)) || matches!(&ty, Type::Tuple(ts) if ts.iter().any(|t| matches!(t, Type::Array(..)))) {
+        if matches!(ty, Type::Array(..))
+            || matches!(&ty, Type::Tuple(ts) if ts.iter().any(|t| matches!(t, Type::Array(..))))
+        {
             let span = Span::new(start.start as usize, self.prev_end() as usize);
-            return Err(ParseError::new(span, types::snippet(self.text, span), "a scalar, vector or tuple type (user functions take no arrays)"));
+            return Err(ParseError::new(
+                span,
+                types::snippet(self.text, span),
+                "a scalar, vector or tuple type (user functions take no arrays)",
+            ));
         }
         Ok(ty)
     }

@@ -77,8 +77,8 @@ impl Ctx<'_> {
         let n_params = match name {
             "join" | "transpose" | "asScalar" | "id" | "zip" | "filter" => 0,
             "map" | "mapSeq" | "mapSeqUnroll" | "mapGlb" | "mapWrg" | "mapLcl" | "mapGlobal" | "mapLocal"
-            | "mapVec" | "vectorize" | "toGlobal" | "toLocal" | "toPrivate" | "split" | "gather" | "scatter"
-            | "reorder" | "get" | "at" | "asVector" => 1 + usize::from(map_dim),
+            | "mapVec" | "vectorize" | "toGlobal" | "toLocal" | "toPrivate" | "split" | "gather"
+            | "scatter" | "reorder" | "get" | "at" | "asVector" => 1 + usize::from(map_dim),
             "reduce" | "reduceSeq" | "reduceSeqUnroll" | "iterate" | "slide" | "generate" => 2,
             _ => 3,
         };
@@ -93,11 +93,10 @@ impl Ctx<'_> {
         }
         let n_data = data_count(name);
         if args.len() != n_params && args.len() != n_params + n_data {
-            let data = if n_data == 0 { String::new() } else { format!(", or {} with its data", n_params + n_data) };
-            return Err(self.err(
-                span,
-                format!("{n_params} argument{}{data} for `{}`", plural(n_params), usage(name)),
-            ));
+            let data =
+                if n_data == 0 { String::new() } else { format!(", or {} with its data", n_params + n_data) };
+            return Err(self
+                .err(span, format!("{n_params} argument{}{data} for `{}`", plural(n_params), usage(name))));
         }
         let (params, data) = args.split_at(n_params);
         let (pattern, leading) = self.build(name, name_span, params, map_dim)?;
@@ -141,7 +140,8 @@ impl Ctx<'_> {
         }
         let pattern = match name {
             "map" | "mapSeq" | "mapSeqUnroll" | "mapGlb" | "mapWrg" | "mapLcl" | "mapGlobal" | "mapLocal" => {
-                let dim = if map_dim { self.small_int(p!(0), 0, 2, "a dimension 0, 1 or 2")? as u8 } else { 0 };
+                let dim =
+                    if map_dim { self.small_int(p!(0), 0, 2, "a dimension 0, 1 or 2")? as u8 } else { 0 };
                 let f = Box::new(self.fun(p!(usize::from(map_dim)))?);
                 let kind = match name {
                     "map" => MapKind::Map,
@@ -170,7 +170,8 @@ impl Ctx<'_> {
                 Pattern::PartRed { f, m: self.arith(p!(2))? }
             }
             "iterate" => {
-                let n = self.small_int(p!(0), 0, i64::from(u32::MAX), "a non-negative iteration count")? as u32;
+                let n =
+                    self.small_int(p!(0), 0, i64::from(u32::MAX), "a non-negative iteration count")? as u32;
                 Pattern::Iterate { n, f: Box::new(self.fun(p!(1))?) }
             }
             "split" => Pattern::Split(self.arith(p!(0))?),
@@ -227,7 +228,7 @@ impl Ctx<'_> {
     /// Integer arithmetic over the sizes in scope (a pattern parameter).
     fn arith(&self, e: &SExpr) -> PResult<ArithExpr> {
         let sizes = &self.sizes;
-        let this = &*self;
+        let this = self;
         super::types::to_arith(self.src, e, false, &mut |name, span| {
             if sizes.iter().any(|s| s == name) {
                 Ok(ArithExpr::size(name))
@@ -246,10 +247,14 @@ impl Ctx<'_> {
             return Err(self.err(e.span, "an index function of one parameter `\\i -> ...`"));
         };
         let sizes = &self.sizes;
-        let this = &*self;
+        let this = self;
         let body = super::types::to_arith(self.src, body, false, &mut |name, span| {
             if name == param.name {
-                Ok(ArithExpr::Var(Var { name: name.to_string(), kind: VarKind::Index, range: Range::natural() }))
+                Ok(ArithExpr::Var(Var {
+                    name: name.to_string(),
+                    kind: VarKind::Index,
+                    range: Range::natural(),
+                }))
             } else if sizes.iter().any(|s| s == name) {
                 Ok(ArithExpr::size(name))
             } else {

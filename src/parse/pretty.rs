@@ -3,7 +3,9 @@
 //! desugared, so the printed form shows lambdas and calls), which makes it
 //! the structural fingerprint used by tests and `lift` debugging output.
 
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Literal, MapKind, PadMode, Param, Pattern, Program, ReduceKind};
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, Literal, MapKind, PadMode, Param, Pattern, Program, ReduceKind,
+};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -134,7 +136,9 @@ impl Printer<'_> {
                 }
             },
             ExprKind::Call(f, args) => {
-                if let (FunKind::Pattern(Pattern::PartRed { f: g, m }), [init, xs]) = (&f.kind, args.as_slice()) {
+                if let (FunKind::Pattern(Pattern::PartRed { f: g, m }), [init, xs]) =
+                    (&f.kind, args.as_slice())
+                {
                     // Surface order: `partRed(f, init, m, xs)`.
                     out.push_str("partRed(");
                     self.fun(g, out);

@@ -113,7 +113,9 @@ pub fn to_arith(
                 '/' if exact => ArithExpr::exact_div(a, b),
                 '/' => ArithExpr::div(a, b),
                 '%' => ArithExpr::modulo(a, b),
-                other => return Err(ParseError::new(*op_span, other.to_string(), "`+`, `-`, `*`, `/` or `%`")),
+                other => {
+                    return Err(ParseError::new(*op_span, other.to_string(), "`+`, `-`, `*`, `/` or `%`"))
+                }
             })
         }
         SKind::Float(_)
@@ -124,7 +126,7 @@ pub fn to_arith(
         | SKind::Tuple(_)
         | SKind::Let(..) => {
             Err(ParseError::new(e.span, snippet(src, e.span), "integer arithmetic over sizes"))
-        },
+        }
     }
 }
 
