@@ -372,3 +372,12 @@ fn scal_and_jacobi_match_rust() {
     let want: Vec<Value> = (0..n).map(|i| fs(&[at(i - 1) + at(i) + at(i + 1)])).collect();
     assert_eq!(eval_def(&p, "jacobi1d", &args, &BTreeMap::new()), Ok(arr(want)));
 }
+
+#[test]
+fn deepest_accepted_nesting_parses_prints_and_evaluates() {
+    let text = format!("def f(x: [float]N) = {}x{}", "id(".repeat(98), ")".repeat(98));
+    let p = parse(&text);
+    assert!(lift::parse::print_program(&p).contains("id(id("));
+    let args = BTreeMap::from([("x".to_string(), fs(&[1.0]))]);
+    assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(fs(&[1.0])));
+}

@@ -79,3 +79,39 @@ fn rendered_error_is_one_line_with_position() {
     );
     assert!(!got.contains('\n'));
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let deep = format!("def f(x: [float]N) = {}x{}", "id(".repeat(5000), ")".repeat(5000));
+    let got = error_of(&deep);
+    assert!(got.contains("expected at most 100 levels of nested expressions"), "{got}");
+    let deep_c =
+        format!("userfun g(x: float): float {{ return {}x{}; }}", "(".repeat(5000), ")".repeat(5000));
+    assert!(error_of(&deep_c).contains("levels of nested expressions"));
+}
+
+/// Every prefix of every example, and every example with one character
+/// removed, must give a result or an error, never a crash.
+#[test]
+fn mangled_examples_never_crash() {
+    for path in
+        ["examples/dot.lift", "examples/transpose.lift", "examples/scal.lift", "examples/jacobi1d.lift"]
+    {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let mut errors = 0;
+        for &i in &cuts {
+            let prefix = &text[..i];
+            let mut removed = text.clone();
+            removed.remove(i);
+            for t in [prefix.to_string(), removed] {
+                let src = SourceFile::new("m.lift", t);
+                if let Err(e) = parse_program(&src) {
+                    assert!(!e.render(&src).contains('\n'));
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 0, "{path}: no mangled variant was rejected");
+    }
+}

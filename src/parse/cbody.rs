@@ -63,6 +63,13 @@ impl Parser<'_> {
 
     /// One statement; a declaration of several variables yields several.
     fn c_stmt(&mut self) -> PResult<Vec<CStmt>> {
+        self.enter()?;
+        let r = self.c_stmt_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn c_stmt_inner(&mut self) -> PResult<Vec<CStmt>> {
         if self.eat_punct("{") {
             let body = self.c_block_items()?;
             self.expect_punct("}")?;
@@ -160,6 +167,13 @@ impl Parser<'_> {
     }
 
     pub fn c_expr(&mut self) -> PResult<CExpr> {
+        self.enter()?;
+        let r = self.c_expr_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn c_expr_inner(&mut self) -> PResult<CExpr> {
         let cond = self.c_binary(0)?;
         if self.eat_punct("?") {
             let a = self.c_expr()?;
@@ -193,6 +207,13 @@ impl Parser<'_> {
     }
 
     fn c_unary(&mut self) -> PResult<CExpr> {
+        self.enter()?;
+        let r = self.c_unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn c_unary_inner(&mut self) -> PResult<CExpr> {
         if self.eat_punct("-") {
             return Ok(CExpr::Unary(UnOp::Neg, Box::new(self.c_unary()?)));
         }

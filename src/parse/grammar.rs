@@ -16,11 +16,17 @@ pub struct Parser<'a> {
     pub text: &'a str,
     pub toks: Vec<Token>,
     pub pos: usize,
+    /// Current nesting of `expr`/`c_expr`, bounded so that hostile input
+    /// cannot overflow the stack (here or in the recursive passes after).
+    pub depth: usize,
 }
+
+/// Deepest expression nesting accepted.
+pub const MAX_DEPTH: usize = 100;
 
 impl<'a> Parser<'a> {
     pub fn new(text: &'a str, toks: Vec<Token>) -> Parser<'a> {
-        Parser { text, toks, pos: 0 }
+        Parser { text, toks, pos: 0, depth: 0 }
     }
 
     pub fn peek(&self) -> &Token {
@@ -113,6 +119,22 @@ impl<'a> Parser<'a> {
 
     /// The lowest level: `f $ x`, right-associative.
     pub fn expr(&mut self) -> PResult<SExpr> {
+        self.enter()?;
+        let r = self.expr_inner();
+        self.depth -= 1;
+        r
+    }
+
+    /// Counts one level of nesting, failing beyond [`MAX_DEPTH`].
+    pub fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error(format!("at most {MAX_DEPTH} levels of nested expressions")));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn expr_inner(&mut self) -> PResult<SExpr> {
         let f = self.compose()?;
         if self.eat_punct("$") {
             let x = self.expr()?;
@@ -161,7 +183,10 @@ impl<'a> Parser<'a> {
     fn unary(&mut self) -> PResult<SExpr> {
         if self.is_punct("-") {
             let start = self.bump().span;
-            let e = self.unary()?;
+            self.enter()?;
+            let e = self.unary();
+            self.depth -= 1;
+            let e = e?;
             let span = start.to(e.span);
             return Ok(SExpr::new(SKind::Neg(Box::new(e)), span));
         }
