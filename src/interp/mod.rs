@@ -2,7 +2,46 @@
 //! low-level, on the CPU from the patterns' meanings (every map variant is a
 //! map; address-space wrappers are the identity). It is the oracle of tests
 //! and of the harness's validation.
+//!
+//! Files: `eval` (expressions and patterns), `cfun` (user-function bodies),
+//! `builtins` (OpenCL built-ins), `sizes` (size inference and argument
+//! checks), `flat` (conversion to and from flat host arrays).
 
+mod builtins;
+mod cfun;
+mod error;
+mod eval;
+mod flat;
+mod sizes;
 mod value;
 
+pub use builtins::{call_builtin, is_builtin};
+pub use cfun::call_user_fun;
+pub use error::InterpError;
+pub use flat::{value_from_flat, value_to_flat};
+pub use sizes::infer_sizes;
 pub use value::Value;
+
+use crate::ir::Program;
+use std::collections::{BTreeMap, HashMap};
+
+/// Evaluates `def` on named arguments. Sizes in `sizes` are taken as given;
+/// the others are inferred from the arguments, and every argument is
+/// checked against its declared type.
+pub fn eval_def(
+    program: &Program,
+    def: &str,
+    args: &BTreeMap<String, Value>,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<Value, InterpError> {
+    let d = program.def(def).ok_or_else(|| InterpError::NoSuchDef(def.to_string()))?;
+    let sizes = sizes::infer_with(d, args, sizes.clone())?;
+    let mut env = HashMap::new();
+    for p in &d.params {
+        if let Some(v) = args.get(&p.name) {
+            env.insert(p.id, v.clone());
+        }
+    }
+    let mut it = eval::Interp { program, env, sizes };
+    it.eval(&d.body)
+}

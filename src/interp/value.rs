@@ -21,3 +21,16 @@ impl Value {
         }
     }
 }
+
+impl Value {
+    /// A short description for error messages (`an array of 99`).
+    pub fn describe(&self) -> String {
+        match self {
+            Value::Float(f) => format!("the float {f}"),
+            Value::Int(i) => format!("the int {i}"),
+            Value::Vector(vs) => format!("a vector of {}", vs.len()),
+            Value::Tuple(vs) => format!("a tuple of {}", vs.len()),
+            Value::Array(vs) => format!("an array of {}", vs.len()),
+        }
+    }
+}

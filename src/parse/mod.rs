@@ -1,1 +1,178 @@
-//! TODO
+//! The `.lift` front end: a hand-written lexer and recursive-descent parser
+//! producing the IR of `crate::ir`.
+//!
+//! Files: `lexer` (tokens), `grammar` (expressions and `def`s into a surface
+//! tree, `ast`), `types`, `cbody` (user-function bodies in the C subset),
+//! `desugar` and `patterns` (surface tree into IR), `pretty` (a printer
+//! whose output re-parses to the same program).
+
+mod ast;
+mod cbody;
+mod desugar;
+mod error;
+mod grammar;
+mod lexer;
+mod patterns;
+mod pretty;
+mod types;
+
+pub use cbody::{c_type_name, type_from_c_name};
+pub use error::ParseError;
+pub use patterns::PATTERNS;
+pub use pretty::{print_expr, print_fun, print_program};
+pub use types::size_names as size_names_of;
+
+use ast::SDef;
+use cbody::NameCheck;
+use desugar::Ctx;
+use grammar::{Parser, KEYWORDS};
+use lexer::Tok;
+use types::{named_type, size_names};
+
+use crate::ir::{Def, Program, SourceFile, Span, UserFun};
+use crate::types::Type;
+
+/// Parses a whole `.lift` file into a program.
+pub fn parse_program(file: &SourceFile) -> Result<Program, ParseError> {
+    let toks = lexer::lex(&file.text)?;
+    let mut p = Parser::new(&file.text, toks);
+    let mut prog = Program::default();
+    loop {
+        if p.is_word("userfun") {
+            let uf = p.user_fun(&prog)?;
+            prog.user_funs.push(uf);
+        } else if p.is_word("def") {
+            let sd = p.def()?;
+            check_new_name(&prog, &sd.name, sd.name_span, &file.text, true)?;
+            let def = desugar_def(&mut prog, &sd, &file.text)?;
+            prog.defs.push(def);
+        } else if p.peek().tok == Tok::Eof {
+            return Ok(prog);
+        } else {
+            return Err(p.error("`def`, `userfun` or the end of the file"));
+        }
+    }
+}
+
+/// Rejects a name already taken by a def, a user function, a pattern or a
+/// type. A def may be named like a pattern (`def transpose(...)`): it is a
+/// kernel name, and inside later defs the pattern keeps the name.
+fn check_new_name(prog: &Program, name: &str, span: Span, src: &str, is_def: bool) -> Result<(), ParseError> {
+    let taken = prog.defs.iter().any(|d| d.name == name)
+        || prog.user_funs.iter().any(|u| u.name == name)
+        || (!is_def && patterns::is_pattern(name))
+        || named_type(name).is_some()
+        || KEYWORDS.contains(&name);
+    if taken {
+        return Err(ParseError::new(
+            span,
+            types::snippet(src, span),
+            if is_def {
+                "a name not already used by a def, user function or type"
+            } else {
+                "a name not already used by a def, user function, pattern or type"
+            },
+        ));
+    }
+    Ok(())
+}
+
+fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseError> {
+    let mut sizes = Vec::new();
+    for p in &sd.params {
+        if let Some(t) = &p.ty {
+            size_names(t, &mut sizes);
+        }
+    }
+    let mut ctx = Ctx {
+        src,
+        next_expr: prog.next_expr,
+        next_param: prog.next_param,
+        user_funs: &prog.user_funs,
+        defs: &prog.defs,
+        sizes,
+        scope: Vec::new(),
+    };
+    let mut params = Vec::new();
+    for sp in &sd.params {
+        if params.iter().any(|q: &crate::ir::Param| q.name == sp.name) || ctx.sizes.contains(&sp.name) {
+            return Err(ctx.err(sp.span, "a parameter name not used by another parameter or size"));
+        }
+        let param = ctx.fresh_param(&sp.name, sp.ty.clone(), sp.span);
+        ctx.scope.push((sp.name.clone(), param.id));
+        params.push(param);
+    }
+    let body = ctx.value(&sd.body)?;
+    let (ne, np) = (ctx.next_expr, ctx.next_param);
+    prog.next_expr = ne;
+    prog.next_param = np;
+    Ok(Def { name: sd.name.clone(), params, body, span: sd.span })
+}
+
+impl Parser<'_> {
+    /// `userfun name(a: T, ...): R { C body }`.
+    fn user_fun(&mut self, prog: &Program) -> Result<UserFun, ParseError> {
+        let start = self.expect_word("userfun")?;
+        let (name, name_span) = self.ident("a name for the user function")?;
+        check_new_name(prog, &name, name_span, self.text, false)?;
+        self.expect_punct("(")?;
+        let mut params: Vec<(String, Type)> = Vec::new();
+        if !self.is_punct(")") {
+            loop {
+                let (pname, pspan) = self.ident("a parameter name")?;
+                if params.iter().any(|(n, _)| *n == pname) {
+                    return Err(ParseError::new(pspan, pname, "a parameter name not used twice"));
+                }
+                self.expect_punct(":")?;
+                params.push((pname, self.scalar_like_type()?));
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(")")?;
+        self.expect_punct(":")?;
+        let ret = self.scalar_like_type()?;
+        let open = self.expect_punct("{")?;
+        let first_tok = self.pos;
+        let body = self.c_block_items()?;
+        let close = self.expect_punct("}")?;
+        let body_text = self.text.get(open.end as usize..close.start as usize).unwrap_or("").to_string();
+        let span = start.to(close);
+        // Names used in the body must be parameters, locals, built-ins or earlier user functions.
+        let callable = |n: &str| crate::interp::is_builtin(n) || prog.user_funs.iter().any(|u| u.name == n);
+        let mut check = NameCheck {
+            scopes: vec![params.iter().map(|(n, _)| n.clone()).collect()],
+            is_callable: &callable,
+            span,
+        };
+        if let Err(mut e) = check.stmts(&body) {
+            // Point at the first use of the offending name in the body.
+            let hit = self.toks[first_tok..self.pos]
+                .iter()
+                .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == e.found));
+            if let Some(t) = hit {
+                e.span = t.span;
+            }
+            return Err(e);
+        }
+        Ok(UserFun { name, params, ret, body_text, body, span })
+    }
+
+    /// A parameter or result type of a user function: anything but an array.
+    fn scalar_like_type(&mut self) -> Result<Type, ParseError> {
+        let start = self.peek().span;
+        let ty = self.ty()?;
+        if matches!(ty, Type::Array(..))
+            || matches!(&ty, Type::Tuple(ts) if ts.iter().any(|t| matches!(t, Type::Array(..))))
+        {
+            let span = Span::new(start.start as usize, self.prev_end() as usize);
+            return Err(ParseError::new(
+                span,
+                types::snippet(self.text, span),
+                "a scalar, vector or tuple type (user functions take no arrays)",
+            ));
+        }
+        Ok(ty)
+    }
+}

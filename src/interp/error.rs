@@ -1,0 +1,23 @@
+//! Interpreter errors. Runtime errors carry the span of the expression
+//! being evaluated.
+
+use crate::ir::Span;
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum InterpError {
+    #[error("no `def {0}` in the program")]
+    NoSuchDef(String),
+    /// A `def` argument is missing or does not match its declared type.
+    #[error("argument {name}: {msg}")]
+    Argument { name: String, msg: String },
+    /// A pattern met data it cannot handle (out-of-bounds index, lengths
+    /// that do not divide, a type mismatch).
+    #[error("{msg}")]
+    Runtime { msg: String, span: Span },
+    /// An error inside a user function's body.
+    #[error("in user function `{fun}`: {msg}")]
+    UserFun { fun: String, msg: String, span: Span },
+    /// Flat host data does not fit a type.
+    #[error("{0}")]
+    Data(String),
+}

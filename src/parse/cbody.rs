@@ -1,0 +1,405 @@
+//! The C subset of user-function bodies (see `ir::cfun`), parsed from the
+//! same token stream as the rest of the file. The text between the braces
+//! is kept verbatim for the code generator; this parse feeds the
+//! interpreter and catches mistakes early.
+
+use super::error::{PResult, ParseError};
+use super::grammar::Parser;
+use super::lexer::Tok;
+use super::types::named_type;
+use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use crate::ir::Span;
+use crate::types::Type;
+
+/// The C name of a type inside user-function bodies: `float`, `int4`, and
+/// for tuples the struct `Tuple2_float_int` (fields `_0`, `_1`, ...).
+/// `None` for arrays, which user functions never see.
+pub fn c_type_name(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Scalar(s) => Some(s.c_name().to_string()),
+        Type::Vector(s, n) => Some(format!("{}{}", s.c_name(), n)),
+        Type::Tuple(ts) => {
+            let parts: Option<Vec<String>> = ts.iter().map(c_type_name).collect();
+            Some(format!("Tuple{}_{}", ts.len(), parts?.join("_")))
+        }
+        Type::Array(..) => None,
+    }
+}
+
+/// Inverse of [`c_type_name`] for the names a body may use.
+pub fn type_from_c_name(name: &str) -> Option<Type> {
+    if let Some(t) = named_type(name) {
+        return Some(t);
+    }
+    let rest = name.strip_prefix("Tuple")?;
+    let (count, fields) = rest.split_once('_')?;
+    let n: usize = count.parse().ok()?;
+    let ts: Option<Vec<Type>> = fields.split('_').map(named_type).collect();
+    let ts = ts?;
+    (ts.len() == n && n >= 2).then_some(Type::Tuple(ts))
+}
+
+const STMT_EXPECTED: &str = "a statement";
+
+impl Parser<'_> {
+    /// Statements up to (not including) the closing `}`.
+    pub fn c_block_items(&mut self) -> PResult<Vec<CStmt>> {
+        let mut out = Vec::new();
+        while !self.is_punct("}") {
+            if self.peek().tok == Tok::Eof {
+                return Err(self.error("`}` closing the function body"));
+            }
+            out.extend(self.c_stmt()?);
+        }
+        Ok(out)
+    }
+
+    fn c_type_here(&self) -> Option<Type> {
+        match &self.peek().tok {
+            Tok::Ident(n) => type_from_c_name(n),
+            _ => None,
+        }
+    }
+
+    /// One statement; a declaration of several variables yields several.
+    fn c_stmt(&mut self) -> PResult<Vec<CStmt>> {
+        self.enter()?;
+        let r = self.c_stmt_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn c_stmt_inner(&mut self) -> PResult<Vec<CStmt>> {
+        if self.eat_punct("{") {
+            let body = self.c_block_items()?;
+            self.expect_punct("}")?;
+            return Ok(vec![CStmt::Block(body)]);
+        }
+        if self.eat_punct(";") {
+            return Ok(vec![]);
+        }
+        if self.is_word("if") {
+            self.bump();
+            self.expect_punct("(")?;
+            let cond = self.c_expr()?;
+            self.expect_punct(")")?;
+            let then = self.c_stmt()?;
+            let otherwise = if self.is_word("else") {
+                self.bump();
+                self.c_stmt()?
+            } else {
+                vec![]
+            };
+            return Ok(vec![CStmt::If { cond, then, otherwise }]);
+        }
+        if self.is_word("for") {
+            self.bump();
+            self.expect_punct("(")?;
+            let init = self.c_simple()?;
+            self.expect_punct(";")?;
+            let cond = self.c_expr()?;
+            self.expect_punct(";")?;
+            let step = self.c_simple()?;
+            self.expect_punct(")")?;
+            let body = self.c_stmt()?;
+            let one = |mut v: Vec<CStmt>| if v.len() == 1 { v.swap_remove(0) } else { CStmt::Block(v) };
+            return Ok(vec![CStmt::For { init: Box::new(one(init)), cond, step: Box::new(one(step)), body }]);
+        }
+        if self.is_word("return") {
+            self.bump();
+            let e = self.c_expr()?;
+            self.expect_punct(";")?;
+            return Ok(vec![CStmt::Return(e)]);
+        }
+        let s = self.c_simple()?;
+        self.expect_punct(";")?;
+        Ok(s)
+    }
+
+    /// A declaration, an assignment, `x++`/`x--` or an expression statement.
+    fn c_simple(&mut self) -> PResult<Vec<CStmt>> {
+        if self.is_word("const") {
+            self.bump();
+        }
+        if let Some(ty) = self.c_type_here() {
+            // `(float4)(...)` starts an expression; a type followed by a name declares.
+            if matches!(self.peek_at(1).tok, Tok::Ident(_)) {
+                self.bump();
+                let mut out = Vec::new();
+                loop {
+                    let (name, _) = self.ident("a variable name")?;
+                    let init = if self.eat_punct("=") { Some(self.c_expr()?) } else { None };
+                    out.push(CStmt::Decl { ty: ty.clone(), name, init });
+                    if !self.eat_punct(",") {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+        if self.is_punct(";") || self.is_punct(")") {
+            return Err(self.error(STMT_EXPECTED));
+        }
+        let target = self.c_expr()?;
+        let op = match &self.peek().tok {
+            Tok::Punct("=") => Some(AssignOp::Set),
+            Tok::Punct("+=") => Some(AssignOp::Add),
+            Tok::Punct("-=") => Some(AssignOp::Sub),
+            Tok::Punct("*=") => Some(AssignOp::Mul),
+            Tok::Punct("/=") => Some(AssignOp::Div),
+            Tok::Punct("++") => {
+                self.bump();
+                return Ok(vec![CStmt::Assign { target, op: AssignOp::Add, value: CExpr::Int(1) }]);
+            }
+            Tok::Punct("--") => {
+                self.bump();
+                return Ok(vec![CStmt::Assign { target, op: AssignOp::Sub, value: CExpr::Int(1) }]);
+            }
+            _ => None,
+        };
+        match op {
+            Some(op) => {
+                self.bump();
+                let value = self.c_expr()?;
+                Ok(vec![CStmt::Assign { target, op, value }])
+            }
+            None => Ok(vec![CStmt::Expr(target)]),
+        }
+    }
+
+    pub fn c_expr(&mut self) -> PResult<CExpr> {
+        self.enter()?;
+        let r = self.c_expr_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn c_expr_inner(&mut self) -> PResult<CExpr> {
+        let cond = self.c_binary(0)?;
+        if self.eat_punct("?") {
+            let a = self.c_expr()?;
+            self.expect_punct(":")?;
+            let b = self.c_expr()?;
+            return Ok(CExpr::Ternary(Box::new(cond), Box::new(a), Box::new(b)));
+        }
+        Ok(cond)
+    }
+
+    /// Binary operators by precedence climbing; level 0 is `||`.
+    fn c_binary(&mut self, level: usize) -> PResult<CExpr> {
+        const LEVELS: [&[(&str, BinOp)]; 6] = [
+            &[("||", BinOp::Or)],
+            &[("&&", BinOp::And)],
+            &[("==", BinOp::Eq), ("!=", BinOp::Ne)],
+            &[("<=", BinOp::Le), (">=", BinOp::Ge), ("<", BinOp::Lt), (">", BinOp::Gt)],
+            &[("+", BinOp::Add), ("-", BinOp::Sub)],
+            &[("*", BinOp::Mul), ("/", BinOp::Div), ("%", BinOp::Rem)],
+        ];
+        let Some(ops) = LEVELS.get(level) else {
+            return self.c_unary();
+        };
+        let mut acc = self.c_binary(level + 1)?;
+        while let Some((_, op)) = ops.iter().find(|(p, _)| self.is_punct(p)) {
+            self.bump();
+            let rhs = self.c_binary(level + 1)?;
+            acc = CExpr::Binary(*op, Box::new(acc), Box::new(rhs));
+        }
+        Ok(acc)
+    }
+
+    fn c_unary(&mut self) -> PResult<CExpr> {
+        self.enter()?;
+        let r = self.c_unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn c_unary_inner(&mut self) -> PResult<CExpr> {
+        if self.eat_punct("-") {
+            return Ok(CExpr::Unary(UnOp::Neg, Box::new(self.c_unary()?)));
+        }
+        if self.eat_punct("+") {
+            return self.c_unary();
+        }
+        if self.eat_punct("!") {
+            return Ok(CExpr::Unary(UnOp::Not, Box::new(self.c_unary()?)));
+        }
+        // A cast or a vector/tuple literal: `(` type `)`.
+        if self.is_punct("(") {
+            if let Tok::Ident(n) = &self.peek_at(1).tok {
+                if let Some(ty) = type_from_c_name(n) {
+                    if matches!(self.peek_at(2).tok, Tok::Punct(")")) {
+                        self.bump();
+                        self.bump();
+                        self.bump();
+                        return self.c_after_cast(ty);
+                    }
+                }
+            }
+        }
+        self.c_postfix()
+    }
+
+    fn c_after_cast(&mut self, ty: Type) -> PResult<CExpr> {
+        if matches!(ty, Type::Vector(..)) && self.is_punct("(") {
+            self.bump();
+            let args = self.c_args(")")?;
+            return Ok(CExpr::VectorLit(ty, args));
+        }
+        if matches!(ty, Type::Tuple(_)) && self.eat_punct("{") {
+            let args = self.c_args("}")?;
+            return Ok(CExpr::TupleLit(ty, args));
+        }
+        Ok(CExpr::Cast(ty, Box::new(self.c_unary()?)))
+    }
+
+    /// Comma-separated expressions up to and including `close`.
+    fn c_args(&mut self, close: &str) -> PResult<Vec<CExpr>> {
+        let mut args = Vec::new();
+        if !self.is_punct(close) {
+            loop {
+                args.push(self.c_expr()?);
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        self.expect_punct(close)?;
+        Ok(args)
+    }
+
+    fn c_postfix(&mut self) -> PResult<CExpr> {
+        let mut e = self.c_primary()?;
+        loop {
+            if self.eat_punct(".") {
+                let t = self.peek().clone();
+                let field = match &t.tok {
+                    Tok::Ident(f) => f.clone(),
+                    // `t._0` lexes as `.` then the identifier `_0`; `v.s0` likewise.
+                    _ => return Err(self.error("a component or field name such as `x`, `s3` or `_0`")),
+                };
+                self.bump();
+                e = CExpr::Field(Box::new(e), field);
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn c_primary(&mut self) -> PResult<CExpr> {
+        let t = self.peek().clone();
+        match &t.tok {
+            Tok::Int(v) => {
+                self.bump();
+                Ok(CExpr::Int(*v))
+            }
+            Tok::Float(v) => {
+                self.bump();
+                Ok(CExpr::Float(*v))
+            }
+            Tok::Ident(name) => {
+                self.bump();
+                if self.eat_punct("(") {
+                    let args = self.c_args(")")?;
+                    return Ok(CExpr::Call(name.clone(), args));
+                }
+                Ok(CExpr::Var(name.clone()))
+            }
+            Tok::Punct("(") => {
+                self.bump();
+                let e = self.c_expr()?;
+                self.expect_punct(")")?;
+                Ok(e)
+            }
+            _ => Err(self.error("a C expression")),
+        }
+    }
+}
+
+/// Checks the names a body uses: variables must be parameters or declared
+/// earlier, calls must name a built-in or an earlier user function.
+pub struct NameCheck<'a> {
+    pub scopes: Vec<Vec<String>>,
+    pub is_callable: &'a dyn Fn(&str) -> bool,
+    pub span: Span,
+}
+
+impl NameCheck<'_> {
+    pub fn stmts(&mut self, stmts: &[CStmt]) -> PResult<()> {
+        self.scopes.push(Vec::new());
+        let r = stmts.iter().try_for_each(|s| self.stmt(s));
+        self.scopes.pop();
+        r
+    }
+
+    fn stmt(&mut self, s: &CStmt) -> PResult<()> {
+        match s {
+            CStmt::Decl { name, init, .. } => {
+                if let Some(e) = init {
+                    self.expr(e)?;
+                }
+                if let Some(top) = self.scopes.last_mut() {
+                    top.push(name.clone());
+                }
+                Ok(())
+            }
+            CStmt::Assign { target, value, .. } => {
+                self.expr(target)?;
+                self.expr(value)
+            }
+            CStmt::If { cond, then, otherwise } => {
+                self.expr(cond)?;
+                self.stmts(then)?;
+                self.stmts(otherwise)
+            }
+            CStmt::For { init, cond, step, body } => {
+                self.scopes.push(Vec::new());
+                let r = (|| {
+                    self.stmt(init)?;
+                    self.expr(cond)?;
+                    self.stmt(step)?;
+                    self.stmts(body)
+                })();
+                self.scopes.pop();
+                r
+            }
+            CStmt::Return(e) | CStmt::Expr(e) => self.expr(e),
+            CStmt::Block(b) => self.stmts(b),
+        }
+    }
+
+    fn expr(&mut self, e: &CExpr) -> PResult<()> {
+        match e {
+            CExpr::Int(_) | CExpr::Float(_) => Ok(()),
+            CExpr::Var(v) => {
+                if self.scopes.iter().any(|s| s.contains(v)) {
+                    Ok(())
+                } else {
+                    Err(ParseError::new(self.span, v.clone(), "a parameter or a declared variable"))
+                }
+            }
+            CExpr::Field(e, _) | CExpr::Unary(_, e) | CExpr::Cast(_, e) => self.expr(e),
+            CExpr::Binary(_, a, b) => {
+                self.expr(a)?;
+                self.expr(b)
+            }
+            CExpr::Ternary(a, b, c) => {
+                self.expr(a)?;
+                self.expr(b)?;
+                self.expr(c)
+            }
+            CExpr::Call(name, args) => {
+                if !(self.is_callable)(name) {
+                    return Err(ParseError::new(
+                        self.span,
+                        name.clone(),
+                        "an OpenCL built-in or an earlier user function",
+                    ));
+                }
+                args.iter().try_for_each(|a| self.expr(a))
+            }
+            CExpr::VectorLit(_, args) | CExpr::TupleLit(_, args) => {
+                args.iter().try_for_each(|a| self.expr(a))
+            }
+        }
+    }
+}

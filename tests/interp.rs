@@ -1,0 +1,383 @@
+//! The reference interpreter: one test per pattern against hand-computed
+//! results, user-function bodies, size inference, flat conversions, and the
+//! example programs against plain Rust on random inputs.
+
+use lift::harness::data::HostArray;
+use lift::interp::{eval_def, infer_sizes, value_from_flat, value_to_flat, InterpError, Value};
+use lift::ir::{Program, SourceFile};
+use lift::parse::parse_program;
+use lift::types::Type;
+use std::collections::BTreeMap;
+
+fn parse(text: &str) -> Program {
+    let src = SourceFile::new("t.lift", text);
+    parse_program(&src).unwrap_or_else(|e| panic!("{}", e.render(&src)))
+}
+
+fn fs(xs: &[f32]) -> Value {
+    Value::Array(xs.iter().map(|x| Value::Float(*x)).collect())
+}
+fn is(xs: &[i32]) -> Value {
+    Value::Array(xs.iter().map(|x| Value::Int(*x)).collect())
+}
+fn arr(vs: Vec<Value>) -> Value {
+    Value::Array(vs)
+}
+
+const UFS: &str = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun neg(x: float): float { return -x; }\n\
+                   userfun addi(x: int, y: int): int { return x + y; }\n";
+
+/// Evaluates `def f(<params>) = <body>` on the arguments.
+fn run(params: &str, body: &str, args: Vec<(&str, Value)>) -> Result<Value, InterpError> {
+    let p = parse(&format!("{UFS}def f({params}) = {body}"));
+    let args: BTreeMap<String, Value> = args.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    eval_def(&p, "f", &args, &BTreeMap::new())
+}
+
+fn ok(params: &str, body: &str, args: Vec<(&str, Value)>) -> Value {
+    run(params, body, args).unwrap_or_else(|e| panic!("{body}: {e}"))
+}
+
+#[test]
+fn map_variants_are_maps() {
+    for m in ["map", "mapSeq", "mapSeqUnroll", "mapGlb", "mapGlb(1,", "mapWrg", "mapLcl(2,"] {
+        let call = if m.ends_with(',') { format!("{m} neg)") } else { format!("{m}(neg)") };
+        let v = ok("x: [float]N", &format!("{call} $ x"), vec![("x", fs(&[1.0, -2.0, 3.0]))]);
+        assert_eq!(v, fs(&[-1.0, 2.0, -3.0]), "{m}");
+    }
+}
+
+#[test]
+fn map_vec_applies_per_component() {
+    let v = ok(
+        "x: [float]N",
+        "asScalar o mapSeq(mapVec(neg)) o asVector(2) $ x",
+        vec![("x", fs(&[1.0, 2.0, 3.0, 4.0]))],
+    );
+    assert_eq!(v, fs(&[-1.0, -2.0, -3.0, -4.0]));
+}
+
+#[test]
+fn reductions_fold_from_init_into_one_element() {
+    for r in ["reduce", "reduceSeq", "reduceSeqUnroll"] {
+        let v = ok("x: [float]N", &format!("{r}(add, 10.0f) $ x"), vec![("x", fs(&[1.0, 2.0, 3.0]))]);
+        assert_eq!(v, fs(&[16.0]), "{r}");
+    }
+    // A left fold: ((0 - 1) - 2) - 3 with a non-commutative function.
+    let p =
+        parse("userfun sub(a: int, b: int): int { return a - b; }\ndef f(x: [int]N) = reduceSeq(sub, 0) $ x");
+    let args = BTreeMap::from([("x".to_string(), is(&[1, 2, 3]))]);
+    assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(is(&[-6])));
+}
+
+#[test]
+fn part_red_reduces_consecutive_chunks() {
+    let v = ok("x: [int]N", "partRed(addi, 0, 2) $ x", vec![("x", is(&[1, 2, 3, 4, 5, 6]))]);
+    assert_eq!(v, is(&[6, 15]));
+}
+
+#[test]
+fn iterate_applies_n_times() {
+    let v = ok(
+        "x: [int]N",
+        "iterate(2, join o mapSeq(reduceSeq(addi, 0)) o split(2)) $ x",
+        vec![("x", is(&[1, 2, 3, 4, 5, 6, 7, 8]))],
+    );
+    assert_eq!(v, is(&[10, 26]));
+    let v = ok("x: [int]N", "iterate(0, join o split(2)) $ x", vec![("x", is(&[1, 2]))]);
+    assert_eq!(v, is(&[1, 2]));
+}
+
+#[test]
+fn split_and_join() {
+    let v = ok("x: [int]N", "split(2) $ x", vec![("x", is(&[1, 2, 3, 4, 5, 6]))]);
+    assert_eq!(v, arr(vec![is(&[1, 2]), is(&[3, 4]), is(&[5, 6])]));
+    let v = ok("x: [int]N", "join o split(3) $ x", vec![("x", is(&[1, 2, 3, 4, 5, 6]))]);
+    assert_eq!(v, is(&[1, 2, 3, 4, 5, 6]));
+    let e = run("x: [int]N", "split(4) $ x", vec![("x", is(&[1, 2, 3, 4, 5, 6]))]);
+    assert!(matches!(e, Err(InterpError::Runtime { .. })), "{e:?}");
+}
+
+#[test]
+fn gather_and_scatter() {
+    let v = ok("x: [int]N", "gather(\\i -> N - 1 - i) $ x", vec![("x", is(&[1, 2, 3, 4]))]);
+    assert_eq!(v, is(&[4, 3, 2, 1]));
+    // scatter(i -> (i * 2) % 5) sends x[i] to position 2i mod 5.
+    let v = ok("x: [int]N", "scatter(\\i -> (i * 2) % N) $ x", vec![("x", is(&[10, 11, 12, 13, 14]))]);
+    assert_eq!(v, is(&[10, 13, 11, 14, 12]));
+    let e = run("x: [int]N", "gather(\\i -> i + 1) $ x", vec![("x", is(&[1, 2]))]);
+    assert!(matches!(e, Err(InterpError::Runtime { .. })), "{e:?}");
+    let e = run("x: [int]N", "gather(\\i -> i / (i - i)) $ x", vec![("x", is(&[1, 2]))]);
+    assert!(
+        matches!(e, Err(InterpError::Runtime { ref msg, .. }) if msg.contains("division by zero")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn transpose_swaps_dimensions() {
+    let x = arr(vec![is(&[1, 2, 3]), is(&[4, 5, 6])]);
+    let v = ok("x: [[int]M]N", "transpose $ x", vec![("x", x)]);
+    assert_eq!(v, arr(vec![is(&[1, 4]), is(&[2, 5]), is(&[3, 6])]));
+}
+
+#[test]
+fn zip_get_and_at() {
+    let v = ok("x: [int]N, y: [float]N", "zip(x, y)", vec![("x", is(&[1, 2])), ("y", fs(&[0.5, 1.5]))]);
+    assert_eq!(
+        v,
+        arr(vec![
+            Value::Tuple(vec![Value::Int(1), Value::Float(0.5)]),
+            Value::Tuple(vec![Value::Int(2), Value::Float(1.5)])
+        ])
+    );
+    let v = ok(
+        "x: [int]N, y: [float]N",
+        "mapSeq(get(1)) $ zip(x, y)",
+        vec![("x", is(&[1, 2])), ("y", fs(&[0.5, 1.5]))],
+    );
+    assert_eq!(v, fs(&[0.5, 1.5]));
+    let v = ok("x: [int]N", "at(2) $ x", vec![("x", is(&[7, 8, 9]))]);
+    assert_eq!(v, Value::Int(9));
+    let v = ok("x: [int]N", "zip(x, x, x)", vec![("x", is(&[7]))]);
+    assert_eq!(v, arr(vec![Value::Tuple(vec![Value::Int(7); 3])]));
+    let e = run("x: [int]N, y: [int]M", "zip(x, y)", vec![("x", is(&[1])), ("y", is(&[1, 2]))]);
+    assert!(matches!(e, Err(InterpError::Runtime { .. })), "{e:?}");
+}
+
+#[test]
+fn as_vector_and_as_scalar() {
+    let v = ok("x: [int]N", "asVector(2) $ x", vec![("x", is(&[1, 2, 3, 4]))]);
+    assert_eq!(
+        v,
+        arr(vec![
+            Value::Vector(vec![Value::Int(1), Value::Int(2)]),
+            Value::Vector(vec![Value::Int(3), Value::Int(4)])
+        ])
+    );
+    let v = ok("x: [int]N", "asScalar o asVector(4) $ x", vec![("x", is(&[1, 2, 3, 4]))]);
+    assert_eq!(v, is(&[1, 2, 3, 4]));
+}
+
+#[test]
+fn address_space_wrappers_and_id_are_identities() {
+    for w in ["toGlobal(mapSeq(id))", "toLocal(mapLcl(id))", "toPrivate(mapSeq(id))", "id"] {
+        let v = ok("x: [float]N", &format!("{w} $ x"), vec![("x", fs(&[1.0, 2.0]))]);
+        assert_eq!(v, fs(&[1.0, 2.0]), "{w}");
+    }
+}
+
+#[test]
+fn slide_builds_overlapping_windows() {
+    let v = ok("x: [int]N", "slide(3, 2) $ x", vec![("x", is(&[0, 1, 2, 3, 4, 5, 6]))]);
+    assert_eq!(v, arr(vec![is(&[0, 1, 2]), is(&[2, 3, 4]), is(&[4, 5, 6])]));
+}
+
+#[test]
+fn pad_modes() {
+    let x = || is(&[1, 2, 3]);
+    assert_eq!(ok("x: [int]N", "pad(2, 2, clamp) $ x", vec![("x", x())]), is(&[1, 1, 1, 2, 3, 3, 3]));
+    assert_eq!(ok("x: [int]N", "pad(2, 2, mirror) $ x", vec![("x", x())]), is(&[2, 1, 1, 2, 3, 3, 2]));
+    assert_eq!(ok("x: [int]N", "pad(2, 2, wrap) $ x", vec![("x", x())]), is(&[2, 3, 1, 2, 3, 1, 2]));
+    assert_eq!(ok("x: [int]N", "padConst(1, 2, 0) $ x", vec![("x", x())]), is(&[0, 1, 2, 3, 0, 0]));
+}
+
+#[test]
+fn generate_and_filter() {
+    let p = parse("userfun sq(i: int): int { return i * i; }\ndef f(x: [int]N) = generate(N, sq)");
+    let args = BTreeMap::from([("x".to_string(), is(&[0, 0, 0, 0]))]);
+    assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(is(&[0, 1, 4, 9])));
+    let v = ok(
+        "x: [float]N, idx: [int]M",
+        "filter(x, idx)",
+        vec![("x", fs(&[5.0, 6.0, 7.0])), ("idx", is(&[2, 0, 2]))],
+    );
+    assert_eq!(v, fs(&[7.0, 5.0, 7.0]));
+    let e = run("x: [float]N, idx: [int]M", "filter(x, idx)", vec![("x", fs(&[5.0])), ("idx", is(&[3]))]);
+    assert!(matches!(e, Err(InterpError::Runtime { ref msg, .. }) if msg.contains("out of bounds")), "{e:?}");
+}
+
+#[test]
+fn let_binds_and_scalar_params_are_visible() {
+    let p = parse(
+        "userfun mult(a: float, b: float): float { return a * b; }\n\
+         def scal(alpha: float, x: [float]N) = let a2 = toPrivate(id) $ alpha in mapSeq(\\v -> mult(a2, v)) $ x",
+    );
+    let args = BTreeMap::from([("alpha".to_string(), Value::Float(2.0)), ("x".to_string(), fs(&[1.0, 3.0]))]);
+    assert_eq!(eval_def(&p, "scal", &args, &BTreeMap::new()), Ok(fs(&[2.0, 6.0])));
+}
+
+#[test]
+fn user_function_bodies_follow_c() {
+    let p = parse(
+        r#"
+userfun cdiv(a: int, b: int): int { return a / b + a % b; }
+userfun cmp(a: float, b: float): int { return (a < b) + (a == b) * 10; }
+userfun vec(v: float4, s: float): float4 { float4 w = v * s + 1.0f; w.y = 0.0f; return w; }
+userfun swz(v: float4): float2 { return v.wz + v.s01; }
+userfun tup(a: float, b: int): (float, int) { Tuple2_float_int t = (Tuple2_float_int){a * 2.0f, b}; t._1 += 1; return t; }
+userfun loops(n: int): float { float s = 0; for (int i = 0; i < n; i++) { if (i % 2 == 0) { s += i; } else s -= 1; } return s; }
+userfun built(x: float): float { return sqrt(x) + fmax(x, 2.0f) + mad(x, 2.0f, 1.0f) + clamp(x, 0.0f, 1.0f) + dot((float2)(x, 1.0f), (float2)(2.0f)) + select(1.0f, 5.0f, x > 3.0f); }
+userfun casts(x: float): int { return (int)x + (int)(x * 2.0f); }
+userfun calls(x: float): float { return built(x) - built(x); }
+def f(x: [float]N) = x
+"#,
+    );
+    let call = |name: &str, args: Vec<Value>| {
+        let id = p.user_funs.iter().position(|u| u.name == name).unwrap();
+        lift::interp::call_user_fun(&p, lift::ir::UserFunId(id as u32), args, Default::default())
+    };
+    assert_eq!(call("cdiv", vec![Value::Int(-7), Value::Int(2)]), Ok(Value::Int(-3 + -1)));
+    assert!(matches!(call("cdiv", vec![Value::Int(1), Value::Int(0)]), Err(InterpError::UserFun { .. })));
+    assert_eq!(call("cmp", vec![Value::Float(1.0), Value::Float(2.0)]), Ok(Value::Int(1)));
+    assert_eq!(call("cmp", vec![Value::Float(2.0), Value::Float(2.0)]), Ok(Value::Int(10)));
+    let v4 = Value::Vector(vec![Value::Float(1.0), Value::Float(2.0), Value::Float(3.0), Value::Float(4.0)]);
+    assert_eq!(
+        call("vec", vec![v4.clone(), Value::Float(2.0)]),
+        Ok(Value::Vector(vec![Value::Float(3.0), Value::Float(0.0), Value::Float(7.0), Value::Float(9.0)]))
+    );
+    assert_eq!(call("swz", vec![v4]), Ok(Value::Vector(vec![Value::Float(5.0), Value::Float(5.0)])));
+    assert_eq!(
+        call("tup", vec![Value::Float(1.5), Value::Int(4)]),
+        Ok(Value::Tuple(vec![Value::Float(3.0), Value::Int(5)]))
+    );
+    // 0 - 1 + 2 - 1 + 4 = 4
+    assert_eq!(call("loops", vec![Value::Int(5)]), Ok(Value::Float(4.0)));
+    // x = 4: 2 + 4 + 9 + 1 + (8 + 2) + 5 = 31
+    assert_eq!(call("built", vec![Value::Float(4.0)]), Ok(Value::Float(31.0)));
+    assert_eq!(call("casts", vec![Value::Float(2.7)]), Ok(Value::Int(2 + 5)));
+    assert_eq!(call("calls", vec![Value::Float(4.0)]), Ok(Value::Float(0.0)));
+}
+
+#[test]
+fn size_inference_and_argument_errors() {
+    let p = parse("def f(x: [[float]M]N, y: [float](N/2)) = x");
+    let d = p.def("f").unwrap();
+    let x = arr(vec![fs(&[1.0, 2.0, 3.0]); 4]);
+    let args = BTreeMap::from([("x".to_string(), x.clone()), ("y".to_string(), fs(&[0.0, 0.0]))]);
+    let sizes = infer_sizes(d, &args).unwrap();
+    assert_eq!(sizes, BTreeMap::from([("M".to_string(), 3), ("N".to_string(), 4)]));
+    let bad = BTreeMap::from([("x".to_string(), x), ("y".to_string(), fs(&[0.0; 3]))]);
+    let e = infer_sizes(d, &bad).unwrap_err();
+    assert_eq!(e.to_string(), "argument y: expected [float](N / 2) with N = 4, found an array of 3");
+    let p = parse("def g(x: [float]N, y: [float]N) = x");
+    let args = BTreeMap::from([("x".to_string(), fs(&[0.0; 100])), ("y".to_string(), fs(&[0.0; 99]))]);
+    let e = eval_def(&p, "g", &args, &BTreeMap::new()).unwrap_err();
+    assert_eq!(e.to_string(), "argument y: expected [float]N with N = 100, found an array of 99");
+    let e = eval_def(&p, "g", &BTreeMap::new(), &BTreeMap::new()).unwrap_err();
+    assert_eq!(e.to_string(), "argument x: missing");
+    assert_eq!(eval_def(&p, "h", &args, &BTreeMap::new()).unwrap_err(), InterpError::NoSuchDef("h".into()));
+    // Given sizes win and are checked.
+    let args = BTreeMap::from([("x".to_string(), fs(&[0.0; 2])), ("y".to_string(), fs(&[0.0; 2]))]);
+    let e = eval_def(&p, "g", &args, &BTreeMap::from([("N".to_string(), 3)])).unwrap_err();
+    assert_eq!(e.to_string(), "argument x: expected [float]N with N = 3, found an array of 2");
+}
+
+#[test]
+fn flat_conversions_round_trip() {
+    let ty = Type::array(
+        Type::array(Type::Vector(lift::types::ScalarType::Float, 2), lift::arith::ArithExpr::size("M")),
+        lift::arith::ArithExpr::size("N"),
+    );
+    let sizes = BTreeMap::from([("M".to_string(), 2), ("N".to_string(), 3)]);
+    let data = HostArray::F32((0..12).map(|i| i as f32).collect());
+    let v = value_from_flat(&ty, &data, &sizes).unwrap();
+    let Value::Array(rows) = &v else { panic!() };
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        rows[1],
+        arr(vec![
+            Value::Vector(vec![Value::Float(4.0), Value::Float(5.0)]),
+            Value::Vector(vec![Value::Float(6.0), Value::Float(7.0)])
+        ])
+    );
+    assert_eq!(value_to_flat(&v), data);
+    assert!(value_from_flat(&ty, &HostArray::F32(vec![0.0; 11]), &sizes).is_err());
+    let ints = value_to_flat(&is(&[1, 2]));
+    assert_eq!(ints, HostArray::I32(vec![1, 2]));
+    let tup = Type::array(Type::Tuple(vec![Type::FLOAT, Type::INT]), lift::arith::ArithExpr::size("N"));
+    let v = value_from_flat(
+        &tup,
+        &HostArray::F32(vec![0.5, 1.0, 1.5, 2.0]),
+        &BTreeMap::from([("N".to_string(), 2)]),
+    )
+    .unwrap();
+    assert_eq!(
+        v,
+        arr(vec![
+            Value::Tuple(vec![Value::Float(0.5), Value::Int(1)]),
+            Value::Tuple(vec![Value::Float(1.5), Value::Int(2)])
+        ])
+    );
+}
+
+/// A small deterministic generator (xorshift) so the tests need no crate.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+}
+
+#[test]
+fn dot_product_matches_rust() {
+    let text = std::fs::read_to_string("examples/dot.lift").unwrap();
+    let p = parse(&text);
+    let mut rng = Rng(0x9e3779b97f4a7c15);
+    for n in [128usize, 384, 1152] {
+        let x: Vec<f32> = (0..n).map(|_| rng.next()).collect();
+        let y: Vec<f32> = (0..n).map(|_| rng.next()).collect();
+        let args = BTreeMap::from([("x".to_string(), fs(&x)), ("y".to_string(), fs(&y))]);
+        let Value::Array(parts) = eval_def(&p, "dot", &args, &BTreeMap::new()).unwrap() else { panic!() };
+        // One partial sum per work-group of 128 elements.
+        assert_eq!(parts.len(), n / 128);
+        for (g, part) in parts.iter().enumerate() {
+            let want: f32 = (g * 128..(g + 1) * 128).map(|i| x[i] * y[i]).sum();
+            let Value::Float(got) = part else { panic!() };
+            assert!((got - want).abs() < 1e-4, "group {g}: {got} vs {want}");
+        }
+    }
+}
+
+#[test]
+fn transpose_matches_rust() {
+    let text = std::fs::read_to_string("examples/transpose.lift").unwrap();
+    let p = parse(&text);
+    let mut rng = Rng(42);
+    for (m, n) in [(3usize, 5usize), (7, 2), (1, 9)] {
+        let x: Vec<Vec<f32>> = (0..m).map(|_| (0..n).map(|_| rng.next()).collect()).collect();
+        let args = BTreeMap::from([("x".to_string(), arr(x.iter().map(|r| fs(r)).collect()))]);
+        let got = eval_def(&p, "transpose", &args, &BTreeMap::new()).unwrap();
+        let want = arr((0..n).map(|j| fs(&(0..m).map(|i| x[i][j]).collect::<Vec<_>>())).collect());
+        assert_eq!(got, want, "M = {m}, N = {n}");
+    }
+}
+
+#[test]
+fn scal_and_jacobi_match_rust() {
+    let p = parse(&std::fs::read_to_string("examples/scal.lift").unwrap());
+    let x: Vec<f32> = (0..256).map(|i| i as f32 * 0.25).collect();
+    let args = BTreeMap::from([("alpha".to_string(), Value::Float(3.0)), ("x".to_string(), fs(&x))]);
+    let want: Vec<f32> = x.iter().map(|v| v * 3.0).collect();
+    assert_eq!(eval_def(&p, "scal", &args, &BTreeMap::new()), Ok(fs(&want)));
+    let p = parse(&std::fs::read_to_string("examples/jacobi1d.lift").unwrap());
+    let a: Vec<f32> = (0..37).map(|i| ((i * 7) % 11) as f32).collect();
+    let args = BTreeMap::from([("a".to_string(), fs(&a))]);
+    let n = a.len() as i64;
+    let at = |i: i64| a[i.clamp(0, n - 1) as usize];
+    let want: Vec<Value> = (0..n).map(|i| fs(&[at(i - 1) + at(i) + at(i + 1)])).collect();
+    assert_eq!(eval_def(&p, "jacobi1d", &args, &BTreeMap::new()), Ok(arr(want)));
+}
+
+#[test]
+fn deepest_accepted_nesting_parses_prints_and_evaluates() {
+    let text = format!("def f(x: [float]N) = {}x{}", "id(".repeat(98), ")".repeat(98));
+    let p = parse(&text);
+    assert!(lift::parse::print_program(&p).contains("id(id("));
+    let args = BTreeMap::from([("x".to_string(), fs(&[1.0]))]);
+    assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(fs(&[1.0])));
+}
