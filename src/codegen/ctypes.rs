@@ -8,8 +8,10 @@ pub fn c_type(t: &Type) -> String {
         Type::Scalar(s) => s.c_name().to_string(),
         Type::Vector(s, n) => format!("{}{}", s.c_name(), n),
         Type::Tuple(ts) => {
+            // User-function bodies name tuple structs this way too
+            // (`parse::type_from_c_name` reads it back).
             let parts: Vec<String> = ts.iter().map(c_type).collect();
-            format!("Tuple_{}", parts.join("_"))
+            format!("Tuple{}_{}", ts.len(), parts.join("_"))
         }
         Type::Array(e, _) => c_type(e),
     }

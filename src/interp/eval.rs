@@ -63,6 +63,14 @@ impl Interp<'_> {
     pub fn apply(&mut self, f: &FunDecl, mut args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
         let p = match &f.kind {
             FunKind::Lambda(l) => {
+                // `\(a, b) -> e` applied to one tuple destructures it.
+                if l.params.len() > 1 && args.len() == 1 {
+                    if let Value::Tuple(parts) = &args[0] {
+                        if parts.len() == l.params.len() {
+                            args = parts.clone();
+                        }
+                    }
+                }
                 if l.params.len() != args.len() {
                     return Err(rt(
                         span,

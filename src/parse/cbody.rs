@@ -16,13 +16,8 @@ use crate::types::Type;
 /// `None` for arrays, which user functions never see.
 pub fn c_type_name(ty: &Type) -> Option<String> {
     match ty {
-        Type::Scalar(s) => Some(s.c_name().to_string()),
-        Type::Vector(s, n) => Some(format!("{}{}", s.c_name(), n)),
-        Type::Tuple(ts) => {
-            let parts: Option<Vec<String>> = ts.iter().map(c_type_name).collect();
-            Some(format!("Tuple{}_{}", ts.len(), parts?.join("_")))
-        }
         Type::Array(..) => None,
+        other => Some(crate::codegen::c_type(other)),
     }
 }
 

@@ -18,6 +18,14 @@ fn elem_of(t: &Type) -> Option<(&Type, &ArithExpr)> {
     }
 }
 
+/// The length of an array accumulator (for viewing it as `[[a]n]1`).
+fn acc_len(arg_types: &[Type]) -> ArithExpr {
+    match arg_types.first() {
+        Some(Type::Array(_, n)) => n.clone(),
+        _ => ArithExpr::Cst(1),
+    }
+}
+
 impl<'a> Lowerer<'a> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn pattern(
@@ -103,9 +111,20 @@ impl<'a> Lowerer<'a> {
                 let (acc_ty, elem, n) = (acc_ty.clone(), elem.clone(), n.clone());
                 // The accumulator lives in private memory (Algorithm 1:
                 // a reduction writes into its initialiser's memory).
-                let acc = self.alloc(&acc_ty, AddressSpace::Private, span)?;
-                let v0 = self.read(init, &acc_ty, span)?;
-                self.write(&acc, v0, &acc_ty, span)?;
+                // An array accumulator is updated in place in the memory its
+                // initialiser was written to; a single value is copied into a
+                // fresh private variable.
+                let acc = if let Type::Array(..) = acc_ty {
+                    if super::loops::root_space(init).is_none() {
+                        return self.unsupported(span, "an array accumulator must be computed into memory first, e.g. with toPrivate(mapSeq(...))");
+                    }
+                    init.clone()
+                } else {
+                    let acc = self.alloc(&acc_ty, AddressSpace::Private, span)?;
+                    let v0 = self.read(init, &acc_ty, span)?;
+                    self.write(&acc, v0, &acc_ty, span)?;
+                    acc
+                };
                 let xs = xs.clone();
                 let acc2 = acc.clone();
                 let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
@@ -115,13 +134,11 @@ impl<'a> Lowerer<'a> {
                 };
                 let n = self.decide(&n);
                 self.seq_loop(&n, matches!(kind, ReduceKind::SeqUnroll), None, &mut body, span)?;
-                let result = rc(View::Mem {
-                    mem: match &*acc {
-                        View::Mem { mem, .. } => mem.clone(),
-                        _ => return Err(CompileError::Internal("accumulator is not a memory".into())),
-                    },
-                    ty: ty.clone(),
-                });
+                // The result is the accumulator seen as a one-element array.
+                let result = match &*acc {
+                    View::Mem { mem, .. } => rc(View::Mem { mem: mem.clone(), ty: ty.clone() }),
+                    _ => rc(View::Split { n: acc_len(arg_types), of: acc.clone() }),
+                };
                 match out {
                     None => Ok(result),
                     Some(o) => {
