@@ -103,7 +103,11 @@ impl Lowerer<'_> {
         arg_ty: &Type,
         res_ty: &Type,
     ) -> Result<Option<View>, CompileError> {
-        let FunKind::Pattern(p) = &f.kind else { return Ok(None) };
+        let p = match &f.kind {
+            FunKind::Pattern(p) => p,
+            FunKind::Lambda(l) => return self.invert_lambda(l, out),
+            FunKind::UserFun(_) => return Ok(None),
+        };
         let of = out.clone();
         Ok(match p {
             // Writing element [i][j] of join's argument writes element i*n+j.
@@ -155,6 +159,30 @@ impl Lowerer<'_> {
                 None
             }
         })
+    }
+}
+
+impl Lowerer<'_> {
+    /// Inverts a lambda that is a chain of invertible layout patterns
+    /// ending in its parameter (`asScalar o join`).
+    fn invert_lambda(&mut self, l: &crate::ir::Lambda, out: &Rc<View>) -> Result<Option<View>, CompileError> {
+        let [param] = &l.params[..] else { return Ok(None) };
+        let mut e = &*l.body;
+        let mut cur = out.clone();
+        loop {
+            match &e.kind {
+                crate::ir::ExprKind::Param(p) if *p == param.id => return Ok(Some((*cur).clone())),
+                crate::ir::ExprKind::Call(g, args) if args.len() == 1 => {
+                    let (a_ty, r_ty) = (self.inp.types.of(&args[0]).clone(), self.inp.types.of(e).clone());
+                    match self.invert_output(g, &cur, &a_ty, &r_ty)? {
+                        Some(v) => cur = Rc::new(v),
+                        None => return Ok(None),
+                    }
+                    e = &args[0];
+                }
+                _ => return Ok(None),
+            }
+        }
     }
 }
 
