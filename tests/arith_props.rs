@@ -1,0 +1,156 @@
+//! Property tests of the arithmetic simplifier and prover: on random
+//! expressions over variables with random ranges, evaluated at random points
+//! inside those ranges, simplification never changes a value, is idempotent,
+//! and every proof / bound the prover gives holds.
+
+use std::collections::HashMap;
+
+use lift::arith::{
+    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CmpOp, Pred, Range, Var,
+    VarKind,
+};
+use proptest::prelude::*;
+
+/// The variables of one case: sizes `N`, `M`; `a in [0, N)`, `d in [0, M)`
+/// and `c in [lo, lo + len)` with a possibly negative `lo`.
+#[derive(Clone, Debug)]
+struct Scope {
+    c_lo: i64,
+    c_len: i64,
+}
+
+impl Scope {
+    fn vars(&self) -> Vec<E> {
+        let idx = |name: &str, start: E, stop: E| {
+            E::Var(Var { name: name.into(), kind: VarKind::Index, range: Range::new(start, stop) })
+        };
+        vec![
+            E::size("N"),
+            E::size("M"),
+            idx("a", E::cst(0), E::size("N")),
+            idx("d", E::cst(0), E::size("M")),
+            idx("c", E::cst(self.c_lo), E::cst(self.c_lo + self.c_len)),
+        ]
+    }
+
+    /// A point inside the ranges, from raw random numbers.
+    fn point(&self, raw: &[u32; 5]) -> HashMap<String, i64> {
+        let n = 1 + i64::from(raw[0] % 12);
+        let m = 1 + i64::from(raw[1] % 12);
+        let mut env = HashMap::new();
+        env.insert("N".to_string(), n);
+        env.insert("M".to_string(), m);
+        env.insert("a".to_string(), i64::from(raw[2]) % n);
+        env.insert("d".to_string(), i64::from(raw[3]) % m);
+        env.insert("c".to_string(), self.c_lo + i64::from(raw[4]) % self.c_len);
+        env
+    }
+}
+
+fn scope() -> impl Strategy<Value = Scope> {
+    (-6i64..4, 1i64..8).prop_map(|(c_lo, c_len)| Scope { c_lo, c_len })
+}
+
+fn cmp_op() -> impl Strategy<Value = CmpOp> {
+    prop_oneof![
+        Just(CmpOp::Lt),
+        Just(CmpOp::Le),
+        Just(CmpOp::Gt),
+        Just(CmpOp::Ge),
+        Just(CmpOp::Eq),
+        Just(CmpOp::Ne)
+    ]
+}
+
+/// Random expressions over the scope's variables, biased towards the shapes
+/// views produce: sums of scaled indices, divisions and remainders by
+/// positive constants and sizes, with subtraction making them negative.
+fn expr(vars: Vec<E>) -> impl Strategy<Value = E> {
+    let leaf = prop_oneof![(-6i64..=6).prop_map(E::cst), proptest::sample::select(vars.clone()),];
+    let sizes = vec![E::size("N"), E::size("M"), E::add(E::size("N"), E::cst(2))];
+    leaf.prop_recursive(4, 40, 3, move |inner| {
+        let divisor = prop_oneof![(1i64..9).prop_map(E::cst), proptest::sample::select(sizes.clone()),];
+        prop_oneof![
+            3 => proptest::collection::vec(inner.clone(), 2..4).prop_map(E::Sum),
+            2 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::sub(a, b)),
+            2 => ((-4i64..=4), inner.clone()).prop_map(|(k, a)| E::mul(E::cst(k), a)),
+            1 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::mul(a, b)),
+            3 => (inner.clone(), divisor.clone()).prop_map(|(a, b)| E::div(a, b)),
+            3 => (inner.clone(), divisor.clone()).prop_map(|(a, b)| E::modulo(a, b)),
+            // Rule 4 shapes and multiples of the divisor.
+            2 => (inner.clone(), divisor.clone(), inner.clone()).prop_map(|(x, y, z)| {
+                E::Sum(vec![E::mul(E::div(x.clone(), y.clone()), y.clone()), E::modulo(x, y), z])
+            }),
+            2 => (inner.clone(), divisor.clone(), inner.clone(), any::<bool>()).prop_map(|(x, y, z, m)| {
+                let n = E::add(E::mul(x, y.clone()), z);
+                if m { E::modulo(n, y) } else { E::div(n, y) }
+            }),
+            1 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::div(a, b)),
+            1 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::min(a, b)),
+            1 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::max(a, b)),
+            1 => (inner.clone(), cmp_op(), inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(l, op, r, t, f)| E::if_then_else(Pred { lhs: l, op, rhs: r }, t, f)),
+            // Exact by construction.
+            1 => (inner.clone(), divisor).prop_map(|(a, b)| E::exact_div(E::mul(a, b.clone()), b)),
+            1 => (inner.clone(), 0i64..4).prop_map(|(a, k)| E::pow(a, E::cst(k))),
+            1 => inner.prop_map(|a| E::log2(E::add(E::mul(a.clone(), a), E::cst(1)))),
+        ]
+    })
+}
+
+fn case() -> impl Strategy<Value = (Scope, E, E, Vec<[u32; 5]>)> {
+    scope().prop_flat_map(|s| {
+        let vars = s.vars();
+        (Just(s), expr(vars.clone()), expr(vars), proptest::collection::vec(any::<[u32; 5]>(), 12))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn simplify_preserves_values_and_is_idempotent((s, e, _, points) in case()) {
+        let simp = simplify(&e);
+        prop_assert_eq!(simplify(&simp), simp.clone(), "not idempotent on {}", e);
+        for raw in &points {
+            let env = s.point(raw);
+            // Points where the original has no value (division by zero,
+            // overflow) say nothing about the rewrite.
+            if let Ok(v) = e.eval(&env) {
+                prop_assert_eq!(simp.eval(&env), Ok(v), "{} => {} at {:?}", e, simp, env);
+            }
+        }
+    }
+
+    #[test]
+    fn prover_is_sound((s, a, b, points) in case()) {
+        let lt = prove_lt(&a, &b);
+        let le = prove_le(&a, &b);
+        let eq = prove_eq(&a, &b);
+        let lo = min_value(&a);
+        let hi = max_value(&a);
+        for raw in &points {
+            let env = s.point(raw);
+            let (Ok(x), Ok(y)) = (a.eval(&env), b.eval(&env)) else { continue };
+            prop_assert!(!lt || x < y, "proved {} < {} but {} >= {} at {:?}", a, b, x, y, env);
+            prop_assert!(!le || x <= y, "proved {} <= {} but {} > {} at {:?}", a, b, x, y, env);
+            prop_assert!(!eq || x == y, "proved {} == {} but {} != {} at {:?}", a, b, x, y, env);
+            if let Some(Ok(l)) = lo.as_ref().map(|l| l.eval(&env)) {
+                prop_assert!(l <= x, "min_value({}) = {} = {} > {} at {:?}", a, lo.as_ref().unwrap(), l, x, env);
+            }
+            if let Some(Ok(h)) = hi.as_ref().map(|h| h.eval(&env)) {
+                prop_assert!(h >= x, "max_value({}) = {} = {} < {} at {:?}", a, hi.as_ref().unwrap(), h, x, env);
+            }
+        }
+    }
+
+    /// An expression against a shifted copy of itself: simplification
+    /// cancels `e`, so `e < e + k` must be proved exactly when `k > 0`.
+    #[test]
+    fn prover_on_shifted_copies((_s, e, _, _p) in case(), k in -3i64..4) {
+        let shifted = E::add(e.clone(), E::cst(k));
+        prop_assert_eq!(prove_lt(&e, &shifted), k > 0, "{} < {}", e, shifted);
+        prop_assert_eq!(prove_le(&e, &shifted), k >= 0, "{} <= {}", e, shifted);
+        prop_assert_eq!(prove_eq(&e, &shifted), k == 0, "{} == {}", e, shifted);
+    }
+}
