@@ -1,19 +1,78 @@
 //! Figure 8 charts from `results.csv` files (see `docs/CONFIG.md`).
+//!
+//! `results` reads the CSV into typed rows, `model` turns rows into
+//! speedups per device, benchmark and size, `figure` draws them as SVG and
+//! `pdf` converts that SVG into a PDF with real text.
+
+mod figure;
+mod model;
+mod names;
+mod pdf;
+mod results;
 
 use std::path::{Path, PathBuf};
+
+pub use figure::{figure8_svg, legend_label, variant_color};
+pub use model::{
+    build_panels, format_speedup, geometric_mean, speedup_table, Cell, Group, Panel, UNKNOWN_DEVICE,
+};
+pub use names::display_name;
+pub use pdf::{svg_to_pdf, FontSource};
+pub use results::{parse_results, read_results, ResultRow, Status, Timing, Variant, RESULTS_HEADER};
 
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
     #[error("{path}: {msg}")]
     Input { path: PathBuf, msg: String },
+    /// A bad row (or header, line 1) of a results file.
+    #[error("{}:{line}{}: {msg}", path.display(), if column.is_empty() { String::new() } else { format!(": column `{column}`") })]
+    Row { path: PathBuf, line: u64, column: String, msg: String },
     #[error("writing {path}: {msg}")]
     Output { path: PathBuf, msg: String },
+    #[error("drawing the chart: {0}")]
+    Draw(String),
+    #[error("fonts: {0}")]
+    Font(String),
+    #[error("making the PDF: {0}")]
+    Pdf(String),
 }
 
 /// Renders `figure8.svg` and `figure8.pdf` into `out_dir` from one or more
 /// result CSVs (one panel per device); returns the files written.
 pub fn render_figure8(csvs: &[PathBuf], out_dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
-    let _ = (csvs, out_dir);
-    Ok(Vec::new())
+    render_figure8_with_fonts(csvs, out_dir, &FontSource::System)
+}
+
+/// [`render_figure8`] with the fonts taken from `fonts`.
+pub fn render_figure8_with_fonts(
+    csvs: &[PathBuf],
+    out_dir: &Path,
+    fonts: &FontSource,
+) -> Result<Vec<PathBuf>, ChartError> {
+    let mut rows = Vec::new();
+    for csv in csvs {
+        rows.extend(read_results(csv)?);
+    }
+    let panels = build_panels(&rows);
+    if panels.is_empty() {
+        let path = csvs.first().cloned().unwrap_or_default();
+        return Err(ChartError::Input { path, msg: "no result rows to chart".into() });
+    }
+    let svg = figure8_svg(&panels)?;
+    // The PDF is made before anything is written, so that a missing font
+    // does not leave a fresh SVG beside a stale PDF.
+    let pdf = svg_to_pdf(&svg, fonts)?;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| ChartError::Output { path: out_dir.to_path_buf(), msg: e.to_string() })?;
+    let svg_path = out_dir.join("figure8.svg");
+    let pdf_path = out_dir.join("figure8.pdf");
+    write(&svg_path, svg.as_bytes())?;
+    write(&pdf_path, &pdf)?;
+    Ok(vec![svg_path, pdf_path])
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), ChartError> {
+    std::fs::write(path, bytes)
+        .map_err(|e| ChartError::Output { path: path.to_path_buf(), msg: e.to_string() })
 }

@@ -1,0 +1,350 @@
+//! Typed rows of a `results.csv` file (the contract is `docs/CONFIG.md`).
+//!
+//! The reader is strict: the header must be exactly the contract's columns in
+//! order, and every row must parse. A chart drawn from a half-understood file
+//! would be silently wrong, so any deviation is an error naming the file, the
+//! line and the column.
+
+use std::fmt;
+use std::path::Path;
+
+use super::ChartError;
+
+/// The contract's columns, in order.
+pub const RESULTS_HEADER: [&str; 26] = [
+    "benchmark",
+    "size",
+    "variant",
+    "status",
+    "median_ms",
+    "min_ms",
+    "max_ms",
+    "ci_low_ms",
+    "ci_high_ms",
+    "runs",
+    "max_rel_error",
+    "compile_ms",
+    "kernel_lines",
+    "kernel_bytes",
+    "gbps",
+    "gflops",
+    "frac_bandwidth",
+    "frac_flops",
+    "timing",
+    "build_options",
+    "device",
+    "driver",
+    "opencl_version",
+    "git_commit",
+    "date",
+    "message",
+];
+
+/// Which program a row measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Variant {
+    /// The hand-written OpenCL reference.
+    Reference,
+    /// Lift, no optimisation.
+    None,
+    /// Lift with barrier elimination.
+    Barrier,
+    /// Lift with barrier elimination and control-flow simplification.
+    BarrierCf,
+    /// Lift with all optimisations (plus array-access simplification).
+    All,
+    /// The CLBlast library, where a benchmark has one.
+    Clblast,
+}
+
+impl Variant {
+    /// Every variant other than the reference, in chart order.
+    pub const COMPARED: [Variant; 5] =
+        [Variant::None, Variant::Barrier, Variant::BarrierCf, Variant::All, Variant::Clblast];
+
+    /// The spelling used in `results.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Reference => "reference",
+            Variant::None => "none",
+            Variant::Barrier => "barrier",
+            Variant::BarrierCf => "barrier+cf",
+            Variant::All => "all",
+            Variant::Clblast => "clblast",
+        }
+    }
+
+    /// Parses the `results.csv` spelling.
+    pub fn parse(s: &str) -> Option<Variant> {
+        Some(match s {
+            "reference" => Variant::Reference,
+            "none" => Variant::None,
+            "barrier" => Variant::Barrier,
+            "barrier+cf" => Variant::BarrierCf,
+            "all" => Variant::All,
+            "clblast" => Variant::Clblast,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Ok,
+    /// Ran, but the result was wrong.
+    Failed,
+    /// Did not build or run.
+    Error,
+    Skipped,
+}
+
+impl Status {
+    /// The spelling used in `results.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Failed => "FAILED",
+            Status::Error => "error",
+            Status::Skipped => "skipped",
+        }
+    }
+
+    /// Parses the `results.csv` spelling.
+    pub fn parse(s: &str) -> Option<Status> {
+        Some(match s {
+            "ok" => Status::Ok,
+            "FAILED" => Status::Failed,
+            "error" => Status::Error,
+            "skipped" => Status::Skipped,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How the time of a run was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Timing {
+    /// Sum of the kernels' profiling events.
+    Profiling,
+    /// Wall time around a finish.
+    Host,
+}
+
+/// One row of `results.csv`. Numbers that do not apply are `None`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    pub benchmark: String,
+    pub size: String,
+    pub variant: Variant,
+    pub status: Status,
+    pub median_ms: Option<f64>,
+    pub min_ms: Option<f64>,
+    pub max_ms: Option<f64>,
+    pub ci_low_ms: Option<f64>,
+    pub ci_high_ms: Option<f64>,
+    pub runs: Option<u64>,
+    pub max_rel_error: Option<f64>,
+    pub compile_ms: Option<f64>,
+    pub kernel_lines: Option<u64>,
+    pub kernel_bytes: Option<u64>,
+    pub gbps: Option<f64>,
+    pub gflops: Option<f64>,
+    pub frac_bandwidth: Option<f64>,
+    pub frac_flops: Option<f64>,
+    pub timing: Option<Timing>,
+    pub build_options: String,
+    pub device: String,
+    pub driver: String,
+    pub opencl_version: String,
+    pub git_commit: String,
+    pub date: String,
+    pub message: String,
+}
+
+/// Reads and checks one `results.csv`.
+pub fn read_results(path: &Path) -> Result<Vec<ResultRow>, ChartError> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| ChartError::Input { path: path.to_path_buf(), msg: format!("cannot open: {e}") })?;
+    parse_results(file, path)
+}
+
+/// Parses `results.csv` text read from `input`; `path` is only used in errors.
+pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<ResultRow>, ChartError> {
+    // Headers are checked by hand and field counts are checked per row, so
+    // that each complaint can name the line and the column.
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
+    let mut records = reader.records();
+    let header = match records.next() {
+        None => {
+            return Err(ChartError::Input {
+                path: path.to_path_buf(),
+                msg: "empty file: expected the results.csv header".into(),
+            })
+        }
+        Some(r) => r.map_err(|e| csv_error(path, &e))?,
+    };
+    check_header(&header, path)?;
+    let mut rows = Vec::new();
+    for record in records {
+        let record = record.map_err(|e| csv_error(path, &e))?;
+        let line = record.position().map_or(0, |p| p.line());
+        // A trailing empty line is not a row.
+        if record.len() == 1 && record[0].trim().is_empty() {
+            continue;
+        }
+        rows.push(parse_row(&record, path, line)?);
+    }
+    Ok(rows)
+}
+
+fn csv_error(path: &Path, e: &csv::Error) -> ChartError {
+    let line = e.position().map_or(0, |p| p.line());
+    ChartError::Row { path: path.to_path_buf(), line, column: String::new(), msg: e.to_string() }
+}
+
+fn check_header(header: &csv::StringRecord, path: &Path) -> Result<(), ChartError> {
+    let got: Vec<&str> = header.iter().map(str::trim).collect();
+    if got == RESULTS_HEADER {
+        return Ok(());
+    }
+    let first_bad = RESULTS_HEADER
+        .iter()
+        .zip(got.iter())
+        .position(|(want, have)| want != have)
+        .unwrap_or(got.len().min(RESULTS_HEADER.len()));
+    let msg = match (RESULTS_HEADER.get(first_bad), got.get(first_bad)) {
+        (Some(want), Some(have)) => {
+            format!("header column {}: expected `{want}`, found `{have}`", first_bad + 1)
+        }
+        (Some(want), None) => format!("header has {} columns; column `{want}` is missing", got.len()),
+        (None, Some(have)) => format!("header has an extra column `{have}`"),
+        (None, None) => "malformed header".into(),
+    };
+    Err(ChartError::Row { path: path.to_path_buf(), line: 1, column: String::new(), msg })
+}
+
+/// Field access that knows where it is, for error messages.
+struct Fields<'a> {
+    record: &'a csv::StringRecord,
+    path: &'a Path,
+    line: u64,
+}
+
+impl Fields<'_> {
+    fn err(&self, col: usize, msg: String) -> ChartError {
+        ChartError::Row {
+            path: self.path.to_path_buf(),
+            line: self.line,
+            column: RESULTS_HEADER[col].to_string(),
+            msg,
+        }
+    }
+
+    fn text(&self, col: usize) -> String {
+        self.record.get(col).unwrap_or("").to_string()
+    }
+
+    fn required(&self, col: usize) -> Result<&str, ChartError> {
+        let v = self.record.get(col).unwrap_or("").trim();
+        if v.is_empty() {
+            return Err(self.err(col, "must not be empty".into()));
+        }
+        Ok(v)
+    }
+
+    fn float(&self, col: usize) -> Result<Option<f64>, ChartError> {
+        let v = self.record.get(col).unwrap_or("").trim();
+        if v.is_empty() {
+            return Ok(None);
+        }
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Some(x)),
+            _ => Err(self.err(col, format!("`{v}` is not a finite number"))),
+        }
+    }
+
+    fn count(&self, col: usize) -> Result<Option<u64>, ChartError> {
+        let v = self.record.get(col).unwrap_or("").trim();
+        if v.is_empty() {
+            return Ok(None);
+        }
+        v.parse::<u64>().map(Some).map_err(|_| self.err(col, format!("`{v}` is not a non-negative integer")))
+    }
+}
+
+fn parse_row(record: &csv::StringRecord, path: &Path, line: u64) -> Result<ResultRow, ChartError> {
+    if record.len() != RESULTS_HEADER.len() {
+        return Err(ChartError::Row {
+            path: path.to_path_buf(),
+            line,
+            column: String::new(),
+            msg: format!("{} fields, expected {}", record.len(), RESULTS_HEADER.len()),
+        });
+    }
+    let f = Fields { record, path, line };
+    let variant_text = f.required(2)?;
+    let variant = Variant::parse(variant_text).ok_or_else(|| {
+        f.err(
+            2,
+            format!(
+                "unknown variant `{variant_text}` (expected reference, none, barrier, barrier+cf, all or clblast)"
+            ),
+        )
+    })?;
+    let status_text = f.required(3)?;
+    let status = Status::parse(status_text).ok_or_else(|| {
+        f.err(3, format!("unknown status `{status_text}` (expected ok, FAILED, error or skipped)"))
+    })?;
+    let median_ms = f.float(4)?;
+    // A speedup is a ratio of medians: an `ok` row must carry a usable one.
+    if status == Status::Ok && !median_ms.is_some_and(|m| m > 0.0) {
+        return Err(f.err(4, "an `ok` row needs a positive median".into()));
+    }
+    let timing = match f.record.get(18).unwrap_or("").trim() {
+        "" => None,
+        "profiling" => Some(Timing::Profiling),
+        "host" => Some(Timing::Host),
+        other => return Err(f.err(18, format!("unknown timing `{other}` (expected profiling or host)"))),
+    };
+    Ok(ResultRow {
+        benchmark: f.required(0)?.to_string(),
+        size: f.required(1)?.to_string(),
+        variant,
+        status,
+        median_ms,
+        min_ms: f.float(5)?,
+        max_ms: f.float(6)?,
+        ci_low_ms: f.float(7)?,
+        ci_high_ms: f.float(8)?,
+        runs: f.count(9)?,
+        max_rel_error: f.float(10)?,
+        compile_ms: f.float(11)?,
+        kernel_lines: f.count(12)?,
+        kernel_bytes: f.count(13)?,
+        gbps: f.float(14)?,
+        gflops: f.float(15)?,
+        frac_bandwidth: f.float(16)?,
+        frac_flops: f.float(17)?,
+        timing,
+        build_options: f.text(19),
+        device: f.text(20),
+        driver: f.text(21),
+        opencl_version: f.text(22),
+        git_commit: f.text(23),
+        date: f.text(24),
+        message: f.text(25),
+    })
+}
