@@ -52,7 +52,9 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         for n in names {
             if !known.contains(n) {
                 let hint = broken.iter().find(|b| b.contains(&format!("{n}.yaml"))).cloned();
-                return Err(bad(hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))));
+                return Err(bad(
+                    hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))
+                ));
             }
         }
         configs.retain(|c| names.contains(&c.name));
@@ -127,7 +129,9 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
         let sizes: Vec<String> = cfg
             .sizes
             .iter()
-            .map(|(n, b)| format!("{n}({})", b.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")))
+            .map(|(n, b)| {
+                format!("{n}({})", b.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
+            })
             .collect();
         let mut variants = Vec::new();
         if cfg.reference.is_some() {
@@ -162,7 +166,12 @@ pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliEr
     let r = roofline::measure(&rt, &env::now_utc()).map_err(CliError::Failed)?;
     let path = out.join(rt.info.slug()).join("roofline.csv");
     roofline::save(&r, &path).map_err(CliError::Failed)?;
-    println!("bandwidth {:.1} GB/s (copy of {} MiB), FP32 {:.1} GFLOP/s", r.bandwidth_gbps, r.copy_bytes >> 20, r.gflops);
+    println!(
+        "bandwidth {:.1} GB/s (copy of {} MiB), FP32 {:.1} GFLOP/s",
+        r.bandwidth_gbps,
+        r.copy_bytes >> 20,
+        r.gflops
+    );
     println!("written: {}", path.display());
     Ok(())
 }
@@ -189,7 +198,11 @@ pub(crate) fn table1_entries(configs: &[Config]) -> Vec<Table1Entry> {
             benchmark: c.name.clone(),
             reference_files: c.reference.as_ref().map(|r| r.sources.clone()).unwrap_or_default(),
             high_level: c.lift.as_ref().and_then(|l| l.high_level.clone()),
-            low_level: c.lift.as_ref().and_then(|l| l.kernels.first()).map(|k| (k.program.clone(), k.def.clone())),
+            low_level: c
+                .lift
+                .as_ref()
+                .and_then(|l| l.kernels.first())
+                .map(|k| (k.program.clone(), k.def.clone())),
         })
         .collect()
 }
@@ -204,7 +217,10 @@ pub(crate) fn table1_cmd(c: &ConfigArgs, out: &Path) -> Result<(), CliError> {
     // merged this command can only say what it would count.
     let _ = out;
     for e in &entries {
-        println!("{:<12} reference: {:?} high: {:?} low: {:?}", e.benchmark, e.reference_files, e.high_level, e.low_level);
+        println!(
+            "{:<12} reference: {:?} high: {:?} low: {:?}",
+            e.benchmark, e.reference_files, e.high_level, e.low_level
+        );
     }
     Err(CliError::Failed("Table 1 writer (harness::table1::write_table1) is not in this build yet".into()))
 }

@@ -75,7 +75,11 @@ fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
     }
     let mut out = [1i64; 3];
     for (o, p) in out.iter_mut().zip(&parts) {
-        *o = p.parse().ok().filter(|v: &i64| *v >= 1).ok_or_else(|| bad(format!("--{flag} `{s}`: `{p}` is not a positive integer")))?;
+        *o = p
+            .parse()
+            .ok()
+            .filter(|v: &i64| *v >= 1)
+            .ok_or_else(|| bad(format!("--{flag} `{s}`: `{p}` is not a positive integer")))?;
     }
     Ok(out)
 }
@@ -84,7 +88,12 @@ fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
     let mut out = BTreeMap::new();
     for s in list {
         let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
-        let v: i64 = v.trim().parse().ok().filter(|v| *v >= 1).ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v| *v >= 1)
+            .ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
         out.insert(k.trim().to_string(), v);
     }
     Ok(out)
@@ -100,7 +109,11 @@ fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
 fn def_name(program: &Program, flags: &CompileFlags, file: &Path) -> Result<String, CliError> {
     match &flags.def {
         Some(d) => Ok(d.clone()),
-        None => program.defs.first().map(|d| d.name.clone()).ok_or_else(|| bad(format!("{}: no `def` in the file", file.display()))),
+        None => program
+            .defs
+            .first()
+            .map(|d| d.name.clone())
+            .ok_or_else(|| bad(format!("{}: no `def` in the file", file.display()))),
     }
 }
 
@@ -115,7 +128,11 @@ fn options(flags: &CompileFlags, sizes: BTreeMap<String, i64>) -> Result<Compile
     })
 }
 
-fn compile_file(path: &Path, flags: &CompileFlags, sizes: BTreeMap<String, i64>) -> Result<(String, Kernel), CliError> {
+fn compile_file(
+    path: &Path,
+    flags: &CompileFlags,
+    sizes: BTreeMap<String, i64>,
+) -> Result<(String, Kernel), CliError> {
     let (file, program) = load(path)?;
     let def = def_name(&program, flags, path)?;
     let opts = options(flags, sizes)?;
@@ -177,13 +194,20 @@ fn shape_of(ty: &Type) -> Result<(Vec<ArithExpr>, usize, ScalarType), String> {
     Ok((ty.lengths(), w, s))
 }
 
-fn bind_shape(name: &str, ty: &Type, shape: &[usize], sizes: &mut BTreeMap<String, i64>) -> Result<(), String> {
+fn bind_shape(
+    name: &str,
+    ty: &Type,
+    shape: &[usize],
+    sizes: &mut BTreeMap<String, i64>,
+) -> Result<(), String> {
     let (lens, w, _) = shape_of(ty)?;
     let mut want = lens.len();
     if w > 1 {
         want += 1;
         if shape.last() != Some(&w) {
-            return Err(format!("input `{name}` has shape {shape:?}; its last dimension must be the vector width {w} ({ty})"));
+            return Err(format!(
+                "input `{name}` has shape {shape:?}; its last dimension must be the vector width {w} ({ty})"
+            ));
         }
     }
     if shape.len() != want {
@@ -196,7 +220,9 @@ fn bind_shape(name: &str, ty: &Type, shape: &[usize], sizes: &mut BTreeMap<Strin
         }
     }
     for (e, &d) in lens.iter().zip(shape) {
-        let v = e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| format!("input `{name}`: length `{e}`: {err}; pass --size"))?;
+        let v = e
+            .eval_with(&|n| sizes.get(n).copied())
+            .map_err(|err| format!("input `{name}`: length `{e}`: {err}; pass --size"))?;
         if v != d as i64 {
             return Err(format!("input `{name}` has shape {shape:?}, but `{e}` = {v} with sizes {sizes:?}"));
         }
@@ -216,25 +242,34 @@ fn scalar_value(name: &str, s: &str, ty: &Type) -> Result<HostArray, String> {
 pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let (file, program) = load(&a.file)?;
     let def_name = def_name(&program, &a.flags, &a.file)?;
-    let def = program.def(&def_name).ok_or_else(|| bad(format!("{}: no `def {def_name}`", a.file.display())))?;
+    let def =
+        program.def(&def_name).ok_or_else(|| bad(format!("{}: no `def {def_name}`", a.file.display())))?;
     let mut given: BTreeMap<String, String> = BTreeMap::new();
     for s in &a.inputs {
-        let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--input `{s}`: expected NAME=FILE.npy or NAME=NUMBER")))?;
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| bad(format!("--input `{s}`: expected NAME=FILE.npy or NAME=NUMBER")))?;
         given.insert(k.trim().to_string(), v.trim().to_string());
     }
     let compile_sizes = parse_sizes(&a.flags.sizes)?;
     let mut sizes = compile_sizes.clone();
     let mut host: BTreeMap<String, HostArray> = BTreeMap::new();
     for p in &def.params {
-        let ty = p.ty.as_ref().ok_or_else(|| bad(format!("parameter `{}` of `{def_name}` has no type", p.name)))?;
+        let ty =
+            p.ty.as_ref()
+                .ok_or_else(|| bad(format!("parameter `{}` of `{def_name}` has no type", p.name)))?;
         let v = given.get(&p.name).ok_or_else(|| bad(format!("missing --input {}=...", p.name)))?;
         let arr = if matches!(ty, Type::Array(..)) {
             let npy = read_npy(Path::new(v)).map_err(bad)?;
             bind_shape(&p.name, ty, &npy.shape, &mut sizes).map_err(bad)?;
             let (_, _, s) = shape_of(ty).map_err(bad)?;
             match (s, npy.data) {
-                (ScalarType::Float, HostArray::I32(v)) => HostArray::F32(v.into_iter().map(|x| x as f32).collect()),
-                (ScalarType::Int, HostArray::F32(_)) => return Err(bad(format!("input `{}`: float data for an int array", p.name))),
+                (ScalarType::Float, HostArray::I32(v)) => {
+                    HostArray::F32(v.into_iter().map(|x| x as f32).collect())
+                }
+                (ScalarType::Int, HostArray::F32(_)) => {
+                    return Err(bad(format!("input `{}`: float data for an int array", p.name)))
+                }
                 (_, d) => d,
             }
         } else {
@@ -253,17 +288,20 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let info = runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
     eprintln!("device: {}", info.short());
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
-    let (out, shape) = run_kernel(&rt, &a.file, &kernel, &host, &sizes, &a.flags).map_err(CliError::Failed)?;
+    let (out, shape) =
+        run_kernel(&rt, &a.file, &kernel, &host, &sizes, &a.flags).map_err(CliError::Failed)?;
     write_npy(&a.output, &NpyArray { shape, data: out.clone() }).map_err(CliError::Failed)?;
     println!("wrote {}", a.output.display());
     if a.check {
         let mut args = BTreeMap::new();
         for p in &def.params {
             let ty = p.ty.as_ref().ok_or_else(|| bad("untyped parameter"))?;
-            let v = interp::value_from_flat(ty, &host[&p.name], &sizes).map_err(|e| CliError::Failed(format!("--check: {e}")))?;
+            let v = interp::value_from_flat(ty, &host[&p.name], &sizes)
+                .map_err(|e| CliError::Failed(format!("--check: {e}")))?;
             args.insert(p.name.clone(), v);
         }
-        let v = interp::eval_def(&program, &def_name, &args, &sizes).map_err(|e| CliError::Failed(format!("--check: interpreter: {e}")))?;
+        let v = interp::eval_def(&program, &def_name, &args, &sizes)
+            .map_err(|e| CliError::Failed(format!("--check: interpreter: {e}")))?;
         let gold = interp::value_to_flat(&v);
         let c = compare(&out, &gold, a.rtol, a.atol);
         println!("check: largest relative error {:.3e}", c.max_rel_error);
@@ -286,7 +324,8 @@ fn run_kernel(
     let ev = |e: &ArithExpr, what: &str| -> Result<i64, String> {
         e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| format!("{what} `{e}`: {err}; pass --size"))
     };
-    let program = rt.build(&format!("{} (generated)", file.display()), &k.source, "").map_err(|e| e.to_string())?;
+    let program =
+        rt.build(&format!("{} (generated)", file.display()), &k.source, "").map_err(|e| e.to_string())?;
     let (olens, w, os) = shape_of(&k.output_type)?;
     let mut shape = Vec::new();
     for e in &olens {
@@ -302,16 +341,19 @@ fn run_kernel(
     for p in &k.params {
         match p {
             KernelParam::Input { name, .. } => {
-                let h = host.get(name).ok_or_else(|| format!("the kernel wants input `{name}`, which the def lacks"))?;
+                let h = host
+                    .get(name)
+                    .ok_or_else(|| format!("the kernel wants input `{name}`, which the def lacks"))?;
                 bufs.push(rt.upload(name, h).map_err(|e| e.to_string())?)
             }
             KernelParam::Output { .. } => {
                 out_index = bufs.len();
                 bufs.push(rt.zeroed("output", kind, out_elems * 4).map_err(|e| e.to_string())?)
             }
-            KernelParam::Temp { name, bytes } => {
-                bufs.push(rt.zeroed(name, ElemKind::F32, ev(bytes, "temporary size")?.max(0) as usize).map_err(|e| e.to_string())?)
-            }
+            KernelParam::Temp { name, bytes } => bufs.push(
+                rt.zeroed(name, ElemKind::F32, ev(bytes, "temporary size")?.max(0) as usize)
+                    .map_err(|e| e.to_string())?,
+            ),
             _ => {}
         }
     }
@@ -324,7 +366,10 @@ fn run_kernel(
                 Some(HostArray::I32(v)) if !v.is_empty() => KernelArg::Int(v[0]),
                 _ => return Err(format!("the kernel wants scalar `{name}`, which the def lacks")),
             },
-            KernelParam::Size { name } => KernelArg::Int(*sizes.get(name).ok_or_else(|| format!("size `{name}` unknown; pass --size {name}=..."))? as i32),
+            KernelParam::Size { name } => KernelArg::Int(
+                *sizes.get(name).ok_or_else(|| format!("size `{name}` unknown; pass --size {name}=..."))?
+                    as i32,
+            ),
             _ => KernelArg::Buffer(it.next().ok_or("buffer missing")?),
         });
     }
@@ -347,7 +392,8 @@ fn run_kernel(
         l.resize(global.len(), 1);
         l
     });
-    rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }]).map_err(|e| e.to_string())?;
+    rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }])
+        .map_err(|e| e.to_string())?;
     let out = rt.download(&bufs[out_index]).map_err(|e| e.to_string())?;
     Ok((out, shape))
 }

@@ -15,7 +15,8 @@ pub struct NpyArray {
 pub fn read_npy(path: &Path) -> Result<NpyArray, String> {
     let err = |m: String| format!("{}: {m}", path.display());
     let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
-    let npy = npyz::NpyFile::new(std::io::BufReader::new(file)).map_err(|e| err(format!("not a .npy file: {e}")))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
+        .map_err(|e| err(format!("not a .npy file: {e}")))?;
     if npy.order() != npyz::Order::C {
         return Err(err("Fortran-ordered arrays are not supported; save with C order".into()));
     }
@@ -43,12 +44,22 @@ pub fn write_npy(path: &Path, arr: &NpyArray) -> Result<(), String> {
     let shape: Vec<u64> = arr.shape.iter().map(|&d| d as u64).collect();
     match &arr.data {
         HostArray::F32(v) => {
-            let mut w = npyz::WriteOptions::new().default_dtype().shape(&shape).writer(file).begin_nd().map_err(err)?;
+            let mut w = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()
+                .map_err(err)?;
             w.extend(v.iter().copied()).map_err(err)?;
             w.finish().map_err(err)
         }
         HostArray::I32(v) => {
-            let mut w = npyz::WriteOptions::new().default_dtype().shape(&shape).writer(file).begin_nd().map_err(err)?;
+            let mut w = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(file)
+                .begin_nd()
+                .map_err(err)?;
             w.extend(v.iter().copied()).map_err(err)?;
             w.finish().map_err(err)
         }

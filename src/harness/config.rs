@@ -49,13 +49,37 @@ impl ElemType {
 }
 
 /// How an input is filled.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "lowercase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Init {
     Random { min: f64, max: f64 },
     Const(f64),
-    Iota {},
+    Iota,
     Generator(String),
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRandom {
+    min: f64,
+    max: f64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEmpty {}
+
+/// `init:` as written: a map with exactly one of these keys.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInit {
+    #[serde(default)]
+    random: Option<RawRandom>,
+    #[serde(default, rename = "const")]
+    constant: Option<f64>,
+    #[serde(default)]
+    iota: Option<RawEmpty>,
+    #[serde(default)]
+    generator: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -66,7 +90,7 @@ struct RawArray {
     ty: ElemType,
     shape: Vec<String>,
     #[serde(default)]
-    init: Option<Init>,
+    init: Option<RawInit>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -286,7 +310,8 @@ impl Ctx<'_> {
         texts.iter().enumerate().map(|(i, t)| self.expr(format!("{key}[{i}]"), t)).collect()
     }
     fn file_exists(&self, root: &Path, key: String, rel: &str) -> Result<PathBuf, ConfigError> {
-        let p = root.join(rel);
+        // Keep paths short in messages when running from the repository root.
+        let p = if root == Path::new(".") { PathBuf::from(rel) } else { root.join(rel) };
         if p.is_file() {
             Ok(p)
         } else {
@@ -311,28 +336,61 @@ pub fn load_dir(dir: &Path, root: &Path) -> Result<Vec<Result<Config, ConfigErro
 /// Loads and checks one config; file paths in it are relative to `root`.
 pub fn load(path: &Path, root: &Path) -> Result<Config, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Read { file: file.clone(), msg: e.to_string() })?;
-    let raw: RawConfig =
-        serde_yaml::from_str(&text).map_err(|e| ConfigError::Syntax { file: file.clone(), msg: e.to_string() })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::Read { file: file.clone(), msg: e.to_string() })?;
+    let raw: RawConfig = serde_yaml::from_str(&text)
+        .map_err(|e| ConfigError::Syntax { file: file.clone(), msg: e.to_string() })?;
     let cx = Ctx { file: &file };
     check(raw, &cx, path, root)
 }
 
-fn parse_arrays(cx: &Ctx, key: &str, raw: &[RawArray], default_init: Option<Init>) -> Result<Vec<ArraySpec>, ConfigError> {
+fn parse_arrays(
+    cx: &Ctx,
+    key: &str,
+    raw: &[RawArray],
+    default_init: Option<Init>,
+) -> Result<Vec<ArraySpec>, ConfigError> {
     let mut out = Vec::new();
     for (i, a) in raw.iter().enumerate() {
         let k = format!("{key}[{i}]");
         let init = match (&a.init, &default_init) {
-            (Some(init), _) => init.clone(),
+            (Some(raw), _) => {
+                let mut found = Vec::new();
+                if let Some(r) = &raw.random {
+                    found.push(Init::Random { min: r.min, max: r.max });
+                }
+                if let Some(c) = raw.constant {
+                    found.push(Init::Const(c));
+                }
+                if raw.iota.is_some() {
+                    found.push(Init::Iota);
+                }
+                if let Some(g) = &raw.generator {
+                    found.push(Init::Generator(g.clone()));
+                }
+                if found.len() != 1 {
+                    return Err(
+                        cx.err(format!("{k}.init"), "expected exactly one of random, const, iota, generator")
+                    );
+                }
+                found.remove(0)
+            }
             (None, Some(d)) => d.clone(),
-            (None, None) => return Err(cx.err(format!("{k}.init"), "missing: random, const, iota or generator")),
+            (None, None) => {
+                return Err(cx.err(format!("{k}.init"), "missing: random, const, iota or generator"))
+            }
         };
         if let Init::Random { min, max } = init {
             if min > max {
                 return Err(cx.err(format!("{k}.init.random"), "min is larger than max"));
             }
         }
-        out.push(ArraySpec { name: a.name.clone(), ty: a.ty, shape: cx.exprs(&format!("{k}.shape"), &a.shape)?, init });
+        out.push(ArraySpec {
+            name: a.name.clone(),
+            ty: a.ty,
+            shape: cx.exprs(&format!("{k}.shape"), &a.shape)?,
+            init,
+        });
     }
     Ok(out)
 }
@@ -341,8 +399,9 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let mut sizes = Vec::new();
     for (k, v) in &raw.sizes {
         let name = k.as_str().ok_or_else(|| cx.err("sizes", "preset names must be strings"))?.to_string();
-        let binds: BTreeMap<String, i64> = serde_yaml::from_value(v.clone())
-            .map_err(|e| cx.err(format!("sizes.{name}"), format!("expected a map of size names to integers: {e}")))?;
+        let binds: BTreeMap<String, i64> = serde_yaml::from_value(v.clone()).map_err(|e| {
+            cx.err(format!("sizes.{name}"), format!("expected a map of size names to integers: {e}"))
+        })?;
         if let Some((n, v)) = binds.iter().find(|(_, v)| **v < 1) {
             return Err(cx.err(format!("sizes.{name}.{n}"), format!("sizes must be >= 1, got {v}")));
         }
@@ -388,7 +447,12 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             if !is_array(&r.output) {
                 return Err(cx.err("reference.output", format!("`{}` is not an input or buffer", r.output)));
             }
-            Some(Reference { sources, build_options: r.build_options.clone(), kernels, output: r.output.clone() })
+            Some(Reference {
+                sources,
+                build_options: r.build_options.clone(),
+                kernels,
+                output: r.output.clone(),
+            })
         }
     };
 
@@ -401,7 +465,9 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
                 let program = cx.file_exists(root, format!("{key}.program"), &k.program)?;
                 for (p, a) in &k.args {
                     if !is_array(a) {
-                        return Err(cx.err(format!("{key}.args.{p}"), format!("`{a}` is not an input or buffer")));
+                        return Err(
+                            cx.err(format!("{key}.args.{p}"), format!("`{a}` is not an input or buffer"))
+                        );
                     }
                 }
                 if !is_array(&k.output) {
@@ -430,7 +496,9 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             }
             let high_level = match &l.high_level {
                 None => None,
-                Some(h) => Some((cx.file_exists(root, "lift.high_level.program".into(), &h.program)?, h.def.clone())),
+                Some(h) => {
+                    Some((cx.file_exists(root, "lift.high_level.program".into(), &h.program)?, h.def.clone()))
+                }
             };
             Some(Lift { kernels, output: l.output.clone(), high_level })
         }
@@ -441,7 +509,10 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
         Some(vs) => {
             for (i, v) in vs.iter().enumerate() {
                 if !LIFT_LEVELS.contains(&v.as_str()) {
-                    return Err(cx.err(format!("variants[{i}]"), format!("`{v}` is not one of {}", LIFT_LEVELS.join(", "))));
+                    return Err(cx.err(
+                        format!("variants[{i}]"),
+                        format!("`{v}` is not one of {}", LIFT_LEVELS.join(", ")),
+                    ));
                 }
             }
             vs
@@ -454,7 +525,11 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
         "reference" => Gold::Reference,
         g => match g.strip_prefix("rust:") {
             Some(n) if !n.is_empty() => Gold::Rust(n.to_string()),
-            _ => return Err(cx.err("validation.gold", format!("`{g}` is not interpreter, reference or rust:<name>"))),
+            _ => {
+                return Err(
+                    cx.err("validation.gold", format!("`{g}` is not interpreter, reference or rust:<name>"))
+                )
+            }
         },
     };
     if gold == Gold::Reference && reference.is_none() {
@@ -462,19 +537,19 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     }
     let max_interp_size = match &v.max_interp_size {
         None => None,
-        Some(s) => Some(
-            sizes
-                .iter()
-                .position(|(n, _)| n == s)
-                .ok_or_else(|| cx.err("validation.max_interp_size", format!("`{s}` is not a preset of `sizes`")))?,
-        ),
+        Some(s) => Some(sizes.iter().position(|(n, _)| n == s).ok_or_else(|| {
+            cx.err("validation.max_interp_size", format!("`{s}` is not a preset of `sizes`"))
+        })?),
     };
     if !(v.rtol >= 0.0 && v.atol >= 0.0) {
         return Err(cx.err("validation", "rtol and atol must be non-negative numbers"));
     }
     let (flops, bytes) = match &raw.metrics {
         None => (None, None),
-        Some(m) => (Some(cx.expr("metrics.flops".into(), &m.flops)?), Some(cx.expr("metrics.bytes".into(), &m.bytes)?)),
+        Some(m) => (
+            Some(cx.expr("metrics.flops".into(), &m.flops)?),
+            Some(cx.expr("metrics.bytes".into(), &m.bytes)?),
+        ),
     };
     let cfg = Config {
         file: path.to_path_buf(),
@@ -496,23 +571,41 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     Ok(cfg)
 }
 
-fn parse_ref_arg(cx: &Ctx, key: &str, a: &str, is_array: &dyn Fn(&str) -> bool) -> Result<RefArg, ConfigError> {
+fn parse_ref_arg(
+    cx: &Ctx,
+    key: &str,
+    a: &str,
+    is_array: &dyn Fn(&str) -> bool,
+) -> Result<RefArg, ConfigError> {
     let a = a.trim();
     if is_array(a) {
         return Ok(RefArg::Array(a.to_string()));
     }
     if let Some(v) = a.strip_prefix("int:") {
-        return v.trim().parse().map(RefArg::Int).map_err(|_| cx.err(key, format!("`{a}`: expected int:<integer>")));
+        return v
+            .trim()
+            .parse()
+            .map(RefArg::Int)
+            .map_err(|_| cx.err(key, format!("`{a}`: expected int:<integer>")));
     }
     if let Some(v) = a.strip_prefix("float:") {
-        return v.trim().parse().map(RefArg::Float).map_err(|_| cx.err(key, format!("`{a}`: expected float:<number>")));
+        return v
+            .trim()
+            .parse()
+            .map(RefArg::Float)
+            .map_err(|_| cx.err(key, format!("`{a}`: expected float:<number>")));
     }
     parse_arith(a)
         .map(RefArg::Expr)
         .map_err(|e| cx.err(key, format!("`{a}` is not an input, buffer, number or size expression ({e})")))
 }
 
-fn check_ndrange(cx: &Ctx, key: &str, global: &[ArithExpr], local: Option<&[ArithExpr]>) -> Result<(), ConfigError> {
+fn check_ndrange(
+    cx: &Ctx,
+    key: &str,
+    global: &[ArithExpr],
+    local: Option<&[ArithExpr]>,
+) -> Result<(), ConfigError> {
     if global.is_empty() || global.len() > 3 {
         return Err(cx.err(format!("{key}.global"), "expected 1 to 3 expressions"));
     }

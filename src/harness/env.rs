@@ -19,7 +19,8 @@ pub fn git_commit(root: &Path) -> String {
     };
     match run(&["rev-parse", "--short", "HEAD"]) {
         Some(h) if !h.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            let dirty =
+                run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
             if dirty {
                 format!("{h}+dirty")
             } else {

@@ -44,8 +44,10 @@ pub fn interpreter_gold(cfg: &Config, inputs: &Arrays, sizes: &Sizes) -> Result<
         // A def parameter takes the input the first Lift kernel binds it
         // to, else the input of the same name.
         let src = first.args.get(&p.name).unwrap_or(&p.name);
-        let host = inputs.get(src).ok_or_else(|| format!("no input for parameter `{}` of `{def_name}`", p.name))?;
-        let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` of `{def_name}` has no type", p.name))?;
+        let host =
+            inputs.get(src).ok_or_else(|| format!("no input for parameter `{}` of `{def_name}`", p.name))?;
+        let ty =
+            p.ty.as_ref().ok_or_else(|| format!("parameter `{}` of `{def_name}` has no type", p.name))?;
         let v = interp::value_from_flat(ty, host, sizes).map_err(|e| format!("input `{src}`: {e}"))?;
         args.insert(p.name.clone(), v);
     }

@@ -46,8 +46,8 @@ fn fill(spec: &ArraySpec, sizes: &Sizes, seed: u64) -> Result<HostArray, String>
     Ok(match &spec.init {
         Init::Const(c) if float => HostArray::F32(vec![*c as f32; n]),
         Init::Const(c) => HostArray::I32(vec![*c as i32; n]),
-        Init::Iota {} if float => HostArray::F32((0..n).map(|i| i as f32).collect()),
-        Init::Iota {} => HostArray::I32((0..n).map(|i| i as i32).collect()),
+        Init::Iota if float => HostArray::F32((0..n).map(|i| i as f32).collect()),
+        Init::Iota => HostArray::I32((0..n).map(|i| i as i32).collect()),
         Init::Random { min, max } => {
             let mut rng = SplitMix64::new(seed);
             if float {

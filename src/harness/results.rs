@@ -55,7 +55,8 @@ pub enum ResultsError {
 
 /// Reads every row of a results file.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, ResultsError> {
-    let mut rd = csv::Reader::from_path(path).map_err(|e| ResultsError::Io { path: path.into(), msg: e.to_string() })?;
+    let mut rd = csv::Reader::from_path(path)
+        .map_err(|e| ResultsError::Io { path: path.into(), msg: e.to_string() })?;
     let mut out = Vec::new();
     for (i, r) in rd.deserialize::<Row>().enumerate() {
         out.push(r.map_err(|e| ResultsError::Parse { path: path.into(), row: i + 2, msg: e.to_string() })?);
@@ -105,7 +106,8 @@ impl ResultsWriter {
         let file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(io)?;
         let mut w = csv::WriterBuilder::new().has_headers(new).from_writer(file);
         w.serialize(row).map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
-        let mut file = w.into_inner().map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
+        let mut file =
+            w.into_inner().map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
         file.flush().map_err(io)?;
         self.done.insert(row.key());
         Ok(())

@@ -174,19 +174,25 @@ impl Bench<'_> {
     fn reference(&mut self) -> (Row, Result<HostArray, String>) {
         let cfg = self.p.cfg;
         let Some(r) = cfg.reference.as_ref() else {
-            return (error_row(self.p, "reference", self.rt, self.opts, "no reference"), Err("no reference".into()));
+            return (
+                error_row(self.p, "reference", self.rt, self.opts, "no reference"),
+                Err("no reference".into()),
+            );
         };
-        let exec = match run_reference(self.rt, cfg, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
-            Ok(e) => e,
-            Err(msg) => {
-                let why = format!("the reference did not run: {msg}");
-                return (error_row(self.p, "reference", self.rt, self.opts, &msg), Err(why));
-            }
-        };
+        let exec =
+            match run_reference(self.rt, cfg, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
+                Ok(e) => e,
+                Err(msg) => {
+                    let why = format!("the reference did not run: {msg}");
+                    return (error_row(self.p, "reference", self.rt, self.opts, &msg), Err(why));
+                }
+            };
         let gold = match &cfg.validation.gold {
             Gold::Rust(name) => Some(self.rust_gold(name, &r.output)),
             Gold::Interpreter if self.interp_allowed() => Some(self.interp_gold()),
-            Gold::Reference if self.interp_allowed() && cfg.lift.as_ref().is_some_and(|l| l.high_level.is_some()) => {
+            Gold::Reference
+                if self.interp_allowed() && cfg.lift.as_ref().is_some_and(|l| l.high_level.is_some()) =>
+            {
                 self.interp_gold().ok().map(Ok)
             }
             _ => None,
@@ -202,10 +208,11 @@ impl Bench<'_> {
 
     fn lift(&mut self, level: &str, reference_gold: &Result<HostArray, String>) -> Row {
         let cfg = self.p.cfg;
-        let exec = match run_lift(self.rt, cfg, level, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
-            Ok(e) => e,
-            Err(msg) => return error_row(self.p, level, self.rt, self.opts, &msg),
-        };
+        let exec =
+            match run_lift(self.rt, cfg, level, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
+                Ok(e) => e,
+                Err(msg) => return error_row(self.p, level, self.rt, self.opts, &msg),
+            };
         let output = cfg.lift.as_ref().map(|l| l.output.clone()).unwrap_or_default();
         let gold = match &cfg.validation.gold {
             Gold::Rust(name) => self.rust_gold(name, &output),
@@ -251,7 +258,9 @@ impl Bench<'_> {
             let secs = s.median / 1e3;
             let cfg = self.p.cfg;
             let metric = |e: &Option<crate::arith::ArithExpr>| {
-                e.as_ref().and_then(|e| super::config::eval(e, &self.p.sizes).ok()).map(|x| x as f64 / secs / 1e9)
+                e.as_ref()
+                    .and_then(|e| super::config::eval(e, &self.p.sizes).ok())
+                    .map(|x| x as f64 / secs / 1e9)
             };
             if secs > 0.0 {
                 row.gbps = metric(&cfg.bytes);
@@ -309,7 +318,9 @@ pub fn summary_table(rows: &[Row]) -> String {
     for r in rows {
         let reference = rows
             .iter()
-            .find(|x| x.benchmark == r.benchmark && x.size == r.size && x.variant == "reference" && x.status == "ok")
+            .find(|x| {
+                x.benchmark == r.benchmark && x.size == r.size && x.variant == "reference" && x.status == "ok"
+            })
             .and_then(|x| x.median_ms);
         let speedup = match (reference, r.median_ms, r.status.as_str()) {
             (Some(a), Some(b), "ok") if b > 0.0 => format!("{:.2}x", a / b),

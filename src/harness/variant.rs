@@ -47,21 +47,35 @@ fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<Vec<usize>, 
     es.iter()
         .map(|e| {
             let v = eval(e, sizes).map_err(|err| format!("{what} `{e}`: {err}"))?;
-            usize::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| format!("{what} `{e}` is {v}, expected >= 1"))
+            usize::try_from(v)
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| format!("{what} `{e}` is {v}, expected >= 1"))
         })
         .collect()
 }
 
 /// Device copies of every non-scalar input and every buffer.
-fn upload_all(rt: &Runtime, cfg: &Config, inputs: &Arrays, buffers: &Arrays) -> Result<BTreeMap<String, DeviceBuffer>, String> {
+fn upload_all(
+    rt: &Runtime,
+    cfg: &Config,
+    inputs: &Arrays,
+    buffers: &Arrays,
+) -> Result<BTreeMap<String, DeviceBuffer>, String> {
     let mut out = BTreeMap::new();
     for spec in &cfg.inputs {
         if !spec.is_scalar() {
-            out.insert(spec.name.clone(), rt.upload(&spec.name, &inputs[&spec.name]).map_err(|e| e.to_string())?);
+            out.insert(
+                spec.name.clone(),
+                rt.upload(&spec.name, &inputs[&spec.name]).map_err(|e| e.to_string())?,
+            );
         }
     }
     for spec in &cfg.buffers {
-        out.insert(spec.name.clone(), rt.upload(&spec.name, &buffers[&spec.name]).map_err(|e| e.to_string())?);
+        out.insert(
+            spec.name.clone(),
+            rt.upload(&spec.name, &buffers[&spec.name]).map_err(|e| e.to_string())?,
+        );
     }
     Ok(out)
 }
@@ -121,9 +135,9 @@ pub fn run_reference(
                 },
                 RefArg::Int(v) => KernelArg::Int(*v as i32),
                 RefArg::Float(v) => KernelArg::Float(*v as f32),
-                RefArg::Expr(e) => {
-                    KernelArg::Int(eval(e, sizes).map_err(|err| format!("argument `{e}` of `{}`: {err}", k.name))? as i32)
-                }
+                RefArg::Expr(e) => KernelArg::Int(
+                    eval(e, sizes).map_err(|err| format!("argument `{e}` of `{}`: {err}", k.name))? as i32,
+                ),
             });
         }
         launches.push(Launch {
@@ -135,7 +149,9 @@ pub fn run_reference(
         });
     }
     let times_ms = time_runs(rt, &launches, counts)?;
-    let out = bufs.get(&r.output).ok_or_else(|| format!("reference.output `{}` is a scalar, not a buffer", r.output))?;
+    let out = bufs
+        .get(&r.output)
+        .ok_or_else(|| format!("reference.output `{}` is a scalar, not a buffer", r.output))?;
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
         times_ms,
@@ -255,7 +271,11 @@ pub fn run_lift(
             args.push(match p {
                 KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
                     let src = k.args.get(name).ok_or_else(|| {
-                        format!("{}: lift.kernels: `args` does not bind parameter `{name}` of `{}`", cfg.file.display(), k.def)
+                        format!(
+                            "{}: lift.kernels: `args` does not bind parameter `{name}` of `{}`",
+                            cfg.file.display(),
+                            k.def
+                        )
                     })?;
                     match bufs.get(src) {
                         Some(buf) => KernelArg::Buffer(buf),
@@ -263,8 +283,9 @@ pub fn run_lift(
                     }
                 }
                 KernelParam::Output { ty } => {
-                    let out =
-                        bufs.get(&k.output).ok_or_else(|| format!("output `{}` is a scalar, not a buffer", k.output))?;
+                    let out = bufs
+                        .get(&k.output)
+                        .ok_or_else(|| format!("output `{}` is a scalar, not a buffer", k.output))?;
                     if let Ok(need) = eval(&ty.size_in_bytes(), sizes) {
                         if (need as usize) > out.bytes {
                             return Err(format!(
@@ -275,16 +296,27 @@ pub fn run_lift(
                     }
                     KernelArg::Buffer(out)
                 }
-                KernelParam::Temp { .. } => KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?),
-                KernelParam::Size { name } => {
-                    KernelArg::Int(*sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))? as i32)
+                KernelParam::Temp { .. } => {
+                    KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?)
                 }
+                KernelParam::Size { name } => KernelArg::Int(
+                    *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))?
+                        as i32,
+                ),
             });
         }
-        launches.push(Launch { program: &b.program, kernel: &b.kernel.name, args, global: b.global.clone(), local: b.local.clone() });
+        launches.push(Launch {
+            program: &b.program,
+            kernel: &b.kernel.name,
+            args,
+            global: b.global.clone(),
+            local: b.local.clone(),
+        });
     }
     let times_ms = time_runs(rt, &launches, counts)?;
-    let out = bufs.get(&lift.output).ok_or_else(|| format!("lift.output `{}` is a scalar, not a buffer", lift.output))?;
+    let out = bufs
+        .get(&lift.output)
+        .ok_or_else(|| format!("lift.output `{}` is a scalar, not a buffer", lift.output))?;
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
         times_ms,

@@ -44,7 +44,11 @@ pub fn infer_sizes(def: &Def, args: &BTreeMap<String, Value>) -> Result<BTreeMap
 }
 
 /// STUB: builds a value of type `ty` from a flat host array.
-pub fn value_from_flat(ty: &Type, flat: &HostArray, sizes: &BTreeMap<String, i64>) -> Result<Value, InterpError> {
+pub fn value_from_flat(
+    ty: &Type,
+    flat: &HostArray,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<Value, InterpError> {
     let _ = (ty, flat, sizes);
     Err(unavailable())
 }

@@ -22,5 +22,8 @@ impl ParseError {
 /// STUB: always fails until the parser is merged.
 pub fn parse_program(file: &SourceFile) -> Result<Program, ParseError> {
     let _ = file;
-    Err(ParseError { msg: "the Lift parser is not available in this build (stub)".into(), span: Span::default() })
+    Err(ParseError {
+        msg: "the Lift parser is not available in this build (stub)".into(),
+        span: Span::default(),
+    })
 }

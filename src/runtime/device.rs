@@ -1,7 +1,9 @@
 //! Listing OpenCL platforms and devices and picking one from a selector.
 
 use super::{cl_err, RuntimeError};
-use opencl3::device::{Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
+use opencl3::device::{
+    Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
+};
 use opencl3::platform::get_platforms;
 use opencl3::types::cl_device_id;
 use std::fmt;
@@ -40,7 +42,15 @@ impl DeviceInfo {
 
     /// One line naming the device, for the choice printed at startup.
     pub fn short(&self) -> String {
-        format!("[{}:{}] {} ({}, {}, {})", self.platform_index, self.device_index, self.name, self.platform_name, self.kind, self.opencl_version)
+        format!(
+            "[{}:{}] {} ({}, {}, {})",
+            self.platform_index,
+            self.device_index,
+            self.name,
+            self.platform_name,
+            self.kind,
+            self.opencl_version
+        )
     }
 
     fn matches(&self, needle: &str) -> bool {
@@ -157,7 +167,8 @@ fn pick<'a>(devices: &'a [DeviceInfo], selector: Option<&str>) -> Result<&'a Dev
     let Some(sel) = selector.map(str::trim).filter(|s| !s.is_empty()) else {
         return devices.iter().find(|d| d.is_gpu()).or(devices.first()).ok_or(RuntimeError::NoPlatform);
     };
-    let by_index = sel.split_once(':').and_then(|(p, d)| Some((p.parse::<usize>().ok()?, d.parse::<usize>().ok()?)));
+    let by_index =
+        sel.split_once(':').and_then(|(p, d)| Some((p.parse::<usize>().ok()?, d.parse::<usize>().ok()?)));
     let found = match by_index {
         Some((p, d)) => devices.iter().find(|x| x.platform_index == p && x.device_index == d),
         None => {

@@ -132,7 +132,8 @@ impl Runtime {
             .map_err(cl_err(format!("creating the program of {label}")))?;
         if let Err(e) = program.build(&[self.info.id], options) {
             let log = program.get_build_log(self.info.id).unwrap_or_default();
-            let log = if log.trim().is_empty() { format!("(empty log; {e})") } else { log.trim_end().to_string() };
+            let log =
+                if log.trim().is_empty() { format!("(empty log; {e})") } else { log.trim_end().to_string() };
             return Err(RuntimeError::Build { file: label.to_string(), log });
         }
         Ok(RuntimeProgram { label: label.to_string(), program })
@@ -160,7 +161,10 @@ impl Runtime {
                 };
                 r.map_err(|e| kerr(format!("setting argument {i}: {e}")))?;
             }
-            if l.global.is_empty() || l.global.len() > 3 || l.local.as_ref().is_some_and(|x| x.len() != l.global.len()) {
+            if l.global.is_empty()
+                || l.global.len() > 3
+                || l.local.as_ref().is_some_and(|x| x.len() != l.global.len())
+            {
                 return Err(kerr(format!("bad NDRange: global {:?}, local {:?}", l.global, l.local)));
             }
             kernels.push(k);

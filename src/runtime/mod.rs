@@ -10,7 +10,9 @@ pub use exec::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime, RuntimeProgra
 /// What went wrong talking to OpenCL.
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
-    #[error("no OpenCL platform found: install an OpenCL driver (PoCL for CPUs) or run ./run.sh, which does")]
+    #[error(
+        "no OpenCL platform found: install an OpenCL driver (PoCL for CPUs) or run ./run.sh, which does"
+    )]
     NoPlatform,
     #[error("no OpenCL device matches `{selector}`; available devices:\n{available}")]
     NoMatch { selector: String, available: String },
