@@ -1,6 +1,156 @@
-//! The `lift` command-line tool.
+//! The `lift` command-line tool. It is the only place that reads the
+//! process environment and arguments; everything below takes parameters.
+
+mod bench;
+mod compile_cmd;
+pub mod npy;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit codes: 0 success, 1 something ran and failed (a FAILED or error
+/// row, a --check that failed), 2 bad input.
+#[derive(Debug)]
+pub enum CliError {
+    Failed(String),
+    BadInput(String),
+}
+
+impl CliError {
+    fn code(&self) -> i32 {
+        match self {
+            CliError::Failed(_) => 1,
+            CliError::BadInput(_) => 2,
+        }
+    }
+    fn message(&self) -> &str {
+        match self {
+            CliError::Failed(m) | CliError::BadInput(m) => m,
+        }
+    }
+}
+
+pub(crate) fn bad(m: impl Into<String>) -> CliError {
+    CliError::BadInput(m.into())
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "lift", version, about = "LIFT IR compiler to OpenCL and the CGO 2017 evaluation harness")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Measure device limits, run every benchmark, write results.csv and the charts.
+    All(RunArgs),
+    /// Run the named benchmarks (config names from configs/).
+    Run {
+        #[arg(required = true)]
+        benchmarks: Vec<String>,
+        #[command(flatten)]
+        args: RunArgs,
+    },
+    /// List the benchmarks of configs/ with their sizes and variants.
+    List(ConfigArgs),
+    /// List every OpenCL platform and device.
+    Devices,
+    /// Measure memory bandwidth and FP32 rate of the device.
+    Roofline {
+        #[arg(long)]
+        device: Option<String>,
+        /// Reports directory; the result goes to DIR/<device>/roofline.csv.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
+    /// Render Figure 8 from result CSVs.
+    Plot {
+        #[arg(required = true)]
+        csvs: Vec<PathBuf>,
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
+    /// Write Table 1 (code sizes) from the configs.
+    Table1 {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
+    /// Compile a Lift program to an OpenCL kernel.
+    Compile(compile_cmd::CompileArgs),
+    /// Compile, run on an OpenCL device, and write the result as .npy.
+    Exec(compile_cmd::ExecArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct ConfigArgs {
+    /// Directory of benchmark configs.
+    #[arg(long, default_value = "configs")]
+    configs: PathBuf,
+    /// Repository root that config paths are relative to.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct RunArgs {
+    /// Device: substring of platform, vendor or device name, `gpu`, `cpu`, or P:D.
+    #[arg(long)]
+    device: Option<String>,
+    /// Size preset: tiny, small, large, paper (= small and large) or any preset a config defines.
+    /// Default: paper on a GPU, tiny otherwise.
+    #[arg(long)]
+    size: Option<String>,
+    /// Timed runs per variant.
+    #[arg(long, default_value_t = 10)]
+    runs: usize,
+    /// Untimed warm-up runs per variant.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
+    /// Comma-separated variants: reference, none, barrier, barrier+cf, all.
+    #[arg(long, value_delimiter = ',')]
+    variants: Option<Vec<String>>,
+    /// Reports directory; results go to DIR/<device-slug>/.
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    /// Keep the rows of results.csv and run only what is missing.
+    #[arg(long)]
+    resume: bool,
+    /// Skip the roofline measurement at the start of `all`.
+    #[arg(long)]
+    no_roofline: bool,
+    #[command(flatten)]
+    cfg: ConfigArgs,
+}
 
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.cmd {
+        Cmd::All(a) => bench::run_cmd(&a, None),
+        Cmd::Run { benchmarks, args } => bench::run_cmd(&args, Some(&benchmarks)),
+        Cmd::List(c) => bench::list_cmd(&c),
+        Cmd::Devices => bench::devices_cmd(),
+        Cmd::Roofline { device, out } => bench::roofline_cmd(device.as_deref(), &out),
+        Cmd::Plot { csvs, out } => bench::plot_cmd(&csvs, &out),
+        Cmd::Table1 { cfg, out } => bench::table1_cmd(&cfg, &out),
+        Cmd::Compile(a) => compile_cmd::compile_cmd(&a),
+        Cmd::Exec(a) => compile_cmd::exec_cmd(&a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {}", e.message());
+            e.code()
+        }
+    }
 }

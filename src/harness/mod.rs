@@ -1,7 +1,18 @@
 //! The reproduction harness: configs, runs, validation, statistics, results
 //! and charts.
 
-pub mod data;
-pub mod gold;
+pub mod basic_gold;
 pub mod chart;
+pub mod config;
+pub mod data;
+pub mod env;
+pub mod expected;
+pub mod gold;
+pub mod inputs;
+pub mod results;
+pub mod roofline;
+pub mod runner;
+pub mod stats;
 pub mod table1;
+pub mod validate;
+pub mod variant;

@@ -1,0 +1,226 @@
+//! The benchmark commands: all, run, list, devices, roofline, plot, table1.
+
+use super::{bad, CliError, ConfigArgs, RunArgs};
+use crate::harness::config::{self, Config, LIFT_LEVELS};
+use crate::harness::runner::{self, RunOptions};
+use crate::harness::table1::Table1Entry;
+use crate::harness::variant::RunCounts;
+use crate::harness::{chart, env, roofline};
+use crate::runtime::{self, Runtime};
+use std::path::{Path, PathBuf};
+
+/// Loads every config; broken ones come back as messages.
+fn load_configs(c: &ConfigArgs) -> Result<(Vec<Config>, Vec<String>), CliError> {
+    let all = config::load_dir(&c.configs, &c.root).map_err(|e| bad(e.to_string()))?;
+    let mut ok = Vec::new();
+    let mut broken = Vec::new();
+    for r in all {
+        match r {
+            Ok(cfg) => ok.push(cfg),
+            Err(e) => broken.push(e.to_string()),
+        }
+    }
+    Ok((ok, broken))
+}
+
+fn open_device(sel: Option<&str>) -> Result<Runtime, CliError> {
+    let info = runtime::select_device(sel).map_err(|e| bad(e.to_string()))?;
+    println!("device: {}", info.short());
+    Runtime::new(info).map_err(|e| bad(e.to_string()))
+}
+
+fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
+    match arg {
+        None if gpu => vec!["small".into(), "large".into()],
+        None => vec!["tiny".into()],
+        Some("paper") => vec!["small".into(), "large".into()],
+        Some(s) => s.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+    }
+}
+
+pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
+    if let Some(vs) = &a.variants {
+        for v in vs {
+            if v != "reference" && !LIFT_LEVELS.contains(&v.as_str()) {
+                return Err(bad(format!("--variants: `{v}` is not reference, {}", LIFT_LEVELS.join(", "))));
+            }
+        }
+    }
+    let (mut configs, broken) = load_configs(&a.cfg)?;
+    if let Some(names) = only {
+        let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
+        for n in names {
+            if !known.contains(n) {
+                let hint = broken.iter().find(|b| b.contains(&format!("{n}.yaml"))).cloned();
+                return Err(bad(
+                    hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))
+                ));
+            }
+        }
+        configs.retain(|c| names.contains(&c.name));
+    }
+    for b in &broken {
+        eprintln!("error: {b}");
+    }
+    let rt = open_device(a.device.as_deref())?;
+    if a.size.is_none() && !rt.info.is_gpu() {
+        println!("no GPU selected: running on the {} device with the `tiny` size preset", rt.info.kind);
+    }
+    let sizes = size_presets(a.size.as_deref(), rt.info.is_gpu());
+    let report_dir = a.out.join(rt.info.slug());
+    let date = env::now_utc();
+    let roof_path = report_dir.join("roofline.csv");
+    let roof = if only.is_none() && !a.no_roofline && !(a.resume && roof_path.exists()) {
+        println!("measuring device limits (roofline)...");
+        match roofline::measure(&rt, &date) {
+            Ok(r) => {
+                println!("  bandwidth {:.1} GB/s, FP32 {:.1} GFLOP/s", r.bandwidth_gbps, r.gflops);
+                if let Err(e) = roofline::save(&r, &roof_path) {
+                    eprintln!("warning: {e}");
+                }
+                Some(r)
+            }
+            Err(e) => {
+                eprintln!("warning: roofline measurement failed: {e}");
+                None
+            }
+        }
+    } else {
+        roofline::load(&roof_path)
+    };
+    let opts = RunOptions {
+        sizes,
+        variants: a.variants.clone(),
+        counts: RunCounts { warmup: a.warmup, runs: a.runs.max(1) },
+        resume: a.resume,
+        report_dir: report_dir.clone(),
+        roofline: roof,
+        git_commit: env::git_commit(&a.cfg.root),
+    };
+    let report = runner::run(&rt, &configs, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+    for n in &report.notes {
+        println!("note: {n}");
+    }
+    println!();
+    print!("{}", runner::summary_table(&report.rows));
+    match chart::render_figure8(std::slice::from_ref(&report.csv), &report_dir) {
+        Ok(files) => {
+            for f in files {
+                println!("chart: {}", f.display());
+            }
+        }
+        Err(e) => eprintln!("error: charts: {e}"),
+    }
+    println!("results: {}", report.csv.display());
+    let failures = report.failures();
+    if failures > 0 || !broken.is_empty() {
+        return Err(CliError::Failed(format!(
+            "{failures} row(s) FAILED or errored, {} config(s) broken; see {}",
+            broken.len(),
+            report.csv.display()
+        )));
+    }
+    Ok(())
+}
+
+pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
+    let (configs, broken) = load_configs(c)?;
+    for cfg in &configs {
+        let sizes: Vec<String> = cfg
+            .sizes
+            .iter()
+            .map(|(n, b)| {
+                format!("{n}({})", b.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
+            })
+            .collect();
+        let mut variants = Vec::new();
+        if cfg.reference.is_some() {
+            variants.push("reference".to_string());
+        }
+        if cfg.lift.is_some() {
+            variants.extend(cfg.variants.iter().cloned());
+        }
+        println!("{:<12} {}", cfg.name, cfg.description);
+        println!("{:<12} sizes: {}; variants: {}", "", sizes.join(" "), variants.join(", "));
+    }
+    for b in &broken {
+        eprintln!("error: {b}");
+    }
+    if broken.is_empty() {
+        Ok(())
+    } else {
+        Err(bad(format!("{} config(s) broken", broken.len())))
+    }
+}
+
+pub(crate) fn devices_cmd() -> Result<(), CliError> {
+    let devices = runtime::list_devices().map_err(|e| bad(e.to_string()))?;
+    for d in devices {
+        println!("{d}");
+    }
+    Ok(())
+}
+
+pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliError> {
+    let rt = open_device(device)?;
+    let r = roofline::measure(&rt, &env::now_utc()).map_err(CliError::Failed)?;
+    let path = out.join(rt.info.slug()).join("roofline.csv");
+    roofline::save(&r, &path).map_err(CliError::Failed)?;
+    println!(
+        "bandwidth {:.1} GB/s (copy of {} MiB), FP32 {:.1} GFLOP/s",
+        r.bandwidth_gbps,
+        r.copy_bytes >> 20,
+        r.gflops
+    );
+    println!("written: {}", path.display());
+    Ok(())
+}
+
+pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
+    for c in csvs {
+        if !c.is_file() {
+            return Err(bad(format!("{}: no such file", c.display())));
+        }
+    }
+    let files = chart::render_figure8(csvs, out).map_err(|e| CliError::Failed(e.to_string()))?;
+    for f in files {
+        println!("chart: {}", f.display());
+    }
+    Ok(())
+}
+
+/// Table 1 entries: the reference sources and the Lift programs of every
+/// config (the low-level program is the first Lift kernel's).
+pub(crate) fn table1_entries(configs: &[Config]) -> Vec<Table1Entry> {
+    configs
+        .iter()
+        .map(|c| Table1Entry {
+            benchmark: c.name.clone(),
+            reference_files: c.reference.as_ref().map(|r| r.sources.clone()).unwrap_or_default(),
+            high_level: c.lift.as_ref().and_then(|l| l.high_level.clone()),
+            low_level: c
+                .lift
+                .as_ref()
+                .and_then(|l| l.kernels.first())
+                .map(|k| (k.program.clone(), k.def.clone())),
+        })
+        .collect()
+}
+
+pub(crate) fn table1_cmd(c: &ConfigArgs, out: &Path) -> Result<(), CliError> {
+    let (configs, broken) = load_configs(c)?;
+    for b in &broken {
+        eprintln!("error: {b}");
+    }
+    let entries = table1_entries(&configs);
+    // The writer lives in harness::table1 (charts helper); until it is
+    // merged this command can only say what it would count.
+    let _ = out;
+    for e in &entries {
+        println!(
+            "{:<12} reference: {:?} high: {:?} low: {:?}",
+            e.benchmark, e.reference_files, e.high_level, e.low_level
+        );
+    }
+    Err(CliError::Failed("Table 1 writer (harness::table1::write_table1) is not in this build yet".into()))
+}

@@ -1,0 +1,399 @@
+//! `lift compile` and `lift exec`.
+
+use super::npy::{read_npy, write_npy, NpyArray};
+use super::{bad, CliError};
+use crate::arith::ArithExpr;
+use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
+use crate::harness::data::HostArray;
+use crate::harness::validate::compare;
+use crate::interp;
+use crate::ir::{Program, SourceFile};
+use crate::runtime::{self, ElemKind, KernelArg, Launch, Runtime};
+use crate::types::{ScalarType, Type};
+use clap::Args;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct CompileFlags {
+    /// The `def` to compile (default: the first in the file).
+    #[arg(long)]
+    def: Option<String>,
+    /// A size known at compile time, `N=4096` (repeatable).
+    #[arg(long = "size", value_name = "NAME=VALUE")]
+    sizes: Vec<String>,
+    /// Local size, `64` or `16,16`.
+    #[arg(long)]
+    local: Option<String>,
+    /// Global size, `4096` or `512,512`.
+    #[arg(long)]
+    global: Option<String>,
+    #[arg(long)]
+    no_arith_simplify: bool,
+    #[arg(long)]
+    no_barrier_elim: bool,
+    #[arg(long)]
+    no_cf_simplify: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct CompileArgs {
+    file: PathBuf,
+    /// Output file (default: standard output).
+    #[arg(short = 'o')]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    flags: CompileFlags,
+}
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct ExecArgs {
+    file: PathBuf,
+    /// `name=file.npy` or `name=2.5` for a scalar (repeatable).
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    inputs: Vec<String>,
+    /// Where the result goes (.npy).
+    #[arg(long)]
+    output: PathBuf,
+    #[arg(long)]
+    device: Option<String>,
+    /// Also run the interpreter and compare.
+    #[arg(long)]
+    check: bool,
+    #[arg(long, default_value_t = 1e-4)]
+    rtol: f64,
+    #[arg(long, default_value_t = 1e-5)]
+    atol: f64,
+    #[command(flatten)]
+    flags: CompileFlags,
+}
+
+fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(bad(format!("--{flag} `{s}`: expected 1 to 3 comma-separated sizes")));
+    }
+    let mut out = [1i64; 3];
+    for (o, p) in out.iter_mut().zip(&parts) {
+        *o = p
+            .parse()
+            .ok()
+            .filter(|v: &i64| *v >= 1)
+            .ok_or_else(|| bad(format!("--{flag} `{s}`: `{p}` is not a positive integer")))?;
+    }
+    Ok(out)
+}
+
+fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
+    let mut out = BTreeMap::new();
+    for s in list {
+        let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v| *v >= 1)
+            .ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
+        out.insert(k.trim().to_string(), v);
+    }
+    Ok(out)
+}
+
+fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let file = SourceFile::new(path.display().to_string(), text);
+    let program = crate::parse::parse_program(&file).map_err(|e| bad(e.render(&file)))?;
+    Ok((file, program))
+}
+
+fn def_name(program: &Program, flags: &CompileFlags, file: &Path) -> Result<String, CliError> {
+    match &flags.def {
+        Some(d) => Ok(d.clone()),
+        None => program
+            .defs
+            .first()
+            .map(|d| d.name.clone())
+            .ok_or_else(|| bad(format!("{}: no `def` in the file", file.display()))),
+    }
+}
+
+fn options(flags: &CompileFlags, sizes: BTreeMap<String, i64>) -> Result<CompileOptions, CliError> {
+    Ok(CompileOptions {
+        arith_simplify: !flags.no_arith_simplify,
+        barrier_elim: !flags.no_barrier_elim,
+        cf_simplify: !flags.no_cf_simplify,
+        sizes,
+        local: flags.local.as_deref().map(|s| parse_dims("local", s)).transpose()?,
+        global: flags.global.as_deref().map(|s| parse_dims("global", s)).transpose()?,
+    })
+}
+
+fn compile_file(
+    path: &Path,
+    flags: &CompileFlags,
+    sizes: BTreeMap<String, i64>,
+) -> Result<(String, Kernel), CliError> {
+    let (file, program) = load(path)?;
+    let def = def_name(&program, flags, path)?;
+    let opts = options(flags, sizes)?;
+    let kernel = compile(&program, &def, &opts).map_err(|e| match e.span() {
+        Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
+        None => bad(format!("{}: error: {e}", path.display())),
+    })?;
+    Ok((def, kernel))
+}
+
+/// The comment that heads a written kernel: launch sizes and parameters.
+pub(crate) fn header(file: &Path, def: &str, k: &Kernel) -> String {
+    let dims = |d: &[ArithExpr]| d.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
+    let mut h = format!("// Generated by lift from {} (def {def}); kernel `{}`.\n", file.display(), k.name);
+    h.push_str(&format!("// global size: [{}]\n", dims(&k.global)));
+    match &k.local {
+        Some(l) => h.push_str(&format!("// local size:  [{}]\n", dims(l))),
+        None => h.push_str("// local size:  chosen by the OpenCL driver\n"),
+    }
+    h.push_str("// parameters, in order:\n");
+    for (i, p) in k.params.iter().enumerate() {
+        let line = match p {
+            KernelParam::Input { name, ty } => format!("input  {name}: {ty}"),
+            KernelParam::Scalar { name, ty } => format!("scalar {name}: {ty}"),
+            KernelParam::Output { ty } => format!("output: {ty}"),
+            KernelParam::Temp { name, bytes } => format!("temp   {name}: {bytes} bytes"),
+            KernelParam::Size { name } => format!("size   {name}: int"),
+        };
+        h.push_str(&format!("//   {i}: {line}\n"));
+    }
+    h
+}
+
+pub(crate) fn compile_cmd(a: &CompileArgs) -> Result<(), CliError> {
+    let sizes = parse_sizes(&a.flags.sizes)?;
+    let (def, kernel) = compile_file(&a.file, &a.flags, sizes)?;
+    let text = format!("{}\n{}", header(&a.file, &def, &kernel), kernel.source);
+    match &a.out {
+        Some(p) => std::fs::write(p, text).map_err(|e| CliError::Failed(format!("{}: {e}", p.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// Components per element and scalar type of a parameter's base element.
+fn elem_layout(ty: &Type) -> Result<(usize, ScalarType), String> {
+    match ty.base_elem() {
+        Type::Scalar(s) => Ok((1, *s)),
+        Type::Vector(s, n) => Ok((*n as usize, *s)),
+        t => Err(format!("element type {t} cannot be passed from a .npy file")),
+    }
+}
+
+/// The expected .npy shape of a type: its lengths plus a vector dimension.
+fn shape_of(ty: &Type) -> Result<(Vec<ArithExpr>, usize, ScalarType), String> {
+    let (w, s) = elem_layout(ty)?;
+    Ok((ty.lengths(), w, s))
+}
+
+fn bind_shape(
+    name: &str,
+    ty: &Type,
+    shape: &[usize],
+    sizes: &mut BTreeMap<String, i64>,
+) -> Result<(), String> {
+    let (lens, w, _) = shape_of(ty)?;
+    let mut want = lens.len();
+    if w > 1 {
+        want += 1;
+        if shape.last() != Some(&w) {
+            return Err(format!(
+                "input `{name}` has shape {shape:?}; its last dimension must be the vector width {w} ({ty})"
+            ));
+        }
+    }
+    if shape.len() != want {
+        return Err(format!("input `{name}` has shape {shape:?}; {ty} needs {want} dimension(s)"));
+    }
+    // First bind plain size variables, then check every length.
+    for (e, &d) in lens.iter().zip(shape) {
+        if let ArithExpr::Var(v) = e {
+            sizes.entry(v.name.clone()).or_insert(d as i64);
+        }
+    }
+    for (e, &d) in lens.iter().zip(shape) {
+        let v = e
+            .eval_with(&|n| sizes.get(n).copied())
+            .map_err(|err| format!("input `{name}`: length `{e}`: {err}; pass --size"))?;
+        if v != d as i64 {
+            return Err(format!("input `{name}` has shape {shape:?}, but `{e}` = {v} with sizes {sizes:?}"));
+        }
+    }
+    Ok(())
+}
+
+fn scalar_value(name: &str, s: &str, ty: &Type) -> Result<HostArray, String> {
+    let parsed = match ty {
+        Type::Scalar(ScalarType::Float) => s.parse::<f32>().ok().map(|v| HostArray::F32(vec![v])),
+        Type::Scalar(ScalarType::Int) => s.parse::<i32>().ok().map(|v| HostArray::I32(vec![v])),
+        _ => return Err(format!("input `{name}`: a {ty} needs a .npy file")),
+    };
+    parsed.ok_or_else(|| format!("input `{name}`: `{s}` is not a {ty}"))
+}
+
+pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
+    let (file, program) = load(&a.file)?;
+    let def_name = def_name(&program, &a.flags, &a.file)?;
+    let def =
+        program.def(&def_name).ok_or_else(|| bad(format!("{}: no `def {def_name}`", a.file.display())))?;
+    let mut given: BTreeMap<String, String> = BTreeMap::new();
+    for s in &a.inputs {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| bad(format!("--input `{s}`: expected NAME=FILE.npy or NAME=NUMBER")))?;
+        given.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    let compile_sizes = parse_sizes(&a.flags.sizes)?;
+    let mut sizes = compile_sizes.clone();
+    let mut host: BTreeMap<String, HostArray> = BTreeMap::new();
+    for p in &def.params {
+        let ty =
+            p.ty.as_ref()
+                .ok_or_else(|| bad(format!("parameter `{}` of `{def_name}` has no type", p.name)))?;
+        let v = given.get(&p.name).ok_or_else(|| bad(format!("missing --input {}=...", p.name)))?;
+        let arr = if matches!(ty, Type::Array(..)) {
+            let npy = read_npy(Path::new(v)).map_err(bad)?;
+            bind_shape(&p.name, ty, &npy.shape, &mut sizes).map_err(bad)?;
+            let (_, _, s) = shape_of(ty).map_err(bad)?;
+            match (s, npy.data) {
+                (ScalarType::Float, HostArray::I32(v)) => {
+                    HostArray::F32(v.into_iter().map(|x| x as f32).collect())
+                }
+                (ScalarType::Int, HostArray::F32(_)) => {
+                    return Err(bad(format!("input `{}`: float data for an int array", p.name)))
+                }
+                (_, d) => d,
+            }
+        } else {
+            scalar_value(&p.name, v, ty).map_err(bad)?
+        };
+        host.insert(p.name.clone(), arr);
+    }
+    if let Some(extra) = given.keys().find(|k| !def.params.iter().any(|p| &p.name == *k)) {
+        return Err(bad(format!("--input `{extra}`: `{def_name}` has no such parameter")));
+    }
+    let opts = options(&a.flags, compile_sizes)?;
+    let kernel = compile(&program, &def_name, &opts).map_err(|e| match e.span() {
+        Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
+        None => bad(format!("{}: error: {e}", a.file.display())),
+    })?;
+    let info = runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
+    eprintln!("device: {}", info.short());
+    let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
+    let (out, shape) =
+        run_kernel(&rt, &a.file, &kernel, &host, &sizes, &a.flags).map_err(CliError::Failed)?;
+    write_npy(&a.output, &NpyArray { shape, data: out.clone() }).map_err(CliError::Failed)?;
+    println!("wrote {}", a.output.display());
+    if a.check {
+        let mut args = BTreeMap::new();
+        for p in &def.params {
+            let ty = p.ty.as_ref().ok_or_else(|| bad("untyped parameter"))?;
+            let v = interp::value_from_flat(ty, &host[&p.name], &sizes)
+                .map_err(|e| CliError::Failed(format!("--check: {e}")))?;
+            args.insert(p.name.clone(), v);
+        }
+        let v = interp::eval_def(&program, &def_name, &args, &sizes)
+            .map_err(|e| CliError::Failed(format!("--check: interpreter: {e}")))?;
+        let gold = interp::value_to_flat(&v);
+        let c = compare(&out, &gold, a.rtol, a.atol);
+        println!("check: largest relative error {:.3e}", c.max_rel_error);
+        if !c.ok {
+            return Err(CliError::Failed(format!("--check failed: {}", c.message)));
+        }
+        println!("check: ok");
+    }
+    Ok(())
+}
+
+fn run_kernel(
+    rt: &Runtime,
+    file: &Path,
+    k: &Kernel,
+    host: &BTreeMap<String, HostArray>,
+    sizes: &BTreeMap<String, i64>,
+    flags: &CompileFlags,
+) -> Result<(HostArray, Vec<usize>), String> {
+    let ev = |e: &ArithExpr, what: &str| -> Result<i64, String> {
+        e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| format!("{what} `{e}`: {err}; pass --size"))
+    };
+    let program =
+        rt.build(&format!("{} (generated)", file.display()), &k.source, "").map_err(|e| e.to_string())?;
+    let (olens, w, os) = shape_of(&k.output_type)?;
+    let mut shape = Vec::new();
+    for e in &olens {
+        shape.push(ev(e, "output length")? as usize);
+    }
+    if w > 1 {
+        shape.push(w);
+    }
+    let out_elems: usize = shape.iter().product();
+    let kind = if os == ScalarType::Float { ElemKind::F32 } else { ElemKind::I32 };
+    let mut bufs = Vec::new();
+    let mut out_index = 0;
+    for p in &k.params {
+        match p {
+            KernelParam::Input { name, .. } => {
+                let h = host
+                    .get(name)
+                    .ok_or_else(|| format!("the kernel wants input `{name}`, which the def lacks"))?;
+                bufs.push(rt.upload(name, h).map_err(|e| e.to_string())?)
+            }
+            KernelParam::Output { .. } => {
+                out_index = bufs.len();
+                bufs.push(rt.zeroed("output", kind, out_elems * 4).map_err(|e| e.to_string())?)
+            }
+            KernelParam::Temp { name, bytes } => bufs.push(
+                rt.zeroed(name, ElemKind::F32, ev(bytes, "temporary size")?.max(0) as usize)
+                    .map_err(|e| e.to_string())?,
+            ),
+            _ => {}
+        }
+    }
+    let mut it = bufs.iter();
+    let mut args = Vec::new();
+    for p in &k.params {
+        args.push(match p {
+            KernelParam::Scalar { name, .. } => match host.get(name) {
+                Some(HostArray::F32(v)) if !v.is_empty() => KernelArg::Float(v[0]),
+                Some(HostArray::I32(v)) if !v.is_empty() => KernelArg::Int(v[0]),
+                _ => return Err(format!("the kernel wants scalar `{name}`, which the def lacks")),
+            },
+            KernelParam::Size { name } => KernelArg::Int(
+                *sizes.get(name).ok_or_else(|| format!("size `{name}` unknown; pass --size {name}=..."))?
+                    as i32,
+            ),
+            _ => KernelArg::Buffer(it.next().ok_or("buffer missing")?),
+        });
+    }
+    let dims = |given: &Option<String>, exprs: &[ArithExpr], what: &str| -> Result<Vec<usize>, String> {
+        match given {
+            Some(s) => Ok(s.split(',').filter_map(|x| x.trim().parse().ok()).collect()),
+            None => exprs.iter().map(|e| ev(e, what).map(|v| v as usize)).collect(),
+        }
+    };
+    let mut global = dims(&flags.global, &k.global, "global size")?;
+    while global.len() > 1 && global.last() == Some(&1) {
+        global.pop();
+    }
+    let local = match (&flags.local, &k.local) {
+        (None, None) => None,
+        (l, Some(e)) => Some(dims(l, e, "local size")?),
+        (l, None) => Some(dims(l, &[], "local size")?),
+    }
+    .map(|mut l| {
+        l.resize(global.len(), 1);
+        l
+    });
+    rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }])
+        .map_err(|e| e.to_string())?;
+    let out = rt.download(&bufs[out_index]).map_err(|e| e.to_string())?;
+    Ok((out, shape))
+}

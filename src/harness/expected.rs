@@ -1,0 +1,56 @@
+//! Where a benchmark's expected output comes from: a Rust gold function, the
+//! interpreter running the Lift program, or the validated reference output.
+
+use super::basic_gold;
+use super::config::Config;
+use super::data::{Arrays, HostArray, Sizes};
+use super::gold;
+use super::variant::load_program;
+use crate::interp::{self, Value};
+use std::collections::BTreeMap;
+
+/// Runs Rust gold `name` and picks the array named `output` (or the only one).
+pub fn rust_gold(name: &str, inputs: &Arrays, sizes: &Sizes, output: &str) -> Result<HostArray, String> {
+    let result = gold::gold(name, inputs, sizes)
+        .or_else(|| basic_gold::gold(name, inputs, sizes))
+        .ok_or_else(|| format!("no Rust gold function `{name}` (src/harness/gold)"))?
+        .map_err(|e| format!("gold `{name}`: {e}"))?;
+    pick(result, output).ok_or_else(|| format!("gold `{name}` returned no array `{output}`"))
+}
+
+fn pick(mut arrays: Arrays, output: &str) -> Option<HostArray> {
+    if let Some(a) = arrays.remove(output) {
+        return Some(a);
+    }
+    if arrays.len() == 1 {
+        return arrays.into_values().next();
+    }
+    None
+}
+
+/// Evaluates the benchmark's high-level program (or else its first Lift
+/// kernel's program) with the interpreter.
+pub fn interpreter_gold(cfg: &Config, inputs: &Arrays, sizes: &Sizes) -> Result<HostArray, String> {
+    let lift = cfg.lift.as_ref().ok_or("the interpreter gold needs a `lift:` section")?;
+    let first = lift.kernels.first().ok_or("no Lift kernel")?;
+    let (path, def_name) = match &lift.high_level {
+        Some((p, d)) => (p.clone(), d.clone()),
+        None => (first.program.clone(), first.def.clone()),
+    };
+    let (_, program) = load_program(&path)?;
+    let def = program.def(&def_name).ok_or_else(|| format!("{}: no `def {def_name}`", path.display()))?;
+    let mut args: BTreeMap<String, Value> = BTreeMap::new();
+    for p in &def.params {
+        // A def parameter takes the input the first Lift kernel binds it
+        // to, else the input of the same name.
+        let src = first.args.get(&p.name).unwrap_or(&p.name);
+        let host =
+            inputs.get(src).ok_or_else(|| format!("no input for parameter `{}` of `{def_name}`", p.name))?;
+        let ty =
+            p.ty.as_ref().ok_or_else(|| format!("parameter `{}` of `{def_name}` has no type", p.name))?;
+        let v = interp::value_from_flat(ty, host, sizes).map_err(|e| format!("input `{src}`: {e}"))?;
+        args.insert(p.name.clone(), v);
+    }
+    let v = interp::eval_def(&program, &def_name, &args, sizes).map_err(|e| format!("interpreter: {e}"))?;
+    Ok(interp::value_to_flat(&v))
+}

@@ -1,0 +1,103 @@
+//! Host arrays for a benchmark at one size: inputs from their `init`
+//! (seeded, so every variant and every run sees the same data) and
+//! zero-filled buffers.
+
+use super::config::{eval, ArraySpec, Config, Init};
+use super::data::{Arrays, HostArray, Sizes};
+use super::gold;
+
+/// SplitMix64: tiny, fast, and good enough for benchmark data; written here
+/// so the inputs stay identical across platforms and crate versions.
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Number of scalar components an array spec holds at these sizes.
+pub fn element_count(spec: &ArraySpec, sizes: &Sizes) -> Result<usize, String> {
+    let mut n: i64 = spec.ty.components() as i64;
+    for e in &spec.shape {
+        let v = eval(e, sizes).map_err(|err| format!("shape of `{}`: {err}", spec.name))?;
+        if v < 0 {
+            return Err(format!("shape of `{}`: `{e}` is negative ({v})", spec.name));
+        }
+        n = n.checked_mul(v).ok_or_else(|| format!("shape of `{}` overflows", spec.name))?;
+    }
+    usize::try_from(n).map_err(|_| format!("shape of `{}` is too large", spec.name))
+}
+
+fn fill(spec: &ArraySpec, sizes: &Sizes, seed: u64) -> Result<HostArray, String> {
+    let n = element_count(spec, sizes)?;
+    let float = spec.ty.is_float();
+    Ok(match &spec.init {
+        Init::Const(c) if float => HostArray::F32(vec![*c as f32; n]),
+        Init::Const(c) => HostArray::I32(vec![*c as i32; n]),
+        Init::Iota if float => HostArray::F32((0..n).map(|i| i as f32).collect()),
+        Init::Iota => HostArray::I32((0..n).map(|i| i as i32).collect()),
+        Init::Random { min, max } => {
+            let mut rng = SplitMix64::new(seed);
+            if float {
+                HostArray::F32((0..n).map(|_| (min + (max - min) * rng.next_f64()) as f32).collect())
+            } else {
+                // Integers uniform over [min, max], both ends included.
+                let (lo, hi) = (min.ceil() as i64, max.floor() as i64);
+                let span = (hi - lo + 1).max(1) as u64;
+                HostArray::I32((0..n).map(|_| (lo + (rng.next_u64() % span) as i64) as i32).collect())
+            }
+        }
+        Init::Generator(g) => match gold::generate(g, &spec.name, sizes, seed) {
+            None => return Err(format!("input `{}`: no generator `{g}` in src/harness/gold", spec.name)),
+            Some(Err(e)) => return Err(format!("input `{}`: generator `{g}`: {e}", spec.name)),
+            Some(Ok(a)) if a.len() != n => {
+                return Err(format!(
+                    "input `{}`: generator `{g}` made {} elements, the shape says {n}",
+                    spec.name,
+                    a.len()
+                ))
+            }
+            Some(Ok(a)) => a,
+        },
+    })
+}
+
+/// Generates every input (seed + its index) and zero-fills every buffer.
+pub fn make_host_arrays(cfg: &Config, sizes: &Sizes) -> Result<(Arrays, Arrays), String> {
+    let mut inputs = Arrays::new();
+    for (i, spec) in cfg.inputs.iter().enumerate() {
+        inputs.insert(spec.name.clone(), fill(spec, sizes, cfg.seed.wrapping_add(i as u64))?);
+    }
+    let mut buffers = Arrays::new();
+    for spec in &cfg.buffers {
+        buffers.insert(spec.name.clone(), fill(spec, sizes, 0)?);
+    }
+    Ok((inputs, buffers))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix_is_deterministic_and_spread() {
+        let a: Vec<u64> = (0..4).scan(SplitMix64::new(7), |r, _| Some(r.next_u64())).collect();
+        let b: Vec<u64> = (0..4).scan(SplitMix64::new(7), |r, _| Some(r.next_u64())).collect();
+        assert_eq!(a, b);
+        let mut r = SplitMix64::new(1);
+        let mean = (0..10000).map(|_| r.next_f64()).sum::<f64>() / 10000.0;
+        assert!((mean - 0.5).abs() < 0.02, "mean {mean}");
+    }
+}

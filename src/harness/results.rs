@@ -1,0 +1,148 @@
+//! `results.csv` (columns in `docs/CONFIG.md`): rows are appended and
+//! flushed one at a time so an interrupted run keeps what it finished.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One row: a benchmark at one size in one variant. Empty `Option`s are
+/// written as empty cells.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Row {
+    pub benchmark: String,
+    pub size: String,
+    pub variant: String,
+    pub status: String,
+    pub median_ms: Option<f64>,
+    pub min_ms: Option<f64>,
+    pub max_ms: Option<f64>,
+    pub ci_low_ms: Option<f64>,
+    pub ci_high_ms: Option<f64>,
+    pub runs: Option<usize>,
+    pub max_rel_error: Option<f64>,
+    pub compile_ms: Option<f64>,
+    pub kernel_lines: Option<usize>,
+    pub kernel_bytes: Option<usize>,
+    pub gbps: Option<f64>,
+    pub gflops: Option<f64>,
+    pub frac_bandwidth: Option<f64>,
+    pub frac_flops: Option<f64>,
+    pub timing: String,
+    pub build_options: String,
+    pub device: String,
+    pub driver: String,
+    pub opencl_version: String,
+    pub git_commit: String,
+    pub date: String,
+    pub message: String,
+}
+
+impl Row {
+    pub fn key(&self) -> (String, String, String) {
+        (self.benchmark.clone(), self.size.clone(), self.variant.clone())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("{path}: {msg}")]
+    Io { path: PathBuf, msg: String },
+    #[error("{path}: row {row}: {msg}")]
+    Parse { path: PathBuf, row: usize, msg: String },
+}
+
+/// Reads every row of a results file.
+pub fn read_rows(path: &Path) -> Result<Vec<Row>, ResultsError> {
+    let mut rd = csv::Reader::from_path(path)
+        .map_err(|e| ResultsError::Io { path: path.into(), msg: e.to_string() })?;
+    let mut out = Vec::new();
+    for (i, r) in rd.deserialize::<Row>().enumerate() {
+        out.push(r.map_err(|e| ResultsError::Parse { path: path.into(), row: i + 2, msg: e.to_string() })?);
+    }
+    Ok(out)
+}
+
+/// Appends rows to a results file, writing the header when the file is new.
+pub struct ResultsWriter {
+    path: PathBuf,
+    done: BTreeSet<(String, String, String)>,
+}
+
+impl ResultsWriter {
+    /// Opens `path` for appending. With `resume`, the keys already in the
+    /// file are remembered (and skipped by the runner); without it an
+    /// existing file is moved aside to `results.csv.bak` so old rows are
+    /// never mixed with new ones.
+    pub fn open(path: &Path, resume: bool) -> Result<ResultsWriter, ResultsError> {
+        let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let mut done = BTreeSet::new();
+        if path.exists() {
+            if resume {
+                done = read_rows(path)?.iter().map(Row::key).collect();
+            } else {
+                std::fs::rename(path, path.with_extension("csv.bak")).map_err(io)?;
+            }
+        }
+        Ok(ResultsWriter { path: path.to_path_buf(), done })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn is_done(&self, benchmark: &str, size: &str, variant: &str) -> bool {
+        self.done.contains(&(benchmark.to_string(), size.to_string(), variant.to_string()))
+    }
+
+    /// Appends one row and flushes it to disk.
+    pub fn append(&mut self, row: &Row) -> Result<(), ResultsError> {
+        let io = |e: std::io::Error| ResultsError::Io { path: self.path.clone(), msg: e.to_string() };
+        let new = std::fs::metadata(&self.path).map(|m| m.len() == 0).unwrap_or(true);
+        let file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(io)?;
+        let mut w = csv::WriterBuilder::new().has_headers(new).from_writer(file);
+        w.serialize(row).map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
+        let mut file =
+            w.into_inner().map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
+        file.flush().map_err(io)?;
+        self.done.insert(row.key());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn append_resume_roundtrip() {
+        let dir = std::env::temp_dir().join(format!("lift-results-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("results.csv");
+        let row = |v: &str| Row {
+            benchmark: "dot".into(),
+            size: "tiny".into(),
+            variant: v.into(),
+            status: "ok".into(),
+            median_ms: Some(1.5),
+            message: "has, comma".into(),
+            ..Row::default()
+        };
+        let mut w = ResultsWriter::open(&path, false).unwrap();
+        w.append(&row("reference")).unwrap();
+        w.append(&row("none")).unwrap();
+        let w2 = ResultsWriter::open(&path, true).unwrap();
+        assert!(w2.is_done("dot", "tiny", "none") && !w2.is_done("dot", "tiny", "all"));
+        let rows = read_rows(&path).unwrap();
+        assert_eq!(rows, vec![row("reference"), row("none")]);
+        let header = std::fs::read_to_string(&path).unwrap();
+        assert!(header.starts_with("benchmark,size,variant,status,median_ms,min_ms,max_ms,ci_low_ms,ci_high_ms,runs,max_rel_error,compile_ms,kernel_lines,kernel_bytes,gbps,gflops,frac_bandwidth,frac_flops,timing,build_options,device,driver,opencl_version,git_commit,date,message\n"));
+        ResultsWriter::open(&path, false).unwrap();
+        assert!(dir.join("results.csv.bak").exists() && !path.exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

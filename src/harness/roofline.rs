@@ -1,0 +1,106 @@
+//! Device limits measured with the harness's own microkernels: memory
+//! bandwidth from a large device-to-device copy (bytes read plus written)
+//! and FP32 rate from a kernel of independent FMA chains.
+
+use crate::harness::data::HostArray;
+use crate::runtime::{ElemKind, KernelArg, Launch, Runtime};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The measured limits of one device.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Roofline {
+    pub device: String,
+    pub bandwidth_gbps: f64,
+    pub gflops: f64,
+    pub copy_bytes: u64,
+    pub date: String,
+}
+
+const ITERS: usize = 512;
+/// float4 chains per work-item: each iteration is 4 x 4 FMAs = 32 flops.
+const FLOPS_PER_ITER: usize = 32;
+
+fn source() -> String {
+    format!(
+        r#"
+kernel void roofline_copy(const global float4* restrict in, global float4* restrict out) {{
+    size_t i = get_global_id(0);
+    out[i] = in[i];
+}}
+kernel void roofline_fma(global float* out, float a, float b) {{
+    float s = (float)get_global_id(0) * 1.0e-7f;
+    float4 x0 = (float4)(s, s + 1.0f, s + 2.0f, s + 3.0f);
+    float4 x1 = x0 + 0.5f, x2 = x0 + 0.25f, x3 = x0 + 0.125f;
+    /* Four independent chains so the FMA pipelines stay full. */
+    for (int k = 0; k < {ITERS}; ++k) {{
+        x0 = fma(x0, a, b); x1 = fma(x1, a, b); x2 = fma(x2, a, b); x3 = fma(x3, a, b);
+    }}
+    float4 t = x0 + x1 + x2 + x3;
+    out[get_global_id(0)] = t.x + t.y + t.z + t.w;
+}}
+"#
+    )
+}
+
+fn best_ns(rt: &Runtime, launch: &Launch<'_>, reps: usize) -> Result<u64, String> {
+    rt.run(std::slice::from_ref(launch)).map_err(|e| e.to_string())?;
+    let mut best = u64::MAX;
+    for _ in 0..reps {
+        let t = rt.run(std::slice::from_ref(launch)).map_err(|e| e.to_string())?[0];
+        best = best.min(t.max(1));
+    }
+    Ok(best)
+}
+
+/// Measures the selected device. CPUs get smaller problems so the
+/// measurement stays within seconds on PoCL.
+pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, String> {
+    let info = &rt.info;
+    let cap: u64 = if info.is_gpu() { 256 << 20 } else { 32 << 20 };
+    let copy_bytes = cap.min(info.max_alloc / 2).max(1 << 20) / 16 * 16;
+    let program = rt.build("roofline microkernels", &source(), "").map_err(|e| e.to_string())?;
+    let n4 = (copy_bytes / 16) as usize;
+    let src = rt.upload("roofline_in", &HostArray::F32(vec![1.0; n4 * 4])).map_err(|e| e.to_string())?;
+    let dst = rt.zeroed("roofline_out", ElemKind::F32, copy_bytes as usize).map_err(|e| e.to_string())?;
+    let copy = Launch {
+        program: &program,
+        kernel: "roofline_copy",
+        args: vec![KernelArg::Buffer(&src), KernelArg::Buffer(&dst)],
+        global: vec![n4],
+        local: None,
+    };
+    let copy_ns = best_ns(rt, &copy, 5)?;
+    let threads = info.compute_units.max(1) as usize * if info.is_gpu() { 2048 } else { 64 };
+    let out = rt.zeroed("roofline_fma_out", ElemKind::F32, threads * 4).map_err(|e| e.to_string())?;
+    let fma = Launch {
+        program: &program,
+        kernel: "roofline_fma",
+        args: vec![KernelArg::Buffer(&out), KernelArg::Float(0.999), KernelArg::Float(0.001)],
+        global: vec![threads],
+        local: None,
+    };
+    let fma_ns = best_ns(rt, &fma, 5)?;
+    Ok(Roofline {
+        device: info.name.clone(),
+        bandwidth_gbps: 2.0 * copy_bytes as f64 / copy_ns as f64,
+        gflops: (threads * ITERS * FLOPS_PER_ITER) as f64 / fma_ns as f64,
+        copy_bytes,
+        date: date.to_string(),
+    })
+}
+
+/// Writes `roofline.csv` (one row).
+pub fn save(r: &Roofline, path: &Path) -> Result<(), String> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    let mut w = csv::Writer::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    w.serialize(r).and_then(|_| w.flush().map_err(Into::into)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads `roofline.csv` if it exists and holds a row.
+pub fn load(path: &Path) -> Option<Roofline> {
+    let mut rd = csv::Reader::from_path(path).ok()?;
+    rd.deserialize().next()?.ok()
+}

@@ -1,0 +1,343 @@
+//! The benchmark runner: for every config, size and variant it builds, runs,
+//! validates and records one row, and carries on past failures.
+
+use super::config::{Config, Gold};
+use super::data::{Arrays, HostArray, Sizes};
+use super::expected::{interpreter_gold, rust_gold};
+use super::inputs::make_host_arrays;
+use super::results::{ResultsError, ResultsWriter, Row};
+use super::roofline::Roofline;
+use super::stats::summarize;
+use super::validate::compare;
+use super::variant::{run_lift, run_reference, Execution, RunCounts};
+use crate::runtime::Runtime;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Size presets, in order.
+    pub sizes: Vec<String>,
+    /// Variants to keep (`reference` and Lift levels); `None`: all.
+    pub variants: Option<Vec<String>>,
+    pub counts: RunCounts,
+    pub resume: bool,
+    /// `reports/<device-slug>/`.
+    pub report_dir: PathBuf,
+    pub roofline: Option<Roofline>,
+    pub git_commit: String,
+}
+
+/// The rows of a run and where they went.
+#[derive(Debug)]
+pub struct RunReport {
+    pub csv: PathBuf,
+    pub rows: Vec<Row>,
+    /// Presets a benchmark does not define.
+    pub notes: Vec<String>,
+}
+
+impl RunReport {
+    /// Rows that did not end `ok` or `skipped`.
+    pub fn failures(&self) -> usize {
+        self.rows.iter().filter(|r| r.status == "FAILED" || r.status == "error").count()
+    }
+}
+
+struct Planned<'a> {
+    cfg: &'a Config,
+    preset: String,
+    index: usize,
+    sizes: Sizes,
+    variants: Vec<String>,
+}
+
+fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -> Vec<Planned<'a>> {
+    let mut out = Vec::new();
+    for cfg in configs {
+        for preset in &opts.sizes {
+            let Some((index, sizes)) = cfg.preset(preset) else {
+                notes.push(format!("{}: no size preset `{preset}`; skipped", cfg.name));
+                continue;
+            };
+            let mut variants = Vec::new();
+            if cfg.reference.is_some() {
+                variants.push("reference".to_string());
+            }
+            if cfg.lift.is_some() {
+                variants.extend(cfg.variants.iter().cloned());
+            }
+            if let Some(keep) = &opts.variants {
+                variants.retain(|v| keep.contains(v));
+            }
+            out.push(Planned { cfg, preset: preset.clone(), index, sizes: sizes.clone(), variants });
+        }
+    }
+    out
+}
+
+/// Runs everything planned, appending each row to `results.csv` as it
+/// finishes. Only a results file that cannot be written stops the run.
+pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunReport, ResultsError> {
+    let csv = opts.report_dir.join("results.csv");
+    let mut writer = ResultsWriter::open(&csv, opts.resume)?;
+    let mut notes = Vec::new();
+    let planned = plan(configs, opts, &mut notes);
+    let total: usize = planned.iter().map(|p| p.variants.len()).sum();
+    let pb = ProgressBar::new(total as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed}] {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut rows = Vec::new();
+    for p in &planned {
+        let mut emit = |row: Row, writer: &mut ResultsWriter| -> Result<(), ResultsError> {
+            writer.append(&row)?;
+            let line = row_line(&row);
+            if pb.is_hidden() {
+                println!("{line}");
+            } else {
+                pb.println(line);
+            }
+            pb.inc(1);
+            rows.push(row);
+            Ok(())
+        };
+        let pending: Vec<&String> =
+            p.variants.iter().filter(|v| !writer.is_done(&p.cfg.name, &p.preset, v)).collect();
+        pb.inc((p.variants.len() - pending.len()) as u64);
+        if pending.is_empty() {
+            continue;
+        }
+        pb.set_message(format!("{} {} inputs", p.cfg.name, p.preset));
+        let (inputs, buffers) = match make_host_arrays(p.cfg, &p.sizes) {
+            Ok(x) => x,
+            Err(msg) => {
+                for v in &pending {
+                    emit(error_row(p, v, rt, opts, &format!("inputs: {msg}")), &mut writer)?;
+                }
+                continue;
+            }
+        };
+        let mut bench = Bench { p, rt, opts, inputs: &inputs, buffers: &buffers, rust: None, interp: None };
+        // The reference runs first: its validated output is the gold of
+        // the Lift rows at sizes beyond the interpreter's reach, so it also
+        // runs (unrecorded) when resuming needs it.
+        let mut reference_gold: Result<HostArray, String> = Err("this benchmark has no reference".into());
+        let lift_pending = pending.iter().any(|v| *v != "reference");
+        if p.cfg.reference.is_some() && (pending.iter().any(|v| *v == "reference") || lift_pending) {
+            pb.set_message(format!("{} {} reference", p.cfg.name, p.preset));
+            let (row, out) = bench.reference();
+            reference_gold = out;
+            if pending.iter().any(|v| *v == "reference") {
+                emit(row, &mut writer)?;
+            }
+        }
+        for v in pending.iter().filter(|v| **v != "reference") {
+            pb.set_message(format!("{} {} {v}", p.cfg.name, p.preset));
+            let row = bench.lift(v, &reference_gold);
+            emit(row, &mut writer)?;
+        }
+    }
+    pb.finish_and_clear();
+    Ok(RunReport { csv, rows, notes })
+}
+
+struct Bench<'a> {
+    p: &'a Planned<'a>,
+    rt: &'a Runtime,
+    opts: &'a RunOptions,
+    inputs: &'a Arrays,
+    buffers: &'a Arrays,
+    rust: Option<Result<HostArray, String>>,
+    interp: Option<Result<HostArray, String>>,
+}
+
+impl Bench<'_> {
+    fn interp_allowed(&self) -> bool {
+        self.p.cfg.validation.max_interp_size.is_none_or(|m| self.p.index <= m)
+    }
+
+    fn rust_gold(&mut self, name: &str, output: &str) -> Result<HostArray, String> {
+        let (inputs, sizes) = (self.inputs, &self.p.sizes);
+        self.rust.get_or_insert_with(|| rust_gold(name, inputs, sizes, output)).clone()
+    }
+
+    fn interp_gold(&mut self) -> Result<HostArray, String> {
+        let (cfg, inputs, sizes) = (self.p.cfg, self.inputs, &self.p.sizes);
+        self.interp.get_or_insert_with(|| interpreter_gold(cfg, inputs, sizes)).clone()
+    }
+
+    /// Runs the reference; returns its row and, when it validated (or has
+    /// nothing to validate against), its output as gold for the Lift rows.
+    fn reference(&mut self) -> (Row, Result<HostArray, String>) {
+        let cfg = self.p.cfg;
+        let Some(r) = cfg.reference.as_ref() else {
+            return (
+                error_row(self.p, "reference", self.rt, self.opts, "no reference"),
+                Err("no reference".into()),
+            );
+        };
+        let exec =
+            match run_reference(self.rt, cfg, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
+                Ok(e) => e,
+                Err(msg) => {
+                    let why = format!("the reference did not run: {msg}");
+                    return (error_row(self.p, "reference", self.rt, self.opts, &msg), Err(why));
+                }
+            };
+        let gold = match &cfg.validation.gold {
+            Gold::Rust(name) => Some(self.rust_gold(name, &r.output)),
+            Gold::Interpreter if self.interp_allowed() => Some(self.interp_gold()),
+            Gold::Reference
+                if self.interp_allowed() && cfg.lift.as_ref().is_some_and(|l| l.high_level.is_some()) =>
+            {
+                self.interp_gold().ok().map(Ok)
+            }
+            _ => None,
+        };
+        let row = self.finish_row("reference", &exec, gold.as_ref());
+        let out = if row.status == "ok" {
+            Ok(exec.output)
+        } else {
+            Err(format!("the reference is {}: {}", row.status, row.message))
+        };
+        (row, out)
+    }
+
+    fn lift(&mut self, level: &str, reference_gold: &Result<HostArray, String>) -> Row {
+        let cfg = self.p.cfg;
+        let exec =
+            match run_lift(self.rt, cfg, level, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
+                Ok(e) => e,
+                Err(msg) => return error_row(self.p, level, self.rt, self.opts, &msg),
+            };
+        let output = cfg.lift.as_ref().map(|l| l.output.clone()).unwrap_or_default();
+        let gold = match &cfg.validation.gold {
+            Gold::Rust(name) => self.rust_gold(name, &output),
+            Gold::Interpreter if self.interp_allowed() => self.interp_gold(),
+            _ => reference_gold.clone(),
+        };
+        self.finish_row(level, &exec, Some(&gold))
+    }
+
+    /// Validates and fills a row. `gold`: `None` means nothing to check
+    /// against (recorded as ok with a note); `Some(Err)` means the gold
+    /// itself failed, which makes the row an error.
+    fn finish_row(&self, variant: &str, exec: &Execution, gold: Option<&Result<HostArray, String>>) -> Row {
+        let mut row = base_row(self.p, variant, self.rt, self.opts);
+        let v = &self.p.cfg.validation;
+        match gold {
+            None => {
+                row.status = "ok".into();
+                row.message = "not validated: no gold result at this size".into();
+            }
+            Some(Err(msg)) => {
+                row.status = "error".into();
+                row.message = format!("no gold result: {msg}");
+            }
+            Some(Ok(g)) => {
+                let c = compare(&exec.output, g, v.rtol, v.atol);
+                row.max_rel_error = Some(c.max_rel_error).filter(|x| x.is_finite());
+                row.status = if c.ok { "ok" } else { "FAILED" }.into();
+                row.message = c.message;
+            }
+        }
+        row.compile_ms = exec.compile_ms;
+        row.kernel_lines = exec.kernel_lines;
+        row.kernel_bytes = exec.kernel_bytes;
+        row.build_options = exec.build_options.clone();
+        if let Some(s) = summarize(&exec.times_ms) {
+            row.median_ms = Some(s.median);
+            row.min_ms = Some(s.min);
+            row.max_ms = Some(s.max);
+            row.ci_low_ms = Some(s.ci_low);
+            row.ci_high_ms = Some(s.ci_high);
+            row.runs = Some(s.runs);
+            let secs = s.median / 1e3;
+            let cfg = self.p.cfg;
+            let metric = |e: &Option<crate::arith::ArithExpr>| {
+                e.as_ref()
+                    .and_then(|e| super::config::eval(e, &self.p.sizes).ok())
+                    .map(|x| x as f64 / secs / 1e9)
+            };
+            if secs > 0.0 {
+                row.gbps = metric(&cfg.bytes);
+                row.gflops = metric(&cfg.flops);
+                if let Some(r) = &self.opts.roofline {
+                    row.frac_bandwidth = row.gbps.map(|g| g / r.bandwidth_gbps);
+                    row.frac_flops = row.gflops.map(|g| g / r.gflops);
+                }
+            }
+        }
+        row
+    }
+}
+
+fn base_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions) -> Row {
+    Row {
+        benchmark: p.cfg.name.clone(),
+        size: p.preset.clone(),
+        variant: variant.to_string(),
+        timing: "profiling".into(),
+        device: rt.info.name.clone(),
+        driver: rt.info.driver.clone(),
+        opencl_version: rt.info.opencl_version.clone(),
+        git_commit: opts.git_commit.clone(),
+        date: super::env::now_utc(),
+        ..Row::default()
+    }
+}
+
+fn error_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions, msg: &str) -> Row {
+    let mut row = base_row(p, variant, rt, opts);
+    row.status = "error".into();
+    row.message = msg.to_string();
+    row
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// The line printed as each row finishes.
+pub fn row_line(r: &Row) -> String {
+    let t = r.median_ms.map_or("-".to_string(), |m| format!("{m:.4} ms"));
+    let msg = if r.message.is_empty() { String::new() } else { format!("  {}", first_line(&r.message)) };
+    format!("{:<12} {:<6} {:<11} {:<7} {:>14}{msg}", r.benchmark, r.size, r.variant, r.status, t)
+}
+
+/// The table that closes a run: one line per row with the speedup over the
+/// reference of the same benchmark and size.
+pub fn summary_table(rows: &[Row]) -> String {
+    let mut out = format!(
+        "{:<12} {:<6} {:<11} {:<7} {:>12} {:>9} {:>9} {:>10}\n",
+        "benchmark", "size", "variant", "status", "median ms", "speedup", "GB/s", "max rel err"
+    );
+    for r in rows {
+        let reference = rows
+            .iter()
+            .find(|x| {
+                x.benchmark == r.benchmark && x.size == r.size && x.variant == "reference" && x.status == "ok"
+            })
+            .and_then(|x| x.median_ms);
+        let speedup = match (reference, r.median_ms, r.status.as_str()) {
+            (Some(a), Some(b), "ok") if b > 0.0 => format!("{:.2}x", a / b),
+            _ => "-".into(),
+        };
+        let f = |x: Option<f64>, p: usize| x.map_or("-".to_string(), |v| format!("{v:.p$}"));
+        out.push_str(&format!(
+            "{:<12} {:<6} {:<11} {:<7} {:>12} {:>9} {:>9} {:>10}\n",
+            r.benchmark,
+            r.size,
+            r.variant,
+            r.status,
+            f(r.median_ms, 4),
+            speedup,
+            f(r.gbps, 1),
+            r.max_rel_error.map_or("-".to_string(), |v| format!("{v:.1e}")),
+        ));
+    }
+    out
+}

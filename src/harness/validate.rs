@@ -1,0 +1,81 @@
+//! Element-wise comparison of a kernel's output with the gold result.
+
+use super::data::HostArray;
+
+/// The outcome of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub ok: bool,
+    /// Largest |a - g| / |g| over elements with |g| > atol (elements near
+    /// zero are judged by atol alone and would make the ratio meaningless).
+    pub max_rel_error: f64,
+    /// Why it failed, naming the first offending element.
+    pub message: String,
+}
+
+fn as_f64(a: &HostArray) -> Vec<f64> {
+    match a {
+        HostArray::F32(v) => v.iter().map(|&x| x as f64).collect(),
+        HostArray::I32(v) => v.iter().map(|&x| x as f64).collect(),
+    }
+}
+
+/// Passes when |a - g| <= atol + rtol * |g| for every element and neither
+/// is NaN.
+pub fn compare(actual: &HostArray, gold: &HostArray, rtol: f64, atol: f64) -> Check {
+    compare_f64(&as_f64(actual), &as_f64(gold), rtol, atol)
+}
+
+pub fn compare_f64(a: &[f64], g: &[f64], rtol: f64, atol: f64) -> Check {
+    if a.len() != g.len() {
+        return Check {
+            ok: false,
+            max_rel_error: f64::INFINITY,
+            message: format!("output has {} elements, the gold result {}", a.len(), g.len()),
+        };
+    }
+    let mut max_rel = 0.0f64;
+    let mut first_bad: Option<(usize, f64, f64)> = None;
+    let mut bad = 0usize;
+    for (i, (&x, &y)) in a.iter().zip(g).enumerate() {
+        let diff = (x - y).abs();
+        let pass = diff <= atol + rtol * y.abs();
+        if y.abs() > atol {
+            max_rel = max_rel.max(diff / y.abs());
+        }
+        if !pass {
+            bad += 1;
+            if first_bad.is_none() {
+                first_bad = Some((i, x, y));
+            }
+            if diff.is_nan() {
+                max_rel = f64::INFINITY;
+            }
+        }
+    }
+    match first_bad {
+        None => Check { ok: true, max_rel_error: max_rel, message: String::new() },
+        Some((i, x, y)) => Check {
+            ok: false,
+            max_rel_error: max_rel,
+            message: format!("{bad} of {} elements differ; first at [{i}]: got {x}, expected {y}", a.len()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerances_and_failures() {
+        let g = HostArray::F32(vec![1.0, 0.0, 100.0]);
+        let ok = compare(&HostArray::F32(vec![1.00001, 1e-7, 100.001]), &g, 1e-4, 1e-5);
+        assert!(ok.ok && ok.max_rel_error < 2e-5, "{ok:?}");
+        let bad = compare(&HostArray::F32(vec![1.0, 0.0, 101.0]), &g, 1e-4, 1e-5);
+        assert!(!bad.ok && bad.message.contains("[2]"), "{bad:?}");
+        let nan = compare(&HostArray::F32(vec![f32::NAN, 0.0, 100.0]), &g, 1e-4, 1e-5);
+        assert!(!nan.ok && nan.max_rel_error.is_infinite());
+        assert!(!compare(&HostArray::F32(vec![1.0]), &g, 1.0, 1.0).ok);
+    }
+}

@@ -1,0 +1,329 @@
+//! Building and timing one variant of a benchmark at one size: the
+//! hand-written reference, or the Lift program compiled at one optimisation
+//! level.
+
+use super::config::{eval, Config, LiftKernel, RefArg};
+use super::data::{Arrays, HostArray, Sizes};
+use crate::arith::ArithExpr;
+use crate::compile::{compile, CompileOptions, KernelParam};
+use crate::ir::{Program, SourceFile};
+use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime, RuntimeProgram};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+/// What one variant produced.
+#[derive(Debug)]
+pub struct Execution {
+    /// Kernel time per timed run (kernels summed), in milliseconds.
+    pub times_ms: Vec<f64>,
+    pub output: HostArray,
+    pub compile_ms: Option<f64>,
+    pub kernel_lines: Option<usize>,
+    pub kernel_bytes: Option<usize>,
+    pub build_options: String,
+}
+
+/// How many times to run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunCounts {
+    pub warmup: usize,
+    pub runs: usize,
+}
+
+/// The CompileOptions of a Lift level (`none`, `barrier`, `barrier+cf`, `all`).
+pub fn level_options(level: &str) -> Option<CompileOptions> {
+    let (b, c, a) = match level {
+        "none" => (false, false, false),
+        "barrier" => (true, false, false),
+        "barrier+cf" => (true, true, false),
+        "all" => (true, true, true),
+        _ => return None,
+    };
+    Some(CompileOptions { barrier_elim: b, cf_simplify: c, arith_simplify: a, ..CompileOptions::default() })
+}
+
+fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<Vec<usize>, String> {
+    es.iter()
+        .map(|e| {
+            let v = eval(e, sizes).map_err(|err| format!("{what} `{e}`: {err}"))?;
+            usize::try_from(v)
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| format!("{what} `{e}` is {v}, expected >= 1"))
+        })
+        .collect()
+}
+
+/// Device copies of every non-scalar input and every buffer.
+fn upload_all(
+    rt: &Runtime,
+    cfg: &Config,
+    inputs: &Arrays,
+    buffers: &Arrays,
+) -> Result<BTreeMap<String, DeviceBuffer>, String> {
+    let mut out = BTreeMap::new();
+    for spec in &cfg.inputs {
+        if !spec.is_scalar() {
+            out.insert(
+                spec.name.clone(),
+                rt.upload(&spec.name, &inputs[&spec.name]).map_err(|e| e.to_string())?,
+            );
+        }
+    }
+    for spec in &cfg.buffers {
+        out.insert(
+            spec.name.clone(),
+            rt.upload(&spec.name, &buffers[&spec.name]).map_err(|e| e.to_string())?,
+        );
+    }
+    Ok(out)
+}
+
+fn scalar_arg(a: &HostArray) -> KernelArg<'static> {
+    match a {
+        HostArray::F32(v) => KernelArg::Float(v.first().copied().unwrap_or(0.0)),
+        HostArray::I32(v) => KernelArg::Int(v.first().copied().unwrap_or(0)),
+    }
+}
+
+fn time_runs(rt: &Runtime, launches: &[Launch<'_>], counts: RunCounts) -> Result<Vec<f64>, String> {
+    for _ in 0..counts.warmup {
+        rt.run(launches).map_err(|e| e.to_string())?;
+    }
+    let mut times = Vec::with_capacity(counts.runs);
+    for _ in 0..counts.runs.max(1) {
+        let ns: u64 = rt.run(launches).map_err(|e| e.to_string())?.iter().sum();
+        times.push(ns as f64 / 1e6);
+    }
+    Ok(times)
+}
+
+fn read_sources(cfg: &Config) -> Result<(String, String), String> {
+    let r = cfg.reference.as_ref().ok_or("no reference section")?;
+    let mut text = String::new();
+    for p in &r.sources {
+        let t = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        text.push_str(&t);
+        text.push('\n');
+    }
+    let label = r.sources.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" + ");
+    Ok((label, text))
+}
+
+/// Runs the reference kernels.
+pub fn run_reference(
+    rt: &Runtime,
+    cfg: &Config,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    buffers: &Arrays,
+    counts: RunCounts,
+) -> Result<Execution, String> {
+    let r = cfg.reference.as_ref().ok_or("no reference section")?;
+    let (label, source) = read_sources(cfg)?;
+    let program = rt.build(&label, &source, &r.build_options).map_err(|e| e.to_string())?;
+    let bufs = upload_all(rt, cfg, inputs, buffers)?;
+    let mut launches = Vec::new();
+    for k in &r.kernels {
+        let mut args = Vec::new();
+        for a in &k.args {
+            args.push(match a {
+                RefArg::Array(n) => match bufs.get(n) {
+                    Some(b) => KernelArg::Buffer(b),
+                    None => scalar_arg(&inputs[n]),
+                },
+                RefArg::Int(v) => KernelArg::Int(*v as i32),
+                RefArg::Float(v) => KernelArg::Float(*v as f32),
+                RefArg::Expr(e) => KernelArg::Int(
+                    eval(e, sizes).map_err(|err| format!("argument `{e}` of `{}`: {err}", k.name))? as i32,
+                ),
+            });
+        }
+        launches.push(Launch {
+            program: &program,
+            kernel: &k.name,
+            args,
+            global: eval_dims(&k.global, sizes, "global size")?,
+            local: k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?,
+        });
+    }
+    let times_ms = time_runs(rt, &launches, counts)?;
+    let out = bufs
+        .get(&r.output)
+        .ok_or_else(|| format!("reference.output `{}` is a scalar, not a buffer", r.output))?;
+    let output = rt.download(out).map_err(|e| e.to_string())?;
+    Ok(Execution {
+        times_ms,
+        output,
+        compile_ms: None,
+        kernel_lines: Some(source.lines().count()),
+        kernel_bytes: Some(source.len()),
+        build_options: r.build_options.clone(),
+    })
+}
+
+/// Reads and parses a `.lift` file; errors come rendered as `file:line:col`.
+pub fn load_program(path: &Path) -> Result<(SourceFile, Program), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = SourceFile::new(path.display().to_string(), text);
+    let program = crate::parse::parse_program(&file).map_err(|e| e.render(&file))?;
+    Ok((file, program))
+}
+
+fn pad3(v: &[usize]) -> [i64; 3] {
+    let mut out = [1i64; 3];
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = *x as i64;
+    }
+    out
+}
+
+/// A compiled and built Lift kernel with its launch sizes.
+struct Built {
+    program: RuntimeProgram,
+    kernel: crate::compile::Kernel,
+    global: Vec<usize>,
+    local: Option<Vec<usize>>,
+}
+
+fn compile_one(
+    rt: &Runtime,
+    k: &LiftKernel,
+    level: &str,
+    sizes: &Sizes,
+    build_options: &str,
+    compile_ms: &mut f64,
+) -> Result<Built, String> {
+    let (file, program) = load_program(&k.program)?;
+    let mut opts = level_options(level).ok_or_else(|| format!("unknown Lift level `{level}`"))?;
+    if k.static_sizes {
+        opts.sizes = sizes.clone();
+    }
+    let cfg_global = k.global.as_ref().map(|g| eval_dims(g, sizes, "global size")).transpose()?;
+    let cfg_local = k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?;
+    opts.global = cfg_global.as_deref().map(pad3);
+    opts.local = cfg_local.as_deref().map(pad3);
+    let t0 = Instant::now();
+    let kernel = compile(&program, &k.def, &opts).map_err(|e| match e.span() {
+        Some(span) => format!("{}: error: {e}", file.location(span.start)),
+        None => format!("{}: error: {e}", k.program.display()),
+    })?;
+    *compile_ms += t0.elapsed().as_secs_f64() * 1e3;
+    // Trailing dimensions of size 1 are dropped so a 1-D kernel launches 1-D.
+    let global = match cfg_global {
+        Some(g) => g,
+        None => trim_dims(eval_dims(&kernel.global, sizes, "compiler's global size")?),
+    };
+    let local = match cfg_local {
+        Some(l) => Some(l),
+        None => match &kernel.local {
+            Some(l) => Some(eval_dims(l, sizes, "compiler's local size")?[..global.len()].to_vec()),
+            None => None,
+        },
+    };
+    let label = format!("{} (def {}, generated at level {level})", k.program.display(), k.def);
+    let program = rt.build(&label, &kernel.source, build_options).map_err(|e| e.to_string())?;
+    Ok(Built { program, kernel, global, local })
+}
+
+fn trim_dims(mut v: Vec<usize>) -> Vec<usize> {
+    while v.len() > 1 && v.last() == Some(&1) {
+        v.pop();
+    }
+    v
+}
+
+/// Compiles every Lift kernel of the benchmark at `level` and runs them.
+pub fn run_lift(
+    rt: &Runtime,
+    cfg: &Config,
+    level: &str,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    buffers: &Arrays,
+    counts: RunCounts,
+) -> Result<Execution, String> {
+    let lift = cfg.lift.as_ref().ok_or("no lift section")?;
+    let build_options = cfg.reference.as_ref().map(|r| r.build_options.clone()).unwrap_or_default();
+    let mut compile_ms = 0.0;
+    let mut built = Vec::new();
+    for k in &lift.kernels {
+        built.push(compile_one(rt, k, level, sizes, &build_options, &mut compile_ms)?);
+    }
+    let bufs = upload_all(rt, cfg, inputs, buffers)?;
+    let mut temps: Vec<Vec<DeviceBuffer>> = Vec::new();
+    for b in &built {
+        let mut t = Vec::new();
+        for p in &b.kernel.params {
+            if let KernelParam::Temp { name, bytes } = p {
+                let n = eval(bytes, sizes).map_err(|e| format!("size of temporary `{name}`: {e}"))?;
+                t.push(rt.zeroed(name, ElemKind::F32, n.max(0) as usize).map_err(|e| e.to_string())?);
+            }
+        }
+        temps.push(t);
+    }
+    let mut launches = Vec::new();
+    for ((k, b), temps) in lift.kernels.iter().zip(&built).zip(&temps) {
+        let mut temps = temps.iter();
+        let mut args = Vec::new();
+        for p in &b.kernel.params {
+            args.push(match p {
+                KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
+                    let src = k.args.get(name).ok_or_else(|| {
+                        format!(
+                            "{}: lift.kernels: `args` does not bind parameter `{name}` of `{}`",
+                            cfg.file.display(),
+                            k.def
+                        )
+                    })?;
+                    match bufs.get(src) {
+                        Some(buf) => KernelArg::Buffer(buf),
+                        None => scalar_arg(&inputs[src]),
+                    }
+                }
+                KernelParam::Output { ty } => {
+                    let out = bufs
+                        .get(&k.output)
+                        .ok_or_else(|| format!("output `{}` is a scalar, not a buffer", k.output))?;
+                    if let Ok(need) = eval(&ty.size_in_bytes(), sizes) {
+                        if (need as usize) > out.bytes {
+                            return Err(format!(
+                                "output `{}` holds {} bytes but the kernel writes {need} ({ty})",
+                                k.output, out.bytes
+                            ));
+                        }
+                    }
+                    KernelArg::Buffer(out)
+                }
+                KernelParam::Temp { .. } => {
+                    KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?)
+                }
+                KernelParam::Size { name } => KernelArg::Int(
+                    *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))?
+                        as i32,
+                ),
+            });
+        }
+        launches.push(Launch {
+            program: &b.program,
+            kernel: &b.kernel.name,
+            args,
+            global: b.global.clone(),
+            local: b.local.clone(),
+        });
+    }
+    let times_ms = time_runs(rt, &launches, counts)?;
+    let out = bufs
+        .get(&lift.output)
+        .ok_or_else(|| format!("lift.output `{}` is a scalar, not a buffer", lift.output))?;
+    let output = rt.download(out).map_err(|e| e.to_string())?;
+    Ok(Execution {
+        times_ms,
+        output,
+        compile_ms: Some(compile_ms),
+        kernel_lines: Some(built.iter().map(|b| b.kernel.source.lines().count()).sum()),
+        kernel_bytes: Some(built.iter().map(|b| b.kernel.source.len()).sum()),
+        build_options,
+    })
+}

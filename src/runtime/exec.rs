@@ -1,0 +1,203 @@
+//! A context and profiling queue on one device: buffers, builds, launches.
+
+use super::{cl_err, DeviceInfo, RuntimeError};
+use crate::harness::data::HostArray;
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::Device;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
+use opencl3::types::{cl_float, cl_int, CL_BLOCKING};
+use std::ptr;
+
+/// The element type of a device buffer (vector components are flat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemKind {
+    F32,
+    I32,
+}
+
+/// A device buffer with the name it is reported under.
+pub struct DeviceBuffer {
+    pub name: String,
+    pub bytes: usize,
+    pub kind: ElemKind,
+    buf: Buffer<u8>,
+}
+
+/// A built OpenCL program.
+pub struct RuntimeProgram {
+    pub label: String,
+    program: Program,
+}
+
+/// One kernel argument.
+pub enum KernelArg<'a> {
+    Buffer(&'a DeviceBuffer),
+    Int(i32),
+    Float(f32),
+}
+
+/// One kernel launch: name, arguments and NDRange.
+pub struct Launch<'a> {
+    pub program: &'a RuntimeProgram,
+    pub kernel: &'a str,
+    pub args: Vec<KernelArg<'a>>,
+    pub global: Vec<usize>,
+    pub local: Option<Vec<usize>>,
+}
+
+/// An OpenCL context with one in-order queue that records profiling times.
+pub struct Runtime {
+    pub info: DeviceInfo,
+    context: Context,
+    queue: CommandQueue,
+}
+
+fn to_bytes(data: &HostArray) -> (ElemKind, Vec<u8>) {
+    match data {
+        HostArray::F32(v) => (ElemKind::F32, v.iter().flat_map(|x| x.to_ne_bytes()).collect()),
+        HostArray::I32(v) => (ElemKind::I32, v.iter().flat_map(|x| x.to_ne_bytes()).collect()),
+    }
+}
+
+impl Runtime {
+    pub fn new(info: DeviceInfo) -> Result<Runtime, RuntimeError> {
+        let device = Device::new(info.id);
+        let context = Context::from_device(&device).map_err(cl_err("creating a context"))?;
+        // The OpenCL 1.2 entry point works on every driver (2.0+ keeps it).
+        #[allow(deprecated)]
+        let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+            .map_err(cl_err("creating a profiling command queue"))?;
+        Ok(Runtime { info, context, queue })
+    }
+
+    fn alloc(&self, name: &str, kind: ElemKind, mut bytes: Vec<u8>) -> Result<DeviceBuffer, RuntimeError> {
+        let len = bytes.len();
+        // OpenCL refuses zero-sized buffers; keep one element so that a
+        // kernel with an empty array still gets a valid pointer.
+        if bytes.is_empty() {
+            bytes.resize(4, 0);
+        }
+        let alloc_err = |e: opencl3::error_codes::ClError| RuntimeError::Alloc {
+            name: name.to_string(),
+            bytes: len,
+            code: format!("{e} ({})", e.0),
+        };
+        // SAFETY: the host pointer is valid for `bytes.len()` bytes and
+        // COPY_HOST_PTR copies it before `create` returns.
+        let buf = unsafe {
+            Buffer::<u8>::create(
+                &self.context,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                bytes.len(),
+                bytes.as_mut_ptr() as *mut std::ffi::c_void,
+            )
+        }
+        .map_err(alloc_err)?;
+        Ok(DeviceBuffer { name: name.to_string(), bytes: len, kind, buf })
+    }
+
+    /// A device buffer holding a copy of `data`.
+    pub fn upload(&self, name: &str, data: &HostArray) -> Result<DeviceBuffer, RuntimeError> {
+        let (kind, bytes) = to_bytes(data);
+        self.alloc(name, kind, bytes)
+    }
+
+    /// A zero-filled device buffer of `bytes` bytes.
+    pub fn zeroed(&self, name: &str, kind: ElemKind, bytes: usize) -> Result<DeviceBuffer, RuntimeError> {
+        self.alloc(name, kind, vec![0u8; bytes])
+    }
+
+    /// Copies a device buffer back to the host.
+    pub fn download(&self, buf: &DeviceBuffer) -> Result<HostArray, RuntimeError> {
+        let mut bytes = vec![0u8; buf.bytes];
+        if !bytes.is_empty() {
+            // SAFETY: a blocking read into a host slice of exactly the
+            // buffer's size.
+            unsafe { self.queue.enqueue_read_buffer(&buf.buf, CL_BLOCKING, 0, &mut bytes, &[]) }
+                .map_err(cl_err(format!("reading buffer `{}` back", buf.name)))?;
+        }
+        let words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+        Ok(match buf.kind {
+            ElemKind::F32 => HostArray::F32(words.map(f32::from_ne_bytes).collect()),
+            ElemKind::I32 => HostArray::I32(words.map(i32::from_ne_bytes).collect()),
+        })
+    }
+
+    /// Builds OpenCL C source; `label` names the file in errors.
+    pub fn build(&self, label: &str, source: &str, options: &str) -> Result<RuntimeProgram, RuntimeError> {
+        let mut program = Program::create_from_source(&self.context, source)
+            .map_err(cl_err(format!("creating the program of {label}")))?;
+        if let Err(e) = program.build(&[self.info.id], options) {
+            let log = program.get_build_log(self.info.id).unwrap_or_default();
+            let log =
+                if log.trim().is_empty() { format!("(empty log; {e})") } else { log.trim_end().to_string() };
+            return Err(RuntimeError::Build { file: label.to_string(), log });
+        }
+        Ok(RuntimeProgram { label: label.to_string(), program })
+    }
+
+    /// Enqueues the launches in order, waits for all, and returns each one's
+    /// kernel time in nanoseconds (profiling END - START).
+    pub fn run(&self, launches: &[Launch<'_>]) -> Result<Vec<u64>, RuntimeError> {
+        let mut kernels = Vec::with_capacity(launches.len());
+        for l in launches {
+            let kerr = |msg: String| RuntimeError::Kernel { kernel: l.kernel.to_string(), msg };
+            let k = Kernel::create(&l.program.program, l.kernel)
+                .map_err(|e| kerr(format!("not found in {} ({e})", l.program.label)))?;
+            for (i, a) in l.args.iter().enumerate() {
+                let i = i as u32;
+                // SAFETY: each argument has the size OpenCL expects for its
+                // kind (a cl_mem handle, a 32-bit int or float); a mismatch
+                // with the kernel's signature is reported by set_arg.
+                let r = unsafe {
+                    match a {
+                        KernelArg::Buffer(b) => k.set_arg(i, &b.buf.get()),
+                        KernelArg::Int(v) => k.set_arg(i, &(*v as cl_int)),
+                        KernelArg::Float(v) => k.set_arg(i, &(*v as cl_float)),
+                    }
+                };
+                r.map_err(|e| kerr(format!("setting argument {i}: {e}")))?;
+            }
+            if l.global.is_empty()
+                || l.global.len() > 3
+                || l.local.as_ref().is_some_and(|x| x.len() != l.global.len())
+            {
+                return Err(kerr(format!("bad NDRange: global {:?}, local {:?}", l.global, l.local)));
+            }
+            kernels.push(k);
+        }
+        let mut events = Vec::with_capacity(launches.len());
+        for (l, k) in launches.iter().zip(&kernels) {
+            let local_ptr = l.local.as_ref().map_or(ptr::null(), |v| v.as_ptr());
+            // SAFETY: the size arrays outlive the call and have `work_dim`
+            // entries; arguments were all set above.
+            let ev = unsafe {
+                self.queue.enqueue_nd_range_kernel(
+                    k.get(),
+                    l.global.len() as u32,
+                    ptr::null(),
+                    l.global.as_ptr(),
+                    local_ptr,
+                    &[],
+                )
+            }
+            .map_err(|e| RuntimeError::Kernel {
+                kernel: l.kernel.to_string(),
+                msg: format!("launch with global {:?} local {:?} failed: {e}", l.global, l.local),
+            })?;
+            events.push(ev);
+        }
+        self.queue.finish().map_err(cl_err("waiting for the kernels"))?;
+        let mut times = Vec::with_capacity(events.len());
+        for (l, ev) in launches.iter().zip(&events) {
+            let what = format!("reading the profiling times of `{}`", l.kernel);
+            let start = ev.profiling_command_start().map_err(cl_err(what.clone()))?;
+            let end = ev.profiling_command_end().map_err(cl_err(what))?;
+            times.push(end.saturating_sub(start));
+        }
+        Ok(times)
+    }
+}

@@ -1,0 +1,65 @@
+//! Config loading: the shipped configs load, and broken ones are reported
+//! with the file and the key.
+
+use lift::harness::config::{load, load_dir, Gold};
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn shipped_configs_load() {
+    let all = load_dir(&repo().join("configs"), &repo()).unwrap();
+    assert!(all.len() >= 3);
+    for c in &all {
+        let c = c.as_ref().unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.preset("tiny").is_some(), "{} has a tiny preset", c.name);
+    }
+    let dot = load(&repo().join("configs/dot.yaml"), &repo()).unwrap();
+    assert_eq!(dot.validation.gold, Gold::Rust("dot".into()));
+    assert_eq!(dot.variants, ["none", "barrier", "barrier+cf", "all"]);
+}
+
+fn broken(name: &str, from: &str, to: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("lift-cfg-{name}-{}", std::process::id()));
+    let text = std::fs::read_to_string(repo().join("configs/dot.yaml")).unwrap();
+    assert!(text.contains(from), "test setup: `{from}` in dot.yaml");
+    let p = write(&dir, &format!("{name}.yaml"), &text.replacen(from, to, 1));
+    let err = load(&p, &repo()).unwrap_err().to_string();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(err.contains(&format!("{name}.yaml")), "names the file: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn errors_name_file_and_key() {
+    let e = broken("unknown", "seed: 42", "seed: 42\ncolour: blue");
+    assert!(e.contains("colour"), "{e}");
+    let e = broken("badexpr", "global: [N/2]\n      local", "global: [N/+]\n      local");
+    assert!(e.contains("lift.kernels[0].global[0]") && e.contains("bad expression"), "{e}");
+    let e = broken("unbound", "shape: [N/128]", "shape: [K/128]");
+    assert!(e.contains("buffers[0].shape") && e.contains('K'), "{e}");
+    let e = broken("nofile", "references/dot/dot.cl", "references/dot/gone.cl");
+    assert!(e.contains("reference.sources[0]") && e.contains("gone.cl"), "{e}");
+    let e = broken("badgold", "gold: rust:dot", "gold: oracle");
+    assert!(e.contains("validation.gold"), "{e}");
+    let e = broken("badvariant", "validation:", "variants: [none, turbo]\nvalidation:");
+    assert!(e.contains("variants[1]") && e.contains("turbo"), "{e}");
+    let e = broken("twoinits", "init: { random: { min: -1.0, max: 1.0 } }", "init: { const: 1, iota: {} }");
+    assert!(e.contains("inputs[0].init"), "{e}");
+}
+
+#[test]
+fn missing_config_file() {
+    let err = load(Path::new("/nonexistent/x.yaml"), &repo()).unwrap_err().to_string();
+    assert!(err.starts_with("/nonexistent/x.yaml: cannot read"), "{err}");
+}

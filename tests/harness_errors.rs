@@ -1,0 +1,148 @@
+//! The failure cases of the harness: a broken config, a missing kernel file,
+//! a reference that computes a wrong answer, and an unknown device. Each
+//! gives a clear message and the other benchmarks' rows are still written.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn lift(root: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lift"));
+    c.current_dir(root);
+    c
+}
+
+fn has_device() -> bool {
+    lift(&repo()).arg("devices").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+/// A scratch repository root with the scal benchmark and three bad configs.
+fn make_root(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("lift-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for d in ["configs", "references/scal", "references/wrong", "benchmarks"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    for f in ["configs/scal.yaml", "references/scal/scal.cl", "benchmarks/scal.lift"] {
+        std::fs::copy(repo().join(f), root.join(f)).unwrap();
+    }
+    let scal = std::fs::read_to_string(repo().join("configs/scal.yaml")).unwrap();
+    // Broken: an unknown key.
+    std::fs::write(
+        root.join("configs/broken.yaml"),
+        scal.replacen("name: scal", "name: broken\nbogus_key: 1", 1),
+    )
+    .unwrap();
+    // Missing kernel file.
+    std::fs::write(
+        root.join("configs/missing.yaml"),
+        scal.replacen("name: scal", "name: missing", 1)
+            .replace("references/scal/scal.cl", "references/nope/nope.cl"),
+    )
+    .unwrap();
+    // A reference that computes alpha * x + 1.
+    std::fs::write(
+        root.join("references/wrong/scal.cl"),
+        "kernel void scal(const global float* x, global float* out, float alpha, int n) {\n\
+         int i = get_global_id(0); if (i < n) out[i] = alpha * x[i] + 1.0f; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("configs/wrong.yaml"),
+        scal.replacen("name: scal", "name: wrong", 1)
+            .replace("references/scal/scal.cl", "references/wrong/scal.cl"),
+    )
+    .unwrap();
+    root
+}
+
+#[test]
+fn bad_configs_and_wrong_reference_keep_other_results() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let root = make_root("errors");
+    let run = |extra: &[&str]| {
+        lift(&root)
+            .args([
+                "all",
+                "--size",
+                "tiny",
+                "--runs",
+                "2",
+                "--no-roofline",
+                "--variants",
+                "reference,all",
+                "--out",
+                "reports",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(1), "something failed: exit 1\n{stderr}");
+    assert!(stderr.contains("configs/broken.yaml") && stderr.contains("bogus_key"), "{stderr}");
+    assert!(
+        stderr.contains("configs/missing.yaml")
+            && stderr.contains("reference.sources[0]")
+            && stderr.contains("references/nope/nope.cl"),
+        "{stderr}"
+    );
+    let dir = std::fs::read_dir(root.join("reports")).unwrap().next().unwrap().unwrap().path();
+    let csv = dir.join("results.csv");
+    let rows: Vec<csv::StringRecord> =
+        csv::Reader::from_path(&csv).unwrap().records().map(|r| r.unwrap()).collect();
+    let status = |b: &str, v: &str| {
+        rows.iter().find(|r| &r[0] == b && &r[2] == v).map(|r| (r[3].to_string(), r[25].to_string()))
+    };
+    assert_eq!(status("scal", "reference").unwrap().0, "ok");
+    let (st, msg) = status("wrong", "reference").unwrap();
+    assert_eq!(st, "FAILED");
+    assert!(msg.contains("expected"), "the failure names an element: {msg}");
+    assert!(
+        status("wrong", "all").is_some(),
+        "the Lift row of a benchmark with a failed reference is still written"
+    );
+    assert_eq!(rows.len(), 4);
+
+    // Resuming runs nothing again and loses nothing.
+    let o2 = run(&["--resume"]);
+    assert_eq!(o2.status.code(), Some(1));
+    let again = csv::Reader::from_path(&csv).unwrap().records().count();
+    assert_eq!(again, 4, "--resume appends no duplicates");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn unknown_device_is_a_clear_error() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let o = lift(&repo())
+        .args(["all", "--device", "no-such-device-xyz", "--out"])
+        .arg(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let first = stderr.lines().next().unwrap_or("");
+    assert!(first.starts_with("error: no OpenCL device matches `no-such-device-xyz`"), "{stderr}");
+    assert!(stderr.lines().count() >= 2, "the available devices are listed: {stderr}");
+}
+
+#[test]
+fn unknown_benchmark_and_bad_options() {
+    let o = lift(&repo()).args(["run", "nosuchbench", "--device", "0:0"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no benchmark `nosuchbench`"));
+    let o = lift(&repo()).args(["all", "--variants", "fast"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`fast`"));
+}
