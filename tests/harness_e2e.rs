@@ -36,7 +36,11 @@ fn tiny_run_of_first_benchmarks() {
         return;
     }
     let out = scratch("e2e");
-    let o = lift().args(["all", "--size", "tiny", "--runs", "3", "--out"]).arg(&out).output().unwrap();
+    let o = lift()
+        .args(["run", "dot", "transpose", "scal", "--size", "tiny", "--runs", "3", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     let dirs: Vec<PathBuf> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
