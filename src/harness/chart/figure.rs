@@ -267,7 +267,7 @@ fn draw_panel<DB: DrawingBackend>(
 ) -> Result<(), Err> {
     let (lo, hi) = y_range(panel);
     let mut chart = ChartBuilder::on(area)
-        .caption(&panel.device, (FONT, 24).into_font().style(FontStyle::Bold))
+        .caption(&panel.device, (FONT, 26))
         .margin_top(6)
         .margin_right(MARGIN_RIGHT)
         .x_label_area_size(X_LABEL_H)
@@ -367,8 +367,7 @@ fn draw_x_labels<DB: DrawingBackend>(
     axis_y: i32,
 ) -> Result<(), Err> {
     let size_font = (FONT, 16).into_font().color(&BLACK.mix(0.85)).pos(Pos::new(HPos::Center, VPos::Top));
-    let bench_font =
-        (FONT, 17).into_font().style(FontStyle::Bold).color(&BLACK).pos(Pos::new(HPos::Center, VPos::Top));
+    let bench_font = (FONT, 18).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Top));
     let px = |x: f64| chart.backend_coord(&(x, lo)).0;
     let mut i = 0;
     while i < placed.len() {

@@ -64,6 +64,87 @@ pub fn svg_to_pdf(svg: &str, fonts: &FontSource) -> Result<Vec<u8>, ChartError> 
     let tree =
         usvg::Tree::from_str(svg, &options).map_err(|e| ChartError::Pdf(format!("parsing the SVG: {e}")))?;
     let conversion = svg2pdf::ConversionOptions { embed_text: true, ..Default::default() };
-    svg2pdf::to_pdf(&tree, conversion, svg2pdf::PageOptions::default())
-        .map_err(|e| ChartError::Pdf(format!("converting to PDF: {e}")))
+    let pdf = svg2pdf::to_pdf(&tree, conversion, svg2pdf::PageOptions::default())
+        .map_err(|e| ChartError::Pdf(format!("converting to PDF: {e}")))?;
+    Ok(sort_resource_entries(&pdf))
+}
+
+/// svg2pdf lists a page's resources (`/xo12 34 0 R` lines) in hash-map
+/// order, which changes from run to run. Sorting the entries of each such
+/// dictionary keeps its meaning and every byte offset (only whole lines of
+/// one run move), so the xref table stays valid and equal input gives
+/// byte-equal PDFs. Streams are skipped: their bytes are compressed data.
+/// (Fonts are written in hash-map order too, which is why the chart uses a
+/// single font face.)
+fn sort_resource_entries(pdf: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(pdf.len());
+    let mut rest = pdf;
+    while !rest.is_empty() {
+        // Text up to and including the next `stream` keyword's line end,
+        // then the stream's data up to `endstream`, copied as is.
+        let (text, stream) = match find(rest, b"\nstream\n") {
+            Some(i) => rest.split_at(i + b"\nstream\n".len()),
+            None => (rest, &[][..]),
+        };
+        out.extend(sort_runs(text));
+        let end = find(stream, b"\nendstream").unwrap_or(stream.len());
+        out.extend_from_slice(&stream[..end]);
+        rest = &stream[end..];
+    }
+    out
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Whether a line is a dictionary entry `  /Name 12 0 R`.
+fn is_ref_entry(line: &[u8]) -> bool {
+    let body = line.trim_ascii_start();
+    if body.len() == line.len() || !body.starts_with(b"/") {
+        return false;
+    }
+    let Some(space) = body.iter().position(|b| *b == b' ') else { return false };
+    let Some(object) = body[space + 1..].strip_suffix(b" 0 R") else { return false };
+    space > 1 && !object.is_empty() && object.iter().all(u8::is_ascii_digit)
+}
+
+/// Sorts each run of consecutive reference-entry lines.
+fn sort_runs(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut run: Vec<&[u8]> = Vec::new();
+    // `split_inclusive` keeps each line's `\n`, so lines move whole.
+    for line in text.split_inclusive(|b| *b == b'\n') {
+        let bare = line.strip_suffix(b"\n").unwrap_or(line);
+        if is_ref_entry(bare) && line.ends_with(b"\n") {
+            run.push(line);
+            continue;
+        }
+        run.sort_unstable();
+        run.drain(..).for_each(|l| out.extend_from_slice(l));
+        out.extend_from_slice(line);
+    }
+    run.sort_unstable();
+    run.drain(..).for_each(|l| out.extend_from_slice(l));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_reference_runs_outside_streams_only() {
+        let pdf = b"5 0 obj\n<<\n  /XObject <<\n    /xo9 20 0 R\n    /xo1 12 0 R\n  >>\n  /Font <<\n    /f2 3 0 R\n    \
+/f1 4 0 R\n  >>\n>>\nstream\n  /b 2 0 R\n  /a 1 0 R\nendstream\nendobj\n";
+        let sorted = sort_resource_entries(pdf);
+        assert_eq!(sorted.len(), pdf.len());
+        let text = String::from_utf8(sorted).expect("ascii");
+        assert!(text.contains("    /xo1 12 0 R\n    /xo9 20 0 R\n"), "{text}");
+        assert!(text.contains("    /f1 4 0 R\n    /f2 3 0 R\n  >>"), "{text}");
+        // Stream bytes are left alone.
+        assert!(text.contains("stream\n  /b 2 0 R\n  /a 1 0 R\nendstream"), "{text}");
+        assert!(!is_ref_entry(b"/Root 3 0 R"), "top-level lines without indent are not dictionary entries");
+        assert!(!is_ref_entry(b"  /Kids [5 0 R]"));
+    }
 }
