@@ -7,6 +7,8 @@
 //! it wrote itself and the first barrier is not needed. Of two `mapLcl`s
 //! that are the branches of one `zip`, the first needs no barrier: the
 //! branches are independent and the barrier after the second covers both.
+//! The hand-over is thread-private only when neither map nests another
+//! parallel map (then each element is written and read by one thread).
 
 use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, Pattern};
 use std::collections::HashSet;
@@ -34,11 +36,70 @@ fn call_lcl_dim(e: &Expr) -> Option<u8> {
     }
 }
 
+/// Whether the function of the `mapLcl` that `f` is contains another
+/// parallel map: then one element is written, or read, by several threads,
+/// and the hand-over is not thread-private.
+fn nested_parallel(f: &FunDecl) -> bool {
+    match &f.kind {
+        FunKind::Pattern(Pattern::Map { kind: MapKind::Lcl(_), f: g }) => contains_parallel(g),
+        FunKind::Pattern(Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g)) => nested_parallel(g),
+        _ => true,
+    }
+}
+
+fn call_nested_parallel(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Call(f, _) => nested_parallel(f),
+        _ => true,
+    }
+}
+
+fn contains_parallel(f: &FunDecl) -> bool {
+    match &f.kind {
+        FunKind::UserFun(_) => false,
+        FunKind::Lambda(l) => expr_contains_parallel(&l.body),
+        FunKind::Pattern(p) => match p {
+            Pattern::Map { kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), .. } => true,
+            Pattern::Map { f: g, .. }
+            | Pattern::MapVec { f: g }
+            | Pattern::Reduce { f: g, .. }
+            | Pattern::PartRed { f: g, .. }
+            | Pattern::Iterate { f: g, .. }
+            | Pattern::ToGlobal(g)
+            | Pattern::ToLocal(g)
+            | Pattern::ToPrivate(g)
+            | Pattern::Generate { f: g, .. } => contains_parallel(g),
+            Pattern::Split(_)
+            | Pattern::Join
+            | Pattern::Gather(_)
+            | Pattern::Scatter(_)
+            | Pattern::Transpose
+            | Pattern::Zip(_)
+            | Pattern::Get(_)
+            | Pattern::At(_)
+            | Pattern::AsVector(_)
+            | Pattern::AsScalar
+            | Pattern::Slide { .. }
+            | Pattern::Pad { .. }
+            | Pattern::PadConst { .. }
+            | Pattern::Filter
+            | Pattern::Id => false,
+        },
+    }
+}
+
+fn expr_contains_parallel(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Param(_) => false,
+        ExprKind::Call(f, args) => contains_parallel(f) || args.iter().any(expr_contains_parallel),
+    }
+}
+
 fn visit_expr(e: &Expr, out: &mut HashSet<ExprId>) {
     if let ExprKind::Call(f, args) = &e.kind {
         if let Some(d) = lcl_dim(f) {
             for a in args {
-                if call_lcl_dim(a) == Some(d) {
+                if call_lcl_dim(a) == Some(d) && !nested_parallel(f) && !call_nested_parallel(a) {
                     out.insert(a.id);
                 }
             }
