@@ -46,15 +46,6 @@ impl<'a> Lowerer<'a> {
         if space == AddressSpace::Private {
             return self.unsupported(span, "iterate needs its buffers in local or global memory (use toLocal or toGlobal)");
         }
-        if self.maps.iter().any(|m| {
-            matches!(
-                (space, m.kind),
-                (AddressSpace::Local, crate::ir::MapKind::Lcl(_))
-                    | (AddressSpace::Global, crate::ir::MapKind::Glb(_) | crate::ir::MapKind::Wrg(_) | crate::ir::MapKind::Lcl(_))
-            )
-        }) {
-            return self.unsupported(span, "iterate inside a parallel map that shares its buffers is not supported");
-        }
         let lvar = ArithExpr::Var(var.clone());
         // The body's output length as a function of its input length.
         let body_ty = self.body_type(g, &var, elem, span)?;
@@ -65,7 +56,10 @@ impl<'a> Lowerer<'a> {
         let elem_c = c_type(elem);
         let buf_a = self.alloc(&Type::array((**elem).clone(), first_out), space, span)?;
         let buf_b = self.alloc(&Type::array((**elem).clone(), l0.clone()), space, span)?;
-        let (name_a, name_b) = (mem_name(&buf_a)?, mem_name(&buf_b)?);
+        // Inside parallel maps the buffers are multiplied (one slice per
+        // thread or row); the pointers start at this slice.
+        let name_a = self.slice_start(&buf_a, span)?;
+        let name_b = self.slice_start(&buf_b, span)?;
         let q = space.c_qualifier();
         let in_p = self.names.fresh("in");
         let out_p = self.names.fresh("out");
@@ -128,26 +122,38 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The name of the memory when `v` shows it unchanged (element `k` at
-    /// index `k`) and it lives in `space`.
-    fn plain_memory(&self, v: &View, ty: &Type, space: AddressSpace) -> Option<String> {
-        let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ty.lengths().first()?.clone());
-        let a = consume(v, std::slice::from_ref(&k), None, &|_| String::new()).ok()?;
+    /// C text of a pointer to element 0 of the array view `v`.
+    fn slice_start(&mut self, v: &View, span: Span) -> Result<String, CompileError> {
+        let a = consume(v, &[ArithExpr::Cst(0)], None, &|_| String::new())
+            .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         match a {
-            Access::Mem { mem, index, vector: None, component: None, fields }
-                if fields.is_empty() && mem.space == space && mem.kind == MemKind::Array && arith::simplify(&index) == k =>
+            Access::Mem { mem, index, .. } => {
+                let off = self.index(&index);
+                Ok(if off == ArithExpr::Cst(0) { mem.name.clone() } else { format!("({} + {})", mem.name, off) })
+            }
+            _ => Err(CompileError::Internal("iterate buffer is not a memory".into())),
+        }
+    }
+
+    /// A pointer to the array `v` shows when it shows a memory unchanged
+    /// (element `k` at offset + `k`) in `space`.
+    fn plain_memory(&mut self, v: &View, ty: &Type, space: AddressSpace) -> Option<String> {
+        let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ty.lengths().first()?.clone());
+        let at = |i: &ArithExpr| consume(v, std::slice::from_ref(i), None, &|_| String::new()).ok();
+        match (at(&k)?, at(&ArithExpr::Cst(0))?) {
+            (
+                Access::Mem { mem, index, vector: None, component: None, fields },
+                Access::Mem { index: base, .. },
+            ) if fields.is_empty()
+                && mem.space == space
+                && mem.kind == MemKind::Array
+                && arith::simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
             {
-                Some(mem.name.clone())
+                let off = self.index(&base);
+                Some(if off == ArithExpr::Cst(0) { mem.name.clone() } else { format!("({} + {})", mem.name, off) })
             }
             _ => None,
         }
-    }
-}
-
-fn mem_name(v: &View) -> Result<String, CompileError> {
-    match v {
-        View::Mem { mem, .. } => Ok(mem.name.clone()),
-        _ => Err(CompileError::Internal("iterate buffer is not a plain memory".into())),
     }
 }
 

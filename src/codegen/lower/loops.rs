@@ -76,8 +76,12 @@ impl<'a> Lowerer<'a> {
                     range: Range::new(ArithExpr::Cst(0), n_dec.clone()),
                 });
                 self.maps.push(MapCtx { kind, var: var.clone() });
-                // Lcl and Glb loops have thread-dependent trip counts.
-                let divergent = matches!(kind, MapKind::Lcl(_) | MapKind::Glb(_));
+                let count = count.map(|c| self.decide(&c));
+                let exactly_once = count.as_ref().is_some_and(|c| arith::prove_le(c, &n_dec) && arith::prove_le(&n_dec, c));
+                // Lcl and Glb loops have thread-dependent trip counts, unless
+                // every thread provably runs the body exactly once: then a
+                // barrier inside is reached by all threads, loop or not.
+                let divergent = matches!(kind, MapKind::Lcl(_) | MapKind::Glb(_)) && !exactly_once;
                 if divergent {
                     self.divergence += 1;
                 }
@@ -87,10 +91,9 @@ impl<'a> Lowerer<'a> {
                 }
                 self.maps.pop();
                 let (mut stmts, ()) = r?;
-                let count = count.map(|c| self.decide(&c));
                 let decl = Stmt::Decl { qualifier: None, ty: "int".into(), name: name.clone(), len: None, init: Some(CExpr::raw(start.clone())) };
                 let simplify = self.inp.opts.cf_simplify;
-                let once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(c, &n_dec) && arith::prove_le(&n_dec, c));
+                let once = simplify && exactly_once;
                 let at_most_once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(&n_dec, c));
                 // A work-group that runs its body once has nothing after its
                 // last barrier: no thread reads what the others wrote.

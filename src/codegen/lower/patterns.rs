@@ -171,6 +171,12 @@ impl<'a> Lowerer<'a> {
             Pattern::Generate { f: g, len } => {
                 let v = match &g.kind {
                     FunKind::UserFun(uf) => rc(View::Generate { fun: self.inp.program.user_fun(*uf).name.clone() }),
+                    // `generate(n, id)`: the indices themselves.
+                    FunKind::Pattern(Pattern::Id) => {
+                        let var = self.names.fresh("g");
+                        let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
+                        rc(View::MapLayout { var, body: rc(View::IndexValue(h)) })
+                    }
                     _ if super::is_layout_only(g) => {
                         // Element i is g applied to the index value i.
                         let var = self.names.fresh("g");
