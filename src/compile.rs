@@ -206,7 +206,13 @@ fn preamble(program: &Program, lowered: &lower::Lowered) -> Vec<String> {
     for t in &lowered.tuple_types {
         ctypes::collect_tuples(t, &mut tuples);
     }
-    let mut out: Vec<String> = tuples.iter().filter_map(ctypes::tuple_typedef).collect();
+    // Distinct types can share a C name; each struct is defined once.
+    let mut out: Vec<String> = Vec::new();
+    for def in tuples.iter().filter_map(ctypes::tuple_typedef) {
+        if !out.contains(&def) {
+            out.push(def);
+        }
+    }
     for uf in &program.user_funs {
         let ps: Vec<String> = uf.params.iter().map(|(n, t)| format!("{} {n}", c_type(t))).collect();
         out.push(format!("{} {}({}) {{{}}}", c_type(&uf.ret), uf.name, ps.join(", "), uf.body_text));
