@@ -221,6 +221,10 @@ impl Consumer<'_> {
                 self.go(of, flags)
             }
             View::IndexValue(e) => Ok(Access::IndexValue(e.clone())),
+            View::DropIndex { of } => {
+                self.pop("private map")?;
+                self.go(of, flags)
+            }
             View::MapLayout { var, body } => {
                 let i = self.pop("map")?;
                 self.subst.insert(var.clone(), i);

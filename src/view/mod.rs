@@ -72,6 +72,9 @@ pub enum View {
     Filter { of: Rc<View>, idx: Rc<View>, of_len: ArithExpr },
     /// `generate`: element `i` is the C function `fun` applied to `i`.
     Generate { fun: String },
+    /// Private memory written by a parallel map: each thread holds only its
+    /// own element, so the map's index is dropped.
+    DropIndex { of: Rc<View> },
     /// An `int` value given by an index expression (`generate`'s index).
     IndexValue(ArithExpr),
     /// A high-level `map` of a layout-only function: element `i` is `body`

@@ -18,6 +18,26 @@ fn elem_of(t: &Type) -> Option<(&Type, &ArithExpr)> {
     }
 }
 
+fn parallel(kind: MapKind) -> bool {
+    matches!(kind, MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_))
+}
+
+/// The element type left after stripping directly nested parallel maps of
+/// `g` (looking through `toX`), and how many were stripped.
+fn private_elem(g: &FunDecl, ty: &Type) -> (Type, usize) {
+    match &g.kind {
+        FunKind::Pattern(Pattern::Map { kind, f }) if parallel(*kind) => match ty {
+            Type::Array(e, _) => {
+                let (t, d) = private_elem(f, e);
+                (t, d + 1)
+            }
+            other => (other.clone(), 0),
+        },
+        FunKind::Pattern(Pattern::ToGlobal(h) | Pattern::ToLocal(h) | Pattern::ToPrivate(h)) => private_elem(h, ty),
+        _ => (ty.clone(), 0),
+    }
+}
+
 /// The length of an array accumulator (for viewing it as `[[a]n]1`).
 fn acc_len(arg_types: &[Type]) -> ArithExpr {
     match arg_types.first() {
@@ -61,6 +81,16 @@ impl<'a> Lowerer<'a> {
                 };
                 let target = match out {
                     Some(o) => o,
+                    None if space == AddressSpace::Private && parallel(*kind) => {
+                        // Each thread keeps only its own elements: drop the
+                        // dimensions of this and directly nested parallel maps.
+                        let (t, depth) = private_elem(g, res_elem);
+                        let mut v = self.alloc(&t, space, span)?;
+                        for _ in 0..=depth {
+                            v = rc(View::DropIndex { of: v });
+                        }
+                        v
+                    }
                     None => self.alloc(ty, space, span)?,
                 };
                 let (elem, res_elem) = (elem.clone(), res_elem.clone());
@@ -141,6 +171,8 @@ impl<'a> Lowerer<'a> {
                 };
                 match out {
                     None => Ok(result),
+                    // An array accumulator updated in place where the result goes.
+                    Some(o) if matches!(acc_ty, Type::Array(..)) && self.same_place(&o, &acc, acc_ty.lengths().len())? => Ok(o),
                     Some(o) => {
                         let et = elem_of(ty).map(|(e, _)| e.clone()).unwrap_or(Type::FLOAT);
                         let v = self.read(&View::access(ArithExpr::Cst(0), (*result).clone()), &et, span)?;
@@ -220,6 +252,35 @@ impl<'a> Lowerer<'a> {
         let x = rc(View::access(h, (*xs).clone()));
         let body = self.apply(g, vec![x], &[elem.clone()], res_elem, None, AddressSpace::Private, None, span)?;
         Ok(rc(View::MapLayout { var, body }))
+    }
+
+    /// Whether two views of arrays reach the same memory locations (probed
+    /// at element 0 and at a symbolic element).
+    fn same_place(&mut self, result: &View, acc: &View, dims: usize) -> Result<bool, CompileError> {
+        // `result` is `[acc]1`: one more leading index than `acc`.
+        let probe = |v: &View, lead: usize, i: &ArithExpr| {
+            let mut idx = vec![ArithExpr::Cst(0); dims + lead];
+            if let Some(last) = idx.last_mut() {
+                *last = i.clone();
+            }
+            crate::view::consume(v, &idx, None, &|_| String::new())
+        };
+        let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ArithExpr::Cst(2));
+        for i in [ArithExpr::Cst(0), k] {
+            let (x, y) = match (probe(result, 1, &i), probe(acc, 0, &i)) {
+                (Ok(x), Ok(y)) => (x, y),
+                _ => return Ok(false),
+            };
+            match (x, y) {
+                (crate::view::Access::Mem { mem: m1, index: i1, .. }, crate::view::Access::Mem { mem: m2, index: i2, .. }) => {
+                    if m1.name != m2.name || self.decide(&i1) != self.decide(&i2) {
+                        return Ok(false);
+                    }
+                }
+                _ => return Ok(false),
+            }
+        }
+        Ok(true)
     }
 
     /// A value computed as a view: written to `out` if one is given.
