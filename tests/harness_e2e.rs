@@ -36,11 +36,7 @@ fn tiny_run_of_first_benchmarks() {
         return;
     }
     let out = scratch("e2e");
-    let o = lift()
-        .args(["run", "dot", "transpose", "scal", "--size", "tiny", "--runs", "3", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = lift().args(["all", "--size", "tiny", "--runs", "3", "--out"]).arg(&out).output().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     let dirs: Vec<PathBuf> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
@@ -49,7 +45,16 @@ fn tiny_run_of_first_benchmarks() {
     let rows = csv_rows(&csv);
     assert!(dirs[0].join("roofline.csv").exists(), "roofline.csv written");
 
-    let benches = ["dot", "transpose", "scal"];
+    // Every benchmark of configs/: the three first ones and the twelve of
+    // CGO 2017's Table 1.
+    let mut benches: Vec<String> = std::fs::read_dir("configs")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().to_string())
+        .collect();
+    benches.sort();
+    assert!(benches.len() >= 15, "{benches:?}");
     let variants = ["reference", "none", "barrier", "barrier+cf", "all"];
     let compiler_works = lift()
         .args(["compile", "benchmarks/dot.lift", "--def", "dot"])
@@ -59,11 +64,11 @@ fn tiny_run_of_first_benchmarks() {
     if !compiler_works {
         println!("skipping lift-row assertions: compiler not functional yet");
     }
-    for b in benches {
+    for b in &benches {
         for v in variants {
             let row = rows
                 .iter()
-                .find(|r| &r[0] == b && &r[1] == "tiny" && &r[2] == v)
+                .find(|r| &r[0] == b.as_str() && &r[1] == "tiny" && &r[2] == v)
                 .unwrap_or_else(|| panic!("no row for {b} tiny {v}\n{stdout}\n{stderr}"));
             let status = &row[3];
             if v == "reference" || compiler_works {
@@ -86,7 +91,7 @@ fn tiny_run_of_first_benchmarks() {
     if svg.exists() || pdf.exists() {
         assert!(svg.exists() && pdf.exists(), "both charts are written");
         let text = std::fs::read_to_string(&svg).unwrap();
-        for b in benches {
+        for b in ["dot", "transpose", "scal"] {
             assert!(text.contains(b), "figure8.svg shows {b}");
         }
     } else {
