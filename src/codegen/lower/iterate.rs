@@ -128,7 +128,7 @@ impl<'a> Lowerer<'a> {
             .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         match a {
             Access::Mem { mem, index, .. } => {
-                let off = self.index(&index);
+                let off = self.decide(&index);
                 Ok(if off == ArithExpr::Cst(0) { mem.name.clone() } else { format!("({} + {})", mem.name, off) })
             }
             _ => Err(CompileError::Internal("iterate buffer is not a memory".into())),
@@ -149,7 +149,7 @@ impl<'a> Lowerer<'a> {
                 && mem.kind == MemKind::Array
                 && arith::simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
             {
-                let off = self.index(&base);
+                let off = self.decide(&base);
                 Some(if off == ArithExpr::Cst(0) { mem.name.clone() } else { format!("({} + {})", mem.name, off) })
             }
             _ => None,
