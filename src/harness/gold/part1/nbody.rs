@@ -18,30 +18,44 @@ pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
     let dt = scalar(inputs, "deltaT")? as f64;
 
     let mut out = vec![0.0f32; 8 * n];
-    for i in 0..n {
-        let pi = &pos[4 * i..4 * i + 4];
-        // f64 accumulation: the sum has N terms of both signs.
-        let mut acc = [0.0f64; 3];
-        for pj in pos.chunks_exact(4) {
-            let r = [0, 1, 2].map(|c| pj[c] as f64 - pi[c] as f64);
-            let dist_sqr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + esp_sqr;
-            let inv = 1.0 / dist_sqr.sqrt();
-            let s = pj[3] as f64 * inv * inv * inv;
-            for c in 0..3 {
-                acc[c] += r[c] * s;
-            }
+    // All pairs is O(N^2): spread the bodies over the host's cores.
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(64);
+    let per = n.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (t, chunk) in out.chunks_mut(8 * per).enumerate() {
+            let (pos, vel) = (&pos, &vel);
+            scope.spawn(move || {
+                for (k, o) in chunk.chunks_exact_mut(8).enumerate() {
+                    body(pos, vel, t * per + k, esp_sqr, dt, o);
+                }
+            });
         }
-        let vi = &vel[4 * i..4 * i + 4];
-        let o = &mut out[8 * i..8 * i + 8];
-        for c in 0..3 {
-            let (p, v) = (pi[c] as f64, vi[c] as f64);
-            o[c] = (p + v * dt + 0.5 * acc[c] * dt * dt) as f32;
-            o[4 + c] = (v + acc[c] * dt) as f32;
-        }
-        o[3] = pi[3];
-        o[7] = vi[3];
-    }
+    });
     Ok(output("out", HostArray::F32(out)))
+}
+
+/// The new position and velocity of body `i` (8 floats into `o`).
+fn body(pos: &[f32], vel: &[f32], i: usize, esp_sqr: f64, dt: f64, o: &mut [f32]) {
+    let pi = &pos[4 * i..4 * i + 4];
+    // f64 accumulation: the sum has N terms of both signs.
+    let mut acc = [0.0f64; 3];
+    for pj in pos.chunks_exact(4) {
+        let r = [0, 1, 2].map(|c| pj[c] as f64 - pi[c] as f64);
+        let dist_sqr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + esp_sqr;
+        let inv = 1.0 / dist_sqr.sqrt();
+        let s = pj[3] as f64 * inv * inv * inv;
+        for c in 0..3 {
+            acc[c] += r[c] * s;
+        }
+    }
+    let vi = &vel[4 * i..4 * i + 4];
+    for c in 0..3 {
+        let (p, v) = (pi[c] as f64, vi[c] as f64);
+        o[c] = (p + v * dt + 0.5 * acc[c] * dt * dt) as f32;
+        o[4 + c] = (v + acc[c] * dt) as f32;
+    }
+    o[3] = pi[3];
+    o[7] = vi[3];
 }
 
 /// `nbody_bodies`: N float4 bodies, positions uniform in the cube
