@@ -100,7 +100,8 @@ impl CompileError {
 /// allocation, views, control-flow simplification), printing.
 pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Kernel, CompileError> {
     let d = program.def(def).ok_or_else(|| CompileError::NoSuchDef(def.to_string()))?;
-    let types = passes::typecheck::typecheck_def(program, d).map_err(|e| CompileError::Type { msg: e.msg, span: e.span })?;
+    let types = passes::typecheck::typecheck_def(program, d)
+        .map_err(|e| CompileError::Type { msg: e.msg, span: e.span })?;
     let spaces = passes::address_space::infer(d, &types);
     let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
     let inferred = passes::launch::infer(d, &types);
@@ -115,12 +116,24 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let mut cparams = Vec::new();
     let mut views = Vec::new();
     for p in &d.params {
-        let ty = types.params.get(&p.id).cloned().ok_or_else(|| CompileError::Internal(format!("parameter `{}` untyped", p.name)))?;
+        let ty = types
+            .params
+            .get(&p.id)
+            .cloned()
+            .ok_or_else(|| CompileError::Internal(format!("parameter `{}` untyped", p.name)))?;
         match &ty {
             Type::Array(..) => {
                 let elem = ty.base_elem().clone();
-                cparams.push(ast::Param { ty: format!("const global {}* restrict", c_type(&elem)), name: p.name.clone() });
-                let mem = Rc::new(Memory { name: p.name.clone(), space: AddressSpace::Global, elem, kind: MemKind::Array });
+                cparams.push(ast::Param {
+                    ty: format!("const global {}* restrict", c_type(&elem)),
+                    name: p.name.clone(),
+                });
+                let mem = Rc::new(Memory {
+                    name: p.name.clone(),
+                    space: AddressSpace::Global,
+                    elem,
+                    kind: MemKind::Array,
+                });
                 views.push((p.id, Rc::new(View::Mem { mem, ty: ty.clone() })));
                 kparams.push(KernelParam::Input { name: p.name.clone(), ty });
             }
@@ -135,15 +148,31 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let out_elem = out_ty.base_elem().clone();
     let out_name = "out".to_string();
     if d.params.iter().any(|p| p.name == out_name) {
-        return Err(CompileError::Unsupported { msg: "a parameter may not be called `out`".into(), span: d.span });
+        return Err(CompileError::Unsupported {
+            msg: "a parameter may not be called `out`".into(),
+            span: d.span,
+        });
     }
-    let out_mem = Rc::new(Memory { name: out_name.clone(), space: AddressSpace::Global, elem: out_elem.clone(), kind: MemKind::Array });
+    let out_mem = Rc::new(Memory {
+        name: out_name.clone(),
+        space: AddressSpace::Global,
+        elem: out_elem.clone(),
+        kind: MemKind::Array,
+    });
     let out_view = Rc::new(View::Mem { mem: out_mem, ty: out_ty.clone() });
     cparams.push(ast::Param { ty: format!("global {}*", c_type(&out_elem)), name: out_name });
     kparams.push(KernelParam::Output { ty: out_ty.clone() });
 
     let lowered = lower::lower(
-        lower::Inputs { program, types: &types, spaces: &spaces, no_barrier: &no_barrier, opts, global: global.clone(), local: local.clone() },
+        lower::Inputs {
+            program,
+            types: &types,
+            spaces: &spaces,
+            no_barrier: &no_barrier,
+            opts,
+            global: global.clone(),
+            local: local.clone(),
+        },
         &views,
         &d.body,
         out_view,
@@ -165,7 +194,9 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         body: lowered.body,
     };
     let mut source = String::new();
-    print::Writer::new(&mut source).module(&module).map_err(|e| CompileError::Internal(format!("printing failed: {e}")))?;
+    print::Writer::new(&mut source)
+        .module(&module)
+        .map_err(|e| CompileError::Internal(format!("printing failed: {e}")))?;
     if source.contains("lift_pow(") || source.contains("lift_log2(") {
         source = format!("{INDEX_HELPERS}{source}");
     }
@@ -173,7 +204,8 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
 }
 
 /// Integer helpers for `Pow` and `Log2` in index expressions.
-const INDEX_HELPERS: &str = "int lift_pow(int b, int e) { int r = 1; for (int i = 0; i < e; i++) r *= b; return r; }
+const INDEX_HELPERS: &str =
+    "int lift_pow(int b, int e) { int r = 1; for (int i = 0; i < e; i++) r *= b; return r; }
 int lift_log2(int x) { int r = 0; while (x > 1) { x >>= 1; r++; } return r; }
 ";
 

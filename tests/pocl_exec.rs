@@ -5,8 +5,8 @@
 //! two where the program allows.
 
 use lift::ir::SourceFile;
-use npyz::WriterBuilder;
 use lift::types::Type;
+use npyz::WriterBuilder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -85,7 +85,12 @@ fn generated_kernels_match_the_interpreter() {
                 _ => inputs.push(format!("{}=1.75", p.name)),
             }
         }
-        for level in [&["--no-arith-simplify", "--no-barrier-elim", "--no-cf-simplify"][..], &["--no-arith-simplify", "--no-cf-simplify"], &["--no-arith-simplify"], &[]] {
+        for level in [
+            &["--no-arith-simplify", "--no-barrier-elim", "--no-cf-simplify"][..],
+            &["--no-arith-simplify", "--no-cf-simplify"],
+            &["--no-arith-simplify"],
+            &[],
+        ] {
             let mut cmd = lift();
             cmd.arg("exec").arg(f).args(["--def", &def.name, "--check", "--output"]).arg(dir.join("out.npy"));
             for i in &inputs {

@@ -54,7 +54,10 @@ fn dot_has_figure7_structure() {
 #[test]
 fn transpose_without_simplification_keeps_div_and_mod() {
     let simplified = compile_file(Path::new("tests/programs/transpose.lift"), &CompileOptions::default());
-    let raw = compile_file(Path::new("tests/programs/transpose.lift"), &CompileOptions { arith_simplify: false, ..Default::default() });
+    let raw = compile_file(
+        Path::new("tests/programs/transpose.lift"),
+        &CompileOptions { arith_simplify: false, ..Default::default() },
+    );
     let index_line = |k: &str| k.lines().find(|l| l.contains("out[")).unwrap_or("").to_string();
     let (s, r) = (index_line(&simplified), index_line(&raw));
     assert!(r.contains('/') && r.contains('%'), "unsimplified: {r}");

@@ -10,16 +10,39 @@ pub enum CExpr {
     /// An integer index expression.
     Arith(ArithExpr),
     /// `base[index]`.
-    Index { base: String, index: ArithExpr },
-    Call { name: String, args: Vec<CExpr> },
+    Index {
+        base: String,
+        index: ArithExpr,
+    },
+    Call {
+        name: String,
+        args: Vec<CExpr>,
+    },
     /// `base.field`.
-    Field { base: Box<CExpr>, field: String },
-    Ternary { cond: Box<CExpr>, then: Box<CExpr>, otherwise: Box<CExpr> },
-    Binary { op: &'static str, lhs: Box<CExpr>, rhs: Box<CExpr> },
+    Field {
+        base: Box<CExpr>,
+        field: String,
+    },
+    Ternary {
+        cond: Box<CExpr>,
+        then: Box<CExpr>,
+        otherwise: Box<CExpr>,
+    },
+    Binary {
+        op: &'static str,
+        lhs: Box<CExpr>,
+        rhs: Box<CExpr>,
+    },
     /// `(ty)e`.
-    Cast { ty: String, e: Box<CExpr> },
+    Cast {
+        ty: String,
+        e: Box<CExpr>,
+    },
     /// `(ty){a, b}`.
-    StructLit { ty: String, fields: Vec<CExpr> },
+    StructLit {
+        ty: String,
+        fields: Vec<CExpr>,
+    },
 }
 
 impl CExpr {
@@ -37,14 +60,36 @@ impl CExpr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `[qualifier] ty name[[len]] [= init];`
-    Decl { qualifier: Option<&'static str>, ty: String, name: String, len: Option<ArithExpr>, init: Option<CExpr> },
-    Assign { lhs: CExpr, rhs: CExpr },
+    Decl {
+        qualifier: Option<&'static str>,
+        ty: String,
+        name: String,
+        len: Option<ArithExpr>,
+        init: Option<CExpr>,
+    },
+    Assign {
+        lhs: CExpr,
+        rhs: CExpr,
+    },
     Expr(CExpr),
     /// `for (int var = init; var < bound; var += step) body`
-    For { var: String, init: CExpr, bound: CExpr, step: CExpr, body: Vec<Stmt> },
-    If { cond: CExpr, then: Vec<Stmt>, otherwise: Vec<Stmt> },
+    For {
+        var: String,
+        init: CExpr,
+        bound: CExpr,
+        step: CExpr,
+        body: Vec<Stmt>,
+    },
+    If {
+        cond: CExpr,
+        then: Vec<Stmt>,
+        otherwise: Vec<Stmt>,
+    },
     Block(Vec<Stmt>),
-    Barrier { local: bool, global: bool },
+    Barrier {
+        local: bool,
+        global: bool,
+    },
     Comment(String),
 }
 

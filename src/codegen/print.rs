@@ -114,8 +114,10 @@ impl<'w, W: Write> Writer<'w, W> {
 fn primary(e: &CExpr) -> bool {
     match e {
         CExpr::Raw(s) => !s.contains(' ') && !s.starts_with('-'),
-        CExpr::Arith(a) => matches!(a, crate::arith::ArithExpr::Var(_))
-            || matches!(a, crate::arith::ArithExpr::Cst(c) if *c >= 0),
+        CExpr::Arith(a) => {
+            matches!(a, crate::arith::ArithExpr::Var(_))
+                || matches!(a, crate::arith::ArithExpr::Cst(c) if *c >= 0)
+        }
         CExpr::Index { .. } | CExpr::Call { .. } | CExpr::Field { .. } | CExpr::StructLit { .. } => true,
         CExpr::Ternary { .. } | CExpr::Binary { .. } | CExpr::Cast { .. } => false,
     }

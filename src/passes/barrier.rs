@@ -42,7 +42,9 @@ fn call_lcl_dim(e: &Expr) -> Option<u8> {
 fn nested_parallel(f: &FunDecl) -> bool {
     match &f.kind {
         FunKind::Pattern(Pattern::Map { kind: MapKind::Lcl(_), f: g }) => contains_parallel(g),
-        FunKind::Pattern(Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g)) => nested_parallel(g),
+        FunKind::Pattern(Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g)) => {
+            nested_parallel(g)
+        }
         _ => true,
     }
 }

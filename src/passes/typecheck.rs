@@ -138,12 +138,20 @@ impl Checker<'_> {
                 if uf.params.len() != args.len() {
                     return err(
                         call,
-                        format!("{}: expected {} argument(s), found {}", uf.name, uf.params.len(), args.len()),
+                        format!(
+                            "{}: expected {} argument(s), found {}",
+                            uf.name,
+                            uf.params.len(),
+                            args.len()
+                        ),
                     );
                 }
                 for ((pname, pty), t) in uf.params.iter().zip(args) {
                     if !same_type(pty, t) {
-                        return err(call, format!("{}: parameter `{pname}` expects {pty}, found {t}", uf.name));
+                        return err(
+                            call,
+                            format!("{}: parameter `{pname}` expects {pty}, found {t}", uf.name),
+                        );
                     }
                 }
                 Ok(uf.ret.clone())
@@ -172,7 +180,7 @@ impl Checker<'_> {
             Pattern::Map { f: g, .. } => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, n) = self.array(name, t, span)?;
-                let out = self.apply(g, &[elem.clone()], span)?;
+                let out = self.apply(g, std::slice::from_ref(elem), span)?;
                 Ok(Type::array(out, n.clone()))
             }
             Pattern::MapVec { f: g } => {
@@ -187,7 +195,10 @@ impl Checker<'_> {
             }
             Pattern::Reduce { f: g, .. } | Pattern::PartRed { f: g, .. } => {
                 let [init, xs] = args else {
-                    return err(span, format!("{name}: expected 2 arguments (init, array), found {}", args.len()));
+                    return err(
+                        span,
+                        format!("{name}: expected 2 arguments (init, array), found {}", args.len()),
+                    );
                 };
                 let (elem, n) = self.array(name, xs, span)?;
                 let out = self.apply(g, &[init.clone(), elem.clone()], span)?;
@@ -217,7 +228,10 @@ impl Checker<'_> {
                 let out = self.apply(g, &[Type::array(elem.clone(), ArithExpr::Var(var.clone()))], span)?;
                 let (out_elem, step) = self.array(name, &out, span)?;
                 if !same_type(out_elem, elem) {
-                    return err(span, format!("iterate: the function changes the element type from {elem} to {out_elem}"));
+                    return err(
+                        span,
+                        format!("iterate: the function changes the element type from {elem} to {out_elem}"),
+                    );
                 }
                 let mut l = l0.clone();
                 for _ in 0..*n {
@@ -243,7 +257,9 @@ impl Checker<'_> {
                 let (elem, m) = self.array("join (inner)", inner, span)?;
                 Ok(Type::array(elem.clone(), len(ArithExpr::mul(n.clone(), m.clone()))))
             }
-            Pattern::Gather(_) | Pattern::Scatter(_) | Pattern::Id => Ok(self.one_arg(name, args, span)?.clone()),
+            Pattern::Gather(_) | Pattern::Scatter(_) | Pattern::Id => {
+                Ok(self.one_arg(name, args, span)?.clone())
+            }
             Pattern::Transpose => {
                 let t = self.one_arg(name, args, span)?;
                 let (inner, n) = self.array(name, t, span)?;
@@ -315,10 +331,16 @@ impl Checker<'_> {
                 let (elem, n) = self.array(name, t, span)?;
                 if let Pattern::PadConst { value, .. } = p {
                     if !same_type(&value.ty(), elem) {
-                        return err(span, format!("padConst: value of type {} for elements of type {elem}", value.ty()));
+                        return err(
+                            span,
+                            format!("padConst: value of type {} for elements of type {elem}", value.ty()),
+                        );
                     }
                 }
-                Ok(Type::array(elem.clone(), len(ArithExpr::Sum(vec![left.clone(), n.clone(), right.clone()]))))
+                Ok(Type::array(
+                    elem.clone(),
+                    len(ArithExpr::Sum(vec![left.clone(), n.clone(), right.clone()])),
+                ))
             }
             Pattern::Generate { len: n, f: g } => {
                 if !args.is_empty() {
@@ -329,7 +351,10 @@ impl Checker<'_> {
             }
             Pattern::Filter => {
                 let [xs, idx] = args else {
-                    return err(span, format!("filter: expected 2 arguments (array, indices), found {}", args.len()));
+                    return err(
+                        span,
+                        format!("filter: expected 2 arguments (array, indices), found {}", args.len()),
+                    );
                 };
                 let (elem, _) = self.array(name, xs, span)?;
                 let (ie, m) = self.array(name, idx, span)?;

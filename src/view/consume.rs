@@ -14,7 +14,13 @@ pub enum Access {
     /// `vector: Some(n)`: a vector of `n` scalars starting at scalar `index`
     /// (`vloadn`/`vstoren`). `component: Some((c, n))`: scalar `c` of the
     /// `n`-vector at `index` (a scalar view of vector memory).
-    Mem { mem: MemRef, index: ArithExpr, vector: Option<u8>, component: Option<(ArithExpr, u8)>, fields: Vec<usize> },
+    Mem {
+        mem: MemRef,
+        index: ArithExpr,
+        vector: Option<u8>,
+        component: Option<(ArithExpr, u8)>,
+        fields: Vec<usize>,
+    },
     /// A private value given by C text, then tuple fields.
     Value { c: String, fields: Vec<usize> },
     /// `conds ? then : otherwise` (padConst).
@@ -42,7 +48,13 @@ pub fn consume(
     print: &dyn Fn(&Access) -> String,
 ) -> Result<Access, ViewError> {
     // The stack's top is the outermost index.
-    let mut c = Consumer { stack: indices.iter().rev().cloned().collect(), tuple: Vec::new(), print, ty, subst: HashMap::new() };
+    let mut c = Consumer {
+        stack: indices.iter().rev().cloned().collect(),
+        tuple: Vec::new(),
+        print,
+        ty,
+        subst: HashMap::new(),
+    };
     let a = c.go(view, Flags::default())?;
     Ok(if c.subst.is_empty() { a } else { substitute(a, &c.subst) })
 }
@@ -71,7 +83,9 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
             then: Box::new(substitute(*then, m)),
             otherwise,
         },
-        Access::Tuple { parts, ty } => Access::Tuple { parts: parts.into_iter().map(|p| substitute(p, m)).collect(), ty },
+        Access::Tuple { parts, ty } => {
+            Access::Tuple { parts: parts.into_iter().map(|p| substitute(p, m)).collect(), ty }
+        }
         Access::Call { fun, index } => Access::Call { fun, index: s(index) },
         Access::IndexValue(e) => Access::IndexValue(s(e)),
     }
@@ -117,7 +131,13 @@ impl Consumer<'_> {
                     t = elem;
                 }
                 let fields: Vec<usize> = self.tuple.drain(..).rev().collect();
-                Ok(Access::Mem { mem: mem.clone(), index: flat, vector: flags.vector, component: flags.component, fields })
+                Ok(Access::Mem {
+                    mem: mem.clone(),
+                    index: flat,
+                    vector: flags.vector,
+                    component: flags.component,
+                    fields,
+                })
             }
             View::Value { c, .. } => {
                 let fields: Vec<usize> = self.tuple.drain(..).rev().collect();
@@ -180,14 +200,24 @@ impl Consumer<'_> {
             }
             View::Zip { of } => match self.tuple.pop() {
                 Some(k) => {
-                    let v = of.get(k).ok_or_else(|| ViewError(format!("internal: zip has no component {k}")))?;
+                    let v =
+                        of.get(k).ok_or_else(|| ViewError(format!("internal: zip has no component {k}")))?;
                     self.go(v, flags)
                 }
                 None => {
-                    let ty = self.ty.cloned().ok_or_else(|| ViewError("internal: whole tuple read without its type".into()))?;
+                    let ty = self
+                        .ty
+                        .cloned()
+                        .ok_or_else(|| ViewError("internal: whole tuple read without its type".into()))?;
                     let mut parts = Vec::new();
                     for v in of {
-                        let mut sub = Consumer { stack: self.stack.clone(), tuple: Vec::new(), print: self.print, ty: None, subst: HashMap::new() };
+                        let mut sub = Consumer {
+                            stack: self.stack.clone(),
+                            tuple: Vec::new(),
+                            print: self.print,
+                            ty: None,
+                            subst: HashMap::new(),
+                        };
                         parts.push(sub.go(v, flags.clone())?);
                         self.subst.extend(sub.subst);
                     }
@@ -212,7 +242,13 @@ impl Consumer<'_> {
             }
             View::Filter { of, idx, of_len } => {
                 let i = self.pop("filter")?;
-                let mut sub = Consumer { stack: vec![i], tuple: Vec::new(), print: self.print, ty: None, subst: self.subst.clone() };
+                let mut sub = Consumer {
+                    stack: vec![i],
+                    tuple: Vec::new(),
+                    print: self.print,
+                    ty: None,
+                    subst: self.subst.clone(),
+                };
                 let at = substitute(sub.go(idx, Flags::default())?, &sub.subst);
                 // The loaded index is opaque to the simplifier; its range is
                 // that of a valid index into `of`.
@@ -249,7 +285,10 @@ pub fn pad_index(j: ArithExpr, n: &ArithExpr, mode: PadMode) -> ArithExpr {
             ArithExpr::sub(ArithExpr::mul(ArithExpr::Cst(-1), j.clone()), ArithExpr::Cst(1)),
             ArithExpr::if_then_else(
                 Pred { lhs: j.clone(), op: CmpOp::Ge, rhs: n.clone() },
-                ArithExpr::sub(ArithExpr::sub(ArithExpr::mul(ArithExpr::Cst(2), n.clone()), ArithExpr::Cst(1)), j.clone()),
+                ArithExpr::sub(
+                    ArithExpr::sub(ArithExpr::mul(ArithExpr::Cst(2), n.clone()), ArithExpr::Cst(1)),
+                    j.clone(),
+                ),
                 j,
             ),
         ),

@@ -44,42 +44,97 @@ pub type MemRef = Rc<Memory>;
 #[derive(Clone, Debug)]
 pub enum View {
     /// A memory seen as a value of type `ty` (arrays flattened row-major).
-    Mem { mem: MemRef, ty: Type },
+    Mem {
+        mem: MemRef,
+        ty: Type,
+    },
     /// A private value given by C text (a literal, a scalar kernel parameter).
-    Value { c: String, ty: Type },
+    Value {
+        c: String,
+        ty: Type,
+    },
     /// Element `index` of the array `of`.
-    Access { index: ArithExpr, of: Rc<View> },
+    Access {
+        index: ArithExpr,
+        of: Rc<View>,
+    },
     /// `split(n)` of `of`.
-    Split { n: ArithExpr, of: Rc<View> },
+    Split {
+        n: ArithExpr,
+        of: Rc<View>,
+    },
     /// `join` of `of`, whose inner arrays have length `n`.
-    Join { n: ArithExpr, of: Rc<View> },
-    Transpose { of: Rc<View> },
+    Join {
+        n: ArithExpr,
+        of: Rc<View>,
+    },
+    Transpose {
+        of: Rc<View>,
+    },
     /// `gather(f)` of `of` (on the output side: the view a `scatter` writes through).
-    Gather { f: IndexFun, of: Rc<View> },
-    Slide { step: ArithExpr, of: Rc<View> },
+    Gather {
+        f: IndexFun,
+        of: Rc<View>,
+    },
+    Slide {
+        step: ArithExpr,
+        of: Rc<View>,
+    },
     /// `pad` of `of`, which has length `len`.
-    Pad { left: ArithExpr, len: ArithExpr, mode: PadMode, of: Rc<View> },
+    Pad {
+        left: ArithExpr,
+        len: ArithExpr,
+        mode: PadMode,
+        of: Rc<View>,
+    },
     /// `padConst`: outside `[0, len)` the C constant `value`.
-    PadConst { left: ArithExpr, len: ArithExpr, value: String, of: Rc<View> },
-    Zip { of: Vec<Rc<View>> },
+    PadConst {
+        left: ArithExpr,
+        len: ArithExpr,
+        value: String,
+        of: Rc<View>,
+    },
+    Zip {
+        of: Vec<Rc<View>>,
+    },
     /// Component `k` of a tuple.
-    Get { k: usize, of: Rc<View> },
+    Get {
+        k: usize,
+        of: Rc<View>,
+    },
     /// `asVector(n)` of scalars `of`.
-    AsVector { n: u8, of: Rc<View> },
+    AsVector {
+        n: u8,
+        of: Rc<View>,
+    },
     /// `asScalar` of vectors of width `n`.
-    AsScalar { n: u8, of: Rc<View> },
+    AsScalar {
+        n: u8,
+        of: Rc<View>,
+    },
     /// `filter`: element `i` is `of[idx[i]]`; `idx_len` bounds the indices.
-    Filter { of: Rc<View>, idx: Rc<View>, of_len: ArithExpr },
+    Filter {
+        of: Rc<View>,
+        idx: Rc<View>,
+        of_len: ArithExpr,
+    },
     /// `generate`: element `i` is the C function `fun` applied to `i`.
-    Generate { fun: String },
+    Generate {
+        fun: String,
+    },
     /// Private memory written by a parallel map: each thread holds only its
     /// own element, so the map's index is dropped.
-    DropIndex { of: Rc<View> },
+    DropIndex {
+        of: Rc<View>,
+    },
     /// An `int` value given by an index expression (`generate`'s index).
     IndexValue(ArithExpr),
     /// A high-level `map` of a layout-only function: element `i` is `body`
     /// with the index variable `var` standing for `i`.
-    MapLayout { var: String, body: Rc<View> },
+    MapLayout {
+        var: String,
+        body: Rc<View>,
+    },
 }
 
 impl View {

@@ -21,8 +21,8 @@ impl Lowerer<'_> {
         let printer = move |a: &Access| -> String {
             print::expr(&access_expr(a, &|e| finish_index(e, simplify, &known)))
         };
-        let a = consume(v, &[], Some(ty), &printer)
-            .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
+        let a =
+            consume(v, &[], Some(ty), &printer).map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         self.note_private_indices(&a);
         Ok(a)
     }
@@ -30,7 +30,9 @@ impl Lowerer<'_> {
     /// Records loop variables that index private arrays, so their loops unroll.
     fn note_private_indices(&mut self, a: &Access) {
         match a {
-            Access::Mem { mem, index, .. } if mem.space == AddressSpace::Private && mem.kind == MemKind::Array => {
+            Access::Mem { mem, index, .. }
+                if mem.space == AddressSpace::Private && mem.kind == MemKind::Array =>
+            {
                 for v in index.vars() {
                     self.private_index_vars.insert(v.name);
                 }
@@ -44,7 +46,10 @@ impl Lowerer<'_> {
     /// The C expression reading a (non-array) value through `v`.
     pub(crate) fn read(&mut self, v: &View, ty: &Type, span: Span) -> Result<CExpr, CompileError> {
         if let Type::Array(..) = ty {
-            return self.unsupported(span, format!("an array of type {ty} cannot be passed to a function as a value"));
+            return self.unsupported(
+                span,
+                format!("an array of type {ty} cannot be passed to a function as a value"),
+            );
         }
         let a = self.consume(v, ty, span)?;
         let (simplify, known) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone());
@@ -52,7 +57,13 @@ impl Lowerer<'_> {
     }
 
     /// Emits the write of `value` (of type `ty`) through output view `v`.
-    pub(crate) fn write(&mut self, v: &View, value: CExpr, ty: &Type, span: Span) -> Result<(), CompileError> {
+    pub(crate) fn write(
+        &mut self,
+        v: &View,
+        value: CExpr,
+        ty: &Type,
+        span: Span,
+    ) -> Result<(), CompileError> {
         let a = self.consume(v, ty, span)?;
         let (simplify, known) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone());
         let fin = |e: &ArithExpr| finish_index(e, simplify, &known);
@@ -135,7 +146,8 @@ impl Lowerer<'_> {
                     let var = self.names.fresh("m");
                     let h = ArithExpr::index(&var, ArithExpr::Cst(0), n.clone());
                     let elem_out = Rc::new(View::access(h, (**out).clone()));
-                    self.invert_output(g, &elem_out, ae, re)?.map(|body| View::MapLayout { var, body: Rc::new(body) })
+                    self.invert_output(g, &elem_out, ae, re)?
+                        .map(|body| View::MapLayout { var, body: Rc::new(body) })
                 }
                 _ => None,
             },
@@ -187,7 +199,11 @@ impl Lowerer<'_> {
 }
 
 /// Substitutes known sizes and simplifies if enabled.
-pub(crate) fn finish_index(e: &ArithExpr, simplify: bool, known: &std::collections::BTreeMap<String, i64>) -> ArithExpr {
+pub(crate) fn finish_index(
+    e: &ArithExpr,
+    simplify: bool,
+    known: &std::collections::BTreeMap<String, i64>,
+) -> ArithExpr {
     let e = if known.is_empty() {
         e.clone()
     } else {
@@ -212,7 +228,10 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
             let mut e = match (vector, component) {
                 (Some(n), _) => CExpr::call(
                     format!("vload{n}"),
-                    vec![CExpr::Arith(fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64)))), CExpr::raw(mem.name.clone())],
+                    vec![
+                        CExpr::Arith(fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64)))),
+                        CExpr::raw(mem.name.clone()),
+                    ],
                 ),
                 (None, Some((c, n))) => {
                     let scalar = match &mem.elem {
@@ -221,7 +240,10 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                     };
                     CExpr::Index {
                         base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), mem.name),
-                        index: fin(&ArithExpr::add(ArithExpr::mul(index.clone(), ArithExpr::Cst(*n as i64)), c.clone())),
+                        index: fin(&ArithExpr::add(
+                            ArithExpr::mul(index.clone(), ArithExpr::Cst(*n as i64)),
+                            c.clone(),
+                        )),
                     }
                 }
                 (None, None) => match mem.kind {

@@ -44,7 +44,10 @@ impl<'a> Lowerer<'a> {
             return Err(CompileError::Internal("iterate over a non-array".into()));
         };
         if space == AddressSpace::Private {
-            return self.unsupported(span, "iterate needs its buffers in local or global memory (use toLocal or toGlobal)");
+            return self.unsupported(
+                span,
+                "iterate needs its buffers in local or global memory (use toLocal or toGlobal)",
+            );
         }
         let lvar = ArithExpr::Var(var.clone());
         // The body's output length as a function of its input length.
@@ -67,31 +70,75 @@ impl<'a> Lowerer<'a> {
 
         let mut remaining = n;
         let first_in = self.plain_memory(&input, in_ty, space);
-        self.emit(Stmt::Decl { qualifier: None, ty: "int".into(), name: len_name.clone(), len: None, init: Some(CExpr::Arith(self.index(l0))) });
+        self.emit(Stmt::Decl {
+            qualifier: None,
+            ty: "int".into(),
+            name: len_name.clone(),
+            len: None,
+            init: Some(CExpr::Arith(self.index(l0))),
+        });
         let init_in = match &first_in {
             Some(name) => name.clone(),
             None => {
                 // Peel the first iteration: it reads the argument's view.
                 let out_view = rc(View::Mem { mem: buf_a.mem_ref()?, ty: body_ty.clone() });
-                self.apply(g, vec![input.clone()], &[Type::array((**elem).clone(), lvar.clone())], &body_ty, Some(out_view), space, None, span)?;
-                self.emit(Stmt::Assign { lhs: CExpr::raw(len_name.clone()), rhs: CExpr::Arith(self.index(step_len)) });
+                self.apply(
+                    g,
+                    vec![input.clone()],
+                    &[Type::array((**elem).clone(), lvar.clone())],
+                    &body_ty,
+                    Some(out_view),
+                    space,
+                    None,
+                    span,
+                )?;
+                self.emit(Stmt::Assign {
+                    lhs: CExpr::raw(len_name.clone()),
+                    rhs: CExpr::Arith(self.index(step_len)),
+                });
                 remaining -= 1;
                 name_a.clone()
             }
         };
         let init_out = if first_in.is_some() { name_a.clone() } else { name_b.clone() };
-        self.emit(Stmt::Decl { qualifier: Some(q), ty: format!("{elem_c}*"), name: in_p.clone(), len: None, init: Some(CExpr::raw(init_in)) });
-        self.emit(Stmt::Decl { qualifier: Some(q), ty: format!("{elem_c}*"), name: out_p.clone(), len: None, init: Some(CExpr::raw(init_out)) });
+        self.emit(Stmt::Decl {
+            qualifier: Some(q),
+            ty: format!("{elem_c}*"),
+            name: in_p.clone(),
+            len: None,
+            init: Some(CExpr::raw(init_in)),
+        });
+        self.emit(Stmt::Decl {
+            qualifier: Some(q),
+            ty: format!("{elem_c}*"),
+            name: out_p.clone(),
+            len: None,
+            init: Some(CExpr::raw(init_out)),
+        });
         if remaining > 0 {
-            let in_mem = Rc::new(Memory { name: in_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
-            let out_mem = Rc::new(Memory { name: out_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
+            let in_mem =
+                Rc::new(Memory { name: in_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
+            let out_mem =
+                Rc::new(Memory { name: out_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
             let in_view = rc(View::Mem { mem: in_mem, ty: Type::array((**elem).clone(), lvar.clone()) });
             let out_view = rc(View::Mem { mem: out_mem, ty: body_ty.clone() });
             let it = self.names.fresh("iter");
             let (mut body, _) = self.in_block(|l| {
-                l.apply(g, vec![in_view], &[Type::array((**elem).clone(), lvar.clone())], &body_ty, Some(out_view), space, None, span)
+                l.apply(
+                    g,
+                    vec![in_view],
+                    &[Type::array((**elem).clone(), lvar.clone())],
+                    &body_ty,
+                    Some(out_view),
+                    space,
+                    None,
+                    span,
+                )
             })?;
-            body.push(Stmt::Assign { lhs: CExpr::raw(len_name.clone()), rhs: CExpr::Arith(self.index(step_len)) });
+            body.push(Stmt::Assign {
+                lhs: CExpr::raw(len_name.clone()),
+                rhs: CExpr::Arith(self.index(step_len)),
+            });
             body.push(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(out_p.clone()) });
             body.push(Stmt::Assign {
                 lhs: CExpr::raw(out_p.clone()),
@@ -101,7 +148,13 @@ impl<'a> Lowerer<'a> {
                     otherwise: Box::new(CExpr::raw(name_a.clone())),
                 },
             });
-            self.emit(Stmt::For { var: it, init: CExpr::raw("0"), bound: CExpr::raw(remaining.to_string()), step: CExpr::raw("1"), body });
+            self.emit(Stmt::For {
+                var: it,
+                init: CExpr::raw("0"),
+                bound: CExpr::raw(remaining.to_string()),
+                step: CExpr::raw("1"),
+                body,
+            });
         } else {
             self.emit(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(name_a.clone()) });
         }
@@ -110,7 +163,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The body's result type for input length `var`.
-    fn body_type(&self, g: &FunDecl, var: &crate::arith::Var, elem: &Type, span: Span) -> Result<Type, CompileError> {
+    fn body_type(
+        &self,
+        g: &FunDecl,
+        var: &crate::arith::Var,
+        elem: &Type,
+        span: Span,
+    ) -> Result<Type, CompileError> {
         // The type checker typed the body's expressions with `var`; for a
         // lambda body the result is its body expression's type.
         match &g.kind {
@@ -129,7 +188,11 @@ impl<'a> Lowerer<'a> {
         match a {
             Access::Mem { mem, index, .. } => {
                 let off = self.decide(&index);
-                Ok(if off == ArithExpr::Cst(0) { mem.name.clone() } else { format!("({} + {})", mem.name, off) })
+                Ok(if off == ArithExpr::Cst(0) {
+                    mem.name.clone()
+                } else {
+                    format!("({} + {})", mem.name, off)
+                })
             }
             _ => Err(CompileError::Internal("iterate buffer is not a memory".into())),
         }
@@ -150,7 +213,11 @@ impl<'a> Lowerer<'a> {
                 && arith::simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
             {
                 let off = self.decide(&base);
-                Some(if off == ArithExpr::Cst(0) { mem.name.clone() } else { format!("({} + {})", mem.name, off) })
+                Some(if off == ArithExpr::Cst(0) {
+                    mem.name.clone()
+                } else {
+                    format!("({} + {})", mem.name, off)
+                })
             }
             _ => None,
         }

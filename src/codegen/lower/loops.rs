@@ -77,7 +77,8 @@ impl<'a> Lowerer<'a> {
                 });
                 self.maps.push(MapCtx { kind, var: var.clone() });
                 let count = count.map(|c| self.decide(&c));
-                let exactly_once = count.as_ref().is_some_and(|c| arith::prove_le(c, &n_dec) && arith::prove_le(&n_dec, c));
+                let exactly_once =
+                    count.as_ref().is_some_and(|c| arith::prove_le(c, &n_dec) && arith::prove_le(&n_dec, c));
                 // Lcl and Glb loops have thread-dependent trip counts, unless
                 // every thread provably runs the body exactly once: then a
                 // barrier inside is reached by all threads, loop or not.
@@ -91,7 +92,13 @@ impl<'a> Lowerer<'a> {
                 }
                 self.maps.pop();
                 let (mut stmts, ()) = r?;
-                let decl = Stmt::Decl { qualifier: None, ty: "int".into(), name: name.clone(), len: None, init: Some(CExpr::raw(start.clone())) };
+                let decl = Stmt::Decl {
+                    qualifier: None,
+                    ty: "int".into(),
+                    name: name.clone(),
+                    len: None,
+                    init: Some(CExpr::raw(start.clone())),
+                };
                 let simplify = self.inp.opts.cf_simplify;
                 let once = simplify && exactly_once;
                 let at_most_once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(&n_dec, c));
@@ -154,7 +161,11 @@ impl<'a> Lowerer<'a> {
             }
         }
         let name = self.names.fresh("i");
-        let var = ArithExpr::Var(Var { name: name.clone(), kind: VarKind::Index, range: Range::new(ArithExpr::Cst(0), n.clone()) });
+        let var = ArithExpr::Var(Var {
+            name: name.clone(),
+            kind: VarKind::Index,
+            range: Range::new(ArithExpr::Cst(0), n.clone()),
+        });
         if let Some(kind) = map {
             self.maps.push(MapCtx { kind, var: var.clone() });
         }
@@ -179,7 +190,12 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    fn unrolled(&mut self, count: i64, map: Option<MapKind>, body: &mut Body<'_, 'a>) -> Result<(), CompileError> {
+    fn unrolled(
+        &mut self,
+        count: i64,
+        map: Option<MapKind>,
+        body: &mut Body<'_, 'a>,
+    ) -> Result<(), CompileError> {
         for k in 0..count {
             let idx = ArithExpr::Cst(k);
             if let Some(kind) = map {

@@ -31,7 +31,12 @@ pub struct GlobalTemp {
 impl Lowerer<'_> {
     /// Allocates memory for a value of type `ty` in `space`; returns the
     /// view to write (and later read) it through.
-    pub(crate) fn alloc(&mut self, ty: &Type, space: AddressSpace, span: Span) -> Result<Rc<View>, CompileError> {
+    pub(crate) fn alloc(
+        &mut self,
+        ty: &Type,
+        space: AddressSpace,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
         self.note_tuple(ty);
         let elem = ty.base_elem().clone();
         let c_elem = c_type(&elem);
@@ -77,7 +82,13 @@ impl Lowerer<'_> {
                         }
                     },
                 };
-                self.emit(Stmt::Decl { qualifier: None, ty: c_elem.clone(), name: name.clone(), len, init: None });
+                self.emit(Stmt::Decl {
+                    qualifier: None,
+                    ty: c_elem.clone(),
+                    name: name.clone(),
+                    len,
+                    init: None,
+                });
             }
             AddressSpace::Local => {
                 let Some(c) = count.as_cst() else {
@@ -95,7 +106,10 @@ impl Lowerer<'_> {
                 });
             }
             AddressSpace::Global => {
-                let bytes = arith::simplify(&ArithExpr::mul(count, ArithExpr::Cst(elem.scalar_like_bytes().unwrap_or(4))));
+                let bytes = arith::simplify(&ArithExpr::mul(
+                    count,
+                    ArithExpr::Cst(elem.scalar_like_bytes().unwrap_or(4)),
+                ));
                 self.temps.push(GlobalTemp { name: name.clone(), c_elem: c_elem.clone(), bytes });
             }
         }

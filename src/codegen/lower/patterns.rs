@@ -33,7 +33,9 @@ fn private_elem(g: &FunDecl, ty: &Type) -> (Type, usize) {
             }
             other => (other.clone(), 0),
         },
-        FunKind::Pattern(Pattern::ToGlobal(h) | Pattern::ToLocal(h) | Pattern::ToPrivate(h)) => private_elem(h, ty),
+        FunKind::Pattern(Pattern::ToGlobal(h) | Pattern::ToLocal(h) | Pattern::ToPrivate(h)) => {
+            private_elem(h, ty)
+        }
         _ => (ty.clone(), 0),
     }
 }
@@ -60,8 +62,17 @@ impl<'a> Lowerer<'a> {
         id: Option<ExprId>,
         span: Span,
     ) -> Result<Rc<View>, CompileError> {
-        let arg = || args.first().cloned().ok_or_else(|| CompileError::Internal("pattern applied to no argument".into()));
-        let arg_ty = || arg_types.first().cloned().ok_or_else(|| CompileError::Internal("pattern argument has no type".into()));
+        let arg = || {
+            args.first()
+                .cloned()
+                .ok_or_else(|| CompileError::Internal("pattern applied to no argument".into()))
+        };
+        let arg_ty = || {
+            arg_types
+                .first()
+                .cloned()
+                .ok_or_else(|| CompileError::Internal("pattern argument has no type".into()))
+        };
         match p {
             Pattern::Map { kind: MapKind::Map, f: g } => {
                 if !super::is_layout_only(g) {
@@ -98,7 +109,7 @@ impl<'a> Lowerer<'a> {
                 let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
                     let x = rc(View::access(i.clone(), (*xs).clone()));
                     let o = rc(View::access(i, (*t2).clone()));
-                    l.apply(g, vec![x], &[elem.clone()], &res_elem, Some(o), space, None, span)?;
+                    l.apply(g, vec![x], std::slice::from_ref(&elem), &res_elem, Some(o), space, None, span)?;
                     Ok(())
                 };
                 self.map_loop(*kind, n, &mut body, span)?;
@@ -110,10 +121,15 @@ impl<'a> Lowerer<'a> {
             }
             Pattern::MapVec { f: g } => {
                 let FunKind::UserFun(uf) = &g.kind else {
-                    return self.unsupported(span, "mapVec applies a user function; wrap other functions in a user function");
+                    return self.unsupported(
+                        span,
+                        "mapVec applies a user function; wrap other functions in a user function",
+                    );
                 };
                 let Type::Vector(_, w) = arg_ty()? else {
-                    return Err(CompileError::Internal("mapVec over a non-vector after type checking".into()));
+                    return Err(CompileError::Internal(
+                        "mapVec over a non-vector after type checking".into(),
+                    ));
                 };
                 if !self.vector_funs.contains(&(*uf, w)) {
                     self.vector_funs.push((*uf, w));
@@ -135,7 +151,8 @@ impl<'a> Lowerer<'a> {
                 let [init, xs] = &args[..] else {
                     return Err(CompileError::Internal("reduction without init and array".into()));
                 };
-                let (Some(acc_ty), Some((elem, n))) = (arg_types.first(), arg_types.get(1).and_then(elem_of)) else {
+                let (Some(acc_ty), Some((elem, n))) = (arg_types.first(), arg_types.get(1).and_then(elem_of))
+                else {
                     return Err(CompileError::Internal("reduction argument types".into()));
                 };
                 let (acc_ty, elem, n) = (acc_ty.clone(), elem.clone(), n.clone());
@@ -159,7 +176,16 @@ impl<'a> Lowerer<'a> {
                 let acc2 = acc.clone();
                 let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
                     let x = rc(View::access(i, (*xs).clone()));
-                    l.apply(g, vec![acc2.clone(), x], &[acc_ty.clone(), elem.clone()], &acc_ty, Some(acc2.clone()), AddressSpace::Private, None, span)?;
+                    l.apply(
+                        g,
+                        vec![acc2.clone(), x],
+                        &[acc_ty.clone(), elem.clone()],
+                        &acc_ty,
+                        Some(acc2.clone()),
+                        AddressSpace::Private,
+                        None,
+                        span,
+                    )?;
                     Ok(())
                 };
                 let n = self.decide(&n);
@@ -172,7 +198,12 @@ impl<'a> Lowerer<'a> {
                 match out {
                     None => Ok(result),
                     // An array accumulator updated in place where the result goes.
-                    Some(o) if matches!(acc_ty, Type::Array(..)) && self.same_place(&o, &acc, acc_ty.lengths().len())? => Ok(o),
+                    Some(o)
+                        if matches!(acc_ty, Type::Array(..))
+                            && self.same_place(&o, &acc, acc_ty.lengths().len())? =>
+                    {
+                        Ok(o)
+                    }
                     Some(o) => {
                         let et = elem_of(ty).map(|(e, _)| e.clone()).unwrap_or(Type::FLOAT);
                         let v = self.read(&View::access(ArithExpr::Cst(0), (*result).clone()), &et, span)?;
@@ -190,7 +221,8 @@ impl<'a> Lowerer<'a> {
             Pattern::ToPrivate(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Private, id, span),
             Pattern::Id => {
                 if let Type::Array(..) = ty {
-                    return self.unsupported(span, "`id` copies single values; copy an array with a map of id");
+                    return self
+                        .unsupported(span, "`id` copies single values; copy an array with a map of id");
                 }
                 let v = self.read(&*arg()?, ty, span)?;
                 let target = match out {
@@ -243,14 +275,22 @@ impl<'a> Lowerer<'a> {
 
     /// `map(g)` where `g` only rearranges data: a view, no loop (CGO 2018,
     /// Section 3.4 builds multi-dimensional stencils this way).
-    fn map_layout(&mut self, g: &FunDecl, xs: Rc<View>, at: &Type, ty: &Type, span: Span) -> Result<Rc<View>, CompileError> {
+    fn map_layout(
+        &mut self,
+        g: &FunDecl,
+        xs: Rc<View>,
+        at: &Type,
+        ty: &Type,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
         let (Some((elem, n)), Some((res_elem, _))) = (elem_of(at), elem_of(ty)) else {
             return Err(CompileError::Internal("map over a non-array after type checking".into()));
         };
         let var = self.names.fresh("m");
         let h = ArithExpr::index(&var, ArithExpr::Cst(0), n.clone());
         let x = rc(View::access(h, (*xs).clone()));
-        let body = self.apply(g, vec![x], &[elem.clone()], res_elem, None, AddressSpace::Private, None, span)?;
+        let body =
+            self.apply(g, vec![x], std::slice::from_ref(elem), res_elem, None, AddressSpace::Private, None, span)?;
         Ok(rc(View::MapLayout { var, body }))
     }
 
@@ -272,7 +312,10 @@ impl<'a> Lowerer<'a> {
                 _ => return Ok(false),
             };
             match (x, y) {
-                (crate::view::Access::Mem { mem: m1, index: i1, .. }, crate::view::Access::Mem { mem: m2, index: i2, .. }) => {
+                (
+                    crate::view::Access::Mem { mem: m1, index: i1, .. },
+                    crate::view::Access::Mem { mem: m2, index: i2, .. },
+                ) => {
                     if m1.name != m2.name || self.decide(&i1) != self.decide(&i2) {
                         return Ok(false);
                     }
@@ -284,7 +327,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A value computed as a view: written to `out` if one is given.
-    fn done(&mut self, v: Rc<View>, out: Option<Rc<View>>, ty: &Type, span: Span) -> Result<Rc<View>, CompileError> {
+    fn done(
+        &mut self,
+        v: Rc<View>,
+        out: Option<Rc<View>>,
+        ty: &Type,
+        span: Span,
+    ) -> Result<Rc<View>, CompileError> {
         match out {
             None => Ok(v),
             Some(o) => {
@@ -309,7 +358,10 @@ impl<'a> Lowerer<'a> {
         arg_types: &[Type],
         span: Span,
     ) -> Result<Rc<View>, CompileError> {
-        let of = args.first().cloned().ok_or_else(|| CompileError::Internal("layout pattern without argument".into()))?;
+        let of = args
+            .first()
+            .cloned()
+            .ok_or_else(|| CompileError::Internal("layout pattern without argument".into()))?;
         let at = arg_types.first().cloned().unwrap_or(Type::FLOAT);
         let inner_len = |t: &Type| match t {
             Type::Array(e, _) => match &**e {
@@ -327,7 +379,10 @@ impl<'a> Lowerer<'a> {
             },
             Pattern::Gather(g) => View::Gather { f: g.clone(), of },
             Pattern::Scatter(_) => {
-                return self.unsupported(span, "scatter only reorders where results are written; use gather to reorder reads")
+                return self.unsupported(
+                    span,
+                    "scatter only reorders where results are written; use gather to reorder reads",
+                )
             }
             Pattern::Transpose => View::Transpose { of },
             Pattern::Zip(_) => View::Zip { of: args.to_vec() },
@@ -339,12 +394,17 @@ impl<'a> Lowerer<'a> {
                 _ => return Err(CompileError::Internal("asScalar of non-vectors".into())),
             },
             Pattern::Slide { step, .. } => View::Slide { step: step.clone(), of },
-            Pattern::Pad { left, mode, .. } => View::Pad { left: left.clone(), len: len_of(&at), mode: *mode, of },
+            Pattern::Pad { left, mode, .. } => {
+                View::Pad { left: left.clone(), len: len_of(&at), mode: *mode, of }
+            }
             Pattern::PadConst { left, value, .. } => {
                 View::PadConst { left: left.clone(), len: len_of(&at), value: super::literal_c(value), of }
             }
             Pattern::Filter => {
-                let idx = args.get(1).cloned().ok_or_else(|| CompileError::Internal("filter without indices".into()))?;
+                let idx = args
+                    .get(1)
+                    .cloned()
+                    .ok_or_else(|| CompileError::Internal("filter without indices".into()))?;
                 View::Filter { of, idx, of_len: len_of(&at) }
             }
             Pattern::Map { .. }
