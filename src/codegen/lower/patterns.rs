@@ -289,8 +289,16 @@ impl<'a> Lowerer<'a> {
         let var = self.names.fresh("m");
         let h = ArithExpr::index(&var, ArithExpr::Cst(0), n.clone());
         let x = rc(View::access(h, (*xs).clone()));
-        let body =
-            self.apply(g, vec![x], std::slice::from_ref(elem), res_elem, None, AddressSpace::Private, None, span)?;
+        let body = self.apply(
+            g,
+            vec![x],
+            std::slice::from_ref(elem),
+            res_elem,
+            None,
+            AddressSpace::Private,
+            None,
+            span,
+        )?;
         Ok(rc(View::MapLayout { var, body }))
     }
 
