@@ -115,9 +115,14 @@ fn writes_csv_and_markdown() {
             benchmark: "gemv".into(),
             reference_files: vec![cl.clone(), helper],
             high_level: Some((lift.clone(), "dotHigh".into())),
-            low_level: Some((lift.clone(), "dot".into())),
+            low_level: vec![(lift.clone(), "dot".into())],
         },
-        Table1Entry { benchmark: "dot".into(), reference_files: vec![cl], high_level: None, low_level: None },
+        Table1Entry {
+            benchmark: "dot".into(),
+            reference_files: vec![cl],
+            high_level: None,
+            low_level: vec![],
+        },
     ];
     let table = write_table1(&entries, &dir.join("out")).expect("write table 1");
     assert_eq!(table.rows[0].opencl_lines, Some(8));
@@ -146,7 +151,7 @@ fn missing_files_and_defs_are_named() {
         benchmark: "nn".into(),
         reference_files: vec![],
         high_level: None,
-        low_level: Some((lift.clone(), low.into())),
+        low_level: vec![(lift.clone(), low.into())],
     };
     let err = write_table1(&[entry("nnLow")], &dir).expect_err("no such def");
     assert!(matches!(err, Table1Error::DefNotFound { .. }));
@@ -156,7 +161,7 @@ fn missing_files_and_defs_are_named() {
         benchmark: "nn".into(),
         reference_files: vec![dir.join("nn.cl")],
         high_level: None,
-        low_level: None,
+        low_level: vec![],
     };
     let err = write_table1(&[gone], &dir).expect_err("no such file");
     assert!(err.to_string().contains("nn.cl"), "{err}");

@@ -190,7 +190,7 @@ pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
 }
 
 /// Table 1 entries: the reference sources and the Lift programs of every
-/// config (the low-level program is the first Lift kernel's).
+/// config (the low-level program is all its Lift kernels' defs).
 pub(crate) fn table1_entries(configs: &[Config]) -> Vec<Table1Entry> {
     configs
         .iter()
@@ -201,8 +201,8 @@ pub(crate) fn table1_entries(configs: &[Config]) -> Vec<Table1Entry> {
             low_level: c
                 .lift
                 .as_ref()
-                .and_then(|l| l.kernels.first())
-                .map(|k| (k.program.clone(), k.def.clone())),
+                .map(|l| l.kernels.iter().map(|k| (k.program.clone(), k.def.clone())).collect())
+                .unwrap_or_default(),
         })
         .collect()
 }
@@ -213,14 +213,14 @@ pub(crate) fn table1_cmd(c: &ConfigArgs, out: &Path) -> Result<(), CliError> {
         eprintln!("error: {b}");
     }
     let entries = table1_entries(&configs);
-    // The writer lives in harness::table1 (charts helper); until it is
-    // merged this command can only say what it would count.
-    let _ = out;
-    for e in &entries {
-        println!(
-            "{:<12} reference: {:?} high: {:?} low: {:?}",
-            e.benchmark, e.reference_files, e.high_level, e.low_level
-        );
+    let t =
+        crate::harness::table1::write_table1(&entries, out).map_err(|e| CliError::Failed(e.to_string()))?;
+    print!("{}", crate::harness::table1::table1_markdown(&t.rows));
+    println!("table: {}", t.csv.display());
+    println!("table: {}", t.markdown.display());
+    if broken.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Failed(format!("{} config(s) broken", broken.len())))
     }
-    Err(CliError::Failed("Table 1 writer (harness::table1::write_table1) is not in this build yet".into()))
 }

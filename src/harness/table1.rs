@@ -17,8 +17,9 @@ pub struct Table1Entry {
     pub reference_files: Vec<PathBuf>,
     /// `.lift` file and `def` name of the high-level program.
     pub high_level: Option<(PathBuf, String)>,
-    /// `.lift` file and `def` name of the low-level program.
-    pub low_level: Option<(PathBuf, String)>,
+    /// `.lift` file and `def` name of each low-level kernel (several for
+    /// multi-kernel benchmarks; their lines are summed).
+    pub low_level: Vec<(PathBuf, String)>,
 }
 
 /// The language of a counted file. Both share comment syntax; they differ
@@ -246,7 +247,13 @@ pub fn table1_row(entry: &Table1Entry) -> Result<Table1Row, Table1Error> {
         benchmark: entry.benchmark.clone(),
         opencl_lines: opencl,
         high_level_lines: def_lines(&entry.high_level)?,
-        low_level_lines: def_lines(&entry.low_level)?,
+        low_level_lines: {
+            let mut total = None;
+            for k in &entry.low_level {
+                total = Some(total.unwrap_or(0) + def_lines(&Some(k.clone()))?.unwrap_or(0));
+            }
+            total
+        },
         paper: paper_sizes(&entry.benchmark),
     })
 }
