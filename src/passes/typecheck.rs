@@ -221,7 +221,9 @@ impl Checker<'_> {
                 let (elem, l0) = self.array(name, t, span)?;
                 let var = Var {
                     name: format!("iter_len_{}", self.types.iterate_vars.len()),
-                    kind: VarKind::Size,
+                    // A run-time value bounded by the input length; as an
+                    // index-like variable its range bounds are used in proofs.
+                    kind: VarKind::Index,
                     range: Range::new(ArithExpr::Cst(1), len(ArithExpr::add(l0.clone(), ArithExpr::Cst(1)))),
                 };
                 self.types.iterate_vars.insert(fun_key(f), var.clone());

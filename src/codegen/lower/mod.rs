@@ -345,13 +345,38 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Always-simplified form, for decisions (not printed indices).
+    /// Always-simplified form, for decisions (not printed indices). Known
+    /// sizes are substituted in variables' ranges too, so that bounds like
+    /// `iter_len < (N/4)/(N/128) + 1` become constants.
     pub(crate) fn decide(&self, e: &ArithExpr) -> ArithExpr {
         let known: HashMap<String, ArithExpr> =
             self.inp.opts.sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
-        crate::arith::simplify(&e.substitute(&known))
+        if known.is_empty() {
+            return crate::arith::simplify(e);
+        }
+        crate::arith::simplify(&with_known_ranges(&e.substitute(&known), &known))
     }
 }
+
+/// Substitutes `known` inside the ranges of `e`'s variables.
+fn with_known_ranges(e: &ArithExpr, known: &HashMap<String, ArithExpr>) -> ArithExpr {
+    let vars: HashMap<String, ArithExpr> = e
+        .vars()
+        .into_iter()
+        .map(|mut v| {
+            let start = crate::arith::simplify(&with_known_ranges(&v.range.start.substitute(known), known));
+            v.range.start = Box::new(start);
+            if let Some(stop) = v.range.stop.take() {
+                let stop = crate::arith::simplify(&with_known_ranges(&stop.substitute(known), known));
+                v.range.stop = Some(Box::new(stop));
+            }
+            (v.name.clone(), ArithExpr::Var(v))
+        })
+        .collect();
+    e.substitute(&vars)
+}
+
+impl Lowerer<'_> {}
 
 /// The name of the vectorised version of user function `name` for width `w`.
 pub fn vector_fun_name(name: &str, w: u8) -> String {
