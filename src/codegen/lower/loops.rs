@@ -219,10 +219,34 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let space = root_space(out);
+        // Private memory is never shared; and a map whose body already ends
+        // with a barrier (a nested mapLcl's) needs no second one.
+        if space == Some(AddressSpace::Private) || self.ends_with_barrier() {
+            return;
+        }
         self.emit(Stmt::Barrier {
             local: space != Some(AddressSpace::Global),
             global: space == Some(AddressSpace::Global),
         });
+    }
+}
+
+impl Lowerer<'_> {
+    /// Whether the last statement emitted is, or ends (as a block or a loop
+    /// every thread runs alike) with, a barrier.
+    fn ends_with_barrier(&self) -> bool {
+        fn ends(s: &Stmt) -> bool {
+            match s {
+                Stmt::Barrier { .. } => true,
+                Stmt::Block(b) | Stmt::For { body: b, .. } => b.last().is_some_and(ends),
+                Stmt::Decl { .. }
+                | Stmt::Assign { .. }
+                | Stmt::Expr(_)
+                | Stmt::If { .. }
+                | Stmt::Comment(_) => false,
+            }
+        }
+        self.blocks.last().and_then(|b| b.last()).is_some_and(ends)
     }
 }
 
