@@ -83,3 +83,15 @@ fn output_is_deterministic() {
     let b = compile_file(Path::new("tests/programs/dot.lift"), &CompileOptions::default());
     assert_eq!(a, b);
 }
+
+#[test]
+fn tile_reloaded_in_a_loop_keeps_both_barriers() {
+    // The mapLcl accumulating into private memory reads the local tile; the
+    // barrier after it protects the tile from the next iteration's copy.
+    for opts in [CompileOptions::default(), none()] {
+        let k = compile_file(Path::new("tests/programs/tiled.lift"), &opts);
+        let loop_body: String =
+            k.lines().skip_while(|l| !l.contains("for (int i_0")).collect::<Vec<_>>().join("\n");
+        assert!(loop_body.matches("barrier(").count() >= 2, "{k}");
+    }
+}

@@ -219,9 +219,11 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let space = root_space(out);
-        // Private memory is never shared; and a map whose body already ends
-        // with a barrier (a nested mapLcl's) needs no second one.
-        if space == Some(AddressSpace::Private) || self.ends_with_barrier() {
+        // A map whose body already ends with a barrier (a nested mapLcl's)
+        // needs no second one. A map writing private memory still needs its
+        // barrier: it may have read local memory that the next statements
+        // overwrite (a tile reloaded in the next iteration of a loop).
+        if self.ends_with_barrier() {
             return;
         }
         self.emit(Stmt::Barrier {
