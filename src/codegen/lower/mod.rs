@@ -225,8 +225,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// A value that is already available: copy it to `out` if asked to.
-    fn finish_value(
+    /// A value that is available as a view (a parameter, a literal, a
+    /// rearranged array): copied to `out` if one is given.
+    pub(crate) fn finish_value(
         &mut self,
         v: Rc<View>,
         out: Option<Rc<View>>,
@@ -239,7 +240,7 @@ impl<'a> Lowerer<'a> {
                 if let Type::Array(..) = ty {
                     return self.unsupported(
                         span,
-                        format!("this array of type {ty} is returned without being computed; copy it with a map of id"),
+                        format!("an array of type {ty} that is only passed on or rearranged is written here; copy it with a map of id"),
                     );
                 }
                 let value = self.read(&v, ty, span)?;

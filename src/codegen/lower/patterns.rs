@@ -82,7 +82,7 @@ impl<'a> Lowerer<'a> {
                     );
                 }
                 let v = self.map_layout(g, arg()?, &arg_ty()?, ty, span)?;
-                self.done(v, out, ty, span)
+                self.finish_value(v, out, ty, span)
             }
             Pattern::Map { kind, f: g } => {
                 let xs = arg()?;
@@ -214,7 +214,7 @@ impl<'a> Lowerer<'a> {
             }
             Pattern::Iterate { n, f: g } => {
                 let v = self.iterate(f, *n, g, arg()?, &arg_ty()?, ty, space, span)?;
-                self.done(v, out, ty, span)
+                self.finish_value(v, out, ty, span)
             }
             Pattern::ToGlobal(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Global, id, span),
             Pattern::ToLocal(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Local, id, span),
@@ -251,7 +251,7 @@ impl<'a> Lowerer<'a> {
                     }
                     _ => return self.unsupported(span, "generate takes a user function of the index, or a lambda that computes nothing (a literal, another generate)"),
                 };
-                self.done(v, out, ty, span)
+                self.finish_value(v, out, ty, span)
             }
             Pattern::Split(_)
             | Pattern::Join
@@ -268,7 +268,7 @@ impl<'a> Lowerer<'a> {
             | Pattern::PadConst { .. }
             | Pattern::Filter => {
                 let v = self.layout(p, &args, arg_types, span)?;
-                self.done(v, out, ty, span)
+                self.finish_value(v, out, ty, span)
             }
         }
     }
@@ -332,30 +332,6 @@ impl<'a> Lowerer<'a> {
             }
         }
         Ok(true)
-    }
-
-    /// A value computed as a view: written to `out` if one is given.
-    fn done(
-        &mut self,
-        v: Rc<View>,
-        out: Option<Rc<View>>,
-        ty: &Type,
-        span: Span,
-    ) -> Result<Rc<View>, CompileError> {
-        match out {
-            None => Ok(v),
-            Some(o) => {
-                if let Type::Array(..) = ty {
-                    return self.unsupported(
-                        span,
-                        format!("a rearranged array of type {ty} is the result here; copy it with a map of id to write it"),
-                    );
-                }
-                let x = self.read(&v, ty, span)?;
-                self.write(&o, x, ty, span)?;
-                Ok(o)
-            }
-        }
     }
 
     /// The view a layout pattern gives its argument(s).
