@@ -1,7 +1,6 @@
 //! Where a benchmark's expected output comes from: a Rust gold function, the
 //! interpreter running the Lift program, or the validated reference output.
 
-use super::basic_gold;
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
 use super::gold;
@@ -12,7 +11,6 @@ use std::collections::BTreeMap;
 /// Runs Rust gold `name` and picks the array named `output` (or the only one).
 pub fn rust_gold(name: &str, inputs: &Arrays, sizes: &Sizes, output: &str) -> Result<HostArray, String> {
     let result = gold::gold(name, inputs, sizes)
-        .or_else(|| basic_gold::gold(name, inputs, sizes))
         .ok_or_else(|| format!("no Rust gold function `{name}` (src/harness/gold)"))?
         .map_err(|e| format!("gold `{name}`: {e}"))?;
     pick(result, output).ok_or_else(|| format!("gold `{name}` returned no array `{output}`"))

@@ -1,7 +1,6 @@
 //! The reproduction harness: configs, runs, validation, statistics, results
 //! and charts.
 
-pub mod basic_gold;
 pub mod chart;
 pub mod config;
 pub mod data;

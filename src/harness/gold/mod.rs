@@ -4,17 +4,20 @@
 //! Configs name them: `validation: { gold: rust:<name> }` and
 //! `init: { generator: <name> }`. `part1` holds the CGO 2017 benchmarks of
 //! N-Body, MD, K-Means, NN and MRI-Q; `part2` the convolution and the linear
-//! algebra ones.
+//! algebra ones; `basic` the first benchmarks (dot, transpose, scal).
 
 use super::data::{Arrays, HostArray, Sizes};
 
+mod basic;
 mod part1;
 mod part2;
 
 /// Computes the expected outputs of gold function `name`.
 /// `None`: no such gold function.
 pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, String>> {
-    part1::gold(name, inputs, sizes).or_else(|| part2::gold(name, inputs, sizes))
+    part1::gold(name, inputs, sizes)
+        .or_else(|| part2::gold(name, inputs, sizes))
+        .or_else(|| basic::gold(name, inputs, sizes))
 }
 
 /// Generates the structured input `input` with generator `name`.

@@ -1,8 +1,7 @@
 //! Gold functions of the harness's own first benchmarks (dot, transpose,
-//! scal). The harness consults `gold::gold` first and falls back to these,
-//! so the shared registry in `gold/` stays the place for everything else.
+//! scal).
 
-use super::data::{Arrays, HostArray, Sizes};
+use crate::harness::data::{Arrays, HostArray, Sizes};
 
 fn f32s<'a>(inputs: &'a Arrays, name: &str) -> Result<&'a [f32], String> {
     match inputs.get(name) {
