@@ -41,8 +41,11 @@ fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     if let Some(vs) = &a.variants {
         for v in vs {
-            if v != "reference" && !LIFT_LEVELS.contains(&v.as_str()) {
-                return Err(bad(format!("--variants: `{v}` is not reference, {}", LIFT_LEVELS.join(", "))));
+            if v != "reference" && v != "clblast" && !LIFT_LEVELS.contains(&v.as_str()) {
+                return Err(bad(format!(
+                    "--variants: `{v}` is not reference, {} or clblast",
+                    LIFT_LEVELS.join(", ")
+                )));
             }
         }
     }
@@ -139,6 +142,9 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
         }
         if cfg.lift.is_some() {
             variants.extend(cfg.variants.iter().cloned());
+        }
+        if cfg.clblast.is_some() {
+            variants.push("clblast".to_string());
         }
         println!("{:<12} {}", cfg.name, cfg.description);
         println!("{:<12} sizes: {}; variants: {}", "", sizes.join(" "), variants.join(", "));

@@ -109,7 +109,7 @@ pub(crate) struct RunArgs {
     /// Untimed warm-up runs per variant.
     #[arg(long, default_value_t = 1)]
     warmup: usize,
-    /// Comma-separated variants: reference, none, barrier, barrier+cf, all.
+    /// Comma-separated variants: reference, none, barrier, barrier+cf, all, clblast.
     #[arg(long, value_delimiter = ',')]
     variants: Option<Vec<String>>,
     /// Reports directory; results go to DIR/<device-slug>/.

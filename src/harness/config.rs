@@ -145,6 +145,41 @@ struct RawLift {
     high_level: Option<RawProgramRef>,
 }
 
+/// One CLBlast call as written (`routine: gemv` or `gemm`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBlasCall {
+    routine: String,
+    #[serde(default)]
+    trans_a: bool,
+    #[serde(default)]
+    trans_b: bool,
+    m: String,
+    n: String,
+    #[serde(default)]
+    k: Option<String>,
+    alpha: String,
+    a: String,
+    #[serde(default)]
+    x: Option<String>,
+    #[serde(default)]
+    b: Option<String>,
+    beta: String,
+    #[serde(default)]
+    y: Option<String>,
+    #[serde(default)]
+    c: Option<String>,
+    #[serde(default)]
+    init_from: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClBlast {
+    calls: Vec<RawBlasCall>,
+    output: String,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawValidation {
@@ -178,6 +213,8 @@ struct RawConfig {
     buffers: Vec<RawArray>,
     reference: Option<RawReference>,
     lift: Option<RawLift>,
+    #[serde(default)]
+    clblast: Option<RawClBlast>,
     #[serde(default)]
     variants: Option<Vec<String>>,
     validation: RawValidation,
@@ -277,6 +314,8 @@ pub struct Config {
     pub buffers: Vec<ArraySpec>,
     pub reference: Option<Reference>,
     pub lift: Option<Lift>,
+    /// The CLBlast baseline, when the benchmark has one.
+    pub clblast: Option<ClBlastSpec>,
     pub variants: Vec<String>,
     pub validation: Validation,
     pub flops: Option<ArithExpr>,
@@ -551,6 +590,10 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             Some(cx.expr("metrics.bytes".into(), &m.bytes)?),
         ),
     };
+    let clblast = match &raw.clblast {
+        None => None,
+        Some(c) => Some(parse_clblast(cx, c, &inputs, &buffers)?),
+    };
     let cfg = Config {
         file: path.to_path_buf(),
         name: raw.name,
@@ -562,6 +605,7 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
         buffers,
         reference,
         lift,
+        clblast,
         variants,
         validation: Validation { gold, max_interp_size, rtol: v.rtol, atol: v.atol },
         flops,
@@ -569,6 +613,116 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     };
     check_sizes_bound(&cfg, cx)?;
     Ok(cfg)
+}
+
+/// A scalar of a CLBlast call: a number or a scalar input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlasScalar {
+    Value(f32),
+    Input(String),
+}
+
+/// One CLBlast call (single precision, row-major). `init_from` names an
+/// array copied into the output before the call, for routines that update
+/// their output in place (`y = alpha A x + beta y`).
+#[derive(Clone, Debug)]
+pub enum BlasCall {
+    Gemv {
+        trans_a: bool,
+        m: ArithExpr,
+        n: ArithExpr,
+        alpha: BlasScalar,
+        a: String,
+        x: String,
+        beta: BlasScalar,
+        y: String,
+        init_from: Option<String>,
+    },
+    Gemm {
+        trans_a: bool,
+        trans_b: bool,
+        m: ArithExpr,
+        n: ArithExpr,
+        k: ArithExpr,
+        alpha: BlasScalar,
+        a: String,
+        b: String,
+        beta: BlasScalar,
+        c: String,
+        init_from: Option<String>,
+    },
+}
+
+/// The `clblast:` section: calls run in order, then `output` is validated.
+#[derive(Clone, Debug)]
+pub struct ClBlastSpec {
+    pub calls: Vec<BlasCall>,
+    pub output: String,
+}
+
+fn parse_clblast(
+    cx: &Ctx,
+    raw: &RawClBlast,
+    inputs: &[ArraySpec],
+    buffers: &[ArraySpec],
+) -> Result<ClBlastSpec, ConfigError> {
+    let all = || inputs.iter().chain(buffers);
+    let array = |key: String, name: &Option<String>| -> Result<String, ConfigError> {
+        let name = name.clone().ok_or_else(|| cx.err(key.clone(), "missing"))?;
+        match all().find(|a| a.name == name) {
+            Some(a) if !a.is_scalar() => Ok(name),
+            _ => Err(cx.err(key, format!("`{name}` is not an input or buffer array"))),
+        }
+    };
+    let scalar = |key: String, text: &str| -> Result<BlasScalar, ConfigError> {
+        if let Ok(v) = text.trim().parse::<f32>() {
+            return Ok(BlasScalar::Value(v));
+        }
+        match inputs.iter().find(|a| a.name == text.trim()) {
+            Some(a) if a.is_scalar() => Ok(BlasScalar::Input(a.name.clone())),
+            _ => Err(cx.err(key, format!("`{text}` is neither a number nor a scalar input"))),
+        }
+    };
+    let mut calls = Vec::new();
+    for (i, c) in raw.calls.iter().enumerate() {
+        let k = format!("clblast.calls[{i}]");
+        let init_from = match &c.init_from {
+            None => None,
+            Some(_) => Some(array(format!("{k}.init_from"), &c.init_from)?),
+        };
+        calls.push(match c.routine.as_str() {
+            "gemv" => BlasCall::Gemv {
+                trans_a: c.trans_a,
+                m: cx.expr(format!("{k}.m"), &c.m)?,
+                n: cx.expr(format!("{k}.n"), &c.n)?,
+                alpha: scalar(format!("{k}.alpha"), &c.alpha)?,
+                a: array(format!("{k}.a"), &Some(c.a.clone()))?,
+                x: array(format!("{k}.x"), &c.x)?,
+                beta: scalar(format!("{k}.beta"), &c.beta)?,
+                y: array(format!("{k}.y"), &c.y)?,
+                init_from,
+            },
+            "gemm" => BlasCall::Gemm {
+                trans_a: c.trans_a,
+                trans_b: c.trans_b,
+                m: cx.expr(format!("{k}.m"), &c.m)?,
+                n: cx.expr(format!("{k}.n"), &c.n)?,
+                k: cx.expr(
+                    format!("{k}.k"),
+                    c.k.as_deref().ok_or_else(|| cx.err(format!("{k}.k"), "missing"))?,
+                )?,
+                alpha: scalar(format!("{k}.alpha"), &c.alpha)?,
+                a: array(format!("{k}.a"), &Some(c.a.clone()))?,
+                b: array(format!("{k}.b"), &c.b)?,
+                beta: scalar(format!("{k}.beta"), &c.beta)?,
+                c: array(format!("{k}.c"), &c.c)?,
+                init_from,
+            },
+            other => return Err(cx.err(format!("{k}.routine"), format!("`{other}`: expected gemv or gemm"))),
+        });
+    }
+    let output = array("clblast.output".into(), &Some(raw.output.clone()))?;
+    Ok(ClBlastSpec { calls, output })
 }
 
 fn parse_ref_arg(

@@ -2,6 +2,7 @@
 //! and charts.
 
 pub mod chart;
+pub mod clblast;
 pub mod config;
 pub mod data;
 pub mod env;

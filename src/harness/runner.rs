@@ -1,6 +1,7 @@
 //! The benchmark runner: for every config, size and variant it builds, runs,
 //! validates and records one row, and carries on past failures.
 
+use super::clblast::run_clblast;
 use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
 use super::expected::{interpreter_gold, rust_gold};
@@ -10,7 +11,7 @@ use super::roofline::Roofline;
 use super::stats::summarize;
 use super::validate::compare;
 use super::variant::{run_lift, run_reference, Execution, RunCounts};
-use crate::runtime::Runtime;
+use crate::runtime::{ClBlast, Runtime};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 pub struct RunOptions {
     /// Size presets, in order.
     pub sizes: Vec<String>,
-    /// Variants to keep (`reference` and Lift levels); `None`: all.
+    /// Variants to keep (`reference`, Lift levels, `clblast`); `None`: all.
     pub variants: Option<Vec<String>>,
     pub counts: RunCounts,
     pub resume: bool,
@@ -68,6 +69,9 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
             if cfg.lift.is_some() {
                 variants.extend(cfg.variants.iter().cloned());
             }
+            if cfg.clblast.is_some() {
+                variants.push("clblast".to_string());
+            }
             if let Some(keep) = &opts.variants {
                 variants.retain(|v| keep.contains(v));
             }
@@ -84,6 +88,12 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
     let mut writer = ResultsWriter::open(&csv, opts.resume)?;
     let mut notes = Vec::new();
     let planned = plan(configs, opts, &mut notes);
+    // Loaded once, only when some benchmark has a CLBlast bar.
+    let blas: Result<ClBlast, String> = if planned.iter().any(|p| p.variants.iter().any(|v| v == "clblast")) {
+        ClBlast::load()
+    } else {
+        Err("not needed".into())
+    };
     let total: usize = planned.iter().map(|p| p.variants.len()).sum();
     let pb = ProgressBar::new(total as u64);
     pb.set_style(
@@ -120,7 +130,8 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
                 continue;
             }
         };
-        let mut bench = Bench { p, rt, opts, inputs: &inputs, buffers: &buffers, rust: None, interp: None };
+        let mut bench =
+            Bench { p, rt, opts, inputs: &inputs, buffers: &buffers, rust: None, interp: None, blas: &blas };
         // The reference runs first: its validated output is the gold of
         // the Lift rows at sizes beyond the interpreter's reach, so it also
         // runs (unrecorded) when resuming needs it.
@@ -136,7 +147,11 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
         }
         for v in pending.iter().filter(|v| **v != "reference") {
             pb.set_message(format!("{} {} {v}", p.cfg.name, p.preset));
-            let row = bench.lift(v, &reference_gold);
+            let row = if v.as_str() == "clblast" {
+                bench.clblast(&reference_gold)
+            } else {
+                bench.lift(v, &reference_gold)
+            };
             emit(row, &mut writer)?;
         }
     }
@@ -152,6 +167,8 @@ struct Bench<'a> {
     buffers: &'a Arrays,
     rust: Option<Result<HostArray, String>>,
     interp: Option<Result<HostArray, String>>,
+    /// CLBlast, or why it could not be loaded.
+    blas: &'a Result<ClBlast, String>,
 }
 
 impl Bench<'_> {
@@ -220,6 +237,45 @@ impl Bench<'_> {
             _ => reference_gold.clone(),
         };
         self.finish_row(level, &exec, Some(&gold))
+    }
+
+    /// The CLBlast baseline: skipped (not failed) when the library is missing.
+    fn clblast(&mut self, reference_gold: &Result<HostArray, String>) -> Row {
+        let cfg = self.p.cfg;
+        let Some(spec) = &cfg.clblast else {
+            return error_row(self.p, "clblast", self.rt, self.opts, "no clblast section");
+        };
+        let blas = match self.blas {
+            Ok(b) => b,
+            Err(msg) => {
+                let mut row = base_row(self.p, "clblast", self.rt, self.opts);
+                row.status = "skipped".into();
+                row.timing = "host".into();
+                row.message = msg.clone();
+                return row;
+            }
+        };
+        let exec = match run_clblast(
+            self.rt,
+            blas,
+            cfg,
+            spec,
+            &self.p.sizes,
+            self.inputs,
+            self.buffers,
+            self.opts.counts,
+        ) {
+            Ok(e) => e,
+            Err(msg) => return error_row(self.p, "clblast", self.rt, self.opts, &msg),
+        };
+        let gold = match &cfg.validation.gold {
+            Gold::Rust(name) => self.rust_gold(name, &spec.output),
+            Gold::Interpreter if self.interp_allowed() => self.interp_gold(),
+            _ => reference_gold.clone(),
+        };
+        let mut row = self.finish_row("clblast", &exec, Some(&gold));
+        row.timing = "host".into();
+        row
     }
 
     /// Validates and fills a row. `gold`: `None` means nothing to check

@@ -56,7 +56,7 @@ fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<Vec<usize>, 
 }
 
 /// Device copies of every non-scalar input and every buffer.
-fn upload_all(
+pub(crate) fn upload_all(
     rt: &Runtime,
     cfg: &Config,
     inputs: &Arrays,

@@ -26,6 +26,13 @@ pub struct DeviceBuffer {
     buf: Buffer<u8>,
 }
 
+impl DeviceBuffer {
+    /// The raw memory object, for libraries (CLBlast).
+    pub fn raw(&self) -> opencl3::types::cl_mem {
+        self.buf.get()
+    }
+}
+
 /// A built OpenCL program.
 pub struct RuntimeProgram {
     pub label: String,
@@ -124,6 +131,34 @@ impl Runtime {
             ElemKind::F32 => HostArray::F32(words.map(f32::from_ne_bytes).collect()),
             ElemKind::I32 => HostArray::I32(words.map(i32::from_ne_bytes).collect()),
         })
+    }
+
+    /// The raw queue, for libraries that enqueue their own kernels (CLBlast).
+    pub fn raw_queue(&self) -> opencl3::types::cl_command_queue {
+        self.queue.get()
+    }
+
+    /// Waits until everything enqueued has finished.
+    pub fn finish(&self) -> Result<(), RuntimeError> {
+        self.queue.finish().map_err(cl_err("waiting for the queue"))
+    }
+
+    /// Copies `from` into `to` (same size) on the device.
+    pub fn copy(&self, from: &DeviceBuffer, to: &mut DeviceBuffer) -> Result<(), RuntimeError> {
+        if from.bytes != to.bytes {
+            return Err(RuntimeError::Alloc {
+                name: to.name.clone(),
+                bytes: to.bytes,
+                code: format!("cannot copy `{}` of {} bytes into it", from.name, from.bytes),
+            });
+        }
+        if from.bytes == 0 {
+            return Ok(());
+        }
+        // SAFETY: both buffers are live and at least `bytes` long.
+        unsafe { self.queue.enqueue_copy_buffer(&from.buf, &mut to.buf, 0, 0, from.bytes, &[]) }
+            .map_err(cl_err(format!("copying `{}` into `{}`", from.name, to.name)))?;
+        Ok(())
     }
 
     /// Builds OpenCL C source; `label` names the file in errors.

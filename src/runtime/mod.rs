@@ -1,9 +1,11 @@
 //! The OpenCL runtime: device discovery and selection, buffers, program
 //! builds with their logs, and kernel launches timed by profiling events.
 
+mod clblast;
 mod device;
 mod exec;
 
+pub use clblast::ClBlast;
 pub use device::{list_devices, select_device, DeviceInfo};
 pub use exec::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime, RuntimeProgram};
 

@@ -1,0 +1,117 @@
+//! The CLBlast variant: the benchmark's `clblast:` calls on the same device
+//! and queue, validated like the others. CLBlast returns an event for its
+//! last kernel only, so each execution is timed on the host between two
+//! queue finishes (the CSV says `timing = host`).
+
+use super::config::{BlasCall, BlasScalar, ClBlastSpec, Config};
+use super::data::{Arrays, HostArray, Sizes};
+use super::variant::{upload_all, Execution, RunCounts};
+use crate::runtime::{ClBlast, DeviceBuffer, Runtime};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+fn dim(e: &crate::arith::ArithExpr, sizes: &Sizes, what: &str) -> Result<usize, String> {
+    let v = super::config::eval(e, sizes).map_err(|err| format!("clblast {what} `{e}`: {err}"))?;
+    usize::try_from(v).map_err(|_| format!("clblast {what} `{e}` is {v}"))
+}
+
+fn scalar(s: &BlasScalar, inputs: &Arrays) -> Result<f32, String> {
+    match s {
+        BlasScalar::Value(v) => Ok(*v),
+        BlasScalar::Input(name) => match inputs.get(name) {
+            Some(HostArray::F32(v)) if !v.is_empty() => Ok(v[0]),
+            _ => Err(format!("clblast: scalar input `{name}` is not a float")),
+        },
+    }
+}
+
+fn buf<'b>(bufs: &'b BTreeMap<String, DeviceBuffer>, name: &str) -> Result<&'b DeviceBuffer, String> {
+    bufs.get(name).ok_or_else(|| format!("clblast: no device buffer `{name}`"))
+}
+
+/// Runs the calls once: copies for `init_from` first (untimed), then the
+/// calls between two queue finishes; returns the host time in ms.
+fn execute(
+    rt: &Runtime,
+    blas: &ClBlast,
+    spec: &ClBlastSpec,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    bufs: &mut BTreeMap<String, DeviceBuffer>,
+) -> Result<f64, String> {
+    for c in &spec.calls {
+        let (BlasCall::Gemv { init_from: Some(from), y: to, .. }
+        | BlasCall::Gemm { init_from: Some(from), c: to, .. }) = c
+        else {
+            continue;
+        };
+        let mut target = bufs.remove(to).ok_or_else(|| format!("clblast: no device buffer `{to}`"))?;
+        let r = rt.copy(buf(bufs, from)?, &mut target).map_err(|e| e.to_string());
+        bufs.insert(to.clone(), target);
+        r?;
+    }
+    rt.finish().map_err(|e| e.to_string())?;
+    let t0 = Instant::now();
+    for c in &spec.calls {
+        match c {
+            BlasCall::Gemv { trans_a, m, n, alpha, a, x, beta, y, .. } => blas.sgemv(
+                rt,
+                *trans_a,
+                dim(m, sizes, "m")?,
+                dim(n, sizes, "n")?,
+                scalar(alpha, inputs)?,
+                buf(bufs, a)?,
+                buf(bufs, x)?,
+                scalar(beta, inputs)?,
+                buf(bufs, y)?,
+            )?,
+            BlasCall::Gemm { trans_a, trans_b, m, n, k, alpha, a, b, beta, c, .. } => blas.sgemm(
+                rt,
+                *trans_a,
+                *trans_b,
+                (dim(m, sizes, "m")?, dim(n, sizes, "n")?, dim(k, sizes, "k")?),
+                scalar(alpha, inputs)?,
+                buf(bufs, a)?,
+                buf(bufs, b)?,
+                scalar(beta, inputs)?,
+                buf(bufs, c)?,
+            )?,
+        }
+    }
+    rt.finish().map_err(|e| e.to_string())?;
+    Ok(t0.elapsed().as_secs_f64() * 1e3)
+}
+
+/// Runs the CLBlast variant: the first execution's output is the one
+/// validated (routines that update in place change it on every run), then
+/// warm-up and timed runs.
+#[allow(clippy::too_many_arguments)]
+pub fn run_clblast(
+    rt: &Runtime,
+    blas: &ClBlast,
+    cfg: &Config,
+    spec: &ClBlastSpec,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    buffers: &Arrays,
+    counts: RunCounts,
+) -> Result<Execution, String> {
+    let mut bufs = upload_all(rt, cfg, inputs, buffers)?;
+    execute(rt, blas, spec, sizes, inputs, &mut bufs)?;
+    let output = rt.download(buf(&bufs, &spec.output)?).map_err(|e| e.to_string())?;
+    for _ in 1..counts.warmup.max(1) {
+        execute(rt, blas, spec, sizes, inputs, &mut bufs)?;
+    }
+    let mut times_ms = Vec::with_capacity(counts.runs);
+    for _ in 0..counts.runs.max(1) {
+        times_ms.push(execute(rt, blas, spec, sizes, inputs, &mut bufs)?);
+    }
+    Ok(Execution {
+        times_ms,
+        output,
+        compile_ms: None,
+        kernel_lines: None,
+        kernel_bytes: None,
+        build_options: String::new(),
+    })
+}

@@ -1,0 +1,190 @@
+//! CLBlast, loaded at run time as a library baseline: the harness builds and
+//! runs without it, and reports its bars as skipped when it is missing.
+//!
+//! Only the two routines the benchmarks need are bound, single precision,
+//! row-major. CLBlast may launch several kernels and returns an event for
+//! the last one only, so calls are timed on the host around a queue finish.
+
+use super::exec::{DeviceBuffer, Runtime};
+use opencl3::types::{cl_command_queue, cl_event, cl_mem};
+use std::os::raw::c_int;
+
+// Values of CLBlast's C enums (clblast_c.h).
+const ROW_MAJOR: c_int = 101;
+const TRANSPOSE_NO: c_int = 111;
+const TRANSPOSE_YES: c_int = 112;
+
+type Sgemv = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    cl_mem,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    *mut cl_command_queue,
+    *mut cl_event,
+) -> c_int;
+
+type Sgemm = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    usize,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    cl_mem,
+    usize,
+    usize,
+    f32,
+    cl_mem,
+    usize,
+    usize,
+    *mut cl_command_queue,
+    *mut cl_event,
+) -> c_int;
+
+/// The loaded library.
+pub struct ClBlast {
+    sgemv: Sgemv,
+    sgemm: Sgemm,
+    // Keeps the functions above valid.
+    _lib: libloading::Library,
+}
+
+fn trans(t: bool) -> c_int {
+    if t {
+        TRANSPOSE_YES
+    } else {
+        TRANSPOSE_NO
+    }
+}
+
+impl ClBlast {
+    /// Loads `libclblast.so.1` (or `libclblast.so`); the error says why not.
+    pub fn load() -> Result<ClBlast, String> {
+        let mut last = String::new();
+        for name in ["libclblast.so.1", "libclblast.so"] {
+            // SAFETY: loading a shared library runs its initialisers;
+            // CLBlast's only set up static tables.
+            match unsafe { libloading::Library::new(name) } {
+                Ok(lib) => {
+                    // SAFETY: the types match the C declarations in clblast_c.h.
+                    let (sgemv, sgemm) = unsafe {
+                        let v = *lib.get::<Sgemv>(b"CLBlastSgemv\0").map_err(|e| e.to_string())?;
+                        let m = *lib.get::<Sgemm>(b"CLBlastSgemm\0").map_err(|e| e.to_string())?;
+                        (v, m)
+                    };
+                    return Ok(ClBlast { sgemv, sgemm, _lib: lib });
+                }
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(format!("CLBlast not found ({last}); install libclblast1"))
+    }
+
+    /// `y = alpha * op(A) x + beta * y` with `A` row-major `m x n`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemv(
+        &self,
+        rt: &Runtime,
+        trans_a: bool,
+        m: usize,
+        n: usize,
+        alpha: f32,
+        a: &DeviceBuffer,
+        x: &DeviceBuffer,
+        beta: f32,
+        y: &DeviceBuffer,
+    ) -> Result<(), String> {
+        let mut q = rt.raw_queue();
+        // SAFETY: the buffers and queue are live for the call; CLBlast only
+        // enqueues work on the queue.
+        let status = unsafe {
+            (self.sgemv)(
+                ROW_MAJOR,
+                trans(trans_a),
+                m,
+                n,
+                alpha,
+                a.raw(),
+                0,
+                n,
+                x.raw(),
+                0,
+                1,
+                beta,
+                y.raw(),
+                0,
+                1,
+                &mut q,
+                std::ptr::null_mut(),
+            )
+        };
+        check(status, "CLBlastSgemv")
+    }
+
+    /// `C = alpha * op(A) op(B) + beta * C`, row-major, `C` is `m x n`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm(
+        &self,
+        rt: &Runtime,
+        trans_a: bool,
+        trans_b: bool,
+        (m, n, k): (usize, usize, usize),
+        alpha: f32,
+        a: &DeviceBuffer,
+        b: &DeviceBuffer,
+        beta: f32,
+        c: &DeviceBuffer,
+    ) -> Result<(), String> {
+        let lda = if trans_a { m } else { k };
+        let ldb = if trans_b { k } else { n };
+        let mut q = rt.raw_queue();
+        // SAFETY: as in `sgemv`.
+        let status = unsafe {
+            (self.sgemm)(
+                ROW_MAJOR,
+                trans(trans_a),
+                trans(trans_b),
+                m,
+                n,
+                k,
+                alpha,
+                a.raw(),
+                0,
+                lda,
+                b.raw(),
+                0,
+                ldb,
+                beta,
+                c.raw(),
+                0,
+                n,
+                &mut q,
+                std::ptr::null_mut(),
+            )
+        };
+        check(status, "CLBlastSgemm")
+    }
+}
+
+fn check(status: c_int, what: &str) -> Result<(), String> {
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(format!("{what} returned status {status} (see CLBlastStatusCode in clblast_c.h)"))
+    }
+}
