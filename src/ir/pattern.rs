@@ -124,3 +124,37 @@ pub enum Pattern {
     /// (`toLocal(mapLcl(id))` copies into local memory). Args `[x]`.
     Id,
 }
+
+impl Pattern {
+    /// The function a pattern applies, if it takes one (`map(f)`,
+    /// `reduce(f, z)`, `toLocal(f)`, ...). Analyses that only need to look
+    /// inside nested functions recurse through this.
+    pub fn nested_fun(&self) -> Option<&FunDecl> {
+        match self {
+            Pattern::Map { f, .. }
+            | Pattern::MapVec { f }
+            | Pattern::Reduce { f, .. }
+            | Pattern::PartRed { f, .. }
+            | Pattern::Iterate { f, .. }
+            | Pattern::ToGlobal(f)
+            | Pattern::ToLocal(f)
+            | Pattern::ToPrivate(f)
+            | Pattern::Generate { f, .. } => Some(f),
+            Pattern::Split(_)
+            | Pattern::Join
+            | Pattern::Gather(_)
+            | Pattern::Scatter(_)
+            | Pattern::Transpose
+            | Pattern::Zip(_)
+            | Pattern::Get(_)
+            | Pattern::At(_)
+            | Pattern::AsVector(_)
+            | Pattern::AsScalar
+            | Pattern::Slide { .. }
+            | Pattern::Pad { .. }
+            | Pattern::PadConst { .. }
+            | Pattern::Filter
+            | Pattern::Id => None,
+        }
+    }
+}

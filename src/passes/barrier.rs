@@ -60,33 +60,10 @@ fn contains_parallel(f: &FunDecl) -> bool {
     match &f.kind {
         FunKind::UserFun(_) => false,
         FunKind::Lambda(l) => expr_contains_parallel(&l.body),
-        FunKind::Pattern(p) => match p {
-            Pattern::Map { kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), .. } => true,
-            Pattern::Map { f: g, .. }
-            | Pattern::MapVec { f: g }
-            | Pattern::Reduce { f: g, .. }
-            | Pattern::PartRed { f: g, .. }
-            | Pattern::Iterate { f: g, .. }
-            | Pattern::ToGlobal(g)
-            | Pattern::ToLocal(g)
-            | Pattern::ToPrivate(g)
-            | Pattern::Generate { f: g, .. } => contains_parallel(g),
-            Pattern::Split(_)
-            | Pattern::Join
-            | Pattern::Gather(_)
-            | Pattern::Scatter(_)
-            | Pattern::Transpose
-            | Pattern::Zip(_)
-            | Pattern::Get(_)
-            | Pattern::At(_)
-            | Pattern::AsVector(_)
-            | Pattern::AsScalar
-            | Pattern::Slide { .. }
-            | Pattern::Pad { .. }
-            | Pattern::PadConst { .. }
-            | Pattern::Filter
-            | Pattern::Id => false,
-        },
+        FunKind::Pattern(Pattern::Map {
+            kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), ..
+        }) => true,
+        FunKind::Pattern(p) => p.nested_fun().is_some_and(contains_parallel),
     }
 }
 
@@ -125,31 +102,10 @@ fn visit_fun(f: &FunDecl, out: &mut HashSet<ExprId>) {
     match &f.kind {
         FunKind::Lambda(l) => visit_expr(&l.body, out),
         FunKind::UserFun(_) => {}
-        FunKind::Pattern(p) => match p {
-            Pattern::Map { f: g, .. }
-            | Pattern::MapVec { f: g }
-            | Pattern::Reduce { f: g, .. }
-            | Pattern::PartRed { f: g, .. }
-            | Pattern::Iterate { f: g, .. }
-            | Pattern::ToGlobal(g)
-            | Pattern::ToLocal(g)
-            | Pattern::ToPrivate(g)
-            | Pattern::Generate { f: g, .. } => visit_fun(g, out),
-            Pattern::Split(_)
-            | Pattern::Join
-            | Pattern::Gather(_)
-            | Pattern::Scatter(_)
-            | Pattern::Transpose
-            | Pattern::Zip(_)
-            | Pattern::Get(_)
-            | Pattern::At(_)
-            | Pattern::AsVector(_)
-            | Pattern::AsScalar
-            | Pattern::Slide { .. }
-            | Pattern::Pad { .. }
-            | Pattern::PadConst { .. }
-            | Pattern::Filter
-            | Pattern::Id => {}
-        },
+        FunKind::Pattern(p) => {
+            if let Some(g) = p.nested_fun() {
+                visit_fun(g, out);
+            }
+        }
     }
 }
