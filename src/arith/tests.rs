@@ -219,3 +219,14 @@ fn range_edges_are_respected() {
     let m = simplify(&parse(&v, "s % 5"));
     assert_eq!(m.eval_with(&|_| Some(-5)), Ok(0));
 }
+
+#[test]
+fn rounded_down_sizes_are_bounded() {
+    // N / 14 whole tiles of 14 elements: every element read is below N.
+    let vars = [idx("t", "0", "N / 14"), idx("w", "0", "14")];
+    let last = parse(&vars, "14*t + w");
+    assert!(prove_lt(&last, &parse(&vars, "N")));
+    assert!(!prove_lt(&last, &parse(&vars, "N - 1")));
+    check(&vars, "min(14*t + w, N - 1)", "14*t + w");
+    check(&vars, "(14*t + w) % N", "14*t + w");
+}

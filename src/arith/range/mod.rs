@@ -33,7 +33,9 @@ fn at_least(d: &E, target: i128, cx: Cx) -> bool {
         if interval(&lo).lo >= Ext::Fin(target) {
             return true;
         }
-        if !has_index_var(&lo) || lo == cur {
+        // Without index variables another round can still relax rounded
+        // quotients of sizes; a bound that no longer changes is final.
+        if lo == cur {
             return false;
         }
         cur = lo;
@@ -94,9 +96,10 @@ fn value_bound(e: &E, up: bool) -> Option<E> {
     let mut cur = simplify_in(e, cx);
     for _ in 0..ROUNDS {
         if !has_index_var(&cur) {
-            return Some(cur);
+            break;
         }
-        let next = symbolic::bound(&cur, up, cx)?;
+        // Bounds combine min/max cheaply; normalise them for the caller.
+        let next = simplify_in(&symbolic::bound(&cur, up, cx)?, cx);
         if next == cur {
             break;
         }
