@@ -36,7 +36,7 @@ pub(crate) struct Cx {
 
 /// Range rules run only at depths below this; deeper, the simplifier is
 /// purely structural and the prover uses constant intervals only.
-const MAX_DEPTH: u8 = 2;
+const MAX_DEPTH: u8 = 1;
 
 impl Cx {
     pub(crate) fn top() -> Cx {
