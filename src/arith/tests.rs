@@ -156,7 +156,8 @@ fn min_max_ite_pow_log2() {
     check(&v, "log2(pow(2, N))", "N");
     let x = parse(&v, "x");
     let n = parse(&v, "N");
-    let ite = ArithExpr::if_then_else(Pred { lhs: x.clone(), op: CmpOp::Lt, rhs: n.clone() }, x.clone(), n.clone());
+    let ite =
+        ArithExpr::if_then_else(Pred { lhs: x.clone(), op: CmpOp::Lt, rhs: n.clone() }, x.clone(), n.clone());
     assert_eq!(simplify(&ite), x);
     let ite = ArithExpr::if_then_else(Pred { lhs: x.clone(), op: CmpOp::Ge, rhs: n.clone() }, x, n.clone());
     assert_eq!(simplify(&ite), n);
@@ -194,7 +195,10 @@ fn min_and_max_values() {
     let s = parse(&vars, "l_id - 1");
     assert_eq!(min_value(&s), Some(ArithExpr::cst(-1)));
     assert_eq!(max_value(&parse(&vars, "N")), Some(parse(&vars, "N")));
-    assert_eq!(max_value(&ArithExpr::Var(Var { name: "k".into(), kind: VarKind::Index, range: Range::natural() })), None);
+    assert_eq!(
+        max_value(&ArithExpr::Var(Var { name: "k".into(), kind: VarKind::Index, range: Range::natural() })),
+        None
+    );
 }
 
 #[test]

@@ -12,8 +12,8 @@ mod symbolic;
 
 pub(crate) use interval::{interval, Ext};
 
-use crate::arith::simplify::{mk_prod, mk_sum, simplify_in, Cx};
 use crate::arith::simplify::terms::has_index_var;
+use crate::arith::simplify::{mk_prod, mk_sum, simplify_in, Cx};
 use crate::arith::ArithExpr as E;
 
 /// Rounds of symbolic substitution before giving up.

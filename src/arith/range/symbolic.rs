@@ -4,8 +4,8 @@
 //! constant interval analysis cannot see.
 
 use super::interval::{interval, Ext};
-use crate::arith::simplify::{mk_div, mk_prod, mk_sum, simplify_in, Cx};
 use crate::arith::simplify::terms::{has_index_var, split_term};
+use crate::arith::simplify::{mk_div, mk_prod, mk_sum, simplify_in, Cx};
 use crate::arith::{ArithExpr as E, VarKind};
 
 /// An inclusive bound of `e` (`up`: upper, else lower) in normal form,

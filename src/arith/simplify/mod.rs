@@ -92,7 +92,8 @@ fn recombine_raw(terms: &[E]) -> Option<Vec<E>> {
         let Some((x, y)) = div_times(t) else { continue };
         let modulo = E::Mod(Box::new(x.clone()), Box::new(y));
         let Some(j) = terms.iter().position(|u| *u == modulo) else { continue };
-        let mut out: Vec<E> = terms.iter().enumerate().filter(|(k, _)| *k != i && *k != j).map(|(_, u)| u.clone()).collect();
+        let mut out: Vec<E> =
+            terms.iter().enumerate().filter(|(k, _)| *k != i && *k != j).map(|(_, u)| u.clone()).collect();
         out.push(x);
         return Some(out);
     }

@@ -57,7 +57,8 @@ fn cancel_exact_div(coef: i64, others: &[E], cx: Cx) -> Option<E> {
         if bc == 0 || coef.checked_rem(bc) != Some(0) {
             continue;
         }
-        let rest: Vec<E> = others.iter().enumerate().filter(|(q, _)| *q != p).map(|(_, g)| g.clone()).collect();
+        let rest: Vec<E> =
+            others.iter().enumerate().filter(|(q, _)| *q != p).map(|(_, g)| g.clone()).collect();
         let Some(mut rest) = remove_all(&rest, &bfs) else { continue };
         rest.push(E::Cst(coef.checked_div(bc)?));
         rest.push((**a).clone());

@@ -79,7 +79,8 @@ fn recombine_div_mod(terms: &[Term], cx: Cx) -> Option<E> {
         for (p, f) in fs.iter().enumerate() {
             let E::Div(x, y) = f else { continue };
             let (yc, yfs) = split_term(y);
-            let others: Vec<E> = fs.iter().enumerate().filter(|(q, _)| *q != p).map(|(_, g)| g.clone()).collect();
+            let others: Vec<E> =
+                fs.iter().enumerate().filter(|(q, _)| *q != p).map(|(_, g)| g.clone()).collect();
             let Some(g) = remove_all(&others, &yfs) else { continue };
             if yc == 0 || c.checked_rem(yc) != Some(0) {
                 continue;
