@@ -143,8 +143,8 @@ pub enum EvalError {
     Overflow(String),
 }
 
-// `add`, `mul`, ... build expression nodes; they are not operator traits
-// because building never fails or simplifies.
+// `add`/`sub`/`mul`/`div` are plain constructors taking owned operands, used
+// across the compiler; they are not meant as operator-trait implementations.
 #[allow(clippy::should_implement_trait)]
 impl ArithExpr {
     pub fn cst(c: i64) -> ArithExpr {

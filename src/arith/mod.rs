@@ -31,5 +31,5 @@ pub use range::{max_value, min_value, prove_eq, prove_le, prove_lt};
 /// is in a canonical form (flattened, sorted, like terms collected), and
 /// `simplify(simplify(e)) == simplify(e)`.
 pub fn simplify(e: &ArithExpr) -> ArithExpr {
-    simplify::simplify_fix(e)
+    simplify::simplify_top(e)
 }

@@ -182,6 +182,10 @@ fn prover_control_flow_examples() {
     let b = ArithExpr::div(ArithExpr::div(n.clone(), ArithExpr::cst(2)), ArithExpr::cst(64));
     assert!(prove_le(&a, &b));
     assert!(prove_eq(&a, &b));
+    // The type's exact length against the loop bound computed with `/`.
+    let exact = ArithExpr::exact_div(n.clone(), ArithExpr::cst(128));
+    assert!(prove_eq(&exact, &b));
+    assert!(prove_le(&b, &exact));
     assert!(prove_le(&ArithExpr::cst(1), &n));
     assert!(!prove_le(&ArithExpr::cst(2), &n));
 }
@@ -222,4 +226,28 @@ fn range_edges_are_respected() {
     assert_eq!(d.eval_with(&|_| Some(-5)), Ok(-1));
     let m = simplify(&parse(&v, "s % 5"));
     assert_eq!(m.eval_with(&|_| Some(-5)), Ok(0));
+}
+
+#[test]
+fn rounded_down_sizes_are_bounded() {
+    // N / 14 whole tiles of 14 elements: every element read is below N.
+    let vars = [idx("t", "0", "N / 14"), idx("w", "0", "14")];
+    let last = parse(&vars, "14*t + w");
+    assert!(prove_lt(&last, &parse(&vars, "N")));
+    assert!(!prove_lt(&last, &parse(&vars, "N - 1")));
+    check(&vars, "min(14*t + w, N - 1)", "14*t + w");
+    check(&vars, "(14*t + w) % N", "14*t + w");
+}
+
+#[test]
+fn stencil_join_split_index() {
+    // A clamped (padded) position read through split 16 / join, then a 2D
+    // array flattened by N and read back through split N: the view
+    // round-trips vanish, the clamp stays.
+    let vars = [idx("t", "0", "N / 14"), idx("w", "0", "14"), idx("k", "0", "3"), idx("c", "0", "N")];
+    let p = "((14*t + w + k) / 16) * 16 + (14*t + w + k) % 16";
+    check(&vars, p, "14*t + w + k");
+    let flat = format!("({p})*N + c");
+    check(&vars, &format!("(({flat}) / N) * N + ({flat}) % N"), "14*N*t + N*w + N*k + c");
+    check(&vars, &format!("({flat}) % N"), "c");
 }

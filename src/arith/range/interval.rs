@@ -184,7 +184,7 @@ fn rem(a: Iv, b: Iv) -> Iv {
     // |a % b| <= |b| - 1, and the result has the sign of a.
     let bmax = max(b.lo.neg(), b.hi);
     let m = match bmax {
-        Fin(v) => Fin(v - 1),
+        Fin(v) => Ext::from_i128(v.checked_sub(1), 1),
         other => other,
     };
     let lo = if a.lo >= Fin(0) { Fin(0) } else { max(a.lo, m.neg()) };

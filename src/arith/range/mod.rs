@@ -33,7 +33,9 @@ fn at_least(d: &E, target: i128, cx: Cx) -> bool {
         if interval(&lo).lo >= Ext::Fin(target) {
             return true;
         }
-        if !has_index_var(&lo) || lo == cur {
+        // Without index variables another round can still relax rounded
+        // quotients of sizes; a bound that no longer changes is final.
+        if lo == cur {
             return false;
         }
         cur = lo;
@@ -41,10 +43,53 @@ fn at_least(d: &E, target: i128, cx: Cx) -> bool {
     false
 }
 
-/// `b - a` in normal form, simplified one level deeper.
+/// `b - a` in normal form, simplified one level deeper. `ExactDiv` has the
+/// value of `Div`, so comparing a type's `N / 128` (exact) with an index
+/// bound's `N / 128` must let them cancel.
 fn difference(a: &E, b: &E, cx: Cx) -> E {
-    let neg_a = mk_prod(vec![E::Cst(-1), a.clone()], cx);
-    mk_sum(vec![b.clone(), neg_a], cx)
+    let (a, b) = if has_exact_div(a) || has_exact_div(b) {
+        (simplify_in(&erase_exact(a), cx), simplify_in(&erase_exact(b), cx))
+    } else {
+        (a.clone(), b.clone())
+    };
+    let neg_a = mk_prod(vec![E::Cst(-1), a], cx);
+    mk_sum(vec![b, neg_a], cx)
+}
+
+fn has_exact_div(e: &E) -> bool {
+    match e {
+        E::ExactDiv(..) => true,
+        E::Cst(_) | E::Var(_) => false,
+        E::Sum(es) | E::Prod(es) => es.iter().any(has_exact_div),
+        E::Div(a, b) | E::Mod(a, b) | E::Pow(a, b) | E::Min(a, b) | E::Max(a, b) => {
+            has_exact_div(a) || has_exact_div(b)
+        }
+        E::Log2(a) => has_exact_div(a),
+        E::IfThenElse(p, t, f) => {
+            has_exact_div(&p.lhs) || has_exact_div(&p.rhs) || has_exact_div(t) || has_exact_div(f)
+        }
+    }
+}
+
+/// The same expression with every `ExactDiv` turned into a `Div`.
+fn erase_exact(e: &E) -> E {
+    let r = |x: &E| Box::new(erase_exact(x));
+    match e {
+        E::ExactDiv(a, b) | E::Div(a, b) => E::Div(r(a), r(b)),
+        E::Cst(_) | E::Var(_) => e.clone(),
+        E::Sum(es) => E::Sum(es.iter().map(erase_exact).collect()),
+        E::Prod(es) => E::Prod(es.iter().map(erase_exact).collect()),
+        E::Mod(a, b) => E::Mod(r(a), r(b)),
+        E::Pow(a, b) => E::Pow(r(a), r(b)),
+        E::Min(a, b) => E::Min(r(a), r(b)),
+        E::Max(a, b) => E::Max(r(a), r(b)),
+        E::Log2(a) => E::Log2(r(a)),
+        E::IfThenElse(p, t, f) => E::IfThenElse(
+            Box::new(crate::arith::Pred { lhs: erase_exact(&p.lhs), op: p.op, rhs: erase_exact(&p.rhs) }),
+            r(t),
+            r(f),
+        ),
+    }
 }
 
 /// `a <= b` for operands in normal form.
@@ -94,9 +139,10 @@ fn value_bound(e: &E, up: bool) -> Option<E> {
     let mut cur = simplify_in(e, cx);
     for _ in 0..ROUNDS {
         if !has_index_var(&cur) {
-            return Some(cur);
+            break;
         }
-        let next = symbolic::bound(&cur, up, cx)?;
+        // Bounds combine min/max cheaply; normalise them for the caller.
+        let next = simplify_in(&symbolic::bound(&cur, up, cx)?, cx);
         if next == cur {
             break;
         }

@@ -4,8 +4,8 @@
 //! constant interval analysis cannot see.
 
 use super::interval::{interval, Ext};
-use crate::arith::simplify::terms::split_term;
-use crate::arith::simplify::{mk_div, mk_max, mk_min, mk_prod, mk_sum, simplify_in, Cx};
+use crate::arith::simplify::terms::{has_index_var, split_term};
+use crate::arith::simplify::{mk_div, mk_prod, mk_sum, simplify_in, Cx};
 use crate::arith::{ArithExpr as E, VarKind};
 
 /// An inclusive bound of `e` (`up`: upper, else lower) in normal form,
@@ -74,7 +74,7 @@ fn raw(e: &E, up: bool, cx: Cx) -> Option<E> {
             match (nonneg(a), up) {
                 (true, false) => Some(E::Cst(0)),
                 (true, true) => match bound(a, true, cx) {
-                    Some(amax) => Some(mk_min(amax, bmax, cx)),
+                    Some(amax) => Some(pick(amax, bmax, true)),
                     None => Some(bmax),
                 },
                 (false, true) => Some(bmax),
@@ -85,7 +85,7 @@ fn raw(e: &E, up: bool, cx: Cx) -> Option<E> {
             let is_min = matches!(e, E::Min(..));
             let (x, y) = (bound(a, up, cx), bound(b, up, cx));
             match (x, y) {
-                (Some(x), Some(y)) => Some(if is_min { mk_min(x, y, cx) } else { mk_max(x, y, cx) }),
+                (Some(x), Some(y)) => Some(pick(x, y, is_min)),
                 // min(a, b) <= a whatever b is; likewise max(a, b) >= a.
                 (Some(x), None) | (None, Some(x)) if is_min == up => Some(x),
                 _ => None,
@@ -93,9 +93,30 @@ fn raw(e: &E, up: bool, cx: Cx) -> Option<E> {
         }
         E::IfThenElse(_, t, f) => {
             let (x, y) = (bound(t, up, cx)?, bound(f, up, cx)?);
-            Some(if up { mk_max(x, y, cx) } else { mk_min(x, y, cx) })
+            Some(pick(x, y, !up))
         }
         E::Pow(..) | E::Log2(_) => None,
+    }
+}
+
+/// The min (or max) of two bounds. Deciding it with the full prover costs
+/// a recursive proof per bound; constant intervals settle the common cases
+/// and otherwise the bound keeps both operands.
+fn pick(x: E, y: E, is_min: bool) -> E {
+    let (ix, iy) = (interval(&x), interval(&y));
+    let x_le_y = x == y || ix.hi <= iy.lo;
+    let y_le_x = iy.hi <= ix.lo;
+    match (x_le_y, y_le_x, is_min) {
+        (true, _, true) | (_, true, false) => x,
+        (_, true, true) | (true, _, false) => y,
+        _ => {
+            let (a, b) = if y < x { (y, x) } else { (x, y) };
+            if is_min {
+                E::min(a, b)
+            } else {
+                E::max(a, b)
+            }
+        }
     }
 }
 
@@ -105,6 +126,16 @@ fn prod_bound(e: &E, up: bool, cx: Cx) -> Option<E> {
     let (c, fs) = split_term(e);
     let dir = up == (c >= 0);
     let mut out = vec![E::Cst(c)];
+    if let (true, [E::Div(x, d)]) = (dir, fs.as_slice()) {
+        // k*m*(x/m) <= k*x for x >= 0: the only way past a rounded-down
+        // quotient of sizes such as 14 * ((N - 2) / 14), which has no index
+        // variable left to bound.
+        if let E::Cst(m) = **d {
+            if m > 0 && c % m == 0 && nonneg(x) && !has_index_var(x) {
+                return Some(mk_prod(vec![E::Cst(c / m), bound(x, true, cx)?], cx));
+            }
+        }
+    }
     if fs.len() == 1 {
         out.push(bound(&fs[0], dir, cx)?);
     } else {

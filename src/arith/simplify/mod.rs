@@ -36,7 +36,7 @@ pub(crate) struct Cx {
 
 /// Range rules run only at depths below this; deeper, the simplifier is
 /// purely structural and the prover uses constant intervals only.
-const MAX_DEPTH: u8 = 2;
+const MAX_DEPTH: u8 = 1;
 
 impl Cx {
     pub(crate) fn top() -> Cx {
@@ -60,7 +60,10 @@ pub(crate) fn simplify_in(e: &E, cx: Cx) -> E {
     let s = |x: &E| simplify_in(x, cx);
     match e {
         E::Cst(_) | E::Var(_) => e.clone(),
-        E::Sum(es) => mk_sum(es.iter().map(s).collect(), cx),
+        E::Sum(es) => match recombine_raw(es) {
+            Some(es) => mk_sum(es.iter().map(s).collect(), cx),
+            None => mk_sum(es.iter().map(s).collect(), cx),
+        },
         E::Prod(es) => mk_prod(es.iter().map(s).collect(), cx),
         E::Div(a, b) => mk_div(s(a), s(b), cx),
         E::ExactDiv(a, b) => mk_exact_div(s(a), s(b), cx),
@@ -73,17 +76,33 @@ pub(crate) fn simplify_in(e: &E, cx: Cx) -> E {
     }
 }
 
-/// Simplifies to a fixpoint. One bottom-up pass almost always reaches it;
-/// the extra passes make idempotence hold even when a rewrite high in the
-/// tree exposes an opportunity the pass has already walked past.
-pub(crate) fn simplify_fix(e: &E) -> E {
-    let mut cur = simplify_in(e, Cx::top());
-    for _ in 0..3 {
-        let next = simplify_in(&cur, Cx::top());
-        if next == cur {
-            break;
+/// Rule 4 on the unsimplified input: `(x / y) * y + x % y` written exactly
+/// so (as join-after-split views produce it) becomes `x` before the costly
+/// range reasoning on `x / y` and `x % y` is attempted. The general rule
+/// runs again on normal forms in `mk_sum`.
+fn recombine_raw(terms: &[E]) -> Option<Vec<E>> {
+    let div_times = |t: &E| -> Option<(E, E)> {
+        let E::Prod(fs) = t else { return None };
+        match fs.as_slice() {
+            [E::Div(x, y), z] | [z, E::Div(x, y)] if **y == *z => Some(((**x).clone(), (**y).clone())),
+            _ => None,
         }
-        cur = next;
+    };
+    for (i, t) in terms.iter().enumerate() {
+        let Some((x, y)) = div_times(t) else { continue };
+        let modulo = E::Mod(Box::new(x.clone()), Box::new(y));
+        let Some(j) = terms.iter().position(|u| *u == modulo) else { continue };
+        let mut out: Vec<E> =
+            terms.iter().enumerate().filter(|(k, _)| *k != i && *k != j).map(|(_, u)| u.clone()).collect();
+        out.push(x);
+        return Some(out);
     }
-    cur
+    None
+}
+
+/// Simplifies at the top level. One pass is enough for idempotence: every
+/// constructor returns a normal form, and the prover is deterministic, so a
+/// second pass would rebuild every node unchanged (property-tested).
+pub(crate) fn simplify_top(e: &E) -> E {
+    simplify_in(e, Cx::top())
 }

@@ -20,16 +20,15 @@ pub(crate) fn mk_prod(factors: Vec<E>, cx: Cx) -> E {
         }
     }
     let mut coef: i64 = 1;
-    let mut others = Vec::with_capacity(flat.len());
     for f in &flat {
-        match f {
-            E::Cst(c) => match coef.checked_mul(*c) {
+        if let E::Cst(c) = f {
+            match coef.checked_mul(*c) {
                 Some(v) => coef = v,
                 None => return unsimplified(flat),
-            },
-            other => others.push(other.clone()),
+            }
         }
     }
+    let mut others: Vec<E> = flat.into_iter().filter(|f| !matches!(f, E::Cst(_))).collect();
     if coef == 0 {
         return E::Cst(0);
     }

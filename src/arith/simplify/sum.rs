@@ -1,10 +1,8 @@
 //! Sums: flattening, collecting like terms, constant folding and the
 //! recombination rule `(x / y) * y + x % y = x` (rule 4 of the paper).
 
-use std::collections::BTreeMap;
-
 use super::prod::mk_prod;
-use super::terms::{remove_all, split_term, Term};
+use super::terms::{build_term, into_term, remove_all, split_term, Term};
 use super::Cx;
 use crate::arith::ArithExpr as E;
 
@@ -17,22 +15,29 @@ pub(crate) fn mk_sum(terms: Vec<E>, cx: Cx) -> E {
             other => flat.push(other),
         }
     }
-    // Collect like terms keyed by their factor list; i128 sums cannot
-    // overflow for any realistic number of i64 coefficients.
-    let mut acc: BTreeMap<Vec<E>, i128> = BTreeMap::new();
-    for t in &flat {
-        let (c, fs) = split_term(t);
-        *acc.entry(fs).or_insert(0) += i128::from(c);
-    }
-    let mut collected: Vec<Term> = Vec::with_capacity(acc.len());
-    for (fs, c) in acc {
-        match i64::try_from(c) {
-            Ok(0) => {}
-            Ok(c) => collected.push((c, fs)),
-            // A coefficient that does not fit: keep the sum as it is.
-            Err(_) => return unsimplified(flat),
+    // Collect like terms: sort by factor list, then merge runs. Moving the
+    // terms (no copies) matters: this is the simplifier's hottest loop.
+    let mut split: Vec<Term> = flat.into_iter().map(into_term).collect();
+    split.sort_by(|x, y| x.1.cmp(&y.1));
+    let mut collected: Vec<Term> = Vec::with_capacity(split.len());
+    let mut overflow = false;
+    for (c, fs) in split {
+        match collected.last_mut() {
+            Some(last) if last.1 == fs => match last.0.checked_add(c) {
+                Some(v) => last.0 = v,
+                None => {
+                    overflow = true;
+                    collected.push((c, fs));
+                }
+            },
+            _ => collected.push((c, fs)),
         }
     }
+    if overflow {
+        // A coefficient that does not fit: keep the sum as it is.
+        return unsimplified(collected.into_iter().map(|(c, fs)| build_term(c, fs)).collect());
+    }
+    collected.retain(|t| t.0 != 0);
     if let Some(e) = recombine_div_mod(&collected, cx) {
         return e;
     }
@@ -54,7 +59,7 @@ fn build(collected: Vec<Term>) -> E {
         if fs.is_empty() {
             constant = Some(E::Cst(c));
         } else {
-            out.push(super::terms::build_term(c, fs));
+            out.push(build_term(c, fs));
         }
     }
     out.extend(constant);
@@ -89,7 +94,7 @@ fn recombine_div_mod(terms: &[Term], cx: Cx) -> Option<E> {
                 .iter()
                 .enumerate()
                 .filter(|(q, _)| *q != i && *q != j)
-                .map(|(_, (c, fs))| super::terms::build_term(*c, fs.clone()))
+                .map(|(_, (c, fs))| build_term(*c, fs.clone()))
                 .collect();
             let mut factors = g;
             factors.push(E::Cst(k));

@@ -19,6 +19,22 @@ pub(crate) fn split_term(e: &E) -> Term {
     }
 }
 
+/// [`split_term`] without copying.
+pub(crate) fn into_term(e: E) -> Term {
+    match e {
+        E::Cst(c) => (c, Vec::new()),
+        E::Prod(mut fs) => match fs.first() {
+            Some(E::Cst(c)) => {
+                let c = *c;
+                fs.remove(0);
+                (c, fs)
+            }
+            _ => (1, fs),
+        },
+        other => (1, vec![other]),
+    }
+}
+
 /// The terms of a normalised expression seen as a sum.
 pub(crate) fn sum_terms(e: &E) -> Vec<E> {
     match e {
