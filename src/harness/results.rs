@@ -140,7 +140,9 @@ mod tests {
         let rows = read_rows(&path).unwrap();
         assert_eq!(rows, vec![row("reference"), row("none")]);
         let header = std::fs::read_to_string(&path).unwrap();
-        assert!(header.starts_with("benchmark,size,variant,status,median_ms,min_ms,max_ms,ci_low_ms,ci_high_ms,runs,max_rel_error,compile_ms,kernel_lines,kernel_bytes,gbps,gflops,frac_bandwidth,frac_flops,timing,build_options,device,driver,opencl_version,git_commit,date,message\n"));
+        // The writer's header is the contract the chart reader enforces.
+        let expected = format!("{}\n", crate::harness::chart::RESULTS_HEADER.join(","));
+        assert!(header.starts_with(&expected), "{header}");
         ResultsWriter::open(&path, false).unwrap();
         assert!(dir.join("results.csv.bak").exists() && !path.exists());
         let _ = std::fs::remove_dir_all(&dir);

@@ -70,40 +70,10 @@ fn collect_names_fun(f: &FunDecl, names: &mut HashMap<crate::ir::ParamId, String
         }
         FunKind::UserFun(_) => {}
         FunKind::Pattern(p) => {
-            if let Some(g) = pattern_fun(p) {
+            if let Some(g) = p.nested_fun() {
                 collect_names_fun(g, names)
             }
         }
-    }
-}
-
-/// The function parameter of a pattern, if it has one.
-fn pattern_fun(p: &Pattern) -> Option<&FunDecl> {
-    match p {
-        Pattern::Map { f, .. }
-        | Pattern::MapVec { f }
-        | Pattern::Reduce { f, .. }
-        | Pattern::PartRed { f, .. }
-        | Pattern::Iterate { f, .. }
-        | Pattern::ToGlobal(f)
-        | Pattern::ToLocal(f)
-        | Pattern::ToPrivate(f)
-        | Pattern::Generate { f, .. } => Some(f),
-        Pattern::Split(_)
-        | Pattern::Join
-        | Pattern::Gather(_)
-        | Pattern::Scatter(_)
-        | Pattern::Transpose
-        | Pattern::Zip(_)
-        | Pattern::Get(_)
-        | Pattern::At(_)
-        | Pattern::AsVector(_)
-        | Pattern::AsScalar
-        | Pattern::Slide { .. }
-        | Pattern::Pad { .. }
-        | Pattern::PadConst { .. }
-        | Pattern::Filter
-        | Pattern::Id => None,
     }
 }
 
