@@ -49,7 +49,7 @@ pub enum KernelParam {
     Input { name: String, ty: Type },
     /// A scalar parameter of the `def` (`alpha: float`), passed by value.
     Scalar { name: String, ty: Type },
-    /// The result buffer, `global T* out`.
+    /// The result buffer, `global T* restrict out`; it must not alias an input.
     Output { ty: Type },
     /// A global temporary buffer the kernel needs, of `bytes` bytes.
     Temp { name: String, bytes: ArithExpr },
@@ -132,7 +132,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
                     name: p.name.clone(),
                     space: AddressSpace::Global,
                     elem,
-                    kind: MemKind::Array,
+                    kind: MemKind::Buffer,
                 });
                 views.push((p.id, Rc::new(View::Mem { mem, ty: ty.clone() })));
                 kparams.push(KernelParam::Input { name: p.name.clone(), ty });
@@ -157,10 +157,13 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         name: out_name.clone(),
         space: AddressSpace::Global,
         elem: out_elem.clone(),
-        kind: MemKind::Array,
+        kind: MemKind::Buffer,
     });
     let out_view = Rc::new(View::Mem { mem: out_mem, ty: out_ty.clone() });
-    cparams.push(ast::Param { ty: format!("global {}*", c_type(&out_elem)), name: out_name });
+    // The result and the temporaries are buffers of their own (the caller
+    // must not pass an input as the output): `restrict` lets the driver keep
+    // input loads on its read-only path and reorder them across stores.
+    cparams.push(ast::Param { ty: format!("global {}* restrict", c_type(&out_elem)), name: out_name });
     kparams.push(KernelParam::Output { ty: out_ty.clone() });
 
     let lowered = lower::lower(
@@ -178,7 +181,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         out_view,
     )?;
     for t in &lowered.temps {
-        cparams.push(ast::Param { ty: format!("global {}*", t.c_elem), name: t.name.clone() });
+        cparams.push(ast::Param { ty: format!("global {}* restrict", t.c_elem), name: t.name.clone() });
         kparams.push(KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() });
     }
     for s in size_names(d, &types) {

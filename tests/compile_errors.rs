@@ -117,3 +117,24 @@ fn cli_type_error_exits_2_with_position() {
     assert!(first.contains("bad.lift:2:80") && first.contains("zip: lengths N and M differ"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn vector_over_clamped_padding() {
+    // The four elements of a vector at the left border all read x[0]: a
+    // vector load would read x[0..4] instead.
+    check(
+        "def f(x: [float]N) = mapGlb(0, id) o asVector(4) o pad(4, 4, clamp) $ x",
+        "t.lift:1:22: cannot compile: asVector(4) over data whose 4 consecutive elements are not consecutive \
+         in memory (a pad, gather, transpose or overlapping slide below it): copy the data first, e.g. with \
+         toLocal(mapLcl(id)), and vectorise the copy",
+    );
+}
+
+#[test]
+fn vector_not_aligned() {
+    check(
+        "def f(x: [float]N) = mapGlb(0, id) o asVector(4) o at(1) o slide(8, 6) $ x",
+        "t.lift:1:22: cannot compile: asVector(4) over data that starts 2 scalars past a multiple of 4 in \
+         memory (a slide or pad offset): vectors must be aligned to their width",
+    );
+}

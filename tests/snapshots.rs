@@ -95,3 +95,15 @@ fn tile_reloaded_in_a_loop_keeps_both_barriers() {
         assert!(loop_body.matches("barrier(").count() >= 2, "{k}");
     }
 }
+
+#[test]
+fn consecutive_local_copies_share_one_barrier() {
+    let k = compile_file(Path::new("tests/programs/tiles2.lift"), &CompileOptions::default());
+    // Copies of x and y, then one barrier; the copy reading x's tile, then
+    // a barrier before the final map reads the tiles.
+    let local_barriers = k.lines().filter(|l| l.contains("barrier(CLK_LOCAL_MEM_FENCE)")).count();
+    assert_eq!(local_barriers, 2, "{k}");
+    let copy_y = k.find("= y[").expect("copy of y");
+    let first_barrier = k.find("barrier(").expect("a barrier");
+    assert!(copy_y < first_barrier, "the copy of y runs before the first barrier:\n{k}");
+}

@@ -65,7 +65,10 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     for b in &broken {
         eprintln!("error: {b}");
     }
-    let rt = open_device(a.device.as_deref())?;
+    let mut rt = open_device(a.device.as_deref())?;
+    if let Some(dir) = &a.dump_builds {
+        rt.dump_builds_to(dir.clone()).map_err(|e| bad(e.to_string()))?;
+    }
     if a.size.is_none() && !rt.info.is_gpu() {
         println!("no GPU selected: running on the {} device with the `tiny` size preset", rt.info.kind);
     }

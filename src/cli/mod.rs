@@ -121,6 +121,10 @@ pub(crate) struct RunArgs {
     /// Skip the roofline measurement at the start of `all`.
     #[arg(long)]
     no_roofline: bool,
+    /// Write every built program's source, device binary (PTX on NVIDIA) and
+    /// build log to DIR, for comparing what the driver made of two kernels.
+    #[arg(long, value_name = "DIR")]
+    dump_builds: Option<PathBuf>,
     #[command(flatten)]
     cfg: ConfigArgs,
 }

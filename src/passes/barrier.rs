@@ -9,8 +9,11 @@
 //! branches are independent and the barrier after the second covers both.
 //! The hand-over is thread-private only when neither map nests another
 //! parallel map (then each element is written and read by one thread).
+//! Of consecutive `let`s that each copy into local memory with a `mapLcl`
+//! (the tiles of a matrix product), only the last needs its barrier, as long
+//! as no copy before that barrier reads a tile whose barrier was dropped.
 
-use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, Pattern};
+use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern};
 use std::collections::HashSet;
 
 /// The `mapLcl` calls (by expression id) after which no barrier is needed.
@@ -74,7 +77,71 @@ fn expr_contains_parallel(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` is `toLocal(mapLcl(...)) $ x`: it ends with a barrier on
+/// local memory unless that barrier is eliminated.
+fn is_local_copy(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Call(f, _) => {
+            matches!(&f.kind, FunKind::Pattern(Pattern::ToLocal(g)) if lcl_dim(g).is_some())
+        }
+        ExprKind::Literal(_) | ExprKind::Param(_) => false,
+    }
+}
+
+/// `let p = v in body` as (p, v, body).
+fn as_let(e: &Expr) -> Option<(ParamId, &Expr, &Expr)> {
+    match &e.kind {
+        ExprKind::Call(f, args) => match (&f.kind, args.as_slice()) {
+            (FunKind::Lambda(l), [v]) if l.params.len() == 1 => Some((l.params[0].id, v, &l.body)),
+            _ => None,
+        },
+        ExprKind::Literal(_) | ExprKind::Param(_) => None,
+    }
+}
+
+fn uses_param(e: &Expr, p: ParamId) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) => false,
+        ExprKind::Param(q) => *q == p,
+        ExprKind::Call(f, args) => fun_uses_param(f, p) || args.iter().any(|a| uses_param(a, p)),
+    }
+}
+
+fn fun_uses_param(f: &FunDecl, p: ParamId) -> bool {
+    match &f.kind {
+        FunKind::UserFun(_) => false,
+        FunKind::Lambda(l) => uses_param(&l.body, p),
+        FunKind::Pattern(pat) => pat.nested_fun().is_some_and(|g| fun_uses_param(g, p)),
+    }
+}
+
+/// The chain of `let`s starting at `e` whose values are local copies: the
+/// barrier of a copy is dropped when no copy up to the next kept barrier
+/// reads it. Decided from the last copy backwards (the last one keeps its
+/// barrier), so a sub-chain gets the same answer for its copies.
+fn local_copy_chain(e: &Expr, out: &mut HashSet<ExprId>) {
+    let mut chain: Vec<(ParamId, &Expr)> = Vec::new();
+    let mut cur = e;
+    while let Some((p, v, body)) = as_let(cur) {
+        if !is_local_copy(v) {
+            break;
+        }
+        chain.push((p, v));
+        cur = body;
+    }
+    let Some(mut next_kept) = chain.len().checked_sub(1) else { return };
+    for i in (0..next_kept).rev() {
+        let (p, v) = chain[i];
+        if chain[i + 1..=next_kept].iter().any(|(_, w)| uses_param(w, p)) {
+            next_kept = i;
+        } else {
+            out.insert(v.id);
+        }
+    }
+}
+
 fn visit_expr(e: &Expr, out: &mut HashSet<ExprId>) {
+    local_copy_chain(e, out);
     if let ExprKind::Call(f, args) = &e.kind {
         if let Some(d) = lcl_dim(f) {
             for a in args {

@@ -9,6 +9,8 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_float, cl_int, CL_BLOCKING};
+use std::cell::Cell;
+use std::path::PathBuf;
 use std::ptr;
 
 /// The element type of a device buffer (vector components are flat).
@@ -60,6 +62,9 @@ pub struct Runtime {
     pub info: DeviceInfo,
     context: Context,
     queue: CommandQueue,
+    /// Where `build` writes each program's device binary and build log
+    /// (`lift run --dump-builds`), with a counter for unique names.
+    dump: Option<(PathBuf, Cell<usize>)>,
 }
 
 fn to_bytes(data: &HostArray) -> (ElemKind, Vec<u8>) {
@@ -77,7 +82,7 @@ impl Runtime {
         #[allow(deprecated)]
         let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
             .map_err(cl_err("creating a profiling command queue"))?;
-        Ok(Runtime { info, context, queue })
+        Ok(Runtime { info, context, queue, dump: None })
     }
 
     fn alloc(&self, name: &str, kind: ElemKind, mut bytes: Vec<u8>) -> Result<DeviceBuffer, RuntimeError> {
@@ -161,6 +166,16 @@ impl Runtime {
         Ok(())
     }
 
+    /// From now on, every successful `build` also writes the source, the
+    /// driver's binary (PTX on NVIDIA) and the build log under `dir`, so the
+    /// driver's code for two kernels can be compared.
+    pub fn dump_builds_to(&mut self, dir: PathBuf) -> Result<(), RuntimeError> {
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| RuntimeError::Dump { path: dir.display().to_string(), msg: e.to_string() })?;
+        self.dump = Some((dir, Cell::new(0)));
+        Ok(())
+    }
+
     /// Builds OpenCL C source; `label` names the file in errors.
     pub fn build(&self, label: &str, source: &str, options: &str) -> Result<RuntimeProgram, RuntimeError> {
         let mut program = Program::create_from_source(&self.context, source)
@@ -170,6 +185,24 @@ impl Runtime {
             let log =
                 if log.trim().is_empty() { format!("(empty log; {e})") } else { log.trim_end().to_string() };
             return Err(RuntimeError::Build { file: label.to_string(), log });
+        }
+        if let Some((dir, counter)) = &self.dump {
+            let n = counter.get();
+            counter.set(n + 1);
+            let stem = dir.join(format!("{n:03}-{}", super::slugify(label)));
+            let log = program.get_build_log(self.info.id).unwrap_or_default();
+            let binary = program.get_binaries().ok().and_then(|b| b.into_iter().next()).unwrap_or_default();
+            for (ext, bytes) in [
+                ("cl", source.as_bytes()),
+                ("bin", binary.as_slice()),
+                ("log", format!("options: {options}\n{log}").as_bytes()),
+            ] {
+                let path = stem.with_extension(ext);
+                std::fs::write(&path, bytes).map_err(|e| RuntimeError::Dump {
+                    path: path.display().to_string(),
+                    msg: e.to_string(),
+                })?;
+            }
         }
         Ok(RuntimeProgram { label: label.to_string(), program })
     }

@@ -6,7 +6,7 @@ mod device;
 mod exec;
 
 pub use clblast::ClBlast;
-pub use device::{list_devices, select_device, DeviceInfo};
+pub use device::{list_devices, select_device, slugify, DeviceInfo};
 pub use exec::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime, RuntimeProgram};
 
 /// What went wrong talking to OpenCL.
@@ -26,6 +26,8 @@ pub enum RuntimeError {
     Alloc { name: String, bytes: usize, code: String },
     #[error("kernel `{kernel}`: {msg}")]
     Kernel { kernel: String, msg: String },
+    #[error("writing the build dump {path}: {msg}")]
+    Dump { path: String, msg: String },
 }
 
 pub(crate) fn cl_err(what: impl Into<String>) -> impl FnOnce(opencl3::error_codes::ClError) -> RuntimeError {

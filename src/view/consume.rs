@@ -106,6 +106,64 @@ struct Consumer<'a> {
 }
 
 impl Consumer<'_> {
+    /// The memory index that scalar `at` of `of` reads, with the indices
+    /// below it on the stack, or `None` when it is not a plain memory read.
+    fn scalar_index(&self, of: &View, at: ArithExpr, flags: &Flags) -> Result<Option<ArithExpr>, ViewError> {
+        let mut stack = self.stack.clone();
+        stack.push(at);
+        let mut sub = Consumer {
+            stack,
+            tuple: self.tuple.clone(),
+            print: self.print,
+            ty: None,
+            subst: self.subst.clone(),
+        };
+        let a = sub.go(of, Flags { vector: None, ..flags.clone() })?;
+        Ok(match substitute(a, &sub.subst) {
+            Access::Mem { index, .. } => Some(index),
+            Access::Value { .. }
+            | Access::Select { .. }
+            | Access::Tuple { .. }
+            | Access::Call { .. }
+            | Access::IndexValue(_) => None,
+        })
+    }
+
+    /// A vector load or store (`vloadn`) is only right when the `n` scalars
+    /// of `of` starting at `base` are consecutive in memory; `pad` with
+    /// clamping, `gather`, `transpose` or overlapping windows break that.
+    fn check_consecutive(&self, of: &View, base: &ArithExpr, n: u8, flags: &Flags) -> Result<(), ViewError> {
+        let not_consecutive = || {
+            ViewError(format!(
+                "asVector({n}) over data whose {n} consecutive elements are not consecutive in memory \
+                 (a pad, gather, transpose or overlapping slide below it): copy the data first, \
+                 e.g. with toLocal(mapLcl(id)), and vectorise the copy"
+            ))
+        };
+        let Some(first) = self.scalar_index(of, base.clone(), flags)? else { return Err(not_consecutive()) };
+        // Vector accesses address whole vectors: the first scalar must sit at
+        // a multiple of n (assumed where it depends on sizes, e.g. rows of N
+        // floats with N % n == 0, which asVector's type already requires).
+        if let ArithExpr::Cst(r) =
+            crate::arith::simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64)))
+        {
+            if r != 0 {
+                return Err(ViewError(format!(
+                    "asVector({n}) over data that starts {r} scalars past a multiple of {n} in memory \
+                     (a slide or pad offset): vectors must be aligned to their width"
+                )));
+            }
+        }
+        for c in 1..n as i64 {
+            let at = ArithExpr::add(base.clone(), ArithExpr::Cst(c));
+            let Some(next) = self.scalar_index(of, at, flags)? else { return Err(not_consecutive()) };
+            if !crate::arith::prove_eq(&ArithExpr::sub(next, first.clone()), &ArithExpr::Cst(c)) {
+                return Err(not_consecutive());
+            }
+        }
+        Ok(())
+    }
+
     fn pop(&mut self, what: &str) -> Result<ArithExpr, ViewError> {
         self.stack.pop().ok_or_else(|| ViewError(format!("internal: {what} view consumed without an index")))
     }
@@ -231,7 +289,9 @@ impl Consumer<'_> {
             }
             View::AsVector { n, of } => {
                 let i = self.pop("asVector")?;
-                self.stack.push(ArithExpr::mul(i, ArithExpr::Cst(*n as i64)));
+                let base = ArithExpr::mul(i, ArithExpr::Cst(*n as i64));
+                self.check_consecutive(of, &base, *n, &flags)?;
+                self.stack.push(base);
                 self.go(of, Flags { vector: Some(*n), ..flags })
             }
             View::AsScalar { n, of } => {

@@ -22,8 +22,13 @@ use std::rc::Rc;
 /// How a memory is declared, which decides how it is indexed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemKind {
-    /// A kernel parameter or a `local`/private array: `name[index]`.
+    /// A `local` or private array, or a pointer into one: `name[index]`.
     Array,
+    /// A buffer the kernel gets as a parameter: `name[index]`. OpenCL aligns
+    /// buffers (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so a vector at a multiple of
+    /// its width is read as a plain vector access, not with `vloadn`, which
+    /// only promises scalar alignment (NVIDIA's driver splits it).
+    Buffer,
     /// A private variable holding one value: `name` (the index is 0).
     Variable,
 }

@@ -70,6 +70,13 @@ impl Lowerer<'_> {
         match a {
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
+                    (Some(n), _) if fields.is_empty() && mem.kind == MemKind::Buffer => Stmt::Assign {
+                        lhs: CExpr::Index {
+                            base: vector_base(&mem, n, ""),
+                            index: fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64))),
+                        },
+                        rhs: value,
+                    },
                     (Some(n), _) if fields.is_empty() => Stmt::Expr(CExpr::call(
                         format!("vstore{n}"),
                         vec![value, CExpr::Arith(fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64)))), CExpr::raw(mem.name.clone())],
@@ -84,7 +91,7 @@ impl Lowerer<'_> {
                     _ => {
                         let mut lhs = match mem.kind {
                             MemKind::Variable => CExpr::raw(mem.name.clone()),
-                            MemKind::Array => CExpr::Index { base: mem.name.clone(), index: fin(&index) },
+                            MemKind::Array | MemKind::Buffer => CExpr::Index { base: mem.name.clone(), index: fin(&index) },
                         };
                         for f in fields {
                             lhs = CExpr::Field { base: Box::new(lhs), field: format!("_{f}") };
@@ -221,11 +228,25 @@ fn pred_expr(p: &Pred, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
     CExpr::binary(p.op.as_c(), CExpr::Arith(fin(&p.lhs)), CExpr::Arith(fin(&p.rhs)))
 }
 
+/// A buffer of scalars seen as an array of `n`-vectors:
+/// `((const global float4*)A)`; `constness` is `"const "` for reads.
+fn vector_base(mem: &crate::view::Memory, n: u8, constness: &str) -> String {
+    let scalar = match &mem.elem {
+        Type::Vector(s, _) => s.c_name().to_string(),
+        other => c_type(other),
+    };
+    format!("(({constness}{} {scalar}{n}*){})", mem.space.c_qualifier(), mem.name)
+}
+
 /// The C rvalue of an access.
 pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
     match a {
         Access::Mem { mem, index, vector, component, fields } => {
             let mut e = match (vector, component) {
+                (Some(n), _) if mem.kind == MemKind::Buffer => CExpr::Index {
+                    base: vector_base(mem, *n, "const "),
+                    index: fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64))),
+                },
                 (Some(n), _) => CExpr::call(
                     format!("vload{n}"),
                     vec![
@@ -248,7 +269,9 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                 }
                 (None, None) => match mem.kind {
                     MemKind::Variable => CExpr::raw(mem.name.clone()),
-                    MemKind::Array => CExpr::Index { base: mem.name.clone(), index: fin(index) },
+                    MemKind::Array | MemKind::Buffer => {
+                        CExpr::Index { base: mem.name.clone(), index: fin(index) }
+                    }
                 },
             };
             for f in fields {

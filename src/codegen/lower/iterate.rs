@@ -209,7 +209,7 @@ impl<'a> Lowerer<'a> {
                 Access::Mem { index: base, .. },
             ) if fields.is_empty()
                 && mem.space == space
-                && mem.kind == MemKind::Array
+                && matches!(mem.kind, MemKind::Array | MemKind::Buffer)
                 && arith::simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
             {
                 let off = self.decide(&base);

@@ -122,6 +122,16 @@ impl<'a> Lowerer<'a> {
                         otherwise: Vec::new(),
                     });
                 } else {
+                    // A local size known when compiling becomes the literal
+                    // stride of a mapLcl loop: the driver can then count the
+                    // trip of a tile copy and unroll it (with `get_local_size`
+                    // it cannot). Global and work-group loops keep the query:
+                    // they usually run once, and unrolling them only costs
+                    // registers (seen on NVIDIA for NN).
+                    let step = match (&count, kind) {
+                        (Some(ArithExpr::Cst(c)), MapKind::Lcl(_)) if simplify => c.to_string(),
+                        _ => step,
+                    };
                     self.emit(Stmt::For {
                         var: name,
                         init: CExpr::raw(start),
@@ -215,7 +225,13 @@ impl<'a> Lowerer<'a> {
     /// Emits a barrier after a `mapLcl` that wrote `out`, unless barrier
     /// elimination showed it unnecessary or threads may diverge here.
     pub(crate) fn barrier_after(&mut self, out: &View, eliminable: bool) {
-        if self.divergence > 0 || (eliminable && self.inp.opts.barrier_elim) {
+        if eliminable && self.inp.opts.barrier_elim {
+            // A nested mapLcl's barrier that ends this map's body stood in
+            // for this map's own barrier: it goes too.
+            self.strip_trailing_barrier();
+            return;
+        }
+        if self.divergence > 0 {
             return;
         }
         let space = root_space(out);
@@ -234,6 +250,23 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
+    /// Removes the barrier that the last statement emitted ends with, when
+    /// that statement is a block (a map every thread runs once) ending with one.
+    fn strip_trailing_barrier(&mut self) {
+        fn strip(b: &mut Vec<Stmt>) {
+            match b.last_mut() {
+                Some(Stmt::Barrier { .. }) => {
+                    b.pop();
+                }
+                Some(Stmt::Block(inner)) => strip(inner),
+                _ => {}
+            }
+        }
+        if let Some(Stmt::Block(b)) = self.blocks.last_mut().and_then(|b| b.last_mut()) {
+            strip(b);
+        }
+    }
+
     /// Whether the last statement emitted is, or ends (as a block or a loop
     /// every thread runs alike) with, a barrier.
     fn ends_with_barrier(&self) -> bool {

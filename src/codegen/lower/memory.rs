@@ -65,14 +65,14 @@ impl Lowerer<'_> {
             (AddressSpace::Private, Type::Array(..)) => ("priv", MemKind::Array),
             (AddressSpace::Private, _) => ("priv", MemKind::Variable),
             (AddressSpace::Local, _) => ("loc", MemKind::Array),
-            (AddressSpace::Global, _) => ("glob", MemKind::Array),
+            (AddressSpace::Global, _) => ("glob", MemKind::Buffer),
         };
         let name = self.names.fresh(prefix);
         match space {
             AddressSpace::Private => {
                 let len = match kind {
                     MemKind::Variable => None,
-                    MemKind::Array => match count.as_cst() {
+                    MemKind::Array | MemKind::Buffer => match count.as_cst() {
                         Some(c) => Some(ArithExpr::Cst(c)),
                         None => {
                             return self.unsupported(
