@@ -193,6 +193,10 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let module = ast::Module {
         preamble: preamble(program, &lowered),
         kernel_name: name.clone(),
+        work_group_size: local.as_ref().and_then(|l| match l {
+            [ArithExpr::Cst(x), ArithExpr::Cst(y), ArithExpr::Cst(z)] => Some([*x, *y, *z]),
+            _ => None,
+        }),
         params: cparams,
         body: lowered.body,
     };

@@ -106,6 +106,10 @@ pub struct Module {
     /// Type definitions and functions, as C text, in order.
     pub preamble: Vec<String>,
     pub kernel_name: String,
+    /// The work-group size the kernel must be launched with, when known
+    /// when compiling: `reqd_work_group_size`, which lets the driver plan
+    /// registers and barriers for exactly that many work-items.
+    pub work_group_size: Option<[i64; 3]>,
     pub params: Vec<Param>,
     pub body: Vec<Stmt>,
 }

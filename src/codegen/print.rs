@@ -18,6 +18,9 @@ impl<'w, W: Write> Writer<'w, W> {
         for p in &m.preamble {
             writeln!(self.out, "{p}")?;
         }
+        if let Some([x, y, z]) = m.work_group_size {
+            writeln!(self.out, "__attribute__((reqd_work_group_size({x}, {y}, {z})))")?;
+        }
         write!(self.out, "kernel void {}(", m.kernel_name)?;
         for (i, p) in m.params.iter().enumerate() {
             if i > 0 {
