@@ -101,12 +101,9 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         resume: a.resume,
         report_dir: report_dir.clone(),
         roofline: roof,
-        git_commit: match env::git_commit(&a.cfg.root) {
-            // A copy of the tree without .git (a GPU machine the checkout
-            // was shipped to) can be told its commit.
-            c if c == "unknown" => std::env::var("LIFT_GIT_COMMIT").unwrap_or(c),
-            c => c,
-        },
+        // A copy of the tree shipped to another machine (a GPU host) may
+        // carry no .git, or a stale one: LIFT_GIT_COMMIT names the commit.
+        git_commit: std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.cfg.root)),
     };
     let report = runner::run(&rt, &configs, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
     for n in &report.notes {
