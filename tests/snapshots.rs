@@ -107,3 +107,17 @@ fn consecutive_local_copies_share_one_barrier() {
     let first_barrier = k.find("barrier(").expect("a barrier");
     assert!(copy_y < first_barrier, "the copy of y runs before the first barrier:\n{k}");
 }
+
+#[test]
+fn private_memory_is_per_thread_only_when_each_thread_runs_once() {
+    let path = Path::new("tests/programs/private2d.lift");
+    // Launched with one work-item per element of the 32 x 8 tile: each
+    // work-item keeps one value.
+    let exact = CompileOptions { local: Some([32, 8, 1]), global: Some([32, 72, 1]), ..Default::default() };
+    let k = compile_file(path, &exact);
+    assert!(k.contains("float priv_0;"), "{k}");
+    // With the inferred launch (32 x 1), a work-item handles 8 rows: they
+    // need their own locations.
+    let k = compile_file(path, &CompileOptions::default());
+    assert!(k.contains("float priv_0[256];"), "{k}");
+}

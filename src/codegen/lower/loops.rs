@@ -27,7 +27,7 @@ pub(crate) type Body<'b, 'a> = dyn FnMut(&mut Lowerer<'a>, ArithExpr) -> Result<
 
 impl<'a> Lowerer<'a> {
     /// Thread-id function, stride function and thread count of a parallel map kind.
-    fn thread_loop(&self, kind: MapKind) -> Option<(String, String, Option<ArithExpr>)> {
+    pub(crate) fn thread_loop(&self, kind: MapKind) -> Option<(String, String, Option<ArithExpr>)> {
         let dim = |d: u8| (d.min(2)) as usize;
         match kind {
             MapKind::Glb(d) => Some((

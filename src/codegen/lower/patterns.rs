@@ -5,7 +5,7 @@ use super::Lowerer;
 use crate::arith::ArithExpr;
 use crate::codegen::ast::CExpr;
 use crate::compile::CompileError;
-use crate::ir::{ExprId, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
+use crate::ir::{ExprId, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
 use crate::view::View;
@@ -22,24 +22,6 @@ fn parallel(kind: MapKind) -> bool {
     matches!(kind, MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_))
 }
 
-/// The element type left after stripping directly nested parallel maps of
-/// `g` (looking through `toX`), and how many were stripped.
-fn private_elem(g: &FunDecl, ty: &Type) -> (Type, usize) {
-    match &g.kind {
-        FunKind::Pattern(Pattern::Map { kind, f }) if parallel(*kind) => match ty {
-            Type::Array(e, _) => {
-                let (t, d) = private_elem(f, e);
-                (t, d + 1)
-            }
-            other => (other.clone(), 0),
-        },
-        FunKind::Pattern(Pattern::ToGlobal(h) | Pattern::ToLocal(h) | Pattern::ToPrivate(h)) => {
-            private_elem(h, ty)
-        }
-        _ => (ty.clone(), 0),
-    }
-}
-
 /// The length of an array accumulator (for viewing it as `[[a]n]1`).
 fn acc_len(arg_types: &[Type]) -> ArithExpr {
     match arg_types.first() {
@@ -49,6 +31,41 @@ fn acc_len(arg_types: &[Type]) -> ArithExpr {
 }
 
 impl<'a> Lowerer<'a> {
+    /// Whether every thread runs a parallel map of `kind` over `n` elements
+    /// exactly once (its thread count provably equals `n`).
+    fn runs_once(&self, kind: MapKind, n: &ArithExpr) -> bool {
+        let Some((_, _, Some(count))) = self.thread_loop(kind) else { return false };
+        let (c, n) = (self.decide(&count), self.decide(n));
+        crate::arith::prove_le(&c, &n) && crate::arith::prove_le(&n, &c)
+    }
+
+    /// The element type left after stripping the directly nested parallel
+    /// maps of `g` (looking through `toX` and lambdas whose body is such a
+    /// map) that every thread runs exactly once, and how many were stripped.
+    /// A map a thread may run several times keeps its dimension: dropping it
+    /// would make the thread's elements share one private location.
+    fn private_elem(&self, g: &FunDecl, ty: &Type) -> (Type, usize) {
+        match &g.kind {
+            FunKind::Pattern(Pattern::Map { kind, f }) if parallel(*kind) => match ty {
+                Type::Array(e, n) if self.runs_once(*kind, n) => {
+                    let (t, d) = self.private_elem(f, e);
+                    (t, d + 1)
+                }
+                other => (other.clone(), 0),
+            },
+            FunKind::Pattern(Pattern::ToGlobal(h) | Pattern::ToLocal(h) | Pattern::ToPrivate(h)) => {
+                self.private_elem(h, ty)
+            }
+            // `\x -> mapLcl(f) $ e`: the lambda's result is the nested map's,
+            // element for element.
+            FunKind::Lambda(l) => match &l.body.kind {
+                ExprKind::Call(h, _) => self.private_elem(h, ty),
+                ExprKind::Literal(_) | ExprKind::Param(_) => (ty.clone(), 0),
+            },
+            FunKind::Pattern(_) | FunKind::UserFun(_) => (ty.clone(), 0),
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn pattern(
         &mut self,
@@ -92,10 +109,10 @@ impl<'a> Lowerer<'a> {
                 };
                 let target = match out {
                     Some(o) => o,
-                    None if space == AddressSpace::Private && parallel(*kind) => {
+                    None if space == AddressSpace::Private && parallel(*kind) && self.runs_once(*kind, n) => {
                         // Each thread keeps only its own elements: drop the
                         // dimensions of this and directly nested parallel maps.
-                        let (t, depth) = private_elem(g, res_elem);
+                        let (t, depth) = self.private_elem(g, res_elem);
                         let mut v = self.alloc(&t, space, span)?;
                         for _ in 0..=depth {
                             v = rc(View::DropIndex { of: v });
