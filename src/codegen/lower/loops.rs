@@ -123,13 +123,17 @@ impl<'a> Lowerer<'a> {
                     });
                 } else {
                     // A local size known when compiling becomes the literal
-                    // stride of a mapLcl loop: the driver can then count the
-                    // trip of a tile copy and unroll it (with `get_local_size`
-                    // it cannot). Global and work-group loops keep the query:
-                    // they usually run once, and unrolling them only costs
-                    // registers (seen on NVIDIA for NN).
-                    let step = match (&count, kind) {
-                        (Some(ArithExpr::Cst(c)), MapKind::Lcl(_)) if simplify => c.to_string(),
+                    // stride of a mapLcl loop over a tile of known length:
+                    // the driver can then count the trip of a tile copy and
+                    // unroll it (with `get_local_size` it cannot). Loops of
+                    // unknown length keep the query (the gather transposition
+                    // lost 15% on NVIDIA to the unrolled form), and so do
+                    // global and work-group loops: they usually run once, and
+                    // unrolling them only costs registers (seen for NN).
+                    let step = match (&count, &n_dec, kind) {
+                        (Some(ArithExpr::Cst(c)), ArithExpr::Cst(_), MapKind::Lcl(_)) if simplify => {
+                            c.to_string()
+                        }
                         _ => step,
                     };
                     self.emit(Stmt::For {
