@@ -228,14 +228,18 @@ fn pred_expr(p: &Pred, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
     CExpr::binary(p.op.as_c(), CExpr::Arith(fin(&p.lhs)), CExpr::Arith(fin(&p.rhs)))
 }
 
+/// The C scalar type of a memory's elements (`float` for `float4` memory).
+fn scalar_c_type(mem: &crate::view::Memory) -> String {
+    match &mem.elem {
+        Type::Vector(s, _) => s.c_name().to_string(),
+        other => c_type(other),
+    }
+}
+
 /// A buffer of scalars seen as an array of `n`-vectors:
 /// `((const global float4*)A)`; `constness` is `"const "` for reads.
 fn vector_base(mem: &crate::view::Memory, n: u8, constness: &str) -> String {
-    let scalar = match &mem.elem {
-        Type::Vector(s, _) => s.c_name().to_string(),
-        other => c_type(other),
-    };
-    format!("(({constness}{} {scalar}{n}*){})", mem.space.c_qualifier(), mem.name)
+    format!("(({constness}{} {}{n}*){})", mem.space.c_qualifier(), scalar_c_type(mem), mem.name)
 }
 
 /// The C rvalue of an access.
@@ -255,10 +259,7 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                     ],
                 ),
                 (None, Some((c, n))) => {
-                    let scalar = match &mem.elem {
-                        Type::Vector(s, _) => s.c_name().to_string(),
-                        other => c_type(other),
-                    };
+                    let scalar = scalar_c_type(mem);
                     CExpr::Index {
                         base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), mem.name),
                         index: fin(&ArithExpr::add(

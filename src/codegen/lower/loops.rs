@@ -27,7 +27,7 @@ pub(crate) type Body<'b, 'a> = dyn FnMut(&mut Lowerer<'a>, ArithExpr) -> Result<
 
 impl<'a> Lowerer<'a> {
     /// Thread-id function, stride function and thread count of a parallel map kind.
-    pub(crate) fn thread_loop(&self, kind: MapKind) -> Option<(String, String, Option<ArithExpr>)> {
+    fn thread_loop(&self, kind: MapKind) -> Option<(String, String, Option<ArithExpr>)> {
         let dim = |d: u8| (d.min(2)) as usize;
         match kind {
             MapKind::Glb(d) => Some((
@@ -50,6 +50,14 @@ impl<'a> Lowerer<'a> {
             )),
             MapKind::Map | MapKind::Seq | MapKind::SeqUnroll => None,
         }
+    }
+
+    /// Whether every thread runs a parallel map of `kind` over `n` elements
+    /// exactly once (its thread count provably equals `n`).
+    pub(crate) fn runs_once(&self, kind: MapKind, n: &ArithExpr) -> bool {
+        let Some((_, _, Some(count))) = self.thread_loop(kind) else { return false };
+        let (c, n) = (self.decide(&count), self.decide(n));
+        arith::prove_le(&c, &n) && arith::prove_le(&n, &c)
     }
 
     /// Emits a map loop of `kind` over `n` elements; `body` is run with the
@@ -75,10 +83,9 @@ impl<'a> Lowerer<'a> {
                     kind: VarKind::Index,
                     range: Range::new(ArithExpr::Cst(0), n_dec.clone()),
                 });
+                let exactly_once = self.runs_once(kind, n);
                 self.maps.push(MapCtx { kind, var: var.clone() });
                 let count = count.map(|c| self.decide(&c));
-                let exactly_once =
-                    count.as_ref().is_some_and(|c| arith::prove_le(c, &n_dec) && arith::prove_le(&n_dec, c));
                 // Lcl and Glb loops have thread-dependent trip counts, unless
                 // every thread provably runs the body exactly once: then a
                 // barrier inside is reached by all threads, loop or not.

@@ -31,14 +31,6 @@ fn acc_len(arg_types: &[Type]) -> ArithExpr {
 }
 
 impl<'a> Lowerer<'a> {
-    /// Whether every thread runs a parallel map of `kind` over `n` elements
-    /// exactly once (its thread count provably equals `n`).
-    fn runs_once(&self, kind: MapKind, n: &ArithExpr) -> bool {
-        let Some((_, _, Some(count))) = self.thread_loop(kind) else { return false };
-        let (c, n) = (self.decide(&count), self.decide(n));
-        crate::arith::prove_le(&c, &n) && crate::arith::prove_le(&n, &c)
-    }
-
     /// The element type left after stripping the directly nested parallel
     /// maps of `g` (looking through `toX` and lambdas whose body is such a
     /// map) that every thread runs exactly once, and how many were stripped.
