@@ -656,7 +656,7 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
         None => None,
         Some(h) => Some(
             super::halide::parse_spec(h, &raw.name, root, &|n| {
-                inputs.iter().chain(&buffers).any(|a| a.name == n && !a.is_scalar())
+                inputs.iter().chain(&buffers).any(|a| a.name == n)
             })
             .map_err(|(key, msg)| cx.err(key, msg))?,
         ),

@@ -3,7 +3,8 @@
 //! the harness runs on the benchmark's inputs.
 //!
 //! Contract (docs/CONFIG.md): `EXE in_1.npy .. in_k.npy out.npy REPS` reads
-//! the inputs (float32, the config's shapes, in the order of `halide.inputs`),
+//! the inputs (float32 or int32 in the config's shapes, a scalar as a 0-d
+//! array, in the order of `halide.inputs`),
 //! runs the pipeline REPS times synchronised with the device, writes the
 //! output of one run to `out.npy` and prints `median_ms=<x>` on a line of its
 //! own. The executable is `halide.executable` when the config names one, else
@@ -56,7 +57,7 @@ pub(crate) fn parse_spec(
 ) -> Result<HalideSpec, (String, String)> {
     for (i, n) in raw.inputs.iter().enumerate() {
         if !is_array(n) {
-            return Err((format!("halide.inputs[{i}]"), format!("`{n}` is not an input or buffer array")));
+            return Err((format!("halide.inputs[{i}]"), format!("`{n}` is not an input or buffer")));
         }
     }
     if !is_array(&raw.output) {

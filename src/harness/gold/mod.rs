@@ -26,5 +26,7 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
 /// Generates the structured input `input` with generator `name`.
 /// `None`: no such generator.
 pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Result<HostArray, String>> {
-    part1::generate(name, input, sizes, seed).or_else(|| part2::generate(name, input, sizes, seed))
+    part1::generate(name, input, sizes, seed)
+        .or_else(|| part2::generate(name, input, sizes, seed))
+        .or_else(|| cgo18::generate(name, input, sizes, seed))
 }

@@ -32,6 +32,27 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
     Some(f(inputs, sizes).map(|v| Arrays::from([("out".to_string(), HostArray::F32(v))])))
 }
 
+/// Structured inputs: `acoustic_neighbours` gives every point of a
+/// `D x H x W` room the number of its 6 neighbours inside the room.
+pub fn generate(name: &str, _input: &str, sizes: &Sizes, _seed: u64) -> Option<Result<HostArray, String>> {
+    if name != "acoustic_neighbours" {
+        return None;
+    }
+    let dims = (|| Ok::<_, String>((size(sizes, "D")?, size(sizes, "H")?, size(sizes, "W")?)))();
+    Some(dims.map(|(d, h, w)| {
+        let faces = |v: usize, n: usize| i32::from(v > 0) + i32::from(v + 1 < n);
+        let mut out = Vec::with_capacity(d * h * w);
+        for z in 0..d {
+            for y in 0..h {
+                for x in 0..w {
+                    out.push(faces(z, d) + faces(y, h) + faces(x, w));
+                }
+            }
+        }
+        HostArray::I32(out)
+    }))
+}
+
 /// What lies outside a grid.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Boundary {
