@@ -204,7 +204,11 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     let reps = opts.counts.runs.max(1);
     let run = match run_halide(spec, &exe, p.cfg, &p.sizes, b.inputs, b.buffers, reps, &scratch) {
         Ok(r) => r,
-        Err(msg) => return error_row(p, "halide", rt, opts, &msg),
+        Err(msg) => {
+            let mut row = error_row(p, "halide", rt, opts, &msg);
+            row.timing = "host".into();
+            return row;
+        }
     };
     let gold = b.gold_for(&spec.output, reference_gold);
     let exec = Execution {

@@ -1,0 +1,230 @@
+//! The stencil suite (CGO 2018): every stencil at `tiny` on the OpenCL
+//! device (PoCL here) for the reference and every Lift variant, validated
+//! against the Rust gold; the high-level programs against the gold in the
+//! interpreter; the Halide peer's contract through stand-in executables;
+//! config errors of the new keys.
+
+use lift::harness::config::{load, load_dir, Config};
+use lift::harness::expected::{interpreter_gold, rust_gold};
+use lift::harness::inputs::make_host_arrays;
+use lift::harness::validate::compare;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn lift() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lift"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn has_device() -> bool {
+    lift().arg("devices").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lift-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn stencil_configs() -> Vec<Config> {
+    load_dir(&repo().join("configs"), &repo())
+        .unwrap()
+        .into_iter()
+        .map(|c| c.unwrap_or_else(|e| panic!("{e}")))
+        .filter(|c| c.suite == "cgo18")
+        .collect()
+}
+
+const STENCILS: [&str; 14] = [
+    "stencil2d",
+    "srad1",
+    "srad2",
+    "hotspot2d",
+    "hotspot3d",
+    "acoustic",
+    "gaussian",
+    "gradient",
+    "jacobi2d-5pt",
+    "jacobi2d-9pt",
+    "jacobi3d-7pt",
+    "jacobi3d-13pt",
+    "poisson",
+    "heat",
+];
+
+#[test]
+fn the_fourteen_programs_have_configs() {
+    let cfgs = stencil_configs();
+    let mut names: Vec<&str> = cfgs.iter().map(|c| c.name.as_str()).collect();
+    names.sort();
+    let mut want = STENCILS.to_vec();
+    want.sort();
+    assert_eq!(names, want);
+    for c in &cfgs {
+        assert_eq!(c.variants, ["lift-naive", "lift-tiled"], "{}", c.name);
+        assert!(c.halide.is_some() && c.elements.is_some(), "{}", c.name);
+        let has_ref =
+            ["stencil2d", "srad1", "srad2", "hotspot2d", "hotspot3d", "acoustic"].contains(&c.name.as_str());
+        assert_eq!(c.reference.is_some(), has_ref, "{}", c.name);
+    }
+}
+
+/// The high-level program (pad, slide, map, reduce, zip only) computes the
+/// gold result: the interpreter against the f64 Rust gold at `tiny`.
+#[test]
+fn high_level_programs_match_the_gold_in_the_interpreter() {
+    for c in stencil_configs() {
+        let (_, sizes) = c.preset("tiny").unwrap();
+        let (inputs, _) = make_host_arrays(&c, sizes).unwrap();
+        let interp = interpreter_gold(&c, &inputs, sizes).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        let gold = rust_gold(&c.name, &inputs, sizes, "out").unwrap();
+        let check = compare(&interp, &gold, c.validation.rtol, c.validation.atol);
+        assert!(check.ok, "{}: {}", c.name, check.message);
+    }
+}
+
+#[test]
+fn every_stencil_validates_at_tiny() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let out = scratch("stencils");
+    let o = lift()
+        .args(["all", "--suite", "cgo18", "--size", "tiny", "--runs", "2", "--no-roofline", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let dir = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    let csv = dir.join("results-cgo18.csv");
+    let mut rd = csv::Reader::from_path(&csv).unwrap_or_else(|e| panic!("{e}\n{stdout}"));
+    assert_eq!(rd.headers().unwrap().len(), 27);
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    assert!(!dir.join("results.csv").exists(), "the CGO 2017 file is not written by --suite cgo18");
+    for c in stencil_configs() {
+        let mut variants = vec!["lift-naive", "lift-tiled"];
+        if c.reference.is_some() {
+            variants.push("reference");
+        }
+        for v in variants {
+            let r = rows
+                .iter()
+                .find(|r| &r[0] == c.name.as_str() && &r[2] == v)
+                .unwrap_or_else(|| panic!("no row {} {v}\n{stdout}", c.name));
+            assert_eq!(&r[3], "ok", "{} {v}: {}", c.name, &r[25]);
+            let gelems: f64 = r[26].parse().expect("gelems recorded");
+            assert!(gelems > 0.0);
+        }
+        let h = rows.iter().find(|r| &r[0] == c.name.as_str() && &r[2] == "halide").expect("halide row");
+        assert!(["ok", "skipped"].contains(&&h[3]), "{} halide: {}", c.name, &h[25]);
+    }
+    for f in ["cgo18-figure7.svg", "cgo18-figure7.pdf", "cgo18-figure8.svg", "cgo18-figure8.pdf"] {
+        assert!(dir.join(f).exists(), "{f} written");
+    }
+    let svg = std::fs::read_to_string(dir.join("cgo18-figure7.svg")).unwrap();
+    assert!(svg.contains("jacobi3d-13pt") && svg.contains("lift-tiled"), "figure 7 shows the rows");
+    assert!(o.status.success(), "{stdout}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A config of jacobi2d-5pt whose Halide executable is `exe`.
+fn with_peer(dir: &Path, exe: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(repo().join("configs/jacobi2d-5pt.yaml")).unwrap();
+    let text = text.replace("halide:\n", &format!("halide:\n  executable: {}\n", exe.display()));
+    let cfgs = dir.join("configs");
+    std::fs::create_dir_all(&cfgs).unwrap();
+    std::fs::write(cfgs.join("jacobi2d-5pt.yaml"), text).unwrap();
+    cfgs
+}
+
+fn script(path: &Path, body: &str) {
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The contract: the harness passes the inputs and the output path and a
+/// repetition count, reads `median_ms=`, and validates the output. A
+/// stand-in that copies its input gives a wrong result (FAILED, with the
+/// time recorded); one that prints no median is an error.
+#[test]
+fn halide_contract_through_stand_in_executables() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let dir = scratch("halide-peer");
+    for (name, body, status) in [
+        ("copy", "cp \"$1\" \"$2\"; [ \"$3\" = 2 ] && echo median_ms=0.25", "FAILED"),
+        ("silent", "cp \"$1\" \"$2\"", "error"),
+    ] {
+        let exe = dir.join(name);
+        script(&exe, body);
+        let cfgs = with_peer(&dir.join(name).with_extension("d"), &exe);
+        let out = dir.join(format!("{name}-out"));
+        let o = lift()
+            .args([
+                "run",
+                "jacobi2d-5pt",
+                "--size",
+                "tiny",
+                "--runs",
+                "2",
+                "--variants",
+                "halide",
+                "--configs",
+            ])
+            .arg(&cfgs)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        let dev = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+        let rows: Vec<csv::StringRecord> = csv::Reader::from_path(dev.join("results-cgo18.csv"))
+            .unwrap()
+            .records()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(rows.len(), 1, "{stdout}");
+        assert_eq!(&rows[0][3], status, "{name}: {}", &rows[0][25]);
+        assert_eq!(&rows[0][18], "host");
+        if status == "FAILED" {
+            assert_eq!(&rows[0][4], "0.25");
+            assert!(rows[0][25].contains("differ"), "{}", &rows[0][25]);
+        } else {
+            assert!(rows[0][25].contains("median_ms"), "{}", &rows[0][25]);
+        }
+        assert!(!o.status.success());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn config_errors_of_the_new_keys() {
+    let dir = scratch("stencil-config-errors");
+    let base = std::fs::read_to_string(repo().join("configs/jacobi2d-5pt.yaml")).unwrap();
+    let cases = [
+        ("suite: cgo18", "suite: cgo-18", "key `suite`"),
+        ("- name: lift-naive", "- name: naive", "key `lift.variants[0].name`"),
+        ("- name: lift-tiled", "- name: lift-naive", "declared twice"),
+        ("  inputs: [a]\n  output: out", "  inputs: [b]\n  output: out", "key `halide.inputs[0]`"),
+        ("  elements: W * H", "  elements: W * Q", "key `metrics.elements`"),
+        ("halide:", "variants: [all]\nhalide:", "key `variants[0]`"),
+    ];
+    for (i, (from, to, want)) in cases.iter().enumerate() {
+        assert!(base.contains(from), "{from}");
+        let p = dir.join(format!("c{i}.yaml"));
+        std::fs::write(&p, base.replacen(from, to, 1)).unwrap();
+        let e = load(&p, &repo()).expect_err(want).to_string();
+        assert!(e.contains(want) && e.contains(&format!("c{i}.yaml")), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
