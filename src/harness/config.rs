@@ -599,7 +599,7 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
         Some(vs) => {
             for (i, v) in vs.iter().enumerate() {
                 let level = LIFT_LEVELS.contains(&v.as_str());
-                if !(level && has_levels) && !named.contains(v) {
+                if !(named.contains(v) || level && has_levels) {
                     return Err(cx.err(
                         format!("variants[{i}]"),
                         format!(

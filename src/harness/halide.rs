@@ -133,11 +133,11 @@ pub fn run_halide(
     exe: &Path,
     cfg: &Config,
     sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
+    arrays: (&Arrays, &Arrays),
     reps: usize,
     scratch: &Path,
 ) -> Result<PeerRun, String> {
+    let (inputs, buffers) = arrays;
     std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let mut args = Vec::new();
     for name in &spec.inputs {
@@ -171,18 +171,6 @@ pub fn run_halide(
     Ok(PeerRun { median_ms, output: got.data, executable: exe.to_path_buf() })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn median_line() {
-        assert_eq!(parse_median("warming up\nmedian_ms=0.294\n").unwrap(), 0.294);
-        assert!(parse_median("median=1").unwrap_err().contains("no `median_ms"));
-        assert!(parse_median("median_ms=-1").unwrap_err().contains("not a positive"));
-    }
-}
-
 /// The `halide` row: `skipped` where no executable exists, else validated
 /// like the Lift rows and labelled host-timed.
 pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
@@ -202,7 +190,7 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     };
     let scratch = std::env::temp_dir().join(format!("lift-halide-{}-{}", std::process::id(), p.cfg.name));
     let reps = opts.counts.runs.max(1);
-    let run = match run_halide(spec, &exe, p.cfg, &p.sizes, b.inputs, b.buffers, reps, &scratch) {
+    let run = match run_halide(spec, &exe, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, &scratch) {
         Ok(r) => r,
         Err(msg) => {
             let mut row = error_row(p, "halide", rt, opts, &msg);
@@ -230,4 +218,16 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     let note = format!("host-timed by {}", run.executable.display());
     row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_line() {
+        assert_eq!(parse_median("warming up\nmedian_ms=0.294\n").unwrap(), 0.294);
+        assert!(parse_median("median=1").unwrap_err().contains("no `median_ms"));
+        assert!(parse_median("median_ms=-1").unwrap_err().contains("not a positive"));
+    }
 }
