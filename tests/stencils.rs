@@ -228,3 +228,23 @@ fn config_errors_of_the_new_keys() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Result files written before the `gelems` column (26 columns) still chart.
+#[test]
+fn legacy_results_without_gelems_are_read() {
+    use lift::harness::chart::{read_results, RESULTS_HEADER};
+    let dir = scratch("legacy-csv");
+    let p = dir.join("results.csv");
+    let header = RESULTS_HEADER[..26].join(",");
+    let row =
+        "dot,tiny,all,ok,1.5,1.5,1.5,,,3,1e-7,2.0,10,100,,,,,profiling,,dev,1,OpenCL 3.0,abc,2024-01-01,";
+    std::fs::write(&p, format!("{header}\n{row}\n")).unwrap();
+    let rows = read_results(&p).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].gelems, None);
+    // A 27-column row under the 26-column header is an error naming the line.
+    std::fs::write(&p, format!("{header}\n{row},2.5\n")).unwrap();
+    let e = read_results(&p).unwrap_err().to_string();
+    assert!(e.contains(":2") && e.contains("27 fields, expected 26"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
