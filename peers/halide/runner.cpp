@@ -40,10 +40,11 @@ namespace {
     std::exit(code);
 }
 
-// A float32 array read from or written to .npy (version 1 or 2 headers).
+// A float32 or int32 array read from .npy (version 1 or 2 headers).
 struct Array {
     std::vector<int> shape;  // numpy order: outermost first
-    std::vector<float> data;
+    bool is_int = false;
+    std::vector<uint32_t> data;  // the raw 4-byte elements
 };
 
 Array read_npy(const std::string &path) {
@@ -67,14 +68,16 @@ Array read_npy(const std::string &path) {
     std::string header(hlen, ' ');
     f.read(&header[0], hlen);
     if (!f) die(2, path + ": truncated header");
-    if (header.find("'descr': '<f4'") == std::string::npos)
-        die(2, path + ": expected dtype float32 ('<f4')");
+    Array a;
+    if (header.find("'descr': '<i4'") != std::string::npos)
+        a.is_int = true;
+    else if (header.find("'descr': '<f4'") == std::string::npos)
+        die(2, path + ": expected dtype float32 ('<f4') or int32 ('<i4')");
     if (header.find("'fortran_order': False") == std::string::npos)
         die(2, path + ": expected C order");
     auto lp = header.find('(', header.find("'shape'"));
     auto rp = header.find(')', lp);
     if (lp == std::string::npos || rp == std::string::npos) die(2, path + ": no shape");
-    Array a;
     std::stringstream ss(header.substr(lp + 1, rp - lp - 1));
     std::string item;
     size_t n = 1;
@@ -86,7 +89,7 @@ Array read_npy(const std::string &path) {
         n *= size_t(d);
     }
     a.data.resize(n);
-    f.read(reinterpret_cast<char *>(a.data.data()), std::streamsize(n * sizeof(float)));
+    f.read(reinterpret_cast<char *>(a.data.data()), std::streamsize(n * 4));
     if (!f) die(2, path + ": fewer elements than its shape says");
     return a;
 }
@@ -112,17 +115,20 @@ void write_npy(const std::string &path, const std::vector<int> &shape, const flo
     if (!f) die(2, path + ": write failed");
 }
 
-// Halide's dimension 0 is the innermost: reverse numpy's shape.
-Buffer<float> as_buffer(Array &a) {
+// Halide's dimension 0 is the innermost: reverse numpy's shape. A scalar
+// (shape ()) becomes a one-element vector.
+Buffer<> as_buffer(Array &a) {
     std::vector<int> sizes(a.shape.rbegin(), a.shape.rend());
-    Buffer<float> b(a.data.data(), sizes);
+    if (sizes.empty()) sizes.push_back(1);
+    halide_type_t t = a.is_int ? halide_type_of<int32_t>() : halide_type_of<float>();
+    Buffer<> b(t, a.data.data(), sizes);
     // A wrapped host array is not "dirty", and a GPU pipeline would then
     // allocate its device copy without copying the data into it.
     b.set_host_dirty();
     return b;
 }
 
-double time_once(const Schedule &s, std::vector<Buffer<float>> &ins, Buffer<float> &out) {
+double time_once(const Schedule &s, std::vector<Buffer<>> &ins, Buffer<float> &out) {
     std::vector<halide_buffer_t *> raw;
     for (auto &b : ins) raw.push_back(b.raw_buffer());
     auto t0 = std::chrono::steady_clock::now();
@@ -170,7 +176,7 @@ int main(int argc, char **argv) {
     const Schedule *best_s = nullptr;
     std::vector<float> best_out;
     for (const Schedule &s : pipe->schedules) {
-        std::vector<Buffer<float>> ins;
+        std::vector<Buffer<>> ins;
         for (auto &a : arrays) ins.push_back(as_buffer(a));
         std::vector<int> sizes(out_shape.rbegin(), out_shape.rend());
         Buffer<float> out(sizes);
