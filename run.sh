@@ -97,7 +97,17 @@ if [ "${1:-}" = "test" ]; then
     fi
 fi
 
-# 5. Which device: with no GPU, say that PoCL (the CPU) is used.
+# 5. The Halide peer of the stencil suite (peers/halide/README.md): built
+# ahead of time where Halide can be installed from PyPI; without it the
+# halide rows say skipped. A machine without a registry uses a carried
+# peers/halide/bin.
+if [ ! -x peers/halide/bin/halide-peer-opencl ] && command -v python3 >/dev/null 2>&1 \
+    && command -v g++ >/dev/null 2>&1; then
+    say "building the Halide peer (peers/halide/build.sh; a few minutes, once)"
+    peers/halide/build.sh --if-possible || say "the Halide peer did not build: its rows will say skipped"
+fi
+
+# 6. Which device: with no GPU, say that PoCL (the CPU) is used.
 if [ "$(count_platforms)" -gt 0 ] && command -v clinfo >/dev/null 2>&1 \
     && ! clinfo 2>/dev/null | grep -qi 'Device Type.*GPU'; then
     say "no GPU found: running on the CPU through PoCL with the tiny size preset"

@@ -93,12 +93,34 @@ impl HalideSpec {
     }
 }
 
+/// Which build of the peer runs: its OpenCL build on a GPU, its native
+/// build for the host when the device under test is a CPU (a fairer peer
+/// than Halide's OpenCL code on PoCL). The executables of `peers/halide`
+/// read this choice from `LIFT_HALIDE_TARGET`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerTarget {
+    Gpu,
+    Cpu,
+}
+
+impl PeerTarget {
+    fn env_value(self) -> &'static str {
+        match self {
+            PeerTarget::Gpu => "opencl",
+            PeerTarget::Cpu => "cpu",
+        }
+    }
+}
+
 /// What the peer produced.
 #[derive(Debug)]
 pub struct PeerRun {
     pub median_ms: f64,
     pub output: HostArray,
     pub executable: PathBuf,
+    /// The schedule the peer picked, when it says (`schedule=<name>` on its
+    /// median line).
+    pub schedule: Option<String>,
 }
 
 fn shape_of(cfg: &Config, name: &str, sizes: &Sizes) -> Result<Vec<usize>, String> {
@@ -120,6 +142,7 @@ pub fn parse_median(stdout: &str) -> Result<f64, String> {
         .lines()
         .rev()
         .find_map(|l| l.trim().strip_prefix("median_ms="))
+        .map(|v| v.split_whitespace().next().unwrap_or(""))
         .ok_or("the Halide executable printed no `median_ms=<x>` line")?;
     match v.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
@@ -127,10 +150,18 @@ pub fn parse_median(stdout: &str) -> Result<f64, String> {
     }
 }
 
+/// The `schedule=<name>` word of the executable's median line, if any.
+pub fn parse_schedule(stdout: &str) -> Option<String> {
+    let line = stdout.lines().rev().find(|l| l.trim().starts_with("median_ms="))?;
+    line.split_whitespace().find_map(|w| w.strip_prefix("schedule=")).map(str::to_string)
+}
+
 /// Runs the peer `reps` times through its executable.
+#[allow(clippy::too_many_arguments)]
 pub fn run_halide(
     spec: &HalideSpec,
     exe: &Path,
+    target: PeerTarget,
     cfg: &Config,
     sizes: &Sizes,
     arrays: (&Arrays, &Arrays),
@@ -150,6 +181,7 @@ pub fn run_halide(
     let out_path = scratch.join("halide_out.npy");
     let _ = std::fs::remove_file(&out_path);
     let out = Command::new(exe)
+        .env("LIFT_HALIDE_TARGET", target.env_value())
         .args(&args)
         .arg(&out_path)
         .arg(reps.max(1).to_string())
@@ -168,7 +200,8 @@ pub fn run_halide(
         return Err(format!("the Halide output has shape {:?}, expected {:?}", got.shape, want));
     }
     let _ = std::fs::remove_dir_all(scratch);
-    Ok(PeerRun { median_ms, output: got.data, executable: exe.to_path_buf() })
+    let schedule = parse_schedule(&stdout);
+    Ok(PeerRun { median_ms, output: got.data, executable: exe.to_path_buf(), schedule })
 }
 
 /// The `halide` row: `skipped` where no executable exists, else validated
@@ -190,7 +223,8 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     };
     let scratch = std::env::temp_dir().join(format!("lift-halide-{}-{}", std::process::id(), p.cfg.name));
     let reps = opts.counts.runs.max(1);
-    let run = match run_halide(spec, &exe, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, &scratch) {
+    let target = if rt.info.is_gpu() { PeerTarget::Gpu } else { PeerTarget::Cpu };
+    let run = match run_halide(spec, &exe, target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, &scratch) {
         Ok(r) => r,
         Err(msg) => {
             let mut row = error_row(p, "halide", rt, opts, &msg);
@@ -215,7 +249,10 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     row.ci_low_ms = None;
     row.ci_high_ms = None;
     row.timing = "host".into();
-    let note = format!("host-timed by {}", run.executable.display());
+    let note = match &run.schedule {
+        Some(s) => format!("host-timed by {}, schedule {s}", run.executable.display()),
+        None => format!("host-timed by {}", run.executable.display()),
+    };
     row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
     row
 }
@@ -229,5 +266,9 @@ mod tests {
         assert_eq!(parse_median("warming up\nmedian_ms=0.294\n").unwrap(), 0.294);
         assert!(parse_median("median=1").unwrap_err().contains("no `median_ms"));
         assert!(parse_median("median_ms=-1").unwrap_err().contains("not a positive"));
+        let out = "schedule=a median_ms=2.0\nmedian_ms=1.5 schedule=tile32x8_k2\n";
+        assert_eq!(parse_median(out).unwrap(), 1.5);
+        assert_eq!(parse_schedule(out).as_deref(), Some("tile32x8_k2"));
+        assert_eq!(parse_schedule("median_ms=1.5\n"), None);
     }
 }
