@@ -20,6 +20,13 @@
 // velocity (w unchanged); the layout of an array of (float4, float4) tuples,
 // the Lift program's output.
 
+// Sizes: compile-time constants when the build options define STATIC_<size>
+// (the configs do exactly when the Lift program is compiled with its sizes
+// known), else the kernel arguments.
+#ifndef STATIC_N
+#define STATIC_N N_arg
+#endif
+
 #ifndef TILE
 #define TILE 256
 #endif
@@ -28,8 +35,9 @@ __kernel __attribute__((reqd_work_group_size(TILE, 1, 1)))
 void nbody_nvidia(__global const float4* restrict pos,
                   __global const float4* restrict vel,
                   __global float4* restrict out,
-                  const float espSqr, const float deltaT, const int N)
+                  const float espSqr, const float deltaT, const int N_arg)
 {
+    const int N = STATIC_N;
     __local float4 tile[TILE];
     const int gid = get_global_id(0);
     const int lid = get_local_id(0);

@@ -1,6 +1,7 @@
 //! The reproduction harness: configs, runs, validation, statistics, results
 //! and charts.
 
+pub mod buildopts;
 pub mod chart;
 pub mod clblast;
 pub mod config;
