@@ -30,6 +30,11 @@
 #ifndef TILE
 #define TILE 256
 #endif
+#ifndef UNROLL
+#define UNROLL 8
+#endif
+#define PRAGMA_STR(x) _Pragma(#x)
+#define PRAGMA(x) PRAGMA_STR(x)
 
 __kernel __attribute__((reqd_work_group_size(TILE, 1, 1)))
 void nbody_nvidia(__global const float4* restrict pos,
@@ -49,7 +54,7 @@ void nbody_nvidia(__global const float4* restrict pos,
         const int j = base + lid;
         tile[lid] = j < N ? pos[j] : (float4)(0.0f);
         barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll 8
+PRAGMA(unroll UNROLL)
         for (int k = 0; k < TILE; ++k) {
             const float4 other = tile[k];
             const float3 r = other.xyz - myPos.xyz;
