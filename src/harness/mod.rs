@@ -15,5 +15,6 @@ pub mod roofline;
 pub mod runner;
 pub mod stats;
 pub mod table1;
+pub mod userfun_size;
 pub mod validate;
 pub mod variant;
