@@ -32,6 +32,19 @@ candidates | while IFS='|' read -r bench params; do
   echo "$bench,\"$params\",${status:-error},$median" | tee -a "$out/tuning.csv"
 done
 
+# The convolution's two pattern-built row passes (benchmarks/convolution.lift):
+# the Lift program, level `all`, with either def.
+for def in convolutionRows convolutionRowsBlocked; do
+  dir="$out/cfg"; rm -rf "$dir"; mkdir -p "$dir"
+  sed "s|def: convolutionRows$|def: $def|" configs/convolution.yaml > "$dir/convolution.yaml"
+  run="$out/run"; rm -rf "$run"
+  "$lift" run convolution "${dev[@]}" --configs "$dir" --size "${SIZE:-small}" --variants all --runs 5 \
+    --out "$run" >/dev/null 2>&1 || true
+  row=$(grep -h "^convolution,${SIZE:-small},all," "$run"/*/results.csv 2>/dev/null | head -1 || true)
+  status=$(echo "$row" | cut -d, -f4); median=$(echo "$row" | cut -d, -f5)
+  echo "convolution-lift,\"{ def: $def }\",${status:-error},$median" | tee -a "$out/tuning.csv"
+done
+
 # Best ok candidate per benchmark (lowest median).
 tail -n +2 "$out/tuning.csv" | awk -F'",' '{split($1, a, ",\""); split($2, b, ","); if (b[1] == "ok" && (!(a[1] in best) || b[2] < best[a[1]])) {best[a[1]] = b[2]; p[a[1]] = a[2]}}
   END {for (k in best) print k ": " p[k] " (" best[k] " ms)"}' | sort > "$out/best.txt"
