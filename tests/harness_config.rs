@@ -63,3 +63,24 @@ fn missing_config_file() {
     let err = load(Path::new("/nonexistent/x.yaml"), &repo()).unwrap_err().to_string();
     assert!(err.starts_with("/nonexistent/x.yaml: cannot read"), "{err}");
 }
+
+#[test]
+fn reference_build_options_and_tuning_parameter_errors() {
+    let e = broken("badopt", "build_options: \"\"", "build_options: \"-DSTATIC_N={N+}\"");
+    assert!(e.contains("reference.build_options") && e.contains("bad expression"), "{e}");
+    let e = broken("unboundopt", "build_options: \"\"", "build_options: \"-DSTATIC_N={Q}\"");
+    assert!(e.contains("reference.build_options") && e.contains('Q'), "{e}");
+    let e = broken("paramsize", "output: partial\nlift", "output: partial\n  params: { N: 3 }\nlift");
+    assert!(e.contains("reference.params") && e.contains("size name"), "{e}");
+    // Parameters may size the launch; a device entry overrides them.
+    let dir = std::env::temp_dir().join(format!("lift-cfg-params-{}", std::process::id()));
+    let text = std::fs::read_to_string(repo().join("configs/dot.yaml")).unwrap().replacen(
+        "global: [N/2], local: [64] }\n  output: partial",
+        "global: [N/2], local: [WG] }\n  output: partial\n  params: { WG: 64 }\n  per_device: [{ device: nvidia, params: { WG: 128 } }]",
+        1,
+    );
+    let cfg = load(&write(&dir, "params.yaml", &text), &repo()).expect("params load");
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = cfg.reference.expect("reference");
+    assert_eq!((r.params_for("NVIDIA H100")["WG"], r.params_for("pthread-cpu")["WG"]), (128, 64));
+}

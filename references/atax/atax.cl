@@ -25,6 +25,16 @@
 // `slices` is a kernel argument (the config uses 64) and partial holds
 // slices * N floats.
 
+// Sizes: compile-time constants when the build options define STATIC_<size>
+// (the configs do exactly when the Lift program is compiled with its sizes
+// known), else the kernel arguments.
+#ifndef STATIC_M
+#define STATIC_M M_arg
+#endif
+#ifndef STATIC_N
+#define STATIC_N N_arg
+#endif
+
 #define WG 256
 #define LANES 32
 #define GROUPS (WG / LANES)
@@ -37,7 +47,9 @@ inline float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void atax_ax(__global const float* restrict A, __global const float* restrict x,
-             __global float* restrict tmp, int M, int N) {
+             __global float* restrict tmp, int M_arg, int N_arg) {
+    const int M = STATIC_M;
+    const int N = STATIC_N;
     __local float4 xs[CHUNK4];
     __local float partial[ROWS_PER_WG][LANES + 1];  // +1: no bank conflicts in the final sums
 
@@ -98,7 +110,9 @@ void atax_ax(__global const float* restrict A, __global const float* restrict x,
 
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void atax_atv(__global const float* restrict A, __global const float* restrict tmp,
-              __global float* restrict partial, int M, int N, int slices) {
+              __global float* restrict partial, int M_arg, int N_arg, int slices) {
+    const int M = STATIC_M;
+    const int N = STATIC_N;
     __local float ts[TMP_CHUNK];
     __local float4 red[TY][TX];
 
@@ -136,8 +150,9 @@ void atax_atv(__global const float* restrict A, __global const float* restrict t
 }
 
 __kernel __attribute__((reqd_work_group_size(TX, 1, 1)))
-void atax_sum(__global const float* restrict partial, __global float* restrict y, int N,
+void atax_sum(__global const float* restrict partial, __global float* restrict y, int N_arg,
               int slices) {
+    const int N = STATIC_N;
     const int N4 = N / 4;
     const int c = get_global_id(0);
     if (c >= N4) return;

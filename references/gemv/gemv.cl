@@ -19,6 +19,16 @@
 //
 // Launch: global (ceil(M / 16) * 256), local (256).
 
+// Sizes: compile-time constants when the build options define STATIC_<size>
+// (the configs do exactly when the Lift program is compiled with its sizes
+// known), else the kernel arguments.
+#ifndef STATIC_M
+#define STATIC_M M_arg
+#endif
+#ifndef STATIC_N
+#define STATIC_N N_arg
+#endif
+
 #define WG 256
 #define LANES 32
 #define GROUPS (WG / LANES)          // 8
@@ -30,7 +40,9 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void gemv(__global const float* restrict A, __global const float* restrict x,
           __global const float* restrict y,
-          __global float* restrict out, float alpha, float beta, int M, int N) {
+          __global float* restrict out, float alpha, float beta, int M_arg, int N_arg) {
+    const int M = STATIC_M;
+    const int N = STATIC_N;
     __local float4 xs[CHUNK4];
     __local float partial[ROWS_PER_WG][LANES + 1];  // +1: no bank conflicts in the final sums
 

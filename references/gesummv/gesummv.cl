@@ -18,6 +18,16 @@
 //
 // Launch: global (ceil(M / 16) * 256), local (256).
 
+// Sizes: compile-time constants when the build options define STATIC_<size>
+// (the configs do exactly when the Lift program is compiled with its sizes
+// known), else the kernel arguments.
+#ifndef STATIC_M
+#define STATIC_M M_arg
+#endif
+#ifndef STATIC_N
+#define STATIC_N N_arg
+#endif
+
 #define WG 256
 #define LANES 32
 #define GROUPS (WG / LANES)
@@ -31,7 +41,9 @@ inline float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void gesummv(__global const float* restrict A, __global const float* restrict B,
              __global const float* restrict x, __global float* restrict y,
-             float alpha, float beta, int M, int N) {
+             float alpha, float beta, int M_arg, int N_arg) {
+    const int M = STATIC_M;
+    const int N = STATIC_N;
     __local float4 xs[CHUNK4];
     __local float partA[ROWS_PER_WG][LANES + 1];  // +1: no bank conflicts in the final sums
     __local float partB[ROWS_PER_WG][LANES + 1];

@@ -13,6 +13,16 @@
 //    preset; a remainder loop keeps other M correct).
 // Pairs beyond the cutoff (r^2 >= cutsq) contribute nothing.
 
+// Sizes: compile-time constants when the build options define STATIC_<size>
+// (the configs do exactly when the Lift program is compiled with its sizes
+// known), else the kernel arguments.
+#ifndef STATIC_N
+#define STATIC_N N_arg
+#endif
+#ifndef STATIC_M
+#define STATIC_M M_arg
+#endif
+
 inline float3 lj(float3 f, const float3 me, const float4 other,
                  const float cutsq, const float lj1, const float lj2)
 {
@@ -32,8 +42,10 @@ void md(__global const float4* restrict pos,
         __global const int* restrict neigh,
         __global float4* restrict force,
         const float cutsq, const float lj1, const float lj2,
-        const int N, const int M)
+        const int N_arg, const int M_arg)
 {
+    const int N = STATIC_N;
+    const int M = STATIC_M;
     const int i = get_global_id(0);
     if (i >= N) return;
     const float3 me = pos[i].xyz;

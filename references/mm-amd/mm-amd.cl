@@ -17,6 +17,12 @@
 //
 // Launch: global (N / 8, M / 8), local (16, 16).
 
+#ifndef UNROLL_K
+#define UNROLL_K 4
+#endif
+#define PRAGMA_STR(x) _Pragma(#x)
+#define PRAGMA(x) PRAGMA_STR(x)
+
 __kernel __attribute__((reqd_work_group_size(16, 16, 1)))
 void mm_amd(__global const float* restrict At, __global const float* restrict B,
             __global float* restrict C, int M, int N, int K) {
@@ -35,7 +41,9 @@ void mm_amd(__global const float* restrict At, __global const float* restrict B,
         acc[i][1] = (float4)(0.0f);
     }
 
-    // No unroll pragma: K is a runtime value; the device compiler unrolls as it sees fit.
+    // Unrolled by UNROLL_K (a tuning parameter, default 4, as CLBlast's
+    // AMD kernels do); any K stays correct, the compiler peels the rest.
+    PRAGMA(unroll UNROLL_K)
     for (int k = 0; k < K; ++k) {
         const float4 a0 = a[0], a1 = a[1];
         const float4 b0 = b[0], b1 = b[1];

@@ -21,6 +21,19 @@
 //
 // Launch: global (N / 8, M / 8), local (16, 16).
 
+// Sizes: compile-time constants when the build options define STATIC_<size>
+// (the configs do exactly when the Lift program is compiled with its sizes
+// known), else the kernel arguments.
+#ifndef STATIC_M
+#define STATIC_M M_arg
+#endif
+#ifndef STATIC_N
+#define STATIC_N N_arg
+#endif
+#ifndef STATIC_K
+#define STATIC_K K_arg
+#endif
+
 #define TS 128            // tile of C per work-group, both dimensions
 #define TK 16             // K step
 #define T4 (TS / 4)       // float4s in a tile row: 32
@@ -29,7 +42,10 @@
 
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1)))
 void mm_nvidia(__global const float* restrict At, __global const float* restrict B,
-               __global float* restrict C, int M, int N, int K) {
+               __global float* restrict C, int M_arg, int N_arg, int K_arg) {
+    const int M = STATIC_M;
+    const int N = STATIC_N;
+    const int K = STATIC_K;
     __local float4 As[TK][T4];
     __local float4 Bs[TK][T4];
 

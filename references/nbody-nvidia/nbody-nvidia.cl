@@ -20,16 +20,29 @@
 // velocity (w unchanged); the layout of an array of (float4, float4) tuples,
 // the Lift program's output.
 
+// Sizes: compile-time constants when the build options define STATIC_<size>
+// (the configs do exactly when the Lift program is compiled with its sizes
+// known), else the kernel arguments.
+#ifndef STATIC_N
+#define STATIC_N N_arg
+#endif
+
 #ifndef TILE
 #define TILE 256
 #endif
+#ifndef UNROLL
+#define UNROLL 8
+#endif
+#define PRAGMA_STR(x) _Pragma(#x)
+#define PRAGMA(x) PRAGMA_STR(x)
 
 __kernel __attribute__((reqd_work_group_size(TILE, 1, 1)))
 void nbody_nvidia(__global const float4* restrict pos,
                   __global const float4* restrict vel,
                   __global float4* restrict out,
-                  const float espSqr, const float deltaT, const int N)
+                  const float espSqr, const float deltaT, const int N_arg)
 {
+    const int N = STATIC_N;
     __local float4 tile[TILE];
     const int gid = get_global_id(0);
     const int lid = get_local_id(0);
@@ -41,7 +54,7 @@ void nbody_nvidia(__global const float4* restrict pos,
         const int j = base + lid;
         tile[lid] = j < N ? pos[j] : (float4)(0.0f);
         barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll 8
+PRAGMA(unroll UNROLL)
         for (int k = 0; k < TILE; ++k) {
             const float4 other = tile[k];
             const float3 r = other.xyz - myPos.xyz;

@@ -111,6 +111,18 @@ struct RawReference {
     build_options: String,
     kernels: Vec<RawRefKernel>,
     output: String,
+    #[serde(default)]
+    params: BTreeMap<String, i64>,
+    #[serde(default)]
+    per_device: Vec<RawPerDevice>,
+}
+
+/// Tuning parameters of the reference for devices whose name contains `device`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPerDevice {
+    device: String,
+    params: BTreeMap<String, i64>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -277,9 +289,21 @@ pub struct RefKernel {
 #[derive(Clone, Debug)]
 pub struct Reference {
     pub sources: Vec<PathBuf>,
+    /// With `{expr}` placeholders of the sizes (`buildopts::expand`).
     pub build_options: String,
     pub kernels: Vec<RefKernel>,
     pub output: String,
+    /// Tuning parameters (`-D` definitions, usable in the expressions).
+    pub params: BTreeMap<String, i64>,
+    /// Overrides of `params` for devices whose name contains the key.
+    pub per_device: Vec<(String, BTreeMap<String, i64>)>,
+}
+
+impl Reference {
+    /// The tuning parameters for the named device.
+    pub fn params_for(&self, device: &str) -> BTreeMap<String, i64> {
+        super::buildopts::params_for(&self.params, &self.per_device, device)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -539,11 +563,30 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             if !is_array(&r.output) {
                 return Err(cx.err("reference.output", format!("`{}` is not an input or buffer", r.output)));
             }
+            super::buildopts::placeholders(&r.build_options)
+                .map_err(|e| cx.err("reference.build_options", e))?;
+            let per_device: Vec<_> =
+                r.per_device.iter().map(|p| (p.device.clone(), p.params.clone())).collect();
+            let size_names: Vec<&String> = sizes.iter().flat_map(|(_, b)| b.keys()).collect();
+            for (i, set) in std::iter::once(&r.params).chain(per_device.iter().map(|(_, p)| p)).enumerate() {
+                if let Some(k) = set.keys().find(|k| size_names.contains(k)) {
+                    let key = if i == 0 {
+                        "reference.params".into()
+                    } else {
+                        format!("reference.per_device[{}]", i - 1)
+                    };
+                    return Err(
+                        cx.err(key, format!("`{k}` is a size name; a tuning parameter needs its own"))
+                    );
+                }
+            }
             Some(Reference {
                 sources,
                 build_options: r.build_options.clone(),
                 kernels,
                 output: r.output.clone(),
+                params: r.params.clone(),
+                per_device,
             })
         }
     };
@@ -900,14 +943,30 @@ fn check_sizes_bound(cfg: &Config, cx: &Ctx) -> Result<(), ConfigError> {
     for (i, a) in cfg.buffers.iter().enumerate() {
         exprs.extend(a.shape.iter().map(|e| (format!("buffers[{i}].shape"), e)));
     }
+    // The reference's expressions may also use its tuning parameters.
+    let mut ref_exprs: Vec<(String, ArithExpr)> = Vec::new();
     if let Some(r) = &cfg.reference {
         for (i, k) in r.kernels.iter().enumerate() {
             let key = format!("reference.kernels[{i}]");
-            exprs.extend(k.global.iter().map(|e| (format!("{key}.global"), e)));
-            exprs.extend(k.local.iter().flatten().map(|e| (format!("{key}.local"), e)));
+            ref_exprs.extend(k.global.iter().map(|e| (format!("{key}.global"), e.clone())));
+            ref_exprs.extend(k.local.iter().flatten().map(|e| (format!("{key}.local"), e.clone())));
             for (j, a) in k.args.iter().enumerate() {
                 if let RefArg::Expr(e) = a {
-                    exprs.push((format!("{key}.args[{j}]"), e));
+                    ref_exprs.push((format!("{key}.args[{j}]"), e.clone()));
+                }
+            }
+        }
+        let opts = super::buildopts::placeholders(&r.build_options).unwrap_or_default();
+        ref_exprs.extend(opts.into_iter().map(|e| ("reference.build_options".to_string(), e)));
+        let sets = std::iter::once(r.params.clone())
+            .chain(r.per_device.iter().map(|(d, _)| r.params_for(d)))
+            .collect::<Vec<_>>();
+        for (preset, binds) in &cfg.sizes {
+            for params in &sets {
+                for (key, e) in &ref_exprs {
+                    if let Err(err) = e.eval_with(&|n| binds.get(n).or(params.get(n)).copied()) {
+                        return Err(cx.err(key.clone(), format!("`{e}` under size preset `{preset}`: {err}")));
+                    }
                 }
             }
         }

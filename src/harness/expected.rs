@@ -10,10 +10,23 @@ use std::collections::BTreeMap;
 
 /// Runs Rust gold `name` and picks the array named `output` (or the only one).
 pub fn rust_gold(name: &str, inputs: &Arrays, sizes: &Sizes, output: &str) -> Result<HostArray, String> {
-    let result = gold::gold(name, inputs, sizes)
+    rust_gold_scaled(name, inputs, sizes, output).map(|(g, _)| g)
+}
+
+/// [`rust_gold`] and the per-element error scale the gold function gives
+/// for `output` (`<output>.scale`, see `validate::compare_scaled`), if any.
+pub fn rust_gold_scaled(
+    name: &str,
+    inputs: &Arrays,
+    sizes: &Sizes,
+    output: &str,
+) -> Result<(HostArray, Option<HostArray>), String> {
+    let mut result = gold::gold(name, inputs, sizes)
         .ok_or_else(|| format!("no Rust gold function `{name}` (src/harness/gold)"))?
         .map_err(|e| format!("gold `{name}`: {e}"))?;
-    pick(result, output).ok_or_else(|| format!("gold `{name}` returned no array `{output}`"))
+    let scale = result.remove(&format!("{output}.scale"));
+    let values = pick(result, output).ok_or_else(|| format!("gold `{name}` returned no array `{output}`"))?;
+    Ok((values, scale))
 }
 
 fn pick(mut arrays: Arrays, output: &str) -> Option<HostArray> {

@@ -1,6 +1,7 @@
 //! The reproduction harness: configs, runs, validation, statistics, results
 //! and charts.
 
+pub mod buildopts;
 pub mod chart;
 pub mod clblast;
 pub mod config;
@@ -16,5 +17,6 @@ pub mod runner;
 pub mod stats;
 pub mod suite;
 pub mod table1;
+pub mod userfun_size;
 pub mod validate;
 pub mod variant;

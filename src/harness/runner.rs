@@ -4,12 +4,12 @@
 use super::clblast::run_clblast;
 use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
-use super::expected::{interpreter_gold, rust_gold};
+use super::expected::{interpreter_gold, rust_gold_scaled};
 use super::inputs::make_host_arrays;
 use super::results::{ResultsError, ResultsWriter, Row};
 use super::roofline::Roofline;
 use super::stats::summarize;
-use super::validate::compare;
+use super::validate::compare_scaled;
 use super::variant::{run_lift, run_reference, Execution, RunCounts};
 use crate::runtime::{ClBlast, Runtime};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -172,7 +172,8 @@ pub(super) struct Bench<'a> {
     pub(super) opts: &'a RunOptions,
     pub(super) inputs: &'a Arrays,
     pub(super) buffers: &'a Arrays,
-    rust: Option<Result<HostArray, String>>,
+    /// The Rust gold and its error scale, computed once per size.
+    rust: Option<Result<(HostArray, Option<HostArray>), String>>,
     interp: Option<Result<HostArray, String>>,
     /// CLBlast, or why it could not be loaded.
     blas: &'a Result<ClBlast, String>,
@@ -198,7 +199,16 @@ impl Bench<'_> {
 
     fn rust_gold(&mut self, name: &str, output: &str) -> Result<HostArray, String> {
         let (inputs, sizes) = (self.inputs, &self.p.sizes);
-        self.rust.get_or_insert_with(|| rust_gold(name, inputs, sizes, output)).clone()
+        let gold = self.rust.get_or_insert_with(|| rust_gold_scaled(name, inputs, sizes, output));
+        gold.as_ref().map(|(g, _)| g.clone()).map_err(Clone::clone)
+    }
+
+    /// The Rust gold's error scale, once `rust_gold` has run.
+    fn rust_scale(&self) -> Option<&HostArray> {
+        match (&self.p.cfg.validation.gold, &self.rust) {
+            (Gold::Rust(_), Some(Ok((_, scale)))) => scale.as_ref(),
+            _ => None,
+        }
     }
 
     fn interp_gold(&mut self) -> Result<HostArray, String> {
@@ -311,7 +321,7 @@ impl Bench<'_> {
                 row.message = format!("no gold result: {msg}");
             }
             Some(Ok(g)) => {
-                let c = compare(&exec.output, g, v.rtol, v.atol);
+                let c = compare_scaled(&exec.output, g, self.rust_scale(), v.rtol, v.atol);
                 row.max_rel_error = Some(c.max_rel_error).filter(|x| x.is_finite());
                 row.status = if c.ok { "ok" } else { "FAILED" }.into();
                 row.message = c.message;

@@ -42,6 +42,20 @@ pub enum Table1Error {
     DefNotFound { path: PathBuf, def: String },
     #[error("writing {path}: {msg}")]
     Write { path: PathBuf, msg: String },
+    #[error("{path}: {msg}")]
+    Program { path: PathBuf, msg: String },
+}
+
+/// Refuses a program with a user function over `userfun_size`'s limit.
+fn check_userfuns(path: &Path) -> Result<(), Table1Error> {
+    let text = read(path)?;
+    let file = crate::ir::SourceFile::new(path.display().to_string(), text);
+    let program = crate::parse::parse_program(&file)
+        .map_err(|e| Table1Error::Program { path: path.to_path_buf(), msg: e.render(&file) })?;
+    match super::userfun_size::oversized_userfuns(&program).first() {
+        Some(msg) => Err(Table1Error::Program { path: path.to_path_buf(), msg: msg.clone() }),
+        None => Ok(()),
+    }
 }
 
 /// The paper's code sizes for one benchmark (Table 1 of CGO 2017).
@@ -238,6 +252,9 @@ fn def_lines(program: &Option<(PathBuf, String)>) -> Result<Option<usize>, Table
 
 /// Counts the lines of one benchmark's files.
 pub fn table1_row(entry: &Table1Entry) -> Result<Table1Row, Table1Error> {
+    for (path, _) in entry.high_level.iter().chain(&entry.low_level) {
+        check_userfuns(path)?;
+    }
     let mut opencl = None;
     for path in &entry.reference_files {
         let n = count_code_lines(&read(path)?, Lang::OpenCl);

@@ -26,7 +26,36 @@ pub fn compare(actual: &HostArray, gold: &HostArray, rtol: f64, atol: f64) -> Ch
     compare_f64(&as_f64(actual), &as_f64(gold), rtol, atol)
 }
 
+/// [`compare`] with a per-element error scale from the gold function (the
+/// sum of the magnitudes of the terms that make each element): then the
+/// bound is atol + rtol * scale, the forward error bound of a float sum,
+/// which stays tight where large terms cancel (MD's forces) and |g| alone
+/// would force a loose rtol. `max_rel_error` is then |a - g| / scale.
+pub fn compare_scaled(
+    actual: &HostArray,
+    gold: &HostArray,
+    scale: Option<&HostArray>,
+    rtol: f64,
+    atol: f64,
+) -> Check {
+    match scale {
+        None => compare(actual, gold, rtol, atol),
+        Some(s) => compare_with(&as_f64(actual), &as_f64(gold), Some(&as_f64(s)), rtol, atol),
+    }
+}
+
 pub fn compare_f64(a: &[f64], g: &[f64], rtol: f64, atol: f64) -> Check {
+    compare_with(a, g, None, rtol, atol)
+}
+
+fn compare_with(a: &[f64], g: &[f64], scale: Option<&[f64]>, rtol: f64, atol: f64) -> Check {
+    if let Some(s) = scale.filter(|s| s.len() != g.len()) {
+        return Check {
+            ok: false,
+            max_rel_error: f64::INFINITY,
+            message: format!("the gold's error scale has {} elements, the gold result {}", s.len(), g.len()),
+        };
+    }
     if a.len() != g.len() {
         return Check {
             ok: false,
@@ -39,9 +68,10 @@ pub fn compare_f64(a: &[f64], g: &[f64], rtol: f64, atol: f64) -> Check {
     let mut bad = 0usize;
     for (i, (&x, &y)) in a.iter().zip(g).enumerate() {
         let diff = (x - y).abs();
-        let pass = diff <= atol + rtol * y.abs();
-        if y.abs() > atol {
-            max_rel = max_rel.max(diff / y.abs());
+        let mag = scale.map_or(y.abs(), |s| s[i]);
+        let pass = diff <= atol + rtol * mag;
+        if mag > atol {
+            max_rel = max_rel.max(diff / mag);
         }
         if !pass {
             bad += 1;
@@ -77,5 +107,21 @@ mod tests {
         let nan = compare(&HostArray::F32(vec![f32::NAN, 0.0, 100.0]), &g, 1e-4, 1e-5);
         assert!(!nan.ok && nan.max_rel_error.is_infinite());
         assert!(!compare(&HostArray::F32(vec![1.0]), &g, 1.0, 1.0).ok);
+    }
+
+    #[test]
+    fn error_scale_replaces_the_gold_magnitude() {
+        // 0.01 is the cancelled sum of terms of magnitude 100: an error of
+        // 1e-4 is a few ulps of those terms, not 1% of the result.
+        let g = HostArray::F32(vec![0.01, 5.0]);
+        let scale = HostArray::F32(vec![200.0, 5.0]);
+        let a = HostArray::F32(vec![0.0101, 5.00001]);
+        assert!(!compare(&a, &g, 1e-5, 0.0).ok);
+        let c = compare_scaled(&a, &g, Some(&scale), 1e-5, 0.0);
+        assert!(c.ok && (c.max_rel_error - 2e-6).abs() < 1e-7, "{c:?}");
+        let off = compare_scaled(&HostArray::F32(vec![0.02, 5.0]), &g, Some(&scale), 1e-5, 0.0);
+        assert!(!off.ok, "{off:?}");
+        let short = compare_scaled(&a, &g, Some(&HostArray::F32(vec![1.0])), 1e-5, 0.0);
+        assert!(!short.ok && short.message.contains("error scale"), "{short:?}");
     }
 }

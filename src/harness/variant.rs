@@ -122,7 +122,11 @@ pub fn run_reference(
 ) -> Result<Execution, String> {
     let r = cfg.reference.as_ref().ok_or("no reference section")?;
     let (label, source) = read_sources(cfg)?;
-    let program = rt.build(&label, &source, &r.build_options).map_err(|e| e.to_string())?;
+    // The preset's sizes plus the tuning parameters chosen for this device.
+    let (sizes, build_options) =
+        super::buildopts::reference_build(&r.build_options, sizes, &r.params_for(&rt.info.name))?;
+    let sizes = &sizes;
+    let program = rt.build(&label, &source, &build_options).map_err(|e| e.to_string())?;
     let bufs = upload_all(rt, cfg, inputs, buffers)?;
     let mut launches = Vec::new();
     for k in &r.kernels {
@@ -159,7 +163,7 @@ pub fn run_reference(
         compile_ms: None,
         kernel_lines: Some(source.lines().count()),
         kernel_bytes: Some(source.len()),
-        build_options: r.build_options.clone(),
+        build_options,
     })
 }
 
@@ -249,7 +253,11 @@ pub fn run_lift(
     let kernels = lift.kernels_of(level).ok_or_else(|| format!("unknown Lift variant `{level}`"))?;
     // A named variant is its own program, compiled with every optimisation.
     let level = if config::is_named_variant(level) { "all" } else { level };
-    let build_options = cfg.reference.as_ref().map(|r| r.build_options.clone()).unwrap_or_default();
+    // The reference's options, sizes substituted (its tuning parameters are its own).
+    let build_options = match &cfg.reference {
+        Some(r) => super::buildopts::expand(&r.build_options, sizes)?,
+        None => String::new(),
+    };
     let mut compile_ms = 0.0;
     let mut built = Vec::new();
     for k in kernels {

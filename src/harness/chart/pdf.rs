@@ -10,56 +10,67 @@ use svg2pdf::usvg::fontdb;
 
 use super::ChartError;
 
-/// Where fonts are looked up.
+/// Where fonts are looked up. Whatever the source, a lookup that finds no
+/// sans-serif face falls back to the font built into the binary.
 #[derive(Clone, Debug)]
 pub enum FontSource {
     /// The system's font directories (and fontconfig's, where present).
     System,
     /// Only these directories.
     Dirs(Vec<PathBuf>),
+    /// No lookup: only the built-in font (what a machine without fonts
+    /// gets; the tests use it to hide the system's fonts).
+    BuiltIn,
 }
 
+/// DejaVu Sans 2.37, unmodified (Bitstream Vera licence, which allows
+/// redistribution in software: `fonts/LICENSE.txt`). Built in so a GPU
+/// machine without a single font still gets its chart.
+const BUILT_IN_FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
+const BUILT_IN_FAMILY: &str = "DejaVu Sans";
+
 /// Families tried for the SVG's `sans-serif` text, best first. DejaVu Sans
-/// comes from Debian's `fonts-dejavu-core`, which CI installs; the others
-/// are common stand-ins on other machines.
+/// comes from Debian's `fonts-dejavu-core`; the others are common stand-ins
+/// on other machines.
 const SANS_CANDIDATES: [&str; 5] = ["DejaVu Sans", "Liberation Sans", "Noto Sans", "Arial", "FreeSans"];
 
-/// Loads fonts and picks the family that renders `sans-serif`.
-fn font_database(source: &FontSource) -> Result<fontdb::Database, ChartError> {
-    let mut db = fontdb::Database::new();
-    match source {
-        FontSource::System => db.load_system_fonts(),
-        FontSource::Dirs(dirs) => dirs.iter().for_each(|d| db.load_fonts_dir(d)),
-    }
+fn sans_family(db: &fontdb::Database) -> Option<String> {
     let families: Vec<&str> =
         db.faces().flat_map(|f| f.families.iter().map(|(name, _)| name.as_str())).collect();
-    let chosen = SANS_CANDIDATES
+    SANS_CANDIDATES
         .iter()
         .copied()
         .find(|c| families.contains(c))
         // Any other sans face still gives readable text.
         .or_else(|| families.iter().copied().find(|f| f.contains("Sans") && !f.contains("Mono")))
-        .map(str::to_string);
-    match chosen {
-        Some(family) => {
-            db.set_sans_serif_family(family);
-            Ok(db)
-        }
-        None => Err(ChartError::Font(format!(
-            "no sans-serif font found ({} faces loaded from {}); install one, e.g. Debian's \
-             `fonts-dejavu-core`",
-            db.len(),
-            match source {
-                FontSource::System => "the system font directories".to_string(),
-                FontSource::Dirs(d) => format!("{d:?}"),
-            }
-        ))),
+        .map(str::to_string)
+}
+
+/// Loads fonts and picks the family that renders `sans-serif`; returns the
+/// database and that family.
+pub(crate) fn font_database(source: &FontSource) -> Result<(fontdb::Database, String), ChartError> {
+    let mut db = fontdb::Database::new();
+    match source {
+        FontSource::System => db.load_system_fonts(),
+        FontSource::Dirs(dirs) => dirs.iter().for_each(|d| db.load_fonts_dir(d)),
+        FontSource::BuiltIn => {}
     }
+    let family = match sans_family(&db) {
+        Some(f) => f,
+        None => {
+            db.load_font_data(BUILT_IN_FONT.to_vec());
+            sans_family(&db).filter(|f| f == BUILT_IN_FAMILY).ok_or_else(|| {
+                ChartError::Font(format!("the built-in font did not load ({} faces)", db.len()))
+            })?
+        }
+    };
+    db.set_sans_serif_family(family.clone());
+    Ok((db, family))
 }
 
 /// Converts an SVG document to a one-page PDF with embedded text.
 pub fn svg_to_pdf(svg: &str, fonts: &FontSource) -> Result<Vec<u8>, ChartError> {
-    let db = font_database(fonts)?;
+    let (db, _) = font_database(fonts)?;
     let options = usvg::Options { fontdb: Arc::new(db), ..usvg::Options::default() };
     let tree =
         usvg::Tree::from_str(svg, &options).map_err(|e| ChartError::Pdf(format!("parsing the SVG: {e}")))?;
@@ -132,6 +143,14 @@ fn sort_runs(text: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn built_in_font_is_used_when_no_other_is_found() {
+        let (db, family) = font_database(&FontSource::BuiltIn).expect("built-in font");
+        assert_eq!((family.as_str(), db.len()), (BUILT_IN_FAMILY, 1));
+        let (db, family) = font_database(&FontSource::Dirs(vec![])).expect("built-in font");
+        assert_eq!((family.as_str(), db.len()), (BUILT_IN_FAMILY, 1));
+    }
 
     #[test]
     fn sorts_reference_runs_outside_streams_only() {

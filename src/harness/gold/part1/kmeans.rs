@@ -6,11 +6,14 @@
 //! `f * P + p`); `clusters` cluster-major, `[C][F]`. Output `membership`:
 //! int [P].
 //!
-//! The generators draw the points around the centres, so each point's
-//! nearest centre wins by a wide margin: with independent uniform points, a
-//! few of 800K points would have two centres within float rounding of each
-//! other, and a correct kernel could pick either. Both generators rebuild the
-//! same centres from a fixed seed, since each is called on its own.
+//! The generators put every point near a decision boundary: between two
+//! centres a and b, with |x - a|^2 - |x - b|^2 a small but safe fraction of
+//! the distances. A kernel that skips a feature, or a cluster, then
+//! classifies many points wrongly; a correct kernel in any summation order
+//! cannot, since the fraction (>= 1e-4) is far above the f32 error of a
+//! 34-term sum of squares (<= about 36 u = 2e-6 relative, u = 2^-24). Both
+//! generators rebuild the same centres from a fixed seed, since each is
+//! called on its own.
 
 use super::{floats, output, size, Rng};
 use crate::harness::data::{Arrays, HostArray, Sizes};
@@ -19,10 +22,14 @@ use crate::harness::data::{Arrays, HostArray, Sizes};
 const CENTRE_SEED: u64 = 0x6b6d_6561_6e73_0001;
 /// Seed of the points' assignment and noise.
 const POINT_SEED: u64 = 0x6b6d_6561_6e73_0002;
-/// Half-width of the uniform noise around a centre, per feature; centres are
-/// uniform in [0, 1) per feature, so in 34 dimensions centres lie about 2.4
-/// apart and points within about 0.3 of theirs.
+/// Half-width of the uniform noise added to a point, per feature; centres
+/// are uniform in [0, 1) per feature.
 const NOISE: f32 = 0.1;
+/// The margin |d_a^2 - d_b^2| / d^2 of a point is log-uniform in
+/// [MARGIN_MIN, MARGIN_MAX] (d^2 the squared distance to the boundary's
+/// nearer centre).
+const MARGIN_MIN: f64 = 1e-4;
+const MARGIN_MAX: f64 = 1e-2;
 
 pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
     let p = size(sizes, "P")?;
@@ -56,17 +63,59 @@ pub fn clusters(sizes: &Sizes) -> Result<HostArray, String> {
     Ok(HostArray::F32(centres(size(sizes, "C")?, size(sizes, "F")?)))
 }
 
-/// `kmeans_features`: float [F][P]: each point a random centre plus uniform
-/// noise in [-NOISE, NOISE) per feature, stored feature-major.
+/// `kmeans_features`: float [F][P], stored feature-major: each point on
+/// the segment between two random centres, plus noise, moved along the
+/// segment until its two nearest centres are those two and their squared
+/// distances differ by the drawn margin (either may win).
 pub fn features(sizes: &Sizes) -> Result<HostArray, String> {
     let (p, c, f) = (size(sizes, "P")?, size(sizes, "C")?, size(sizes, "F")?);
+    if c < 2 {
+        return Err(format!("points near a boundary need two clusters or more, C = {c}"));
+    }
     let centres = centres(c, f);
+    let centre = |k: usize| &centres[k * f..(k + 1) * f];
     let mut rng = Rng::new(POINT_SEED);
     let mut out = vec![0.0f32; f * p];
+    let mut x = vec![0.0f32; f];
     for pt in 0..p {
-        let k = rng.below(c);
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            if tries > 1000 {
+                return Err(format!("no point near a boundary found for point {pt}"));
+            }
+            let a = rng.below(c);
+            let b = (a + 1 + rng.below(c - 1)) % c;
+            let (ca, cb) = (centre(a), centre(b));
+            let e: Vec<f64> = (0..f).map(|_| rng.uniform(-NOISE, NOISE) as f64).collect();
+            // d_a^2 - d_b^2 at x = a + t (b - a) + e is
+            // 2 (a + e).(b - a) + |a|^2 - |b|^2 + 2 t |b - a|^2: solve for t.
+            let ab2: f64 = (0..f).map(|l| (cb[l] as f64 - ca[l] as f64).powi(2)).sum();
+            let base: f64 = (0..f)
+                .map(|l| {
+                    let (al, bl) = (ca[l] as f64, cb[l] as f64);
+                    2.0 * (al + e[l]) * (bl - al) + al * al - bl * bl
+                })
+                .sum();
+            let margin = MARGIN_MIN * (MARGIN_MAX / MARGIN_MIN).powf(rng.uniform(0.0, 1.0) as f64);
+            let sign = if rng.below(2) == 0 { -1.0 } else { 1.0 };
+            let target = sign * margin * ab2 / 4.0;
+            let t = (target - base) / (2.0 * ab2);
+            for l in 0..f {
+                x[l] = (ca[l] as f64 + t * (cb[l] as f64 - ca[l] as f64) + e[l]) as f32;
+            }
+            // Check on the rounded point: a and b nearest, their gap safe.
+            let mut d: Vec<(f64, usize)> = (0..c)
+                .map(|k| ((0..f).map(|l| (x[l] as f64 - centre(k)[l] as f64).powi(2)).sum(), k))
+                .collect();
+            d.sort_by(|u, v| u.0.total_cmp(&v.0));
+            let pair = (d[0].1 == a && d[1].1 == b) || (d[0].1 == b && d[1].1 == a);
+            if pair && d[1].0 - d[0].0 >= 0.5 * MARGIN_MIN * d[0].0 {
+                break;
+            }
+        }
         for l in 0..f {
-            out[l * p + pt] = centres[k * f + l] + rng.uniform(-NOISE, NOISE);
+            out[l * p + pt] = x[l];
         }
     }
     Ok(HostArray::F32(out))
@@ -90,18 +139,23 @@ mod tests {
     }
 
     #[test]
-    fn generated_points_belong_to_their_centres_clearly() {
+    fn generated_points_lie_near_a_boundary_with_a_safe_margin() {
         let s = sizes(&[("P", 300), ("C", 5), ("F", 34)]);
         let HostArray::F32(x) = features(&s).unwrap() else { panic!("floats expected") };
         let HostArray::F32(cs) = clusters(&s).unwrap() else { panic!("floats expected") };
+        let mut winners = [0usize; 5];
         for pt in 0..300 {
-            let mut d: Vec<f64> = cs
+            let mut d: Vec<(f64, usize)> = cs
                 .chunks(34)
-                .map(|c| (0..34).map(|l| (x[l * 300 + pt] as f64 - c[l] as f64).powi(2)).sum())
+                .enumerate()
+                .map(|(k, c)| ((0..34).map(|l| (x[l * 300 + pt] as f64 - c[l] as f64).powi(2)).sum(), k))
                 .collect();
-            d.sort_by(f64::total_cmp);
-            // The runner-up is far behind: no float rounding can swap them.
-            assert!(d[1] > 2.0 * d[0], "point {pt}: {d:?}");
+            d.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let gap = (d[1].0 - d[0].0) / d[0].0;
+            // Near the boundary, yet far above f32 rounding (~2e-6).
+            assert!((0.4 * MARGIN_MIN..3.0 * MARGIN_MAX).contains(&gap), "point {pt}: gap {gap}");
+            winners[d[0].1] += 1;
         }
+        assert!(winners.iter().all(|&w| w > 20), "every cluster wins some points: {winners:?}");
     }
 }

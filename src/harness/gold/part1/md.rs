@@ -4,7 +4,8 @@
 //! neighbour list is neighbour-major: neighbour j of atom i at `j * N + i`.
 //! For a pair with `d = p_i - p_j`, `r2 = |d|^2 < cutsq`, the force on i is
 //! `d * r2inv * r6inv * (lj1 * r6inv - lj2)` (`r2inv = 1/r2`,
-//! `r6inv = r2inv^3`). Output `force`: float4 per atom, w = 0.
+//! `r6inv = r2inv^3`). Output `force`: float4 per atom, w = 0, and
+//! `force.scale`, each component's sum of term magnitudes (its error scale).
 //!
 //! Both generators rebuild the same positions from a fixed seed: each is
 //! called on its own, with only the sizes and a per-input seed, and the
@@ -28,8 +29,12 @@ pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
     let lj2 = scalar(inputs, "lj2")? as f64;
 
     let mut force = vec![0.0f32; 4 * n];
+    // Per component, the sum of the magnitudes of its terms: the f32 error
+    // of a sum is bounded relative to it (validate::compare_scaled).
+    let mut scale = vec![0.0f32; 4 * n];
     for i in 0..n {
         let mut f = [0.0f64; 3];
+        let mut fs = [0.0f64; 3];
         for j in 0..m {
             let k = neigh[j * n + i];
             let k = usize::try_from(k)
@@ -50,13 +55,17 @@ pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
             let s = r2inv * r6inv * (lj1 * r6inv - lj2);
             for c in 0..3 {
                 f[c] += d[c] * s;
+                fs[c] += (d[c] * s).abs();
             }
         }
         for c in 0..3 {
             force[4 * i + c] = f[c] as f32;
+            scale[4 * i + c] = fs[c] as f32;
         }
     }
-    Ok(output("force", HostArray::F32(force)))
+    let mut out = output("force", HostArray::F32(force));
+    out.insert("force.scale".into(), HostArray::F32(scale));
+    Ok(out)
 }
 
 /// The N atoms: uniform in [0, BOX)^3, from the fixed seed.

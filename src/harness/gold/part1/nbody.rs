@@ -5,7 +5,11 @@
 //! bodies, itself included (r = 0 adds nothing; the softening keeps the
 //! denominator positive). The update:
 //! `pos' = pos + vel*dt + acc*dt^2/2`, `vel' = vel + acc*dt`, w unchanged.
-//! Output `out`: `[N][2]` float4, position then velocity per body.
+//! Output `out`: `[N][2]` float4, position then velocity per body, and
+//! `out.scale`, each component's error scale: the magnitudes of the
+//! update's terms, with the acceleration's sum of term magnitudes weighted
+//! by sqrt(N) (the probabilistic bound of an N-term f32 sum, whose errors
+//! add like a random walk; the worst case, N, is far from what happens).
 
 use super::{floats, output, scalar, size, Rng};
 use crate::harness::data::{Arrays, HostArray, Sizes};
@@ -17,28 +21,34 @@ pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
     let esp_sqr = scalar(inputs, "espSqr")? as f64;
     let dt = scalar(inputs, "deltaT")? as f64;
 
-    let mut out = vec![0.0f32; 8 * n];
+    // Per body 8 values then 8 error scales.
+    let mut both = vec![0.0f32; 16 * n];
     // All pairs is O(N^2): spread the bodies over the host's cores.
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(64);
     let per = n.div_ceil(threads).max(1);
     std::thread::scope(|scope| {
-        for (t, chunk) in out.chunks_mut(8 * per).enumerate() {
+        for (t, chunk) in both.chunks_mut(16 * per).enumerate() {
             let (pos, vel) = (&pos, &vel);
             scope.spawn(move || {
-                for (k, o) in chunk.chunks_exact_mut(8).enumerate() {
+                for (k, o) in chunk.chunks_exact_mut(16).enumerate() {
                     body(pos, vel, t * per + k, esp_sqr, dt, o);
                 }
             });
         }
     });
-    Ok(output("out", HostArray::F32(out)))
+    let (out, scale): (Vec<_>, Vec<_>) = both.chunks_exact(16).map(|b| (&b[..8], &b[8..])).unzip();
+    let mut result = output("out", HostArray::F32(out.concat()));
+    result.insert("out.scale".into(), HostArray::F32(scale.concat()));
+    Ok(result)
 }
 
-/// The new position and velocity of body `i` (8 floats into `o`).
+/// The new position and velocity of body `i` (8 floats into `o`), then
+/// their error scales (8 more).
 fn body(pos: &[f32], vel: &[f32], i: usize, esp_sqr: f64, dt: f64, o: &mut [f32]) {
     let pi = &pos[4 * i..4 * i + 4];
     // f64 accumulation: the sum has N terms of both signs.
     let mut acc = [0.0f64; 3];
+    let mut mag = [0.0f64; 3];
     for pj in pos.chunks_exact(4) {
         let r = [0, 1, 2].map(|c| pj[c] as f64 - pi[c] as f64);
         let dist_sqr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + esp_sqr;
@@ -46,16 +56,23 @@ fn body(pos: &[f32], vel: &[f32], i: usize, esp_sqr: f64, dt: f64, o: &mut [f32]
         let s = pj[3] as f64 * inv * inv * inv;
         for c in 0..3 {
             acc[c] += r[c] * s;
+            mag[c] += (r[c] * s).abs();
         }
     }
     let vi = &vel[4 * i..4 * i + 4];
+    let walk = (pos.len() as f64 / 4.0).sqrt();
     for c in 0..3 {
         let (p, v) = (pi[c] as f64, vi[c] as f64);
         o[c] = (p + v * dt + 0.5 * acc[c] * dt * dt) as f32;
         o[4 + c] = (v + acc[c] * dt) as f32;
+        o[8 + c] = (p.abs() + (v * dt).abs() + 0.5 * walk * mag[c] * dt * dt) as f32;
+        o[12 + c] = (v.abs() + walk * mag[c] * dt.abs()) as f32;
     }
     o[3] = pi[3];
     o[7] = vi[3];
+    // Copied: exact.
+    o[11] = 0.0;
+    o[15] = 0.0;
 }
 
 /// `nbody_bodies`: N float4 bodies, positions uniform in the cube

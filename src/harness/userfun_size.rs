@@ -1,0 +1,90 @@
+//! The size check on user functions: the paper's user functions are a few
+//! scalar or vector operations, and a program that hides its computation in
+//! one large user function (a hand-unrolled reduction, a loop) is C code,
+//! not a Lift program. `lift table1` refuses a benchmark whose program has
+//! a user function over the limit, naming it.
+
+use crate::ir::cfun::{AssignOp, CExpr, CStmt};
+use crate::ir::Program;
+
+/// The most C operators (arithmetic, comparison, logic, ternary, calls,
+/// compound assignments) a user function may have. The largest user
+/// functions of the paper's kind are one Lennard-Jones interaction (MD, 22)
+/// and one N-Body interaction (16); a hand-unrolled reduction of 16 terms
+/// already needs 31 (the old 17-tap, 4-output convolution function had 132).
+pub const MAX_USERFUN_OPS: usize = 30;
+
+fn expr_ops(e: &CExpr) -> usize {
+    match e {
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => 0,
+        CExpr::Field(x, _) | CExpr::Cast(_, x) => expr_ops(x),
+        CExpr::Unary(_, x) => 1 + expr_ops(x),
+        CExpr::Binary(_, a, b) => 1 + expr_ops(a) + expr_ops(b),
+        CExpr::Ternary(c, a, b) => 1 + expr_ops(c) + expr_ops(a) + expr_ops(b),
+        CExpr::Call(_, args) => 1 + args.iter().map(expr_ops).sum::<usize>(),
+        CExpr::VectorLit(_, xs) | CExpr::TupleLit(_, xs) => xs.iter().map(expr_ops).sum(),
+    }
+}
+
+/// Operators of a statement list; `None` when it has a loop.
+fn stmts_ops(stmts: &[CStmt]) -> Option<usize> {
+    let mut n = 0;
+    for s in stmts {
+        n += match s {
+            CStmt::Decl { init, .. } => init.as_ref().map_or(0, expr_ops),
+            CStmt::Assign { target, op, value } => {
+                usize::from(*op != AssignOp::Set) + expr_ops(target) + expr_ops(value)
+            }
+            CStmt::If { cond, then, otherwise } => expr_ops(cond) + stmts_ops(then)? + stmts_ops(otherwise)?,
+            CStmt::For { .. } => return None,
+            CStmt::Return(e) | CStmt::Expr(e) => expr_ops(e),
+            CStmt::Block(b) => stmts_ops(b)?,
+        };
+    }
+    Some(n)
+}
+
+/// One line per user function of `program` over the limit (or with a loop).
+pub fn oversized_userfuns(program: &Program) -> Vec<String> {
+    program
+        .user_funs
+        .iter()
+        .filter_map(|f| match stmts_ops(&f.body) {
+            None => Some(format!("user function `{}` has a loop (express it with patterns)", f.name)),
+            Some(n) if n > MAX_USERFUN_OPS => Some(format!(
+                "user function `{}` has {n} C operators, more than {MAX_USERFUN_OPS} (express it with patterns)",
+                f.name
+            )),
+            Some(_) => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+
+    fn check(src: &str) -> Vec<String> {
+        let file = SourceFile::new("t.lift".to_string(), src.to_string());
+        oversized_userfuns(&crate::parse::parse_program(&file).expect("parses"))
+    }
+
+    #[test]
+    fn small_functions_pass_and_large_or_looping_ones_are_named() {
+        assert!(check("userfun f(a: float, b: float): float { return a * b + 1.0f; }").is_empty());
+        let terms: Vec<String> = (0..16).map(|i| format!("x{i} * y")).collect();
+        let params: Vec<String> = (0..16).map(|i| format!("x{i}: float")).collect();
+        let big = format!(
+            "userfun big({}, y: float): float {{ return {}; }}",
+            params.join(", "),
+            terms.join(" + ")
+        );
+        let e = check(&big);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("`big`") && e[0].contains("31 C operators"), "{e:?}");
+        let looped = "userfun s(x: float): float { float a = 0.0f; for (int i = 0; i < 4; i += 1) { a += x; } return a; }";
+        let e = check(looped);
+        assert!(e.len() == 1 && e[0].contains("loop"), "{e:?}");
+    }
+}
