@@ -248,3 +248,33 @@ fn legacy_results_without_gelems_are_read() {
     assert!(e.contains(":2") && e.contains("27 fields, expected 26"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn compile_def(file: &str, def: &str, local: [i64; 3]) -> String {
+    use lift::compile::{compile, CompileOptions};
+    let path = repo().join("benchmarks/cgo18").join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let src = lift::ir::SourceFile::new(format!("benchmarks/cgo18/{file}"), text);
+    let program = lift::parse::parse_program(&src).unwrap_or_else(|e| panic!("{}", e.render(&src)));
+    let opts = CompileOptions { local: Some(local), ..CompileOptions::default() };
+    compile(&program, def, &opts).unwrap_or_else(|e| panic!("{file} {def}: {e}")).source
+}
+
+/// The generated code of the two variants of one 2D and one 3D stencil: the
+/// naive kernel reads clamped global memory directly; the tiled one copies
+/// its tile (with the halo) to local memory once, behind one barrier.
+#[test]
+fn generated_stencil_kernels() {
+    for (file, def, local) in [
+        ("jacobi2d-5pt.lift", "jacobi2d5Naive", [32, 8, 1]),
+        ("jacobi2d-5pt.lift", "jacobi2d5Tiled", [32, 8, 1]),
+        ("hotspot3d.lift", "hotspot3dNaive", [32, 4, 1]),
+        ("hotspot3d.lift", "hotspot3dTiled", [32, 4, 1]),
+    ] {
+        let k = compile_def(file, def, local);
+        let tiled = def.ends_with("Tiled");
+        assert_eq!(k.contains("local float"), tiled, "{def}:\n{k}");
+        assert_eq!(k.matches("barrier(CLK_LOCAL_MEM_FENCE)").count(), usize::from(tiled), "{def}:\n{k}");
+        assert!(k.contains("min(") && k.contains("max("), "clamped borders in {def}");
+        insta::assert_snapshot!(format!("stencil_{def}"), k);
+    }
+}

@@ -215,7 +215,26 @@ pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
             return Err(bad(format!("{}: no such file", c.display())));
         }
     }
-    let files = chart::render_figure8(csvs, out).map_err(|e| CliError::Failed(e.to_string()))?;
+    // A stencil results file draws that suite's figures (one file each);
+    // the others are CGO 2017's and draw Figure 8 together.
+    let stencil_file = suite::results_file(suite::STENCIL_SUITE);
+    let (stencils, cgo17): (Vec<PathBuf>, Vec<PathBuf>) =
+        csvs.iter().cloned().partition(|c| c.file_name().is_some_and(|n| *n == *stencil_file));
+    let mut files = Vec::new();
+    if !cgo17.is_empty() {
+        files.extend(chart::render_figure8(&cgo17, out).map_err(|e| CliError::Failed(e.to_string()))?);
+    }
+    for c in &stencils {
+        let dir = if stencils.len() > 1 {
+            out.join(c.parent().and_then(|p| p.file_name()).unwrap_or_default())
+        } else {
+            out.to_path_buf()
+        };
+        files.extend(
+            suite::render_figures(suite::STENCIL_SUITE, c, &dir)
+                .map_err(|e| CliError::Failed(e.to_string()))?,
+        );
+    }
     for f in files {
         println!("chart: {}", f.display());
     }

@@ -64,7 +64,7 @@ enum Cmd {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
-    /// Render Figure 8 from result CSVs.
+    /// Render Figure 8 from result CSVs (a results-cgo18.csv: the stencil figures 7 and 8).
     Plot {
         #[arg(required = true)]
         csvs: Vec<PathBuf>,
