@@ -5,7 +5,7 @@ use crate::harness::config::{self, Config, LIFT_LEVELS};
 use crate::harness::runner::{self, RunOptions};
 use crate::harness::table1::Table1Entry;
 use crate::harness::variant::RunCounts;
-use crate::harness::{chart, env, roofline};
+use crate::harness::{chart, env, roofline, suite};
 use crate::runtime::{self, Runtime};
 use std::path::{Path, PathBuf};
 
@@ -41,15 +41,25 @@ fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     if let Some(vs) = &a.variants {
         for v in vs {
-            if v != "reference" && v != "clblast" && !LIFT_LEVELS.contains(&v.as_str()) {
+            let known = ["reference", "clblast", "halide"].contains(&v.as_str())
+                || LIFT_LEVELS.contains(&v.as_str())
+                || config::is_named_variant(v);
+            if !known {
                 return Err(bad(format!(
-                    "--variants: `{v}` is not reference, {} or clblast",
+                    "--variants: `{v}` is not reference, {}, clblast, halide or lift-<name>",
                     LIFT_LEVELS.join(", ")
                 )));
             }
         }
     }
     let (mut configs, broken) = load_configs(&a.cfg)?;
+    if let Some(s) = &a.suite {
+        let known = suite::suites(&configs);
+        if !known.contains(s) {
+            return Err(bad(format!("--suite: no benchmark of suite `{s}`; known: {}", known.join(", "))));
+        }
+        configs.retain(|c| &c.suite == s);
+    }
     if let Some(names) = only {
         let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
         for n in names {
@@ -94,38 +104,47 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     } else {
         roofline::load(&roof_path)
     };
-    let opts = RunOptions {
-        sizes,
-        variants: a.variants.clone(),
-        counts: RunCounts { warmup: a.warmup, runs: a.runs.max(1) },
-        resume: a.resume,
-        report_dir: report_dir.clone(),
-        roofline: roof,
-        // A copy of the tree shipped to another machine (a GPU host) may
-        // carry no .git, or a stale one: LIFT_GIT_COMMIT names the commit.
-        git_commit: std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.cfg.root)),
-    };
-    let report = runner::run(&rt, &configs, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
-    for n in &report.notes {
-        println!("note: {n}");
-    }
-    println!();
-    print!("{}", runner::summary_table(&report.rows));
-    match chart::render_figure8(std::slice::from_ref(&report.csv), &report_dir) {
-        Ok(files) => {
-            for f in files {
-                println!("chart: {}", f.display());
-            }
+    // A copy of the tree shipped to another machine (a GPU host) may carry
+    // no .git, or a stale one: LIFT_GIT_COMMIT names the commit.
+    let git_commit = std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.cfg.root));
+    let mut failures = 0;
+    let mut csvs = Vec::new();
+    for s in suite::suites(&configs) {
+        let these: Vec<Config> = configs.iter().filter(|c| c.suite == s).cloned().collect();
+        let opts = RunOptions {
+            sizes: sizes.clone(),
+            variants: a.variants.clone(),
+            counts: RunCounts { warmup: a.warmup, runs: a.runs.max(1) },
+            resume: a.resume,
+            report_dir: report_dir.clone(),
+            results_file: suite::results_file(&s),
+            roofline: roof.clone(),
+            git_commit: git_commit.clone(),
+        };
+        println!("suite {s}: {} benchmark(s)", these.len());
+        let report = runner::run(&rt, &these, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+        for n in &report.notes {
+            println!("note: {n}");
         }
-        Err(e) => eprintln!("error: charts: {e}"),
+        println!();
+        print!("{}", runner::summary_table(&report.rows));
+        match suite::render_figures(&s, &report.csv, &report_dir) {
+            Ok(files) => {
+                for f in files {
+                    println!("chart: {}", f.display());
+                }
+            }
+            Err(e) => eprintln!("error: charts: {e}"),
+        }
+        println!("results: {}", report.csv.display());
+        failures += report.failures();
+        csvs.push(report.csv.display().to_string());
     }
-    println!("results: {}", report.csv.display());
-    let failures = report.failures();
     if failures > 0 || !broken.is_empty() {
         return Err(CliError::Failed(format!(
             "{failures} row(s) FAILED or errored, {} config(s) broken; see {}",
             broken.len(),
-            report.csv.display()
+            csvs.join(", ")
         )));
     }
     Ok(())
@@ -151,7 +170,10 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
         if cfg.clblast.is_some() {
             variants.push("clblast".to_string());
         }
-        println!("{:<12} {}", cfg.name, cfg.description);
+        if cfg.halide.is_some() {
+            variants.push("halide".to_string());
+        }
+        println!("{:<12} {} [{}]", cfg.name, cfg.description, cfg.suite);
         println!("{:<12} sizes: {}; variants: {}", "", sizes.join(" "), variants.join(", "));
     }
     for b in &broken {
@@ -223,6 +245,8 @@ pub(crate) fn table1_cmd(c: &ConfigArgs, out: &Path) -> Result<(), CliError> {
     for b in &broken {
         eprintln!("error: {b}");
     }
+    // Table 1 is CGO 2017's: the other suites' programs are not in it.
+    let configs: Vec<Config> = configs.into_iter().filter(|c| c.suite == config::DEFAULT_SUITE).collect();
     let entries = table1_entries(&configs);
     let t =
         crate::harness::table1::write_table1(&entries, out).map_err(|e| CliError::Failed(e.to_string()))?;

@@ -109,12 +109,17 @@ pub(crate) struct RunArgs {
     /// Untimed warm-up runs per variant.
     #[arg(long, default_value_t = 1)]
     warmup: usize,
-    /// Comma-separated variants: reference, none, barrier, barrier+cf, all, clblast.
+    /// Comma-separated variants: reference, none, barrier, barrier+cf, all, clblast,
+    /// halide, or a named Lift variant (lift-naive, lift-tiled).
     #[arg(long, value_delimiter = ',')]
     variants: Option<Vec<String>>,
     /// Reports directory; results go to DIR/<device-slug>/.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
+    /// Only the benchmarks of this suite (cgo17, cgo18); default: every suite,
+    /// each with its own results file and figures.
+    #[arg(long)]
+    suite: Option<String>,
     /// Keep the rows of results.csv and run only what is missing.
     #[arg(long)]
     resume: bool,

@@ -139,10 +139,21 @@ struct RawProgramRef {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLift {
+    #[serde(default)]
     kernels: Vec<RawLiftKernel>,
     output: String,
     #[serde(default)]
     high_level: Option<RawProgramRef>,
+    /// Named variants (`lift-naive`, `lift-tiled`, ...), each compiled at level `all`.
+    #[serde(default)]
+    variants: Vec<RawNamedVariant>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNamedVariant {
+    name: String,
+    kernels: Vec<RawLiftKernel>,
 }
 
 /// One CLBlast call as written (`routine: gemv` or `gemm`).
@@ -195,12 +206,17 @@ struct RawValidation {
 struct RawMetrics {
     flops: String,
     bytes: String,
+    /// Output elements updated per run, for GElements/s.
+    #[serde(default)]
+    elements: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     name: String,
+    #[serde(default)]
+    suite: Option<String>,
     #[serde(default)]
     description: String,
     #[serde(default)]
@@ -215,6 +231,8 @@ struct RawConfig {
     lift: Option<RawLift>,
     #[serde(default)]
     clblast: Option<RawClBlast>,
+    #[serde(default)]
+    halide: Option<super::halide::RawHalide>,
     #[serde(default)]
     variants: Option<Vec<String>>,
     validation: RawValidation,
@@ -278,9 +296,29 @@ pub struct LiftKernel {
 
 #[derive(Clone, Debug)]
 pub struct Lift {
+    /// The program built at the four optimisation levels (may be empty
+    /// when only named variants are given).
     pub kernels: Vec<LiftKernel>,
     pub output: String,
     pub high_level: Option<(PathBuf, String)>,
+    /// Named variants in config order, each compiled at level `all`.
+    pub named: Vec<(String, Vec<LiftKernel>)>,
+}
+
+impl Lift {
+    /// The kernels of a variant: a level's are `kernels`, a named one's its own.
+    pub fn kernels_of(&self, variant: &str) -> Option<&[LiftKernel]> {
+        if LIFT_LEVELS.contains(&variant) {
+            return Some(&self.kernels);
+        }
+        self.named.iter().find(|(n, _)| n == variant).map(|(_, k)| k.as_slice())
+    }
+
+    /// The first kernel of the benchmark (its `args` bind the high-level
+    /// program's parameters for the interpreter).
+    pub fn first_kernel(&self) -> Option<&LiftKernel> {
+        self.kernels.first().or_else(|| self.named.first().and_then(|(_, k)| k.first()))
+    }
 }
 
 /// Where the expected output comes from.
@@ -305,6 +343,8 @@ pub struct Validation {
 pub struct Config {
     pub file: PathBuf,
     pub name: String,
+    /// The paper this benchmark belongs to (`cgo17` unless the config says).
+    pub suite: String,
     pub description: String,
     pub origin: String,
     /// Presets in file order (smallest first).
@@ -316,14 +356,27 @@ pub struct Config {
     pub lift: Option<Lift>,
     /// The CLBlast baseline, when the benchmark has one.
     pub clblast: Option<ClBlastSpec>,
+    /// The automatic peer run as an external executable, when the benchmark has one.
+    pub halide: Option<super::halide::HalideSpec>,
     pub variants: Vec<String>,
     pub validation: Validation,
     pub flops: Option<ArithExpr>,
     pub bytes: Option<ArithExpr>,
+    pub elements: Option<ArithExpr>,
 }
 
 /// The Lift optimisation levels, in chart order.
 pub const LIFT_LEVELS: [&str; 4] = ["none", "barrier", "barrier+cf", "all"];
+
+/// The suite of a config without `suite:`.
+pub const DEFAULT_SUITE: &str = "cgo17";
+
+/// Whether `v` may name a named Lift variant: `lift-` and a lowercase name.
+pub fn is_named_variant(v: &str) -> bool {
+    v.strip_prefix("lift-").is_some_and(|r| {
+        !r.is_empty() && r.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    })
+}
 
 impl Config {
     pub fn preset(&self, name: &str) -> Option<(usize, &BTreeMap<String, i64>)> {
@@ -498,37 +551,30 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let lift = match &raw.lift {
         None => None,
         Some(l) => {
-            let mut kernels = Vec::new();
-            for (i, k) in l.kernels.iter().enumerate() {
-                let key = format!("lift.kernels[{i}]");
-                let program = cx.file_exists(root, format!("{key}.program"), &k.program)?;
-                for (p, a) in &k.args {
-                    if !is_array(a) {
-                        return Err(
-                            cx.err(format!("{key}.args.{p}"), format!("`{a}` is not an input or buffer"))
-                        );
-                    }
+            let kernels = parse_lift_kernels(cx, root, "lift.kernels", &l.kernels, &is_array)?;
+            let mut named: Vec<(String, Vec<LiftKernel>)> = Vec::new();
+            for (i, v) in l.variants.iter().enumerate() {
+                let key = format!("lift.variants[{i}]");
+                if !is_named_variant(&v.name) {
+                    return Err(cx.err(
+                        format!("{key}.name"),
+                        format!(
+                            "`{}`: expected `lift-` and a lowercase name (lift-naive, lift-tiled)",
+                            v.name
+                        ),
+                    ));
                 }
-                if !is_array(&k.output) {
-                    return Err(cx.err(format!("{key}.output"), format!("`{}` is not a buffer", k.output)));
+                if named.iter().any(|(n, _)| *n == v.name) {
+                    return Err(cx.err(format!("{key}.name"), format!("`{}` is declared twice", v.name)));
                 }
-                let global = k.global.as_ref().map(|g| cx.exprs(&format!("{key}.global"), g)).transpose()?;
-                let local = k.local.as_ref().map(|g| cx.exprs(&format!("{key}.local"), g)).transpose()?;
-                if let Some(g) = &global {
-                    check_ndrange(cx, &key, g, local.as_deref())?;
+                let ks = parse_lift_kernels(cx, root, &format!("{key}.kernels"), &v.kernels, &is_array)?;
+                if ks.is_empty() {
+                    return Err(cx.err(format!("{key}.kernels"), "at least one kernel is needed"));
                 }
-                kernels.push(LiftKernel {
-                    program,
-                    def: k.def.clone(),
-                    args: k.args.clone(),
-                    output: k.output.clone(),
-                    global,
-                    local,
-                    static_sizes: k.static_sizes,
-                });
+                named.push((v.name.clone(), ks));
             }
-            if kernels.is_empty() {
-                return Err(cx.err("lift.kernels", "at least one kernel is needed"));
+            if kernels.is_empty() && named.is_empty() {
+                return Err(cx.err("lift.kernels", "at least one kernel (or a named variant) is needed"));
             }
             if !is_array(&l.output) {
                 return Err(cx.err("lift.output", format!("`{}` is not an input or buffer", l.output)));
@@ -539,18 +585,33 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
                     Some((cx.file_exists(root, "lift.high_level.program".into(), &h.program)?, h.def.clone()))
                 }
             };
-            Some(Lift { kernels, output: l.output.clone(), high_level })
+            Some(Lift { kernels, output: l.output.clone(), high_level, named })
         }
     };
 
+    // Levels build `lift.kernels`; named variants their own kernels.
+    let has_levels = lift.as_ref().is_some_and(|l| !l.kernels.is_empty());
+    let named: Vec<String> =
+        lift.as_ref().map(|l| l.named.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
     let variants = match raw.variants {
-        None => LIFT_LEVELS.iter().map(|s| s.to_string()).collect(),
+        None if has_levels => LIFT_LEVELS.iter().map(|s| s.to_string()).chain(named).collect(),
+        None => named,
         Some(vs) => {
             for (i, v) in vs.iter().enumerate() {
-                if !LIFT_LEVELS.contains(&v.as_str()) {
+                let level = LIFT_LEVELS.contains(&v.as_str());
+                if !(level && has_levels) && !named.contains(v) {
                     return Err(cx.err(
                         format!("variants[{i}]"),
-                        format!("`{v}` is not one of {}", LIFT_LEVELS.join(", ")),
+                        format!(
+                            "`{v}` is not one of {}",
+                            LIFT_LEVELS
+                                .iter()
+                                .filter(|_| has_levels)
+                                .map(|s| s.to_string())
+                                .chain(named.iter().cloned())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
                     ));
                 }
             }
@@ -583,12 +644,31 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     if !(v.rtol >= 0.0 && v.atol >= 0.0) {
         return Err(cx.err("validation", "rtol and atol must be non-negative numbers"));
     }
-    let (flops, bytes) = match &raw.metrics {
-        None => (None, None),
+    let (flops, bytes, elements) = match &raw.metrics {
+        None => (None, None, None),
         Some(m) => (
             Some(cx.expr("metrics.flops".into(), &m.flops)?),
             Some(cx.expr("metrics.bytes".into(), &m.bytes)?),
+            m.elements.as_ref().map(|e| cx.expr("metrics.elements".into(), e)).transpose()?,
         ),
+    };
+    let halide = match &raw.halide {
+        None => None,
+        Some(h) => Some(
+            super::halide::parse_spec(h, &raw.name, root, &|n| {
+                inputs.iter().chain(&buffers).any(|a| a.name == n && !a.is_scalar())
+            })
+            .map_err(|(key, msg)| cx.err(key, msg))?,
+        ),
+    };
+    let suite = match raw.suite {
+        None => DEFAULT_SUITE.to_string(),
+        Some(s) if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric()) => s,
+        Some(s) => {
+            return Err(
+                cx.err("suite", format!("`{s}`: expected a name of letters and digits (cgo17, cgo18)"))
+            )
+        }
     };
     let clblast = match &raw.clblast {
         None => None,
@@ -597,6 +677,7 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let cfg = Config {
         file: path.to_path_buf(),
         name: raw.name,
+        suite,
         description: raw.description,
         origin: raw.origin,
         sizes,
@@ -606,13 +687,53 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
         reference,
         lift,
         clblast,
+        halide,
         variants,
         validation: Validation { gold, max_interp_size, rtol: v.rtol, atol: v.atol },
         flops,
         bytes,
+        elements,
     };
     check_sizes_bound(&cfg, cx)?;
     Ok(cfg)
+}
+
+/// The `kernels:` list of the Lift program or of a named variant.
+fn parse_lift_kernels(
+    cx: &Ctx,
+    root: &Path,
+    base: &str,
+    raw: &[RawLiftKernel],
+    is_array: &dyn Fn(&str) -> bool,
+) -> Result<Vec<LiftKernel>, ConfigError> {
+    let mut kernels = Vec::new();
+    for (i, k) in raw.iter().enumerate() {
+        let key = format!("{base}[{i}]");
+        let program = cx.file_exists(root, format!("{key}.program"), &k.program)?;
+        for (p, a) in &k.args {
+            if !is_array(a) {
+                return Err(cx.err(format!("{key}.args.{p}"), format!("`{a}` is not an input or buffer")));
+            }
+        }
+        if !is_array(&k.output) {
+            return Err(cx.err(format!("{key}.output"), format!("`{}` is not a buffer", k.output)));
+        }
+        let global = k.global.as_ref().map(|g| cx.exprs(&format!("{key}.global"), g)).transpose()?;
+        let local = k.local.as_ref().map(|g| cx.exprs(&format!("{key}.local"), g)).transpose()?;
+        if let Some(g) = &global {
+            check_ndrange(cx, &key, g, local.as_deref())?;
+        }
+        kernels.push(LiftKernel {
+            program,
+            def: k.def.clone(),
+            args: k.args.clone(),
+            output: k.output.clone(),
+            global,
+            local,
+            static_sizes: k.static_sizes,
+        });
+    }
+    Ok(kernels)
 }
 
 /// A scalar of a CLBlast call: a number or a scalar input.
@@ -792,12 +913,18 @@ fn check_sizes_bound(cfg: &Config, cx: &Ctx) -> Result<(), ConfigError> {
         }
     }
     if let Some(l) = &cfg.lift {
-        for (i, k) in l.kernels.iter().enumerate() {
-            let key = format!("lift.kernels[{i}]");
-            exprs.extend(k.global.iter().flatten().map(|e| (format!("{key}.global"), e)));
-            exprs.extend(k.local.iter().flatten().map(|e| (format!("{key}.local"), e)));
+        let lists = std::iter::once(("lift.kernels".to_string(), &l.kernels)).chain(
+            l.named.iter().enumerate().map(|(i, (_, ks))| (format!("lift.variants[{i}].kernels"), ks)),
+        );
+        for (base, ks) in lists {
+            for (i, k) in ks.iter().enumerate() {
+                let key = format!("{base}[{i}]");
+                exprs.extend(k.global.iter().flatten().map(|e| (format!("{key}.global"), e)));
+                exprs.extend(k.local.iter().flatten().map(|e| (format!("{key}.local"), e)));
+            }
         }
     }
+    exprs.extend(cfg.elements.iter().map(|e| ("metrics.elements".to_string(), e)));
     exprs.extend(cfg.flops.iter().map(|e| ("metrics.flops".to_string(), e)));
     exprs.extend(cfg.bytes.iter().map(|e| ("metrics.bytes".to_string(), e)));
     for (preset, binds) in &cfg.sizes {

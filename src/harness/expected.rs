@@ -30,7 +30,7 @@ fn pick(mut arrays: Arrays, output: &str) -> Option<HostArray> {
 /// kernel's program) with the interpreter.
 pub fn interpreter_gold(cfg: &Config, inputs: &Arrays, sizes: &Sizes) -> Result<HostArray, String> {
     let lift = cfg.lift.as_ref().ok_or("the interpreter gold needs a `lift:` section")?;
-    let first = lift.kernels.first().ok_or("no Lift kernel")?;
+    let first = lift.first_kernel().ok_or("no Lift kernel")?;
     let (path, def_name) = match &lift.high_level {
         Some((p, d)) => (p.clone(), d.clone()),
         None => (first.program.clone(), first.def.clone()),

@@ -37,6 +37,9 @@ pub struct Row {
     pub git_commit: String,
     pub date: String,
     pub message: String,
+    /// Output elements updated per second, in billions (stencils).
+    #[serde(default)]
+    pub gelems: Option<f64>,
 }
 
 impl Row {

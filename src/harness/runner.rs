@@ -26,6 +26,8 @@ pub struct RunOptions {
     pub resume: bool,
     /// `reports/<device-slug>/`.
     pub report_dir: PathBuf,
+    /// The results file in `report_dir` (`results.csv`; other suites have their own).
+    pub results_file: String,
     pub roofline: Option<Roofline>,
     pub git_commit: String,
 }
@@ -46,12 +48,12 @@ impl RunReport {
     }
 }
 
-struct Planned<'a> {
-    cfg: &'a Config,
-    preset: String,
-    index: usize,
-    sizes: Sizes,
-    variants: Vec<String>,
+pub(super) struct Planned<'a> {
+    pub(super) cfg: &'a Config,
+    pub(super) preset: String,
+    pub(super) index: usize,
+    pub(super) sizes: Sizes,
+    pub(super) variants: Vec<String>,
 }
 
 fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -> Vec<Planned<'a>> {
@@ -72,6 +74,9 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
             if cfg.clblast.is_some() {
                 variants.push("clblast".to_string());
             }
+            if cfg.halide.is_some() {
+                variants.push("halide".to_string());
+            }
             if let Some(keep) = &opts.variants {
                 variants.retain(|v| keep.contains(v));
             }
@@ -84,7 +89,7 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
 /// Runs everything planned, appending each row to `results.csv` as it
 /// finishes. Only a results file that cannot be written stops the run.
 pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunReport, ResultsError> {
-    let csv = opts.report_dir.join("results.csv");
+    let csv = opts.report_dir.join(&opts.results_file);
     let mut writer = ResultsWriter::open(&csv, opts.resume)?;
     let mut notes = Vec::new();
     let planned = plan(configs, opts, &mut notes);
@@ -149,6 +154,8 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
             pb.set_message(format!("{} {} {v}", p.cfg.name, p.preset));
             let row = if v.as_str() == "clblast" {
                 bench.clblast(&reference_gold)
+            } else if v.as_str() == "halide" {
+                super::halide::halide_row(&mut bench, &reference_gold)
             } else {
                 bench.lift(v, &reference_gold)
             };
@@ -159,12 +166,12 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
     Ok(RunReport { csv, rows, notes })
 }
 
-struct Bench<'a> {
-    p: &'a Planned<'a>,
-    rt: &'a Runtime,
-    opts: &'a RunOptions,
-    inputs: &'a Arrays,
-    buffers: &'a Arrays,
+pub(super) struct Bench<'a> {
+    pub(super) p: &'a Planned<'a>,
+    pub(super) rt: &'a Runtime,
+    pub(super) opts: &'a RunOptions,
+    pub(super) inputs: &'a Arrays,
+    pub(super) buffers: &'a Arrays,
     rust: Option<Result<HostArray, String>>,
     interp: Option<Result<HostArray, String>>,
     /// CLBlast, or why it could not be loaded.
@@ -172,6 +179,19 @@ struct Bench<'a> {
 }
 
 impl Bench<'_> {
+    /// The gold result of a non-reference row whose output is `output`.
+    pub(super) fn gold_for(
+        &mut self,
+        output: &str,
+        reference_gold: &Result<HostArray, String>,
+    ) -> Result<HostArray, String> {
+        match &self.p.cfg.validation.gold {
+            Gold::Rust(name) => self.rust_gold(name, output),
+            Gold::Interpreter if self.interp_allowed() => self.interp_gold(),
+            _ => reference_gold.clone(),
+        }
+    }
+
     fn interp_allowed(&self) -> bool {
         self.p.cfg.validation.max_interp_size.is_none_or(|m| self.p.index <= m)
     }
@@ -231,11 +251,7 @@ impl Bench<'_> {
                 Err(msg) => return error_row(self.p, level, self.rt, self.opts, &msg),
             };
         let output = cfg.lift.as_ref().map(|l| l.output.clone()).unwrap_or_default();
-        let gold = match &cfg.validation.gold {
-            Gold::Rust(name) => self.rust_gold(name, &output),
-            Gold::Interpreter if self.interp_allowed() => self.interp_gold(),
-            _ => reference_gold.clone(),
-        };
+        let gold = self.gold_for(&output, reference_gold);
         self.finish_row(level, &exec, Some(&gold))
     }
 
@@ -268,11 +284,7 @@ impl Bench<'_> {
             Ok(e) => e,
             Err(msg) => return error_row(self.p, "clblast", self.rt, self.opts, &msg),
         };
-        let gold = match &cfg.validation.gold {
-            Gold::Rust(name) => self.rust_gold(name, &spec.output),
-            Gold::Interpreter if self.interp_allowed() => self.interp_gold(),
-            _ => reference_gold.clone(),
-        };
+        let gold = self.gold_for(&spec.output, reference_gold);
         let mut row = self.finish_row("clblast", &exec, Some(&gold));
         row.timing = "host".into();
         row
@@ -281,7 +293,12 @@ impl Bench<'_> {
     /// Validates and fills a row. `gold`: `None` means nothing to check
     /// against (recorded as ok with a note); `Some(Err)` means the gold
     /// itself failed, which makes the row an error.
-    fn finish_row(&self, variant: &str, exec: &Execution, gold: Option<&Result<HostArray, String>>) -> Row {
+    pub(super) fn finish_row(
+        &self,
+        variant: &str,
+        exec: &Execution,
+        gold: Option<&Result<HostArray, String>>,
+    ) -> Row {
         let mut row = base_row(self.p, variant, self.rt, self.opts);
         let v = &self.p.cfg.validation;
         match gold {
@@ -319,6 +336,7 @@ impl Bench<'_> {
                     .map(|x| x as f64 / secs / 1e9)
             };
             if secs > 0.0 {
+                row.gelems = metric(&cfg.elements);
                 row.gbps = metric(&cfg.bytes);
                 row.gflops = metric(&cfg.flops);
                 if let Some(r) = &self.opts.roofline {
@@ -331,7 +349,7 @@ impl Bench<'_> {
     }
 }
 
-fn base_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions) -> Row {
+pub(super) fn base_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions) -> Row {
     Row {
         benchmark: p.cfg.name.clone(),
         size: p.preset.clone(),
@@ -346,7 +364,7 @@ fn base_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions) -> Row 
     }
 }
 
-fn error_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions, msg: &str) -> Row {
+pub(super) fn error_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions, msg: &str) -> Row {
     let mut row = base_row(p, variant, rt, opts);
     row.status = "error".into();
     row.message = msg.to_string();

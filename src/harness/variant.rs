@@ -2,7 +2,7 @@
 //! hand-written reference, or the Lift program compiled at one optimisation
 //! level.
 
-use super::config::{eval, Config, LiftKernel, RefArg};
+use super::config::{self, eval, Config, LiftKernel, RefArg};
 use super::data::{Arrays, HostArray, Sizes};
 use crate::arith::ArithExpr;
 use crate::compile::{compile, CompileOptions, KernelParam};
@@ -234,7 +234,8 @@ fn trim_dims(mut v: Vec<usize>) -> Vec<usize> {
     v
 }
 
-/// Compiles every Lift kernel of the benchmark at `level` and runs them.
+/// Compiles every Lift kernel of the benchmark at `level` (a level, or a
+/// named variant, built at `all`) and runs them.
 pub fn run_lift(
     rt: &Runtime,
     cfg: &Config,
@@ -245,10 +246,13 @@ pub fn run_lift(
     counts: RunCounts,
 ) -> Result<Execution, String> {
     let lift = cfg.lift.as_ref().ok_or("no lift section")?;
+    let kernels = lift.kernels_of(level).ok_or_else(|| format!("unknown Lift variant `{level}`"))?;
+    // A named variant is its own program, compiled with every optimisation.
+    let level = if config::is_named_variant(level) { "all" } else { level };
     let build_options = cfg.reference.as_ref().map(|r| r.build_options.clone()).unwrap_or_default();
     let mut compile_ms = 0.0;
     let mut built = Vec::new();
-    for k in &lift.kernels {
+    for k in kernels {
         built.push(compile_one(rt, k, level, sizes, &build_options, &mut compile_ms)?);
     }
     let bufs = upload_all(rt, cfg, inputs, buffers)?;
@@ -264,7 +268,7 @@ pub fn run_lift(
         temps.push(t);
     }
     let mut launches = Vec::new();
-    for ((k, b), temps) in lift.kernels.iter().zip(&built).zip(&temps) {
+    for ((k, b), temps) in kernels.iter().zip(&built).zip(&temps) {
         let mut temps = temps.iter();
         let mut args = Vec::new();
         for p in &b.kernel.params {

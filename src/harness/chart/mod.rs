@@ -9,6 +9,7 @@ mod model;
 mod names;
 mod pdf;
 mod results;
+mod stencil_figures;
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,10 @@ pub use model::{
 pub use names::display_name;
 pub use pdf::{svg_to_pdf, FontSource};
 pub use results::{parse_results, read_results, ResultRow, Status, Timing, Variant, RESULTS_HEADER};
+pub use stencil_figures::{
+    figure7_svg as stencil_figure7_svg, figure8_svg as stencil_figure8_svg, render_stencil_figures,
+    render_stencil_figures_with_fonts,
+};
 
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]

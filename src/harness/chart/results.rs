@@ -10,8 +10,9 @@ use std::path::Path;
 
 use super::ChartError;
 
-/// The contract's columns, in order.
-pub const RESULTS_HEADER: [&str; 26] = [
+/// The contract's columns, in order. Files written before `gelems` was
+/// added (the first 26 columns) are still read.
+pub const RESULTS_HEADER: [&str; 27] = [
     "benchmark",
     "size",
     "variant",
@@ -38,7 +39,11 @@ pub const RESULTS_HEADER: [&str; 26] = [
     "git_commit",
     "date",
     "message",
+    "gelems",
 ];
+
+/// Columns of result files written before `gelems`.
+const LEGACY_COLUMNS: usize = 26;
 
 /// Which program a row measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -172,6 +177,8 @@ pub struct ResultRow {
     pub git_commit: String,
     pub date: String,
     pub message: String,
+    /// Giga-elements updated per second (stencils); `None` in older files.
+    pub gelems: Option<f64>,
 }
 
 /// Reads and checks one `results.csv`.
@@ -196,7 +203,7 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Resu
         }
         Some(r) => r.map_err(|e| csv_error(path, &e))?,
     };
-    check_header(&header, path)?;
+    let columns = check_header(&header, path)?;
     let mut rows = Vec::new();
     for record in records {
         let record = record.map_err(|e| csv_error(path, &e))?;
@@ -205,7 +212,7 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Resu
         if record.len() == 1 && record[0].trim().is_empty() {
             continue;
         }
-        rows.push(parse_row(&record, path, line)?);
+        rows.push(parse_row(&record, path, line, columns)?);
     }
     Ok(rows)
 }
@@ -215,10 +222,11 @@ fn csv_error(path: &Path, e: &csv::Error) -> ChartError {
     ChartError::Row { path: path.to_path_buf(), line, column: String::new(), msg: e.to_string() }
 }
 
-fn check_header(header: &csv::StringRecord, path: &Path) -> Result<(), ChartError> {
+/// Returns the number of columns: the contract's, or the legacy count.
+fn check_header(header: &csv::StringRecord, path: &Path) -> Result<usize, ChartError> {
     let got: Vec<&str> = header.iter().map(str::trim).collect();
-    if got == RESULTS_HEADER {
-        return Ok(());
+    if got == RESULTS_HEADER || got == RESULTS_HEADER[..LEGACY_COLUMNS] {
+        return Ok(got.len());
     }
     let first_bad = RESULTS_HEADER
         .iter()
@@ -285,13 +293,18 @@ impl Fields<'_> {
     }
 }
 
-fn parse_row(record: &csv::StringRecord, path: &Path, line: u64) -> Result<ResultRow, ChartError> {
-    if record.len() != RESULTS_HEADER.len() {
+fn parse_row(
+    record: &csv::StringRecord,
+    path: &Path,
+    line: u64,
+    columns: usize,
+) -> Result<ResultRow, ChartError> {
+    if record.len() != columns {
         return Err(ChartError::Row {
             path: path.to_path_buf(),
             line,
             column: String::new(),
-            msg: format!("{} fields, expected {}", record.len(), RESULTS_HEADER.len()),
+            msg: format!("{} fields, expected {columns}", record.len()),
         });
     }
     let f = Fields { record, path, line };
@@ -346,5 +359,6 @@ fn parse_row(record: &csv::StringRecord, path: &Path, line: u64) -> Result<Resul
         git_commit: f.text(23),
         date: f.text(24),
         message: f.text(25),
+        gelems: f.float(26)?,
     })
 }

@@ -4,11 +4,13 @@
 //! Configs name them: `validation: { gold: rust:<name> }` and
 //! `init: { generator: <name> }`. `part1` holds the CGO 2017 benchmarks of
 //! N-Body, MD, K-Means, NN and MRI-Q; `part2` the convolution and the linear
-//! algebra ones; `basic` the first benchmarks (dot, transpose, scal).
+//! algebra ones; `basic` the first benchmarks (dot, transpose, scal);
+//! `cgo18` the stencils.
 
 use super::data::{Arrays, HostArray, Sizes};
 
 mod basic;
+pub mod cgo18;
 mod part1;
 mod part2;
 
@@ -18,6 +20,7 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
     part1::gold(name, inputs, sizes)
         .or_else(|| part2::gold(name, inputs, sizes))
         .or_else(|| basic::gold(name, inputs, sizes))
+        .or_else(|| cgo18::gold(name, inputs, sizes))
 }
 
 /// Generates the structured input `input` with generator `name`.

@@ -1,0 +1,228 @@
+//! The automatic peer of the stencil suite (CGO 2018 compares with PPCG;
+//! here Halide): a pipeline compiled ahead of time into an executable that
+//! the harness runs on the benchmark's inputs.
+//!
+//! Contract (docs/CONFIG.md): `EXE in_1.npy .. in_k.npy out.npy REPS` reads
+//! the inputs (float32, the config's shapes, in the order of `halide.inputs`),
+//! runs the pipeline REPS times synchronised with the device, writes the
+//! output of one run to `out.npy` and prints `median_ms=<x>` on a line of its
+//! own. The executable is `halide.executable` when the config names one, else
+//! `peers/halide/bin/<benchmark>` under the repository root, else
+//! `lift-halide-<benchmark>` on the PATH. Without one the row is `skipped`.
+
+use super::config::Config;
+use super::data::{Arrays, HostArray, Sizes};
+use super::results::Row;
+use super::runner::{base_row, error_row, Bench};
+use super::variant::Execution;
+use crate::cli::npy::{read_npy, write_npy, NpyArray};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `halide:` as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawHalide {
+    inputs: Vec<String>,
+    output: String,
+    #[serde(default)]
+    executable: Option<String>,
+    /// How the pipeline is scheduled (autoscheduler or tuned tiles), for the record.
+    #[serde(default)]
+    schedule: String,
+}
+
+/// The peer of one benchmark.
+#[derive(Clone, Debug)]
+pub struct HalideSpec {
+    /// Arrays passed as `.npy` files, in order.
+    pub inputs: Vec<String>,
+    /// The buffer the result is validated as.
+    pub output: String,
+    /// Where to look for the executable, first match wins.
+    pub candidates: Vec<PathBuf>,
+    /// The name looked up on the PATH when no candidate exists.
+    pub path_name: String,
+    pub schedule: String,
+}
+
+/// Checks `halide:`; errors are (key, message).
+pub(crate) fn parse_spec(
+    raw: &RawHalide,
+    benchmark: &str,
+    root: &Path,
+    is_array: &dyn Fn(&str) -> bool,
+) -> Result<HalideSpec, (String, String)> {
+    for (i, n) in raw.inputs.iter().enumerate() {
+        if !is_array(n) {
+            return Err((format!("halide.inputs[{i}]"), format!("`{n}` is not an input or buffer array")));
+        }
+    }
+    if !is_array(&raw.output) {
+        return Err(("halide.output".into(), format!("`{}` is not a buffer", raw.output)));
+    }
+    let mut candidates = Vec::new();
+    if let Some(e) = &raw.executable {
+        candidates.push(root.join(e));
+    }
+    candidates.push(root.join("peers").join("halide").join("bin").join(benchmark));
+    Ok(HalideSpec {
+        inputs: raw.inputs.clone(),
+        output: raw.output.clone(),
+        candidates,
+        path_name: format!("lift-halide-{benchmark}"),
+        schedule: raw.schedule.clone(),
+    })
+}
+
+impl HalideSpec {
+    /// The executable to run, or why there is none.
+    pub fn executable(&self) -> Result<PathBuf, String> {
+        if let Some(p) = self.candidates.iter().find(|p| p.is_file()) {
+            return Ok(p.clone());
+        }
+        which::which(&self.path_name).map_err(|_| {
+            format!(
+                "no Halide executable ({} or `{}` on the PATH)",
+                self.candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+                self.path_name
+            )
+        })
+    }
+}
+
+/// What the peer produced.
+#[derive(Debug)]
+pub struct PeerRun {
+    pub median_ms: f64,
+    pub output: HostArray,
+    pub executable: PathBuf,
+}
+
+fn shape_of(cfg: &Config, name: &str, sizes: &Sizes) -> Result<Vec<usize>, String> {
+    let spec = cfg.array(name).ok_or_else(|| format!("no array `{name}`"))?;
+    let mut shape = Vec::new();
+    for e in &spec.shape {
+        let v = super::config::eval(e, sizes).map_err(|err| format!("shape of `{name}`: {err}"))?;
+        shape.push(usize::try_from(v).map_err(|_| format!("shape of `{name}`: {v} is negative"))?);
+    }
+    if spec.ty.components() > 1 {
+        shape.push(spec.ty.components());
+    }
+    Ok(shape)
+}
+
+/// Parses the `median_ms=<x>` line of the executable's output.
+pub fn parse_median(stdout: &str) -> Result<f64, String> {
+    let v = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("median_ms="))
+        .ok_or("the Halide executable printed no `median_ms=<x>` line")?;
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("`median_ms={v}` is not a positive number")),
+    }
+}
+
+/// Runs the peer `reps` times through its executable.
+pub fn run_halide(
+    spec: &HalideSpec,
+    exe: &Path,
+    cfg: &Config,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    buffers: &Arrays,
+    reps: usize,
+    scratch: &Path,
+) -> Result<PeerRun, String> {
+    std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let mut args = Vec::new();
+    for name in &spec.inputs {
+        let data =
+            inputs.get(name).or_else(|| buffers.get(name)).ok_or_else(|| format!("no array `{name}`"))?;
+        let path = scratch.join(format!("{name}.npy"));
+        write_npy(&path, &NpyArray { shape: shape_of(cfg, name, sizes)?, data: data.clone() })?;
+        args.push(path);
+    }
+    let out_path = scratch.join("halide_out.npy");
+    let _ = std::fs::remove_file(&out_path);
+    let out = Command::new(exe)
+        .args(&args)
+        .arg(&out_path)
+        .arg(reps.max(1).to_string())
+        .output()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(format!("{} exited with {}: {last}", exe.display(), out.status));
+    }
+    let median_ms = parse_median(&stdout)?;
+    let got = read_npy(&out_path)?;
+    let want = shape_of(cfg, &spec.output, sizes)?;
+    if got.shape.iter().product::<usize>() != want.iter().product::<usize>() {
+        return Err(format!("the Halide output has shape {:?}, expected {:?}", got.shape, want));
+    }
+    let _ = std::fs::remove_dir_all(scratch);
+    Ok(PeerRun { median_ms, output: got.data, executable: exe.to_path_buf() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_line() {
+        assert_eq!(parse_median("warming up\nmedian_ms=0.294\n").unwrap(), 0.294);
+        assert!(parse_median("median=1").unwrap_err().contains("no `median_ms"));
+        assert!(parse_median("median_ms=-1").unwrap_err().contains("not a positive"));
+    }
+}
+
+/// The `halide` row: `skipped` where no executable exists, else validated
+/// like the Lift rows and labelled host-timed.
+pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
+    let (p, rt, opts) = (b.p, b.rt, b.opts);
+    let Some(spec) = &p.cfg.halide else {
+        return error_row(p, "halide", rt, opts, "no halide section");
+    };
+    let exe = match spec.executable() {
+        Ok(e) => e,
+        Err(msg) => {
+            let mut row = base_row(p, "halide", rt, opts);
+            row.status = "skipped".into();
+            row.timing = "host".into();
+            row.message = msg;
+            return row;
+        }
+    };
+    let scratch = std::env::temp_dir().join(format!("lift-halide-{}-{}", std::process::id(), p.cfg.name));
+    let reps = opts.counts.runs.max(1);
+    let run = match run_halide(spec, &exe, p.cfg, &p.sizes, b.inputs, b.buffers, reps, &scratch) {
+        Ok(r) => r,
+        Err(msg) => return error_row(p, "halide", rt, opts, &msg),
+    };
+    let gold = b.gold_for(&spec.output, reference_gold);
+    let exec = Execution {
+        times_ms: vec![run.median_ms],
+        output: run.output,
+        compile_ms: None,
+        kernel_lines: None,
+        kernel_bytes: None,
+        build_options: String::new(),
+    };
+    let mut row = b.finish_row("halide", &exec, Some(&gold));
+    // The executable reports only its median: no spread, and its own run count.
+    row.runs = Some(reps);
+    row.min_ms = None;
+    row.max_ms = None;
+    row.ci_low_ms = None;
+    row.ci_high_ms = None;
+    row.timing = "host".into();
+    let note = format!("host-timed by {}", run.executable.display());
+    row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
+    row
+}
