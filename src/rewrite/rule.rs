@@ -2,7 +2,9 @@
 
 use crate::arith::{self, ArithExpr};
 use crate::ir::visit::Node;
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, IdGen, IndexFun, MapKind, Pattern, Program, ReduceKind, Span, UserFun};
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, IdGen, IndexFun, MapKind, Pattern, Program, ReduceKind, Span, UserFun,
+};
 use crate::passes::typecheck::Types;
 use crate::types::Type;
 use std::collections::BTreeMap;
@@ -150,7 +152,13 @@ pub fn arg(rule: &'static str, args: &Args, name: &'static str) -> Result<ArithE
 }
 
 /// The parameter `name` as an integer constant within `lo..=hi`.
-pub fn int_arg(rule: &'static str, args: &Args, name: &'static str, lo: i64, hi: i64) -> Result<i64, RuleError> {
+pub fn int_arg(
+    rule: &'static str,
+    args: &Args,
+    name: &'static str,
+    lo: i64,
+    hi: i64,
+) -> Result<i64, RuleError> {
     let a = arith::simplify(&arg(rule, args, name)?);
     match a.as_cst() {
         Some(v) if (lo..=hi).contains(&v) => Ok(v),
@@ -172,7 +180,9 @@ impl Builder {
         let rem = arith::simplify(&ArithExpr::modulo(len.clone(), n.clone()));
         match rem.as_cst() {
             Some(0) => Ok(()),
-            Some(_) => Err(RuleError::SideCondition { rule, what: format!("{n} does not divide the length {len}") }),
+            Some(_) => {
+                Err(RuleError::SideCondition { rule, what: format!("{n} does not divide the length {len}") })
+            }
             None => {
                 self.require(ArithExpr::modulo(len.clone(), n.clone()), format!("{len} % {n} == 0"));
                 Ok(())
@@ -181,7 +191,13 @@ impl Builder {
     }
 
     /// Requires `a == b`: proven, refuted, or recorded as a constraint.
-    pub fn equal(&mut self, rule: &'static str, a: &ArithExpr, b: &ArithExpr, what: &str) -> Result<(), RuleError> {
+    pub fn equal(
+        &mut self,
+        rule: &'static str,
+        a: &ArithExpr,
+        b: &ArithExpr,
+        what: &str,
+    ) -> Result<(), RuleError> {
         let d = arith::simplify(&ArithExpr::sub(a.clone(), b.clone()));
         match d.as_cst() {
             Some(0) => Ok(()),
@@ -240,11 +256,23 @@ pub enum Mem {
 /// [`classify`], so a new pattern must be considered here.
 #[derive(Clone, Copy, Debug)]
 pub enum View<'a> {
-    Map { kind: MapKind, f: &'a FunDecl },
+    Map {
+        kind: MapKind,
+        f: &'a FunDecl,
+    },
     MapVec,
-    Reduce { kind: ReduceKind, f: &'a FunDecl },
-    PartRed { f: &'a FunDecl, m: &'a ArithExpr },
-    Iterate { n: u32, f: &'a FunDecl },
+    Reduce {
+        kind: ReduceKind,
+        f: &'a FunDecl,
+    },
+    PartRed {
+        f: &'a FunDecl,
+        m: &'a ArithExpr,
+    },
+    Iterate {
+        n: u32,
+        f: &'a FunDecl,
+    },
     Split(&'a ArithExpr),
     Join,
     Gather(&'a IndexFun),
@@ -253,7 +281,10 @@ pub enum View<'a> {
     AsScalar,
     /// `toGlobal`, `toLocal`, `toPrivate`.
     To,
-    Slide { size: &'a ArithExpr, step: &'a ArithExpr },
+    Slide {
+        size: &'a ArithExpr,
+        step: &'a ArithExpr,
+    },
     Id,
     /// A pattern no rule starts from.
     Other,
