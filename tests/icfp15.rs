@@ -167,9 +167,12 @@ fn explored_is_skipped_where_no_program_is_committed_and_cublas_off_nvidia() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// A case: its name, the edit of the config, the message expected.
+type Case<'a> = (&'a str, &'a dyn Fn(String) -> String, &'a str);
+
 #[test]
 fn errors_of_the_new_config_sections() {
-    let cases: [(&str, &dyn Fn(String) -> String, &str); 5] = [
+    let cases: [Case; 5] = [
         (
             "file",
             &|c| c.replace("file: scal.lift", "file: sub/scal.lift"),

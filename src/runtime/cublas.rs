@@ -462,7 +462,7 @@ mod tests {
         // loader's path: the error says which library is missing.
         let dir = std::env::temp_dir().join(format!("lift-no-cuda-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        match CuBlas::load(&[dir.clone()]) {
+        match CuBlas::load(std::slice::from_ref(&dir)) {
             Ok(_) => println!("skipped: CUDA is installed here"),
             Err(e) => assert!(e.contains("CUDA runtime not found") || e.contains("cuBLAS not found"), "{e}"),
         }
