@@ -17,6 +17,7 @@ pub mod interp;
 pub mod ir;
 pub mod parse;
 pub mod passes;
+pub mod rewrite;
 pub mod runtime;
 pub mod types;
 pub mod view;

@@ -41,12 +41,12 @@ fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     if let Some(vs) = &a.variants {
         for v in vs {
-            let known = ["reference", "clblast", "halide"].contains(&v.as_str())
+            let known = ["reference", "clblast", "halide", "explored", "cublas"].contains(&v.as_str())
                 || LIFT_LEVELS.contains(&v.as_str())
                 || config::is_named_variant(v);
             if !known {
                 return Err(bad(format!(
-                    "--variants: `{v}` is not reference, {}, clblast, halide or lift-<name>",
+                    "--variants: `{v}` is not reference, {}, clblast, halide, explored, cublas or lift-<name>",
                     LIFT_LEVELS.join(", ")
                 )));
             }
@@ -107,6 +107,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     // A copy of the tree shipped to another machine (a GPU host) may carry
     // no .git, or a stale one: LIFT_GIT_COMMIT names the commit.
     let git_commit = std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.cfg.root));
+    let cublas_dir = a.cublas_lib.clone().or_else(|| std::env::var_os("LIFT_CUBLAS_DIR").map(PathBuf::from));
     let mut failures = 0;
     let mut csvs = Vec::new();
     for s in suite::suites(&configs) {
@@ -120,6 +121,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             results_file: suite::results_file(&s),
             roofline: roof.clone(),
             git_commit: git_commit.clone(),
+            cublas_dir: cublas_dir.clone(),
         };
         println!("suite {s}: {} benchmark(s)", these.len());
         let report = runner::run(&rt, &these, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
@@ -167,8 +169,14 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
         if cfg.lift.is_some() {
             variants.extend(cfg.variants.iter().cloned());
         }
+        if cfg.explored.is_some() {
+            variants.push("explored".to_string());
+        }
         if cfg.clblast.is_some() {
             variants.push("clblast".to_string());
+        }
+        if cfg.cublas.is_some() {
+            variants.push("cublas".to_string());
         }
         if cfg.halide.is_some() {
             variants.push("halide".to_string());

@@ -110,7 +110,7 @@ pub(crate) struct RunArgs {
     #[arg(long, default_value_t = 1)]
     warmup: usize,
     /// Comma-separated variants: reference, none, barrier, barrier+cf, all, clblast,
-    /// halide, or a named Lift variant (lift-naive, lift-tiled).
+    /// halide, explored, cublas, or a named Lift variant (lift-naive, lift-tiled).
     #[arg(long, value_delimiter = ',')]
     variants: Option<Vec<String>>,
     /// Reports directory; results go to DIR/<device-slug>/.
@@ -130,6 +130,11 @@ pub(crate) struct RunArgs {
     /// build log to DIR, for comparing what the driver made of two kernels.
     #[arg(long, value_name = "DIR")]
     dump_builds: Option<PathBuf>,
+    /// Folder holding libcublas (and libcudart, or the NVIDIA pip layout's
+    /// nvidia/cublas/lib) for the cublas variant; else $LIFT_CUBLAS_DIR,
+    /// else the system loader's path.
+    #[arg(long, value_name = "DIR")]
+    cublas_lib: Option<PathBuf>,
     #[command(flatten)]
     cfg: ConfigArgs,
 }

@@ -10,12 +10,12 @@ use crate::runtime::{ClBlast, DeviceBuffer, Runtime};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-fn dim(e: &crate::arith::ArithExpr, sizes: &Sizes, what: &str) -> Result<usize, String> {
+pub(super) fn dim(e: &crate::arith::ArithExpr, sizes: &Sizes, what: &str) -> Result<usize, String> {
     let v = super::config::eval(e, sizes).map_err(|err| format!("clblast {what} `{e}`: {err}"))?;
     usize::try_from(v).map_err(|_| format!("clblast {what} `{e}` is {v}"))
 }
 
-fn scalar(s: &BlasScalar, inputs: &Arrays) -> Result<f32, String> {
+pub(super) fn scalar(s: &BlasScalar, inputs: &Arrays) -> Result<f32, String> {
     match s {
         BlasScalar::Value(v) => Ok(*v),
         BlasScalar::Input(name) => match inputs.get(name) {
@@ -40,14 +40,12 @@ fn execute(
     bufs: &mut BTreeMap<String, DeviceBuffer>,
 ) -> Result<f64, String> {
     for c in &spec.calls {
-        let (BlasCall::Gemv { init_from: Some(from), y: to, .. }
-        | BlasCall::Gemm { init_from: Some(from), c: to, .. }) = c
-        else {
+        let Some((from, to)) = c.init_copy() else {
             continue;
         };
         let mut target = bufs.remove(to).ok_or_else(|| format!("clblast: no device buffer `{to}`"))?;
         let r = rt.copy(buf(bufs, from)?, &mut target).map_err(|e| e.to_string());
-        bufs.insert(to.clone(), target);
+        bufs.insert(to.to_string(), target);
         r?;
     }
     rt.finish().map_err(|e| e.to_string())?;
@@ -76,6 +74,15 @@ fn execute(
                 scalar(beta, inputs)?,
                 buf(bufs, c)?,
             )?,
+            BlasCall::Scal { n, alpha, x, .. } => {
+                blas.sscal(rt, dim(n, sizes, "n")?, scalar(alpha, inputs)?, buf(bufs, x)?)?
+            }
+            BlasCall::Asum { n, x, result } => {
+                blas.sasum(rt, dim(n, sizes, "n")?, buf(bufs, x)?, buf(bufs, result)?)?
+            }
+            BlasCall::Dot { n, x, y, result } => {
+                blas.sdot(rt, dim(n, sizes, "n")?, buf(bufs, x)?, buf(bufs, y)?, buf(bufs, result)?)?
+            }
         }
     }
     rt.finish().map_err(|e| e.to_string())?;

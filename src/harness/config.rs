@@ -7,6 +7,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use super::blas_spec::{BlasCall, BlasScalar, BlasSpec, BlasSpec as ClBlastSpec};
+
 /// A config problem, naming the file and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -168,41 +170,6 @@ struct RawNamedVariant {
     kernels: Vec<RawLiftKernel>,
 }
 
-/// One CLBlast call as written (`routine: gemv` or `gemm`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBlasCall {
-    routine: String,
-    #[serde(default)]
-    trans_a: bool,
-    #[serde(default)]
-    trans_b: bool,
-    m: String,
-    n: String,
-    #[serde(default)]
-    k: Option<String>,
-    alpha: String,
-    a: String,
-    #[serde(default)]
-    x: Option<String>,
-    #[serde(default)]
-    b: Option<String>,
-    beta: String,
-    #[serde(default)]
-    y: Option<String>,
-    #[serde(default)]
-    c: Option<String>,
-    #[serde(default)]
-    init_from: Option<String>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawClBlast {
-    calls: Vec<RawBlasCall>,
-    output: String,
-}
-
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawValidation {
@@ -242,7 +209,11 @@ struct RawConfig {
     reference: Option<RawReference>,
     lift: Option<RawLift>,
     #[serde(default)]
-    clblast: Option<RawClBlast>,
+    clblast: Option<super::blas_spec::RawBlas>,
+    #[serde(default)]
+    cublas: Option<super::blas_spec::RawBlas>,
+    #[serde(default)]
+    explored: Option<super::explored::RawExplored>,
     #[serde(default)]
     halide: Option<super::halide::RawHalide>,
     #[serde(default)]
@@ -380,6 +351,10 @@ pub struct Config {
     pub lift: Option<Lift>,
     /// The CLBlast baseline, when the benchmark has one.
     pub clblast: Option<ClBlastSpec>,
+    /// The cuBLAS baseline (NVIDIA devices), when the benchmark has one.
+    pub cublas: Option<BlasSpec>,
+    /// The device's own derived program (`benchmarks/explored/<device>/`).
+    pub explored: Option<super::explored::ExploredSpec>,
     /// The automatic peer run as an external executable, when the benchmark has one.
     pub halide: Option<super::halide::HalideSpec>,
     pub variants: Vec<String>,
@@ -616,8 +591,13 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
                 }
                 named.push((v.name.clone(), ks));
             }
-            if kernels.is_empty() && named.is_empty() {
-                return Err(cx.err("lift.kernels", "at least one kernel (or a named variant) is needed"));
+            // A benchmark written only at high level (ICFP 2015) runs its
+            // device's derived program (`explored:`) instead.
+            if kernels.is_empty() && named.is_empty() && raw.explored.is_none() {
+                return Err(cx.err(
+                    "lift.kernels",
+                    "at least one kernel (or a named variant, or an `explored:` section) is needed",
+                ));
             }
             if !is_array(&l.output) {
                 return Err(cx.err("lift.output", format!("`{}` is not an input or buffer", l.output)));
@@ -713,9 +693,20 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             )
         }
     };
-    let clblast = match &raw.clblast {
+    let blas = |section: &str, raw: &Option<super::blas_spec::RawBlas>| match raw {
+        None => Ok(None),
+        Some(c) => super::blas_spec::parse_blas(section, c, &inputs, &buffers)
+            .map(Some)
+            .map_err(|(key, msg)| cx.err(key, msg)),
+    };
+    let clblast = blas("clblast", &raw.clblast)?;
+    let cublas = blas("cublas", &raw.cublas)?;
+    let explored = match &raw.explored {
         None => None,
-        Some(c) => Some(parse_clblast(cx, c, &inputs, &buffers)?),
+        Some(e) => Some(
+            super::explored::parse_spec(e, &raw.name, root, &is_array)
+                .map_err(|(key, msg)| cx.err(key, msg))?,
+        ),
     };
     let cfg = Config {
         file: path.to_path_buf(),
@@ -730,6 +721,8 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
         reference,
         lift,
         clblast,
+        cublas,
+        explored,
         halide,
         variants,
         validation: Validation { gold, max_interp_size, rtol: v.rtol, atol: v.atol },
@@ -777,116 +770,6 @@ fn parse_lift_kernels(
         });
     }
     Ok(kernels)
-}
-
-/// A scalar of a CLBlast call: a number or a scalar input.
-#[derive(Clone, Debug, PartialEq)]
-pub enum BlasScalar {
-    Value(f32),
-    Input(String),
-}
-
-/// One CLBlast call (single precision, row-major). `init_from` names an
-/// array copied into the output before the call, for routines that update
-/// their output in place (`y = alpha A x + beta y`).
-#[derive(Clone, Debug)]
-pub enum BlasCall {
-    Gemv {
-        trans_a: bool,
-        m: ArithExpr,
-        n: ArithExpr,
-        alpha: BlasScalar,
-        a: String,
-        x: String,
-        beta: BlasScalar,
-        y: String,
-        init_from: Option<String>,
-    },
-    Gemm {
-        trans_a: bool,
-        trans_b: bool,
-        m: ArithExpr,
-        n: ArithExpr,
-        k: ArithExpr,
-        alpha: BlasScalar,
-        a: String,
-        b: String,
-        beta: BlasScalar,
-        c: String,
-        init_from: Option<String>,
-    },
-}
-
-/// The `clblast:` section: calls run in order, then `output` is validated.
-#[derive(Clone, Debug)]
-pub struct ClBlastSpec {
-    pub calls: Vec<BlasCall>,
-    pub output: String,
-}
-
-fn parse_clblast(
-    cx: &Ctx,
-    raw: &RawClBlast,
-    inputs: &[ArraySpec],
-    buffers: &[ArraySpec],
-) -> Result<ClBlastSpec, ConfigError> {
-    let all = || inputs.iter().chain(buffers);
-    let array = |key: String, name: &Option<String>| -> Result<String, ConfigError> {
-        let name = name.clone().ok_or_else(|| cx.err(key.clone(), "missing"))?;
-        match all().find(|a| a.name == name) {
-            Some(a) if !a.is_scalar() => Ok(name),
-            _ => Err(cx.err(key, format!("`{name}` is not an input or buffer array"))),
-        }
-    };
-    let scalar = |key: String, text: &str| -> Result<BlasScalar, ConfigError> {
-        if let Ok(v) = text.trim().parse::<f32>() {
-            return Ok(BlasScalar::Value(v));
-        }
-        match inputs.iter().find(|a| a.name == text.trim()) {
-            Some(a) if a.is_scalar() => Ok(BlasScalar::Input(a.name.clone())),
-            _ => Err(cx.err(key, format!("`{text}` is neither a number nor a scalar input"))),
-        }
-    };
-    let mut calls = Vec::new();
-    for (i, c) in raw.calls.iter().enumerate() {
-        let k = format!("clblast.calls[{i}]");
-        let init_from = match &c.init_from {
-            None => None,
-            Some(_) => Some(array(format!("{k}.init_from"), &c.init_from)?),
-        };
-        calls.push(match c.routine.as_str() {
-            "gemv" => BlasCall::Gemv {
-                trans_a: c.trans_a,
-                m: cx.expr(format!("{k}.m"), &c.m)?,
-                n: cx.expr(format!("{k}.n"), &c.n)?,
-                alpha: scalar(format!("{k}.alpha"), &c.alpha)?,
-                a: array(format!("{k}.a"), &Some(c.a.clone()))?,
-                x: array(format!("{k}.x"), &c.x)?,
-                beta: scalar(format!("{k}.beta"), &c.beta)?,
-                y: array(format!("{k}.y"), &c.y)?,
-                init_from,
-            },
-            "gemm" => BlasCall::Gemm {
-                trans_a: c.trans_a,
-                trans_b: c.trans_b,
-                m: cx.expr(format!("{k}.m"), &c.m)?,
-                n: cx.expr(format!("{k}.n"), &c.n)?,
-                k: cx.expr(
-                    format!("{k}.k"),
-                    c.k.as_deref().ok_or_else(|| cx.err(format!("{k}.k"), "missing"))?,
-                )?,
-                alpha: scalar(format!("{k}.alpha"), &c.alpha)?,
-                a: array(format!("{k}.a"), &Some(c.a.clone()))?,
-                b: array(format!("{k}.b"), &c.b)?,
-                beta: scalar(format!("{k}.beta"), &c.beta)?,
-                c: array(format!("{k}.c"), &c.c)?,
-                init_from,
-            },
-            other => return Err(cx.err(format!("{k}.routine"), format!("`{other}`: expected gemv or gemm"))),
-        });
-    }
-    let output = array("clblast.output".into(), &Some(raw.output.clone()))?;
-    Ok(ClBlastSpec { calls, output })
 }
 
 fn parse_ref_arg(

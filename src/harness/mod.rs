@@ -1,13 +1,16 @@
 //! The reproduction harness: configs, runs, validation, statistics, results
 //! and charts.
 
+pub mod blas_spec;
 pub mod buildopts;
 pub mod chart;
 pub mod clblast;
 pub mod config;
+pub mod cublas;
 pub mod data;
 pub mod env;
 pub mod expected;
+pub mod explored;
 pub mod gold;
 pub mod halide;
 pub mod inputs;

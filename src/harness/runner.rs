@@ -11,7 +11,7 @@ use super::roofline::Roofline;
 use super::stats::summarize;
 use super::validate::compare_scaled;
 use super::variant::{run_lift, run_reference, Execution, RunCounts};
-use crate::runtime::{ClBlast, Runtime};
+use crate::runtime::{ClBlast, CuBlas, Runtime};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -30,6 +30,8 @@ pub struct RunOptions {
     pub results_file: String,
     pub roofline: Option<Roofline>,
     pub git_commit: String,
+    /// Where to look for cuBLAS and the CUDA runtime first (`--cublas-lib`).
+    pub cublas_dir: Option<PathBuf>,
 }
 
 /// The rows of a run and where they went.
@@ -71,8 +73,14 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
             if cfg.lift.is_some() {
                 variants.extend(cfg.variants.iter().cloned());
             }
+            if cfg.explored.is_some() {
+                variants.push("explored".to_string());
+            }
             if cfg.clblast.is_some() {
                 variants.push("clblast".to_string());
+            }
+            if cfg.cublas.is_some() {
+                variants.push("cublas".to_string());
             }
             if cfg.halide.is_some() {
                 variants.push("halide".to_string());
@@ -98,6 +106,15 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
         ClBlast::load()
     } else {
         Err("not needed".into())
+    };
+    // cuBLAS only on NVIDIA devices, loaded once when some benchmark has it.
+    let cublas: Result<CuBlas, String> = if !planned.iter().any(|p| p.variants.iter().any(|v| v == "cublas"))
+    {
+        Err("not needed".into())
+    } else if !super::cublas::is_nvidia(&rt.info.vendor, &rt.info.platform_name) {
+        Err(format!("cuBLAS runs on NVIDIA devices only; this is {}", rt.info.name))
+    } else {
+        CuBlas::load(opts.cublas_dir.as_slice())
     };
     let total: usize = planned.iter().map(|p| p.variants.len()).sum();
     let pb = ProgressBar::new(total as u64);
@@ -135,8 +152,17 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
                 continue;
             }
         };
-        let mut bench =
-            Bench { p, rt, opts, inputs: &inputs, buffers: &buffers, rust: None, interp: None, blas: &blas };
+        let mut bench = Bench {
+            p,
+            rt,
+            opts,
+            inputs: &inputs,
+            buffers: &buffers,
+            rust: None,
+            interp: None,
+            blas: &blas,
+            cublas: &cublas,
+        };
         // The reference runs first: its validated output is the gold of
         // the Lift rows at sizes beyond the interpreter's reach, so it also
         // runs (unrecorded) when resuming needs it.
@@ -156,6 +182,10 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
                 bench.clblast(&reference_gold)
             } else if v.as_str() == "halide" {
                 super::halide::halide_row(&mut bench, &reference_gold)
+            } else if v.as_str() == "explored" {
+                super::explored::explored_row(&mut bench, &reference_gold)
+            } else if v.as_str() == "cublas" {
+                super::cublas::cublas_row(&mut bench, &reference_gold)
             } else {
                 bench.lift(v, &reference_gold)
             };
@@ -177,6 +207,8 @@ pub(super) struct Bench<'a> {
     interp: Option<Result<HostArray, String>>,
     /// CLBlast, or why it could not be loaded.
     blas: &'a Result<ClBlast, String>,
+    /// cuBLAS, or why it is not used.
+    pub(super) cublas: &'a Result<CuBlas, String>,
 }
 
 impl Bench<'_> {

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 /// The stencil suite (CGO 2018).
 pub const STENCIL_SUITE: &str = "cgo18";
 
+/// The rewrite-rules suite (ICFP 2015).
+pub const ICFP15_SUITE: &str = "icfp15";
+
 /// The suites of `configs`, CGO 2017 first, the others in name order.
 pub fn suites(configs: &[Config]) -> Vec<String> {
     let mut out: Vec<String> = configs.iter().map(|c| c.suite.clone()).collect();
@@ -31,6 +34,7 @@ pub fn render_figures(suite: &str, csv: &Path, out_dir: &Path) -> Result<Vec<Pat
     match suite {
         DEFAULT_SUITE => chart::render_figure8(&[csv.to_path_buf()], out_dir),
         STENCIL_SUITE => chart::render_stencil_figures(csv, out_dir),
+        ICFP15_SUITE => chart::render_icfp15_figures(csv, out_dir),
         _ => Ok(Vec::new()),
     }
 }

@@ -43,7 +43,7 @@ pub fn level_options(level: &str) -> Option<CompileOptions> {
     Some(CompileOptions { barrier_elim: b, cf_simplify: c, arith_simplify: a, ..CompileOptions::default() })
 }
 
-fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<Vec<usize>, String> {
+pub(super) fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<Vec<usize>, String> {
     es.iter()
         .map(|e| {
             let v = eval(e, sizes).map_err(|err| format!("{what} `{e}`: {err}"))?;
@@ -80,14 +80,18 @@ pub(crate) fn upload_all(
     Ok(out)
 }
 
-fn scalar_arg(a: &HostArray) -> KernelArg<'static> {
+pub(super) fn scalar_arg(a: &HostArray) -> KernelArg<'static> {
     match a {
         HostArray::F32(v) => KernelArg::Float(v.first().copied().unwrap_or(0.0)),
         HostArray::I32(v) => KernelArg::Int(v.first().copied().unwrap_or(0)),
     }
 }
 
-fn time_runs(rt: &Runtime, launches: &[Launch<'_>], counts: RunCounts) -> Result<Vec<f64>, String> {
+pub(super) fn time_runs(
+    rt: &Runtime,
+    launches: &[Launch<'_>],
+    counts: RunCounts,
+) -> Result<Vec<f64>, String> {
     for _ in 0..counts.warmup {
         rt.run(launches).map_err(|e| e.to_string())?;
     }
@@ -175,7 +179,7 @@ pub fn load_program(path: &Path) -> Result<(SourceFile, Program), String> {
     Ok((file, program))
 }
 
-fn pad3(v: &[usize]) -> [i64; 3] {
+pub(super) fn pad3(v: &[usize]) -> [i64; 3] {
     let mut out = [1i64; 3];
     for (o, x) in out.iter_mut().zip(v) {
         *o = *x as i64;
@@ -231,7 +235,7 @@ fn compile_one(
     Ok(Built { program, kernel, global, local })
 }
 
-fn trim_dims(mut v: Vec<usize>) -> Vec<usize> {
+pub(super) fn trim_dims(mut v: Vec<usize>) -> Vec<usize> {
     while v.len() > 1 && v.last() == Some(&1) {
         v.pop();
     }

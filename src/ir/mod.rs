@@ -15,12 +15,17 @@
 //! from the call), and a call of an earlier `def` into a copy of its lambda
 //! with fresh ids; so the IR has no composition and no `def` references.
 
+pub mod build;
 pub mod cfun;
+pub mod equiv;
 mod pattern;
 pub mod span;
+pub mod visit;
 
+pub use build::IdGen;
 pub use pattern::{IndexFun, MapKind, PadMode, Pattern, ReduceKind};
 pub use span::{Location, SourceFile, Span};
+pub use visit::Path;
 
 use crate::types::Type;
 

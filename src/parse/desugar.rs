@@ -7,10 +7,9 @@ use super::error::{PResult, ParseError};
 use super::patterns::is_pattern;
 use super::types::snippet;
 use crate::ir::{
-    Def, Expr, ExprId, ExprKind, FunDecl, FunKind, Lambda, Literal, Param, ParamId, Pattern, Span, UserFun,
+    Def, Expr, ExprId, ExprKind, FunDecl, FunKind, IdGen, Lambda, Literal, Param, ParamId, Span, UserFun,
     UserFunId,
 };
-use std::collections::HashMap;
 
 /// What a pattern application denotes: a function still waiting for its
 /// data, or a value.
@@ -284,77 +283,10 @@ impl Ctx<'_> {
 
     /// A copy of an earlier def as a lambda, with fresh ids throughout.
     fn copy_def(&mut self, i: usize, span: Span) -> FunDecl {
-        let defs = self.defs;
-        let d = &defs[i];
-        let mut map = HashMap::new();
-        let params = d.params.iter().map(|p| self.refresh_param(p, &mut map)).collect();
-        let body = self.refresh(&d.body, &mut map);
-        FunDecl { kind: FunKind::Lambda(Lambda { params, body: Box::new(body) }), span }
-    }
-
-    fn refresh_param(&mut self, p: &Param, map: &mut HashMap<ParamId, ParamId>) -> Param {
-        let q = self.fresh_param(&p.name, p.ty.clone(), p.span);
-        map.insert(p.id, q.id);
-        q
-    }
-
-    fn refresh(&mut self, e: &Expr, map: &mut HashMap<ParamId, ParamId>) -> Expr {
-        let kind = match &e.kind {
-            ExprKind::Literal(l) => ExprKind::Literal(l.clone()),
-            ExprKind::Param(p) => ExprKind::Param(map.get(p).copied().unwrap_or(*p)),
-            ExprKind::Call(fd, args) => {
-                let fd = self.refresh_fun(fd, map);
-                ExprKind::Call(Box::new(fd), args.iter().map(|a| self.refresh(a, map)).collect())
-            }
-        };
-        self.mk(kind, e.span)
-    }
-
-    fn refresh_fun(&mut self, fd: &FunDecl, map: &mut HashMap<ParamId, ParamId>) -> FunDecl {
-        let kind = match &fd.kind {
-            FunKind::UserFun(id) => FunKind::UserFun(*id),
-            FunKind::Lambda(l) => {
-                let params = l.params.iter().map(|p| self.refresh_param(p, map)).collect();
-                FunKind::Lambda(Lambda { params, body: Box::new(self.refresh(&l.body, map)) })
-            }
-            FunKind::Pattern(p) => FunKind::Pattern(match p {
-                Pattern::Map { kind, f } => {
-                    Pattern::Map { kind: *kind, f: Box::new(self.refresh_fun(f, map)) }
-                }
-                Pattern::MapVec { f } => Pattern::MapVec { f: Box::new(self.refresh_fun(f, map)) },
-                Pattern::Reduce { kind, f } => {
-                    Pattern::Reduce { kind: *kind, f: Box::new(self.refresh_fun(f, map)) }
-                }
-                Pattern::PartRed { f, m } => {
-                    Pattern::PartRed { f: Box::new(self.refresh_fun(f, map)), m: m.clone() }
-                }
-                Pattern::Iterate { n, f } => {
-                    Pattern::Iterate { n: *n, f: Box::new(self.refresh_fun(f, map)) }
-                }
-                Pattern::ToGlobal(f) => Pattern::ToGlobal(Box::new(self.refresh_fun(f, map))),
-                Pattern::ToLocal(f) => Pattern::ToLocal(Box::new(self.refresh_fun(f, map))),
-                Pattern::ToPrivate(f) => Pattern::ToPrivate(Box::new(self.refresh_fun(f, map))),
-                Pattern::Generate { len, f } => {
-                    Pattern::Generate { len: len.clone(), f: Box::new(self.refresh_fun(f, map)) }
-                }
-                Pattern::Split(_)
-                | Pattern::Join
-                | Pattern::Gather(_)
-                | Pattern::Scatter(_)
-                | Pattern::Transpose
-                | Pattern::Zip(_)
-                | Pattern::Get(_)
-                | Pattern::At(_)
-                | Pattern::AsVector(_)
-                | Pattern::AsScalar
-                | Pattern::Slide { .. }
-                | Pattern::Pad { .. }
-                | Pattern::PadConst { .. }
-                | Pattern::Filter
-                | Pattern::Id => p.clone(),
-            }),
-        };
-        FunDecl { kind, span: fd.span }
+        let mut gen = IdGen::new(self.next_expr, self.next_param);
+        let fd = gen.def_as_lambda(&self.defs[i], span);
+        (self.next_expr, self.next_param) = (gen.next_expr, gen.next_param);
+        fd
     }
 }
 

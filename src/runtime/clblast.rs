@@ -1,8 +1,8 @@
 //! CLBlast, loaded at run time as a library baseline: the harness builds and
 //! runs without it, and reports its bars as skipped when it is missing.
 //!
-//! Only the two routines the benchmarks need are bound, single precision,
-//! row-major. CLBlast may launch several kernels and returns an event for
+//! Only the routines the benchmarks need are bound (xGEMV, xGEMM, xSCAL,
+//! xASUM, xDOT), single precision, row-major. CLBlast may launch several kernels and returns an event for
 //! the last one only, so calls are timed on the host around a queue finish.
 
 use super::exec::{DeviceBuffer, Runtime};
@@ -56,10 +56,44 @@ type Sgemm = unsafe extern "C" fn(
     *mut cl_event,
 ) -> c_int;
 
+// CLBlastSscal(n, alpha, x, x_offset, x_inc, queue, event)
+type Sscal =
+    unsafe extern "C" fn(usize, f32, cl_mem, usize, usize, *mut cl_command_queue, *mut cl_event) -> c_int;
+
+// CLBlastSasum(n, asum, asum_offset, x, x_offset, x_inc, queue, event)
+type Sasum = unsafe extern "C" fn(
+    usize,
+    cl_mem,
+    usize,
+    cl_mem,
+    usize,
+    usize,
+    *mut cl_command_queue,
+    *mut cl_event,
+) -> c_int;
+
+// CLBlastSdot(n, dot, dot_offset, x, x_offset, x_inc, y, y_offset, y_inc, queue, event)
+type Sdot = unsafe extern "C" fn(
+    usize,
+    cl_mem,
+    usize,
+    cl_mem,
+    usize,
+    usize,
+    cl_mem,
+    usize,
+    usize,
+    *mut cl_command_queue,
+    *mut cl_event,
+) -> c_int;
+
 /// The loaded library.
 pub struct ClBlast {
     sgemv: Sgemv,
     sgemm: Sgemm,
+    sscal: Sscal,
+    sasum: Sasum,
+    sdot: Sdot,
     // Keeps the functions above valid.
     _lib: libloading::Library,
 }
@@ -82,12 +116,17 @@ impl ClBlast {
             match unsafe { libloading::Library::new(name) } {
                 Ok(lib) => {
                     // SAFETY: the types match the C declarations in clblast_c.h.
-                    let (sgemv, sgemm) = unsafe {
-                        let v = *lib.get::<Sgemv>(b"CLBlastSgemv\0").map_err(|e| e.to_string())?;
-                        let m = *lib.get::<Sgemm>(b"CLBlastSgemm\0").map_err(|e| e.to_string())?;
-                        (v, m)
+                    let (sgemv, sgemm, sscal, sasum, sdot) = unsafe {
+                        let e = |e: libloading::Error| e.to_string();
+                        (
+                            *lib.get::<Sgemv>(b"CLBlastSgemv\0").map_err(e)?,
+                            *lib.get::<Sgemm>(b"CLBlastSgemm\0").map_err(e)?,
+                            *lib.get::<Sscal>(b"CLBlastSscal\0").map_err(e)?,
+                            *lib.get::<Sasum>(b"CLBlastSasum\0").map_err(e)?,
+                            *lib.get::<Sdot>(b"CLBlastSdot\0").map_err(e)?,
+                        )
                     };
-                    return Ok(ClBlast { sgemv, sgemm, _lib: lib });
+                    return Ok(ClBlast { sgemv, sgemm, sscal, sasum, sdot, _lib: lib });
                 }
                 Err(e) => last = e.to_string(),
             }
@@ -178,6 +217,47 @@ impl ClBlast {
             )
         };
         check(status, "CLBlastSgemm")
+    }
+}
+
+impl ClBlast {
+    /// `x = alpha * x` over `n` elements.
+    pub fn sscal(&self, rt: &Runtime, n: usize, alpha: f32, x: &DeviceBuffer) -> Result<(), String> {
+        let mut q = rt.raw_queue();
+        // SAFETY: as in `sgemv`.
+        let status = unsafe { (self.sscal)(n, alpha, x.raw(), 0, 1, &mut q, std::ptr::null_mut()) };
+        check(status, "CLBlastSscal")
+    }
+
+    /// `result[0] = sum |x[i]|` over `n` elements.
+    pub fn sasum(
+        &self,
+        rt: &Runtime,
+        n: usize,
+        x: &DeviceBuffer,
+        result: &DeviceBuffer,
+    ) -> Result<(), String> {
+        let mut q = rt.raw_queue();
+        // SAFETY: as in `sgemv`.
+        let status = unsafe { (self.sasum)(n, result.raw(), 0, x.raw(), 0, 1, &mut q, std::ptr::null_mut()) };
+        check(status, "CLBlastSasum")
+    }
+
+    /// `result[0] = sum x[i] * y[i]` over `n` elements.
+    pub fn sdot(
+        &self,
+        rt: &Runtime,
+        n: usize,
+        x: &DeviceBuffer,
+        y: &DeviceBuffer,
+        result: &DeviceBuffer,
+    ) -> Result<(), String> {
+        let mut q = rt.raw_queue();
+        // SAFETY: as in `sgemv`.
+        let status = unsafe {
+            (self.sdot)(n, result.raw(), 0, x.raw(), 0, 1, y.raw(), 0, 1, &mut q, std::ptr::null_mut())
+        };
+        check(status, "CLBlastSdot")
     }
 }
 

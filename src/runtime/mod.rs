@@ -2,10 +2,12 @@
 //! builds with their logs, and kernel launches timed by profiling events.
 
 mod clblast;
+mod cublas;
 mod device;
 mod exec;
 
 pub use clblast::ClBlast;
+pub use cublas::{CuBlas, CudaBuffer};
 pub use device::{list_devices, select_device, slugify, DeviceInfo};
 pub use exec::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime, RuntimeProgram};
 

@@ -5,6 +5,7 @@
 //! `pdf` converts that SVG into a PDF with real text.
 
 mod figure;
+mod icfp15_figures;
 mod model;
 mod names;
 mod pdf;
@@ -14,6 +15,10 @@ mod stencil_figures;
 use std::path::{Path, PathBuf};
 
 pub use figure::{figure8_svg, legend_label, variant_color};
+pub use icfp15_figures::{
+    figure10_svg as icfp15_figure10_svg, figure11_svg as icfp15_figure11_svg, render_icfp15_figures,
+    render_icfp15_figures_with_fonts,
+};
 pub use model::{
     build_panels, format_speedup, geometric_mean, speedup_table, Cell, Group, Panel, UNKNOWN_DEVICE,
 };

@@ -40,9 +40,9 @@ fn color(i: usize, v: &str) -> RGBColor {
 }
 
 /// One benchmark at one size: a value (or nothing) per bar.
-struct Group {
-    label: String,
-    values: Vec<Option<f64>>,
+pub(super) struct Group {
+    pub(super) label: String,
+    pub(super) values: Vec<Option<f64>>,
 }
 
 fn ok_row<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
@@ -73,7 +73,7 @@ fn draw_err<E: std::fmt::Debug>(e: E) -> ChartError {
 }
 
 /// A grouped bar chart; `log` selects a logarithmic y axis with a line at 1.
-fn bar_chart(
+pub(super) fn bar_chart(
     title: &str,
     y_desc: &str,
     bars: &[String],

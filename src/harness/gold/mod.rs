@@ -5,12 +5,13 @@
 //! `init: { generator: <name> }`. `part1` holds the CGO 2017 benchmarks of
 //! N-Body, MD, K-Means, NN and MRI-Q; `part2` the convolution and the linear
 //! algebra ones; `basic` the first benchmarks (dot, transpose, scal);
-//! `cgo18` the stencils.
+//! `cgo18` the stencils; `icfp15` the ICFP 2015 suite's own.
 
 use super::data::{Arrays, HostArray, Sizes};
 
 mod basic;
 pub mod cgo18;
+mod icfp15;
 mod part1;
 mod part2;
 
@@ -21,6 +22,7 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
         .or_else(|| part2::gold(name, inputs, sizes))
         .or_else(|| basic::gold(name, inputs, sizes))
         .or_else(|| cgo18::gold(name, inputs, sizes))
+        .or_else(|| icfp15::gold(name, inputs, sizes))
 }
 
 /// Generates the structured input `input` with generator `name`.

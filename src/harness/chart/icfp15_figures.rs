@@ -1,0 +1,188 @@
+//! The ICFP 2015 suite's figures, per device, from its results file
+//! (`results-icfp15.csv`), as `icfp15-figure10.svg/.pdf` and
+//! `icfp15-figure11.svg/.pdf`:
+//!
+//! * Figure 10: the speedup of the device's explored program over the
+//!   portable OpenCL reference, for every benchmark and size, with the
+//!   geometric mean (the paper's "relative to a portable implementation").
+//! * Figure 11: for the BLAS routines, the speedups of the explored
+//!   program and of the libraries (CLBlast, cuBLAS) over the same
+//!   reference, side by side (the paper's comparison with tuned libraries).
+//!
+//! Only `ok` rows are drawn; a missing bar is marked with an `x`.
+
+use std::path::{Path, PathBuf};
+
+use super::model::geometric_mean;
+use super::pdf::{svg_to_pdf, FontSource};
+use super::stencil_figures::{bar_chart, Group};
+use super::ChartError;
+use crate::harness::results::{read_rows, Row};
+
+/// The suite's benchmark names carry this prefix; the figures drop it.
+const PREFIX: &str = "icfp15-";
+
+/// The BLAS routines of Figure 11.
+const BLAS: [&str; 4] = ["scal", "asum", "dot", "gemv"];
+
+fn short(benchmark: &str) -> &str {
+    benchmark.strip_prefix(PREFIX).unwrap_or(benchmark)
+}
+
+fn ok_median(rows: &[Row], bench: &str, size: &str, variant: &str) -> Option<f64> {
+    // Results are appended: the last row of a key is the latest run.
+    rows.iter()
+        .rev()
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == "ok")
+        .and_then(|r| r.median_ms)
+        .filter(|m| *m > 0.0)
+}
+
+/// (benchmark, size) pairs in first-seen order, filtered.
+fn keys(rows: &[Row], keep: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.benchmark.clone(), r.size.clone());
+        if keep(short(&r.benchmark)) && !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Reference median over the variant's median.
+fn speedup(rows: &[Row], bench: &str, size: &str, variant: &str) -> Option<f64> {
+    Some(ok_median(rows, bench, size, "reference")? / ok_median(rows, bench, size, variant)?)
+}
+
+fn groups(rows: &[Row], bars: &[&str], keep: &dyn Fn(&str) -> bool) -> Vec<Group> {
+    let mut gs: Vec<Group> = keys(rows, keep)
+        .into_iter()
+        .map(|(b, s)| Group {
+            label: format!("{} {s}", short(&b)),
+            values: bars.iter().map(|v| speedup(rows, &b, &s, v)).collect(),
+        })
+        .collect();
+    let means = (0..bars.len())
+        .map(|i| geometric_mean(&gs.iter().filter_map(|g| g.values[i]).collect::<Vec<_>>()))
+        .collect();
+    gs.push(Group { label: "geo. mean".into(), values: means });
+    gs
+}
+
+fn device(rows: &[Row]) -> &str {
+    rows.first().map(|r| r.device.as_str()).unwrap_or("")
+}
+
+/// Figure 10's SVG.
+pub fn figure10_svg(rows: &[Row]) -> Result<String, ChartError> {
+    let bars = ["explored"];
+    let gs = groups(rows, &bars, &|_| true);
+    let labels: Vec<String> = bars.iter().map(|s| s.to_string()).collect();
+    bar_chart(
+        &format!("ICFP 2015 Figure 10: explored program over the OpenCL reference ({})", device(rows)),
+        "speedup over the reference",
+        &labels,
+        &gs,
+        true,
+    )
+}
+
+/// Figure 11's SVG.
+pub fn figure11_svg(rows: &[Row]) -> Result<String, ChartError> {
+    let bars = ["explored", "clblast", "cublas"];
+    let gs = groups(rows, &bars, &|b| BLAS.contains(&b));
+    let labels: Vec<String> = bars.iter().map(|s| s.to_string()).collect();
+    bar_chart(
+        &format!(
+            "ICFP 2015 Figure 11: explored program and BLAS libraries over the reference ({})",
+            device(rows)
+        ),
+        "speedup over the reference",
+        &labels,
+        &gs,
+        true,
+    )
+}
+
+/// Writes both figures as SVG and PDF into `out_dir` from one results file
+/// of the suite; returns the files written.
+pub fn render_icfp15_figures(csv: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
+    render_icfp15_figures_with_fonts(csv, out_dir, &FontSource::System)
+}
+
+/// [`render_icfp15_figures`] with the fonts taken from `fonts`.
+pub fn render_icfp15_figures_with_fonts(
+    csv: &Path,
+    out_dir: &Path,
+    fonts: &FontSource,
+) -> Result<Vec<PathBuf>, ChartError> {
+    let rows =
+        read_rows(csv).map_err(|e| ChartError::Input { path: csv.to_path_buf(), msg: e.to_string() })?;
+    if rows.is_empty() {
+        return Err(ChartError::Input { path: csv.to_path_buf(), msg: "no result rows to chart".into() });
+    }
+    let figures = [("icfp15-figure10", figure10_svg(&rows)?), ("icfp15-figure11", figure11_svg(&rows)?)];
+    // Every PDF is made before anything is written, so that a missing font
+    // does not leave fresh SVGs beside stale PDFs.
+    let mut pdfs = Vec::new();
+    for (_, svg) in &figures {
+        pdfs.push(svg_to_pdf(svg, fonts)?);
+    }
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| ChartError::Output { path: out_dir.to_path_buf(), msg: e.to_string() })?;
+    let mut written = Vec::new();
+    for ((name, svg), pdf) in figures.iter().zip(&pdfs) {
+        for (ext, bytes) in [("svg", svg.as_bytes()), ("pdf", pdf.as_slice())] {
+            let path = out_dir.join(format!("{name}.{ext}"));
+            std::fs::write(&path, bytes)
+                .map_err(|e| ChartError::Output { path: path.clone(), msg: e.to_string() })?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(b: &str, size: &str, v: &str, status: &str, ms: f64) -> Row {
+        Row {
+            benchmark: b.into(),
+            size: size.into(),
+            variant: v.into(),
+            status: status.into(),
+            median_ms: Some(ms),
+            device: "Test GPU".into(),
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn speedups_use_ok_rows_only_and_the_latest() {
+        let rows = vec![
+            row("icfp15-dot", "small", "reference", "ok", 2.0),
+            row("icfp15-dot", "small", "explored", "ok", 4.0),
+            row("icfp15-dot", "small", "explored", "ok", 1.0),
+            row("icfp15-dot", "small", "clblast", "FAILED", 0.5),
+            row("icfp15-md", "small", "reference", "ok", 3.0),
+            row("icfp15-md", "small", "explored", "skipped", 1.0),
+        ];
+        assert_eq!(speedup(&rows, "icfp15-dot", "small", "explored"), Some(2.0));
+        assert_eq!(speedup(&rows, "icfp15-dot", "small", "clblast"), None);
+        assert_eq!(speedup(&rows, "icfp15-md", "small", "explored"), None);
+        let g = groups(&rows, &["explored"], &|_| true);
+        assert_eq!(
+            g.iter().map(|g| g.label.as_str()).collect::<Vec<_>>(),
+            ["dot small", "md small", "geo. mean"]
+        );
+        assert_eq!(g[2].values, vec![Some(2.0)]);
+        // Figure 11 keeps the BLAS routines only.
+        let g = groups(&rows, &["explored", "clblast", "cublas"], &|b| BLAS.contains(&b));
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].values, vec![Some(2.0), None, None]);
+        let svg = figure11_svg(&rows).unwrap();
+        assert!(svg.contains("dot small") && svg.contains("Test GPU") && !svg.contains("md small"));
+    }
+}

@@ -1,0 +1,182 @@
+//! The cuBLAS variant (ICFP 2015, Figure 11 on NVIDIA): the benchmark's
+//! `cublas:` calls (the same schema as `clblast:`) through the CUDA runtime
+//! on the same GPU, validated like the other rows. Each execution is timed
+//! by CUDA events around the calls (`timing = cuda-events`); copies for
+//! `init_from` come before the first event, untimed. On a device that is
+//! not NVIDIA's, or where the libraries do not load, the row is `skipped`.
+
+use super::blas_spec::{BlasCall, BlasSpec};
+use super::clblast::{dim, scalar};
+use super::config::Config;
+use super::data::{Arrays, HostArray, Sizes};
+use super::results::Row;
+use super::runner::{base_row, error_row, Bench};
+use super::variant::{Execution, RunCounts};
+use crate::runtime::{CuBlas, CudaBuffer};
+use std::collections::BTreeMap;
+
+fn host_bytes(a: &HostArray) -> Vec<u8> {
+    match a {
+        HostArray::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        HostArray::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+    }
+}
+
+/// Whether cuBLAS can run on the device the harness uses.
+pub fn is_nvidia(vendor: &str, platform: &str) -> bool {
+    vendor.to_ascii_lowercase().contains("nvidia") || platform.to_ascii_lowercase().contains("nvidia")
+}
+
+fn buf<'b, 'c>(bufs: &'b BTreeMap<String, CudaBuffer<'c>>, name: &str) -> Result<&'b CudaBuffer<'c>, String> {
+    bufs.get(name).ok_or_else(|| format!("cublas: no device buffer `{name}`"))
+}
+
+/// Checks that a call's arrays hold what the routine reads or writes.
+fn need(b: &CudaBuffer, floats: usize, name: &str) -> Result<(), String> {
+    if b.bytes < 4 * floats {
+        return Err(format!("cublas: `{name}` holds {} bytes, the call needs {}", b.bytes, 4 * floats));
+    }
+    Ok(())
+}
+
+fn call(
+    lib: &CuBlas,
+    c: &BlasCall,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    bufs: &BTreeMap<String, CudaBuffer>,
+) -> Result<(), String> {
+    match c {
+        BlasCall::Gemv { trans_a, m, n, alpha, a, x, beta, y, .. } => {
+            let (m, n) = (dim(m, sizes, "m")?, dim(n, sizes, "n")?);
+            let (xl, yl) = if *trans_a { (m, n) } else { (n, m) };
+            need(buf(bufs, a)?, m * n, a)?;
+            need(buf(bufs, x)?, xl, x)?;
+            need(buf(bufs, y)?, yl, y)?;
+            let (alpha, beta) = (scalar(alpha, inputs)?, scalar(beta, inputs)?);
+            lib.sgemv(*trans_a, m, n, alpha, buf(bufs, a)?, buf(bufs, x)?, beta, buf(bufs, y)?)
+        }
+        BlasCall::Gemm { trans_a, trans_b, m, n, k, alpha, a, b, beta, c, .. } => {
+            let (m, n, k) = (dim(m, sizes, "m")?, dim(n, sizes, "n")?, dim(k, sizes, "k")?);
+            need(buf(bufs, a)?, m * k, a)?;
+            need(buf(bufs, b)?, k * n, b)?;
+            need(buf(bufs, c)?, m * n, c)?;
+            let (alpha, beta) = (scalar(alpha, inputs)?, scalar(beta, inputs)?);
+            lib.sgemm(*trans_a, *trans_b, (m, n, k), alpha, buf(bufs, a)?, buf(bufs, b)?, beta, buf(bufs, c)?)
+        }
+        BlasCall::Scal { n, alpha, x, .. } => {
+            let n = dim(n, sizes, "n")?;
+            need(buf(bufs, x)?, n, x)?;
+            lib.sscal(n, scalar(alpha, inputs)?, buf(bufs, x)?)
+        }
+        BlasCall::Asum { n, x, result } => {
+            let n = dim(n, sizes, "n")?;
+            need(buf(bufs, x)?, n, x)?;
+            need(buf(bufs, result)?, 1, result)?;
+            lib.sasum(n, buf(bufs, x)?, buf(bufs, result)?)
+        }
+        BlasCall::Dot { n, x, y, result } => {
+            let n = dim(n, sizes, "n")?;
+            need(buf(bufs, x)?, n, x)?;
+            need(buf(bufs, y)?, n, y)?;
+            need(buf(bufs, result)?, 1, result)?;
+            lib.sdot(n, buf(bufs, x)?, buf(bufs, y)?, buf(bufs, result)?)
+        }
+    }
+}
+
+/// One execution: the untimed copies, then the calls between two events.
+fn execute(
+    lib: &CuBlas,
+    spec: &BlasSpec,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    bufs: &BTreeMap<String, CudaBuffer>,
+) -> Result<f64, String> {
+    for c in &spec.calls {
+        if let Some((from, to)) = c.init_copy() {
+            lib.copy(buf(bufs, from)?, buf(bufs, to)?)?;
+        }
+    }
+    lib.synchronize()?;
+    lib.timed(&mut || {
+        for c in &spec.calls {
+            call(lib, c, sizes, inputs, bufs)?;
+        }
+        Ok(())
+    })
+}
+
+/// Runs the cuBLAS variant: the first execution's output is validated,
+/// then warm-up and timed runs.
+#[allow(clippy::too_many_arguments)]
+pub fn run_cublas(
+    lib: &CuBlas,
+    cfg: &Config,
+    spec: &BlasSpec,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    buffers: &Arrays,
+    counts: RunCounts,
+) -> Result<Execution, String> {
+    let mut bufs = BTreeMap::new();
+    for a in cfg.inputs.iter().chain(&cfg.buffers).filter(|a| !a.is_scalar()) {
+        let host =
+            inputs.get(&a.name).or_else(|| buffers.get(&a.name)).ok_or(format!("no array `{}`", a.name))?;
+        bufs.insert(a.name.clone(), lib.upload(&host_bytes(host))?);
+    }
+    execute(lib, spec, sizes, inputs, &bufs)?;
+    let out = buf(&bufs, &spec.output)?;
+    let bytes = lib.download(out)?;
+    let output = match inputs.get(&spec.output).or_else(|| buffers.get(&spec.output)) {
+        Some(HostArray::I32(_)) => HostArray::I32(
+            bytes.chunks_exact(4).map(|c| i32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect(),
+        ),
+        _ => HostArray::F32(
+            bytes.chunks_exact(4).map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect(),
+        ),
+    };
+    for _ in 1..counts.warmup.max(1) {
+        execute(lib, spec, sizes, inputs, &bufs)?;
+    }
+    let mut times_ms = Vec::with_capacity(counts.runs);
+    for _ in 0..counts.runs.max(1) {
+        times_ms.push(execute(lib, spec, sizes, inputs, &bufs)?);
+    }
+    Ok(Execution {
+        times_ms,
+        output,
+        compile_ms: None,
+        kernel_lines: None,
+        kernel_bytes: None,
+        build_options: String::new(),
+    })
+}
+
+/// The `cublas` row: `skipped` on other vendors' devices or without the
+/// libraries, else validated like the other rows.
+pub(super) fn cublas_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
+    let (p, rt, opts) = (b.p, b.rt, b.opts);
+    let Some(spec) = &p.cfg.cublas else {
+        return error_row(p, "cublas", rt, opts, "no cublas section");
+    };
+    let skipped = |msg: String| {
+        let mut row = base_row(p, "cublas", rt, opts);
+        row.status = "skipped".into();
+        row.timing = "cuda-events".into();
+        row.message = msg;
+        row
+    };
+    let lib = match b.cublas {
+        Ok(l) => l,
+        Err(msg) => return skipped(msg.clone()),
+    };
+    let exec = match run_cublas(lib, p.cfg, spec, &p.sizes, b.inputs, b.buffers, opts.counts) {
+        Ok(e) => e,
+        Err(msg) => return error_row(p, "cublas", rt, opts, &msg),
+    };
+    let gold = b.gold_for(&spec.output, reference_gold);
+    let mut row = b.finish_row("cublas", &exec, Some(&gold));
+    row.timing = "cuda-events".into();
+    row
+}

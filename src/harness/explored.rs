@@ -1,0 +1,351 @@
+//! The `explored` variant (ICFP 2015 suite): the low-level program found
+//! for the device the harness runs on, committed as
+//! `benchmarks/explored/<device-slug>/<file>` (with its `.derivation`).
+//! `lift all` never explores: a device without a committed program gets a
+//! `skipped` row that says where the program would be.
+//!
+//! The config's `explored:` section lists the kernels run in order (times
+//! summed). A kernel's def comes from the device's file unless it names a
+//! `program:` of its own (the fixed second stage of a reduction, such as
+//! the sum of the partial results). A kernel output that is no input or
+//! buffer of the config is an intermediate: allocated with the size of the
+//! kernel's output type, and a later kernel's parameter `[T]P` bound to it
+//! gets `P` from its length. Launch sizes are the compiler's unless given.
+
+use super::config::{eval, Config};
+use super::data::{Arrays, HostArray, Sizes};
+use super::results::Row;
+use super::runner::{base_row, error_row, Bench};
+use super::variant::{eval_dims, level_options, load_program, pad3, scalar_arg, time_runs, trim_dims};
+use super::variant::{upload_all, Execution, RunCounts};
+use crate::arith::{parse_arith, ArithExpr};
+use crate::compile::{compile, KernelParam};
+use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime};
+use crate::types::Type;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Where the device folders live, relative to the repository root.
+pub const EXPLORED_DIR: &str = "benchmarks/explored";
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExploredKernel {
+    #[serde(default)]
+    program: Option<String>,
+    def: String,
+    #[serde(default)]
+    args: BTreeMap<String, String>,
+    output: String,
+    #[serde(default)]
+    static_sizes: bool,
+    #[serde(default)]
+    global: Option<Vec<String>>,
+    #[serde(default)]
+    local: Option<Vec<String>>,
+}
+
+/// `explored:` as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawExplored {
+    /// The file name in each device folder (default `<benchmark>.lift`).
+    #[serde(default)]
+    file: Option<String>,
+    kernels: Vec<RawExploredKernel>,
+    output: String,
+}
+
+/// One kernel of the explored program.
+#[derive(Clone, Debug)]
+pub struct ExploredKernel {
+    /// A fixed program; `None`: the device's file.
+    pub program: Option<PathBuf>,
+    pub def: String,
+    /// Def parameter -> input, buffer or intermediate name.
+    pub args: BTreeMap<String, String>,
+    pub output: String,
+    pub static_sizes: bool,
+    pub global: Option<Vec<ArithExpr>>,
+    pub local: Option<Vec<ArithExpr>>,
+}
+
+/// The checked section.
+#[derive(Clone, Debug)]
+pub struct ExploredSpec {
+    /// `<root>/benchmarks/explored`.
+    pub dir: PathBuf,
+    /// The file name inside a device folder.
+    pub file: String,
+    pub kernels: Vec<ExploredKernel>,
+    /// The buffer validated.
+    pub output: String,
+}
+
+impl ExploredSpec {
+    /// The program committed for the device with this slug (it may not exist).
+    pub fn program_for(&self, slug: &str) -> PathBuf {
+        self.dir.join(slug).join(&self.file)
+    }
+}
+
+/// Checks `explored:`; errors are (key, message).
+pub(crate) fn parse_spec(
+    raw: &RawExplored,
+    benchmark: &str,
+    root: &Path,
+    is_array: &dyn Fn(&str) -> bool,
+) -> Result<ExploredSpec, (String, String)> {
+    let file = raw.file.clone().unwrap_or_else(|| format!("{benchmark}.lift"));
+    if file.contains('/') || !file.ends_with(".lift") {
+        return Err(("explored.file".into(), format!("`{file}`: expected a file name ending in .lift")));
+    }
+    if raw.kernels.is_empty() {
+        return Err(("explored.kernels".into(), "at least one kernel is needed".into()));
+    }
+    let mut produced: Vec<String> = Vec::new();
+    let mut kernels = Vec::new();
+    for (i, k) in raw.kernels.iter().enumerate() {
+        let key = format!("explored.kernels[{i}]");
+        let program = match &k.program {
+            None => None,
+            Some(p) => {
+                let path = if root == Path::new(".") { PathBuf::from(p) } else { root.join(p) };
+                if !path.is_file() {
+                    return Err((format!("{key}.program"), format!("file `{p}` not found")));
+                }
+                Some(path)
+            }
+        };
+        for (p, a) in &k.args {
+            if !is_array(a) && !produced.contains(a) {
+                return Err((
+                    format!("{key}.args.{p}"),
+                    format!("`{a}` is not an input, buffer or earlier kernel's output"),
+                ));
+            }
+        }
+        if !is_array(&k.output) {
+            produced.push(k.output.clone());
+        }
+        let exprs = |what: &str,
+                     v: &Option<Vec<String>>|
+         -> Result<Option<Vec<ArithExpr>>, (String, String)> {
+            v.as_ref()
+                .map(|es| {
+                    es.iter()
+                        .map(|e| {
+                            parse_arith(e)
+                                .map_err(|err| (format!("{key}.{what}"), format!("bad expression: {err}")))
+                        })
+                        .collect()
+                })
+                .transpose()
+        };
+        kernels.push(ExploredKernel {
+            program,
+            def: k.def.clone(),
+            args: k.args.clone(),
+            output: k.output.clone(),
+            static_sizes: k.static_sizes,
+            global: exprs("global", &k.global)?,
+            local: exprs("local", &k.local)?,
+        });
+    }
+    if kernels.iter().all(|k| k.program.is_some()) {
+        return Err((
+            "explored.kernels".into(),
+            "no kernel comes from the device's file (omit `program:`)".into(),
+        ));
+    }
+    if !is_array(&raw.output) {
+        return Err(("explored.output".into(), format!("`{}` is not a buffer", raw.output)));
+    }
+    // Keep paths short in messages when running from the repository root.
+    let dir = if root == Path::new(".") { PathBuf::from(EXPLORED_DIR) } else { root.join(EXPLORED_DIR) };
+    Ok(ExploredSpec { dir, file, kernels, output: raw.output.clone() })
+}
+
+/// Binds the size of every parameter `[T]P` whose `P` is still unknown to
+/// the length of the buffer passed for it.
+fn infer_sizes(
+    params: &[KernelParam],
+    k: &ExploredKernel,
+    bufs: &BTreeMap<String, DeviceBuffer>,
+    sizes: &mut Sizes,
+) -> Result<(), String> {
+    for p in params {
+        let KernelParam::Input { name, ty: Type::Array(elem, ArithExpr::Var(v)) } = p else {
+            continue;
+        };
+        if sizes.contains_key(&v.name) {
+            continue;
+        }
+        let Some(buf) = k.args.get(name).and_then(|a| bufs.get(a)) else {
+            continue;
+        };
+        let elem_bytes =
+            eval(&elem.size_in_bytes(), sizes).map_err(|e| format!("element of `{name}`: {e}"))?;
+        if elem_bytes > 0 {
+            sizes.insert(v.name.clone(), (buf.bytes / elem_bytes as usize) as i64);
+        }
+    }
+    Ok(())
+}
+
+/// Compiles (level `all`) and runs the kernels; `device_file` is the
+/// device's program.
+#[allow(clippy::too_many_arguments)]
+pub fn run_explored(
+    rt: &Runtime,
+    cfg: &Config,
+    spec: &ExploredSpec,
+    device_file: &Path,
+    sizes: &Sizes,
+    inputs: &Arrays,
+    buffers: &Arrays,
+    counts: RunCounts,
+) -> Result<Execution, String> {
+    let build_options = cfg.reference.as_ref().map(|r| r.build_options.clone()).unwrap_or_default();
+    let mut sizes = sizes.clone();
+    let mut bufs = upload_all(rt, cfg, inputs, buffers)?;
+    let mut compile_ms = 0.0;
+    let mut built = Vec::new();
+    let mut temps: Vec<Vec<DeviceBuffer>> = Vec::new();
+    for k in &spec.kernels {
+        let path = k.program.as_deref().unwrap_or(device_file);
+        let (file, program) = load_program(path)?;
+        let mut opts = level_options("all").ok_or("level `all` is missing")?;
+        if k.static_sizes {
+            opts.sizes = sizes.clone();
+        }
+        let cfg_global = k.global.as_ref().map(|g| eval_dims(g, &sizes, "global size")).transpose()?;
+        let cfg_local = k.local.as_ref().map(|l| eval_dims(l, &sizes, "local size")).transpose()?;
+        opts.global = cfg_global.as_deref().map(pad3);
+        opts.local = cfg_local.as_deref().map(pad3);
+        let t0 = Instant::now();
+        let kernel = compile(&program, &k.def, &opts).map_err(|e| match e.span() {
+            Some(span) => format!("{}: error: {e}", file.location(span.start)),
+            None => format!("{}: error: {e}", path.display()),
+        })?;
+        compile_ms += t0.elapsed().as_secs_f64() * 1e3;
+        infer_sizes(&kernel.params, k, &bufs, &mut sizes)?;
+        if !bufs.contains_key(&k.output) {
+            let bytes = eval(&kernel.output_type.size_in_bytes(), &sizes)
+                .map_err(|e| format!("size of intermediate `{}`: {e}", k.output))?;
+            let b = rt.zeroed(&k.output, ElemKind::F32, bytes.max(0) as usize).map_err(|e| e.to_string())?;
+            bufs.insert(k.output.clone(), b);
+        }
+        let mut t = Vec::new();
+        for p in &kernel.params {
+            if let KernelParam::Temp { name, bytes } = p {
+                let n = eval(bytes, &sizes).map_err(|e| format!("size of temporary `{name}`: {e}"))?;
+                t.push(rt.zeroed(name, ElemKind::F32, n.max(0) as usize).map_err(|e| e.to_string())?);
+            }
+        }
+        temps.push(t);
+        let global = match cfg_global {
+            Some(g) => g,
+            None => trim_dims(eval_dims(&kernel.global, &sizes, "compiler's global size")?),
+        };
+        let local = match (cfg_local, &kernel.local) {
+            (Some(l), _) => Some(l),
+            (None, Some(l)) => Some(eval_dims(l, &sizes, "compiler's local size")?[..global.len()].to_vec()),
+            (None, None) => None,
+        };
+        let label = format!("{} (def {}, explored variant)", path.display(), k.def);
+        let program = rt.build(&label, &kernel.source, &build_options).map_err(|e| e.to_string())?;
+        built.push((program, kernel, global, local));
+    }
+    let mut launches = Vec::new();
+    for ((k, (program, kernel, global, local)), temps) in spec.kernels.iter().zip(&built).zip(&temps) {
+        let mut temps = temps.iter();
+        let mut args = Vec::new();
+        for p in &kernel.params {
+            args.push(match p {
+                KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
+                    let src = k.args.get(name).ok_or_else(|| {
+                        format!(
+                            "{}: explored.kernels: `args` does not bind parameter `{name}` of `{}`",
+                            cfg.file.display(),
+                            k.def
+                        )
+                    })?;
+                    match bufs.get(src) {
+                        Some(buf) => KernelArg::Buffer(buf),
+                        None => scalar_arg(inputs.get(src).ok_or_else(|| format!("no input `{src}`"))?),
+                    }
+                }
+                KernelParam::Output { ty } => {
+                    let out = &bufs[&k.output];
+                    if let Ok(need) = eval(&ty.size_in_bytes(), &sizes) {
+                        if need as usize > out.bytes {
+                            return Err(format!(
+                                "output `{}` holds {} bytes but the kernel writes {need} ({ty})",
+                                k.output, out.bytes
+                            ));
+                        }
+                    }
+                    KernelArg::Buffer(out)
+                }
+                KernelParam::Temp { .. } => {
+                    KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?)
+                }
+                KernelParam::Size { name } => KernelArg::Int(
+                    *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))?
+                        as i32,
+                ),
+            });
+        }
+        launches.push(Launch {
+            program,
+            kernel: &kernel.name,
+            args,
+            global: global.clone(),
+            local: local.clone(),
+        });
+    }
+    let times_ms = time_runs(rt, &launches, counts)?;
+    let out =
+        bufs.get(&spec.output).ok_or_else(|| format!("explored.output `{}` is not a buffer", spec.output))?;
+    let output = rt.download(out).map_err(|e| e.to_string())?;
+    Ok(Execution {
+        times_ms,
+        output,
+        compile_ms: Some(compile_ms),
+        kernel_lines: Some(built.iter().map(|b| b.1.source.lines().count()).sum()),
+        kernel_bytes: Some(built.iter().map(|b| b.1.source.len()).sum()),
+        build_options,
+    })
+}
+
+/// The `explored` row: `skipped` where nothing is committed for this
+/// device, else validated like the other rows.
+pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
+    let (p, rt, opts) = (b.p, b.rt, b.opts);
+    let Some(spec) = &p.cfg.explored else {
+        return error_row(p, "explored", rt, opts, "no explored section");
+    };
+    let slug = rt.info.slug();
+    let file = spec.program_for(&slug);
+    if !file.is_file() {
+        let mut row = base_row(p, "explored", rt, opts);
+        row.status = "skipped".into();
+        row.message = format!(
+            "no explored program for device `{slug}`: run `lift explore` on this device and commit its best program as {}",
+            file.display()
+        );
+        return row;
+    }
+    let exec = match run_explored(rt, p.cfg, spec, &file, &p.sizes, b.inputs, b.buffers, opts.counts) {
+        Ok(e) => e,
+        Err(msg) => return error_row(p, "explored", rt, opts, &msg),
+    };
+    let gold = b.gold_for(&spec.output, reference_gold);
+    let mut row = b.finish_row("explored", &exec, Some(&gold));
+    let note = format!("program {}", file.display());
+    row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
+    row
+}

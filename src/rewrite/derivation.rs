@@ -1,0 +1,163 @@
+//! Derivations: a text file of rewrite steps, one a line (`docs/REWRITE.md`):
+//!
+//! ```text
+//! # comment
+//! split-join @ 1.2 n=2048
+//! map-lcl @ 1.0.0.1 d=0
+//! extract @ 1
+//! ```
+//!
+//! A step names a rule, the position it applies at (as `lift rewrite`
+//! prints it) and the rule's parameters as `name=value` (integer
+//! arithmetic over the def's sizes). `extract @ P` is not a rule: it makes
+//! the expression at `P` the def's whole body (the kernel of a computation
+//! whose rest runs elsewhere, such as the final sum of partial results).
+
+use super::engine::{apply, RewriteError};
+use super::rule::{Args, Constraint, Rule};
+use crate::arith::parse_arith;
+use crate::ir::visit::{self, Path};
+use crate::ir::{IdGen, Program};
+
+#[derive(Clone, Debug)]
+pub enum StepAction {
+    Rule { rule: &'static Rule, path: Path, args: Args },
+    Extract { path: Path },
+}
+
+/// One line of a derivation; `line` is 1-based, `path_col` the column of
+/// the position (for messages).
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub line: usize,
+    pub path_col: usize,
+    pub text: String,
+    pub action: StepAction,
+}
+
+#[derive(Clone, Debug)]
+pub struct Derivation {
+    pub steps: Vec<Step>,
+}
+
+/// A bad derivation line, or a step that does not apply: printed as
+/// `file:line:col: error: msg`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{line}:{col}: error: {msg}")]
+pub struct DerivationError {
+    pub line: usize,
+    pub col: usize,
+    pub msg: String,
+}
+
+impl DerivationError {
+    pub fn render(&self, file: &str) -> String {
+        format!("{file}:{}:{}: error: {}", self.line, self.col, self.msg)
+    }
+}
+
+/// Parses a derivation; every rule name must exist.
+pub fn parse_derivation(text: &str) -> Result<Derivation, DerivationError> {
+    let mut steps = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("");
+        if content.trim().is_empty() {
+            continue;
+        }
+        // Words with their 1-based columns.
+        let mut words = Vec::new();
+        let mut start = None;
+        for (j, c) in content.char_indices().chain(std::iter::once((content.len(), ' '))) {
+            match (c.is_whitespace(), start) {
+                (false, None) => start = Some(j),
+                (true, Some(s)) => {
+                    words.push((&content[s..j], content[..s].chars().count() + 1));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        let err = |col: usize, msg: String| DerivationError { line, col, msg };
+        let (name, name_col) = words[0];
+        let (Some(&("@", _)), Some(&(path_text, path_col))) = (words.get(1), words.get(2)) else {
+            return Err(err(
+                name_col,
+                format!("expected `RULE @ POSITION [name=value ...]`, found `{}`", content.trim()),
+            ));
+        };
+        let path: Path = path_text.parse().map_err(|e: visit::PathError| err(path_col, e.to_string()))?;
+        let action = if name == "extract" {
+            if let Some(&(w, c)) = words.get(3) {
+                return Err(err(
+                    c,
+                    format!("expected the end of the line after `extract @ POSITION`, found `{w}`"),
+                ));
+            }
+            StepAction::Extract { path }
+        } else {
+            let rule = super::find_rule(name).ok_or_else(|| {
+                err(name_col, format!("expected a rule name (see `lift rewrite --rules`), found `{name}`"))
+            })?;
+            let mut args = Args::new();
+            for &(w, c) in &words[3..] {
+                let (k, v) = w
+                    .split_once('=')
+                    .ok_or_else(|| err(c, format!("expected a parameter `name=value`, found `{w}`")))?;
+                let v = parse_arith(v).map_err(|e| err(c, format!("parameter `{k}`: {e}")))?;
+                args.insert(k.to_string(), v);
+            }
+            StepAction::Rule { rule, path, args }
+        };
+        steps.push(Step { line, path_col, text: content.trim().to_string(), action });
+    }
+    Ok(Derivation { steps })
+}
+
+/// The program after one step, with the constraints that step relies on.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    pub program: Program,
+    pub constraints: Vec<Constraint>,
+}
+
+/// Replays `d` on `def` of `prog` (already in normal form, see
+/// [`super::prepare`]); returns the program after every step.
+pub fn replay(prog: &Program, def: &str, d: &Derivation) -> Result<Vec<Replayed>, DerivationError> {
+    let mut cur = prog.clone();
+    let mut out = Vec::new();
+    for step in &d.steps {
+        let next = match &step.action {
+            StepAction::Rule { rule, path, args } => {
+                let a = apply(&cur, def, rule, path, args).map_err(|e| {
+                    let col = match e {
+                        RewriteError::Path(_) => step.path_col,
+                        _ => 1,
+                    };
+                    DerivationError { line: step.line, col, msg: e.to_string() }
+                })?;
+                Replayed { program: a.program, constraints: a.constraints }
+            }
+            StepAction::Extract { path } => {
+                let mut p = cur.clone();
+                let e = |msg: String| DerivationError { line: step.line, col: step.path_col, msg };
+                let d =
+                    p.defs.iter_mut().find(|x| x.name == def).ok_or_else(|| e(format!("no def `{def}`")))?;
+                let sub = visit::expr_at(&d.body, path).map_err(|x| e(x.to_string()))?.clone();
+                d.body = sub;
+                let mut gen = IdGen::for_program(&p);
+                if let Some(d) = p.defs.iter_mut().find(|x| x.name == def) {
+                    d.body = visit::normalize(&d.body, &mut gen);
+                }
+                gen.store(&mut p);
+                let d = p.def(def).ok_or_else(|| e(format!("no def `{def}`")))?;
+                crate::passes::typecheck::typecheck_def(&p, d)
+                    .map_err(|t| e(format!("after extract: {t}")))?;
+                Replayed { program: p, constraints: Vec::new() }
+            }
+        };
+        cur = next.program.clone();
+        out.push(next);
+    }
+    Ok(out)
+}

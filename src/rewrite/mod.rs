@@ -1,0 +1,37 @@
+//! Rewrite rules (ICFP 2015, Figures 3 and 4; CGO 2018, Section 4): each
+//! rule is a plain named value — what it matches, the parameters it takes,
+//! its side conditions and the expression it builds — and a derivation is
+//! a list of (rule, position, parameters) steps.
+//!
+//! Rules work on a def's body in the normal form of
+//! [`crate::ir::visit::normalize`] (compositions beta-reduced, patterns in
+//! function position eta-expanded), so every place a rule may apply is an
+//! expression with a [`Path`]. [`engine`] holds the API the command line
+//! and the exploration drive: [`engine::applicable`] lists (rule, position)
+//! pairs, [`engine::apply`] applies one.
+//!
+//! Files: `rule` (the rule type, errors, helpers), one file per family
+//! (`algorithmic`, `opencl`, `macros`), `vectorize` (vectorised user
+//! functions), `engine`, `derivation` (the text format of derivations).
+
+pub mod algorithmic;
+pub mod derivation;
+pub mod engine;
+pub mod macros;
+pub mod opencl;
+mod rule;
+pub mod vectorize;
+
+pub use derivation::{parse_derivation, replay, Derivation, DerivationError, Replayed, Step, StepAction};
+pub use engine::{applicable, apply, prepare, release, Applied, Candidate, RewriteError};
+pub use rule::{Args, Builder, Constraint, Family, ParamSpec, Rule, RuleError, Site};
+
+/// Every rule, algorithmic first, then OpenCL, then macro rules.
+pub fn all_rules() -> Vec<&'static Rule> {
+    algorithmic::RULES.iter().chain(opencl::RULES.iter()).chain(macros::RULES.iter()).collect()
+}
+
+/// The rule called `name`.
+pub fn find_rule(name: &str) -> Option<&'static Rule> {
+    all_rules().into_iter().find(|r| r.name == name)
+}

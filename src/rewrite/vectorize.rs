@@ -1,0 +1,205 @@
+//! Vectorised user functions for the vectorisation rules (seed 001,
+//! Figure 4e: `vect_n(f)`). A user function whose body is one `return` of
+//! component-wise arithmetic (`+ - * /`, negation, component-wise OpenCL
+//! built-ins) means the same on `floatn` as on `float`, so its vectorised
+//! version is the same body with vector parameter and result types.
+
+use super::rule::Builder;
+use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
+};
+use crate::types::{ScalarType, Type};
+use std::collections::HashSet;
+
+/// Built-ins that apply component-wise to vectors (and broadcast scalars).
+const COMPONENTWISE: [&str; 24] = [
+    "fabs",
+    "sqrt",
+    "rsqrt",
+    "native_sqrt",
+    "native_rsqrt",
+    "exp",
+    "native_exp",
+    "log",
+    "native_log",
+    "sin",
+    "cos",
+    "tan",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fmin",
+    "fmax",
+    "mad",
+    "fma",
+    "pow",
+    "native_recip",
+    "copysign",
+    "native_divide",
+];
+
+fn cexpr_ok(e: &CExpr) -> bool {
+    match e {
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => true,
+        CExpr::Unary(UnOp::Neg, a) => cexpr_ok(a),
+        CExpr::Unary(UnOp::Not, _) => false,
+        CExpr::Binary(op, a, b) => {
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && cexpr_ok(a) && cexpr_ok(b)
+        }
+        CExpr::Call(name, args) => COMPONENTWISE.contains(&name.as_str()) && args.iter().all(cexpr_ok),
+        CExpr::Field(..)
+        | CExpr::Ternary(..)
+        | CExpr::Cast(..)
+        | CExpr::VectorLit(..)
+        | CExpr::TupleLit(..) => false,
+    }
+}
+
+/// Why a user function cannot be vectorised, if it cannot.
+pub fn not_vectorisable(u: &UserFun) -> Option<String> {
+    let scalar = |t: &Type| matches!(t, Type::Scalar(ScalarType::Float));
+    if !u.params.iter().all(|(_, t)| scalar(t)) || !scalar(&u.ret) {
+        return Some(format!("user function `{}` does not take and return floats only", u.name));
+    }
+    match u.body.as_slice() {
+        [CStmt::Return(e)] if cexpr_ok(e) => None,
+        _ => Some(format!(
+            "user function `{}` is not one `return` of component-wise arithmetic, so it has no vector version",
+            u.name
+        )),
+    }
+}
+
+/// The version of user function `id` whose parameters at `vec_params`
+/// (and its result) are vectors of `width`; added to the builder's user
+/// functions unless an identical one exists.
+pub fn vector_user_fun(
+    b: &mut Builder,
+    id: UserFunId,
+    vec_params: &[bool],
+    width: u8,
+) -> Result<UserFunId, String> {
+    let u = b.user_funs[id.0 as usize].clone();
+    if let Some(why) = not_vectorisable(&u) {
+        return Err(why);
+    }
+    let params: Vec<(String, Type)> = u
+        .params
+        .iter()
+        .zip(vec_params)
+        .map(|((n, t), v)| (n.clone(), if *v { vec_of(t, width) } else { t.clone() }))
+        .collect();
+    let ret = vec_of(&u.ret, width);
+    if let Some(i) =
+        b.user_funs.iter().position(|w| w.params == params && w.ret == ret && w.body_text == u.body_text)
+    {
+        return Ok(UserFunId(i as u32));
+    }
+    let mut name = format!("{}_vec{width}", u.name);
+    let mut k = 2;
+    while b.user_funs.iter().any(|w| w.name == name) {
+        name = format!("{}_vec{width}_{k}", u.name);
+        k += 1;
+    }
+    b.user_funs.push(UserFun { name, params, ret, ..u });
+    Ok(UserFunId(b.user_funs.len() as u32 - 1))
+}
+
+fn vec_of(t: &Type, width: u8) -> Type {
+    match t {
+        Type::Scalar(s) => Type::Vector(*s, width),
+        other => other.clone(),
+    }
+}
+
+/// `userfun splat_floatn(x: float): floatn { return (floatn)(x); }`, the
+/// vector initial value of a vectorised reduction.
+pub fn splat_fun(b: &mut Builder, width: u8) -> UserFunId {
+    let name = format!("splat_float{width}");
+    if let Some(i) = b.user_funs.iter().position(|u| u.name == name) {
+        return UserFunId(i as u32);
+    }
+    let vt = Type::Vector(ScalarType::Float, width);
+    let body_text = format!(" return (float{width})(x); ");
+    let body = vec![CStmt::Return(CExpr::VectorLit(vt.clone(), vec![CExpr::Var("x".into())]))];
+    let span = crate::ir::Span::default();
+    b.user_funs.push(UserFun {
+        name,
+        params: vec![("x".into(), Type::FLOAT)],
+        ret: vt,
+        body_text,
+        body,
+        span,
+    });
+    UserFunId(b.user_funs.len() as u32 - 1)
+}
+
+/// `vect_n(f)` for a function applied to scalars: a unary user function
+/// becomes `mapVec(f)`; a user function or lambda over user-function calls
+/// gets vectorised user functions where its parameters flow.
+pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -> Result<FunDecl, String> {
+    match &f.kind {
+        FunKind::UserFun(id) => {
+            let n = b.user_funs[id.0 as usize].params.len();
+            if n == 1 {
+                if let Some(why) = not_vectorisable(&b.user_funs[id.0 as usize]) {
+                    return Err(why);
+                }
+                return Ok(FunDecl {
+                    kind: FunKind::Pattern(Pattern::MapVec { f: Box::new(f.clone()) }),
+                    span: f.span,
+                });
+            }
+            let v = vector_user_fun(b, *id, &vec![true; n], width)?;
+            Ok(FunDecl { kind: FunKind::UserFun(v), span: f.span })
+        }
+        FunKind::Lambda(_) => {
+            // A fresh copy: the original may stay in the program.
+            let fresh = b.gen.refresh_fun(f);
+            let FunKind::Lambda(l) = &fresh.kind else { return Err("a lambda".into()) };
+            let vars: HashSet<ParamId> = l.params.iter().map(|p| p.id).collect();
+            let (body, _) = vectorise_expr(b, &l.body, &vars, width)?;
+            let params = l.params.iter().map(|p| crate::ir::Param { ty: None, ..p.clone() }).collect();
+            Ok(FunDecl { kind: FunKind::Lambda(Lambda { params, body: Box::new(body) }), span: f.span })
+        }
+        FunKind::Pattern(_) => Err("only user functions and lambdas over them are vectorised".into()),
+    }
+}
+
+/// The vectorised expression and whether it is a vector.
+fn vectorise_expr(
+    b: &mut Builder,
+    e: &Expr,
+    vars: &HashSet<ParamId>,
+    width: u8,
+) -> Result<(Expr, bool), String> {
+    match &e.kind {
+        ExprKind::Param(p) => Ok((e.clone(), vars.contains(p))),
+        ExprKind::Literal(Literal::Float(_) | Literal::Int(_)) => Ok((e.clone(), false)),
+        ExprKind::Literal(Literal::Tuple(_)) => Err("a tuple literal has no vector version".into()),
+        ExprKind::Call(f, args) => {
+            let FunKind::UserFun(id) = &f.kind else {
+                return Err("only calls of user functions are vectorised".into());
+            };
+            let mut out = Vec::new();
+            let mut which = Vec::new();
+            for a in args {
+                let (a, v) = vectorise_expr(b, a, vars, width)?;
+                out.push(a);
+                which.push(v);
+            }
+            if !which.iter().any(|v| *v) {
+                return Ok((e.clone(), false));
+            }
+            let v = vector_user_fun(b, *id, &which, width)?;
+            let call = Expr {
+                id: e.id,
+                kind: ExprKind::Call(Box::new(FunDecl { kind: FunKind::UserFun(v), span: f.span }), out),
+                span: e.span,
+            };
+            Ok((call, true))
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The ICFP 2015 suite end to end on whatever OpenCL device exists (PoCL
+//! here): every benchmark at the tiny size in every variant, validated;
+//! the explored program of the device (or `skipped` where none is
+//! committed); CLBlast where it loads; cuBLAS skipped off NVIDIA; Figures
+//! 10 and 11. Then the config errors of the new sections, one message each.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn lift() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lift"));
+    c.current_dir(repo());
+    c
+}
+
+fn has_device() -> bool {
+    lift().arg("devices").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lift-icfp15-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(o: &Output) -> String {
+    format!("{}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn rows(csv: &Path) -> Vec<csv::StringRecord> {
+    let mut rd = csv::Reader::from_path(csv).expect("results file readable");
+    rd.records().map(|r| r.unwrap()).collect()
+}
+
+const BENCHMARKS: [&str; 6] = ["scal", "asum", "dot", "gemv", "blackscholes", "md"];
+const BLAS: [&str; 4] = ["scal", "asum", "dot", "gemv"];
+
+#[test]
+fn tiny_suite_runs_and_validates_every_variant() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let out = scratch("all");
+    let o = lift()
+        .args(["all", "--suite", "icfp15", "--size", "tiny", "--runs", "2", "--no-roofline", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let log = text(&o);
+    let dirs: Vec<PathBuf> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1, "one device directory\n{log}");
+    let slug = dirs[0].file_name().unwrap().to_string_lossy().to_string();
+    let rows = rows(&dirs[0].join("results-icfp15.csv"));
+    let has_program =
+        |b: &str| repo().join("benchmarks/explored").join(&slug).join(format!("{b}.lift")).is_file();
+    for b in BENCHMARKS {
+        let name = format!("icfp15-{b}");
+        let row = |v: &str| {
+            rows.iter()
+                .find(|r| r[0] == *name && &r[1] == "tiny" && &r[2] == v)
+                .unwrap_or_else(|| panic!("no row {name} {v}\n{log}"))
+                .clone()
+        };
+        let ok = |r: &csv::StringRecord| {
+            assert_eq!(&r[3], "ok", "{name} {}: {}", &r[2], &r[25]);
+            assert!(r[4].parse::<f64>().unwrap() > 0.0, "{name} {} has a median", &r[2]);
+            assert!(r[10].parse::<f64>().is_ok(), "{name} {} was validated: {}", &r[2], &r[25]);
+        };
+        ok(&row("reference"));
+        let explored = row("explored");
+        if has_program(b) {
+            ok(&explored);
+        } else {
+            assert_eq!(&explored[3], "skipped", "{name}: {}", &explored[25]);
+            assert!(explored[25].contains("no explored program for device"), "{}", &explored[25]);
+        }
+        if BLAS.contains(&b) {
+            let blas = row("clblast");
+            if blas[25].contains("CLBlast not found") {
+                assert_eq!(&blas[3], "skipped");
+            } else {
+                ok(&blas);
+            }
+            let cu = row("cublas");
+            assert!(["ok", "skipped"].contains(&&cu[3]), "{name} cublas: {} {}", &cu[3], &cu[25]);
+            if &cu[3] == "skipped" {
+                assert!(
+                    cu[25].contains("NVIDIA devices only") || cu[25].contains("not found"),
+                    "a skipped cublas row says why: {}",
+                    &cu[25]
+                );
+            }
+        } else {
+            assert!(!rows.iter().any(|r| r[0] == *name && (&r[2] == "clblast" || &r[2] == "cublas")));
+        }
+    }
+    assert_eq!(rows.len(), BENCHMARKS.len() * 2 + BLAS.len() * 2, "one row per benchmark and variant\n{log}");
+    for fig in ["icfp15-figure10", "icfp15-figure11"] {
+        let svg = dirs[0].join(format!("{fig}.svg"));
+        assert!(svg.is_file() && dirs[0].join(format!("{fig}.pdf")).is_file(), "{fig} written\n{log}");
+        let s = std::fs::read_to_string(&svg).unwrap();
+        assert!(s.contains("dot tiny") && s.contains("gemv tiny"), "{fig} shows the BLAS routines");
+        assert_eq!(s.contains("md tiny"), fig.ends_with("10"), "MD only in Figure 10");
+    }
+    assert!(o.status.success(), "every row ok or skipped: exit 0\n{log}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A scratch root: the repository's benchmarks and references, and one
+/// config written by `edit` from `configs/icfp15-scal.yaml`.
+fn root_with(name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
+    let root = scratch(name);
+    std::fs::create_dir_all(root.join("configs")).unwrap();
+    let cfg = std::fs::read_to_string(repo().join("configs/icfp15-scal.yaml")).unwrap();
+    std::fs::write(root.join("configs/icfp15-scal.yaml"), edit(cfg)).unwrap();
+    root
+}
+
+fn list(root: &Path) -> Output {
+    lift().args(["list", "--root"]).arg(repo()).arg("--configs").arg(root.join("configs")).output().unwrap()
+}
+
+#[test]
+fn explored_is_skipped_where_no_program_is_committed_and_cublas_off_nvidia() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let root = root_with("skip", &|c| c.replace("file: scal.lift", "file: not-committed.lift"));
+    let o = lift()
+        .args(["run", "icfp15-scal", "--size", "tiny", "--runs", "1", "--variants", "explored,cublas"])
+        .args(["--cublas-lib", "/nonexistent/cuda/lib", "--root"])
+        .arg(repo())
+        .arg("--configs")
+        .arg(root.join("configs"))
+        .arg("--out")
+        .arg(root.join("reports"))
+        .output()
+        .unwrap();
+    let log = text(&o);
+    assert!(o.status.success(), "skipped rows are not failures\n{log}");
+    let dir = std::fs::read_dir(root.join("reports")).unwrap().next().unwrap().unwrap().path();
+    let rows = rows(&dir.join("results-icfp15.csv"));
+    assert_eq!(rows.len(), 2, "{log}");
+    let explored = rows.iter().find(|r| &r[2] == "explored").unwrap();
+    assert_eq!(&explored[3], "skipped");
+    assert!(
+        explored[25].contains("not-committed.lift") && explored[25].contains("lift explore"),
+        "{}",
+        &explored[25]
+    );
+    let cu = rows.iter().find(|r| &r[2] == "cublas").unwrap();
+    assert_eq!(&cu[3], "skipped");
+    assert_eq!(&cu[18], "cuda-events", "the timing the cublas rows would have");
+    let device = &cu[20];
+    if device.to_ascii_lowercase().contains("nvidia") {
+        assert!(cu[25].contains("not found"), "{}", &cu[25]);
+    } else {
+        assert!(cu[25].contains("NVIDIA devices only"), "{}", &cu[25]);
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A case: its name, the edit of the config, the message expected.
+type Case<'a> = (&'a str, &'a dyn Fn(String) -> String, &'a str);
+
+#[test]
+fn errors_of_the_new_config_sections() {
+    let cases: [Case; 5] = [
+        (
+            "file",
+            &|c| c.replace("file: scal.lift", "file: sub/scal.lift"),
+            "key `explored.file`: `sub/scal.lift`: expected a file name ending in .lift",
+        ),
+        (
+            "arg",
+            &|c| {
+                c.replace(
+                    "args: { alpha: alpha, x: x }, output: out",
+                    "args: { alpha: alpha, x: z }, output: out",
+                )
+            },
+            "key `explored.kernels[0].args.x`: `z` is not an input, buffer or earlier kernel's output",
+        ),
+        (
+            "fixed",
+            &|c| c.replace("- { def: scal,", "- { program: benchmarks/icfp15/scal.lift, def: scal,"),
+            "key `explored.kernels`: no kernel comes from the device's file (omit `program:`)",
+        ),
+        (
+            "routine",
+            &|c| c.replacen("routine: scal", "routine: saxpy", 1),
+            "key `clblast.calls[0].routine`: `saxpy`: expected gemv, gemm, scal, asum or dot",
+        ),
+        (
+            "result",
+            &|c| {
+                c.replace("- { routine: scal, n: N, alpha: alpha, x: out, init_from: x }\n  output: out\nvalidation", "- { routine: asum, n: N, x: x }\n  output: out\nvalidation")
+            },
+            "key `cublas.calls[0].result`: missing",
+        ),
+    ];
+    for (name, edit, want) in cases {
+        let root = root_with(name, edit);
+        let o = list(&root);
+        let log = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: exit 2\n{log}");
+        assert!(log.contains(want), "{name}: expected `{want}` in\n{log}");
+        assert!(log.contains("icfp15-scal.yaml"), "{name}: names the file\n{log}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
