@@ -22,7 +22,8 @@ candidates() {
 
 candidates | while IFS='|' read -r bench params; do
   dir="$out/cfg"; rm -rf "$dir"; mkdir -p "$dir"
-  sed "s|^  params: {.*}|  params: $params|" "configs/$bench.yaml" > "$dir/$bench.yaml"
+  # per_device overrides would shadow the swept params on their device: drop them.
+  sed -e "s|^  params: {.*}|  params: $params|" -e "/^  per_device:/d" "configs/$bench.yaml" > "$dir/$bench.yaml"
   grep -q "^  params: $params" "$dir/$bench.yaml" || { echo "no params line in $bench" >&2; exit 2; }
   run="$out/run"; rm -rf "$run"
   "$lift" run "$bench" "${dev[@]}" --configs "$dir" --size "${SIZE:-small}" --variants reference --runs 5 \

@@ -97,17 +97,24 @@ impl HalideSpec {
 /// build for the host when the device under test is a CPU (a fairer peer
 /// than Halide's OpenCL code on PoCL). The executables of `peers/halide`
 /// read this choice from `LIFT_HALIDE_TARGET`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Halide's OpenCL runtime takes the first platform it finds unless told
+/// otherwise (PoCL, on a machine with both): it is pointed at the platform
+/// and device type that the Lift rows use.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PeerTarget {
-    Gpu,
+    Gpu { platform: String },
     Cpu,
 }
 
 impl PeerTarget {
-    fn env_value(self) -> &'static str {
+    fn env(&self) -> Vec<(&'static str, String)> {
         match self {
-            PeerTarget::Gpu => "opencl",
-            PeerTarget::Cpu => "cpu",
+            PeerTarget::Gpu { platform } => vec![
+                ("LIFT_HALIDE_TARGET", "opencl".into()),
+                ("HL_OCL_DEVICE_TYPE", "gpu".into()),
+                ("HL_OCL_PLATFORM_NAME", platform.clone()),
+            ],
+            PeerTarget::Cpu => vec![("LIFT_HALIDE_TARGET", "cpu".into())],
         }
     }
 }
@@ -161,7 +168,7 @@ pub fn parse_schedule(stdout: &str) -> Option<String> {
 pub fn run_halide(
     spec: &HalideSpec,
     exe: &Path,
-    target: PeerTarget,
+    target: &PeerTarget,
     cfg: &Config,
     sizes: &Sizes,
     arrays: (&Arrays, &Arrays),
@@ -181,7 +188,7 @@ pub fn run_halide(
     let out_path = scratch.join("halide_out.npy");
     let _ = std::fs::remove_file(&out_path);
     let out = Command::new(exe)
-        .env("LIFT_HALIDE_TARGET", target.env_value())
+        .envs(target.env())
         .args(&args)
         .arg(&out_path)
         .arg(reps.max(1).to_string())
@@ -223,8 +230,12 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     };
     let scratch = std::env::temp_dir().join(format!("lift-halide-{}-{}", std::process::id(), p.cfg.name));
     let reps = opts.counts.runs.max(1);
-    let target = if rt.info.is_gpu() { PeerTarget::Gpu } else { PeerTarget::Cpu };
-    let run = match run_halide(spec, &exe, target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, &scratch) {
+    let target = if rt.info.is_gpu() {
+        PeerTarget::Gpu { platform: rt.info.platform_name.clone() }
+    } else {
+        PeerTarget::Cpu
+    };
+    let run = match run_halide(spec, &exe, &target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, &scratch) {
         Ok(r) => r,
         Err(msg) => {
             let mut row = error_row(p, "halide", rt, opts, &msg);
