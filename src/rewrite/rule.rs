@@ -91,7 +91,7 @@ pub enum RuleError {
 impl Site<'_> {
     /// A shape mismatch, showing what was found (cut to one short line).
     pub fn no_match(&self, rule: &'static str, expected: &'static str) -> RuleError {
-        RuleError::NoMatch { rule, expected, found: short(&crate::parse::print_expr(self.prog, self.expr)) }
+        RuleError::NoMatch { rule, expected, found: short(&crate::parse::print_expr(self.prog, self.expr)).replace("_unbound", "_param") }
     }
 
     pub fn ty(&self, e: &Expr) -> Option<&Type> {
@@ -125,6 +125,14 @@ pub fn short(s: &str) -> String {
         format!("{}...", s.chars().take(77).collect::<String>())
     } else {
         s
+    }
+}
+
+/// An arithmetic expression as text, parenthesised unless atomic.
+pub fn paren(e: &ArithExpr) -> String {
+    match e {
+        ArithExpr::Cst(_) | ArithExpr::Var(_) => e.to_string(),
+        _ => format!("({e})"),
     }
 }
 
@@ -174,7 +182,7 @@ impl Builder {
             Some(0) => Ok(()),
             Some(_) => Err(RuleError::SideCondition { rule, what: format!("{n} does not divide the length {len}") }),
             None => {
-                self.require(ArithExpr::modulo(len.clone(), n.clone()), format!("{len} % {n} == 0"));
+                self.require(ArithExpr::modulo(len.clone(), n.clone()), format!("{} % {} == 0", paren(len), paren(&n)));
                 Ok(())
             }
         }
