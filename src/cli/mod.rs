@@ -3,8 +3,8 @@
 
 mod bench;
 mod compile_cmd;
-mod rewrite_cmd;
 pub mod npy;
+mod rewrite_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -69,7 +69,9 @@ fn print_candidates(prog: &Program, def: &str) -> Result<(), CliError> {
     let body = &d.body;
     println!("# {} applicable (rule @ position [parameters]   at: sub-expression)", cands.len());
     for c in &cands {
-        let at = visit::expr_at(body, &c.path).map(|e| crate::parse::print_expr_in(prog, d, e)).unwrap_or_default();
+        let at = visit::expr_at(body, &c.path)
+            .map(|e| crate::parse::print_expr_in(prog, d, e))
+            .unwrap_or_default();
         let ps: Vec<String> = c.rule.params.iter().map(|p| format!("{}=?", p.name)).collect();
         let step = format!("{} @ {} {}", c.rule.name, c.path, ps.join(" "));
         println!("{:<40}   at: {}", step.trim_end(), short(&at, 100));
@@ -96,7 +98,11 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
     let program = crate::parse::parse_program(&file).map_err(|e| bad(e.render(&file)))?;
     let def = match &a.def {
         Some(d) => d.clone(),
-        None => program.defs.first().map(|d| d.name.clone()).ok_or_else(|| bad(format!("{}: no `def`", path.display())))?,
+        None => program
+            .defs
+            .first()
+            .map(|d| d.name.clone())
+            .ok_or_else(|| bad(format!("{}: no `def`", path.display())))?,
     };
     if program.def(&def).is_none() {
         return Err(bad(format!("{}: no `def {def}`", path.display())));
@@ -128,7 +134,8 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
         std::fs::write(out, &text).map_err(|e| bad(format!("{}: {e}", out.display())))?;
         // The written program must parse again.
         let check = SourceFile::new(out.display().to_string(), text);
-        crate::parse::parse_program(&check).map_err(|e| CliError::Failed(format!("written program: {}", e.render(&check))))?;
+        crate::parse::parse_program(&check)
+            .map_err(|e| CliError::Failed(format!("written program: {}", e.render(&check))))?;
         println!("# wrote {}", out.display());
     }
     if a.list {

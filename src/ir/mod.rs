@@ -22,8 +22,8 @@ mod pattern;
 pub mod span;
 pub mod visit;
 
-pub use pattern::{IndexFun, MapKind, PadMode, Pattern, ReduceKind};
 pub use build::IdGen;
+pub use pattern::{IndexFun, MapKind, PadMode, Pattern, ReduceKind};
 pub use span::{Location, SourceFile, Span};
 pub use visit::Path;
 

@@ -108,7 +108,9 @@ pub fn nested_fun_mut(p: &mut Pattern) -> Option<&mut FunDecl> {
 pub fn children(n: Node<'_>) -> Vec<Node<'_>> {
     match n {
         Node::Expr(e) => match &e.kind {
-            ExprKind::Call(f, args) => std::iter::once(Node::Fun(f)).chain(args.iter().map(Node::Expr)).collect(),
+            ExprKind::Call(f, args) => {
+                std::iter::once(Node::Fun(f)).chain(args.iter().map(Node::Expr)).collect()
+            }
             ExprKind::Literal(_) | ExprKind::Param(_) => Vec::new(),
         },
         Node::Fun(f) => match &f.kind {
@@ -245,7 +247,12 @@ pub fn substitute(e: &Expr, by: &HashMap<ParamId, Expr>, gen: &mut IdGen) -> Exp
     subst_expr(e, by, gen, &mut seen)
 }
 
-fn subst_expr(e: &Expr, by: &HashMap<ParamId, Expr>, gen: &mut IdGen, seen: &mut HashMap<ParamId, usize>) -> Expr {
+fn subst_expr(
+    e: &Expr,
+    by: &HashMap<ParamId, Expr>,
+    gen: &mut IdGen,
+    seen: &mut HashMap<ParamId, usize>,
+) -> Expr {
     match &e.kind {
         ExprKind::Param(p) if by.contains_key(p) => {
             let n = seen.entry(*p).or_insert(0);
@@ -356,7 +363,10 @@ fn norm_expr(e: &Expr, gen: &mut IdGen) -> Expr {
 fn norm_fun(f: &FunDecl, gen: &mut IdGen, expand: bool) -> FunDecl {
     match &f.kind {
         FunKind::Lambda(l) => FunDecl {
-            kind: FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(norm_expr(&l.body, gen)) }),
+            kind: FunKind::Lambda(Lambda {
+                params: l.params.clone(),
+                body: Box::new(norm_expr(&l.body, gen)),
+            }),
             span: f.span,
         },
         FunKind::UserFun(_) => f.clone(),
@@ -384,12 +394,19 @@ pub fn eta_reduce(e: &Expr) -> Expr {
             let f = match &f.kind {
                 // The function of a call stays a lambda (a `let`).
                 FunKind::Lambda(l) => FunDecl {
-                    kind: FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(eta_reduce(&l.body)) }),
+                    kind: FunKind::Lambda(Lambda {
+                        params: l.params.clone(),
+                        body: Box::new(eta_reduce(&l.body)),
+                    }),
                     span: f.span,
                 },
                 FunKind::Pattern(_) | FunKind::UserFun(_) => eta_fun(f),
             };
-            Expr { id: e.id, kind: ExprKind::Call(Box::new(f), args.iter().map(eta_reduce).collect()), span: e.span }
+            Expr {
+                id: e.id,
+                kind: ExprKind::Call(Box::new(f), args.iter().map(eta_reduce).collect()),
+                span: e.span,
+            }
         }
     }
 }
@@ -399,13 +416,18 @@ fn eta_fun(f: &FunDecl) -> FunDecl {
         FunKind::Lambda(l) => {
             let body = eta_reduce(&l.body);
             if let ([p], ExprKind::Call(g, args)) = (l.params.as_slice(), &body.kind) {
-                if let (FunKind::Pattern(pat), [Expr { kind: ExprKind::Param(q), .. }]) = (&g.kind, args.as_slice()) {
+                if let (FunKind::Pattern(pat), [Expr { kind: ExprKind::Param(q), .. }]) =
+                    (&g.kind, args.as_slice())
+                {
                     if *q == p.id && is_synthetic(&p.name) && takes_one_datum(pat) && !fun_uses(g, p.id) {
                         return eta_fun(g);
                     }
                 }
             }
-            FunDecl { kind: FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(body) }), span: f.span }
+            FunDecl {
+                kind: FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(body) }),
+                span: f.span,
+            }
         }
         FunKind::UserFun(_) => f.clone(),
         FunKind::Pattern(p) => {

@@ -7,7 +7,8 @@ use super::error::{PResult, ParseError};
 use super::patterns::is_pattern;
 use super::types::snippet;
 use crate::ir::{
-    Def, Expr, ExprId, ExprKind, FunDecl, FunKind, IdGen, Lambda, Literal, Param, ParamId, Span, UserFun, UserFunId,
+    Def, Expr, ExprId, ExprKind, FunDecl, FunKind, IdGen, Lambda, Literal, Param, ParamId, Span, UserFun,
+    UserFunId,
 };
 
 /// What a pattern application denotes: a function still waiting for its

@@ -2,7 +2,9 @@
 //! strategy. `f*` below is a fresh copy of `f`. Reductions assume what
 //! `reduce` promises: `f` associative and commutative with neutral `z`.
 
-use super::rule::{apply_fun, arg, int_arg, pat, view, Args, Builder, Family, ParamSpec, Rule, RuleError, Site, View};
+use super::rule::{
+    apply_fun, arg, int_arg, pat, view, Args, Builder, Family, ParamSpec, Rule, RuleError, Site, View,
+};
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
 use crate::ir::{Expr, FunDecl, IndexFun, MapKind, Pattern, ReduceKind, Span};
 use crate::types::Type;
@@ -24,39 +26,83 @@ const fn rule(
 const N: ParamSpec = ParamSpec { name: "n", what: "chunk size" };
 
 pub static RULES: [Rule; 19] = [
-    rule("iterate-decompose", "iterate(m+n, f)", "iterate(m, f) o iterate(n, f*)",
-        &[ParamSpec { name: "m", what: "iterations of the outer iterate" }], m_iterate, b_iterate),
+    rule(
+        "iterate-decompose",
+        "iterate(m+n, f)",
+        "iterate(m, f) o iterate(n, f*)",
+        &[ParamSpec { name: "m", what: "iterations of the outer iterate" }],
+        m_iterate,
+        b_iterate,
+    ),
     rule("map-reorder", "map(f) o gather(g)", "gather(g) o map(f)", &[], m_map_reorder, b_map_reorder),
     rule("reorder-map", "gather(g) o map(f)", "map(f) o gather(g)", &[], m_reorder_map, b_reorder_map),
     rule("split-join", "map(f)", "join o map(map(f)) o split(n)", &[N], m_split_join, b_split_join),
-    rule("reduce-partred", "reduce(f, z)", "reduce(f, z) o partRed(f*, z*, m)",
-        &[ParamSpec { name: "m", what: "number of partial results" }], m_reduce, b_reduce_partred),
+    rule(
+        "reduce-partred",
+        "reduce(f, z)",
+        "reduce(f, z) o partRed(f*, z*, m)",
+        &[ParamSpec { name: "m", what: "number of partial results" }],
+        m_reduce,
+        b_reduce_partred,
+    ),
     rule("reduce-to-partred", "reduce(f, z)", "partRed(f, z, 1)", &[], m_reduce, b_reduce_to_partred),
     rule("partred-reduce", "partRed(f, z, 1)", "reduce(f, z)", &[], m_partred_one, b_partred_reduce),
-    rule("reorder-stride", "partRed(f, z, 1) | reduce(f, z)",
+    rule(
+        "reorder-stride",
+        "partRed(f, z, 1) | reduce(f, z)",
         "partRed(f, z, 1) o gather(\\i -> i / (len/s) + (i % (len/s)) * s)   (Figure 3d then 4c)",
-        &[ParamSpec { name: "s", what: "stride" }], m_reorder_stride, b_reorder_stride),
-    rule("partred-split", "partRed(f, z, m)", "join o map(partRed(f*, z*, m*n/len)) o split(n)", &[N],
-        m_partred, b_partred_split),
-    rule("partred-iterate", "partRed(f, z, m)   (len = m * k^n)",
+        &[ParamSpec { name: "s", what: "stride" }],
+        m_reorder_stride,
+        b_reorder_stride,
+    ),
+    rule(
+        "partred-split",
+        "partRed(f, z, m)",
+        "join o map(partRed(f*, z*, m*n/len)) o split(n)",
+        &[N],
+        m_partred,
+        b_partred_split,
+    ),
+    rule(
+        "partred-iterate",
+        "partRed(f, z, m)   (len = m * k^n)",
         "iterate(n, join o map(partRed(f*, z*, 1)) o split(k))",
-        &[ParamSpec { name: "n", what: "iterations" }, ParamSpec { name: "k", what: "reduction per iteration" }],
-        m_partred, b_partred_iterate),
+        &[
+            ParamSpec { name: "n", what: "iterations" },
+            ParamSpec { name: "k", what: "reduction per iteration" },
+        ],
+        m_partred,
+        b_partred_iterate,
+    ),
     rule("split-join-id", "split(n) o join   (inner length n)", "id", &[], m_split_join_id, b_split_join_id),
     rule("join-split-id", "join o split(n)", "id", &[], m_join_split_id, b_join_split_id),
     rule("asvector-asscalar-id", "asVector(n) o asScalar   (vectors of n)", "id", &[], m_vec_sca, b_vec_sca),
     rule("asscalar-asvector-id", "asScalar o asVector(n)", "id", &[], m_sca_vec, b_sca_vec),
     rule("map-fusion", "map(f) o map(g)   (same kind)", "map(f o g)", &[], m_map_fusion, b_map_fusion),
-    rule("reduce-map-fusion", "reduceSeq(f, z) o mapSeq(g)", "reduceSeq(\\(acc, x) -> f(acc, g(x)), z)", &[],
-        m_reduce_map_fusion, b_reduce_map_fusion),
+    rule(
+        "reduce-map-fusion",
+        "reduceSeq(f, z) o mapSeq(g)",
+        "reduceSeq(\\(acc, x) -> f(acc, g(x)), z)",
+        &[],
+        m_reduce_map_fusion,
+        b_reduce_map_fusion,
+    ),
     rule("map-id", "x   (an array computed by a call)", "map(id) $ x", &[], m_map_id, b_map_id),
     rule("map-join", "map(f) o join", "join o map(map(f))", &[], m_map_join, b_map_join),
-    rule("slide-tile", "slide(size, step)   (u - v = size - step)",
+    rule(
+        "slide-tile",
+        "slide(size, step)   (u - v = size - step)",
         "join o map(slide(size, step)) o slide(u, v)",
-        &[ParamSpec { name: "u", what: "tile size" }, ParamSpec { name: "v", what: "tile step" }], m_slide, b_slide_tile),
+        &[ParamSpec { name: "u", what: "tile size" }, ParamSpec { name: "v", what: "tile step" }],
+        m_slide,
+        b_slide_tile,
+    ),
 ];
 
-fn iterate_parts<'a>(s: &Site<'a>, rule: &'static str) -> Result<(u32, &'a FunDecl, &'a Expr, Span), RuleError> {
+fn iterate_parts<'a>(
+    s: &Site<'a>,
+    rule: &'static str,
+) -> Result<(u32, &'a FunDecl, &'a Expr, Span), RuleError> {
     match view(s.expr) {
         Some((View::Iterate { n, f }, [xs], span)) if n >= 2 => Ok((n, f, xs, span)),
         _ => Err(s.no_match(rule, "`iterate(n, f) $ x` with n >= 2")),
@@ -93,7 +139,9 @@ fn m_map_reorder(s: &Site<'_>) -> R {
 fn b_map_reorder(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     m_map_reorder(s)?;
     let (kind, f, xs, span) = map_parts(s.expr).ok_or_else(|| s.no_match("map-reorder", "a map"))?;
-    let Some((View::Gather(ix), [inner], gspan)) = view(xs) else { return Err(s.no_match("map-reorder", "a gather")) };
+    let Some((View::Gather(ix), [inner], gspan)) = view(xs) else {
+        return Err(s.no_match("map-reorder", "a gather"));
+    };
     let m = b.pattern(Pattern::Map { kind, f: Box::new(f.clone()) }, vec![inner.clone()], span);
     Ok(b.pattern(Pattern::Gather(ix.clone()), vec![m], gspan))
 }
@@ -107,7 +155,9 @@ fn m_reorder_map(s: &Site<'_>) -> R {
 
 fn b_reorder_map(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     m_reorder_map(s)?;
-    let Some((View::Gather(ix), [xs], gspan)) = view(s.expr) else { return Err(s.no_match("reorder-map", "a gather")) };
+    let Some((View::Gather(ix), [xs], gspan)) = view(s.expr) else {
+        return Err(s.no_match("reorder-map", "a gather"));
+    };
     let (kind, f, inner, span) = map_parts(xs).ok_or_else(|| s.no_match("reorder-map", "a map"))?;
     let g = b.pattern(Pattern::Gather(ix.clone()), vec![inner.clone()], gspan);
     Ok(b.pattern(Pattern::Map { kind, f: Box::new(f.clone()) }, vec![g], span))
@@ -133,7 +183,9 @@ fn b_split_join(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 pub fn split_map_join(b: &mut Builder, f: &FunDecl, xs: &Expr, n: ArithExpr, span: Span) -> Expr {
     let split = b.pattern(Pattern::Split(n), vec![xs.clone()], span);
     let f = f.clone();
-    let inner = b.gen.lambda1(span, |g, c| g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![c], span));
+    let inner = b.gen.lambda1(span, |g, c| {
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![c], span)
+    });
     let outer = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![split], span);
     b.pattern(Pattern::Join, vec![outer], span)
 }
@@ -162,7 +214,8 @@ fn m_reduce(s: &Site<'_>) -> R {
 
 fn b_reduce_partred(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     m_reduce(s)?;
-    let (kind, f, z, xs, span) = reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-partred", "a reduce"))?;
+    let (kind, f, z, xs, span) =
+        reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-partred", "a reduce"))?;
     let m = arg("reduce-partred", a, "m")?;
     let len = s.len(xs).ok_or_else(|| s.no_match("reduce-partred", "a reduce over an array"))?;
     b.divides("reduce-partred", &m, &len)?;
@@ -174,7 +227,8 @@ fn b_reduce_partred(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 
 fn b_reduce_to_partred(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     m_reduce(s)?;
-    let (_, f, z, xs, span) = reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-to-partred", "a reduce"))?;
+    let (_, f, z, xs, span) =
+        reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-to-partred", "a reduce"))?;
     let pr = Pattern::PartRed { f: Box::new(f.clone()), m: ArithExpr::Cst(1) };
     Ok(b.pattern(pr, vec![z.clone(), xs.clone()], span))
 }
@@ -192,7 +246,8 @@ fn m_partred_one(s: &Site<'_>) -> R {
 
 fn b_partred_reduce(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     m_partred_one(s)?;
-    let (f, _, z, xs, span) = partred_parts(s.expr).ok_or_else(|| s.no_match("partred-reduce", "a partRed"))?;
+    let (f, _, z, xs, span) =
+        partred_parts(s.expr).ok_or_else(|| s.no_match("partred-reduce", "a partRed"))?;
     let r = Pattern::Reduce { kind: ReduceKind::Reduce, f: Box::new(f.clone()) };
     Ok(b.pattern(r, vec![z.clone(), xs.clone()], span))
 }
@@ -221,7 +276,9 @@ fn b_reorder_stride(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     m_reorder_stride(s)?;
     let (p, z, xs, span) = match (reduce_parts(s.expr), partred_parts(s.expr)) {
         (Some((kind, f, z, xs, span)), _) => (Pattern::Reduce { kind, f: Box::new(f.clone()) }, z, xs, span),
-        (_, Some((f, m, z, xs, span))) => (Pattern::PartRed { f: Box::new(f.clone()), m: m.clone() }, z, xs, span),
+        (_, Some((f, m, z, xs, span))) => {
+            (Pattern::PartRed { f: Box::new(f.clone()), m: m.clone() }, z, xs, span)
+        }
         _ => return Err(s.no_match("reorder-stride", "a reduction")),
     };
     let st = arg("reorder-stride", a, "s")?;
@@ -232,7 +289,8 @@ fn b_reorder_stride(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 }
 
 fn b_partred_split(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
-    let (f, m, z, xs, span) = partred_parts(s.expr).ok_or_else(|| s.no_match("partred-split", "a partRed"))?;
+    let (f, m, z, xs, span) =
+        partred_parts(s.expr).ok_or_else(|| s.no_match("partred-split", "a partRed"))?;
     let n = arg("partred-split", a, "n")?;
     let len = s.len(xs).ok_or_else(|| s.no_match("partred-split", "a partRed of an array"))?;
     b.divides("partred-split", &n, &len)?;
@@ -251,7 +309,8 @@ fn b_partred_split(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 }
 
 fn b_partred_iterate(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
-    let (f, m, z, xs, span) = partred_parts(s.expr).ok_or_else(|| s.no_match("partred-iterate", "a partRed"))?;
+    let (f, m, z, xs, span) =
+        partred_parts(s.expr).ok_or_else(|| s.no_match("partred-iterate", "a partRed"))?;
     let n = int_arg("partred-iterate", a, "n", 1, 64)?;
     let k = int_arg("partred-iterate", a, "k", 2, 1 << 20)?;
     let len = s.len(xs).ok_or_else(|| s.no_match("partred-iterate", "a partRed of an array"))?;
@@ -375,7 +434,8 @@ fn m_reduce_map_fusion(s: &Site<'_>) -> R {
 
 fn b_reduce_map_fusion(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     m_reduce_map_fusion(s)?;
-    let (kind, f, z, xs, span) = reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-map-fusion", "a reduce"))?;
+    let (kind, f, z, xs, span) =
+        reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-map-fusion", "a reduce"))?;
     let (_, g, ys, _) = map_parts(xs).ok_or_else(|| s.no_match("reduce-map-fusion", "a map"))?;
     let acc = b.gen.synthetic_param(span);
     let x = b.gen.synthetic_param(span);
@@ -416,7 +476,9 @@ fn b_map_join(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let (_, f, xs, span) = map_parts(s.expr).ok_or_else(|| s.no_match("map-join", "a map"))?;
     let Some((_, [rows], _)) = view(xs) else { return Err(s.no_match("map-join", "a join")) };
     let f = f.clone();
-    let inner = b.gen.lambda1(span, |g, r| g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![r], span));
+    let inner = b.gen.lambda1(span, |g, r| {
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![r], span)
+    });
     let outer = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![rows.clone()], span);
     Ok(b.pattern(Pattern::Join, vec![outer], span))
 }
@@ -452,7 +514,11 @@ pub fn check_tiles(
     let lhs = ArithExpr::sub(u.clone(), v.clone());
     let rhs = ArithExpr::sub(size.clone(), step.clone());
     if arith::simplify(&ArithExpr::sub(lhs.clone(), rhs.clone())).as_cst() != Some(0) {
-        return Err(side(format!("u - v = {} but size - step = {}", arith::simplify(&lhs), arith::simplify(&rhs))));
+        return Err(side(format!(
+            "u - v = {} but size - step = {}",
+            arith::simplify(&lhs),
+            arith::simplify(&rhs)
+        )));
     }
     b.divides(rule, step, v)?;
     b.divides(rule, v, &arith::simplify(&ArithExpr::sub(len.clone(), u.clone())))

@@ -81,12 +81,18 @@ pub fn parse_derivation(text: &str) -> Result<Derivation, DerivationError> {
         let err = |col: usize, msg: String| DerivationError { line, col, msg };
         let (name, name_col) = words[0];
         let (Some(&("@", _)), Some(&(path_text, path_col))) = (words.get(1), words.get(2)) else {
-            return Err(err(name_col, format!("expected `RULE @ POSITION [name=value ...]`, found `{}`", content.trim())));
+            return Err(err(
+                name_col,
+                format!("expected `RULE @ POSITION [name=value ...]`, found `{}`", content.trim()),
+            ));
         };
         let path: Path = path_text.parse().map_err(|e: visit::PathError| err(path_col, e.to_string()))?;
         let action = if name == "extract" {
             if let Some(&(w, c)) = words.get(3) {
-                return Err(err(c, format!("expected the end of the line after `extract @ POSITION`, found `{w}`")));
+                return Err(err(
+                    c,
+                    format!("expected the end of the line after `extract @ POSITION`, found `{w}`"),
+                ));
             }
             StepAction::Extract { path }
         } else {
@@ -135,7 +141,8 @@ pub fn replay(prog: &Program, def: &str, d: &Derivation) -> Result<Vec<Replayed>
             StepAction::Extract { path } => {
                 let mut p = cur.clone();
                 let e = |msg: String| DerivationError { line: step.line, col: step.path_col, msg };
-                let d = p.defs.iter_mut().find(|x| x.name == def).ok_or_else(|| e(format!("no def `{def}`")))?;
+                let d =
+                    p.defs.iter_mut().find(|x| x.name == def).ok_or_else(|| e(format!("no def `{def}`")))?;
                 let sub = visit::expr_at(&d.body, path).map_err(|x| e(x.to_string()))?.clone();
                 d.body = sub;
                 let mut gen = IdGen::for_program(&p);
@@ -144,7 +151,8 @@ pub fn replay(prog: &Program, def: &str, d: &Derivation) -> Result<Vec<Replayed>
                 }
                 gen.store(&mut p);
                 let d = p.def(def).ok_or_else(|| e(format!("no def `{def}`")))?;
-                crate::passes::typecheck::typecheck_def(&p, d).map_err(|t| e(format!("after extract: {t}")))?;
+                crate::passes::typecheck::typecheck_def(&p, d)
+                    .map_err(|t| e(format!("after extract: {t}")))?;
                 Replayed { program: p, constraints: Vec::new() }
             }
         };

@@ -84,7 +84,13 @@ pub fn applicable(prog: &Program, def: &str) -> Result<Vec<Candidate>, RewriteEr
 
 /// Applies `rule` at `path` of `def` with `args`; the result is in normal
 /// form again and type-checks.
-pub fn apply(prog: &Program, def: &str, rule: &Rule, path: &Path, args: &Args) -> Result<Applied, RewriteError> {
+pub fn apply(
+    prog: &Program,
+    def: &str,
+    rule: &Rule,
+    path: &Path,
+    args: &Args,
+) -> Result<Applied, RewriteError> {
     for k in args.keys() {
         if !rule.params.iter().any(|p| p.name == k) {
             let takes: Vec<&str> = rule.params.iter().map(|p| p.name).collect();
@@ -98,7 +104,8 @@ pub fn apply(prog: &Program, def: &str, rule: &Rule, path: &Path, args: &Args) -
     let Node::Expr(expr) = node else { return Err(PathError::NotExpr(path.to_string()).into()) };
     let site = Site { prog, types: &types, expr, above };
     (rule.matches)(&site)?;
-    let mut b = Builder { gen: IdGen::for_program(prog), user_funs: prog.user_funs.clone(), constraints: Vec::new() };
+    let mut b =
+        Builder { gen: IdGen::for_program(prog), user_funs: prog.user_funs.clone(), constraints: Vec::new() };
     let new = (rule.build)(&site, args, &mut b)?;
     let body = visit::replace_at(&d.body, path, new)?;
     let body = visit::normalize(&body, &mut b.gen);

@@ -29,7 +29,8 @@ const fn rule(
     Rule { name, family: Family::Macro, lhs, rhs, params, matches, build }
 }
 
-const UV: &[ParamSpec] = &[ParamSpec { name: "u", what: "tile size" }, ParamSpec { name: "v", what: "tile step" }];
+const UV: &[ParamSpec] =
+    &[ParamSpec { name: "u", what: "tile size" }, ParamSpec { name: "v", what: "tile step" }];
 
 pub static RULES: [Rule; 5] = [
     rule("overlapped-tiling", "map(f) o slide(size, step)   (u - v = size - step)",
@@ -50,7 +51,9 @@ fn unary_pattern(f: &FunDecl) -> Option<&Pattern> {
         FunKind::Pattern(p) if takes_one_datum(p) => Some(p),
         FunKind::Lambda(l) => match (l.params.as_slice(), &l.body.kind) {
             ([p], ExprKind::Call(g, args)) => match (&g.kind, args.as_slice()) {
-                (FunKind::Pattern(pat), [Expr { kind: ExprKind::Param(q), .. }]) if *q == p.id && takes_one_datum(pat) => {
+                (FunKind::Pattern(pat), [Expr { kind: ExprKind::Param(q), .. }])
+                    if *q == p.id && takes_one_datum(pat) =>
+                {
                     Some(pat)
                 }
                 _ => None,
@@ -125,9 +128,16 @@ fn slide2(g: &mut crate::ir::IdGen, size: &ArithExpr, step: &ArithExpr, x: Expr,
 }
 
 /// `map(\r -> map(f, r), x)` with `f` built by `body`.
-fn map2(g: &mut crate::ir::IdGen, x: Expr, span: Span, body: impl FnOnce(&mut crate::ir::IdGen, Expr) -> Expr) -> Expr {
+fn map2(
+    g: &mut crate::ir::IdGen,
+    x: Expr,
+    span: Span,
+    body: impl FnOnce(&mut crate::ir::IdGen, Expr) -> Expr,
+) -> Expr {
     let inner = g.lambda1(span, body);
-    let outer = g.lambda1(span, |g, r| g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![r], span));
+    let outer = g.lambda1(span, |g, r| {
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![r], span)
+    });
     g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(outer) }, vec![x], span)
 }
 
@@ -141,7 +151,8 @@ fn m_tiling_2d(s: &Site<'_>) -> R {
 fn b_tiling_2d(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     m_tiling_2d(s)?;
     let (f, xs, span) = map2_parts(s.expr).ok_or_else(|| s.no_match("overlapped-tiling-2d", "map_2"))?;
-    let (size, step, input) = slide2_parts(xs).ok_or_else(|| s.no_match("overlapped-tiling-2d", "slide_2"))?;
+    let (size, step, input) =
+        slide2_parts(xs).ok_or_else(|| s.no_match("overlapped-tiling-2d", "slide_2"))?;
     let (u, v) = (arg("overlapped-tiling-2d", a, "u")?, arg("overlapped-tiling-2d", a, "v")?);
     let rule = "overlapped-tiling-2d";
     let Some(crate::types::Type::Array(row, rows)) = s.ty(input) else {
@@ -207,7 +218,8 @@ fn b_tile_2d(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let tiles = g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(tile) }, vec![blocks], span);
     // map(map(map(map(f)))) over the tile grid.
     let f = f.clone();
-    let computed = map2(g, tiles, span, |g, t| map2(g, t, span, |g, e| super::rule::apply_fun(g, &f, vec![e], span)));
+    let computed =
+        map2(g, tiles, span, |g, t| map2(g, t, span, |g, e| super::rule::apply_fun(g, &f, vec![e], span)));
     let untile = g.lambda1(span, |g, blk| {
         let tr = g.call_pattern(Pattern::Transpose, vec![blk], span);
         let jn = g.lambda1(span, |g, r| g.call_pattern(Pattern::Join, vec![r], span));

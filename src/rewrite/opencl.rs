@@ -29,22 +29,57 @@ const W: ParamSpec = ParamSpec { name: "n", what: "vector width 2, 3, 4, 8 or 16
 pub static RULES: [Rule; 15] = [
     rule("map-glb", "map(f)", "mapGlb(d, f)", &[D], m_map, |s, a, b| lower_map(s, a, b, "map-glb")),
     rule("map-wrg", "map(f)", "mapWrg(d, f)", &[D], m_map, |s, a, b| lower_map(s, a, b, "map-wrg")),
-    rule("map-lcl", "map(f)   (inside a mapWrg)", "mapLcl(d, f)", &[D], m_map, |s, a, b| lower_map(s, a, b, "map-lcl")),
+    rule("map-lcl", "map(f)   (inside a mapWrg)", "mapLcl(d, f)", &[D], m_map, |s, a, b| {
+        lower_map(s, a, b, "map-lcl")
+    }),
     rule("map-seq", "map(f)", "mapSeq(f)", &[], m_map, |s, a, b| lower_map(s, a, b, "map-seq")),
-    rule("map-seq-unroll", "mapSeq(f)   (constant length)", "mapSeqUnroll(f)", &[], m_map_seq, b_map_seq_unroll),
+    rule(
+        "map-seq-unroll",
+        "mapSeq(f)   (constant length)",
+        "mapSeqUnroll(f)",
+        &[],
+        m_map_seq,
+        b_map_seq_unroll,
+    ),
     rule("reduce-seq", "reduce(f, z)", "reduceSeq(f, z)", &[], m_reduce, b_reduce_seq),
-    rule("reduce-seq-unroll", "reduceSeq(f, z)   (constant length)", "reduceSeqUnroll(f, z)", &[], m_reduce_seq,
-        b_reduce_seq_unroll),
+    rule(
+        "reduce-seq-unroll",
+        "reduceSeq(f, z)   (constant length)",
+        "reduceSeqUnroll(f, z)",
+        &[],
+        m_reduce_seq,
+        b_reduce_seq_unroll,
+    ),
     rule("gather-id", "gather(\\i -> i)", "id", &[], m_gather_id, b_gather_id),
     rule("to-global", "mapX(f)", "toGlobal(mapX(f))", &[], m_low_map, |s, a, b| to_mem(s, a, b, Mem::Global)),
     rule("to-local", "mapX(f)", "toLocal(mapX(f))", &[], m_low_map, |s, a, b| to_mem(s, a, b, Mem::Local)),
-    rule("to-private", "mapX(f)", "toPrivate(mapX(f))", &[], m_low_map, |s, a, b| to_mem(s, a, b, Mem::Private)),
-    rule("vectorize", "map(f)   (f on scalars)", "asScalar o map(vect_n(f)) o asVector(n)", &[W], m_vec_map,
-        b_vectorize),
-    rule("asvector-map", "asVector(n) o map(f)", "map(vect_n(f)) o asVector(n)", &[], m_asvector_map,
-        b_asvector_map),
-    rule("vectorize-reduce", "reduce(f, z)   (f on scalars)",
-        "reduce(f, z) o asScalar o reduce(vect_n(f), vect_n(z)) o asVector(n)", &[W], m_vec_reduce, b_vectorize_reduce),
+    rule("to-private", "mapX(f)", "toPrivate(mapX(f))", &[], m_low_map, |s, a, b| {
+        to_mem(s, a, b, Mem::Private)
+    }),
+    rule(
+        "vectorize",
+        "map(f)   (f on scalars)",
+        "asScalar o map(vect_n(f)) o asVector(n)",
+        &[W],
+        m_vec_map,
+        b_vectorize,
+    ),
+    rule(
+        "asvector-map",
+        "asVector(n) o map(f)",
+        "map(vect_n(f)) o asVector(n)",
+        &[],
+        m_asvector_map,
+        b_asvector_map,
+    ),
+    rule(
+        "vectorize-reduce",
+        "reduce(f, z)   (f on scalars)",
+        "reduce(f, z) o asScalar o reduce(vect_n(f), vect_n(z)) o asVector(n)",
+        &[W],
+        m_vec_reduce,
+        b_vectorize_reduce,
+    ),
     rule("reduce-one", "reduce(f, z) $ x   (x of length 1)", "x", &[], m_reduce_one, b_reduce_one),
 ];
 
@@ -67,18 +102,32 @@ fn lower_map(s: &Site<'_>, a: &Args, b: &mut Builder, rule: &'static str) -> B {
         "map-seq" => MapKind::Seq,
         _ => {
             let d = int_arg(rule, a, "d", 0, 2)? as u8;
-            let same = |k: &MapKind| matches!(k, MapKind::Glb(e) | MapKind::Wrg(e) | MapKind::Lcl(e) if *e == d);
+            let same = |k: &MapKind| match (rule, k) {
+                ("map-glb", MapKind::Glb(e))
+                | ("map-wrg", MapKind::Wrg(e))
+                | ("map-lcl", MapKind::Lcl(e)) => *e == d,
+                _ => false,
+            };
             if outer.iter().any(same) {
                 return Err(side(format!("already inside a parallel map of dimension {d}")));
             }
             match rule {
                 "map-glb" | "map-wrg" => {
-                    if outer.iter().any(|k| matches!(k, MapKind::Lcl(_) | MapKind::Seq | MapKind::SeqUnroll)) {
-                        return Err(side("a global or work-group map must not be inside a local or sequential map".into()));
+                    if outer.iter().any(|k| matches!(k, MapKind::Lcl(_) | MapKind::Seq | MapKind::SeqUnroll))
+                    {
+                        return Err(side(
+                            "a global or work-group map must not be inside a local or sequential map".into(),
+                        ));
                     }
                     let glb = rule == "map-glb";
                     let clash = if glb { "mapWrg" } else { "mapGlb" };
-                    if outer.iter().any(|k| if glb { matches!(k, MapKind::Wrg(_)) } else { matches!(k, MapKind::Glb(_)) }) {
+                    if outer.iter().any(|k| {
+                        if glb {
+                            matches!(k, MapKind::Wrg(_))
+                        } else {
+                            matches!(k, MapKind::Glb(_))
+                        }
+                    }) {
                         return Err(side(format!("cannot nest inside a {clash}")));
                     }
                     if glb {
@@ -131,12 +180,19 @@ fn reduce_of(e: &Expr, want: ReduceKind) -> Option<(&FunDecl, &Expr, &Expr, crat
 }
 
 fn m_reduce(s: &Site<'_>) -> R {
-    reduce_of(s.expr, ReduceKind::Reduce).map(|_| ()).ok_or_else(|| s.no_match("reduce-seq", "`reduce(f, z) $ x`"))
+    reduce_of(s.expr, ReduceKind::Reduce)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match("reduce-seq", "`reduce(f, z) $ x`"))
 }
 
 fn b_reduce_seq(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
-    let (f, z, xs, span) = reduce_of(s.expr, ReduceKind::Reduce).ok_or_else(|| s.no_match("reduce-seq", "a reduce"))?;
-    Ok(b.pattern(Pattern::Reduce { kind: ReduceKind::Seq, f: Box::new(f.clone()) }, vec![z.clone(), xs.clone()], span))
+    let (f, z, xs, span) =
+        reduce_of(s.expr, ReduceKind::Reduce).ok_or_else(|| s.no_match("reduce-seq", "a reduce"))?;
+    Ok(b.pattern(
+        Pattern::Reduce { kind: ReduceKind::Seq, f: Box::new(f.clone()) },
+        vec![z.clone(), xs.clone()],
+        span,
+    ))
 }
 
 fn m_reduce_seq(s: &Site<'_>) -> R {
@@ -183,7 +239,8 @@ fn m_low_map(s: &Site<'_>) -> R {
 fn to_mem(s: &Site<'_>, _: &Args, b: &mut Builder, mem: Mem) -> B {
     m_low_map(s)?;
     let (kind, f, xs, span) = map_parts(s.expr).ok_or_else(|| s.no_match("to-*", "a map"))?;
-    let inner = Box::new(FunDecl { kind: FunKind::Pattern(Pattern::Map { kind, f: Box::new(f.clone()) }), span });
+    let inner =
+        Box::new(FunDecl { kind: FunKind::Pattern(Pattern::Map { kind, f: Box::new(f.clone()) }), span });
     let p = match mem {
         Mem::Global => Pattern::ToGlobal(inner),
         Mem::Local => Pattern::ToLocal(inner),
@@ -206,7 +263,10 @@ fn m_vec_map(s: &Site<'_>) -> R {
 fn width(a: &Args, rule: &'static str) -> Result<u8, RuleError> {
     let n = int_arg(rule, a, "n", 2, 16)? as u8;
     if !crate::types::VECTOR_WIDTHS.contains(&n) {
-        return Err(RuleError::SideCondition { rule, what: format!("{n} is not a vector width (2, 3, 4, 8, 16)") });
+        return Err(RuleError::SideCondition {
+            rule,
+            what: format!("{n} is not a vector width (2, 3, 4, 8, 16)"),
+        });
     }
     Ok(n)
 }
@@ -217,7 +277,8 @@ fn b_vectorize(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let n = width(a, "vectorize")?;
     let len = s.len(xs).ok_or_else(|| s.no_match("vectorize", "a map over an array"))?;
     b.divides("vectorize", &ArithExpr::Cst(n.into()), &len)?;
-    let fv = vectorise_fun(b, s.prog, f, n).map_err(|what| RuleError::SideCondition { rule: "vectorize", what })?;
+    let fv = vectorise_fun(b, s.prog, f, n)
+        .map_err(|what| RuleError::SideCondition { rule: "vectorize", what })?;
     let v = b.pattern(Pattern::AsVector(n), vec![xs.clone()], span);
     let m = b.pattern(Pattern::Map { kind, f: Box::new(fv) }, vec![v], span);
     Ok(b.pattern(Pattern::AsScalar, vec![m], span))
@@ -240,7 +301,8 @@ fn b_asvector_map(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
         return Err(s.no_match("asvector-map", "asVector"));
     };
     let (kind, f, xs, span) = map_parts(x).ok_or_else(|| s.no_match("asvector-map", "a map"))?;
-    let fv = vectorise_fun(b, s.prog, f, n).map_err(|what| RuleError::SideCondition { rule: "asvector-map", what })?;
+    let fv = vectorise_fun(b, s.prog, f, n)
+        .map_err(|what| RuleError::SideCondition { rule: "asvector-map", what })?;
     let v = b.pattern(Pattern::AsVector(n), vec![xs.clone()], vspan);
     Ok(b.pattern(Pattern::Map { kind, f: Box::new(fv) }, vec![v], span))
 }
@@ -262,8 +324,8 @@ fn b_vectorize_reduce(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let n = width(a, "vectorize-reduce")?;
     let len = s.len(xs).ok_or_else(|| s.no_match("vectorize-reduce", "a reduce over an array"))?;
     b.divides("vectorize-reduce", &ArithExpr::Cst(n.into()), &len)?;
-    let fv =
-        vectorise_fun(b, s.prog, f, n).map_err(|what| RuleError::SideCondition { rule: "vectorize-reduce", what })?;
+    let fv = vectorise_fun(b, s.prog, f, n)
+        .map_err(|what| RuleError::SideCondition { rule: "vectorize-reduce", what })?;
     let splat = splat_fun(b, n);
     let z2 = b.gen.refresh_expr(z);
     let zv = b.gen.call(FunDecl { kind: FunKind::UserFun(splat), span }, vec![z2], span);
@@ -275,7 +337,9 @@ fn b_vectorize_reduce(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 
 fn m_reduce_one(s: &Site<'_>) -> R {
     if let Some((View::Reduce { .. }, [_, xs], _)) = view(s.expr) {
-        if s.len(xs).and_then(|l| l.as_cst()) == Some(1) && s.ty(xs).zip(s.ty(s.expr)).is_some_and(|(a, b)| a == b) {
+        if s.len(xs).and_then(|l| l.as_cst()) == Some(1)
+            && s.ty(xs).zip(s.ty(s.expr)).is_some_and(|(a, b)| a == b)
+        {
             return Ok(());
         }
     }
@@ -289,4 +353,3 @@ fn b_reduce_one(s: &Site<'_>, _: &Args, _: &mut Builder) -> B {
         _ => Err(s.no_match("reduce-one", "a reduce")),
     }
 }
-

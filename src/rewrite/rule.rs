@@ -2,7 +2,9 @@
 
 use crate::arith::{self, ArithExpr};
 use crate::ir::visit::Node;
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, IdGen, IndexFun, MapKind, Pattern, Program, ReduceKind, Span, UserFun};
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, IdGen, IndexFun, MapKind, Pattern, Program, ReduceKind, Span, UserFun,
+};
 use crate::passes::typecheck::Types;
 use crate::types::Type;
 use std::collections::BTreeMap;
@@ -91,7 +93,11 @@ pub enum RuleError {
 impl Site<'_> {
     /// A shape mismatch, showing what was found (cut to one short line).
     pub fn no_match(&self, rule: &'static str, expected: &'static str) -> RuleError {
-        RuleError::NoMatch { rule, expected, found: short(&crate::parse::print_expr(self.prog, self.expr)).replace("_unbound", "_param") }
+        RuleError::NoMatch {
+            rule,
+            expected,
+            found: short(&crate::parse::print_expr(self.prog, self.expr)).replace("_unbound", "_param"),
+        }
     }
 
     pub fn ty(&self, e: &Expr) -> Option<&Type> {
@@ -158,7 +164,13 @@ pub fn arg(rule: &'static str, args: &Args, name: &'static str) -> Result<ArithE
 }
 
 /// The parameter `name` as an integer constant within `lo..=hi`.
-pub fn int_arg(rule: &'static str, args: &Args, name: &'static str, lo: i64, hi: i64) -> Result<i64, RuleError> {
+pub fn int_arg(
+    rule: &'static str,
+    args: &Args,
+    name: &'static str,
+    lo: i64,
+    hi: i64,
+) -> Result<i64, RuleError> {
     let a = arith::simplify(&arg(rule, args, name)?);
     match a.as_cst() {
         Some(v) if (lo..=hi).contains(&v) => Ok(v),
@@ -180,16 +192,27 @@ impl Builder {
         let rem = arith::simplify(&ArithExpr::modulo(len.clone(), n.clone()));
         match rem.as_cst() {
             Some(0) => Ok(()),
-            Some(_) => Err(RuleError::SideCondition { rule, what: format!("{n} does not divide the length {len}") }),
+            Some(_) => {
+                Err(RuleError::SideCondition { rule, what: format!("{n} does not divide the length {len}") })
+            }
             None => {
-                self.require(ArithExpr::modulo(len.clone(), n.clone()), format!("{} % {} == 0", paren(len), paren(&n)));
+                self.require(
+                    ArithExpr::modulo(len.clone(), n.clone()),
+                    format!("{} % {} == 0", paren(len), paren(&n)),
+                );
                 Ok(())
             }
         }
     }
 
     /// Requires `a == b`: proven, refuted, or recorded as a constraint.
-    pub fn equal(&mut self, rule: &'static str, a: &ArithExpr, b: &ArithExpr, what: &str) -> Result<(), RuleError> {
+    pub fn equal(
+        &mut self,
+        rule: &'static str,
+        a: &ArithExpr,
+        b: &ArithExpr,
+        what: &str,
+    ) -> Result<(), RuleError> {
         let d = arith::simplify(&ArithExpr::sub(a.clone(), b.clone()));
         match d.as_cst() {
             Some(0) => Ok(()),
@@ -248,11 +271,23 @@ pub enum Mem {
 /// [`classify`], so a new pattern must be considered here.
 #[derive(Clone, Copy, Debug)]
 pub enum View<'a> {
-    Map { kind: MapKind, f: &'a FunDecl },
+    Map {
+        kind: MapKind,
+        f: &'a FunDecl,
+    },
     MapVec,
-    Reduce { kind: ReduceKind, f: &'a FunDecl },
-    PartRed { f: &'a FunDecl, m: &'a ArithExpr },
-    Iterate { n: u32, f: &'a FunDecl },
+    Reduce {
+        kind: ReduceKind,
+        f: &'a FunDecl,
+    },
+    PartRed {
+        f: &'a FunDecl,
+        m: &'a ArithExpr,
+    },
+    Iterate {
+        n: u32,
+        f: &'a FunDecl,
+    },
     Split(&'a ArithExpr),
     Join,
     Gather(&'a IndexFun),
@@ -261,7 +296,10 @@ pub enum View<'a> {
     AsScalar,
     /// `toGlobal`, `toLocal`, `toPrivate`.
     To,
-    Slide { size: &'a ArithExpr, step: &'a ArithExpr },
+    Slide {
+        size: &'a ArithExpr,
+        step: &'a ArithExpr,
+    },
     Id,
     /// A pattern no rule starts from.
     Other,

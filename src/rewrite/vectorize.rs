@@ -6,15 +6,38 @@
 
 use super::rule::Builder;
 use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId};
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
+};
 use crate::types::{ScalarType, Type};
 use std::collections::HashSet;
 
 /// Built-ins that apply component-wise to vectors (and broadcast scalars).
 const COMPONENTWISE: [&str; 24] = [
-    "fabs", "sqrt", "rsqrt", "native_sqrt", "native_rsqrt", "exp", "native_exp", "log", "native_log", "sin",
-    "cos", "tan", "floor", "ceil", "round", "trunc", "fmin", "fmax", "mad", "fma", "pow", "native_recip",
-    "copysign", "native_divide",
+    "fabs",
+    "sqrt",
+    "rsqrt",
+    "native_sqrt",
+    "native_rsqrt",
+    "exp",
+    "native_exp",
+    "log",
+    "native_log",
+    "sin",
+    "cos",
+    "tan",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fmin",
+    "fmax",
+    "mad",
+    "fma",
+    "pow",
+    "native_recip",
+    "copysign",
+    "native_divide",
 ];
 
 fn cexpr_ok(e: &CExpr) -> bool {
@@ -26,7 +49,11 @@ fn cexpr_ok(e: &CExpr) -> bool {
             matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && cexpr_ok(a) && cexpr_ok(b)
         }
         CExpr::Call(name, args) => COMPONENTWISE.contains(&name.as_str()) && args.iter().all(cexpr_ok),
-        CExpr::Field(..) | CExpr::Ternary(..) | CExpr::Cast(..) | CExpr::VectorLit(..) | CExpr::TupleLit(..) => false,
+        CExpr::Field(..)
+        | CExpr::Ternary(..)
+        | CExpr::Cast(..)
+        | CExpr::VectorLit(..)
+        | CExpr::TupleLit(..) => false,
     }
 }
 
@@ -65,7 +92,8 @@ pub fn vector_user_fun(
         .map(|((n, t), v)| (n.clone(), if *v { vec_of(t, width) } else { t.clone() }))
         .collect();
     let ret = vec_of(&u.ret, width);
-    if let Some(i) = b.user_funs.iter().position(|w| w.params == params && w.ret == ret && w.body_text == u.body_text)
+    if let Some(i) =
+        b.user_funs.iter().position(|w| w.params == params && w.ret == ret && w.body_text == u.body_text)
     {
         return Ok(UserFunId(i as u32));
     }
@@ -97,7 +125,14 @@ pub fn splat_fun(b: &mut Builder, width: u8) -> UserFunId {
     let body_text = format!(" return (float{width})(x); ");
     let body = vec![CStmt::Return(CExpr::VectorLit(vt.clone(), vec![CExpr::Var("x".into())]))];
     let span = crate::ir::Span::default();
-    b.user_funs.push(UserFun { name, params: vec![("x".into(), Type::FLOAT)], ret: vt, body_text, body, span });
+    b.user_funs.push(UserFun {
+        name,
+        params: vec![("x".into(), Type::FLOAT)],
+        ret: vt,
+        body_text,
+        body,
+        span,
+    });
     UserFunId(b.user_funs.len() as u32 - 1)
 }
 
@@ -112,7 +147,10 @@ pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -
                 if let Some(why) = not_vectorisable(&b.user_funs[id.0 as usize]) {
                     return Err(why);
                 }
-                return Ok(FunDecl { kind: FunKind::Pattern(Pattern::MapVec { f: Box::new(f.clone()) }), span: f.span });
+                return Ok(FunDecl {
+                    kind: FunKind::Pattern(Pattern::MapVec { f: Box::new(f.clone()) }),
+                    span: f.span,
+                });
             }
             let v = vector_user_fun(b, *id, &vec![true; n], width)?;
             Ok(FunDecl { kind: FunKind::UserFun(v), span: f.span })
@@ -131,7 +169,12 @@ pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -
 }
 
 /// The vectorised expression and whether it is a vector.
-fn vectorise_expr(b: &mut Builder, e: &Expr, vars: &HashSet<ParamId>, width: u8) -> Result<(Expr, bool), String> {
+fn vectorise_expr(
+    b: &mut Builder,
+    e: &Expr,
+    vars: &HashSet<ParamId>,
+    width: u8,
+) -> Result<(Expr, bool), String> {
     match &e.kind {
         ExprKind::Param(p) => Ok((e.clone(), vars.contains(p))),
         ExprKind::Literal(Literal::Float(_) | Literal::Int(_)) => Ok((e.clone(), false)),
