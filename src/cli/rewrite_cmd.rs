@@ -139,6 +139,8 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
         println!("# wrote {}", out.display());
     }
     if a.list {
+        println!("# positions below refer to the final program in the rules' form:");
+        print!("{}", print_def(&last, &def));
         print_candidates(&last, &def)?;
     }
     Ok(())
