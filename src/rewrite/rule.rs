@@ -251,7 +251,11 @@ pub fn apply_fun(gen: &mut IdGen, f: &FunDecl, args: Vec<Expr>, span: Span) -> E
         // A parameter used twice is substituted only by a variable or a
         // literal (no work is duplicated).
         let trivial = |a: &Expr| matches!(a.kind, ExprKind::Param(_) | ExprKind::Literal(_));
-        let once = l2.params.iter().zip(&args).all(|(p, a)| trivial(a) || crate::ir::visit::count_uses(&l2.body, p.id) <= 1);
+        let once = l2
+            .params
+            .iter()
+            .zip(&args)
+            .all(|(p, a)| trivial(a) || crate::ir::visit::count_uses(&l2.body, p.id) <= 1);
         if l.params.len() == args.len() && once {
             let by = l2.params.iter().map(|p| p.id).zip(args).collect();
             return crate::ir::visit::substitute(&l2.body, &by, gen);
