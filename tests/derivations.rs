@@ -258,3 +258,37 @@ fn lift_rewrite_lists_applicable_rules() {
     assert!(out.contains("split-join @ 2 n=?"), "{out}");
     assert!(out.contains("at: map(absVal, x)"), "{out}");
 }
+
+#[test]
+fn scal_derived_kernel_is_the_hand_written_one() {
+    let run = |args: &[&str]| {
+        let o = lift_cmd().args(["compile", "benchmarks/scal.lift"]).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // Only the kernel's name (from the def's name) may differ.
+        String::from_utf8_lossy(&o.stdout).replace("scalHigh", "scal")
+    };
+    let hand = run(&["--def", "scal"]);
+    let derived = run(&["--def", "scalHigh", "--derivation", "benchmarks/derivations/scal.txt"]);
+    assert_eq!(hand, derived);
+}
+
+#[test]
+fn configs_accept_a_derivation() {
+    let text = std::fs::read_to_string(root().join("configs/scal.yaml")).unwrap();
+    let text = text.replace(
+        "      def: scal\n",
+        "      def: scalHigh\n      derivation: benchmarks/derivations/scal.txt\n",
+    );
+    assert!(text.contains("derivation:"));
+    let dir = std::env::temp_dir().join(format!("lift-derivation-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scal.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let cfg = lift::harness::config::load(&path, root()).unwrap();
+    let k = &cfg.lift.as_ref().unwrap().kernels[0];
+    assert_eq!(k.derivation.as_deref(), Some(root().join("benchmarks/derivations/scal.txt").as_path()));
+    std::fs::write(&path, text.replace("derivations/scal.txt", "derivations/nope.txt")).unwrap();
+    let e = lift::harness::config::load(&path, root()).unwrap_err().to_string();
+    assert!(e.contains("lift.kernels[0].derivation") && e.contains("not found"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
