@@ -209,6 +209,18 @@ fn fusions() {
 }
 
 #[test]
+fn reduce_flatten() {
+    check_rule(
+        "def f(x: [float]N) = reduce(add, 0.0f) o join o map(reduce(add, 0.0f) o map(absVal)) o split(4) $ x",
+        "reduce-flatten",
+        "root",
+        &[],
+        "reduce(add, 0.0f, join(map(\\_p3 -> reduce(add, 0.0f, map(absVal, _p3)), split(4, x))))",
+        "reduce(add, 0.0f, join(map(\\_p3 -> map(absVal, _p3), split(4, x))))",
+    );
+}
+
+#[test]
 fn copies_and_joins() {
     check_rule(MAP, "map-id", "root", &[], "map(absVal, x)", "map(\\_p1 -> id(_p1), map(absVal, x))");
     check_rule(
@@ -415,6 +427,7 @@ const CORPUS: &[&str] = &[
     "def p16(a: [[float]M]N) = map(absVal) o join $ a",
     "def p17(x: [float]N) = gather(\\i -> i) $ x",
     "def p18(x: [float]N) = reduce(add, 0.0f) o reduce(add, 0.0f) $ x",
+    "def p20(x: [float]N) = reduce(add, 0.0f) o join o map(reduce(add, 0.0f) o map(absVal)) o split(4) $ x",
     "def p19(x: [float]N) = partRed(add, 0.0f, 1) o asScalar o asVector(4) o map(absVal) $ x",
 ];
 
