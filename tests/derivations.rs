@@ -65,6 +65,15 @@ const CASES: &[Case] = &[
         partial_sums: false,
         runs: true,
     },
+    Case {
+        file: "benchmarks/gemv.lift",
+        def: "gemvHigh",
+        derivation: "benchmarks/derivations/gemv.txt",
+        sizes: &[("M", 37), ("N", 100)],
+        equals: None,
+        partial_sums: false,
+        runs: true,
+    },
 ];
 
 fn root() -> &'static Path {

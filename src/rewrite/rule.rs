@@ -244,8 +244,18 @@ pub fn pat(p: Pattern, span: Span) -> FunDecl {
 
 /// `f(args)`, beta-reducing when `f` is a lambda whose parameters are each
 /// used at most once (a rule composing functions builds no `let`s).
-pub fn apply_fun(gen: &mut IdGen, f: &FunDecl, args: Vec<Expr>, span: Span) -> Expr {
+pub fn apply_fun(gen: &mut IdGen, f: &FunDecl, mut args: Vec<Expr>, span: Span) -> Expr {
     if let FunKind::Lambda(l) = &f.kind {
+        // `\(a, b) -> e` applied to one tuple variable `t`: `a` is `get(0, t)`.
+        if l.params.len() > 1 && args.len() == 1 && matches!(args[0].kind, ExprKind::Param(_)) {
+            let t = args.pop().unwrap_or_else(|| unreachable!("one argument"));
+            args = (0..l.params.len())
+                .map(|i| {
+                    let ti = gen.refresh_expr(&t);
+                    gen.call_pattern(Pattern::Get(i), vec![ti], span)
+                })
+                .collect();
+        }
         let f = gen.refresh_fun(f);
         let FunKind::Lambda(l2) = &f.kind else { unreachable!("refresh keeps the kind") };
         // A parameter used twice is substituted only by a variable or a
