@@ -130,7 +130,7 @@ fn b_iterate(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 }
 
 /// `map(f) $ xs` of any kind.
-pub fn map_parts<'a>(e: &'a Expr) -> Option<(MapKind, &'a FunDecl, &'a Expr, Span)> {
+pub fn map_parts(e: &Expr) -> Option<(MapKind, &FunDecl, &Expr, Span)> {
     match view(e) {
         Some((View::Map { kind, f }, [xs], span)) => Some((kind, f, xs, span)),
         _ => None,
