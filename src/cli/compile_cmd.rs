@@ -19,6 +19,10 @@ pub(crate) struct CompileFlags {
     /// The `def` to compile (default: the first in the file).
     #[arg(long)]
     def: Option<String>,
+    /// Derive the low-level program from the (high-level) def first by
+    /// replaying this derivation (docs/REWRITE.md).
+    #[arg(long, value_name = "FILE")]
+    derivation: Option<PathBuf>,
     /// A size known at compile time, `N=4096` (repeatable).
     #[arg(long = "size", value_name = "NAME=VALUE")]
     sizes: Vec<String>,
@@ -106,6 +110,14 @@ fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
     Ok((file, program))
 }
 
+/// The program after the `--derivation`, if one is given.
+fn derived(program: Program, def: &str, flags: &CompileFlags) -> Result<Program, CliError> {
+    match &flags.derivation {
+        None => Ok(program),
+        Some(d) => crate::rewrite::derive_file(&program, def, d).map_err(bad),
+    }
+}
+
 fn def_name(program: &Program, flags: &CompileFlags, file: &Path) -> Result<String, CliError> {
     match &flags.def {
         Some(d) => Ok(d.clone()),
@@ -135,6 +147,7 @@ fn compile_file(
 ) -> Result<(String, Kernel), CliError> {
     let (file, program) = load(path)?;
     let def = def_name(&program, flags, path)?;
+    let program = derived(program, &def, flags)?;
     let opts = options(flags, sizes)?;
     let kernel = compile(&program, &def, &opts).map_err(|e| match e.span() {
         Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
@@ -242,6 +255,7 @@ fn scalar_value(name: &str, s: &str, ty: &Type) -> Result<HostArray, String> {
 pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let (file, program) = load(&a.file)?;
     let def_name = def_name(&program, &a.flags, &a.file)?;
+    let program = derived(program, &def_name, &a.flags)?;
     let def =
         program.def(&def_name).ok_or_else(|| bad(format!("{}: no `def {def_name}`", a.file.display())))?;
     let mut given: BTreeMap<String, String> = BTreeMap::new();

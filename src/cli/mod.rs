@@ -4,6 +4,7 @@
 mod bench;
 mod compile_cmd;
 pub mod npy;
+mod rewrite_cmd;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -82,6 +83,8 @@ enum Cmd {
     Compile(compile_cmd::CompileArgs),
     /// Compile, run on an OpenCL device, and write the result as .npy.
     Exec(compile_cmd::ExecArgs),
+    /// List the rewrite rules that apply to a def, or replay a derivation.
+    Rewrite(rewrite_cmd::RewriteArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -159,6 +162,7 @@ pub fn main() -> i32 {
         Cmd::Table1 { cfg, out } => bench::table1_cmd(&cfg, &out),
         Cmd::Compile(a) => compile_cmd::compile_cmd(&a),
         Cmd::Exec(a) => compile_cmd::exec_cmd(&a),
+        Cmd::Rewrite(a) => rewrite_cmd::rewrite_cmd(&a),
     };
     match result {
         Ok(()) => 0,

@@ -141,6 +141,9 @@ struct RawLiftKernel {
     local: Option<Vec<String>>,
     #[serde(default)]
     static_sizes: bool,
+    /// A derivation (docs/REWRITE.md) that turns `def` into the kernel.
+    #[serde(default)]
+    derivation: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -287,6 +290,8 @@ pub struct LiftKernel {
     pub local: Option<Vec<ArithExpr>>,
     /// Pass the preset's sizes to the compiler as constants.
     pub static_sizes: bool,
+    /// Replayed on `def` before compiling (a high-level def plus a derivation).
+    pub derivation: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -767,6 +772,11 @@ fn parse_lift_kernels(
             global,
             local,
             static_sizes: k.static_sizes,
+            derivation: k
+                .derivation
+                .as_ref()
+                .map(|d| cx.file_exists(root, format!("{key}.derivation"), d))
+                .transpose()?,
         });
     }
     Ok(kernels)

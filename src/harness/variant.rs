@@ -204,6 +204,10 @@ fn compile_one(
     compile_ms: &mut f64,
 ) -> Result<Built, String> {
     let (file, program) = load_program(&k.program)?;
+    let program = match &k.derivation {
+        Some(d) => crate::rewrite::derive_file(&program, &k.def, d)?,
+        None => program,
+    };
     let mut opts = level_options(level).ok_or_else(|| format!("unknown Lift level `{level}`"))?;
     if k.static_sizes {
         opts.sizes = sizes.clone();

@@ -34,6 +34,13 @@ pub fn canonical_def(prog: &Program, d: &Def) -> String {
     c.out
 }
 
+/// The canonical form of a function declaration (see [`canonical_expr`]).
+pub fn canonical_fun(prog: &Program, f: &FunDecl) -> String {
+    let mut c = Canon { prog, bound: HashMap::new(), out: String::new() };
+    c.fun(f);
+    c.out
+}
+
 /// Structural equality modulo ids, spans and parameter names.
 pub fn expr_eq(prog: &Program, a: &Expr, b: &Expr) -> bool {
     canonical_expr(prog, a) == canonical_expr(prog, b)

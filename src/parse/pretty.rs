@@ -43,6 +43,15 @@ pub fn print_expr(prog: &Program, e: &Expr) -> String {
     out
 }
 
+/// One expression inside `def`: the def's parameters print by name too.
+pub fn print_expr_in(prog: &Program, def: &crate::ir::Def, e: &Expr) -> String {
+    let mut names: HashMap<_, _> = def.params.iter().map(|p| (p.id, p.name.clone())).collect();
+    collect_names_expr(&def.body, &mut names);
+    let mut out = String::new();
+    Printer { prog, names: &names }.expr(e, &mut out);
+    out
+}
+
 /// One function declaration (a lambda, a pattern with its parameters, or a
 /// user function's name).
 pub fn print_fun(prog: &Program, f: &FunDecl) -> String {

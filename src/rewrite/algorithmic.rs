@@ -25,7 +25,7 @@ const fn rule(
 
 const N: ParamSpec = ParamSpec { name: "n", what: "chunk size" };
 
-pub static RULES: [Rule; 19] = [
+pub static RULES: [Rule; 20] = [
     rule(
         "iterate-decompose",
         "iterate(m+n, f)",
@@ -87,6 +87,14 @@ pub static RULES: [Rule; 19] = [
         m_reduce_map_fusion,
         b_reduce_map_fusion,
     ),
+    rule(
+        "reduce-flatten",
+        "reduce(f, z) o join o map(reduce(f, z) o g)",
+        "reduce(f, z) o join o map(g)",
+        &[],
+        m_reduce_flatten,
+        b_reduce_flatten,
+    ),
     rule("map-id", "x   (an array computed by a call)", "map(id) $ x", &[], m_map_id, b_map_id),
     rule("map-join", "map(f) o join", "join o map(map(f))", &[], m_map_join, b_map_join),
     rule(
@@ -122,7 +130,7 @@ fn b_iterate(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 }
 
 /// `map(f) $ xs` of any kind.
-pub fn map_parts<'a>(e: &'a Expr) -> Option<(MapKind, &'a FunDecl, &'a Expr, Span)> {
+pub fn map_parts(e: &Expr) -> Option<(MapKind, &FunDecl, &Expr, Span)> {
     match view(e) {
         Some((View::Map { kind, f }, [xs], span)) => Some((kind, f, xs, span)),
         _ => None,
@@ -536,4 +544,43 @@ fn b_slide_tile(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let inner = b.gen.lambda1(span, |g, t| g.call(win, vec![t], span));
     let map = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![tiles], span);
     Ok(b.pattern(Pattern::Join, vec![map], span))
+}
+
+/// `(outer reduce parts, lambda param, inner body e, xs)` of
+/// `reduce(f, z, join(map(\c -> reduce(f, z, e), xs)))`.
+fn flatten_parts<'a>(s: &Site<'a>) -> Option<(&'a Expr, &'a crate::ir::Lambda, &'a Expr, Span)> {
+    let (ReduceKind::Reduce, f, z, xs, span) = reduce_parts(s.expr)? else { return None };
+    let (View::Join, [m], _) = view(xs)? else { return None };
+    let (MapKind::Map, g, rows, _) = map_parts(m)? else { return None };
+    let crate::ir::FunKind::Lambda(l) = &g.kind else { return None };
+    let (ReduceKind::Reduce, f2, z2, e, _) = reduce_parts(&l.body)? else { return None };
+    let same_f = crate::ir::equiv::canonical_fun(s.prog, f) == crate::ir::equiv::canonical_fun(s.prog, f2);
+    let same_z = crate::ir::equiv::expr_eq(s.prog, z, z2);
+    (l.params.len() == 1 && same_f && same_z).then_some((rows, l, e, span))
+}
+
+fn m_reduce_flatten(s: &Site<'_>) -> R {
+    flatten_parts(s).map(|_| ()).ok_or_else(|| {
+        s.no_match("reduce-flatten", "`reduce(f, z) $ join $ map(\\c -> reduce(f, z) $ e) $ x`")
+    })
+}
+
+/// A reduction of partial reductions is the reduction of their inputs
+/// (`f` associative with neutral `z`).
+fn b_reduce_flatten(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (rows, l, e, span) =
+        flatten_parts(s).ok_or_else(|| s.no_match("reduce-flatten", "a reduce of reduces"))?;
+    let Some((View::Reduce { kind, f }, [z, _], _)) = view(s.expr) else {
+        return Err(s.no_match("reduce-flatten", "a reduce"));
+    };
+    let lam = FunDecl {
+        kind: crate::ir::FunKind::Lambda(crate::ir::Lambda {
+            params: l.params.clone(),
+            body: Box::new(e.clone()),
+        }),
+        span,
+    };
+    let m = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(lam) }, vec![rows.clone()], span);
+    let j = b.pattern(Pattern::Join, vec![m], span);
+    Ok(b.pattern(Pattern::Reduce { kind, f: Box::new(f.clone()) }, vec![z.clone(), j], span))
 }

@@ -161,3 +161,16 @@ pub fn replay(prog: &Program, def: &str, d: &Derivation) -> Result<Vec<Replayed>
     }
     Ok(out)
 }
+
+/// Reads the derivation at `path`, replays it on `def` and returns the
+/// final program, printable (eta-expansions undone). Errors come rendered
+/// as `file:line:col: error: ...`.
+pub fn derive_file(prog: &Program, def: &str, path: &std::path::Path) -> Result<Program, String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let d = parse_derivation(&text).map_err(|e| e.render(&name))?;
+    let start = super::prepare(prog, def).map_err(|e| format!("{name}: error: {e}"))?;
+    let steps = replay(&start, def, &d).map_err(|e| e.render(&name))?;
+    let last = steps.last().map_or(start, |s| s.program.clone());
+    Ok(super::release(&last, def))
+}

@@ -102,8 +102,12 @@ fn lower_map(s: &Site<'_>, a: &Args, b: &mut Builder, rule: &'static str) -> B {
         "map-seq" => MapKind::Seq,
         _ => {
             let d = int_arg(rule, a, "d", 0, 2)? as u8;
-            let same =
-                |k: &MapKind| matches!(k, MapKind::Glb(e) | MapKind::Wrg(e) | MapKind::Lcl(e) if *e == d);
+            let same = |k: &MapKind| match (rule, k) {
+                ("map-glb", MapKind::Glb(e))
+                | ("map-wrg", MapKind::Wrg(e))
+                | ("map-lcl", MapKind::Lcl(e)) => *e == d,
+                _ => false,
+            };
             if outer.iter().any(same) {
                 return Err(side(format!("already inside a parallel map of dimension {d}")));
             }

@@ -93,7 +93,11 @@ pub enum RuleError {
 impl Site<'_> {
     /// A shape mismatch, showing what was found (cut to one short line).
     pub fn no_match(&self, rule: &'static str, expected: &'static str) -> RuleError {
-        RuleError::NoMatch { rule, expected, found: short(&crate::parse::print_expr(self.prog, self.expr)) }
+        RuleError::NoMatch {
+            rule,
+            expected,
+            found: short(&crate::parse::print_expr(self.prog, self.expr)).replace("_unbound", "_param"),
+        }
     }
 
     pub fn ty(&self, e: &Expr) -> Option<&Type> {
@@ -127,6 +131,14 @@ pub fn short(s: &str) -> String {
         format!("{}...", s.chars().take(77).collect::<String>())
     } else {
         s
+    }
+}
+
+/// An arithmetic expression as text, parenthesised unless atomic.
+pub fn paren(e: &ArithExpr) -> String {
+    match e {
+        ArithExpr::Cst(_) | ArithExpr::Var(_) => e.to_string(),
+        _ => format!("({e})"),
     }
 }
 
@@ -184,7 +196,10 @@ impl Builder {
                 Err(RuleError::SideCondition { rule, what: format!("{n} does not divide the length {len}") })
             }
             None => {
-                self.require(ArithExpr::modulo(len.clone(), n.clone()), format!("{len} % {n} == 0"));
+                self.require(
+                    ArithExpr::modulo(len.clone(), n.clone()),
+                    format!("{} % {} == 0", paren(len), paren(&n)),
+                );
                 Ok(())
             }
         }
@@ -229,11 +244,28 @@ pub fn pat(p: Pattern, span: Span) -> FunDecl {
 
 /// `f(args)`, beta-reducing when `f` is a lambda whose parameters are each
 /// used at most once (a rule composing functions builds no `let`s).
-pub fn apply_fun(gen: &mut IdGen, f: &FunDecl, args: Vec<Expr>, span: Span) -> Expr {
+pub fn apply_fun(gen: &mut IdGen, f: &FunDecl, mut args: Vec<Expr>, span: Span) -> Expr {
     if let FunKind::Lambda(l) = &f.kind {
+        // `\(a, b) -> e` applied to one tuple variable `t`: `a` is `get(0, t)`.
+        if l.params.len() > 1 && args.len() == 1 && matches!(args[0].kind, ExprKind::Param(_)) {
+            let t = args.pop().unwrap_or_else(|| unreachable!("one argument"));
+            args = (0..l.params.len())
+                .map(|i| {
+                    let ti = gen.refresh_expr(&t);
+                    gen.call_pattern(Pattern::Get(i), vec![ti], span)
+                })
+                .collect();
+        }
         let f = gen.refresh_fun(f);
         let FunKind::Lambda(l2) = &f.kind else { unreachable!("refresh keeps the kind") };
-        let once = l2.params.iter().all(|p| crate::ir::visit::count_uses(&l2.body, p.id) <= 1);
+        // A parameter used twice is substituted only by a variable or a
+        // literal (no work is duplicated).
+        let trivial = |a: &Expr| matches!(a.kind, ExprKind::Param(_) | ExprKind::Literal(_));
+        let once = l2
+            .params
+            .iter()
+            .zip(&args)
+            .all(|(p, a)| trivial(a) || crate::ir::visit::count_uses(&l2.body, p.id) <= 1);
         if l.params.len() == args.len() && once {
             let by = l2.params.iter().map(|p| p.id).zip(args).collect();
             return crate::ir::visit::substitute(&l2.body, &by, gen);

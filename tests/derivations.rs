@@ -1,0 +1,303 @@
+//! The committed derivations (`benchmarks/derivations/`): each replays, its
+//! result keeps the interpreter's value of the high-level def, it equals
+//! the hand-written program where the note says so, and the derived kernel
+//! runs on PoCL (`lift exec --derivation --check`) with the interpreter's
+//! result.
+
+use lift::interp::{eval_def, Value};
+use lift::ir::{Program, SourceFile};
+use lift::rewrite;
+use lift::types::Type;
+use npyz::WriterBuilder;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+struct Case {
+    file: &'static str,
+    def: &'static str,
+    derivation: &'static str,
+    /// Sizes for the interpreter and PoCL.
+    sizes: &'static [(&'static str, i64)],
+    /// The hand-written def the result must equal, if any.
+    equals: Option<&'static str>,
+    /// Whether the derivation ends with `extract` (the kernel computes
+    /// partial sums whose sum is the high-level value).
+    partial_sums: bool,
+    /// Whether the result is low-level (compiled and run on PoCL).
+    runs: bool,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        file: "benchmarks/derivations/asum.lift",
+        def: "asum",
+        derivation: "benchmarks/derivations/asum-fig8.txt",
+        sizes: &[("N", 6144)],
+        equals: None,
+        partial_sums: false,
+        runs: false,
+    },
+    Case {
+        file: "benchmarks/derivations/asum.lift",
+        def: "asum",
+        derivation: "benchmarks/derivations/asum-nvidia.txt",
+        sizes: &[("N", 524288)],
+        equals: None,
+        partial_sums: true,
+        runs: true,
+    },
+    Case {
+        file: "benchmarks/scal.lift",
+        def: "scalHigh",
+        derivation: "benchmarks/derivations/scal.txt",
+        sizes: &[("N", 3072)],
+        equals: Some("scal"),
+        partial_sums: false,
+        runs: true,
+    },
+    Case {
+        file: "benchmarks/dot.lift",
+        def: "dotHigh",
+        derivation: "benchmarks/derivations/dot.txt",
+        sizes: &[("N", 1920)],
+        equals: None,
+        partial_sums: false,
+        runs: true,
+    },
+    Case {
+        file: "benchmarks/gemv.lift",
+        def: "gemvHigh",
+        derivation: "benchmarks/derivations/gemv.txt",
+        sizes: &[("M", 37), ("N", 100)],
+        equals: None,
+        partial_sums: false,
+        runs: true,
+    },
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(file: &str) -> Program {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    lift::parse::parse_program(&SourceFile::new(file, text)).unwrap()
+}
+
+/// Integer-valued floats in [-8, 8], so sums in any order are exact.
+fn random_value(ty: &Type, sizes: &BTreeMap<String, i64>, seed: &mut u64) -> Value {
+    match ty {
+        Type::Array(e, n) => {
+            let n = n.eval_with(&|k| sizes.get(k).copied()).unwrap();
+            Value::Array((0..n).map(|_| random_value(e, sizes, seed)).collect())
+        }
+        _ => {
+            *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            Value::Float(((*seed >> 33) % 17) as f32 - 8.0)
+        }
+    }
+}
+
+fn sum(v: &Value) -> f64 {
+    let mut out = Vec::new();
+    v.flatten(&mut out);
+    out.iter().sum()
+}
+
+#[test]
+fn derivations_replay_and_keep_the_value() {
+    for c in CASES {
+        let prog = load(c.file);
+        let derived = rewrite::derive_file(&prog, c.def, &root().join(c.derivation))
+            .unwrap_or_else(|e| panic!("{}: {e}", c.derivation));
+        // The printed result parses again.
+        let text = lift::parse::print_program(&derived);
+        lift::parse::parse_program(&SourceFile::new("derived.lift", text.clone()))
+            .unwrap_or_else(|e| panic!("{text}\n{e:?}"));
+        let sizes: BTreeMap<String, i64> = c.sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let d = prog.def(c.def).unwrap();
+        let mut seed = 0x5eed_u64;
+        let mut args = BTreeMap::new();
+        for p in &d.params {
+            let v = match p.ty.as_ref().unwrap() {
+                t @ Type::Array(..) => random_value(t, &sizes, &mut seed),
+                _ => Value::Float(3.0),
+            };
+            args.insert(p.name.clone(), v);
+        }
+        let want = eval_def(&prog, c.def, &args, &sizes).unwrap();
+        let got =
+            eval_def(&derived, c.def, &args, &sizes).unwrap_or_else(|e| panic!("{}: {e}", c.derivation));
+        if c.partial_sums {
+            assert_eq!(sum(&got), sum(&want), "{}", c.derivation);
+            assert!(matches!(&got, Value::Array(v) if v.len() > 1), "{}: partial sums", c.derivation);
+        } else {
+            assert_eq!(got, want, "{}", c.derivation);
+        }
+        if let Some(hand) = c.equals {
+            let a = lift::ir::equiv::canonical_def(&derived, derived.def(c.def).unwrap());
+            let h = rewrite::prepare(&prog, hand).unwrap();
+            let h = rewrite::release(&h, hand);
+            let b = lift::ir::equiv::canonical_def(&h, h.def(hand).unwrap());
+            assert_eq!(a, b, "{} should give `{hand}`", c.derivation);
+        }
+    }
+}
+
+fn lift_cmd() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lift"));
+    c.current_dir(root());
+    c
+}
+
+fn has_device() -> bool {
+    lift_cmd().arg("devices").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+#[test]
+fn derived_kernels_run_on_pocl() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lift-derivations-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut seed = 0x5eed_u64;
+    for c in CASES.iter().filter(|c| c.runs) {
+        let prog = load(c.file);
+        let d = prog.def(c.def).unwrap();
+        let sizes: BTreeMap<String, i64> = c.sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let mut cmd = lift_cmd();
+        cmd.arg("exec").arg(c.file).args([
+            "--def",
+            c.def,
+            "--derivation",
+            c.derivation,
+            "--check",
+            "--output",
+        ]);
+        cmd.arg(dir.join("out.npy"));
+        for p in &d.params {
+            let ty = p.ty.as_ref().unwrap();
+            if let Type::Array(..) = ty {
+                let shape: Vec<u64> = ty
+                    .lengths()
+                    .iter()
+                    .map(|l| l.eval_with(&|n| sizes.get(n).copied()).unwrap() as u64)
+                    .collect();
+                let n: u64 = shape.iter().product();
+                let data: Vec<f32> = (0..n)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        ((seed >> 33) % 17) as f32 - 8.0
+                    })
+                    .collect();
+                let path = dir.join(format!("{}.npy", p.name));
+                let mut out = Vec::new();
+                let mut w = npyz::WriteOptions::new()
+                    .default_dtype()
+                    .shape(&shape)
+                    .writer(&mut out)
+                    .begin_nd()
+                    .unwrap();
+                w.extend(data.iter().copied()).unwrap();
+                w.finish().unwrap();
+                std::fs::write(&path, out).unwrap();
+                cmd.args(["--input", &format!("{}={}", p.name, path.display())]);
+            } else {
+                cmd.args(["--input", &format!("{}=1.5", p.name)]);
+            }
+        }
+        let o = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && stdout.contains("check: ok"),
+            "{}:\n{stdout}\n{}",
+            c.derivation,
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn derivation_errors_are_positioned() {
+    let prog = load("benchmarks/derivations/asum.lift");
+    let dir = std::env::temp_dir().join(format!("lift-derivation-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        ("reduce-seq @ 2\n", "d.txt:1:1: error: `reduce-seq` does not match here: expected `reduce(f, z) $ x`, found `map(absVal, _param0)`"),
+        ("# c\nsplitjoin @ 2 n=2\n", "d.txt:2:1: error: expected a rule name (see `lift rewrite --rules`), found `splitjoin`"),
+        ("split-join @ 2.7 n=2\n", "d.txt:1:14: error: position 2.7 does not exist (step 2 of a call has no child 7)"),
+        ("split-join @ 2 n=3\n", ""),
+        ("map-lcl @ 2 d=0\n", "d.txt:1:1: error: `map-lcl`: side condition violated: mapLcl must be nested in a mapWrg"),
+        ("split-join 2\n", "d.txt:1:1: error: expected `RULE @ POSITION [name=value ...]`, found `split-join 2`"),
+    ];
+    for (text, want) in cases {
+        let path = dir.join("d.txt");
+        std::fs::write(&path, text).unwrap();
+        let r = rewrite::derive_file(&prog, "asum", &path)
+            .map_err(|e| e.replace(&path.display().to_string(), "d.txt"));
+        match r {
+            Ok(_) => assert!(want.is_empty(), "{text}: expected an error"),
+            Err(e) => assert_eq!(e, want, "{text}"),
+        }
+    }
+    // The command line: one line, exit code 2.
+    let path = dir.join("d.txt");
+    std::fs::write(&path, "reduce-seq @ 2\n").unwrap();
+    let o = lift_cmd()
+        .args(["rewrite", "benchmarks/derivations/asum.lift", "--def", "asum", "--apply"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn lift_rewrite_lists_applicable_rules() {
+    let o =
+        lift_cmd().args(["rewrite", "benchmarks/derivations/asum.lift", "--def", "asum"]).output().unwrap();
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("reduce-partred @ root m=?"), "{out}");
+    assert!(out.contains("split-join @ 2 n=?"), "{out}");
+    assert!(out.contains("at: map(absVal, x)"), "{out}");
+}
+
+#[test]
+fn scal_derived_kernel_is_the_hand_written_one() {
+    let run = |args: &[&str]| {
+        let o = lift_cmd().args(["compile", "benchmarks/scal.lift"]).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // Only the kernel's name (from the def's name) may differ.
+        String::from_utf8_lossy(&o.stdout).replace("scalHigh", "scal")
+    };
+    let hand = run(&["--def", "scal"]);
+    let derived = run(&["--def", "scalHigh", "--derivation", "benchmarks/derivations/scal.txt"]);
+    assert_eq!(hand, derived);
+}
+
+#[test]
+fn configs_accept_a_derivation() {
+    let text = std::fs::read_to_string(root().join("configs/scal.yaml")).unwrap();
+    let text = text.replace(
+        "      def: scal\n",
+        "      def: scalHigh\n      derivation: benchmarks/derivations/scal.txt\n",
+    );
+    assert!(text.contains("derivation:"));
+    let dir = std::env::temp_dir().join(format!("lift-derivation-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scal.yaml");
+    std::fs::write(&path, &text).unwrap();
+    let cfg = lift::harness::config::load(&path, root()).unwrap();
+    let k = &cfg.lift.as_ref().unwrap().kernels[0];
+    assert_eq!(k.derivation.as_deref(), Some(root().join("benchmarks/derivations/scal.txt").as_path()));
+    std::fs::write(&path, text.replace("derivations/scal.txt", "derivations/nope.txt")).unwrap();
+    let e = lift::harness::config::load(&path, root()).unwrap_err().to_string();
+    assert!(e.contains("lift.kernels[0].derivation") && e.contains("not found"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,522 @@
+//! The rewrite rules: one test per rule showing both sides as text
+//! (`check_rule`), the typed errors, and a property test that every rule,
+//! wherever it applies in a corpus of programs, keeps the interpreter's
+//! value on random inputs (exactly: inputs are integer-valued floats, so
+//! reassociated sums are exact too).
+
+use lift::arith::ArithExpr;
+use lift::interp::{eval_def, Value};
+use lift::ir::{Path, Program, SourceFile};
+use lift::rewrite::{self, Args, RewriteError, RuleError};
+use lift::types::Type;
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+const FUNS: &str = "userfun absVal(x: float): float { return fabs(x); }
+userfun add(x: float, y: float): float { return x + y; }
+userfun mult(x: float, y: float): float { return x * y; }
+userfun sq(x: float): float { return x * x; }
+userfun pos(x: float): float { if (x > 0.0f) { return x; } return 0.0f; }
+";
+
+fn parse(src: &str) -> Program {
+    let text = format!("{FUNS}{src}");
+    lift::parse::parse_program(&SourceFile::new("t.lift", text)).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn body(p: &Program, def: &str) -> String {
+    let d = p.def(def).unwrap();
+    lift::parse::print_expr_in(p, d, &d.body)
+}
+
+fn args(list: &[(&str, i64)]) -> Args {
+    list.iter().map(|(k, v)| (k.to_string(), ArithExpr::Cst(*v))).collect()
+}
+
+/// Applies `rule` at `path` of the program's last def and checks the body
+/// before and after (normal form) as text; returns the program after.
+fn check_rule(src: &str, rule: &str, path: &str, a: &[(&str, i64)], before: &str, after: &str) -> Program {
+    let p = parse(src);
+    let def = p.defs.last().unwrap().name.clone();
+    let p = rewrite::prepare(&p, &def).unwrap();
+    assert_eq!(body(&p, &def), before, "before {rule}");
+    let r = rewrite::find_rule(rule).unwrap_or_else(|| panic!("no rule {rule}"));
+    let out = rewrite::apply(&p, &def, r, &path.parse::<Path>().unwrap(), &args(a))
+        .unwrap_or_else(|e| panic!("{rule}: {e}"));
+    assert_eq!(body(&out.program, &def), after, "after {rule}");
+    out.program
+}
+
+fn apply_err(src: &str, rule: &str, path: &str, a: &[(&str, i64)]) -> RewriteError {
+    let p = parse(src);
+    let def = p.defs.last().unwrap().name.clone();
+    let p = rewrite::prepare(&p, &def).unwrap();
+    let r = rewrite::find_rule(rule).unwrap();
+    rewrite::apply(&p, &def, r, &path.parse::<Path>().unwrap(), &args(a)).unwrap_err()
+}
+
+const ASUM: &str = "def asum(x: [float]N) = reduce(add, 0.0f) o map(absVal) $ x";
+const MAP: &str = "def f(x: [float]N) = map(absVal) $ x";
+const MAP2: &str = "def f(a: [[float]M]N) = map(map(absVal)) $ a";
+
+#[test]
+fn iterate_decompose() {
+    check_rule(
+        "def f(x: [float]N) = iterate(3, join o map(reduce(add, 0.0f)) o split(2)) $ x",
+        "iterate-decompose",
+        "root",
+        &[("m", 1)],
+        "iterate(3, \\_p2 -> join(map(\\_p1 -> reduce(add, 0.0f, _p1), split(2, _p2))), x)",
+        "iterate(1, \\_p2 -> join(map(\\_p1 -> reduce(add, 0.0f, _p1), split(2, _p2))), iterate(2, \\_p3 -> join(map(\\_p4 -> reduce(add, 0.0f, _p4), split(2, _p3))), x))",
+    );
+}
+
+#[test]
+fn reorder_commutes_with_map() {
+    let g = "def f(x: [float]N) = map(absVal) o gather(\\i -> N - 1 - i) $ x";
+    check_rule(
+        g,
+        "map-reorder",
+        "root",
+        &[],
+        "map(absVal, gather(\\i -> (N - 1) - i, x))",
+        "gather(\\i -> (N - 1) - i, map(absVal, x))",
+    );
+    let g = "def f(x: [float]N) = gather(\\i -> N - 1 - i) o map(absVal) $ x";
+    check_rule(
+        g,
+        "reorder-map",
+        "root",
+        &[],
+        "gather(\\i -> (N - 1) - i, map(absVal, x))",
+        "map(absVal, gather(\\i -> (N - 1) - i, x))",
+    );
+}
+
+#[test]
+fn split_join() {
+    check_rule(
+        MAP,
+        "split-join",
+        "root",
+        &[("n", 4)],
+        "map(absVal, x)",
+        "join(map(\\_p1 -> map(absVal, _p1), split(4, x)))",
+    );
+}
+
+#[test]
+fn reductions() {
+    check_rule(
+        ASUM,
+        "reduce-partred",
+        "root",
+        &[("m", 4)],
+        "reduce(add, 0.0f, map(absVal, x))",
+        "reduce(add, 0.0f, partRed(add, 0.0f, 4, map(absVal, x)))",
+    );
+    check_rule(
+        ASUM,
+        "reduce-to-partred",
+        "root",
+        &[],
+        "reduce(add, 0.0f, map(absVal, x))",
+        "partRed(add, 0.0f, 1, map(absVal, x))",
+    );
+    let pr = "def f(x: [float]N) = partRed(add, 0.0f, 1) $ x";
+    check_rule(pr, "partred-reduce", "root", &[], "partRed(add, 0.0f, 1, x)", "reduce(add, 0.0f, x)");
+    check_rule(
+        ASUM,
+        "reorder-stride",
+        "root",
+        &[("s", 4)],
+        "reduce(add, 0.0f, map(absVal, x))",
+        "reduce(add, 0.0f, gather(\\i -> i / (N / 4) + (i % (N / 4)) * 4, map(absVal, x)))",
+    );
+    let pr4 = "def f(x: [float]16) = partRed(add, 0.0f, 4) $ x";
+    check_rule(
+        pr4,
+        "partred-split",
+        "root",
+        &[("n", 8)],
+        "partRed(add, 0.0f, 4, x)",
+        "join(map(\\_p1 -> partRed(add, 0.0f, 2, _p1), split(8, x)))",
+    );
+    check_rule(
+        pr4,
+        "partred-iterate",
+        "root",
+        &[("n", 2), ("k", 2)],
+        "partRed(add, 0.0f, 4, x)",
+        "iterate(2, \\_p1 -> join(map(\\_p2 -> partRed(add, 0.0f, 1, _p2), split(2, _p1))), x)",
+    );
+}
+
+#[test]
+fn simplifications() {
+    check_rule(
+        "def f(a: [[float]4]N) = split(4) o join $ a",
+        "split-join-id",
+        "root",
+        &[],
+        "split(4, join(a))",
+        "a",
+    );
+    check_rule(
+        "def f(x: [float]N) = join o split(4) $ x",
+        "join-split-id",
+        "root",
+        &[],
+        "join(split(4, x))",
+        "x",
+    );
+    check_rule(
+        "def f(x: [float4]N) = asVector(4) o asScalar $ x",
+        "asvector-asscalar-id",
+        "root",
+        &[],
+        "asVector(4, asScalar(x))",
+        "x",
+    );
+    check_rule(
+        "def f(x: [float]N) = asScalar o asVector(4) $ x",
+        "asscalar-asvector-id",
+        "root",
+        &[],
+        "asScalar(asVector(4, x))",
+        "x",
+    );
+}
+
+#[test]
+fn fusions() {
+    check_rule(
+        "def f(x: [float]N) = map(sq) o map(absVal) $ x",
+        "map-fusion",
+        "root",
+        &[],
+        "map(sq, map(absVal, x))",
+        "map(\\_p2 -> sq(absVal(_p2)), x)",
+    );
+    check_rule(
+        "def f(x: [float]N) = reduceSeq(add, 0.0f) o mapSeq(absVal) $ x",
+        "reduce-map-fusion",
+        "root",
+        &[],
+        "reduceSeq(add, 0.0f, mapSeq(absVal, x))",
+        "reduceSeq(\\(_p3, _p4) -> add(_p3, absVal(_p4)), 0.0f, x)",
+    );
+}
+
+#[test]
+fn reduce_flatten() {
+    check_rule(
+        "def f(x: [float]N) = reduce(add, 0.0f) o join o map(reduce(add, 0.0f) o map(absVal)) o split(4) $ x",
+        "reduce-flatten",
+        "root",
+        &[],
+        "reduce(add, 0.0f, join(map(\\_p3 -> reduce(add, 0.0f, map(absVal, _p3)), split(4, x))))",
+        "reduce(add, 0.0f, join(map(\\_p3 -> map(absVal, _p3), split(4, x))))",
+    );
+}
+
+#[test]
+fn copies_and_joins() {
+    check_rule(MAP, "map-id", "root", &[], "map(absVal, x)", "map(\\_p1 -> id(_p1), map(absVal, x))");
+    check_rule(
+        "def f(a: [[float]M]N) = map(absVal) o join $ a",
+        "map-join",
+        "root",
+        &[],
+        "map(absVal, join(a))",
+        "join(map(\\_p2 -> map(absVal, _p2), a))",
+    );
+    check_rule(
+        "def f(x: [float]N) = slide(3, 1) $ x",
+        "slide-tile",
+        "root",
+        &[("u", 5), ("v", 3)],
+        "slide(3, 1, x)",
+        "join(map(\\_p1 -> slide(3, 1, _p1), slide(5, 3, x)))",
+    );
+}
+
+#[test]
+fn opencl_maps() {
+    let wrg = check_rule(
+        MAP2,
+        "map-wrg",
+        "root",
+        &[("d", 0)],
+        "map(\\_p1 -> map(absVal, _p1), a)",
+        "mapWrg(0, \\_p1 -> map(absVal, _p1), a)",
+    );
+    let r = rewrite::find_rule("map-lcl").unwrap();
+    let out = rewrite::apply(&wrg, "f", r, &"0.0.0".parse().unwrap(), &args(&[("d", 0)])).unwrap();
+    assert_eq!(body(&out.program, "f"), "mapWrg(0, \\_p1 -> mapLcl(0, absVal, _p1), a)");
+    check_rule(MAP, "map-glb", "root", &[("d", 0)], "map(absVal, x)", "mapGlb(0, absVal, x)");
+    check_rule(MAP, "map-seq", "root", &[], "map(absVal, x)", "mapSeq(absVal, x)");
+    let seq = "def f(x: [float]8) = mapSeq(absVal) $ x";
+    check_rule(seq, "map-seq-unroll", "root", &[], "mapSeq(absVal, x)", "mapSeqUnroll(absVal, x)");
+    check_rule(
+        ASUM,
+        "reduce-seq",
+        "root",
+        &[],
+        "reduce(add, 0.0f, map(absVal, x))",
+        "reduceSeq(add, 0.0f, map(absVal, x))",
+    );
+    check_rule(
+        "def f(x: [float]8) = reduceSeq(add, 0.0f) $ x",
+        "reduce-seq-unroll",
+        "root",
+        &[],
+        "reduceSeq(add, 0.0f, x)",
+        "reduceSeqUnroll(add, 0.0f, x)",
+    );
+    check_rule(
+        "def f(x: [float]N) = gather(\\i -> i) $ x",
+        "gather-id",
+        "root",
+        &[],
+        "gather(\\i -> i, x)",
+        "x",
+    );
+    for (rule, mem) in [("to-global", "toGlobal"), ("to-local", "toLocal"), ("to-private", "toPrivate")] {
+        check_rule(seq, rule, "root", &[], "mapSeq(absVal, x)", &format!("{mem}(mapSeq(absVal), x)"));
+    }
+    check_rule(
+        "def f(x: [float]1) = reduce(add, 0.0f) $ x",
+        "reduce-one",
+        "root",
+        &[],
+        "reduce(add, 0.0f, x)",
+        "x",
+    );
+}
+
+#[test]
+fn vectorisation() {
+    check_rule(
+        MAP,
+        "vectorize",
+        "root",
+        &[("n", 4)],
+        "map(absVal, x)",
+        "asScalar(map(\\_p1 -> mapVec(absVal, _p1), asVector(4, x)))",
+    );
+    let scal = "def f(alpha: float, x: [float]N) = map(\\a -> mult(alpha, a)) $ x";
+    let p = check_rule(
+        scal,
+        "vectorize",
+        "root",
+        &[("n", 4)],
+        "map(\\a -> mult(alpha, a), x)",
+        "asScalar(map(\\a -> mult_vec4(alpha, a), asVector(4, x)))",
+    );
+    let v = p.user_funs.iter().find(|u| u.name == "mult_vec4").unwrap();
+    assert_eq!(v.params[1].1, Type::Vector(lift::types::ScalarType::Float, 4));
+    check_rule(
+        "def f(x: [float]N) = asVector(4) o map(absVal) $ x",
+        "asvector-map",
+        "root",
+        &[],
+        "asVector(4, map(absVal, x))",
+        "map(\\_p2 -> mapVec(absVal, _p2), asVector(4, x))",
+    );
+    check_rule(
+        ASUM,
+        "vectorize-reduce",
+        "root",
+        &[("n", 4)],
+        "reduce(add, 0.0f, map(absVal, x))",
+        "reduce(add, 0.0f, asScalar(reduce(add_vec4, splat_float4(0.0f), asVector(4, map(absVal, x)))))",
+    );
+}
+
+#[test]
+fn macro_rules() {
+    let st = "def f(x: [float]N) = map(reduce(add, 0.0f)) o slide(3, 1) $ x";
+    let tiled = check_rule(
+        st,
+        "overlapped-tiling",
+        "root",
+        &[("u", 5), ("v", 3)],
+        "map(\\_p1 -> reduce(add, 0.0f, _p1), slide(3, 1, x))",
+        "join(map(\\_p3 -> map(\\_p1 -> reduce(add, 0.0f, _p1), slide(3, 1, _p3)), slide(5, 3, x)))",
+    );
+    // The macro is slide-tile, map-join, map-fusion.
+    let mut p = rewrite::prepare(&parse(st), "f").unwrap();
+    for (rule, path, a) in [
+        ("slide-tile", "1", args(&[("u", 5), ("v", 3)])),
+        ("map-join", "root", Args::new()),
+        ("map-fusion", "1", Args::new()),
+    ] {
+        let r = rewrite::find_rule(rule).unwrap();
+        p = rewrite::apply(&p, "f", r, &path.parse().unwrap(), &a)
+            .unwrap_or_else(|e| panic!("{rule}: {e}"))
+            .program;
+    }
+    let canon = |p: &Program| lift::ir::equiv::canonical_def(p, p.def("f").unwrap());
+    assert_eq!(canon(&p), canon(&tiled));
+    check_rule(
+        MAP2,
+        "map-interchange",
+        "root",
+        &[],
+        "map(\\_p1 -> map(absVal, _p1), a)",
+        "transpose(map(\\_p3 -> map(\\_p2 -> absVal(_p2), _p3), transpose(a)))",
+    );
+    check_rule(MAP2, "register-blocking", "root", &[("n", 2)], "map(\\_p1 -> map(absVal, _p1), a)",
+        "join(map(\\_p2 -> transpose(map(\\_p4 -> map(\\_p3 -> absVal(_p3), _p4), transpose(_p2))), split(2, a)))");
+    let tiled2 = check_rule(MAP2, "tile-2d", "root", &[("n", 2), ("m", 3)], "map(\\_p1 -> map(absVal, _p1), a)",
+        "join(map(\\_p8 -> map(\\_p9 -> join(_p9), transpose(_p8)), map(\\_p7 -> map(\\_p4 -> map(\\_p6 -> map(\\_p5 -> absVal(_p5), _p6), _p4), _p7), map(\\_p2 -> transpose(map(\\_p3 -> split(3, _p3), _p2)), split(2, a)))))");
+    assert!(tiled2.def("f").is_some());
+    let st2 = "def f(a: [[float]M]N) = map(map(\\w -> reduce(add, 0.0f) o join $ w)) o map(transpose) o slide(3, 1) o map(slide(3, 1)) $ a";
+    let p = parse(st2);
+    let p = rewrite::prepare(&p, "f").unwrap();
+    let r = rewrite::find_rule("overlapped-tiling-2d").unwrap();
+    let out = rewrite::apply(&p, "f", r, &Path::root(), &args(&[("u", 6), ("v", 4)])).unwrap();
+    assert!(body(&out.program, "f").starts_with("map(\\_p"), "{}", body(&out.program, "f"));
+}
+
+#[test]
+fn errors_say_why() {
+    let e = apply_err(MAP, "reduce-seq", "root", &[]);
+    assert_eq!(
+        e.to_string(),
+        "`reduce-seq` does not match here: expected `reduce(f, z) $ x`, found `map(absVal, _param0)`"
+    );
+    let e = apply_err("def f(x: [float]10) = map(absVal) $ x", "split-join", "root", &[("n", 4)]);
+    assert_eq!(e.to_string(), "`split-join`: side condition violated: 4 does not divide the length 10");
+    let e = apply_err(MAP, "split-join", "root", &[]);
+    assert_eq!(e.to_string(), "`split-join` needs the parameter `n` (chunk size)");
+    let e = apply_err(MAP, "map-seq", "root", &[("n", 2)]);
+    assert_eq!(e.to_string(), "`map-seq` takes no parameter `n` (it takes: none)");
+    let e = apply_err(MAP, "map-lcl", "root", &[("d", 0)]);
+    assert_eq!(e.to_string(), "`map-lcl`: side condition violated: mapLcl must be nested in a mapWrg");
+    let e = apply_err(MAP, "map-seq", "3", &[]);
+    assert_eq!(e.to_string(), "position 3 does not exist (step 1 of a call has no child 3)");
+    let e = apply_err("def f(x: [float]N) = slide(3, 1) $ x", "slide-tile", "root", &[("u", 5), ("v", 2)]);
+    assert_eq!(e.to_string(), "`slide-tile`: side condition violated: u - v = 3 but size - step = 2");
+    let e = apply_err("def f(x: [float]N) = map(pos) $ x", "vectorize", "root", &[("n", 4)]);
+    assert!(matches!(e, RewriteError::Rule(RuleError::SideCondition { .. })), "{e}");
+    assert!(e.to_string().contains("no vector version"), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// Property test: every rule preserves the interpreter's value.
+
+const CORPUS: &[&str] = &[
+    "def p0(x: [float]N) = reduce(add, 0.0f) o map(absVal) $ x",
+    "def p1(alpha: float, x: [float]N) = map(\\a -> mult(alpha, a)) $ x",
+    "def p2(x: [float]N, y: [float]N) = join o map(reduce(add, 0.0f) o map(\\xy -> mult(get(0, xy), get(1, xy)))) o split(4) $ zip(x, y)",
+    "def p3(a: [[float]M]N) = map(map(absVal)) $ a",
+    "def p4(x: [float]N) = map(reduce(add, 0.0f)) o slide(3, 1) o pad(1, 1, clamp) $ x",
+    "def p5(a: [[float]M]N) = map(map(\\w -> reduce(add, 0.0f) o join $ w)) o map(transpose) o slide(3, 1) o map(slide(3, 1)) $ a",
+    "def p6(x: [float]N) = iterate(3, join o map(reduce(add, 0.0f)) o split(2)) $ x",
+    "def p7(x: [float]N) = map(absVal) o gather(\\i -> N - 1 - i) o map(sq) $ x",
+    "def p8(a: [[float]4]N) = map(absVal) o join o split(4) o join $ a",
+    "def p9(x: [float]N) = asScalar o asVector(4) o join o split(4) $ x",
+    "def p10(x: [float]N) = reduceSeq(add, 0.0f) o mapSeq(absVal) $ x",
+    "def p11(x: [float]N) = partRed(add, 0.0f, 2) $ x",
+    "def p12(a: [[float]M]N) = mapWrg(0, map(absVal)) $ a",
+    "def p13(x: [float]N) = map(reduce(add, 0.0f)) o slide(3, 1) $ x",
+    "def p14(x: [float]8) = reduceSeq(add, 0.0f) o mapSeq(absVal) o mapSeq(sq) $ x",
+    "def p15(x: [float4]N) = map(absVal) o asScalar o asVector(4) o asScalar $ x",
+    "def p16(a: [[float]M]N) = map(absVal) o join $ a",
+    "def p17(x: [float]N) = gather(\\i -> i) $ x",
+    "def p18(x: [float]N) = reduce(add, 0.0f) o reduce(add, 0.0f) $ x",
+    "def p20(x: [float]N) = reduce(add, 0.0f) o join o map(reduce(add, 0.0f) o map(absVal)) o split(4) $ x",
+    "def p19(x: [float]N) = partRed(add, 0.0f, 1) o asScalar o asVector(4) o map(absVal) $ x",
+];
+
+/// Parameter values tried for each rule.
+fn param_sets(rule: &str) -> Vec<Args> {
+    let one = |k: &str, vs: &[i64]| vs.iter().map(|v| args(&[(k, *v)])).collect::<Vec<_>>();
+    match rule {
+        "iterate-decompose" => one("m", &[1, 2]),
+        "split-join" => one("n", &[2, 4]),
+        "partred-split" => {
+            let n = ArithExpr::size("N");
+            let mut v = one("n", &[2, 4]);
+            v.push([("n".to_string(), n.clone())].into());
+            v.push([("n".to_string(), ArithExpr::div(n, ArithExpr::Cst(2)))].into());
+            v
+        }
+        "reduce-partred" => one("m", &[1, 2, 4]),
+        "reorder-stride" => one("s", &[2, 4]),
+        "partred-iterate" => {
+            vec![args(&[("n", 1), ("k", 2)]), args(&[("n", 2), ("k", 2)]), args(&[("n", 3), ("k", 2)])]
+        }
+        "slide-tile" | "overlapped-tiling" | "overlapped-tiling-2d" => {
+            vec![args(&[("u", 5), ("v", 3)]), args(&[("u", 4), ("v", 2)]), args(&[("u", 6), ("v", 4)])]
+        }
+        "map-glb" | "map-wrg" | "map-lcl" => one("d", &[0, 1]),
+        "vectorize" | "vectorize-reduce" => one("n", &[2, 4]),
+        "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],
+        "register-blocking" => one("n", &[2, 4]),
+        _ => vec![Args::new()],
+    }
+}
+
+fn random_value(ty: &Type, sizes: &BTreeMap<String, i64>, seed: &mut u64) -> Value {
+    match ty {
+        Type::Array(e, n) => {
+            let n = n.eval_with(&|k| sizes.get(k).copied()).unwrap();
+            Value::Array((0..n).map(|_| random_value(e, sizes, seed)).collect())
+        }
+        Type::Vector(_, w) => {
+            Value::Vector((0..*w).map(|_| random_value(&Type::FLOAT, sizes, seed)).collect())
+        }
+        _ => {
+            *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            Value::Float(((*seed >> 33) % 17) as f32 - 8.0)
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
+    #[test]
+    fn every_rule_keeps_the_value(seed in any::<u64>()) {
+        let mut used = BTreeSet::new();
+        let mut seed = seed;
+        // Sizes with many divisors, and one (24) that is not a power of two.
+        for (n, m) in [(8i64, 4i64), (16, 12), (24, 8)] {
+        let sizes: BTreeMap<String, i64> = [("N".to_string(), n), ("M".to_string(), m)].into();
+        for src in CORPUS {
+            let p = parse(src);
+            let def = p.defs.last().unwrap().name.clone();
+            let p = rewrite::prepare(&p, &def).unwrap();
+            let d = p.def(&def).unwrap();
+            let mut inputs = BTreeMap::new();
+            for param in &d.params {
+                inputs.insert(param.name.clone(), random_value(param.ty.as_ref().unwrap(), &sizes, &mut seed));
+            }
+            let want = eval_def(&p, &def, &inputs, &sizes).unwrap();
+            for c in rewrite::applicable(&p, &def).unwrap() {
+                for a in param_sets(c.rule.name) {
+                    let Ok(out) = rewrite::apply(&p, &def, c.rule, &c.path, &a) else { continue };
+                    // Constraints the rule could not prove must hold for these sizes.
+                    let holds = out.constraints.iter().all(|k| k.expr.eval_with(&|v| sizes.get(v).copied()) == Ok(0));
+                    if !holds {
+                        continue;
+                    }
+                    let got = eval_def(&out.program, &def, &inputs, &sizes)
+                        .unwrap_or_else(|e| panic!("{} @ {} {a:?} on {src}: {e}", c.rule.name, c.path));
+                    prop_assert_eq!(&got, &want, "{} @ {} {:?} on {}", c.rule.name, c.path, a, src);
+                    // The printed program parses again.
+                    let printed = lift::parse::print_program(&rewrite::release(&out.program, &def));
+                    lift::parse::parse_program(&SourceFile::new("re.lift", printed.clone()))
+                        .unwrap_or_else(|e| panic!("{printed}\n{e:?}"));
+                    used.insert(c.rule.name);
+                }
+            }
+        }
+        }
+        let all: BTreeSet<&str> = rewrite::all_rules().iter().map(|r| r.name).collect();
+        let missing: Vec<_> = all.difference(&used).collect();
+        prop_assert!(missing.is_empty(), "rules never exercised: {:?}", missing);
+    }
+}
