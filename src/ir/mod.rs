@@ -19,7 +19,8 @@ pub mod cfun;
 mod pattern;
 pub mod span;
 
-pub use pattern::{IndexFun, MapKind, PadMode, Pattern, ReduceKind};
+pub(crate) use pattern::layout_pattern;
+pub use pattern::{IndexFun, MapKind, PadMode, Pattern, PatternName, ReduceKind};
 pub use span::{Location, SourceFile, Span};
 
 use crate::types::Type;

@@ -18,7 +18,6 @@ mod types;
 
 pub use cbody::{c_type_name, type_from_c_name};
 pub use error::ParseError;
-pub use patterns::PATTERNS;
 pub use pretty::{print_expr, print_fun, print_program};
 pub use types::size_names as size_names_of;
 

@@ -9,7 +9,7 @@
 
 use super::typecheck::{fun_key, Types};
 use crate::arith::{self, ArithExpr};
-use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern};
+use crate::ir::{layout_pattern, Def, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -118,23 +118,7 @@ impl Walker<'_> {
                     }
                 }
                 Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => self.fun(g, args),
-                Pattern::MapVec { .. }
-                | Pattern::Generate { .. }
-                | Pattern::Split(_)
-                | Pattern::Join
-                | Pattern::Gather(_)
-                | Pattern::Scatter(_)
-                | Pattern::Transpose
-                | Pattern::Zip(_)
-                | Pattern::Get(_)
-                | Pattern::At(_)
-                | Pattern::AsVector(_)
-                | Pattern::AsScalar
-                | Pattern::Slide { .. }
-                | Pattern::Pad { .. }
-                | Pattern::PadConst { .. }
-                | Pattern::Filter
-                | Pattern::Id => {}
+                Pattern::MapVec { .. } | Pattern::Generate { .. } | layout_pattern!() | Pattern::Id => {}
             },
         }
     }

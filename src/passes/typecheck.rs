@@ -7,7 +7,7 @@
 //! that function of the variable applied `n` times.
 
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
-use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern, Program, Span};
+use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, ParamId, Pattern, Program, Span};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -174,8 +174,25 @@ impl Checker<'_> {
         }
     }
 
+    /// Checks the arguments `[init, xs]` of `reduce` or `partRed` against
+    /// its function `g`; returns the accumulator's type.
+    fn reduction(&mut self, name: &str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let [init, xs] = args else {
+            return err(span, format!("{name}: expected 2 arguments (init, array), found {}", args.len()));
+        };
+        let (elem, _) = self.array(name, xs, span)?;
+        let out = self.apply(g, &[init.clone(), elem.clone()], span)?;
+        if !same_type(&out, init) {
+            return err(
+                span,
+                format!("{name}: the function returns {out} but the accumulator has type {init}"),
+            );
+        }
+        Ok(init.clone())
+    }
+
     fn pattern(&mut self, f: &FunDecl, p: &Pattern, args: &[Type], span: Span) -> Result<Type, TypeError> {
-        let name = pattern_name(p);
+        let name = p.name();
         match p {
             Pattern::Map { f: g, .. } => {
                 let t = self.one_arg(name, args, span)?;
@@ -193,29 +210,10 @@ impl Checker<'_> {
                     other => err(span, format!("mapVec: the function must return a scalar, found {other}")),
                 }
             }
-            Pattern::Reduce { f: g, .. } | Pattern::PartRed { f: g, .. } => {
-                let [init, xs] = args else {
-                    return err(
-                        span,
-                        format!("{name}: expected 2 arguments (init, array), found {}", args.len()),
-                    );
-                };
-                let (elem, n) = self.array(name, xs, span)?;
-                let out = self.apply(g, &[init.clone(), elem.clone()], span)?;
-                if !same_type(&out, init) {
-                    return err(
-                        span,
-                        format!("{name}: the function returns {out} but the accumulator has type {init}"),
-                    );
-                }
-                match p {
-                    Pattern::PartRed { m, .. } => {
-                        let _ = n;
-                        Ok(Type::array(init.clone(), m.clone()))
-                    }
-                    _ => Ok(Type::array(init.clone(), ArithExpr::Cst(1))),
-                }
+            Pattern::Reduce { f: g, .. } => {
+                Ok(Type::array(self.reduction(name, g, args, span)?, ArithExpr::Cst(1)))
             }
+            Pattern::PartRed { f: g, m } => Ok(Type::array(self.reduction(name, g, args, span)?, m.clone())),
             Pattern::Iterate { n, f: g } => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, l0) = self.array(name, t, span)?;
@@ -366,46 +364,5 @@ impl Checker<'_> {
                 Ok(Type::array(elem.clone(), m.clone()))
             }
         }
-    }
-}
-
-/// The pattern's name as written in `.lift` source, for messages.
-pub fn pattern_name(p: &Pattern) -> &'static str {
-    match p {
-        Pattern::Map { kind, .. } => match kind {
-            MapKind::Map => "map",
-            MapKind::Glb(_) => "mapGlb",
-            MapKind::Wrg(_) => "mapWrg",
-            MapKind::Lcl(_) => "mapLcl",
-            MapKind::Seq => "mapSeq",
-            MapKind::SeqUnroll => "mapSeqUnroll",
-        },
-        Pattern::MapVec { .. } => "mapVec",
-        Pattern::Reduce { kind, .. } => match kind {
-            crate::ir::ReduceKind::Reduce => "reduce",
-            crate::ir::ReduceKind::Seq => "reduceSeq",
-            crate::ir::ReduceKind::SeqUnroll => "reduceSeqUnroll",
-        },
-        Pattern::PartRed { .. } => "partRed",
-        Pattern::Iterate { .. } => "iterate",
-        Pattern::Split(_) => "split",
-        Pattern::Join => "join",
-        Pattern::Gather(_) => "gather",
-        Pattern::Scatter(_) => "scatter",
-        Pattern::Transpose => "transpose",
-        Pattern::Zip(_) => "zip",
-        Pattern::Get(_) => "get",
-        Pattern::At(_) => "at",
-        Pattern::AsVector(_) => "asVector",
-        Pattern::AsScalar => "asScalar",
-        Pattern::ToGlobal(_) => "toGlobal",
-        Pattern::ToLocal(_) => "toLocal",
-        Pattern::ToPrivate(_) => "toPrivate",
-        Pattern::Slide { .. } => "slide",
-        Pattern::Pad { .. } => "pad",
-        Pattern::PadConst { .. } => "padConst",
-        Pattern::Generate { .. } => "generate",
-        Pattern::Filter => "filter",
-        Pattern::Id => "id",
     }
 }

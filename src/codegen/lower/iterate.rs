@@ -174,7 +174,7 @@ impl<'a> Lowerer<'a> {
         // lambda body the result is its body expression's type.
         match &g.kind {
             crate::ir::FunKind::Lambda(l) => Ok(self.inp.types.of(&l.body).clone()),
-            _ => {
+            crate::ir::FunKind::Pattern(_) | crate::ir::FunKind::UserFun(_) => {
                 let _ = (var, elem);
                 self.unsupported(span, "iterate takes a lambda or a composition (f o g)")
             }

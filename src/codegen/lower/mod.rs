@@ -17,7 +17,9 @@ use super::ast::Stmt;
 use super::names::NameGen;
 use crate::arith::ArithExpr;
 use crate::compile::{CompileError, CompileOptions};
-use crate::ir::{Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span};
+use crate::ir::{
+    layout_pattern, Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span,
+};
 use crate::passes::{AddressSpace, AddressSpaces, Types};
 use crate::types::Type;
 use crate::view::View;
@@ -109,26 +111,14 @@ pub fn is_layout_only(f: &FunDecl) -> bool {
         FunKind::Lambda(l) => expr_layout_only(&l.body),
         FunKind::Pattern(p) => match p {
             P::Map { kind: MapKind::Map, f } => is_layout_only(f),
-            P::Split(_)
-            | P::Join
-            | P::Gather(_)
-            | P::Transpose
-            | P::Zip(_)
-            | P::Get(_)
-            | P::At(_)
-            | P::AsVector(_)
-            | P::AsScalar
-            | P::Slide { .. }
-            | P::Pad { .. }
-            | P::PadConst { .. }
-            | P::Filter => true,
+            // A scatter reorders writes only: reading through it is refused.
+            p @ layout_pattern!() => !matches!(p, P::Scatter(_)),
             P::Generate { f, .. } => matches!(f.kind, FunKind::UserFun(_)) || is_layout_only(f),
             P::Map { .. }
             | P::MapVec { .. }
             | P::Reduce { .. }
             | P::PartRed { .. }
             | P::Iterate { .. }
-            | P::Scatter(_)
             | P::ToGlobal(_)
             | P::ToLocal(_)
             | P::ToPrivate(_)
