@@ -87,6 +87,7 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
         src,
         next_expr: prog.next_expr,
         next_param: prog.next_param,
+        next_fun: prog.next_fun,
         user_funs: &prog.user_funs,
         defs: &prog.defs,
         sizes,
@@ -102,9 +103,10 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
         params.push(param);
     }
     let body = ctx.value(&sd.body)?;
-    let (ne, np) = (ctx.next_expr, ctx.next_param);
+    let (ne, np, nf) = (ctx.next_expr, ctx.next_param, ctx.next_fun);
     prog.next_expr = ne;
     prog.next_param = np;
+    prog.next_fun = nf;
     Ok(Def { name: sd.name.clone(), params, body, span: sd.span })
 }
 

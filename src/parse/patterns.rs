@@ -7,8 +7,7 @@ use super::desugar::{plural, Ctx, Form};
 use super::error::PResult;
 use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::ir::{
-    Expr, ExprKind, FunDecl, FunKind, IndexFun, Lambda, MapKind, PadMode, Pattern, PatternName, ReduceKind,
-    Span,
+    Expr, ExprKind, FunKind, IndexFun, Lambda, MapKind, PadMode, Pattern, PatternName, ReduceKind, Span,
 };
 use crate::types::VECTOR_WIDTHS;
 
@@ -30,7 +29,7 @@ impl Ctx<'_> {
             if args.len() < 2 {
                 return Err(self.err(span, "at least two arrays in `zip(xs, ys, ...)`"));
             }
-            let fd = FunDecl { kind: FunKind::Pattern(Pattern::Zip(args.len())), span };
+            let fd = self.fun_decl(FunKind::Pattern(Pattern::Zip(args.len())), span);
             let vals = self.values(args)?;
             return Ok(Form::Value(self.call(fd, vals, span)?));
         }
@@ -45,7 +44,7 @@ impl Ctx<'_> {
         }
         let (params, data) = args.split_at(n_params);
         let (pattern, leading) = self.build(pn, name, params, name_span, map_dim)?;
-        let fd = FunDecl { kind: FunKind::Pattern(pattern), span };
+        let fd = self.fun_decl(FunKind::Pattern(pattern), span);
         if data.is_empty() && n_data > 0 {
             if leading.is_empty() {
                 return Ok(Form::Fun(fd));
@@ -56,10 +55,9 @@ impl Ctx<'_> {
             let mut all = leading;
             all.push(xs);
             let body = self.call(fd, all, span)?;
-            return Ok(Form::Fun(FunDecl {
-                kind: FunKind::Lambda(Lambda { params: vec![p], body: Box::new(body) }),
-                span,
-            }));
+            return Ok(Form::Fun(
+                self.fun_decl(FunKind::Lambda(Lambda { params: vec![p], body: Box::new(body) }), span),
+            ));
         }
         let mut all = leading;
         all.extend(self.values(data)?);

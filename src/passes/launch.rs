@@ -7,7 +7,7 @@
 //! `mapLcl`s of that dimension (ties go to the largest). A dimension with no
 //! map gets one thread.
 
-use super::typecheck::{fun_key, Types};
+use super::typecheck::Types;
 use crate::arith::{self, ArithExpr};
 use crate::ir::{layout_pattern, Def, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern};
 use crate::types::Type;
@@ -111,7 +111,7 @@ impl Walker<'_> {
                 }
                 Pattern::Iterate { f: g, .. } => {
                     if let (Some(Type::Array(elem, n)), Some(var)) =
-                        (args.first(), self.types.iterate_vars.get(&fun_key(f)))
+                        (args.first(), self.types.iterate_vars.get(&f.id))
                     {
                         self.iter_first.insert(var.name.clone(), n.clone());
                         self.fun(g, &[Type::array((**elem).clone(), ArithExpr::Var(var.clone()))]);

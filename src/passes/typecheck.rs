@@ -7,7 +7,7 @@
 //! that function of the variable applied `n` times.
 
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
-use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, ParamId, Pattern, Program, Span};
+use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, ParamId, Pattern, Program, Span};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -24,9 +24,8 @@ pub struct TypeError {
 pub struct Types {
     pub exprs: HashMap<ExprId, Type>,
     pub params: HashMap<ParamId, Type>,
-    /// The length variable of each `iterate`, keyed by the address of its
-    /// [`FunDecl`] (stable while the program is borrowed).
-    pub iterate_vars: HashMap<usize, Var>,
+    /// The length variable of each `iterate`, keyed by its [`FunDecl`]'s id.
+    pub iterate_vars: HashMap<FunId, Var>,
 }
 
 impl Types {
@@ -34,11 +33,6 @@ impl Types {
         // Every expression of a checked def has a type; a miss is a bug.
         self.exprs.get(&e.id).unwrap_or_else(|| panic!("ICE: expression {:?} was not type-checked", e.id))
     }
-}
-
-/// Key of a function declaration in [`Types::iterate_vars`].
-pub fn fun_key(f: &FunDecl) -> usize {
-    f as *const FunDecl as usize
 }
 
 /// Infers the types of `def`'s body.
@@ -224,7 +218,7 @@ impl Checker<'_> {
                     kind: VarKind::Index,
                     range: Range::new(ArithExpr::Cst(1), len(ArithExpr::add(l0.clone(), ArithExpr::Cst(1)))),
                 };
-                self.types.iterate_vars.insert(fun_key(f), var.clone());
+                self.types.iterate_vars.insert(f.id, var.clone());
                 let out = self.apply(g, &[Type::array(elem.clone(), ArithExpr::Var(var.clone()))], span)?;
                 let (out_elem, step) = self.array(name, &out, span)?;
                 if !same_type(out_elem, elem) {

@@ -14,7 +14,6 @@ use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::compile::CompileError;
 use crate::ir::{FunDecl, Span};
-use crate::passes::typecheck::fun_key;
 use crate::passes::AddressSpace;
 use crate::types::Type;
 use crate::view::{consume, Access, MemKind, Memory, View};
@@ -37,7 +36,7 @@ impl<'a> Lowerer<'a> {
         if n == 0 {
             return Ok(input);
         }
-        let Some(var) = self.inp.types.iterate_vars.get(&fun_key(f)).cloned() else {
+        let Some(var) = self.inp.types.iterate_vars.get(&f.id).cloned() else {
             return Err(CompileError::Internal("iterate without a length variable".into()));
         };
         let Type::Array(elem, l0) = in_ty else {
