@@ -6,7 +6,7 @@ use crate::arith::{ArithExpr, Pred};
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::codegen::print;
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{FunDecl, FunKind, Pattern, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;

@@ -12,7 +12,7 @@ use super::Lowerer;
 use crate::arith::{self, ArithExpr};
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{FunDecl, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;

@@ -12,7 +12,7 @@
 use super::{Lowerer, MapCtx};
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
 use crate::codegen::ast::{CExpr, Stmt};
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::view::View;

@@ -16,7 +16,7 @@ mod patterns;
 use super::ast::Stmt;
 use super::names::NameGen;
 use crate::arith::ArithExpr;
-use crate::compile::{CompileError, CompileOptions};
+use crate::codegen::{CompileError, CompileOptions};
 use crate::ir::{
     layout_pattern, Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span,
 };

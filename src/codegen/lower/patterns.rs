@@ -4,7 +4,7 @@ use super::loops::rc;
 use super::Lowerer;
 use crate::arith::ArithExpr;
 use crate::codegen::ast::CExpr;
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{layout_pattern, ExprId, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
