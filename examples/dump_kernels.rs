@@ -3,7 +3,7 @@
 //! of each (the fastest of several compiles). Comparing two dumps with
 //! `diff -r` shows whether a compiler change altered any generated kernel.
 //!
-//! `cargo run --release --example dump_kernels -- OUT_DIR [CONFIG_DIR]`
+//! `cargo run --release --example dump_kernels -- OUT_DIR [CONFIG_DIR [BENCHMARK]]`
 
 use lift::compile::compile;
 use lift::harness::config::load_dir;
@@ -15,11 +15,15 @@ fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let out = Path::new(args.get(1).ok_or("usage: dump_kernels OUT_DIR [CONFIG_DIR]")?);
     let configs = args.get(2).map(String::as_str).unwrap_or("configs");
+    let only = args.get(3);
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     let mut slowest = (0.0f64, String::new());
     for cfg in load_dir(Path::new(configs), Path::new(".")).map_err(|e| e.to_string())? {
         let cfg = cfg.map_err(|e| e.to_string())?;
         let Some(lift) = &cfg.lift else { continue };
+        if only.is_some_and(|o| *o != cfg.name) {
+            continue;
+        }
         for (size, sizes) in &cfg.sizes {
             for level in ["none", "barrier", "barrier+cf", "all"] {
                 for (i, k) in lift.kernels.iter().enumerate() {

@@ -9,7 +9,7 @@
 
 use super::loops::rc;
 use super::Lowerer;
-use crate::arith::{self, ArithExpr};
+use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::codegen::CompileError;
@@ -182,7 +182,7 @@ impl<'a> Lowerer<'a> {
 
     /// C text of a pointer to element 0 of the array view `v`.
     fn slice_start(&mut self, v: &View, span: Span) -> Result<String, CompileError> {
-        let a = consume(v, &[ArithExpr::Cst(0)], None, &|_| String::new())
+        let a = consume(v, &[ArithExpr::Cst(0)], None, &|_| String::new(), &self.memo)
             .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         match a {
             Access::Mem { mem, index, .. } => {
@@ -201,7 +201,8 @@ impl<'a> Lowerer<'a> {
     /// (element `k` at offset + `k`) in `space`.
     fn plain_memory(&mut self, v: &View, ty: &Type, space: AddressSpace) -> Option<String> {
         let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ty.lengths().first()?.clone());
-        let at = |i: &ArithExpr| consume(v, std::slice::from_ref(i), None, &|_| String::new()).ok();
+        let at =
+            |i: &ArithExpr| consume(v, std::slice::from_ref(i), None, &|_| String::new(), &self.memo).ok();
         match (at(&k)?, at(&ArithExpr::Cst(0))?) {
             (
                 Access::Mem { mem, index, vector: None, component: None, fields },
@@ -209,7 +210,7 @@ impl<'a> Lowerer<'a> {
             ) if fields.is_empty()
                 && mem.space == space
                 && matches!(mem.kind, MemKind::Array | MemKind::Buffer)
-                && arith::simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
+                && self.memo.simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
             {
                 let off = self.decide(&base);
                 Some(if off == ArithExpr::Cst(0) {

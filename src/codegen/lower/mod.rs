@@ -74,6 +74,9 @@ pub(crate) struct Lowerer<'a> {
     /// How many thread-dependent loops or guards enclose the current point;
     /// barriers are only emitted where it is zero.
     divergence: usize,
+    /// Simplifications and proofs already made: unrolled copies and repeated
+    /// reads ask the same questions.
+    memo: crate::arith::Memo,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -95,6 +98,7 @@ pub fn lower(
         tuple_types: Vec::new(),
         private_index_vars: HashSet::new(),
         divergence: 0,
+        memo: crate::arith::Memo::default(),
     };
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);
@@ -330,7 +334,7 @@ impl<'a> Lowerer<'a> {
             self.inp.opts.sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
         let e = if known.is_empty() { e.clone() } else { e.substitute(&known) };
         if self.inp.opts.arith_simplify {
-            crate::arith::simplify(&e)
+            self.memo.simplify(&e)
         } else {
             e
         }
@@ -343,22 +347,26 @@ impl<'a> Lowerer<'a> {
         let known: HashMap<String, ArithExpr> =
             self.inp.opts.sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
         if known.is_empty() {
-            return crate::arith::simplify(e);
+            return self.memo.simplify(e);
         }
-        crate::arith::simplify(&with_known_ranges(&e.substitute(&known), &known))
+        self.memo.simplify(&with_known_ranges(&e.substitute(&known), &known, &self.memo))
     }
 }
 
 /// Substitutes `known` inside the ranges of `e`'s variables.
-fn with_known_ranges(e: &ArithExpr, known: &HashMap<String, ArithExpr>) -> ArithExpr {
+fn with_known_ranges(
+    e: &ArithExpr,
+    known: &HashMap<String, ArithExpr>,
+    memo: &crate::arith::Memo,
+) -> ArithExpr {
     let vars: HashMap<String, ArithExpr> = e
         .vars()
         .into_iter()
         .map(|mut v| {
-            let start = crate::arith::simplify(&with_known_ranges(&v.range.start.substitute(known), known));
+            let start = memo.simplify(&with_known_ranges(&v.range.start.substitute(known), known, memo));
             v.range.start = Box::new(start);
             if let Some(stop) = v.range.stop.take() {
-                let stop = crate::arith::simplify(&with_known_ranges(&stop.substitute(known), known));
+                let stop = memo.simplify(&with_known_ranges(&stop.substitute(known), known, memo));
                 v.range.stop = Some(Box::new(stop));
             }
             (v.name.clone(), ArithExpr::Var(v))

@@ -307,7 +307,7 @@ impl<'a> Lowerer<'a> {
             if let Some(last) = idx.last_mut() {
                 *last = i.clone();
             }
-            crate::view::consume(v, &idx, None, &|_| String::new())
+            crate::view::consume(v, &idx, None, &|_| String::new(), &self.memo)
         };
         let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ArithExpr::Cst(2));
         for i in [ArithExpr::Cst(0), k] {
