@@ -22,7 +22,7 @@ mod simplify;
 mod tests;
 
 pub use expr::{ArithExpr, CmpOp, EvalError, Pred, Range, Var, VarKind};
-pub use memo::Memo;
+pub use memo::{CanonicalNames, Memo};
 pub use parse::{parse_arith, parse_arith_with, ArithParseError};
 pub use range::{max_value, min_value, prove_eq, prove_le, prove_lt};
 

@@ -2,7 +2,7 @@
 //! memory location (CGO 2017, Figure 5, right-hand side).
 
 use super::{MemRef, View};
-use crate::arith::{ArithExpr, CmpOp, Memo, Pred};
+use crate::arith::{ArithExpr, CanonicalNames, CmpOp, Memo, Pred};
 use crate::ir::PadMode;
 use crate::types::Type;
 use std::collections::HashMap;
@@ -149,6 +149,10 @@ impl Consumer<'_> {
         // Vector accesses address whole vectors: the first scalar must sit at
         // a multiple of n (assumed where it depends on sizes, e.g. rows of N
         // floats with N % n == 0, which asVector's type already requires).
+        // The answers do not depend on variable names: asked with canonical
+        // names, the unrolled copies of one access share them in the memo.
+        let mut names = CanonicalNames::default();
+        let first = names.rename(&first);
         if let ArithExpr::Cst(r) =
             self.memo.simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64)))
         {
@@ -162,7 +166,7 @@ impl Consumer<'_> {
         for c in 1..n as i64 {
             let at = ArithExpr::add(base.clone(), ArithExpr::Cst(c));
             let Some(next) = self.scalar_index(of, at, flags)? else { return Err(not_consecutive()) };
-            if !self.memo.prove_eq(&ArithExpr::sub(next, first.clone()), &ArithExpr::Cst(c)) {
+            if !self.memo.prove_eq(&ArithExpr::sub(names.rename(&next), first.clone()), &ArithExpr::Cst(c)) {
                 return Err(not_consecutive());
             }
         }
