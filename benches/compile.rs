@@ -1,10 +1,16 @@
-//! Compile time of the example programs (issue: under 10 ms each in a
-//! release build), and the generated kernel sizes with and without
-//! array-access simplification, printed once before timing.
+//! Compile time of the example programs and of every benchmark kernel of
+//! `configs/` (at level `all`, with the config's launch sizes and, where it
+//! asks for them, its first size preset's static sizes), and the generated
+//! kernel sizes of the examples with and without array-access
+//! simplification, printed once before timing. `cargo run --release
+//! --example dump_kernels` measures every kernel at every level and preset.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lift::compile::{compile, CompileOptions};
+use lift::harness::config::load_dir;
+use lift::harness::variant::{kernel_options, load_program};
 use lift::ir::{Program, SourceFile};
+use std::path::Path;
 
 fn load(name: &str) -> (Program, String) {
     let path = format!("tests/programs/{name}.lift");
@@ -34,5 +40,21 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+fn bench_configs(c: &mut Criterion) {
+    let configs = load_dir(Path::new("configs"), Path::new(".")).expect("configs directory");
+    for cfg in configs {
+        let cfg = cfg.expect("config loads");
+        let (Some(lift), Some((_, sizes))) = (&cfg.lift, cfg.sizes.first()) else { continue };
+        for k in &lift.kernels {
+            let (_, program) = load_program(&k.program).expect("program parses");
+            let opts = kernel_options(k, "all", sizes).expect("options");
+            compile(&program, &k.def, &opts).expect("compiles");
+            c.bench_function(&format!("compile {} {}", cfg.name, k.def), |b| {
+                b.iter(|| compile(&program, &k.def, &opts).expect("compiles"))
+            });
+        }
+    }
+}
+
+criterion_group!(benches, bench, bench_configs);
 criterion_main!(benches);

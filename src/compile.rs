@@ -2,44 +2,14 @@
 //! OpenCL kernel with its parameter list and launch sizes.
 
 use crate::arith::ArithExpr;
+pub use crate::codegen::{CompileError, CompileOptions};
+
 use crate::codegen::{ast, c_type, ctypes, lower, print};
-use crate::ir::{Program, Span};
+use crate::ir::Program;
 use crate::passes::{self, AddressSpace};
 use crate::types::Type;
 use crate::view::{MemKind, Memory, View};
-use std::collections::BTreeMap;
 use std::rc::Rc;
-
-/// Which optimisations run; each can be switched off on its own (these are
-/// the bars of the paper's Figure 8). The kernel is correct either way.
-#[derive(Clone, Debug)]
-pub struct CompileOptions {
-    /// Simplify array indices with the range-aware rules (Section 5.3).
-    pub arith_simplify: bool,
-    /// Remove barriers that no data sharing needs (Section 5.4).
-    pub barrier_elim: bool,
-    /// Turn loops that run once into blocks, at most once into `if`s (5.5).
-    pub cf_simplify: bool,
-    /// Sizes known at compile time (`N = 4096`); others stay symbolic.
-    pub sizes: BTreeMap<String, i64>,
-    /// Local size per dimension; inferred when `None`.
-    pub local: Option<[i64; 3]>,
-    /// Global size per dimension; inferred when `None`.
-    pub global: Option<[i64; 3]>,
-}
-
-impl Default for CompileOptions {
-    fn default() -> Self {
-        CompileOptions {
-            arith_simplify: true,
-            barrier_elim: true,
-            cf_simplify: true,
-            sizes: BTreeMap::new(),
-            local: None,
-            global: None,
-        }
-    }
-}
 
 /// What a kernel parameter is bound to, in the order of the kernel's
 /// parameter list.
@@ -69,28 +39,6 @@ pub struct Kernel {
     /// Local size per dimension; `None` leaves it to the OpenCL driver.
     pub local: Option<[ArithExpr; 3]>,
     pub output_type: Type,
-}
-
-/// A compile error with the position it refers to.
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum CompileError {
-    #[error("no `def {0}` in the program")]
-    NoSuchDef(String),
-    #[error("{msg}")]
-    Type { msg: String, span: Span },
-    #[error("cannot compile: {msg}")]
-    Unsupported { msg: String, span: Span },
-    #[error("internal compiler error: {0}")]
-    Internal(String),
-}
-
-impl CompileError {
-    pub fn span(&self) -> Option<Span> {
-        match self {
-            CompileError::Type { span, .. } | CompileError::Unsupported { span, .. } => Some(*span),
-            CompileError::NoSuchDef(_) | CompileError::Internal(_) => None,
-        }
-    }
 }
 
 /// Compiles `def` of `program` to an OpenCL kernel.

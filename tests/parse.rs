@@ -83,43 +83,68 @@ fn scal_and_jacobi_structure() {
     roundtrip(&p);
 }
 
-#[test]
-fn ids_are_unique_and_counted() {
-    let p = parse_file("examples/dot.lift");
-    let mut exprs = Vec::new();
-    let mut params: Vec<u32> = p.defs[0].params.iter().map(|q| q.id.0).collect();
-    fn walk(e: &lift::ir::Expr, exprs: &mut Vec<u32>, params: &mut Vec<u32>) {
-        exprs.push(e.id.0);
+/// Expression, parameter and function ids of a def, in walk order.
+#[derive(Default)]
+struct Ids {
+    exprs: Vec<u32>,
+    params: Vec<u32>,
+    funs: Vec<u32>,
+}
+
+impl Ids {
+    fn expr(&mut self, e: &lift::ir::Expr) {
+        self.exprs.push(e.id.0);
         if let ExprKind::Call(f, args) = &e.kind {
-            fun(f, exprs, params);
-            args.iter().for_each(|a| walk(a, exprs, params));
+            self.fun(f);
+            args.iter().for_each(|a| self.expr(a));
         }
     }
-    fn fun(f: &lift::ir::FunDecl, exprs: &mut Vec<u32>, params: &mut Vec<u32>) {
+
+    fn fun(&mut self, f: &lift::ir::FunDecl) {
+        self.funs.push(f.id.0);
         match &f.kind {
             FunKind::Lambda(l) => {
-                params.extend(l.params.iter().map(|q| q.id.0));
-                walk(&l.body, exprs, params);
+                self.params.extend(l.params.iter().map(|q| q.id.0));
+                self.expr(&l.body);
             }
-            FunKind::Pattern(Pattern::Map { f, .. })
-            | FunKind::Pattern(Pattern::Reduce { f, .. })
-            | FunKind::Pattern(Pattern::Iterate { f, .. })
-            | FunKind::Pattern(Pattern::ToGlobal(f))
-            | FunKind::Pattern(Pattern::ToLocal(f)) => fun(f, exprs, params),
-            _ => {}
+            FunKind::Pattern(p) => {
+                if let Some(g) = p.nested_fun() {
+                    self.fun(g);
+                }
+            }
+            FunKind::UserFun(_) => {}
         }
     }
-    walk(&p.defs[0].body, &mut exprs, &mut params);
-    let n = exprs.len();
-    exprs.sort();
-    exprs.dedup();
-    assert_eq!(exprs.len(), n, "duplicate expression ids");
-    assert!(exprs.iter().all(|i| *i < p.next_expr));
-    let n = params.len();
-    params.sort();
-    params.dedup();
-    assert_eq!(params.len(), n, "duplicate parameter ids");
-    assert!(params.iter().all(|i| *i < p.next_param));
+}
+
+fn assert_unique(mut ids: Vec<u32>, next: u32, what: &str) {
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "duplicate {what} ids");
+    assert!(ids.iter().all(|i| *i < next), "{what} id not below the program's counter {next}");
+}
+
+#[test]
+fn ids_are_unique_and_counted() {
+    let dot = parse_file("examples/dot.lift");
+    // Two inlined copies of an earlier def that holds an `iterate`: each copy
+    // gets fresh ids, functions included (analyses key iterates by them).
+    let copies = parse(
+        "copies.lift",
+        "userfun add(a: float, b: float): float { return a + b; }
+def halve(xs: [float]N) = iterate(2, join o mapSeq(reduceSeq(add, 0.0f)) o split(2)) $ xs
+def twice(xs: [float]N, ys: [float]N) = zip(halve(xs), halve(ys))",
+    );
+    for p in [&dot, &copies] {
+        let d = p.defs.last().expect("a def");
+        let mut ids = Ids { params: d.params.iter().map(|q| q.id.0).collect(), ..Ids::default() };
+        ids.expr(&d.body);
+        assert!(!ids.funs.is_empty());
+        assert_unique(ids.exprs, p.next_expr, "expression");
+        assert_unique(ids.params, p.next_param, "parameter");
+        assert_unique(ids.funs, p.next_fun, "function");
+    }
 }
 
 #[test]
@@ -214,13 +239,9 @@ fn literals_and_types() {
     assert_eq!(p.defs[0].params[0].ty.as_ref().map(|t| t.to_string()).as_deref(), Some("[float](N / 128)"));
     let q = parse("m", "def m(x: [float]N) = mapSeq(\\a -> a) $ padConst(0, 2, 1.5e-3f, x)");
     assert!(print_program(&q).contains("padConst(0, 2, 0.0015f, x)"));
-    let MapKind::Seq = (match &q.defs[0].body.kind {
-        ExprKind::Call(f, _) => match &f.kind {
-            FunKind::Pattern(Pattern::Map { kind, .. }) => *kind,
-            _ => panic!("not a map"),
-        },
-        _ => panic!("not a call"),
-    }) else {
-        panic!("not mapSeq")
-    };
+    assert!(
+        matches!(&q.defs[0].body.kind, ExprKind::Call(f, _)
+            if matches!(f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Seq, .. }))),
+        "not a mapSeq call"
+    );
 }

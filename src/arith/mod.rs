@@ -14,6 +14,7 @@
 //!   meaningful only after both were simplified.
 
 mod expr;
+mod memo;
 mod parse;
 mod range;
 mod simplify;
@@ -21,6 +22,7 @@ mod simplify;
 mod tests;
 
 pub use expr::{ArithExpr, CmpOp, EvalError, Pred, Range, Var, VarKind};
+pub use memo::{CanonicalNames, Memo};
 pub use parse::{parse_arith, parse_arith_with, ArithParseError};
 pub use range::{max_value, min_value, prove_eq, prove_le, prove_lt};
 

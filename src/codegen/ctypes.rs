@@ -1,21 +1,7 @@
 //! C names of Lift types: tuples become structs named after their fields.
 
+pub use crate::types::c_type;
 use crate::types::Type;
-
-/// The OpenCL C type of a non-array type; arrays give their element's type.
-pub fn c_type(t: &Type) -> String {
-    match t {
-        Type::Scalar(s) => s.c_name().to_string(),
-        Type::Vector(s, n) => format!("{}{}", s.c_name(), n),
-        Type::Tuple(ts) => {
-            // User-function bodies name tuple structs this way too
-            // (`parse::type_from_c_name` reads it back).
-            let parts: Vec<String> = ts.iter().map(c_type).collect();
-            format!("Tuple{}_{}", ts.len(), parts.join("_"))
-        }
-        Type::Array(e, _) => c_type(e),
-    }
-}
 
 /// The struct definition of a tuple type (fields `_0`, `_1`, ...).
 pub fn tuple_typedef(t: &Type) -> Option<String> {

@@ -8,8 +8,12 @@
 
 pub mod ast;
 pub mod ctypes;
+mod error;
 pub mod lower;
 pub mod names;
+mod options;
 pub mod print;
 
 pub use ctypes::c_type;
+pub use error::CompileError;
+pub use options::CompileOptions;

@@ -195,6 +195,21 @@ struct Built {
     local: Option<Vec<usize>>,
 }
 
+/// The options a Lift kernel of a config is compiled with at `level` and a
+/// size preset: the level's switches, the sizes when the kernel asks for
+/// static sizes, and the config's launch sizes.
+pub fn kernel_options(k: &LiftKernel, level: &str, sizes: &Sizes) -> Result<CompileOptions, String> {
+    let mut opts = level_options(level).ok_or_else(|| format!("unknown Lift level `{level}`"))?;
+    if k.static_sizes {
+        opts.sizes = sizes.clone();
+    }
+    let cfg_global = k.global.as_ref().map(|g| eval_dims(g, sizes, "global size")).transpose()?;
+    let cfg_local = k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?;
+    opts.global = cfg_global.as_deref().map(pad3);
+    opts.local = cfg_local.as_deref().map(pad3);
+    Ok(opts)
+}
+
 fn compile_one(
     rt: &Runtime,
     k: &LiftKernel,
@@ -208,14 +223,9 @@ fn compile_one(
         Some(d) => crate::rewrite::derive_file(&program, &k.def, d)?,
         None => program,
     };
-    let mut opts = level_options(level).ok_or_else(|| format!("unknown Lift level `{level}`"))?;
-    if k.static_sizes {
-        opts.sizes = sizes.clone();
-    }
+    let opts = kernel_options(k, level, sizes)?;
     let cfg_global = k.global.as_ref().map(|g| eval_dims(g, sizes, "global size")).transpose()?;
     let cfg_local = k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?;
-    opts.global = cfg_global.as_deref().map(pad3);
-    opts.local = cfg_local.as_deref().map(pad3);
     let t0 = Instant::now();
     let kernel = compile(&program, &k.def, &opts).map_err(|e| match e.span() {
         Some(span) => format!("{}: error: {e}", file.location(span.start)),

@@ -91,7 +91,8 @@ const OTHER: [&str; 14] = [
     "fast_length",
 ];
 
-/// Whether `name` is a built-in the interpreter knows.
+/// Whether `name` is a built-in the interpreter knows (every name of
+/// `ir::cfun::BUILTINS`, checked by a test).
 pub fn is_builtin(name: &str) -> bool {
     UNARY.iter().any(|(n, _)| *n == name) || BINARY.iter().any(|(n, _)| *n == name) || OTHER.contains(&name)
 }
@@ -269,5 +270,19 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
             Ok(Value::Vector(out.into_iter().map(Value::Float).collect()))
         }
         _ => Err(format!("unknown built-in `{name}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn implements_exactly_the_builtins_of_the_c_subset() {
+        for name in crate::ir::cfun::BUILTINS {
+            assert!(super::is_builtin(name), "`{name}` is not implemented");
+        }
+        let implemented = super::UNARY.iter().map(|(n, _)| *n).chain(super::BINARY.iter().map(|(n, _)| *n));
+        for name in implemented.chain(super::OTHER) {
+            assert!(crate::ir::cfun::is_builtin(name), "`{name}` is not in ir::cfun::BUILTINS");
+        }
     }
 }

@@ -99,14 +99,10 @@ impl Interp<'_> {
             FunKind::UserFun(id) => return super::cfun::call_user_fun(self.program, *id, args, span),
             FunKind::Pattern(p) => p,
         };
-        let want = match p {
-            Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::Filter => 2,
-            Pattern::Zip(n) => *n,
-            Pattern::Generate { .. } => 0,
-            _ => 1,
-        };
-        if args.len() != want {
-            return Err(rt(span, format!("pattern expects {want} arguments, got {}", args.len())));
+        if let Some(want) = p.data_args() {
+            if args.len() != want {
+                return Err(rt(span, format!("pattern expects {want} arguments, got {}", args.len())));
+            }
         }
         let mut one = || args.pop().unwrap_or(Value::Int(0));
         match p {

@@ -3,8 +3,7 @@
 
 use super::error::InterpError;
 use super::value::Value;
-use crate::harness::data::HostArray;
-use crate::types::{ScalarType, Type};
+use crate::types::{HostArray, ScalarType, Type};
 use std::collections::BTreeMap;
 
 /// Builds a value of type `ty` from flat data; array lengths are evaluated

@@ -60,7 +60,7 @@ pub(super) fn bind_sizes(ty: &Type, v: &Value, sizes: &mut BTreeMap<String, i64>
 
 fn bindings(whole: &Type, sizes: &BTreeMap<String, i64>) -> String {
     let mut names = Vec::new();
-    crate::parse::size_names_of(whole, &mut names);
+    crate::types::size_names(whole, &mut names);
     let parts: Vec<String> =
         names.iter().filter_map(|n| sizes.get(n).map(|v| format!("{n} = {v}"))).collect();
     if parts.is_empty() {

@@ -3,7 +3,9 @@
 //! rules (duplicating a function) both copy subtrees through this, so every
 //! `Expr`/`Param` id in a program stays unique.
 
-use super::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, Lambda, Param, ParamId, Pattern, Program, Span};
+use super::{
+    Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, Lambda, Param, ParamId, Pattern, Program, Span,
+};
 use crate::types::Type;
 use std::collections::{HashMap, HashSet};
 
@@ -13,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 pub struct IdGen {
     pub next_expr: u32,
     pub next_param: u32,
+    pub next_fun: u32,
     /// Parameter names already used in the program; synthetic names avoid
     /// them so that the printed program re-parses to the same bindings.
     used_names: HashSet<String>,
@@ -30,14 +33,21 @@ pub fn is_synthetic(name: &str) -> bool {
 
 impl IdGen {
     /// Counters starting at the given ids; no names reserved.
-    pub fn new(next_expr: u32, next_param: u32) -> IdGen {
-        IdGen { next_expr, next_param, used_names: HashSet::new(), rename_synthetic: false }
+    pub fn new(next_expr: u32, next_param: u32, next_fun: u32) -> IdGen {
+        IdGen { next_expr, next_param, next_fun, used_names: HashSet::new(), rename_synthetic: false }
+    }
+
+    /// A function declaration with a fresh id.
+    pub fn fun(&mut self, kind: FunKind, span: Span) -> FunDecl {
+        let id = FunId(self.next_fun);
+        self.next_fun += 1;
+        FunDecl { id, kind, span }
     }
 
     /// Counters after the program's largest ids, every parameter name in
     /// the program reserved.
     pub fn for_program(prog: &Program) -> IdGen {
-        let mut g = IdGen::new(prog.next_expr, prog.next_param);
+        let mut g = IdGen::new(prog.next_expr, prog.next_param, prog.next_fun);
         g.rename_synthetic = true;
         for d in &prog.defs {
             for p in &d.params {
@@ -54,6 +64,7 @@ impl IdGen {
     pub fn store(&self, prog: &mut Program) {
         prog.next_expr = prog.next_expr.max(self.next_expr);
         prog.next_param = prog.next_param.max(self.next_param);
+        prog.next_fun = prog.next_fun.max(self.next_fun);
     }
 
     pub fn expr(&mut self, kind: ExprKind, span: Span) -> Expr {
@@ -89,7 +100,8 @@ impl IdGen {
 
     /// `pattern(args)`.
     pub fn call_pattern(&mut self, p: Pattern, args: Vec<Expr>, span: Span) -> Expr {
-        self.call(FunDecl { kind: FunKind::Pattern(p), span }, args, span)
+        let f = self.fun(FunKind::Pattern(p), span);
+        self.call(f, args, span)
     }
 
     /// `\_pN -> body(_pN)` with a fresh synthetic parameter.
@@ -97,7 +109,7 @@ impl IdGen {
         let p = self.synthetic_param(span);
         let v = self.var(&p);
         let b = body(self, v);
-        FunDecl { kind: FunKind::Lambda(Lambda { params: vec![p], body: Box::new(b) }), span }
+        self.fun(FunKind::Lambda(Lambda { params: vec![p], body: Box::new(b) }), span)
     }
 
     /// A copy of a def as a lambda, with fresh ids throughout.
@@ -105,7 +117,7 @@ impl IdGen {
         let mut map = HashMap::new();
         let params = d.params.iter().map(|p| self.refresh_param(p, &mut map)).collect();
         let body = self.refresh_expr_in(&d.body, &mut map);
-        FunDecl { kind: FunKind::Lambda(Lambda { params, body: Box::new(body) }), span }
+        self.fun(FunKind::Lambda(Lambda { params, body: Box::new(body) }), span)
     }
 
     /// A copy of `e` with fresh ids; parameters bound inside `e` get fresh
@@ -158,6 +170,59 @@ impl IdGen {
                 FunKind::Pattern(p)
             }
         };
-        FunDecl { kind, span: fd.span }
+        self.fun(kind, fd.span)
     }
+}
+
+/// `e` with every function declaration given a fresh id from `next_fun`:
+/// transformations build declarations with [`FunId::FRESH`] and copy
+/// others, and renumber their result so that ids are unique again.
+pub fn renumber_funs(e: &Expr, next_fun: &mut u32) -> Expr {
+    let kind = match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Param(_) => e.kind.clone(),
+        ExprKind::Call(fd, args) => ExprKind::Call(
+            Box::new(renumber_fun(fd, next_fun)),
+            args.iter().map(|a| renumber_funs(a, next_fun)).collect(),
+        ),
+    };
+    Expr { id: e.id, kind, span: e.span }
+}
+
+fn renumber_fun(fd: &FunDecl, next: &mut u32) -> FunDecl {
+    let mut inner = |f: &FunDecl| Box::new(renumber_fun(f, next));
+    let kind = match &fd.kind {
+        FunKind::UserFun(_) => fd.kind.clone(),
+        FunKind::Lambda(l) => {
+            FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(renumber_funs(&l.body, next)) })
+        }
+        FunKind::Pattern(p) => FunKind::Pattern(match p {
+            Pattern::Map { kind, f } => Pattern::Map { kind: *kind, f: inner(f) },
+            Pattern::MapVec { f } => Pattern::MapVec { f: inner(f) },
+            Pattern::Reduce { kind, f } => Pattern::Reduce { kind: *kind, f: inner(f) },
+            Pattern::PartRed { f, m } => Pattern::PartRed { f: inner(f), m: m.clone() },
+            Pattern::Iterate { n, f } => Pattern::Iterate { n: *n, f: inner(f) },
+            Pattern::ToGlobal(f) => Pattern::ToGlobal(inner(f)),
+            Pattern::ToLocal(f) => Pattern::ToLocal(inner(f)),
+            Pattern::ToPrivate(f) => Pattern::ToPrivate(inner(f)),
+            Pattern::Generate { len, f } => Pattern::Generate { len: len.clone(), f: inner(f) },
+            Pattern::Split(_)
+            | Pattern::Join
+            | Pattern::Gather(_)
+            | Pattern::Scatter(_)
+            | Pattern::Transpose
+            | Pattern::Zip(_)
+            | Pattern::Get(_)
+            | Pattern::At(_)
+            | Pattern::AsVector(_)
+            | Pattern::AsScalar
+            | Pattern::Slide { .. }
+            | Pattern::Pad { .. }
+            | Pattern::PadConst { .. }
+            | Pattern::Filter
+            | Pattern::Id => p.clone(),
+        }),
+    };
+    let id = FunId(*next);
+    *next += 1;
+    FunDecl { id, kind, span: fd.span }
 }

@@ -11,6 +11,83 @@
 
 use crate::types::Type;
 
+/// The OpenCL built-in functions a user-function body may call (the
+/// interpreter implements each of them; the code generator emits calls
+/// verbatim).
+pub const BUILTINS: [&str; 66] = [
+    "sqrt",
+    "native_sqrt",
+    "half_sqrt",
+    "rsqrt",
+    "native_rsqrt",
+    "half_rsqrt",
+    "fabs",
+    "exp",
+    "native_exp",
+    "half_exp",
+    "exp2",
+    "native_exp2",
+    "exp10",
+    "log",
+    "native_log",
+    "log2",
+    "native_log2",
+    "log10",
+    "cos",
+    "native_cos",
+    "sin",
+    "native_sin",
+    "tan",
+    "native_tan",
+    "acos",
+    "asin",
+    "atan",
+    "cosh",
+    "sinh",
+    "tanh",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "native_recip",
+    "half_recip",
+    "cbrt",
+    "sign",
+    "pow",
+    "powr",
+    "native_powr",
+    "pown",
+    "fmin",
+    "fmax",
+    "fmod",
+    "atan2",
+    "hypot",
+    "copysign",
+    "native_divide",
+    "half_divide",
+    "step",
+    "fdim",
+    "min",
+    "max",
+    "abs",
+    "clamp",
+    "mad",
+    "fma",
+    "mix",
+    "select",
+    "dot",
+    "length",
+    "distance",
+    "normalize",
+    "cross",
+    "fast_length",
+];
+
+/// Whether `name` is one of [`BUILTINS`].
+pub fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum CStmt {
     Decl { ty: Type, name: String, init: Option<CExpr> },

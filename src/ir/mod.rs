@@ -1,7 +1,8 @@
 //! The Lift IR (CGO 2017, Section 4): expressions and function declarations.
 //!
 //! The IR is an owned tree of plain data. Every [`Expr`] and [`Param`]
-//! carries an id that is unique within its [`Program`]; analyses key their
+//! carries an id that is unique within its [`Program`], and so does every
+//! [`FunDecl`]; analyses key their
 //! results (types, address spaces, memories, views) on these ids in side
 //! tables and never modify the tree.
 //!
@@ -23,7 +24,8 @@ pub mod span;
 pub mod visit;
 
 pub use build::IdGen;
-pub use pattern::{IndexFun, MapKind, PadMode, Pattern, ReduceKind};
+pub(crate) use pattern::layout_pattern;
+pub use pattern::{IndexFun, MapKind, PadMode, Pattern, PatternName, ReduceKind};
 pub use span::{Location, SourceFile, Span};
 pub use visit::Path;
 
@@ -36,6 +38,18 @@ pub struct ExprId(pub u32);
 /// Identifies a [`Param`] within a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ParamId(pub u32);
+
+/// Identifies a [`FunDecl`] within a program; analyses key what they find
+/// about a function (the length variable of an `iterate`) by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunId(pub u32);
+
+impl FunId {
+    /// The id of a declaration a transformation has just built; the
+    /// transformation renumbers its result (`build::renumber_funs`) before
+    /// any analysis sees it, so ids stay unique in every analysed program.
+    pub const FRESH: FunId = FunId(u32::MAX);
+}
 
 /// Index into [`Program::user_funs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,6 +64,8 @@ pub struct Program {
     pub next_expr: u32,
     /// One past the largest [`ParamId`] in use.
     pub next_param: u32,
+    /// One past the largest [`FunId`] in use.
+    pub next_fun: u32,
 }
 
 impl Program {
@@ -130,6 +146,7 @@ impl Literal {
 /// A function declaration: what a call calls.
 #[derive(Clone, Debug)]
 pub struct FunDecl {
+    pub id: FunId,
     pub kind: FunKind,
     pub span: Span,
 }

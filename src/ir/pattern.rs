@@ -4,6 +4,12 @@
 //! A pattern's *parameters* (functions, split factors, index functions) are
 //! fields of the variant; its *data* arguments are the arguments of the call
 //! (`Call(split(128), [xs])`). The argument lists are given per variant.
+//!
+//! What other stages need to know about a pattern without looking at its
+//! fields lives here, in exhaustive matches: its name in source
+//! ([`PatternName`], with usage and parameter counts, looked up by name), the
+//! number of data arguments of its call ([`Pattern::data_args`]) and whether
+//! it only changes the layout of its data ([`layout_pattern!`]).
 
 use super::{FunDecl, Literal};
 use crate::arith::ArithExpr;
@@ -48,6 +54,23 @@ pub enum PadMode {
     Mirror,
     /// Wrap around: index `(i + n) % n`.
     Wrap,
+}
+
+impl PadMode {
+    pub const ALL: [PadMode; 3] = [PadMode::Clamp, PadMode::Mirror, PadMode::Wrap];
+
+    /// The mode's name in source (`pad(1, 1, clamp)`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PadMode::Clamp => "clamp",
+            PadMode::Mirror => "mirror",
+            PadMode::Wrap => "wrap",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<PadMode> {
+        PadMode::ALL.into_iter().find(|m| m.name() == name)
+    }
 }
 
 /// An index function `\i -> body` for `gather`/`scatter`: `body` is integer
@@ -125,6 +148,30 @@ pub enum Pattern {
     Id,
 }
 
+/// The patterns that only change the layout of their data (views in the
+/// code generator, no loop and no memory of their own), as a match pattern
+/// over [`Pattern`]: `match p { layout_pattern!() => ..., Pattern::Map { .. } => ... }`
+/// keeps a match exhaustive while naming the set in one place.
+macro_rules! layout_pattern {
+    () => {
+        $crate::ir::Pattern::Split(_)
+            | $crate::ir::Pattern::Join
+            | $crate::ir::Pattern::Gather(_)
+            | $crate::ir::Pattern::Scatter(_)
+            | $crate::ir::Pattern::Transpose
+            | $crate::ir::Pattern::Zip(_)
+            | $crate::ir::Pattern::Get(_)
+            | $crate::ir::Pattern::At(_)
+            | $crate::ir::Pattern::AsVector(_)
+            | $crate::ir::Pattern::AsScalar
+            | $crate::ir::Pattern::Slide { .. }
+            | $crate::ir::Pattern::Pad { .. }
+            | $crate::ir::Pattern::PadConst { .. }
+            | $crate::ir::Pattern::Filter
+    };
+}
+pub(crate) use layout_pattern;
+
 impl Pattern {
     /// The function a pattern applies, if it takes one (`map(f)`,
     /// `reduce(f, z)`, `toLocal(f)`, ...). Analyses that only need to look
@@ -140,12 +187,81 @@ impl Pattern {
             | Pattern::ToLocal(f)
             | Pattern::ToPrivate(f)
             | Pattern::Generate { f, .. } => Some(f),
-            Pattern::Split(_)
+            layout_pattern!() | Pattern::Id => None,
+        }
+    }
+}
+
+impl Pattern {
+    /// Whether the pattern only changes the layout of its data.
+    pub fn is_layout(&self) -> bool {
+        matches!(self, layout_pattern!())
+    }
+
+    /// The pattern's name in source, without its parameters.
+    pub fn syntax(&self) -> PatternName {
+        use PatternName as N;
+        match self {
+            Pattern::Map { kind, .. } => match kind {
+                MapKind::Map => N::Map,
+                MapKind::Glb(_) => N::MapGlb,
+                MapKind::Wrg(_) => N::MapWrg,
+                MapKind::Lcl(_) => N::MapLcl,
+                MapKind::Seq => N::MapSeq,
+                MapKind::SeqUnroll => N::MapSeqUnroll,
+            },
+            Pattern::MapVec { .. } => N::MapVec,
+            Pattern::Reduce { kind, .. } => match kind {
+                ReduceKind::Reduce => N::Reduce,
+                ReduceKind::Seq => N::ReduceSeq,
+                ReduceKind::SeqUnroll => N::ReduceSeqUnroll,
+            },
+            Pattern::PartRed { .. } => N::PartRed,
+            Pattern::Iterate { .. } => N::Iterate,
+            Pattern::Split(_) => N::Split,
+            Pattern::Join => N::Join,
+            Pattern::Gather(_) => N::Gather,
+            Pattern::Scatter(_) => N::Scatter,
+            Pattern::Transpose => N::Transpose,
+            Pattern::Zip(_) => N::Zip,
+            Pattern::Get(_) => N::Get,
+            Pattern::At(_) => N::At,
+            Pattern::AsVector(_) => N::AsVector,
+            Pattern::AsScalar => N::AsScalar,
+            Pattern::ToGlobal(_) => N::ToGlobal,
+            Pattern::ToLocal(_) => N::ToLocal,
+            Pattern::ToPrivate(_) => N::ToPrivate,
+            Pattern::Slide { .. } => N::Slide,
+            Pattern::Pad { .. } => N::Pad,
+            Pattern::PadConst { .. } => N::PadConst,
+            Pattern::Generate { .. } => N::Generate,
+            Pattern::Filter => N::Filter,
+            Pattern::Id => N::Id,
+        }
+    }
+
+    /// The pattern's name as written in source, for messages.
+    pub fn name(&self) -> &'static str {
+        self.syntax().as_str()
+    }
+
+    /// How many data arguments a call of the pattern has in the IR (a
+    /// reduction's initial value is one); `None` for `toX(f)`, which takes
+    /// what `f` takes.
+    pub fn data_args(&self) -> Option<usize> {
+        match self {
+            Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::Filter => Some(2),
+            Pattern::Zip(n) => Some(*n),
+            Pattern::Generate { .. } => Some(0),
+            Pattern::ToGlobal(_) | Pattern::ToLocal(_) | Pattern::ToPrivate(_) => None,
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::Split(_)
             | Pattern::Join
             | Pattern::Gather(_)
             | Pattern::Scatter(_)
             | Pattern::Transpose
-            | Pattern::Zip(_)
             | Pattern::Get(_)
             | Pattern::At(_)
             | Pattern::AsVector(_)
@@ -153,8 +269,174 @@ impl Pattern {
             | Pattern::Slide { .. }
             | Pattern::Pad { .. }
             | Pattern::PadConst { .. }
-            | Pattern::Filter
-            | Pattern::Id => None,
+            | Pattern::Id => Some(1),
+        }
+    }
+}
+
+/// Defines [`PatternName`] from one table: variant, name in source, usage
+/// (for messages) and number of parameters before the data arguments.
+macro_rules! pattern_names {
+    ($($v:ident = $name:literal, $usage:literal, $params:literal;)*) => {
+        /// A pattern's name in source: which pattern, without its
+        /// parameters (`mapGlb`, `split`, ...).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum PatternName {
+            $($v,)*
+        }
+
+        impl PatternName {
+            /// Every pattern name, in the order of the table.
+            pub const ALL: &'static [PatternName] = &[$(PatternName::$v,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(PatternName::$v => $name,)*
+                }
+            }
+
+            /// How it is written with its parameters (`split(m)`).
+            pub fn usage(self) -> &'static str {
+                match self {
+                    $(PatternName::$v => $usage,)*
+                }
+            }
+
+            /// The number of parameters written before the data arguments
+            /// (`reduceSeq(f, init)` has 2; the optional dimension of
+            /// `mapGlb([dim,] f)` is not counted).
+            pub fn params(self) -> usize {
+                match self {
+                    $(PatternName::$v => $params,)*
+                }
+            }
+        }
+    };
+}
+
+pattern_names! {
+    Map = "map", "map(f)", 1;
+    MapSeq = "mapSeq", "mapSeq(f)", 1;
+    MapSeqUnroll = "mapSeqUnroll", "mapSeqUnroll(f)", 1;
+    MapGlb = "mapGlb", "mapGlb([dim,] f)", 1;
+    MapWrg = "mapWrg", "mapWrg([dim,] f)", 1;
+    MapLcl = "mapLcl", "mapLcl([dim,] f)", 1;
+    MapVec = "mapVec", "mapVec(f)", 1;
+    Reduce = "reduce", "reduce(f, init)", 2;
+    ReduceSeq = "reduceSeq", "reduceSeq(f, init)", 2;
+    ReduceSeqUnroll = "reduceSeqUnroll", "reduceSeqUnroll(f, init)", 2;
+    PartRed = "partRed", "partRed(f, init, m)", 3;
+    Iterate = "iterate", "iterate(n, f)", 2;
+    Split = "split", "split(m)", 1;
+    Join = "join", "join", 0;
+    Gather = "gather", "gather(\\i -> index)", 1;
+    Scatter = "scatter", "scatter(\\i -> index)", 1;
+    Transpose = "transpose", "transpose", 0;
+    Zip = "zip", "zip(xs, ys, ...)", 0;
+    Get = "get", "get(i)", 1;
+    At = "at", "at(i)", 1;
+    AsVector = "asVector", "asVector(m)", 1;
+    AsScalar = "asScalar", "asScalar", 0;
+    ToGlobal = "toGlobal", "toGlobal(f)", 1;
+    ToLocal = "toLocal", "toLocal(f)", 1;
+    ToPrivate = "toPrivate", "toPrivate(f)", 1;
+    Slide = "slide", "slide(size, step)", 2;
+    Pad = "pad", "pad(left, right, clamp|mirror|wrap)", 3;
+    PadConst = "padConst", "padConst(left, right, value)", 3;
+    Generate = "generate", "generate(n, f)", 2;
+    Filter = "filter", "filter(xs, indices)", 0;
+    Id = "id", "id", 0;
+}
+
+/// Other names of patterns, as the papers write them.
+const ALIASES: [(&str, PatternName); 4] = [
+    ("reorder", PatternName::Gather),
+    ("vectorize", PatternName::MapVec),
+    ("mapGlobal", PatternName::MapGlb),
+    ("mapLocal", PatternName::MapLcl),
+];
+
+impl PatternName {
+    /// The pattern a name (or one of its aliases) stands for.
+    pub fn from_name(name: &str) -> Option<PatternName> {
+        PatternName::ALL
+            .iter()
+            .copied()
+            .find(|p| p.as_str() == name)
+            .or_else(|| ALIASES.iter().find(|(a, _)| *a == name).map(|(_, p)| *p))
+    }
+
+    /// [`PatternName::usage`] with the name as written (an alias such as
+    /// `reorder(\i -> index)` keeps its own name).
+    pub fn usage_as(self, written: &str) -> String {
+        format!("{written}{}", &self.usage()[self.as_str().len()..])
+    }
+
+    /// How many data arguments follow the parameters in source: `generate`
+    /// takes none, `filter` two, `zip` all of its arguments (none fixed
+    /// here), every other pattern one.
+    pub fn source_data_args(self) -> usize {
+        use PatternName as N;
+        match self {
+            N::Generate | N::Zip => 0,
+            N::Filter => 2,
+            N::Map
+            | N::MapSeq
+            | N::MapSeqUnroll
+            | N::MapGlb
+            | N::MapWrg
+            | N::MapLcl
+            | N::MapVec
+            | N::Reduce
+            | N::ReduceSeq
+            | N::ReduceSeqUnroll
+            | N::PartRed
+            | N::Iterate
+            | N::Split
+            | N::Join
+            | N::Gather
+            | N::Scatter
+            | N::Transpose
+            | N::Get
+            | N::At
+            | N::AsVector
+            | N::AsScalar
+            | N::ToGlobal
+            | N::ToLocal
+            | N::ToPrivate
+            | N::Slide
+            | N::Pad
+            | N::PadConst
+            | N::Id => 1,
+        }
+    }
+
+    /// Whether the pattern takes an optional leading dimension
+    /// (`mapGlb(1, f)`).
+    pub fn takes_dimension(self) -> bool {
+        matches!(self, PatternName::MapGlb | PatternName::MapWrg | PatternName::MapLcl)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_are_found_and_distinct() {
+        for (i, p) in PatternName::ALL.iter().enumerate() {
+            assert_eq!(PatternName::from_name(p.as_str()), Some(*p));
+            assert!(p.usage().starts_with(p.as_str()), "{p:?}");
+            assert!(PatternName::ALL[..i].iter().all(|q| q.as_str() != p.as_str()));
+        }
+        for (alias, p) in ALIASES {
+            assert_eq!(PatternName::from_name(alias), Some(p));
+            assert!(PatternName::from_name(alias).is_some_and(|q| q.as_str() != alias));
+        }
+        assert_eq!(PatternName::Gather.usage_as("reorder"), "reorder(\\i -> index)");
+        assert_eq!(PatternName::from_name("mapGlbal"), None);
+        for m in PadMode::ALL {
+            assert_eq!(PadMode::from_name(m.name()), Some(m));
         }
     }
 }

@@ -9,7 +9,7 @@
 //! joined by dots (`1.0.0.2`), the root as `root`, and parses back.
 
 use super::build::{is_synthetic, IdGen};
-use super::{Expr, ExprKind, FunDecl, FunKind, Lambda, Param, ParamId, Pattern};
+use super::{Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, Param, ParamId, Pattern};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -292,7 +292,7 @@ fn subst_fun(
         }
         FunKind::UserFun(u) => FunKind::UserFun(*u),
     };
-    FunDecl { kind, span: f.span }
+    FunDecl { id: FunId::FRESH, kind, span: f.span }
 }
 
 /// Whether a pattern takes exactly one data argument (so `\p -> P(p)` and
@@ -336,7 +336,9 @@ pub fn takes_one_datum(p: &Pattern) -> bool {
 ///   a rule may apply is an expression with a position. `toGlobal(f)` and
 ///   friends keep their function as it is.
 pub fn normalize(e: &Expr, gen: &mut IdGen) -> Expr {
-    norm_expr(e, gen)
+    let e = norm_expr(e, gen);
+    // Rules and normalisation build declarations with `FunId::FRESH`.
+    super::build::renumber_funs(&e, &mut gen.next_fun)
 }
 
 fn norm_expr(e: &Expr, gen: &mut IdGen) -> Expr {
@@ -363,6 +365,7 @@ fn norm_expr(e: &Expr, gen: &mut IdGen) -> Expr {
 fn norm_fun(f: &FunDecl, gen: &mut IdGen, expand: bool) -> FunDecl {
     match &f.kind {
         FunKind::Lambda(l) => FunDecl {
+            id: FunId::FRESH,
             kind: FunKind::Lambda(Lambda {
                 params: l.params.clone(),
                 body: Box::new(norm_expr(&l.body, gen)),
@@ -380,7 +383,7 @@ fn norm_fun(f: &FunDecl, gen: &mut IdGen, expand: bool) -> FunDecl {
                 let span = f.span;
                 return gen.lambda1(span, |gen, x| gen.call_pattern(p, vec![x], span));
             }
-            FunDecl { kind: FunKind::Pattern(p), span: f.span }
+            FunDecl { id: FunId::FRESH, kind: FunKind::Pattern(p), span: f.span }
         }
     }
 }
@@ -394,6 +397,7 @@ pub fn eta_reduce(e: &Expr) -> Expr {
             let f = match &f.kind {
                 // The function of a call stays a lambda (a `let`).
                 FunKind::Lambda(l) => FunDecl {
+                    id: FunId::FRESH,
                     kind: FunKind::Lambda(Lambda {
                         params: l.params.clone(),
                         body: Box::new(eta_reduce(&l.body)),
@@ -425,6 +429,7 @@ fn eta_fun(f: &FunDecl) -> FunDecl {
                 }
             }
             FunDecl {
+                id: FunId::FRESH,
                 kind: FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(body) }),
                 span: f.span,
             }
@@ -435,7 +440,7 @@ fn eta_fun(f: &FunDecl) -> FunDecl {
             if let Some(g) = nested_fun_mut(&mut p) {
                 *g = eta_fun(g);
             }
-            FunDecl { kind: FunKind::Pattern(p), span: f.span }
+            FunDecl { id: FunId::FRESH, kind: FunKind::Pattern(p), span: f.span }
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::types::Type;
 pub fn c_type_name(ty: &Type) -> Option<String> {
     match ty {
         Type::Array(..) => None,
-        other => Some(crate::codegen::c_type(other)),
+        other => Some(crate::types::c_type(other)),
     }
 }
 

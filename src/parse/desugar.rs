@@ -7,8 +7,8 @@ use super::error::{PResult, ParseError};
 use super::patterns::is_pattern;
 use super::types::snippet;
 use crate::ir::{
-    Def, Expr, ExprId, ExprKind, FunDecl, FunKind, IdGen, Lambda, Literal, Param, ParamId, Span, UserFun,
-    UserFunId,
+    Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, IdGen, Lambda, Literal, Param, ParamId, Span,
+    UserFun, UserFunId,
 };
 
 /// What a pattern application denotes: a function still waiting for its
@@ -23,6 +23,7 @@ pub struct Ctx<'a> {
     pub src: &'a str,
     pub next_expr: u32,
     pub next_param: u32,
+    pub next_fun: u32,
     pub user_funs: &'a [UserFun],
     pub defs: &'a [Def],
     /// Size names declared by the current def's parameter types.
@@ -42,6 +43,12 @@ impl Ctx<'_> {
         let id = ExprId(self.next_expr);
         self.next_expr += 1;
         Expr { id, kind, span }
+    }
+
+    pub fn fun_decl(&mut self, kind: FunKind, span: Span) -> FunDecl {
+        let id = FunId(self.next_fun);
+        self.next_fun += 1;
+        FunDecl { id, kind, span }
     }
 
     pub fn fresh_param(&mut self, name: &str, ty: Option<crate::types::Type>, span: Span) -> Param {
@@ -126,7 +133,7 @@ impl Ctx<'_> {
                 let body = self.value(body);
                 self.scope.pop();
                 let body = body?;
-                let lam = FunDecl { kind: FunKind::Lambda(Lambda { params: vec![param], body: Box::new(body) }), span: e.span };
+                let lam = self.fun_decl(FunKind::Lambda(Lambda { params: vec![param], body: Box::new(body) }), e.span);
                 self.call(lam, vec![value], e.span)
             }
         }
@@ -167,7 +174,7 @@ impl Ctx<'_> {
             SKind::Name(n) if self.lookup(n).is_none() && !self.sizes.contains(n) => {
                 if let Some(id) = self.user_fun(n) {
                     let vals = self.values(args)?;
-                    let fd = FunDecl { kind: FunKind::UserFun(id), span: callee.span };
+                    let fd = self.fun_decl(FunKind::UserFun(id), callee.span);
                     return self.call(fd, vals, span);
                 }
                 if let Some(i) = self.def_index(n) {
@@ -217,7 +224,7 @@ impl Ctx<'_> {
                     return Err(self.err(e.span, "a function (this name is a value)"));
                 }
                 if let Some(id) = self.user_fun(n) {
-                    return Ok(FunDecl { kind: FunKind::UserFun(id), span: e.span });
+                    return Ok(self.fun_decl(FunKind::UserFun(id), e.span));
                 }
                 if let Some(i) = self.def_index(n) {
                     return Ok(self.copy_def(i, e.span));
@@ -248,10 +255,7 @@ impl Ctx<'_> {
                 for (fd, part) in fds.into_iter().zip(parts).rev() {
                     inner = self.call(fd, vec![inner], part.span)?;
                 }
-                Ok(FunDecl {
-                    kind: FunKind::Lambda(Lambda { params: vec![p], body: Box::new(inner) }),
-                    span: e.span,
-                })
+                Ok(self.fun_decl(FunKind::Lambda(Lambda { params: vec![p], body: Box::new(inner) }), e.span))
             }
             SKind::Lambda(params, body) => self.lambda(params, body, e.span),
             SKind::Int(_)
@@ -270,7 +274,7 @@ impl Ctx<'_> {
         self.scope.extend(ps.iter().map(|p| (p.name.clone(), p.id)));
         let body = self.value(body);
         self.scope.truncate(depth);
-        Ok(FunDecl { kind: FunKind::Lambda(Lambda { params: ps, body: Box::new(body?) }), span })
+        Ok(self.fun_decl(FunKind::Lambda(Lambda { params: ps, body: Box::new(body?) }), span))
     }
 
     /// A pattern application that must be a function.
@@ -283,9 +287,9 @@ impl Ctx<'_> {
 
     /// A copy of an earlier def as a lambda, with fresh ids throughout.
     fn copy_def(&mut self, i: usize, span: Span) -> FunDecl {
-        let mut gen = IdGen::new(self.next_expr, self.next_param);
+        let mut gen = IdGen::new(self.next_expr, self.next_param, self.next_fun);
         let fd = gen.def_as_lambda(&self.defs[i], span);
-        (self.next_expr, self.next_param) = (gen.next_expr, gen.next_param);
+        (self.next_expr, self.next_param, self.next_fun) = (gen.next_expr, gen.next_param, gen.next_fun);
         fd
     }
 }

@@ -18,16 +18,15 @@ mod types;
 
 pub use cbody::{c_type_name, type_from_c_name};
 pub use error::ParseError;
-pub use patterns::PATTERNS;
 pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
-pub use types::size_names as size_names_of;
 
+use crate::types::size_names;
 use ast::SDef;
 use cbody::NameCheck;
 use desugar::Ctx;
 use grammar::{Parser, KEYWORDS};
 use lexer::Tok;
-use types::{named_type, size_names};
+use types::named_type;
 
 use crate::ir::{Def, Program, SourceFile, Span, UserFun};
 use crate::types::Type;
@@ -88,6 +87,7 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
         src,
         next_expr: prog.next_expr,
         next_param: prog.next_param,
+        next_fun: prog.next_fun,
         user_funs: &prog.user_funs,
         defs: &prog.defs,
         sizes,
@@ -103,9 +103,10 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
         params.push(param);
     }
     let body = ctx.value(&sd.body)?;
-    let (ne, np) = (ctx.next_expr, ctx.next_param);
+    let (ne, np, nf) = (ctx.next_expr, ctx.next_param, ctx.next_fun);
     prog.next_expr = ne;
     prog.next_param = np;
+    prog.next_fun = nf;
     Ok(Def { name: sd.name.clone(), params, body, span: sd.span })
 }
 
@@ -140,7 +141,7 @@ impl Parser<'_> {
         let body_text = self.text.get(open.end as usize..close.start as usize).unwrap_or("").to_string();
         let span = start.to(close);
         // Names used in the body must be parameters, locals, built-ins or earlier user functions.
-        let callable = |n: &str| crate::interp::is_builtin(n) || prog.user_funs.iter().any(|u| u.name == n);
+        let callable = |n: &str| crate::ir::cfun::is_builtin(n) || prog.user_funs.iter().any(|u| u.name == n);
         let mut check = NameCheck {
             scopes: vec![params.iter().map(|(n, _)| n.clone()).collect()],
             is_callable: &callable,

@@ -7,100 +7,44 @@ use super::desugar::{plural, Ctx, Form};
 use super::error::PResult;
 use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::ir::{
-    Expr, ExprKind, FunDecl, FunKind, IndexFun, Lambda, MapKind, PadMode, Pattern, ReduceKind, Span,
+    Expr, ExprKind, FunKind, IndexFun, Lambda, MapKind, PadMode, Pattern, PatternName, ReduceKind, Span,
 };
 use crate::types::VECTOR_WIDTHS;
 
-/// Every pattern name with its usage, for lookups and error messages.
-pub const PATTERNS: [(&str, &str); 35] = [
-    ("map", "map(f)"),
-    ("mapSeq", "mapSeq(f)"),
-    ("mapSeqUnroll", "mapSeqUnroll(f)"),
-    ("mapGlb", "mapGlb([dim,] f)"),
-    ("mapWrg", "mapWrg([dim,] f)"),
-    ("mapLcl", "mapLcl([dim,] f)"),
-    ("mapVec", "mapVec(f)"),
-    ("reduce", "reduce(f, init)"),
-    ("reduceSeq", "reduceSeq(f, init)"),
-    ("reduceSeqUnroll", "reduceSeqUnroll(f, init)"),
-    ("partRed", "partRed(f, init, m)"),
-    ("iterate", "iterate(n, f)"),
-    ("split", "split(m)"),
-    ("join", "join"),
-    ("gather", "gather(\\i -> index)"),
-    ("scatter", "scatter(\\i -> index)"),
-    ("transpose", "transpose"),
-    ("zip", "zip(xs, ys, ...)"),
-    ("get", "get(i)"),
-    ("at", "at(i)"),
-    ("asVector", "asVector(m)"),
-    ("asScalar", "asScalar"),
-    ("toGlobal", "toGlobal(f)"),
-    ("toLocal", "toLocal(f)"),
-    ("toPrivate", "toPrivate(f)"),
-    ("slide", "slide(size, step)"),
-    ("pad", "pad(left, right, clamp|mirror|wrap)"),
-    ("padConst", "padConst(left, right, value)"),
-    ("generate", "generate(n, f)"),
-    ("filter", "filter(xs, indices)"),
-    ("id", "id"),
-    // Aliases used in the papers.
-    ("reorder", "reorder(\\i -> index)"),
-    ("vectorize", "vectorize(f)"),
-    ("mapGlobal", "mapGlobal([dim,] f)"),
-    ("mapLocal", "mapLocal([dim,] f)"),
-];
-
 pub fn is_pattern(name: &str) -> bool {
-    PATTERNS.iter().any(|(n, _)| *n == name)
-}
-
-fn usage(name: &str) -> &'static str {
-    PATTERNS.iter().find(|(n, _)| *n == name).map_or("", |(_, u)| u)
-}
-
-/// How many data arguments a pattern takes after its parameters.
-fn data_count(name: &str) -> usize {
-    match name {
-        "generate" => 0,
-        "filter" => 2,
-        _ => 1,
-    }
+    PatternName::from_name(name).is_some()
 }
 
 impl Ctx<'_> {
     /// Desugars `name(args)`; `args` holds parameters then data arguments.
     pub fn pattern(&mut self, name: &str, name_span: Span, args: &[&SExpr], span: Span) -> PResult<Form> {
-        // Optional leading dimension of the OpenCL maps.
-        let map_dim = matches!(name, "mapGlb" | "mapWrg" | "mapLcl" | "mapGlobal" | "mapLocal")
-            && args.first().is_some_and(|a| matches!(a.kind, SKind::Int(_)));
-        let n_params = match name {
-            "join" | "transpose" | "asScalar" | "id" | "zip" | "filter" => 0,
-            "map" | "mapSeq" | "mapSeqUnroll" | "mapGlb" | "mapWrg" | "mapLcl" | "mapGlobal" | "mapLocal"
-            | "mapVec" | "vectorize" | "toGlobal" | "toLocal" | "toPrivate" | "split" | "gather"
-            | "scatter" | "reorder" | "get" | "at" | "asVector" => 1 + usize::from(map_dim),
-            "reduce" | "reduceSeq" | "reduceSeqUnroll" | "iterate" | "slide" | "generate" => 2,
-            _ => 3,
+        let Some(pn) = PatternName::from_name(name) else {
+            return Err(self.err(name_span, "a pattern"));
         };
-        if name == "zip" {
+        // Optional leading dimension of the OpenCL maps.
+        let map_dim = pn.takes_dimension() && args.first().is_some_and(|a| matches!(a.kind, SKind::Int(_)));
+        let n_params = pn.params() + usize::from(map_dim);
+        if pn == PatternName::Zip {
             // `zip` takes only data, as many arrays as it has arguments.
             if args.len() < 2 {
                 return Err(self.err(span, "at least two arrays in `zip(xs, ys, ...)`"));
             }
-            let fd = FunDecl { kind: FunKind::Pattern(Pattern::Zip(args.len())), span };
+            let fd = self.fun_decl(FunKind::Pattern(Pattern::Zip(args.len())), span);
             let vals = self.values(args)?;
             return Ok(Form::Value(self.call(fd, vals, span)?));
         }
-        let n_data = data_count(name);
+        let n_data = pn.source_data_args();
         if args.len() != n_params && args.len() != n_params + n_data {
             let data =
                 if n_data == 0 { String::new() } else { format!(", or {} with its data", n_params + n_data) };
-            return Err(self
-                .err(span, format!("{n_params} argument{}{data} for `{}`", plural(n_params), usage(name))));
+            return Err(self.err(
+                span,
+                format!("{n_params} argument{}{data} for `{}`", plural(n_params), pn.usage_as(name)),
+            ));
         }
         let (params, data) = args.split_at(n_params);
-        let (pattern, leading) = self.build(name, name_span, params, map_dim)?;
-        let fd = FunDecl { kind: FunKind::Pattern(pattern), span };
+        let (pattern, leading) = self.build(pn, name, params, name_span, map_dim)?;
+        let fd = self.fun_decl(FunKind::Pattern(pattern), span);
         if data.is_empty() && n_data > 0 {
             if leading.is_empty() {
                 return Ok(Form::Fun(fd));
@@ -111,10 +55,9 @@ impl Ctx<'_> {
             let mut all = leading;
             all.push(xs);
             let body = self.call(fd, all, span)?;
-            return Ok(Form::Fun(FunDecl {
-                kind: FunKind::Lambda(Lambda { params: vec![p], body: Box::new(body) }),
-                span,
-            }));
+            return Ok(Form::Fun(
+                self.fun_decl(FunKind::Lambda(Lambda { params: vec![p], body: Box::new(body) }), span),
+            ));
         }
         let mut all = leading;
         all.extend(self.values(data)?);
@@ -125,94 +68,96 @@ impl Ctx<'_> {
     /// parameters supply (the initial value of reductions).
     fn build(
         &mut self,
+        pn: PatternName,
         name: &str,
-        name_span: Span,
         ps: &[&SExpr],
+        name_span: Span,
         map_dim: bool,
     ) -> PResult<(Pattern, Vec<Expr>)> {
+        use PatternName as N;
         let arg = |i: usize| ps.get(i).copied().ok_or(());
         let mut leading = Vec::new();
-        let missing = |this: &Self| this.err(name_span, format!("the parameters of `{}`", usage(name)));
+        let missing = |this: &Self| this.err(name_span, format!("the parameters of `{}`", pn.usage_as(name)));
         macro_rules! p {
             ($i:expr) => {
                 arg($i).map_err(|_| missing(self))?
             };
         }
-        let pattern = match name {
-            "map" | "mapSeq" | "mapSeqUnroll" | "mapGlb" | "mapWrg" | "mapLcl" | "mapGlobal" | "mapLocal" => {
+        let pattern = match pn {
+            N::Map => Pattern::Map { kind: MapKind::Map, f: Box::new(self.fun(p!(0))?) },
+            N::MapSeq => Pattern::Map { kind: MapKind::Seq, f: Box::new(self.fun(p!(0))?) },
+            N::MapSeqUnroll => Pattern::Map { kind: MapKind::SeqUnroll, f: Box::new(self.fun(p!(0))?) },
+            N::MapGlb | N::MapWrg | N::MapLcl => {
                 let dim =
                     if map_dim { self.small_int(p!(0), 0, 2, "a dimension 0, 1 or 2")? as u8 } else { 0 };
                 let f = Box::new(self.fun(p!(usize::from(map_dim)))?);
-                let kind = match name {
-                    "map" => MapKind::Map,
-                    "mapSeq" => MapKind::Seq,
-                    "mapSeqUnroll" => MapKind::SeqUnroll,
-                    "mapGlb" | "mapGlobal" => MapKind::Glb(dim),
-                    "mapWrg" => MapKind::Wrg(dim),
+                let kind = match pn {
+                    N::MapGlb => MapKind::Glb(dim),
+                    N::MapWrg => MapKind::Wrg(dim),
                     _ => MapKind::Lcl(dim),
                 };
                 Pattern::Map { kind, f }
             }
-            "mapVec" | "vectorize" => Pattern::MapVec { f: Box::new(self.fun(p!(0))?) },
-            "reduce" | "reduceSeq" | "reduceSeqUnroll" => {
+            N::MapVec => Pattern::MapVec { f: Box::new(self.fun(p!(0))?) },
+            N::Reduce | N::ReduceSeq | N::ReduceSeqUnroll => {
                 let f = Box::new(self.fun(p!(0))?);
                 leading.push(self.value(p!(1))?);
-                let kind = match name {
-                    "reduce" => ReduceKind::Reduce,
-                    "reduceSeq" => ReduceKind::Seq,
+                let kind = match pn {
+                    N::Reduce => ReduceKind::Reduce,
+                    N::ReduceSeq => ReduceKind::Seq,
                     _ => ReduceKind::SeqUnroll,
                 };
                 Pattern::Reduce { kind, f }
             }
-            "partRed" => {
+            N::PartRed => {
                 let f = Box::new(self.fun(p!(0))?);
                 leading.push(self.value(p!(1))?);
                 Pattern::PartRed { f, m: self.arith(p!(2))? }
             }
-            "iterate" => {
+            N::Iterate => {
                 let n =
                     self.small_int(p!(0), 0, i64::from(u32::MAX), "a non-negative iteration count")? as u32;
                 Pattern::Iterate { n, f: Box::new(self.fun(p!(1))?) }
             }
-            "split" => Pattern::Split(self.arith(p!(0))?),
-            "join" => Pattern::Join,
-            "gather" | "reorder" => Pattern::Gather(self.index_fun(p!(0))?),
-            "scatter" => Pattern::Scatter(self.index_fun(p!(0))?),
-            "transpose" => Pattern::Transpose,
-            "zip" => Pattern::Zip(ps.len()),
-            "get" => Pattern::Get(self.small_int(p!(0), 0, 255, "a tuple component index")? as usize),
-            "at" => Pattern::At(self.arith(p!(0))?),
-            "asVector" => {
+            N::Split => Pattern::Split(self.arith(p!(0))?),
+            N::Join => Pattern::Join,
+            N::Gather => Pattern::Gather(self.index_fun(p!(0))?),
+            N::Scatter => Pattern::Scatter(self.index_fun(p!(0))?),
+            N::Transpose => Pattern::Transpose,
+            N::Zip => Pattern::Zip(ps.len()),
+            N::Get => Pattern::Get(self.small_int(p!(0), 0, 255, "a tuple component index")? as usize),
+            N::At => Pattern::At(self.arith(p!(0))?),
+            N::AsVector => {
                 let m = self.small_int(p!(0), 2, 16, "a vector width 2, 3, 4, 8 or 16")? as u8;
                 if !VECTOR_WIDTHS.contains(&m) {
                     return Err(self.err(p!(0).span, "a vector width 2, 3, 4, 8 or 16"));
                 }
                 Pattern::AsVector(m)
             }
-            "asScalar" => Pattern::AsScalar,
-            "toGlobal" => Pattern::ToGlobal(Box::new(self.fun(p!(0))?)),
-            "toLocal" => Pattern::ToLocal(Box::new(self.fun(p!(0))?)),
-            "toPrivate" => Pattern::ToPrivate(Box::new(self.fun(p!(0))?)),
-            "slide" => Pattern::Slide { size: self.arith(p!(0))?, step: self.arith(p!(1))? },
-            "pad" => {
+            N::AsScalar => Pattern::AsScalar,
+            N::ToGlobal => Pattern::ToGlobal(Box::new(self.fun(p!(0))?)),
+            N::ToLocal => Pattern::ToLocal(Box::new(self.fun(p!(0))?)),
+            N::ToPrivate => Pattern::ToPrivate(Box::new(self.fun(p!(0))?)),
+            N::Slide => Pattern::Slide { size: self.arith(p!(0))?, step: self.arith(p!(1))? },
+            N::Pad => {
                 let (left, right) = (self.arith(p!(0))?, self.arith(p!(1))?);
                 let m = p!(2);
                 let mode = match &m.kind {
-                    SKind::Name(n) if n == "clamp" => PadMode::Clamp,
-                    SKind::Name(n) if n == "mirror" => PadMode::Mirror,
-                    SKind::Name(n) if n == "wrap" => PadMode::Wrap,
-                    _ => return Err(self.err(m.span, "a boundary mode `clamp`, `mirror` or `wrap`")),
+                    SKind::Name(n) => PadMode::from_name(n),
+                    _ => None,
+                };
+                let Some(mode) = mode else {
+                    return Err(self.err(m.span, "a boundary mode `clamp`, `mirror` or `wrap`"));
                 };
                 Pattern::Pad { left, right, mode }
             }
-            "padConst" => {
+            N::PadConst => {
                 let (left, right) = (self.arith(p!(0))?, self.arith(p!(1))?);
                 Pattern::PadConst { left, right, value: self.literal(p!(2))? }
             }
-            "generate" => Pattern::Generate { len: self.arith(p!(0))?, f: Box::new(self.fun(p!(1))?) },
-            "filter" => Pattern::Filter,
-            "id" => Pattern::Id,
-            _ => return Err(self.err(name_span, "a pattern")),
+            N::Generate => Pattern::Generate { len: self.arith(p!(0))?, f: Box::new(self.fun(p!(1))?) },
+            N::Filter => Pattern::Filter,
+            N::Id => Pattern::Id,
         };
         Ok((pattern, leading))
     }

@@ -3,9 +3,7 @@
 //! desugared, so the printed form shows lambdas and calls), which makes it
 //! the structural fingerprint used by tests and `lift` debugging output.
 
-use crate::ir::{
-    Expr, ExprKind, FunDecl, FunKind, Literal, MapKind, PadMode, Param, Pattern, Program, ReduceKind,
-};
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Literal, MapKind, Param, Pattern, Program};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -190,120 +188,59 @@ impl Printer<'_> {
             self.fun(g, &mut s);
             s
         };
-        let name = match p {
+        match p {
             Pattern::Map { kind, f: g } => {
-                let name = match kind {
-                    MapKind::Map => "map",
-                    MapKind::Seq => "mapSeq",
-                    MapKind::SeqUnroll => "mapSeqUnroll",
-                    MapKind::Glb(d) | MapKind::Wrg(d) | MapKind::Lcl(d) => {
-                        parts.push(d.to_string());
-                        match kind {
-                            MapKind::Glb(_) => "mapGlb",
-                            MapKind::Wrg(_) => "mapWrg",
-                            _ => "mapLcl",
-                        }
-                    }
-                };
-                parts.push(f(g));
-                name
-            }
-            Pattern::MapVec { f: g } => {
-                parts.push(f(g));
-                "mapVec"
-            }
-            Pattern::Reduce { kind, f: g } => {
-                parts.push(f(g));
                 match kind {
-                    ReduceKind::Reduce => "reduce",
-                    ReduceKind::Seq => "reduceSeq",
-                    ReduceKind::SeqUnroll => "reduceSeqUnroll",
+                    MapKind::Glb(d) | MapKind::Wrg(d) | MapKind::Lcl(d) => parts.push(d.to_string()),
+                    MapKind::Map | MapKind::Seq | MapKind::SeqUnroll => {}
                 }
+                parts.push(f(g));
             }
+            Pattern::MapVec { f: g } | Pattern::Reduce { f: g, .. } => parts.push(f(g)),
             Pattern::PartRed { f: g, m } => {
                 // Only reached for a bare `partRed` function (calls print in
                 // full above); `_` stands for the initial value it lacks.
                 parts.push(f(g));
                 parts.push(format!("_, {m}"));
-                "partRed"
             }
             Pattern::Iterate { n, f: g } => {
                 parts.push(n.to_string());
                 parts.push(f(g));
-                "iterate"
             }
-            Pattern::Split(m) => {
-                parts.push(m.to_string());
-                "split"
+            Pattern::Split(m) => parts.push(m.to_string()),
+            Pattern::Gather(ix) | Pattern::Scatter(ix) => {
+                parts.push(format!("\\{} -> {}", ix.param, ix.body))
             }
-            Pattern::Join => "join",
-            Pattern::Gather(ix) => {
-                parts.push(format!("\\{} -> {}", ix.param, ix.body));
-                "gather"
-            }
-            Pattern::Scatter(ix) => {
-                parts.push(format!("\\{} -> {}", ix.param, ix.body));
-                "scatter"
-            }
-            Pattern::Transpose => "transpose",
-            Pattern::Zip(_) => "zip",
-            Pattern::Get(i) => {
-                parts.push(i.to_string());
-                "get"
-            }
-            Pattern::At(i) => {
-                parts.push(i.to_string());
-                "at"
-            }
-            Pattern::AsVector(m) => {
-                parts.push(m.to_string());
-                "asVector"
-            }
-            Pattern::AsScalar => "asScalar",
-            Pattern::ToGlobal(g) => {
-                parts.push(f(g));
-                "toGlobal"
-            }
-            Pattern::ToLocal(g) => {
-                parts.push(f(g));
-                "toLocal"
-            }
-            Pattern::ToPrivate(g) => {
-                parts.push(f(g));
-                "toPrivate"
-            }
+            Pattern::Get(i) => parts.push(i.to_string()),
+            Pattern::At(i) => parts.push(i.to_string()),
+            Pattern::AsVector(m) => parts.push(m.to_string()),
+            Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => parts.push(f(g)),
             Pattern::Slide { size, step } => {
                 parts.push(size.to_string());
                 parts.push(step.to_string());
-                "slide"
             }
             Pattern::Pad { left, right, mode } => {
                 parts.push(left.to_string());
                 parts.push(right.to_string());
-                parts.push(
-                    match mode {
-                        PadMode::Clamp => "clamp",
-                        PadMode::Mirror => "mirror",
-                        PadMode::Wrap => "wrap",
-                    }
-                    .to_string(),
-                );
-                "pad"
+                parts.push(mode.name().to_string());
             }
             Pattern::PadConst { left, right, value } => {
                 parts.push(left.to_string());
                 parts.push(right.to_string());
                 parts.push(literal(value));
-                "padConst"
             }
             Pattern::Generate { len, f: g } => {
                 parts.push(len.to_string());
                 parts.push(f(g));
-                "generate"
             }
-            Pattern::Filter => "filter",
-            Pattern::Id => "id",
-        };
+            Pattern::Join
+            | Pattern::Transpose
+            | Pattern::Zip(_)
+            | Pattern::AsScalar
+            | Pattern::Filter
+            | Pattern::Id => {}
+        }
+        let name = p.name();
         let _ = write!(out, "{name}({}", parts.join(", "));
         !parts.is_empty()
     }

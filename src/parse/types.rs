@@ -130,22 +130,6 @@ pub fn to_arith(
     }
 }
 
-/// The size names that occur in a type's array lengths, in order.
-pub fn size_names(ty: &Type, out: &mut Vec<String>) {
-    match ty {
-        Type::Scalar(_) | Type::Vector(..) => {}
-        Type::Tuple(ts) => ts.iter().for_each(|t| size_names(t, out)),
-        Type::Array(elem, len) => {
-            for v in len.vars() {
-                if !out.contains(&v.name) {
-                    out.push(v.name);
-                }
-            }
-            size_names(elem, out)
-        }
-    }
-}
-
 /// The source text of a span, cut to its first line, for error messages.
 pub fn snippet(src: &str, span: Span) -> String {
     let s = src.get(span.start as usize..span.end as usize).unwrap_or("");

@@ -8,7 +8,7 @@
 //! patterns keep their argument's space.
 
 use super::typecheck::Types;
-use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, ParamId, Pattern};
+use crate::ir::{layout_pattern, Def, Expr, ExprId, ExprKind, FunDecl, FunKind, ParamId, Pattern};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -105,20 +105,7 @@ impl Inference {
                     AddressSpace::Private
                 }
                 Pattern::Id => write_to.unwrap_or_else(|| from_args(args)),
-                Pattern::Split(_)
-                | Pattern::Join
-                | Pattern::Gather(_)
-                | Pattern::Scatter(_)
-                | Pattern::Transpose
-                | Pattern::Zip(_)
-                | Pattern::Get(_)
-                | Pattern::At(_)
-                | Pattern::AsVector(_)
-                | Pattern::AsScalar
-                | Pattern::Slide { .. }
-                | Pattern::Pad { .. }
-                | Pattern::PadConst { .. }
-                | Pattern::Filter => from_args(args),
+                layout_pattern!() => from_args(args),
             },
         }
     }

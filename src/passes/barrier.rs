@@ -13,7 +13,7 @@
 //! (the tiles of a matrix product), only the last needs its barrier, as long
 //! as no copy before that barrier reads a tile whose barrier was dropped.
 
-use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern};
+use crate::ir::{layout_pattern, Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern};
 use std::collections::HashSet;
 
 /// The `mapLcl` calls (by expression id) after which no barrier is needed.
@@ -26,9 +26,19 @@ pub fn eliminable(def: &Def) -> HashSet<ExprId> {
 /// The dimension of the `mapLcl` that `f` is, looking through `toX`.
 fn lcl_dim(f: &FunDecl) -> Option<u8> {
     match &f.kind {
-        FunKind::Pattern(Pattern::Map { kind: MapKind::Lcl(d), .. }) => Some(*d),
-        FunKind::Pattern(Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g)) => lcl_dim(g),
-        _ => None,
+        FunKind::Pattern(p) => match p {
+            Pattern::Map { kind: MapKind::Lcl(d), .. } => Some(*d),
+            Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => lcl_dim(g),
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::Reduce { .. }
+            | Pattern::PartRed { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::Generate { .. }
+            | layout_pattern!()
+            | Pattern::Id => None,
+        },
+        FunKind::Lambda(_) | FunKind::UserFun(_) => None,
     }
 }
 
@@ -44,11 +54,19 @@ fn call_lcl_dim(e: &Expr) -> Option<u8> {
 /// and the hand-over is not thread-private.
 fn nested_parallel(f: &FunDecl) -> bool {
     match &f.kind {
-        FunKind::Pattern(Pattern::Map { kind: MapKind::Lcl(_), f: g }) => contains_parallel(g),
-        FunKind::Pattern(Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g)) => {
-            nested_parallel(g)
-        }
-        _ => true,
+        FunKind::Pattern(p) => match p {
+            Pattern::Map { kind: MapKind::Lcl(_), f: g } => contains_parallel(g),
+            Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => nested_parallel(g),
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::Reduce { .. }
+            | Pattern::PartRed { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::Generate { .. }
+            | layout_pattern!()
+            | Pattern::Id => true,
+        },
+        FunKind::Lambda(_) | FunKind::UserFun(_) => true,
     }
 }
 
@@ -91,9 +109,12 @@ fn is_local_copy(e: &Expr) -> bool {
 /// `let p = v in body` as (p, v, body).
 fn as_let(e: &Expr) -> Option<(ParamId, &Expr, &Expr)> {
     match &e.kind {
-        ExprKind::Call(f, args) => match (&f.kind, args.as_slice()) {
-            (FunKind::Lambda(l), [v]) if l.params.len() == 1 => Some((l.params[0].id, v, &l.body)),
-            _ => None,
+        ExprKind::Call(f, args) => match &f.kind {
+            FunKind::Lambda(l) => match (l.params.as_slice(), args.as_slice()) {
+                ([p], [v]) => Some((p.id, v, &l.body)),
+                _ => None,
+            },
+            FunKind::Pattern(_) | FunKind::UserFun(_) => None,
         },
         ExprKind::Literal(_) | ExprKind::Param(_) => None,
     }

@@ -7,9 +7,9 @@
 //! `mapLcl`s of that dimension (ties go to the largest). A dimension with no
 //! map gets one thread.
 
-use super::typecheck::{fun_key, Types};
+use super::typecheck::Types;
 use crate::arith::{self, ArithExpr};
-use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern};
+use crate::ir::{layout_pattern, Def, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -111,30 +111,14 @@ impl Walker<'_> {
                 }
                 Pattern::Iterate { f: g, .. } => {
                     if let (Some(Type::Array(elem, n)), Some(var)) =
-                        (args.first(), self.types.iterate_vars.get(&fun_key(f)))
+                        (args.first(), self.types.iterate_vars.get(&f.id))
                     {
                         self.iter_first.insert(var.name.clone(), n.clone());
                         self.fun(g, &[Type::array((**elem).clone(), ArithExpr::Var(var.clone()))]);
                     }
                 }
                 Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => self.fun(g, args),
-                Pattern::MapVec { .. }
-                | Pattern::Generate { .. }
-                | Pattern::Split(_)
-                | Pattern::Join
-                | Pattern::Gather(_)
-                | Pattern::Scatter(_)
-                | Pattern::Transpose
-                | Pattern::Zip(_)
-                | Pattern::Get(_)
-                | Pattern::At(_)
-                | Pattern::AsVector(_)
-                | Pattern::AsScalar
-                | Pattern::Slide { .. }
-                | Pattern::Pad { .. }
-                | Pattern::PadConst { .. }
-                | Pattern::Filter
-                | Pattern::Id => {}
+                Pattern::MapVec { .. } | Pattern::Generate { .. } | layout_pattern!() | Pattern::Id => {}
             },
         }
     }

@@ -7,7 +7,7 @@
 //! that function of the variable applied `n` times.
 
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
-use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern, Program, Span};
+use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, ParamId, Pattern, Program, Span};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -24,9 +24,8 @@ pub struct TypeError {
 pub struct Types {
     pub exprs: HashMap<ExprId, Type>,
     pub params: HashMap<ParamId, Type>,
-    /// The length variable of each `iterate`, keyed by the address of its
-    /// [`FunDecl`] (stable while the program is borrowed).
-    pub iterate_vars: HashMap<usize, Var>,
+    /// The length variable of each `iterate`, keyed by its [`FunDecl`]'s id.
+    pub iterate_vars: HashMap<FunId, Var>,
 }
 
 impl Types {
@@ -34,11 +33,6 @@ impl Types {
         // Every expression of a checked def has a type; a miss is a bug.
         self.exprs.get(&e.id).unwrap_or_else(|| panic!("ICE: expression {:?} was not type-checked", e.id))
     }
-}
-
-/// Key of a function declaration in [`Types::iterate_vars`].
-pub fn fun_key(f: &FunDecl) -> usize {
-    f as *const FunDecl as usize
 }
 
 /// Infers the types of `def`'s body.
@@ -174,8 +168,25 @@ impl Checker<'_> {
         }
     }
 
+    /// Checks the arguments `[init, xs]` of `reduce` or `partRed` against
+    /// its function `g`; returns the accumulator's type.
+    fn reduction(&mut self, name: &str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let [init, xs] = args else {
+            return err(span, format!("{name}: expected 2 arguments (init, array), found {}", args.len()));
+        };
+        let (elem, _) = self.array(name, xs, span)?;
+        let out = self.apply(g, &[init.clone(), elem.clone()], span)?;
+        if !same_type(&out, init) {
+            return err(
+                span,
+                format!("{name}: the function returns {out} but the accumulator has type {init}"),
+            );
+        }
+        Ok(init.clone())
+    }
+
     fn pattern(&mut self, f: &FunDecl, p: &Pattern, args: &[Type], span: Span) -> Result<Type, TypeError> {
-        let name = pattern_name(p);
+        let name = p.name();
         match p {
             Pattern::Map { f: g, .. } => {
                 let t = self.one_arg(name, args, span)?;
@@ -193,29 +204,10 @@ impl Checker<'_> {
                     other => err(span, format!("mapVec: the function must return a scalar, found {other}")),
                 }
             }
-            Pattern::Reduce { f: g, .. } | Pattern::PartRed { f: g, .. } => {
-                let [init, xs] = args else {
-                    return err(
-                        span,
-                        format!("{name}: expected 2 arguments (init, array), found {}", args.len()),
-                    );
-                };
-                let (elem, n) = self.array(name, xs, span)?;
-                let out = self.apply(g, &[init.clone(), elem.clone()], span)?;
-                if !same_type(&out, init) {
-                    return err(
-                        span,
-                        format!("{name}: the function returns {out} but the accumulator has type {init}"),
-                    );
-                }
-                match p {
-                    Pattern::PartRed { m, .. } => {
-                        let _ = n;
-                        Ok(Type::array(init.clone(), m.clone()))
-                    }
-                    _ => Ok(Type::array(init.clone(), ArithExpr::Cst(1))),
-                }
+            Pattern::Reduce { f: g, .. } => {
+                Ok(Type::array(self.reduction(name, g, args, span)?, ArithExpr::Cst(1)))
             }
+            Pattern::PartRed { f: g, m } => Ok(Type::array(self.reduction(name, g, args, span)?, m.clone())),
             Pattern::Iterate { n, f: g } => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, l0) = self.array(name, t, span)?;
@@ -226,7 +218,12 @@ impl Checker<'_> {
                     kind: VarKind::Index,
                     range: Range::new(ArithExpr::Cst(1), len(ArithExpr::add(l0.clone(), ArithExpr::Cst(1)))),
                 };
-                self.types.iterate_vars.insert(fun_key(f), var.clone());
+                // Ids key this table: a duplicate would give two iterates one
+                // length (an invariant of parser and rewrites, `ir::FunId`).
+                if f.id == crate::ir::FunId::FRESH || self.types.iterate_vars.contains_key(&f.id) {
+                    return err(span, format!("internal error: iterate with a non-unique id {:?}", f.id));
+                }
+                self.types.iterate_vars.insert(f.id, var.clone());
                 let out = self.apply(g, &[Type::array(elem.clone(), ArithExpr::Var(var.clone()))], span)?;
                 let (out_elem, step) = self.array(name, &out, span)?;
                 if !same_type(out_elem, elem) {
@@ -366,46 +363,5 @@ impl Checker<'_> {
                 Ok(Type::array(elem.clone(), m.clone()))
             }
         }
-    }
-}
-
-/// The pattern's name as written in `.lift` source, for messages.
-pub fn pattern_name(p: &Pattern) -> &'static str {
-    match p {
-        Pattern::Map { kind, .. } => match kind {
-            MapKind::Map => "map",
-            MapKind::Glb(_) => "mapGlb",
-            MapKind::Wrg(_) => "mapWrg",
-            MapKind::Lcl(_) => "mapLcl",
-            MapKind::Seq => "mapSeq",
-            MapKind::SeqUnroll => "mapSeqUnroll",
-        },
-        Pattern::MapVec { .. } => "mapVec",
-        Pattern::Reduce { kind, .. } => match kind {
-            crate::ir::ReduceKind::Reduce => "reduce",
-            crate::ir::ReduceKind::Seq => "reduceSeq",
-            crate::ir::ReduceKind::SeqUnroll => "reduceSeqUnroll",
-        },
-        Pattern::PartRed { .. } => "partRed",
-        Pattern::Iterate { .. } => "iterate",
-        Pattern::Split(_) => "split",
-        Pattern::Join => "join",
-        Pattern::Gather(_) => "gather",
-        Pattern::Scatter(_) => "scatter",
-        Pattern::Transpose => "transpose",
-        Pattern::Zip(_) => "zip",
-        Pattern::Get(_) => "get",
-        Pattern::At(_) => "at",
-        Pattern::AsVector(_) => "asVector",
-        Pattern::AsScalar => "asScalar",
-        Pattern::ToGlobal(_) => "toGlobal",
-        Pattern::ToLocal(_) => "toLocal",
-        Pattern::ToPrivate(_) => "toPrivate",
-        Pattern::Slide { .. } => "slide",
-        Pattern::Pad { .. } => "pad",
-        Pattern::PadConst { .. } => "padConst",
-        Pattern::Generate { .. } => "generate",
-        Pattern::Filter => "filter",
-        Pattern::Id => "id",
     }
 }

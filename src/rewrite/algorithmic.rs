@@ -6,7 +6,7 @@ use super::rule::{
     apply_fun, arg, int_arg, pat, view, Args, Builder, Family, ParamSpec, Rule, RuleError, Site, View,
 };
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
-use crate::ir::{Expr, FunDecl, IndexFun, MapKind, Pattern, ReduceKind, Span};
+use crate::ir::{Expr, FunDecl, FunId, IndexFun, MapKind, Pattern, ReduceKind, Span};
 use crate::types::Type;
 
 type R = Result<(), RuleError>;
@@ -451,6 +451,7 @@ fn b_reduce_map_fusion(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let gx = apply_fun(&mut b.gen, g, vec![vx], span);
     let body = apply_fun(&mut b.gen, f, vec![va, gx], span);
     let lam = FunDecl {
+        id: FunId::FRESH,
         kind: crate::ir::FunKind::Lambda(crate::ir::Lambda { params: vec![acc, x], body: Box::new(body) }),
         span,
     };
@@ -574,6 +575,7 @@ fn b_reduce_flatten(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
         return Err(s.no_match("reduce-flatten", "a reduce"));
     };
     let lam = FunDecl {
+        id: FunId::FRESH,
         kind: crate::ir::FunKind::Lambda(crate::ir::Lambda {
             params: l.params.clone(),
             body: Box::new(e.clone()),

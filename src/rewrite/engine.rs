@@ -55,9 +55,11 @@ pub fn prepare(prog: &Program, def: &str) -> Result<Program, RewriteError> {
 /// eta-expansions undone.
 pub fn release(prog: &Program, def: &str) -> Program {
     let mut out = prog.clone();
+    let mut next_fun = out.next_fun;
     if let Some(d) = out.defs.iter_mut().find(|d| d.name == def) {
-        d.body = visit::eta_reduce(&d.body);
+        d.body = crate::ir::build::renumber_funs(&visit::eta_reduce(&d.body), &mut next_fun);
     }
+    out.next_fun = next_fun;
     out
 }
 

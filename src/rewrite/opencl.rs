@@ -6,7 +6,7 @@ use super::algorithmic::map_parts;
 use super::rule::{int_arg, view, Args, Builder, Family, Mem, ParamSpec, Rule, RuleError, Site, View};
 use super::vectorize::{splat_fun, vectorise_fun};
 use crate::arith::{self, ArithExpr};
-use crate::ir::{Expr, FunDecl, FunKind, Literal, MapKind, Pattern, ReduceKind};
+use crate::ir::{Expr, FunDecl, FunId, FunKind, Literal, MapKind, Pattern, ReduceKind};
 use crate::types::Type;
 
 type R = Result<(), RuleError>;
@@ -240,7 +240,7 @@ fn to_mem(s: &Site<'_>, _: &Args, b: &mut Builder, mem: Mem) -> B {
     m_low_map(s)?;
     let (kind, f, xs, span) = map_parts(s.expr).ok_or_else(|| s.no_match("to-*", "a map"))?;
     let inner =
-        Box::new(FunDecl { kind: FunKind::Pattern(Pattern::Map { kind, f: Box::new(f.clone()) }), span });
+        Box::new(FunDecl { id: FunId::FRESH, kind: FunKind::Pattern(Pattern::Map { kind, f: Box::new(f.clone()) }), span });
     let p = match mem {
         Mem::Global => Pattern::ToGlobal(inner),
         Mem::Local => Pattern::ToLocal(inner),
@@ -328,7 +328,7 @@ fn b_vectorize_reduce(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
         .map_err(|what| RuleError::SideCondition { rule: "vectorize-reduce", what })?;
     let splat = splat_fun(b, n);
     let z2 = b.gen.refresh_expr(z);
-    let zv = b.gen.call(FunDecl { kind: FunKind::UserFun(splat), span }, vec![z2], span);
+    let zv = b.gen.call(FunDecl { id: FunId::FRESH, kind: FunKind::UserFun(splat), span }, vec![z2], span);
     let v = b.pattern(Pattern::AsVector(n), vec![xs.clone()], span);
     let inner = b.pattern(Pattern::Reduce { kind, f: Box::new(fv) }, vec![zv, v], span);
     let sc = b.pattern(Pattern::AsScalar, vec![inner], span);

@@ -3,6 +3,7 @@
 use crate::arith::{self, ArithExpr};
 use crate::ir::visit::Node;
 use crate::ir::{
+    FunId,
     Expr, ExprKind, FunDecl, FunKind, IdGen, IndexFun, MapKind, Pattern, Program, ReduceKind, Span, UserFun,
 };
 use crate::passes::typecheck::Types;
@@ -239,7 +240,7 @@ impl Builder {
 
 /// A pattern as a function declaration.
 pub fn pat(p: Pattern, span: Span) -> FunDecl {
-    FunDecl { kind: FunKind::Pattern(p), span }
+    FunDecl { id: FunId::FRESH, kind: FunKind::Pattern(p), span }
 }
 
 /// `f(args)`, beta-reducing when `f` is a lambda whose parameters are each

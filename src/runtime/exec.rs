@@ -1,7 +1,7 @@
 //! A context and profiling queue on one device: buffers, builds, launches.
 
 use super::{cl_err, DeviceInfo, RuntimeError};
-use crate::harness::data::HostArray;
+use crate::types::HostArray;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;

@@ -2,7 +2,12 @@
 //! vectors, tuples, and arrays whose length is a symbolic expression.
 //!
 //! Type *inference* lives in `passes::typecheck`; this module only holds the
-//! data types and their printing.
+//! data types, their printing and C names, and [`HostArray`], the flat host
+//! form of their values.
+
+mod host;
+
+pub use host::HostArray;
 
 use crate::arith::ArithExpr;
 use std::fmt;
@@ -102,6 +107,37 @@ impl Type {
             t = e;
         }
         out
+    }
+}
+
+/// The OpenCL C type of a non-array type; arrays give their element's type.
+pub fn c_type(t: &Type) -> String {
+    match t {
+        Type::Scalar(s) => s.c_name().to_string(),
+        Type::Vector(s, n) => format!("{}{}", s.c_name(), n),
+        Type::Tuple(ts) => {
+            // User-function bodies name tuple structs this way too
+            // (`parse::type_from_c_name` reads it back).
+            let parts: Vec<String> = ts.iter().map(c_type).collect();
+            format!("Tuple{}_{}", ts.len(), parts.join("_"))
+        }
+        Type::Array(e, _) => c_type(e),
+    }
+}
+
+/// The size names that occur in a type's array lengths, in order.
+pub fn size_names(ty: &Type, out: &mut Vec<String>) {
+    match ty {
+        Type::Scalar(_) | Type::Vector(..) => {}
+        Type::Tuple(ts) => ts.iter().for_each(|t| size_names(t, out)),
+        Type::Array(elem, len) => {
+            for v in len.vars() {
+                if !out.contains(&v.name) {
+                    out.push(v.name);
+                }
+            }
+            size_names(elem, out)
+        }
     }
 }
 

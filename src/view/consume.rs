@@ -2,7 +2,7 @@
 //! memory location (CGO 2017, Figure 5, right-hand side).
 
 use super::{MemRef, View};
-use crate::arith::{ArithExpr, CmpOp, Pred};
+use crate::arith::{ArithExpr, CanonicalNames, CmpOp, Memo, Pred};
 use crate::ir::PadMode;
 use crate::types::Type;
 use std::collections::HashMap;
@@ -46,6 +46,7 @@ pub fn consume(
     indices: &[ArithExpr],
     ty: Option<&Type>,
     print: &dyn Fn(&Access) -> String,
+    memo: &Memo,
 ) -> Result<Access, ViewError> {
     // The stack's top is the outermost index.
     let mut c = Consumer {
@@ -54,6 +55,7 @@ pub fn consume(
         print,
         ty,
         subst: HashMap::new(),
+        memo,
     };
     let a = c.go(view, Flags::default())?;
     Ok(if c.subst.is_empty() { a } else { substitute(a, &c.subst) })
@@ -103,6 +105,8 @@ struct Consumer<'a> {
     print: &'a dyn Fn(&Access) -> String,
     ty: Option<&'a Type>,
     subst: HashMap<String, ArithExpr>,
+    /// Simplifications and proofs shared by the whole compilation.
+    memo: &'a Memo,
 }
 
 impl Consumer<'_> {
@@ -115,6 +119,7 @@ impl Consumer<'_> {
             stack,
             tuple: self.tuple.clone(),
             print: self.print,
+            memo: self.memo,
             ty: None,
             subst: self.subst.clone(),
         };
@@ -144,8 +149,12 @@ impl Consumer<'_> {
         // Vector accesses address whole vectors: the first scalar must sit at
         // a multiple of n (assumed where it depends on sizes, e.g. rows of N
         // floats with N % n == 0, which asVector's type already requires).
+        // The answers do not depend on variable names: asked with canonical
+        // names, the unrolled copies of one access share them in the memo.
+        let mut names = CanonicalNames::default();
+        let first = names.rename(&first);
         if let ArithExpr::Cst(r) =
-            crate::arith::simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64)))
+            self.memo.simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64)))
         {
             if r != 0 {
                 return Err(ViewError(format!(
@@ -157,7 +166,7 @@ impl Consumer<'_> {
         for c in 1..n as i64 {
             let at = ArithExpr::add(base.clone(), ArithExpr::Cst(c));
             let Some(next) = self.scalar_index(of, at, flags)? else { return Err(not_consecutive()) };
-            if !crate::arith::prove_eq(&ArithExpr::sub(next, first.clone()), &ArithExpr::Cst(c)) {
+            if !self.memo.prove_eq(&ArithExpr::sub(names.rename(&next), first.clone()), &ArithExpr::Cst(c)) {
                 return Err(not_consecutive());
             }
         }
@@ -273,6 +282,7 @@ impl Consumer<'_> {
                             stack: self.stack.clone(),
                             tuple: Vec::new(),
                             print: self.print,
+                            memo: self.memo,
                             ty: None,
                             subst: HashMap::new(),
                         };
@@ -306,6 +316,7 @@ impl Consumer<'_> {
                     stack: vec![i],
                     tuple: Vec::new(),
                     print: self.print,
+                    memo: self.memo,
                     ty: None,
                     subst: self.subst.clone(),
                 };

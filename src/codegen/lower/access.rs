@@ -6,7 +6,7 @@ use crate::arith::{ArithExpr, Pred};
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::codegen::print;
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{FunDecl, FunKind, Pattern, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -18,11 +18,12 @@ impl Lowerer<'_> {
         // Printing nested accesses (filter) needs the same index treatment.
         let simplify = self.inp.opts.arith_simplify;
         let known = self.inp.opts.sizes.clone();
+        let memo = &self.memo;
         let printer = move |a: &Access| -> String {
-            print::expr(&access_expr(a, &|e| finish_index(e, simplify, &known)))
+            print::expr(&access_expr(a, &|e| finish_index(e, simplify, &known, memo)))
         };
-        let a =
-            consume(v, &[], Some(ty), &printer).map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
+        let a = consume(v, &[], Some(ty), &printer, memo)
+            .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         self.note_private_indices(&a);
         Ok(a)
     }
@@ -52,8 +53,8 @@ impl Lowerer<'_> {
             );
         }
         let a = self.consume(v, ty, span)?;
-        let (simplify, known) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone());
-        Ok(access_expr(&a, &|e| finish_index(e, simplify, &known)))
+        let (simplify, known, memo) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone(), &self.memo);
+        Ok(access_expr(&a, &|e| finish_index(e, simplify, &known, memo)))
     }
 
     /// Emits the write of `value` (of type `ty`) through output view `v`.
@@ -65,8 +66,8 @@ impl Lowerer<'_> {
         span: Span,
     ) -> Result<(), CompileError> {
         let a = self.consume(v, ty, span)?;
-        let (simplify, known) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone());
-        let fin = |e: &ArithExpr| finish_index(e, simplify, &known);
+        let (simplify, known, memo) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone(), &self.memo);
+        let fin = |e: &ArithExpr| finish_index(e, simplify, &known, memo);
         match a {
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
@@ -210,6 +211,7 @@ pub(crate) fn finish_index(
     e: &ArithExpr,
     simplify: bool,
     known: &std::collections::BTreeMap<String, i64>,
+    memo: &crate::arith::Memo,
 ) -> ArithExpr {
     let e = if known.is_empty() {
         e.clone()
@@ -218,7 +220,7 @@ pub(crate) fn finish_index(
         e.substitute(&m)
     };
     if simplify {
-        crate::arith::simplify(&e)
+        memo.simplify(&e)
     } else {
         e
     }

@@ -9,12 +9,11 @@
 
 use super::loops::rc;
 use super::Lowerer;
-use crate::arith::{self, ArithExpr};
+use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{FunDecl, Span};
-use crate::passes::typecheck::fun_key;
 use crate::passes::AddressSpace;
 use crate::types::Type;
 use crate::view::{consume, Access, MemKind, Memory, View};
@@ -37,7 +36,7 @@ impl<'a> Lowerer<'a> {
         if n == 0 {
             return Ok(input);
         }
-        let Some(var) = self.inp.types.iterate_vars.get(&fun_key(f)).cloned() else {
+        let Some(var) = self.inp.types.iterate_vars.get(&f.id).cloned() else {
             return Err(CompileError::Internal("iterate without a length variable".into()));
         };
         let Type::Array(elem, l0) = in_ty else {
@@ -174,7 +173,7 @@ impl<'a> Lowerer<'a> {
         // lambda body the result is its body expression's type.
         match &g.kind {
             crate::ir::FunKind::Lambda(l) => Ok(self.inp.types.of(&l.body).clone()),
-            _ => {
+            crate::ir::FunKind::Pattern(_) | crate::ir::FunKind::UserFun(_) => {
                 let _ = (var, elem);
                 self.unsupported(span, "iterate takes a lambda or a composition (f o g)")
             }
@@ -183,7 +182,7 @@ impl<'a> Lowerer<'a> {
 
     /// C text of a pointer to element 0 of the array view `v`.
     fn slice_start(&mut self, v: &View, span: Span) -> Result<String, CompileError> {
-        let a = consume(v, &[ArithExpr::Cst(0)], None, &|_| String::new())
+        let a = consume(v, &[ArithExpr::Cst(0)], None, &|_| String::new(), &self.memo)
             .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         match a {
             Access::Mem { mem, index, .. } => {
@@ -202,7 +201,8 @@ impl<'a> Lowerer<'a> {
     /// (element `k` at offset + `k`) in `space`.
     fn plain_memory(&mut self, v: &View, ty: &Type, space: AddressSpace) -> Option<String> {
         let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ty.lengths().first()?.clone());
-        let at = |i: &ArithExpr| consume(v, std::slice::from_ref(i), None, &|_| String::new()).ok();
+        let at =
+            |i: &ArithExpr| consume(v, std::slice::from_ref(i), None, &|_| String::new(), &self.memo).ok();
         match (at(&k)?, at(&ArithExpr::Cst(0))?) {
             (
                 Access::Mem { mem, index, vector: None, component: None, fields },
@@ -210,7 +210,7 @@ impl<'a> Lowerer<'a> {
             ) if fields.is_empty()
                 && mem.space == space
                 && matches!(mem.kind, MemKind::Array | MemKind::Buffer)
-                && arith::simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
+                && self.memo.simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
             {
                 let off = self.decide(&base);
                 Some(if off == ArithExpr::Cst(0) {

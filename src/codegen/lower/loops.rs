@@ -10,9 +10,9 @@
 //! length is a constant.
 
 use super::{Lowerer, MapCtx};
-use crate::arith::{self, ArithExpr, Range, Var, VarKind};
+use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::codegen::ast::{CExpr, Stmt};
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::view::View;
@@ -57,7 +57,7 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn runs_once(&self, kind: MapKind, n: &ArithExpr) -> bool {
         let Some((_, _, Some(count))) = self.thread_loop(kind) else { return false };
         let (c, n) = (self.decide(&count), self.decide(n));
-        arith::prove_le(&c, &n) && arith::prove_le(&n, &c)
+        self.memo.prove_le(&c, &n) && self.memo.prove_le(&n, &c)
     }
 
     /// Emits a map loop of `kind` over `n` elements; `body` is run with the
@@ -108,7 +108,7 @@ impl<'a> Lowerer<'a> {
                 };
                 let simplify = self.inp.opts.cf_simplify;
                 let once = simplify && exactly_once;
-                let at_most_once = simplify && count.as_ref().is_some_and(|c| arith::prove_le(&n_dec, c));
+                let at_most_once = simplify && count.as_ref().is_some_and(|c| self.memo.prove_le(&n_dec, c));
                 // A work-group that runs its body once has nothing after its
                 // last barrier: no thread reads what the others wrote.
                 if (once || at_most_once) && matches!(kind, MapKind::Wrg(_)) && self.inp.opts.barrier_elim {

@@ -13,7 +13,7 @@ use super::Lowerer;
 use crate::arith::{self, ArithExpr};
 use crate::codegen::ast::Stmt;
 use crate::codegen::c_type;
-use crate::compile::CompileError;
+use crate::codegen::CompileError;
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;

@@ -16,8 +16,10 @@ mod patterns;
 use super::ast::Stmt;
 use super::names::NameGen;
 use crate::arith::ArithExpr;
-use crate::compile::{CompileError, CompileOptions};
-use crate::ir::{Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span};
+use crate::codegen::{CompileError, CompileOptions};
+use crate::ir::{
+    layout_pattern, Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span,
+};
 use crate::passes::{AddressSpace, AddressSpaces, Types};
 use crate::types::Type;
 use crate::view::View;
@@ -72,6 +74,9 @@ pub(crate) struct Lowerer<'a> {
     /// How many thread-dependent loops or guards enclose the current point;
     /// barriers are only emitted where it is zero.
     divergence: usize,
+    /// Simplifications and proofs already made: unrolled copies and repeated
+    /// reads ask the same questions.
+    memo: crate::arith::Memo,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -93,6 +98,7 @@ pub fn lower(
         tuple_types: Vec::new(),
         private_index_vars: HashSet::new(),
         divergence: 0,
+        memo: crate::arith::Memo::default(),
     };
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);
@@ -109,26 +115,14 @@ pub fn is_layout_only(f: &FunDecl) -> bool {
         FunKind::Lambda(l) => expr_layout_only(&l.body),
         FunKind::Pattern(p) => match p {
             P::Map { kind: MapKind::Map, f } => is_layout_only(f),
-            P::Split(_)
-            | P::Join
-            | P::Gather(_)
-            | P::Transpose
-            | P::Zip(_)
-            | P::Get(_)
-            | P::At(_)
-            | P::AsVector(_)
-            | P::AsScalar
-            | P::Slide { .. }
-            | P::Pad { .. }
-            | P::PadConst { .. }
-            | P::Filter => true,
+            // A scatter reorders writes only: reading through it is refused.
+            p @ layout_pattern!() => !matches!(p, P::Scatter(_)),
             P::Generate { f, .. } => matches!(f.kind, FunKind::UserFun(_)) || is_layout_only(f),
             P::Map { .. }
             | P::MapVec { .. }
             | P::Reduce { .. }
             | P::PartRed { .. }
             | P::Iterate { .. }
-            | P::Scatter(_)
             | P::ToGlobal(_)
             | P::ToLocal(_)
             | P::ToPrivate(_)
@@ -340,7 +334,7 @@ impl<'a> Lowerer<'a> {
             self.inp.opts.sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
         let e = if known.is_empty() { e.clone() } else { e.substitute(&known) };
         if self.inp.opts.arith_simplify {
-            crate::arith::simplify(&e)
+            self.memo.simplify(&e)
         } else {
             e
         }
@@ -353,22 +347,26 @@ impl<'a> Lowerer<'a> {
         let known: HashMap<String, ArithExpr> =
             self.inp.opts.sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
         if known.is_empty() {
-            return crate::arith::simplify(e);
+            return self.memo.simplify(e);
         }
-        crate::arith::simplify(&with_known_ranges(&e.substitute(&known), &known))
+        self.memo.simplify(&with_known_ranges(&e.substitute(&known), &known, &self.memo))
     }
 }
 
 /// Substitutes `known` inside the ranges of `e`'s variables.
-fn with_known_ranges(e: &ArithExpr, known: &HashMap<String, ArithExpr>) -> ArithExpr {
+fn with_known_ranges(
+    e: &ArithExpr,
+    known: &HashMap<String, ArithExpr>,
+    memo: &crate::arith::Memo,
+) -> ArithExpr {
     let vars: HashMap<String, ArithExpr> = e
         .vars()
         .into_iter()
         .map(|mut v| {
-            let start = crate::arith::simplify(&with_known_ranges(&v.range.start.substitute(known), known));
+            let start = memo.simplify(&with_known_ranges(&v.range.start.substitute(known), known, memo));
             v.range.start = Box::new(start);
             if let Some(stop) = v.range.stop.take() {
-                let stop = crate::arith::simplify(&with_known_ranges(&stop.substitute(known), known));
+                let stop = memo.simplify(&with_known_ranges(&stop.substitute(known), known, memo));
                 v.range.stop = Some(Box::new(stop));
             }
             (v.name.clone(), ArithExpr::Var(v))

@@ -4,8 +4,8 @@ use super::loops::rc;
 use super::Lowerer;
 use crate::arith::ArithExpr;
 use crate::codegen::ast::CExpr;
-use crate::compile::CompileError;
-use crate::ir::{ExprId, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
+use crate::codegen::CompileError;
+use crate::ir::{layout_pattern, ExprId, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
 use crate::view::View;
@@ -250,7 +250,7 @@ impl<'a> Lowerer<'a> {
                         let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
                         rc(View::MapLayout { var, body: rc(View::IndexValue(h)) })
                     }
-                    _ if super::is_layout_only(g) => {
+                    FunKind::Lambda(_) | FunKind::Pattern(_) if super::is_layout_only(g) => {
                         // Element i is g applied to the index value i.
                         let var = self.names.fresh("g");
                         let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
@@ -258,24 +258,11 @@ impl<'a> Lowerer<'a> {
                         let body = self.apply(g, vec![rc(View::IndexValue(h))], &[Type::INT], &elem, None, AddressSpace::Private, None, span)?;
                         rc(View::MapLayout { var, body })
                     }
-                    _ => return self.unsupported(span, "generate takes a user function of the index, or a lambda that computes nothing (a literal, another generate)"),
+                    FunKind::Lambda(_) | FunKind::Pattern(_) => return self.unsupported(span, "generate takes a user function of the index, or a lambda that computes nothing (a literal, another generate)"),
                 };
                 self.finish_value(v, out, ty, span)
             }
-            Pattern::Split(_)
-            | Pattern::Join
-            | Pattern::Gather(_)
-            | Pattern::Scatter(_)
-            | Pattern::Transpose
-            | Pattern::Zip(_)
-            | Pattern::Get(_)
-            | Pattern::At(_)
-            | Pattern::AsVector(_)
-            | Pattern::AsScalar
-            | Pattern::Slide { .. }
-            | Pattern::Pad { .. }
-            | Pattern::PadConst { .. }
-            | Pattern::Filter => {
+            layout_pattern!() => {
                 let v = self.layout(p, &args, arg_types, span)?;
                 self.finish_value(v, out, ty, span)
             }
@@ -320,7 +307,7 @@ impl<'a> Lowerer<'a> {
             if let Some(last) = idx.last_mut() {
                 *last = i.clone();
             }
-            crate::view::consume(v, &idx, None, &|_| String::new())
+            crate::view::consume(v, &idx, None, &|_| String::new(), &self.memo)
         };
         let k = ArithExpr::index("k_probe", ArithExpr::Cst(0), ArithExpr::Cst(2));
         for i in [ArithExpr::Cst(0), k] {

@@ -1,0 +1,98 @@
+//! Dependencies between the compiler's modules point one way (see
+//! `docs/ARCHITECTURE.md`): each module may name only the modules listed
+//! for it here. A module not listed may use anything but `cli`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Module -> the modules it may use.
+const ALLOWED: [(&str, &[&str]); 12] = [
+    ("arith", &[]),
+    ("types", &["arith"]),
+    ("ir", &["arith", "types"]),
+    ("parse", &["arith", "types", "ir"]),
+    ("interp", &["arith", "types", "ir"]),
+    ("passes", &["arith", "types", "ir"]),
+    ("view", &["arith", "types", "ir", "passes"]),
+    ("codegen", &["arith", "types", "ir", "passes", "view"]),
+    ("compile", &["arith", "types", "ir", "passes", "view", "codegen"]),
+    ("runtime", &["types"]),
+    (
+        "harness",
+        &["arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime"],
+    ),
+    (
+        "cli",
+        &[
+            "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
+            "harness",
+        ],
+    ),
+];
+
+/// The modules named as `crate::NAME` in the code (comments skipped).
+fn used_modules(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable source directory").flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn modules_depend_only_on_lower_layers() {
+    let src = Path::new("src");
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for f in &files {
+        let rel = f.strip_prefix(src).expect("under src");
+        let module = rel.iter().next().and_then(|c| c.to_str()).unwrap_or("").trim_end_matches(".rs");
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).expect("readable source file");
+        let allowed = ALLOWED.iter().find(|(m, _)| *m == module).map(|(_, a)| *a);
+        for used in used_modules(&text) {
+            let ok = used == module
+                || match allowed {
+                    Some(a) => a.contains(&used.as_str()),
+                    None => used != "cli",
+                };
+            if !ok {
+                violations.push(format!("{}: {module} uses crate::{used}", f.display()));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "found only {checked} module references under src/");
+    assert!(violations.is_empty(), "dependencies against the layering:\n{}", violations.join("\n"));
+}
+
+#[test]
+fn the_scanner_sees_uses_and_skips_comments() {
+    let found = used_modules(
+        "use crate::ir::{Expr, Span};\n// crate::harness in a comment\nlet x = crate::arith::simplify(&e);",
+    );
+    assert_eq!(found.into_iter().collect::<Vec<_>>(), ["arith", "ir"]);
+}
