@@ -3,6 +3,7 @@
 
 mod bench;
 mod compile_cmd;
+mod explore_cmd;
 pub mod npy;
 
 use clap::{Args, Parser, Subcommand};
@@ -82,6 +83,9 @@ enum Cmd {
     Compile(compile_cmd::CompileArgs),
     /// Compile, run on an OpenCL device, and write the result as .npy.
     Exec(compile_cmd::ExecArgs),
+    /// Search rewrites and parameters of a high-level def for the fastest
+    /// validated kernel on each device.
+    Explore(explore_cmd::ExploreArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -154,6 +158,7 @@ pub fn main() -> i32 {
         Cmd::Table1 { cfg, out } => bench::table1_cmd(&cfg, &out),
         Cmd::Compile(a) => compile_cmd::compile_cmd(&a),
         Cmd::Exec(a) => compile_cmd::exec_cmd(&a),
+        Cmd::Explore(a) => explore_cmd::explore_cmd(&a),
     };
     match result {
         Ok(()) => 0,
