@@ -255,6 +255,9 @@ fn args<'a>(k: &Kernel, b: &'a Bound, inputs: &Inputs, sizes: &Sizes) -> Result<
     Ok(out)
 }
 
+/// Inputs and the interpreter's result per validation sizes.
+pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<(Inputs, HostArray), String>>;
+
 /// What one evaluation needs besides the candidate.
 pub struct Bench<'a> {
     pub rt: &'a Runtime,
@@ -268,7 +271,7 @@ pub struct Bench<'a> {
     /// The best time so far: a candidate more than 4 times slower is run once.
     pub cutoff_ms: Option<f64>,
     /// Gold results by validation sizes, computed once each.
-    pub golds: std::cell::RefCell<BTreeMap<Vec<(String, i64)>, Result<(Inputs, HostArray), String>>>,
+    pub golds: std::cell::RefCell<GoldCache>,
 }
 
 /// Median of a non-empty list.
