@@ -136,4 +136,6 @@ fn the_candidate_sequence_depends_only_on_the_seed() {
     // Missing sizes are a clear error.
     let e = explore::plan(&prog, "dotHigh", &BTreeMap::new(), &limits).err().unwrap();
     assert_eq!(e.to_string(), "size `N` of the def is not given (pass --size N=VALUE)");
+    let e = explore::plan(&prog, "nope", &s, &limits).err().unwrap();
+    assert_eq!(e.to_string(), "no `def nope` in the program");
 }

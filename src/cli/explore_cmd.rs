@@ -128,3 +128,19 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         Err(CliError::Failed("no candidate validated".into()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets() {
+        assert_eq!(parse_budget("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_budget("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_budget("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_budget("20").unwrap(), Duration::from_secs(20));
+        let e = parse_budget("soon").unwrap_err();
+        assert_eq!(e.message(), "--budget `soon`: expected a duration like 90s, 5m or 1h");
+        assert_eq!(e.code(), 2);
+    }
+}

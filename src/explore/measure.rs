@@ -32,6 +32,9 @@ pub enum Status {
     RunFailed,
     /// Its result differs from the interpreter's.
     Invalid,
+    /// Its time at the small size, scaled to the requested size, says it
+    /// would take far longer than the best so far or than the budget left.
+    Slow,
 }
 
 impl Status {
@@ -43,12 +46,21 @@ impl Status {
             Status::BuildFailed => "build-failed",
             Status::RunFailed => "run-failed",
             Status::Invalid => "invalid",
+            Status::Slow => "slow",
         }
     }
     pub fn parse(s: &str) -> Option<Status> {
-        [Status::Ok, Status::Refused, Status::Limits, Status::BuildFailed, Status::RunFailed, Status::Invalid]
-            .into_iter()
-            .find(|x| x.as_str() == s)
+        [
+            Status::Ok,
+            Status::Refused,
+            Status::Limits,
+            Status::BuildFailed,
+            Status::RunFailed,
+            Status::Invalid,
+            Status::Slow,
+        ]
+        .into_iter()
+        .find(|x| x.as_str() == s)
     }
 }
 
@@ -270,6 +282,9 @@ pub struct Bench<'a> {
     pub runs: usize,
     /// The best time so far: a candidate more than 4 times slower is run once.
     pub cutoff_ms: Option<f64>,
+    /// Milliseconds of budget left: a candidate predicted to take longer
+    /// than half of it is not timed.
+    pub left_ms: f64,
     /// Gold results by validation sizes, computed once each.
     pub golds: std::cell::RefCell<GoldCache>,
 }
@@ -386,10 +401,23 @@ impl Bench<'_> {
         };
         match run(&vin, &vsizes, 1, 0) {
             Err(e) => return fail(Status::RunFailed, e),
-            Ok((_, out)) => {
+            Ok((t, out)) => {
                 let c = compare(&out, &want, 1e-4, 1e-5);
                 if !c.ok {
                     return fail(Status::Invalid, c.message);
+                }
+                // A kernel cannot be stopped once launched: predict its time
+                // at the requested size from the small one (an over-estimate,
+                // as launch overheads are scaled too) and skip hopeless ones.
+                let ratio: f64 =
+                    self.sizes.iter().map(|(k, v)| *v as f64 / *vsizes.get(k).unwrap_or(v) as f64).product();
+                let predicted = t.first().copied().unwrap_or(0.0) * ratio;
+                let limit = self.cutoff_ms.map_or(f64::INFINITY, |c| 50.0 * c).min(self.left_ms / 2.0);
+                if predicted > limit {
+                    return fail(
+                        Status::Slow,
+                        format!("predicted {predicted:.1} ms from {:.3} ms at the validation size", t[0]),
+                    );
                 }
             }
         }

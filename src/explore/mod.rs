@@ -252,6 +252,7 @@ impl Worker<'_> {
             warmup: opts.warmup,
             runs: opts.runs,
             cutoff_ms: None,
+            left_ms: f64::INFINITY,
             golds: Default::default(),
         };
         let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units);
@@ -307,6 +308,8 @@ impl Worker<'_> {
                     None => {
                         res.measured += 1;
                         bench.cutoff_ms = res.best.as_ref().map(|b| b.median_ms);
+                        bench.left_ms =
+                            self.deadline.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
                         let o = bench.evaluate(&inst.program, &inst.constraints, local);
                         (o.status.as_str().to_string(), o.median_ms, o.message, sizes_text(&o.valid_sizes))
                     }

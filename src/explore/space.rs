@@ -259,11 +259,26 @@ enum Todo {
     Stuck,
 }
 
+/// The kinds of the maps around a position, outermost first. A position
+/// whose value a sequential map or reduction consumes (an argument of one)
+/// counts as inside a `mapSeq`: a parallel map there would need a global
+/// barrier before its consumer, which a kernel does not have.
 fn enclosing_maps(above: &[Node<'_>]) -> Vec<MapKind> {
+    let seq_pattern = |p: &Pattern| {
+        matches!(
+            p,
+            Pattern::Map { kind: MapKind::Seq | MapKind::SeqUnroll, .. }
+                | Pattern::Reduce { kind: ReduceKind::Seq | ReduceKind::SeqUnroll, .. }
+        )
+    };
     above
         .iter()
         .filter_map(|n| match n {
             Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { kind, .. }), .. }) => Some(*kind),
+            Node::Expr(Expr { kind: ExprKind::Call(f, _), .. }) => match &f.kind {
+                FunKind::Pattern(p) if seq_pattern(p) => Some(MapKind::Seq),
+                _ => None,
+            },
             _ => None,
         })
         .collect()

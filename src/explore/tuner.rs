@@ -154,7 +154,7 @@ mod tests {
     fn cost(p: &Point) -> Measure {
         match p.shape {
             0 => Some(10.0),
-            1 => Some(1.0 + (p.values[0] - 32).abs() as f64),
+            1 => Some(1.0 + (p.values[0] - 32).abs() as f64 / 8.0),
             _ => (p.values[0] != 8).then_some(5.0),
         }
     }
