@@ -12,6 +12,7 @@ pub mod arith;
 pub mod cli;
 pub mod codegen;
 pub mod compile;
+pub mod explore;
 pub mod harness;
 pub mod interp;
 pub mod ir;

@@ -3,6 +3,7 @@
 
 mod bench;
 mod compile_cmd;
+mod explore_cmd;
 pub mod npy;
 mod rewrite_cmd;
 
@@ -85,6 +86,9 @@ enum Cmd {
     Exec(compile_cmd::ExecArgs),
     /// List the rewrite rules that apply to a def, or replay a derivation.
     Rewrite(rewrite_cmd::RewriteArgs),
+    /// Search rewrites and parameters of a high-level def for the fastest
+    /// validated kernel on each device.
+    Explore(explore_cmd::ExploreArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -163,6 +167,7 @@ pub fn main() -> i32 {
         Cmd::Compile(a) => compile_cmd::compile_cmd(&a),
         Cmd::Exec(a) => compile_cmd::exec_cmd(&a),
         Cmd::Rewrite(a) => rewrite_cmd::rewrite_cmd(&a),
+        Cmd::Explore(a) => explore_cmd::explore_cmd(&a),
     };
     match result {
         Ok(()) => 0,

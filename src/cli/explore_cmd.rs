@@ -1,0 +1,146 @@
+//! `lift explore`: the search of `crate::explore` from the command line.
+
+use super::{bad, CliError};
+use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions};
+use clap::Args;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct ExploreArgs {
+    /// The .lift file.
+    file: PathBuf,
+    /// The high-level `def` to explore.
+    #[arg(long)]
+    def: String,
+    /// Device(s): a selector (substring, `gpu`, `cpu`, `P:D`), several
+    /// separated by commas, or `all`.
+    #[arg(long, default_value = "all")]
+    device: String,
+    /// The sizes candidates are timed at: `N=16777216` (repeatable or
+    /// comma-separated); every size of the def.
+    #[arg(long = "size", value_name = "NAME=VALUE", value_delimiter = ',')]
+    sizes: Vec<String>,
+    /// Wall-time budget: `90s`, `5m`, `1h` or seconds.
+    #[arg(long, default_value = "5m")]
+    budget: String,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Where explore.csv and the best program go.
+    #[arg(long, default_value = "explore-out")]
+    out: PathBuf,
+    /// Keep the rows of an earlier explore.csv in --out and go on from there.
+    #[arg(long)]
+    resume: bool,
+    /// Algorithmic rewrite steps at most (stage 1).
+    #[arg(long, default_value_t = 2)]
+    depth: usize,
+    /// Candidates per device at most.
+    #[arg(long)]
+    max_candidates: Option<usize>,
+    /// Timed runs per candidate (the median is kept).
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+}
+
+/// `90s`, `5m`, `1h`, `120`.
+pub(crate) fn parse_budget(s: &str) -> Result<Duration, CliError> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('s') => (&t[..t.len() - 1], 1),
+        Some('m') => (&t[..t.len() - 1], 60),
+        Some('h') => (&t[..t.len() - 1], 3600),
+        _ => (t, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|v| *v > 0)
+        .map(|v| Duration::from_secs(v * mult))
+        .ok_or_else(|| bad(format!("--budget `{s}`: expected a duration like 90s, 5m or 1h")))
+}
+
+fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
+    let mut out = BTreeMap::new();
+    for s in list {
+        let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
+        let v = v
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|v| *v >= 1)
+            .ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
+        out.insert(k.trim().to_string(), v);
+    }
+    Ok(out)
+}
+
+pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
+    let (_, program) = crate::harness::variant::load_program(&a.file).map_err(bad)?;
+    let opts = ExploreOptions {
+        def: a.def.clone(),
+        sizes: parse_sizes(&a.sizes)?,
+        budget: parse_budget(&a.budget)?,
+        seed: a.seed,
+        out: a.out.clone(),
+        resume: a.resume,
+        limits: SpaceLimits { depth: a.depth, ..SpaceLimits::default() },
+        max_candidates: a.max_candidates,
+        warmup: 1,
+        runs: a.runs,
+        progress: true,
+    };
+    let file = a.file.display().to_string();
+    let devices = explore::select_devices(&a.device).map_err(|e| bad(e.to_string()))?;
+    for d in &devices {
+        eprintln!("device: {}", d.short());
+    }
+    let report = explore::explore(&program, &devices, &opts).map_err(|e| match e {
+        ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
+            bad(format!("{file}: {e}"))
+        }
+        ExploreError::Log(_) | ExploreError::Runtime(_) | ExploreError::Io { .. } => {
+            CliError::Failed(e.to_string())
+        }
+    })?;
+    println!("{} shapes; log {}", report.shapes, report.csv.display());
+    let mut any = false;
+    for d in &report.devices {
+        let naive = d.naive_ms.map_or("-".into(), |t| format!("{t:.4} ms"));
+        match &d.best {
+            Some(b) => {
+                any = true;
+                println!(
+                    "{}: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
+                    d.device, d.tried, d.valid, b.median_ms, b.candidate, b.params
+                );
+                for f in &d.files {
+                    println!("  wrote {}", f.display());
+                }
+            }
+            None => println!("{}: {} tried, none valid", d.device, d.tried),
+        }
+    }
+    if any {
+        Ok(())
+    } else {
+        Err(CliError::Failed("no candidate validated".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets() {
+        assert_eq!(parse_budget("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_budget("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_budget("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_budget("20").unwrap(), Duration::from_secs(20));
+        let e = parse_budget("soon").unwrap_err();
+        assert_eq!(e.message(), "--budget `soon`: expected a duration like 90s, 5m or 1h");
+        assert_eq!(e.code(), 2);
+    }
+}

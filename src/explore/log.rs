@@ -1,0 +1,243 @@
+//! `explore.csv`: one row per candidate, appended (and flushed) as each
+//! finishes, so a killed run leaves at most one torn last line, which
+//! `--resume` drops. Its rows are also the measurement cache: keyed by
+//! (program hash, device, sizes), a program is measured once.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const HEADER: [&str; 11] = [
+    "candidate",
+    "device",
+    "hash",
+    "shape",
+    "status",
+    "median_ms",
+    "params",
+    "derivation",
+    "sizes",
+    "valid_sizes",
+    "message",
+];
+
+/// One row of `explore.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub candidate: usize,
+    pub device: String,
+    /// FNV-1a of the program's canonical form and local size, as hex.
+    pub hash: String,
+    pub shape: usize,
+    pub status: String,
+    pub median_ms: Option<f64>,
+    /// `slot=value` joined by spaces.
+    pub params: String,
+    /// Derivation lines joined by ` ; `.
+    pub derivation: String,
+    pub sizes: String,
+    pub valid_sizes: String,
+    pub message: String,
+}
+
+impl Row {
+    fn fields(&self) -> Vec<String> {
+        vec![
+            self.candidate.to_string(),
+            self.device.clone(),
+            self.hash.clone(),
+            self.shape.to_string(),
+            self.status.clone(),
+            self.median_ms.map_or(String::new(), |m| format!("{m:.6}")),
+            self.params.clone(),
+            self.derivation.clone(),
+            self.sizes.clone(),
+            self.valid_sizes.clone(),
+            self.message.replace('\n', " "),
+        ]
+    }
+
+    fn from_record(r: &csv::StringRecord) -> Option<Row> {
+        let g = |i: usize| r.get(i).unwrap_or("").to_string();
+        Some(Row {
+            candidate: r.get(0)?.parse().ok()?,
+            device: g(1),
+            hash: g(2),
+            shape: r.get(3)?.parse().ok()?,
+            status: g(4),
+            median_ms: r.get(5).and_then(|s| s.parse().ok()),
+            params: g(6),
+            derivation: g(7),
+            sizes: g(8),
+            valid_sizes: g(9),
+            message: g(10),
+        })
+    }
+
+    /// What identifies the candidate regardless of its outcome.
+    pub fn identity(&self) -> (String, String, String) {
+        (self.device.clone(), self.derivation.clone(), self.params.clone())
+    }
+}
+
+/// A stable 64-bit FNV-1a hash (stable across runs and builds, unlike
+/// `DefaultHasher`), as 16 hex digits.
+pub fn fnv_hex(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {msg}")]
+pub struct LogError {
+    pub path: String,
+    pub msg: String,
+}
+
+/// The open log, the rows kept from an earlier run, and the cache.
+pub struct Log {
+    path: PathBuf,
+    file: File,
+    /// Rows of the earlier run (with `--resume`).
+    pub previous: Vec<Row>,
+    previous_ids: HashSet<(String, String, String)>,
+    cache: HashMap<(String, String, String), Row>,
+    next: usize,
+}
+
+fn err(path: &Path, e: impl std::fmt::Display) -> LogError {
+    LogError { path: path.display().to_string(), msg: e.to_string() }
+}
+
+impl Log {
+    /// Opens `path`: truncated and given a header, or with `resume` its
+    /// complete rows kept (a torn last line is cut off the file).
+    pub fn open(path: &Path, resume: bool) -> Result<Log, LogError> {
+        let mut previous = Vec::new();
+        if resume && path.exists() {
+            let text = std::fs::read_to_string(path).map_err(|e| err(path, e))?;
+            let keep = match text.rfind('\n') {
+                Some(i) => &text[..=i],
+                None => "",
+            };
+            if keep.len() != text.len() {
+                let f = OpenOptions::new().write(true).open(path).map_err(|e| err(path, e))?;
+                f.set_len(keep.len() as u64).map_err(|e| err(path, e))?;
+            }
+            let mut rd = csv::ReaderBuilder::new().has_headers(true).from_reader(keep.as_bytes());
+            for rec in rd.records() {
+                let rec = rec.map_err(|e| err(path, e))?;
+                if let Some(row) = Row::from_record(&rec) {
+                    previous.push(row);
+                }
+            }
+        }
+        let fresh = !(resume && path.exists());
+        let mut file = if fresh {
+            File::create(path).map_err(|e| err(path, e))?
+        } else {
+            OpenOptions::new().append(true).open(path).map_err(|e| err(path, e))?
+        };
+        if fresh || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) == 0 {
+            writeln!(file, "{}", HEADER.join(",")).map_err(|e| err(path, e))?;
+        }
+        let next = previous.iter().map(|r| r.candidate + 1).max().unwrap_or(0);
+        let previous_ids = previous.iter().map(Row::identity).collect();
+        let mut cache = HashMap::new();
+        for r in &previous {
+            cache.entry((r.hash.clone(), r.device.clone(), r.sizes.clone())).or_insert_with(|| r.clone());
+        }
+        Ok(Log { path: path.to_path_buf(), file, previous, previous_ids, cache, next })
+    }
+
+    /// Whether an earlier run already logged this candidate.
+    pub fn logged_before(&self, id: &(String, String, String)) -> bool {
+        self.previous_ids.contains(id)
+    }
+
+    /// The measurement of a program on a device at sizes, if any.
+    pub fn cached(&self, hash: &str, device: &str, sizes: &str) -> Option<&Row> {
+        self.cache.get(&(hash.to_string(), device.to_string(), sizes.to_string()))
+    }
+
+    /// Appends a row (numbered here) and flushes it; it also enters the cache.
+    pub fn append(&mut self, mut row: Row) -> Result<Row, LogError> {
+        row.candidate = self.next;
+        self.next += 1;
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        w.write_record(row.fields()).map_err(|e| err(&self.path, e))?;
+        let bytes = w.into_inner().map_err(|e| err(&self.path, e))?;
+        self.file.write_all(&bytes).map_err(|e| err(&self.path, e))?;
+        self.file.flush().map_err(|e| err(&self.path, e))?;
+        self.cache
+            .entry((row.hash.clone(), row.device.clone(), row.sizes.clone()))
+            .or_insert_with(|| row.clone());
+        Ok(row)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(hash: &str, t: Option<f64>) -> Row {
+        Row {
+            candidate: 0,
+            device: "dev".into(),
+            hash: hash.into(),
+            shape: 1,
+            status: if t.is_some() { "ok" } else { "refused" }.into(),
+            median_ms: t,
+            params: "split-join@root:n=4".into(),
+            derivation: "split-join @ root n=4 ; map-glb @ root d=0".into(),
+            sizes: "N=1024".into(),
+            valid_sizes: "N=1024".into(),
+            message: "a, \"quoted\"\nmessage".into(),
+        }
+    }
+
+    #[test]
+    fn resume_keeps_rows_drops_a_torn_line_and_fills_the_cache() {
+        let dir = std::env::temp_dir().join(format!("lift-explore-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("explore.csv");
+        let mut log = Log::open(&p, false).unwrap();
+        log.append(row("aa", Some(1.5))).unwrap();
+        log.append(row("bb", None)).unwrap();
+        drop(log);
+        // A torn line, as a killed run leaves it.
+        let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(b"2,dev,cc,3,ok,0.1").unwrap();
+        drop(f);
+        let mut log = Log::open(&p, true).unwrap();
+        assert_eq!(log.previous.len(), 2);
+        assert_eq!(log.previous[0].message, "a, \"quoted\" message");
+        assert_eq!(log.cached("aa", "dev", "N=1024").and_then(|r| r.median_ms), Some(1.5));
+        assert!(log.cached("cc", "dev", "N=1024").is_none());
+        assert!(log.logged_before(&row("zz", None).identity()));
+        let r = log.append(row("cc", Some(0.5))).unwrap();
+        assert_eq!(r.candidate, 2);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(text.ends_with('\n'));
+        // Without --resume the file starts over.
+        let log = Log::open(&p, false).unwrap();
+        assert!(log.previous.is_empty());
+        assert_eq!(std::fs::read_to_string(&p).unwrap().lines().count(), 1);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn hashes_are_stable() {
+        assert_eq!(fnv_hex(""), "cbf29ce484222325");
+        assert_ne!(fnv_hex("a"), fnv_hex("b"));
+    }
+}

@@ -1,0 +1,436 @@
+//! Evaluating one candidate on one device: compile, check the device's
+//! limits, build, validate on a small input against the interpreter's
+//! result of the original program, then time at the requested size
+//! (profiling events, median of several runs).
+
+use crate::arith::ArithExpr;
+use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
+use crate::harness::data::HostArray;
+use crate::harness::inputs::SplitMix64;
+use crate::harness::validate::compare;
+use crate::ir::{Pattern, Program};
+use crate::rewrite::Constraint;
+use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime};
+use crate::types::{ScalarType, Type};
+use std::collections::BTreeMap;
+
+pub type Sizes = BTreeMap<String, i64>;
+pub type Inputs = BTreeMap<String, HostArray>;
+
+/// How a candidate ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Validated and timed.
+    Ok,
+    /// The compiler refused it (not fully lowered, unsupported).
+    Refused,
+    /// Beyond the device's limits (work-group size).
+    Limits,
+    /// The OpenCL driver did not build it.
+    BuildFailed,
+    /// It failed to launch or run.
+    RunFailed,
+    /// Its result differs from the interpreter's.
+    Invalid,
+    /// Its time at the small size, scaled to the requested size, says it
+    /// would take far longer than the best so far or than the budget left.
+    Slow,
+}
+
+impl Status {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Refused => "refused",
+            Status::Limits => "limits",
+            Status::BuildFailed => "build-failed",
+            Status::RunFailed => "run-failed",
+            Status::Invalid => "invalid",
+            Status::Slow => "slow",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Status> {
+        [
+            Status::Ok,
+            Status::Refused,
+            Status::Limits,
+            Status::BuildFailed,
+            Status::RunFailed,
+            Status::Invalid,
+            Status::Slow,
+        ]
+        .into_iter()
+        .find(|x| x.as_str() == s)
+    }
+}
+
+/// The outcome of one evaluation.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub status: Status,
+    pub median_ms: Option<f64>,
+    pub message: String,
+    /// The sizes it was validated at.
+    pub valid_sizes: Sizes,
+}
+
+impl Outcome {
+    pub fn fail(status: Status, message: impl Into<String>, valid_sizes: Sizes) -> Outcome {
+        Outcome { status, median_ms: None, message: message.into(), valid_sizes }
+    }
+}
+
+/// Random inputs for every parameter of `def` at `sizes`: floats uniform in
+/// [0, 1) (well-conditioned sums, so a reordered reduction validates with a
+/// tight tolerance), ints 0 (always a valid index).
+pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Inputs, String> {
+    let d = prog.def(def).ok_or_else(|| format!("no def `{def}`"))?;
+    let mut out = Inputs::new();
+    for (i, p) in d.params.iter().enumerate() {
+        let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` has no type", p.name))?;
+        let mut n: i64 = match ty.base_elem() {
+            Type::Vector(_, w) => i64::from(*w),
+            _ => 1,
+        };
+        for l in ty.lengths() {
+            n *= l
+                .eval_with(&|v| sizes.get(v).copied())
+                .map_err(|e| format!("length of `{}`: {e}", p.name))?;
+        }
+        let float = match ty.base_elem() {
+            Type::Scalar(s) | Type::Vector(s, _) => *s == ScalarType::Float,
+            _ => {
+                return Err(format!(
+                    "parameter `{}`: only arrays of scalars or vectors are generated",
+                    p.name
+                ))
+            }
+        };
+        let mut rng = SplitMix64::new(seed.wrapping_add(i as u64));
+        let n = usize::try_from(n).map_err(|_| format!("parameter `{}` has a negative size", p.name))?;
+        out.insert(
+            p.name.clone(),
+            if float {
+                HostArray::F32((0..n).map(|_| rng.next_f64() as f32).collect())
+            } else {
+                HostArray::I32(vec![0; n])
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// The interpreter's result of `def` on `inputs`.
+pub fn gold(prog: &Program, def: &str, inputs: &Inputs, sizes: &Sizes) -> Result<HostArray, String> {
+    let d = prog.def(def).ok_or_else(|| format!("no def `{def}`"))?;
+    let mut args = BTreeMap::new();
+    for p in &d.params {
+        let ty = p.ty.as_ref().ok_or("untyped parameter")?;
+        let v = crate::interp::value_from_flat(ty, &inputs[&p.name], sizes).map_err(|e| e.to_string())?;
+        args.insert(p.name.clone(), v);
+    }
+    let v = crate::interp::eval_def(prog, def, &args, sizes).map_err(|e| format!("interpreter: {e}"))?;
+    Ok(crate::interp::value_to_flat(&v))
+}
+
+/// Divisibility the program itself needs: every `split(n)` and
+/// `asVector(n)` must divide the length it splits.
+pub fn split_constraints(prog: &Program, def: &str) -> Vec<Constraint> {
+    let Some(d) = prog.def(def) else { return Vec::new() };
+    let Ok(types) = crate::passes::typecheck::typecheck_def(prog, d) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (_, e) in crate::ir::visit::expr_positions(&d.body) {
+        let crate::ir::ExprKind::Call(f, args) = &e.kind else { continue };
+        let crate::ir::FunKind::Pattern(p) = &f.kind else { continue };
+        let n = match p {
+            Pattern::Split(n) => n.clone(),
+            Pattern::AsVector(w) => ArithExpr::Cst(i64::from(*w)),
+            _ => continue,
+        };
+        if let Some(Type::Array(_, len)) = args.first().and_then(|a| types.exprs.get(&a.id)) {
+            out.push(Constraint {
+                expr: ArithExpr::modulo(len.clone(), n.clone()),
+                text: format!("{len} % {n} == 0"),
+            });
+        }
+    }
+    out
+}
+
+/// The smallest sizes (each variable scanned upwards from `floor`, the
+/// others at their requested values first) at which every constraint holds;
+/// the requested sizes when the scan finds none below them.
+pub fn validation_sizes(requested: &Sizes, cs: &[Constraint], floor: i64) -> Sizes {
+    let mut cur = requested.clone();
+    let holds = |s: &Sizes| cs.iter().all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0));
+    for (name, &want) in requested {
+        let start = floor.min(want);
+        for v in start..want {
+            let mut t = cur.clone();
+            t.insert(name.clone(), v);
+            if holds(&t) {
+                cur = t;
+                break;
+            }
+        }
+    }
+    if holds(&cur) {
+        cur
+    } else {
+        requested.clone()
+    }
+}
+
+fn eval_at(e: &ArithExpr, sizes: &Sizes, what: &str) -> Result<i64, String> {
+    e.eval_with(&|v| sizes.get(v).copied()).map_err(|err| format!("{what} `{e}`: {err}"))
+}
+
+/// The NDRange of a kernel at `sizes`: trailing 1s dropped; the local size
+/// given overrides the compiler's.
+fn ndrange(k: &Kernel, sizes: &Sizes) -> Result<(Vec<usize>, Option<Vec<usize>>), String> {
+    let mut global = k
+        .global
+        .iter()
+        .map(|e| eval_at(e, sizes, "global size").map(|v| v as usize))
+        .collect::<Result<Vec<_>, _>>()?;
+    while global.len() > 1 && global.last() == Some(&1) {
+        global.pop();
+    }
+    let local = match &k.local {
+        Some(l) => Some(
+            l.iter()
+                .take(global.len())
+                .map(|e| eval_at(e, sizes, "local size").map(|v| v as usize))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
+    Ok((global, local))
+}
+
+/// A kernel with its device buffers at one size, ready to launch.
+struct Bound {
+    bufs: Vec<DeviceBuffer>,
+    out_index: usize,
+}
+
+fn bind(rt: &Runtime, k: &Kernel, inputs: &Inputs, sizes: &Sizes) -> Result<Bound, String> {
+    let mut bufs = Vec::new();
+    let mut out_index = 0;
+    for p in &k.params {
+        match p {
+            KernelParam::Input { name, .. } => {
+                let h = inputs.get(name).ok_or_else(|| format!("no input `{name}`"))?;
+                bufs.push(rt.upload(name, h).map_err(|e| e.to_string())?);
+            }
+            KernelParam::Output { ty } => {
+                out_index = bufs.len();
+                let bytes = eval_at(&ty.size_in_bytes(), sizes, "output size")?;
+                let kind = if matches!(
+                    ty.base_elem(),
+                    Type::Scalar(ScalarType::Int) | Type::Vector(ScalarType::Int, _)
+                ) {
+                    ElemKind::I32
+                } else {
+                    ElemKind::F32
+                };
+                bufs.push(rt.zeroed("out", kind, bytes.max(0) as usize).map_err(|e| e.to_string())?);
+            }
+            KernelParam::Temp { name, bytes } => {
+                let b = eval_at(bytes, sizes, "temporary size")?;
+                bufs.push(rt.zeroed(name, ElemKind::F32, b.max(0) as usize).map_err(|e| e.to_string())?);
+            }
+            KernelParam::Scalar { .. } | KernelParam::Size { .. } => {}
+        }
+    }
+    Ok(Bound { bufs, out_index })
+}
+
+fn args<'a>(k: &Kernel, b: &'a Bound, inputs: &Inputs, sizes: &Sizes) -> Result<Vec<KernelArg<'a>>, String> {
+    let mut it = b.bufs.iter();
+    let mut out = Vec::new();
+    for p in &k.params {
+        out.push(match p {
+            KernelParam::Scalar { name, .. } => match inputs.get(name) {
+                Some(HostArray::F32(v)) if !v.is_empty() => KernelArg::Float(v[0]),
+                Some(HostArray::I32(v)) if !v.is_empty() => KernelArg::Int(v[0]),
+                _ => return Err(format!("no scalar `{name}`")),
+            },
+            KernelParam::Size { name } => {
+                KernelArg::Int(*sizes.get(name).ok_or_else(|| format!("size `{name}` unknown"))? as i32)
+            }
+            KernelParam::Input { .. } | KernelParam::Output { .. } | KernelParam::Temp { .. } => {
+                KernelArg::Buffer(it.next().ok_or("buffer missing")?)
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// Inputs and the interpreter's result per validation sizes.
+pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<(Inputs, HostArray), String>>;
+
+/// What one evaluation needs besides the candidate.
+pub struct Bench<'a> {
+    pub rt: &'a Runtime,
+    pub original: &'a Program,
+    pub def: &'a str,
+    pub sizes: &'a Sizes,
+    pub inputs: &'a Inputs,
+    pub seed: u64,
+    pub warmup: usize,
+    pub runs: usize,
+    /// The best time so far: a candidate more than 4 times slower is run once.
+    pub cutoff_ms: Option<f64>,
+    /// Milliseconds of budget left: a candidate predicted to take longer
+    /// than half of it is not timed.
+    pub left_ms: f64,
+    /// Gold results by validation sizes, computed once each.
+    pub golds: std::cell::RefCell<GoldCache>,
+}
+
+/// Median of a non-empty list.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+impl Bench<'_> {
+    fn gold_at(&self, sizes: &Sizes) -> Result<(Inputs, HostArray), String> {
+        let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let mut g = self.golds.borrow_mut();
+        g.entry(key)
+            .or_insert_with(|| {
+                let inputs = make_inputs(self.original, self.def, sizes, self.seed)?;
+                let out = gold(self.original, self.def, &inputs, sizes)?;
+                Ok((inputs, out))
+            })
+            .clone()
+    }
+
+    /// Evaluates a candidate program (its rule constraints in `cs`) with an
+    /// optional local size.
+    pub fn evaluate(&self, prog: &Program, cs: &[Constraint], local: Option<i64>) -> Outcome {
+        let mut opts = CompileOptions::default();
+        if let Some(l) = local {
+            opts.local = Some([l, 1, 1]);
+        }
+        let mut all = cs.to_vec();
+        all.extend(split_constraints(prog, self.def));
+        all.extend(split_constraints(self.original, self.def));
+        let kernel = compile(prog, self.def, &opts);
+        // The launch needs whole work-groups at the validation size too.
+        if let Ok(Kernel { global, local: Some(l), .. }) = &kernel {
+            for (g, l) in global.iter().zip(l) {
+                all.push(Constraint {
+                    expr: ArithExpr::modulo(g.clone(), l.clone()),
+                    text: format!("{g} % {l} == 0"),
+                });
+            }
+        }
+        let vsizes = validation_sizes(self.sizes, &all, 1001);
+        let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
+        let kernel = match kernel {
+            Ok(k) => k,
+            Err(e) => return fail(Status::Refused, e.to_string()),
+        };
+        // Device limits and launch shape, at both sizes.
+        for s in [&vsizes, self.sizes] {
+            match ndrange(&kernel, s) {
+                Ok((g, Some(l))) => {
+                    let wg: usize = l.iter().product();
+                    if wg > self.rt.info.max_work_group {
+                        return fail(
+                            Status::Limits,
+                            format!(
+                                "work-group of {wg} exceeds the device's {}",
+                                self.rt.info.max_work_group
+                            ),
+                        );
+                    }
+                    if g.iter().zip(&l).any(|(g, l)| *l == 0 || g % l != 0) {
+                        return fail(
+                            Status::Limits,
+                            format!("global size {g:?} is not a multiple of local size {l:?}"),
+                        );
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => return fail(Status::Refused, e),
+            }
+        }
+        let program = match self.rt.build("explored candidate", &kernel.source, "") {
+            Ok(p) => p,
+            Err(e) => return fail(Status::BuildFailed, e.to_string()),
+        };
+        // Validation at the small size.
+        let (vin, want) = match self.gold_at(&vsizes) {
+            Ok(x) => x,
+            Err(e) => return fail(Status::Invalid, format!("no gold result: {e}")),
+        };
+        let run = |inputs: &Inputs,
+                   sizes: &Sizes,
+                   times: usize,
+                   warm: usize|
+         -> Result<(Vec<f64>, HostArray), String> {
+            let b = bind(self.rt, &kernel, inputs, sizes)?;
+            let a = args(&kernel, &b, inputs, sizes)?;
+            let (global, local) = ndrange(&kernel, sizes)?;
+            let launch = [Launch { program: &program, kernel: &kernel.name, args: a, global, local }];
+            let mut t = Vec::new();
+            for i in 0..warm + times {
+                let ns: u64 = self.rt.run(&launch).map_err(|e| e.to_string())?.iter().sum();
+                let ms = ns as f64 / 1e6;
+                if i >= warm {
+                    t.push(ms);
+                }
+                // A candidate far slower than the best so far is not worth
+                // more runs: its first time ranks it already.
+                if self.cutoff_ms.is_some_and(|c| ms > 4.0 * c) && warm + times > 1 {
+                    t = vec![ms];
+                    break;
+                }
+            }
+            let out = self.rt.download(&b.bufs[b.out_index]).map_err(|e| e.to_string())?;
+            Ok((t, out))
+        };
+        match run(&vin, &vsizes, 1, 0) {
+            Err(e) => return fail(Status::RunFailed, e),
+            Ok((t, out)) => {
+                let c = compare(&out, &want, 1e-4, 1e-5);
+                if !c.ok {
+                    return fail(Status::Invalid, c.message);
+                }
+                // A kernel cannot be stopped once launched: predict its time
+                // at the requested size from the small one (an over-estimate,
+                // as launch overheads are scaled too) and skip hopeless ones.
+                let ratio: f64 =
+                    self.sizes.iter().map(|(k, v)| *v as f64 / *vsizes.get(k).unwrap_or(v) as f64).product();
+                let predicted = t.first().copied().unwrap_or(0.0) * ratio;
+                let limit = self.cutoff_ms.map_or(f64::INFINITY, |c| 50.0 * c).min(self.left_ms / 2.0);
+                if predicted > limit {
+                    return fail(
+                        Status::Slow,
+                        format!("predicted {predicted:.1} ms from {:.3} ms at the validation size", t[0]),
+                    );
+                }
+            }
+        }
+        match run(self.inputs, self.sizes, self.runs.max(1), self.warmup) {
+            Err(e) => fail(Status::RunFailed, e),
+            Ok((mut t, _)) => {
+                let message = if t.len() < self.runs.max(1) {
+                    "over 4x slower than the best so far: timed once".to_string()
+                } else {
+                    String::new()
+                };
+                Outcome { status: Status::Ok, median_ms: Some(median(&mut t)), message, valid_sizes: vsizes }
+            }
+        }
+    }
+}

@@ -1,0 +1,480 @@
+//! `lift explore`: search the derivations and parameters of a high-level
+//! program for the fastest validated kernel on each device
+//! (`docs/EXPLORE.md`).
+//!
+//! Files: `space` (stage 1, algorithmic rewriting, and stage 2, lowering
+//! choices, as derivation templates), `tuner` (stage 3, parameter values,
+//! successive halving with local search), `measure` (compile, build,
+//! validate, time), `log` (`explore.csv`, the cache, resuming).
+
+pub mod log;
+pub mod measure;
+pub mod space;
+pub mod tuner;
+
+use crate::compile::{compile, CompileOptions};
+use crate::ir::equiv::canonical_def;
+use crate::ir::Program;
+use crate::runtime::{self, DeviceInfo, Runtime};
+use log::{fnv_hex, Log, LogError, Row};
+use measure::{Bench, Sizes, Status};
+use space::{Shape, Slot, SpaceLimits};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tuner::{Point, ShapeSpace, Tuner};
+
+/// What to explore and how long.
+#[derive(Clone, Debug)]
+pub struct ExploreOptions {
+    pub def: String,
+    /// The sizes candidates are timed at (every size variable of the def).
+    pub sizes: Sizes,
+    pub budget: Duration,
+    pub seed: u64,
+    pub out: PathBuf,
+    pub resume: bool,
+    pub limits: SpaceLimits,
+    /// Candidates per device at most (tests; `None`: the budget decides).
+    pub max_candidates: Option<usize>,
+    pub warmup: usize,
+    pub runs: usize,
+    pub progress: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExploreError {
+    #[error("no `def {0}` in the program")]
+    NoDef(String),
+    #[error("size `{0}` of the def is not given (pass --size {0}=VALUE)")]
+    MissingSize(String),
+    #[error("the program cannot be rewritten: {0}")]
+    Rewrite(#[from] crate::rewrite::RewriteError),
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("{0}")]
+    Runtime(String),
+    #[error("{path}: {msg}")]
+    Io { path: String, msg: String },
+}
+
+/// The program in normal form and the shapes to search.
+pub struct Plan {
+    pub base: Program,
+    pub def: String,
+    pub shapes: Vec<Shape>,
+}
+
+/// Stages 1 and 2: every lowering of every stage-1 program. The first
+/// shape is the naive lowering of the program as written.
+pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -> Result<Plan, ExploreError> {
+    let d = program.def(def).ok_or_else(|| ExploreError::NoDef(def.into()))?;
+    let types =
+        crate::passes::typecheck::typecheck_def(program, d).map_err(crate::rewrite::RewriteError::Type)?;
+    for p in &d.params {
+        if let Some(t) = types.params.get(&p.id) {
+            for l in t.lengths() {
+                for v in l.vars() {
+                    if !sizes.contains_key(&v.name) {
+                        return Err(ExploreError::MissingSize(v.name));
+                    }
+                }
+            }
+        }
+    }
+    let base = crate::rewrite::prepare(program, def)?;
+    let mut shapes = Vec::new();
+    for alg in space::algorithmic_shapes(&base, def, sizes, limits) {
+        shapes.extend(space::lowerings(&base, def, &alg, limits.max_lowerings));
+    }
+    Ok(Plan { base, def: def.to_string(), shapes })
+}
+
+/// The best candidate of one device.
+#[derive(Clone, Debug)]
+pub struct Best {
+    pub median_ms: f64,
+    pub candidate: usize,
+    pub hash: String,
+    /// The program as it prints (eta-expansions undone).
+    pub program: Program,
+    pub derivation: Vec<String>,
+    pub params: String,
+    pub local: Option<i64>,
+}
+
+/// What one device's search found.
+#[derive(Clone, Debug)]
+pub struct DeviceResult {
+    pub device: String,
+    pub slug: String,
+    pub tried: usize,
+    pub valid: usize,
+    /// Candidates evaluated in this run (the others came from the cache).
+    pub measured: usize,
+    /// The naive lowering's time, when it was measured in this run.
+    pub naive_ms: Option<f64>,
+    pub best: Option<Best>,
+    /// Files written for the best program.
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug)]
+pub struct Report {
+    pub shapes: usize,
+    pub csv: PathBuf,
+    pub devices: Vec<DeviceResult>,
+}
+
+/// Devices for a selector: `all`, or comma-separated selectors of
+/// [`runtime::select_device`]; each device once.
+pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
+    let rerr = |e: runtime::RuntimeError| ExploreError::Runtime(e.to_string());
+    if sel.trim() == "all" {
+        return runtime::list_devices().map_err(rerr);
+    }
+    let mut out: Vec<DeviceInfo> = Vec::new();
+    for part in sel.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let d = runtime::select_device(Some(part)).map_err(rerr)?;
+        if !out.iter().any(|x| x.platform_index == d.platform_index && x.device_index == d.device_index) {
+            out.push(d);
+        }
+    }
+    if out.is_empty() {
+        return Err(ExploreError::Runtime(format!("no device selected by `{sel}`")));
+    }
+    Ok(out)
+}
+
+fn sizes_text(s: &Sizes) -> String {
+    s.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+}
+
+/// Local sizes worth trying for a kernel that leaves it to the driver
+/// (0 = the driver's choice).
+fn local_domain(max_wg: usize) -> Vec<i64> {
+    let mut v = vec![0];
+    v.extend((4..=10).map(|k| 1i64 << k).filter(|&l| l as usize <= max_wg));
+    v
+}
+
+/// Per device: the tuner's spaces (slots plus a local-size slot where the
+/// kernel leaves the local size open) and the order of the first phase:
+/// the naive lowering first, then shapes launching enough work-items to
+/// fill the device before those that cannot, each group in plan order.
+fn spaces_for(
+    plan: &Plan,
+    sizes: &Sizes,
+    max_wg: usize,
+    units: u32,
+) -> (Vec<Shape>, Vec<ShapeSpace>, Vec<usize>) {
+    let mut shapes = plan.shapes.clone();
+    let mut rank = Vec::new();
+    for (i, s) in shapes.iter_mut().enumerate() {
+        let kernel = s
+            .instantiate(&plan.base, &plan.def, &s.defaults())
+            .ok()
+            .and_then(|inst| compile(&inst.program, &plan.def, &CompileOptions::default()).ok());
+        let mut few = false;
+        if let Some(k) = &kernel {
+            if k.local.is_none() {
+                s.slots.push(Slot { name: "local".into(), domain: local_domain(max_wg), default: 0 });
+            }
+            let items: i64 =
+                k.global.iter().filter_map(|g| g.eval_with(&|v| sizes.get(v).copied()).ok()).product();
+            few = items < i64::from(units.max(1)) * 4;
+        }
+        rank.push((i != 0, few, i));
+    }
+    rank.sort();
+    let order = rank.into_iter().map(|(_, _, i)| i).collect();
+    let spaces = shapes
+        .iter()
+        .map(|s| ShapeSpace {
+            domains: s.slots.iter().map(|x| x.domain.clone()).collect(),
+            defaults: s.defaults(),
+        })
+        .collect();
+    (shapes, spaces, order)
+}
+
+/// The first `n` candidates the search would measure with a fake measure
+/// (a deterministic function of the point) instead of a device: for a seed,
+/// the candidate sequence does not depend on anything but the times.
+pub fn dry_run(plan: &Plan, sizes: &Sizes, seed: u64, n: usize) -> Vec<String> {
+    let (shapes, spaces, order) = spaces_for(plan, sizes, 256, 4);
+    let mut t = Tuner::new(spaces, order, seed);
+    let mut out = Vec::new();
+    let count = std::cell::Cell::new(0);
+    t.run(
+        &mut |p: &Point| {
+            count.set(count.get() + 1);
+            let s = &shapes[p.shape];
+            out.push(format!("{} {}", p.shape, params_text(s, &p.values)));
+            let h = fnv_hex(&format!("{p:?}"));
+            Some(u64::from_str_radix(&h[..6], 16).unwrap_or(0) as f64)
+        },
+        &|| count.get() >= n,
+    );
+    out
+}
+
+fn params_text(s: &Shape, values: &[i64]) -> String {
+    s.slots.iter().zip(values).map(|(s, v)| format!("{}={v}", s.name)).collect::<Vec<_>>().join(" ")
+}
+
+/// One device's search.
+struct Worker<'a> {
+    plan: &'a Plan,
+    opts: &'a ExploreOptions,
+    original: &'a Program,
+    log: &'a Mutex<Log>,
+    deadline: Instant,
+    bar: indicatif::ProgressBar,
+}
+
+impl Worker<'_> {
+    fn run(&self, info: DeviceInfo) -> Result<DeviceResult, ExploreError> {
+        let opts = self.opts;
+        let device = info.name.clone();
+        let slug = info.slug();
+        let (max_wg, units) = (info.max_work_group, info.compute_units);
+        let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
+        let inputs = measure::make_inputs(self.original, &opts.def, &opts.sizes, opts.seed)
+            .map_err(ExploreError::Runtime)?;
+        let mut bench = Bench {
+            rt: &rt,
+            original: self.original,
+            def: &opts.def,
+            sizes: &opts.sizes,
+            inputs: &inputs,
+            seed: opts.seed,
+            warmup: opts.warmup,
+            runs: opts.runs,
+            cutoff_ms: None,
+            left_ms: f64::INFINITY,
+            golds: Default::default(),
+        };
+        let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units);
+        let naive =
+            Point { shape: 0, values: spaces.first().map(|s| s.defaults.clone()).unwrap_or_default() };
+        let size_key = sizes_text(&opts.sizes);
+        let mut res = DeviceResult {
+            device: device.clone(),
+            slug,
+            tried: 0,
+            valid: 0,
+            measured: 0,
+            naive_ms: None,
+            best: None,
+            files: Vec::new(),
+        };
+        let mut failure: Option<ExploreError> = None;
+        let count = std::cell::Cell::new(0usize);
+        let mut tuner = Tuner::new(spaces, order, opts.seed);
+        {
+            let mut measure = |p: &Point| -> Option<f64> {
+                let shape = &shapes[p.shape];
+                let inst = shape.instantiate(&self.plan.base, &opts.def, &p.values).ok()?;
+                if !space::constraints_hold(&inst.constraints, &opts.sizes) {
+                    return None;
+                }
+                count.set(count.get() + 1);
+                let local = shape
+                    .slots
+                    .iter()
+                    .position(|s| s.name == "local")
+                    .map(|i| p.values[i])
+                    .filter(|&l| l > 0);
+                let d = inst.program.def(&opts.def)?;
+                let ufs: String = inst
+                    .program
+                    .user_funs
+                    .iter()
+                    .map(|u| format!("{}({:?}){};", u.name, u.params, u.body_text))
+                    .collect();
+                let hash = fnv_hex(&format!("{}|{ufs}|local={local:?}", canonical_def(&inst.program, d)));
+                let params = params_text(shape, &p.values);
+                let derivation = inst.derivation.join(" ; ");
+                let id = (device.clone(), derivation.clone(), params.clone());
+                let cached = self.log.lock().ok()?.cached(&hash, &device, &size_key).cloned();
+                let (status, median, message, valid_sizes) = match cached {
+                    Some(r) => (
+                        r.status.clone(),
+                        r.median_ms,
+                        format!("same program as candidate {} (cached)", r.candidate),
+                        r.valid_sizes,
+                    ),
+                    None => {
+                        res.measured += 1;
+                        bench.cutoff_ms = res.best.as_ref().map(|b| b.median_ms);
+                        bench.left_ms =
+                            self.deadline.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
+                        let o = bench.evaluate(&inst.program, &inst.constraints, local);
+                        (o.status.as_str().to_string(), o.median_ms, o.message, sizes_text(&o.valid_sizes))
+                    }
+                };
+                let ok = Status::parse(&status) == Some(Status::Ok);
+                let mut candidate = 0;
+                {
+                    let mut log = self.log.lock().ok()?;
+                    if !log.logged_before(&id) {
+                        let row = Row {
+                            candidate: 0,
+                            device: device.clone(),
+                            hash: hash.clone(),
+                            shape: p.shape,
+                            status,
+                            median_ms: median,
+                            params: params.clone(),
+                            derivation,
+                            sizes: size_key.clone(),
+                            valid_sizes,
+                            message,
+                        };
+                        match log.append(row) {
+                            Ok(r) => candidate = r.candidate,
+                            Err(e) => {
+                                failure = Some(e.into());
+                                return None;
+                            }
+                        }
+                    }
+                }
+                res.tried += 1;
+                let t = median.filter(|_| ok)?;
+                res.valid += 1;
+                if *p == naive {
+                    res.naive_ms = Some(t);
+                }
+                if res.best.as_ref().is_none_or(|b| t < b.median_ms) {
+                    res.best = Some(Best {
+                        median_ms: t,
+                        candidate,
+                        hash,
+                        program: crate::rewrite::release(&inst.program, &opts.def),
+                        derivation: inst.derivation.clone(),
+                        params,
+                        local,
+                    });
+                }
+                self.bar.set_position(self.elapsed_secs());
+                self.bar.set_message(format!(
+                    "tried {} valid {} best {}",
+                    res.tried,
+                    res.valid,
+                    res.best.as_ref().map_or("-".into(), |b| format!("{:.4} ms", b.median_ms))
+                ));
+                Some(t)
+            };
+            let stop = || {
+                self.bar.set_position(self.elapsed_secs());
+                Instant::now() >= self.deadline || opts.max_candidates.is_some_and(|m| count.get() >= m)
+            };
+            tuner.run(&mut measure, &stop);
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        self.bar.finish();
+        Ok(res)
+    }
+
+    fn elapsed_secs(&self) -> u64 {
+        let total = self.opts.budget.as_secs();
+        total.saturating_sub(self.deadline.saturating_duration_since(Instant::now()).as_secs())
+    }
+}
+
+/// A device handed to its worker thread.
+struct SendDevice(DeviceInfo);
+
+// SAFETY: a `cl_device_id` is an opaque handle that the OpenCL API accepts
+// from any thread (every OpenCL call but `clSetKernelArg` on one kernel is
+// thread-safe, OpenCL 1.2 Appendix A.2); the rest of `DeviceInfo` is owned
+// data.
+unsafe impl Send for SendDevice {}
+
+/// Writes `best.lift` and `best.derivation` (the steps for `lift rewrite
+/// --apply` on the original file) into `dir`.
+fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathBuf>, ExploreError> {
+    let io =
+        |p: &Path, e: std::io::Error| ExploreError::Io { path: p.display().to_string(), msg: e.to_string() };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let lift = dir.join("best.lift");
+    let mut text = format!(
+        "// Found by `lift explore` on {device}: candidate {} ({}), median {:.4} ms.\n",
+        b.candidate, b.hash, b.median_ms
+    );
+    if let Some(l) = b.local {
+        text.push_str(&format!("// Launch it with local size {l} (`lift compile --local {l}`).\n"));
+    }
+    text.push_str(&crate::parse::print_program(&b.program));
+    std::fs::write(&lift, text).map_err(|e| io(&lift, e))?;
+    let der = dir.join("best.derivation");
+    let mut text = format!("# def {def}, found by `lift explore` on {device}; {}\n", b.params);
+    if let Some(l) = b.local {
+        text.push_str(&format!("# local size {l}\n"));
+    }
+    for l in &b.derivation {
+        text.push_str(l);
+        text.push('\n');
+    }
+    std::fs::write(&der, text).map_err(|e| io(&der, e))?;
+    Ok(vec![lift, der])
+}
+
+/// Runs the search on every device, one worker thread each, until the
+/// budget is spent or the tuner has nothing left to try.
+pub fn explore(
+    program: &Program,
+    devices: &[DeviceInfo],
+    opts: &ExploreOptions,
+) -> Result<Report, ExploreError> {
+    let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| ExploreError::Io { path: opts.out.display().to_string(), msg: e.to_string() })?;
+    let csv = opts.out.join("explore.csv");
+    let log = Mutex::new(Log::open(&csv, opts.resume)?);
+    let deadline = Instant::now() + opts.budget;
+    let multi = indicatif::MultiProgress::new();
+    if !opts.progress {
+        multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let style = indicatif::ProgressStyle::with_template("{prefix:<24} {bar:20} {pos}/{len}s {msg}")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let picks: Vec<SendDevice> = devices.iter().cloned().map(SendDevice).collect();
+    let results: Vec<Result<DeviceResult, ExploreError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = picks
+            .into_iter()
+            .map(|dev| {
+                let bar = multi.add(indicatif::ProgressBar::new(opts.budget.as_secs().max(1)));
+                bar.set_style(style.clone());
+                bar.set_prefix(dev.0.name.chars().take(24).collect::<String>());
+                let w = Worker { plan: &plan, opts, original: program, log: &log, deadline, bar };
+                scope.spawn(move || {
+                    // Moves the whole wrapper (a closure would capture only the field).
+                    let dev = dev;
+                    w.run(dev.0)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| Err(ExploreError::Runtime("a worker thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut out = Vec::new();
+    let several = results.len() > 1;
+    for r in results {
+        let mut r = r?;
+        if let Some(b) = &r.best {
+            let dir = if several { opts.out.join(&r.slug) } else { opts.out.clone() };
+            r.files = write_best(&dir, &opts.def, b, &r.device)?;
+        }
+        out.push(r);
+    }
+    Ok(Report { shapes: plan.shapes.len(), csv, devices: out })
+}

@@ -1,0 +1,407 @@
+//! The search space: stage 1 (algorithmic rewriting to a bounded depth,
+//! deduplicated by structural hash) and stage 2 (lowering choices), both as
+//! derivations whose numeric parameters are *slots* that stage 3 fills.
+//!
+//! A [`Shape`] is a derivation template: the rule steps with the slot each
+//! numeric parameter comes from. Its structure does not depend on the slot
+//! values (a `split-join` with `n = 8` or `n = 64` builds the same tree), so
+//! one shape is instantiated with many parameter assignments by replaying
+//! its steps ([`Shape::instantiate`]).
+
+use crate::arith::{self, ArithExpr};
+use crate::ir::equiv::canonical_def;
+use crate::ir::visit::{self, Node, Path};
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::rewrite::{self, Args, Constraint, Rule};
+use std::collections::{BTreeMap, HashSet};
+
+/// Where a step's parameter comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Arg {
+    Fixed(i64),
+    /// Index into [`Shape::slots`].
+    Slot(usize),
+}
+
+/// One rule application of a shape.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub rule: &'static Rule,
+    pub path: Path,
+    pub args: Vec<(&'static str, Arg)>,
+}
+
+/// A numeric parameter and the values it may take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// `split-join@1.0:n`, for the CSV.
+    pub name: String,
+    pub domain: Vec<i64>,
+    /// The representative value the shape was built with.
+    pub default: i64,
+}
+
+/// A derivation template: algorithmic steps, then lowering steps.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    pub steps: Vec<Step>,
+    pub slots: Vec<Slot>,
+    /// How many of `steps` are algorithmic (stage 1).
+    pub algorithmic: usize,
+}
+
+/// A shape instantiated with slot values.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub program: Program,
+    pub constraints: Vec<Constraint>,
+    /// One line per step, in the format of `rewrite::derivation`.
+    pub derivation: Vec<String>,
+}
+
+fn args_of(step: &Step, values: &[i64]) -> Args {
+    step.args
+        .iter()
+        .map(|(k, a)| {
+            let v = match a {
+                Arg::Fixed(v) => *v,
+                Arg::Slot(i) => values[*i],
+            };
+            (k.to_string(), ArithExpr::Cst(v))
+        })
+        .collect()
+}
+
+fn step_line(step: &Step, args: &Args) -> String {
+    let mut s = format!("{} @ {}", step.rule.name, step.path);
+    for (k, v) in args {
+        s.push_str(&format!(" {k}={v}"));
+    }
+    s
+}
+
+impl Shape {
+    pub fn defaults(&self) -> Vec<i64> {
+        self.slots.iter().map(|s| s.default).collect()
+    }
+
+    /// Replays the steps on `base` (in normal form) with `values` for the
+    /// slots; `Err` says which step's side condition failed.
+    pub fn instantiate(&self, base: &Program, def: &str, values: &[i64]) -> Result<Instance, String> {
+        let mut prog = base.clone();
+        let mut constraints = Vec::new();
+        let mut derivation = Vec::new();
+        for step in &self.steps {
+            let args = args_of(step, values);
+            let line = step_line(step, &args);
+            let a = rewrite::apply(&prog, def, step.rule, &step.path, &args)
+                .map_err(|e| format!("{line}: {e}"))?;
+            prog = a.program;
+            for c in a.constraints {
+                if !constraints.contains(&c) {
+                    constraints.push(c);
+                }
+            }
+            derivation.push(line);
+        }
+        Ok(Instance { program: prog, constraints, derivation })
+    }
+}
+
+/// Limits of the enumeration.
+#[derive(Clone, Debug)]
+pub struct SpaceLimits {
+    /// Algorithmic steps at most.
+    pub depth: usize,
+    /// Stage-1 programs kept at most.
+    pub max_programs: usize,
+    /// Lowerings per stage-1 program at most.
+    pub max_lowerings: usize,
+}
+
+impl Default for SpaceLimits {
+    fn default() -> Self {
+        SpaceLimits { depth: 2, max_programs: 48, max_lowerings: 24 }
+    }
+}
+
+/// The rules stage 1 tries: those that change the algorithm's structure in
+/// ways the lowering stage can exploit. Identity rules and their inverses
+/// (`map-id`, `join-split-id`, ...) only undo or pad other steps.
+const STAGE1_RULES: [&str; 4] = ["split-join", "vectorize", "reorder-stride", "map-fusion"];
+
+/// Candidate values of a size parameter over an array of `len` elements at
+/// the requested sizes: powers of two that divide it, from 2 to 4096 and
+/// below `len` (so the step changes something).
+fn size_domain(len: Option<i64>) -> Vec<i64> {
+    let Some(len) = len else { return Vec::new() };
+    (1..=12).map(|k| 1i64 << k).filter(|&v| v < len && len % v == 0).collect()
+}
+
+const WIDTHS: [i64; 3] = [2, 4, 8];
+
+/// The length of the array a rule's site works on, at `sizes`.
+fn site_len(prog: &Program, def: &str, path: &Path, sizes: &BTreeMap<String, i64>) -> Option<i64> {
+    let d = prog.def(def)?;
+    let types = crate::passes::typecheck::typecheck_def(prog, d).ok()?;
+    let e = visit::expr_at(&d.body, path).ok()?;
+    let arr = match &e.kind {
+        ExprKind::Call(_, args) => args.last()?,
+        ExprKind::Literal(_) | ExprKind::Param(_) => return None,
+    };
+    match types.exprs.get(&arr.id)? {
+        crate::types::Type::Array(_, n) => arith::simplify(n).eval_with(&|v| sizes.get(v).copied()).ok(),
+        _ => None,
+    }
+}
+
+/// The slots a rule takes at a site, with their domains; `None` when some
+/// parameter has no admissible value.
+fn rule_slots(rule: &Rule, path: &Path, len: Option<i64>) -> Option<Vec<(&'static str, Slot)>> {
+    let mut out = Vec::new();
+    for p in rule.params {
+        let domain = match (rule.name, p.name) {
+            ("vectorize", "n") => {
+                WIDTHS.iter().copied().filter(|w| len.is_some_and(|l| l % w == 0)).collect()
+            }
+            _ => size_domain(len),
+        };
+        if domain.is_empty() {
+            return None;
+        }
+        // A middle value: neither the smallest nor the largest extreme.
+        let default =
+            if rule.name == "vectorize" && domain.contains(&4) { 4 } else { domain[domain.len() / 2] };
+        out.push((p.name, Slot { name: format!("{}@{path}:{}", rule.name, p.name), domain, default }));
+    }
+    Some(out)
+}
+
+/// Stage 1: every program reachable in at most `limits.depth` algorithmic
+/// steps, breadth first, the original first, duplicates (by structural
+/// hash) dropped. Returned as shapes with only algorithmic steps.
+pub fn algorithmic_shapes(
+    base: &Program,
+    def: &str,
+    sizes: &BTreeMap<String, i64>,
+    limits: &SpaceLimits,
+) -> Vec<Shape> {
+    let mut seen = HashSet::new();
+    let hash = |p: &Program| p.def(def).map(|d| canonical_def(p, d)).unwrap_or_default();
+    seen.insert(hash(base));
+    let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
+    let mut out = vec![root.clone()];
+    let mut frontier = vec![(root, base.clone())];
+    for _ in 0..limits.depth {
+        let mut next = Vec::new();
+        for (shape, prog) in &frontier {
+            let Ok(cands) = rewrite::applicable(prog, def) else { continue };
+            for c in cands {
+                if !STAGE1_RULES.contains(&c.rule.name) {
+                    continue;
+                }
+                let len = site_len(prog, def, &c.path, sizes);
+                let Some(slots) = rule_slots(c.rule, &c.path, len) else { continue };
+                let mut s = shape.clone();
+                let mut args = Vec::new();
+                for (name, slot) in slots {
+                    args.push((name, Arg::Slot(s.slots.len())));
+                    s.slots.push(slot);
+                }
+                s.steps.push(Step { rule: c.rule, path: c.path.clone(), args });
+                s.algorithmic = s.steps.len();
+                let Ok(inst) = s.instantiate(base, def, &s.defaults()) else { continue };
+                if !constraints_hold(&inst.constraints, sizes) || !seen.insert(hash(&inst.program)) {
+                    continue;
+                }
+                if out.len() >= limits.max_programs {
+                    return out;
+                }
+                out.push(s.clone());
+                next.push((s, inst.program));
+            }
+        }
+        frontier = next;
+    }
+    out
+}
+
+/// Whether every constraint evaluates to 0 at `sizes`.
+pub fn constraints_hold(cs: &[Constraint], sizes: &BTreeMap<String, i64>) -> bool {
+    cs.iter().all(|c| c.expr.eval_with(&|v| sizes.get(v).copied()) == Ok(0))
+}
+
+/// Whether a function does work a thread must execute (calls a user
+/// function or reduces), as opposed to only rearranging data.
+fn does_work(f: &FunDecl) -> bool {
+    fn go(n: Node<'_>) -> bool {
+        let here = match n {
+            Node::Fun(FunDecl { kind: FunKind::UserFun(_), .. }) => true,
+            Node::Fun(FunDecl { kind: FunKind::Pattern(p), .. }) => {
+                matches!(p, Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::MapVec { .. })
+            }
+            Node::Fun(_) | Node::Expr(_) => false,
+        };
+        here || visit::children(n).into_iter().any(go)
+    }
+    go(Node::Fun(f))
+}
+
+/// What the lowering stage must decide next.
+enum Todo {
+    Map {
+        path: Path,
+        enclosing: Vec<MapKind>,
+    },
+    Reduce(Path),
+    PartRedOne(Path),
+    /// Something no lowering rule handles (a `partRed` of more than one result).
+    Stuck,
+}
+
+/// The kinds of the maps around a position, outermost first. A position
+/// whose value a sequential map or reduction consumes (an argument of one)
+/// counts as inside a `mapSeq`: a parallel map there would need a global
+/// barrier before its consumer, which a kernel does not have.
+fn enclosing_maps(above: &[Node<'_>]) -> Vec<MapKind> {
+    let seq_pattern = |p: &Pattern| {
+        matches!(
+            p,
+            Pattern::Map { kind: MapKind::Seq | MapKind::SeqUnroll, .. }
+                | Pattern::Reduce { kind: ReduceKind::Seq | ReduceKind::SeqUnroll, .. }
+        )
+    };
+    above
+        .iter()
+        .filter_map(|n| match n {
+            Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { kind, .. }), .. }) => Some(*kind),
+            Node::Expr(Expr { kind: ExprKind::Call(f, _), .. }) => match &f.kind {
+                FunKind::Pattern(p) if seq_pattern(p) => Some(MapKind::Seq),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+fn next_todo(body: &Expr) -> Option<Todo> {
+    for (path, e) in visit::expr_positions(body) {
+        let ExprKind::Call(f, _) = &e.kind else { continue };
+        let FunKind::Pattern(p) = &f.kind else { continue };
+        match p {
+            Pattern::Map { kind: MapKind::Map, f } if does_work(f) => {
+                let above = visit::node_at(body, &path).map(|(_, a)| a).unwrap_or_default();
+                return Some(Todo::Map { path, enclosing: enclosing_maps(&above) });
+            }
+            Pattern::Reduce { kind: ReduceKind::Reduce, .. } => return Some(Todo::Reduce(path)),
+            Pattern::PartRed { m, .. } => {
+                return Some(if arith::simplify(m).as_cst() == Some(1) {
+                    Todo::PartRedOne(path)
+                } else {
+                    Todo::Stuck
+                })
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The ways a map nested in `enclosing` (outermost first) may execute; the
+/// first is the naive choice. Dimensions: the outermost parallel map takes
+/// 0, a nested one 1.
+fn map_choices(enclosing: &[MapKind]) -> Vec<(&'static str, Option<i64>)> {
+    let seq = enclosing.iter().any(|k| matches!(k, MapKind::Seq | MapKind::SeqUnroll));
+    let glb: Vec<u8> =
+        enclosing.iter().filter_map(|k| if let MapKind::Glb(d) = k { Some(*d) } else { None }).collect();
+    let wrg: Vec<u8> =
+        enclosing.iter().filter_map(|k| if let MapKind::Wrg(d) = k { Some(*d) } else { None }).collect();
+    let lcl: Vec<u8> =
+        enclosing.iter().filter_map(|k| if let MapKind::Lcl(d) = k { Some(*d) } else { None }).collect();
+    if seq {
+        return vec![("map-seq", None)];
+    }
+    if !glb.is_empty() {
+        let mut v = vec![("map-seq", None)];
+        if glb.len() < 2 {
+            v.push(("map-glb", Some(glb.len() as i64)));
+        }
+        return v;
+    }
+    if !wrg.is_empty() {
+        let mut v = Vec::new();
+        if let Some(d) = wrg.iter().find(|d| !lcl.contains(d)) {
+            v.push(("map-lcl", Some(i64::from(*d))));
+        }
+        if lcl.is_empty() && wrg.len() < 2 {
+            v.push(("map-wrg", Some(wrg.len() as i64)));
+        }
+        v.push(("map-seq", None));
+        return v;
+    }
+    vec![("map-glb", Some(0)), ("map-wrg", Some(0))]
+}
+
+/// Stage 2: the complete lowerings of `alg` (a stage-1 shape), each a
+/// shape extended with lowering steps; depth-first, naive choices first,
+/// at most `max` of them. A partial lowering that reaches something no rule
+/// lowers is dropped (the compiler would refuse it). After the maps and
+/// reductions, a variant with `reduceSeq o mapSeq` fused is added.
+pub fn lowerings(base: &Program, def: &str, alg: &Shape, max: usize) -> Vec<Shape> {
+    let Ok(inst) = alg.instantiate(base, def, &alg.defaults()) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut stack = vec![(alg.clone(), inst.program)];
+    while let Some((shape, prog)) = stack.pop() {
+        if out.len() >= max {
+            break;
+        }
+        let Some(d) = prog.def(def) else { continue };
+        let choices: Vec<(&'static str, Path, Option<i64>)> = match next_todo(&d.body) {
+            None => {
+                out.extend(fusion_variants(&prog, def, &shape));
+                continue;
+            }
+            Some(Todo::Stuck) => continue,
+            Some(Todo::Reduce(p)) => vec![("reduce-seq", p, None)],
+            Some(Todo::PartRedOne(p)) => vec![("partred-reduce", p, None)],
+            Some(Todo::Map { path, enclosing }) => {
+                map_choices(&enclosing).into_iter().map(|(r, d)| (r, path.clone(), d)).collect()
+            }
+        };
+        // Pushed in reverse so the first choice is explored first.
+        for (rule, path, d) in choices.into_iter().rev() {
+            let Some(rule) = rewrite::find_rule(rule) else { continue };
+            let mut args = Args::new();
+            let mut sargs = Vec::new();
+            if let Some(d) = d {
+                args.insert("d".into(), ArithExpr::Cst(d));
+                sargs.push(("d", Arg::Fixed(d)));
+            }
+            let Ok(a) = rewrite::apply(&prog, def, rule, &path, &args) else { continue };
+            let mut s = shape.clone();
+            s.steps.push(Step { rule, path, args: sargs });
+            stack.push((s, a.program));
+        }
+    }
+    out
+}
+
+/// The shape as it is, and with every `reduceSeq o mapSeq` fused (the
+/// intermediate array then never exists), when there is one.
+fn fusion_variants(prog: &Program, def: &str, shape: &Shape) -> Vec<Shape> {
+    let mut out = vec![shape.clone()];
+    let Some(rule) = rewrite::find_rule("reduce-map-fusion") else { return out };
+    let mut fused = shape.clone();
+    let mut cur = prog.clone();
+    for _ in 0..8 {
+        let Ok(cands) = rewrite::applicable(&cur, def) else { break };
+        let Some(c) = cands.into_iter().find(|c| c.rule.name == rule.name) else { break };
+        let Ok(a) = rewrite::apply(&cur, def, rule, &c.path, &Args::new()) else { break };
+        fused.steps.push(Step { rule, path: c.path, args: Vec::new() });
+        cur = a.program;
+    }
+    if fused.steps.len() > shape.steps.len() {
+        out.push(fused);
+    }
+    out
+}

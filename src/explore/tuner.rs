@@ -1,0 +1,201 @@
+//! The tuner (stage 3): which (shape, parameter values) point to measure
+//! next. Every viable shape is first measured once at its representative
+//! values; then rounds of successive halving keep the better half of the
+//! shapes (by their best time so far) and spend twice as many measurements
+//! per survivor on a local search around its best point (one parameter
+//! moved to a neighbouring value of its domain, or now and then to a random
+//! one). Points are drawn from a SplitMix64 stream seeded by `--seed`, so
+//! for a given seed and the same times the sequence is the same; the times
+//! only decide which shapes survive.
+
+use crate::harness::inputs::SplitMix64;
+use std::collections::HashSet;
+
+/// A point of the search space: a shape and one value per slot.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Point {
+    pub shape: usize,
+    pub values: Vec<i64>,
+}
+
+/// What the tuner needs to know of a shape: its slot domains and defaults.
+#[derive(Clone, Debug)]
+pub struct ShapeSpace {
+    pub domains: Vec<Vec<i64>>,
+    pub defaults: Vec<i64>,
+}
+
+/// The result of measuring a point: a time when it validated.
+pub type Measure = Option<f64>;
+
+pub struct Tuner {
+    spaces: Vec<ShapeSpace>,
+    /// The order of the first phase (a static ranking).
+    order: Vec<usize>,
+    rng: SplitMix64,
+    seen: HashSet<Point>,
+    best: Vec<Option<(f64, Point)>>,
+}
+
+impl Tuner {
+    /// `order`: the shapes in the order of the first phase.
+    pub fn new(spaces: Vec<ShapeSpace>, order: Vec<usize>, seed: u64) -> Tuner {
+        let n = spaces.len();
+        Tuner {
+            spaces,
+            order,
+            rng: SplitMix64::new(seed ^ 0x6c69_6674),
+            seen: HashSet::new(),
+            best: vec![None; n],
+        }
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.rng.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// A neighbour of `p`: one slot moved one step in its domain (three
+    /// times in four) or to a random value of it.
+    fn neighbour(&mut self, p: &Point) -> Option<Point> {
+        let sp = &self.spaces[p.shape];
+        let movable: Vec<usize> = (0..sp.domains.len()).filter(|&i| sp.domains[i].len() > 1).collect();
+        if movable.is_empty() {
+            return None;
+        }
+        let i = movable[self.below(movable.len())];
+        let dom = self.spaces[p.shape].domains[i].clone();
+        let at = dom.iter().position(|v| *v == p.values[i]).unwrap_or(0);
+        let j = if self.below(4) == 0 {
+            self.below(dom.len())
+        } else if at == 0 || (at + 1 < dom.len() && self.below(2) == 0) {
+            at + 1
+        } else {
+            at - 1
+        };
+        let mut q = p.clone();
+        q.values[i] = dom[j.min(dom.len() - 1)];
+        Some(q)
+    }
+
+    fn record(&mut self, p: &Point, m: Measure) {
+        if let Some(t) = m {
+            let better = self.best[p.shape].as_ref().is_none_or(|(b, _)| t < *b);
+            if better {
+                self.best[p.shape] = Some((t, p.clone()));
+            }
+        }
+    }
+
+    /// Runs the search: `measure` evaluates a point (`None` when it failed
+    /// or was skipped); `stop` is asked before every point.
+    pub fn run(&mut self, measure: &mut dyn FnMut(&Point) -> Measure, stop: &dyn Fn() -> bool) {
+        // Phase 1: every shape at its representative values.
+        for s in self.order.clone() {
+            if stop() {
+                return;
+            }
+            let p = Point { shape: s, values: self.spaces[s].defaults.clone() };
+            self.seen.insert(p.clone());
+            let m = measure(&p);
+            self.record(&p, m);
+        }
+        // Phase 2: successive halving with local search.
+        let mut round = 0u32;
+        loop {
+            let mut ranked: Vec<(f64, usize)> =
+                self.best.iter().enumerate().filter_map(|(i, b)| b.as_ref().map(|(t, _)| (*t, i))).collect();
+            if ranked.is_empty() {
+                return;
+            }
+            ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let keep = (ranked.len() >> (round + 1)).max(1);
+            let per = 2usize << round.min(6);
+            let mut progressed = false;
+            for &(_, s) in ranked.iter().take(keep) {
+                let mut tries = 0;
+                let mut done = 0;
+                while done < per && tries < per * 8 {
+                    tries += 1;
+                    let Some(center) = self.best[s].as_ref().map(|(_, p)| p.clone()) else { break };
+                    let Some(q) = self.neighbour(&center) else { break };
+                    if !self.seen.insert(q.clone()) {
+                        continue;
+                    }
+                    if stop() {
+                        return;
+                    }
+                    let m = measure(&q);
+                    self.record(&q, m);
+                    done += 1;
+                    progressed = true;
+                }
+            }
+            if !progressed {
+                return;
+            }
+            round += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spaces() -> Vec<ShapeSpace> {
+        vec![
+            ShapeSpace { domains: vec![], defaults: vec![] },
+            ShapeSpace { domains: vec![vec![2, 4, 8, 16, 32, 64]], defaults: vec![8] },
+            ShapeSpace { domains: vec![vec![2, 4, 8], vec![0, 32, 64]], defaults: vec![4, 0] },
+        ]
+    }
+
+    /// A fake cost with an optimum at (shape 1, 32).
+    fn cost(p: &Point) -> Measure {
+        match p.shape {
+            0 => Some(10.0),
+            1 => Some(1.0 + (p.values[0] - 32).abs() as f64 / 8.0),
+            _ => (p.values[0] != 8).then_some(5.0),
+        }
+    }
+
+    fn trace(seed: u64, limit: usize) -> Vec<Point> {
+        let mut t = Tuner::new(spaces(), vec![0, 1, 2], seed);
+        let mut seen = Vec::new();
+        let count = std::cell::Cell::new(0);
+        t.run(
+            &mut |p| {
+                seen.push(p.clone());
+                count.set(count.get() + 1);
+                cost(p)
+            },
+            &|| count.get() >= limit,
+        );
+        seen
+    }
+
+    #[test]
+    fn same_seed_same_sequence_and_finds_the_optimum() {
+        let a = trace(7, 20);
+        assert_eq!(a, trace(7, 20));
+        assert_eq!(
+            &a[..3],
+            &[
+                Point { shape: 0, values: vec![] },
+                Point { shape: 1, values: vec![8] },
+                Point { shape: 2, values: vec![4, 0] }
+            ]
+        );
+        assert!(a.contains(&Point { shape: 1, values: vec![32] }), "{a:?}");
+        let all: HashSet<&Point> = a.iter().collect();
+        assert_eq!(all.len(), a.len(), "no point measured twice");
+    }
+
+    #[test]
+    fn stops_when_the_space_is_exhausted() {
+        let a = trace(1, 1000);
+        // 1 + 6 + 9 points exist; local search visits only neighbours of
+        // the best shapes, so it ends with no more than that.
+        assert!(a.len() <= 16 && a.len() >= 7, "{}", a.len());
+    }
+}

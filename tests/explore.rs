@@ -1,0 +1,141 @@
+//! `lift explore`: the search on PoCL within a tight budget, resuming and
+//! the cache, and the determinism of the candidate sequence.
+
+use lift::explore::{self, space::SpaceLimits, ExploreOptions};
+use lift::ir::{Program, SourceFile};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn load(path: &str) -> Program {
+    let text = std::fs::read_to_string(path).unwrap();
+    lift::parse::parse_program(&SourceFile::new(path, text)).unwrap()
+}
+
+fn sizes(n: i64) -> BTreeMap<String, i64> {
+    BTreeMap::from([("N".to_string(), n)])
+}
+
+fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize) -> ExploreOptions {
+    ExploreOptions {
+        def: "scalHigh".into(),
+        sizes: sizes(1 << 20),
+        budget: Duration::from_secs(budget),
+        seed: 5,
+        out: out.to_path_buf(),
+        resume,
+        limits: SpaceLimits { depth, ..SpaceLimits::default() },
+        max_candidates: max,
+        warmup: 1,
+        runs: 3,
+        progress: false,
+    }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lift-explore-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// The tests that use PoCL run one at a time: one process driving PoCL
+/// from several test threads at once crashed it now and then.
+static POCL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// PoCL, or `None` (the test then says it skipped).
+fn pocl() -> Option<Vec<lift::runtime::DeviceInfo>> {
+    explore::select_devices("pocl").ok()
+}
+
+fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    let mut rd = csv::Reader::from_path(path).unwrap();
+    rd.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect()
+}
+
+#[test]
+fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
+    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("scal");
+    let prog = load("benchmarks/scal.lift");
+    let report = explore::explore(&prog, &devs, &opts(&out, 20, None, false, 1)).unwrap();
+    let d = &report.devices[0];
+    let best = d.best.as_ref().expect("a validated candidate");
+    let naive = d.naive_ms.expect("the naive lowering was measured");
+    assert!(best.median_ms <= naive, "best {} ms, naive {naive} ms", best.median_ms);
+    // The best row validated.
+    let rows = csv_rows(&report.csv);
+    let row = rows.iter().find(|r| r[0] == best.candidate.to_string()).unwrap();
+    assert_eq!(row[4], "ok", "{row:?}");
+    assert!(rows.len() >= 2 && rows.iter().all(|r| r[1] == devs[0].name));
+    // best.lift parses again, and replaying best.derivation on the original
+    // gives the same kernel.
+    let text = std::fs::read_to_string(out.join("best.lift")).unwrap();
+    let reparsed = lift::parse::parse_program(&SourceFile::new("best.lift", text)).unwrap();
+    let der = std::fs::read_to_string(out.join("best.derivation")).unwrap();
+    let der = lift::rewrite::parse_derivation(&der).unwrap();
+    let base = lift::rewrite::prepare(&prog, "scalHigh").unwrap();
+    let replayed = lift::rewrite::replay(&base, "scalHigh", &der).unwrap();
+    let last = replayed.last().map_or(base.clone(), |r| r.program.clone());
+    let o = lift::compile::CompileOptions { local: best.local.map(|l| [l, 1, 1]), ..Default::default() };
+    let a = lift::compile::compile(&reparsed, "scalHigh", &o).unwrap();
+    let b = lift::compile::compile(&last, "scalHigh", &o).unwrap();
+    assert_eq!(a.source, b.source);
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn resume_continues_and_the_cache_measures_nothing_twice() {
+    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("resume");
+    let prog = load("benchmarks/scal.lift");
+    let first = explore::explore(&prog, &devs, &opts(&out, 60, Some(3), false, 1)).unwrap();
+    assert_eq!(first.devices[0].measured, 3);
+    let rows1 = csv_rows(&first.csv);
+    assert_eq!(rows1.len(), 3);
+    // A killed run leaves a torn line; resuming drops it.
+    let mut text = std::fs::read_to_string(&first.csv).unwrap();
+    text.push_str("3,torn");
+    std::fs::write(&first.csv, text).unwrap();
+    // The same candidates again: all from the cache, no new rows.
+    let again = explore::explore(&prog, &devs, &opts(&out, 60, Some(3), true, 1)).unwrap();
+    assert_eq!(again.devices[0].measured, 0);
+    assert_eq!(csv_rows(&again.csv), rows1);
+    // Going further measures only new candidates.
+    let more = explore::explore(&prog, &devs, &opts(&out, 60, Some(5), true, 1)).unwrap();
+    assert_eq!(more.devices[0].measured, 2);
+    let rows = csv_rows(&more.csv);
+    assert_eq!(rows.len(), 5);
+    assert_eq!(&rows[..3], &rows1[..]);
+    let ids: std::collections::HashSet<(String, String)> =
+        rows.iter().map(|r| (r[6].clone(), r[7].clone())).collect();
+    assert_eq!(ids.len(), 5, "no candidate logged twice");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn the_candidate_sequence_depends_only_on_the_seed() {
+    let prog = load("benchmarks/dot.lift");
+    let s = sizes(1 << 20);
+    let limits = SpaceLimits::default();
+    let p1 = explore::plan(&prog, "dotHigh", &s, &limits).unwrap();
+    let p2 = explore::plan(&prog, "dotHigh", &s, &limits).unwrap();
+    assert!(p1.shapes.len() > 4, "{} shapes", p1.shapes.len());
+    let a = explore::dry_run(&p1, &s, 11, 40);
+    assert_eq!(a, explore::dry_run(&p2, &s, 11, 40));
+    assert_eq!(a.len(), 40);
+    // The naive lowering comes first.
+    assert!(a[0].starts_with("0 "), "{}", a[0]);
+    // Missing sizes are a clear error.
+    let e = explore::plan(&prog, "dotHigh", &BTreeMap::new(), &limits).err().unwrap();
+    assert_eq!(e.to_string(), "size `N` of the def is not given (pass --size N=VALUE)");
+    let e = explore::plan(&prog, "nope", &s, &limits).err().unwrap();
+    assert_eq!(e.to_string(), "no `def nope` in the program");
+}
