@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Module -> the modules it may use.
-const ALLOWED: [(&str, &[&str]); 12] = [
+const ALLOWED: [(&str, &[&str]); 14] = [
     ("arith", &[]),
     ("types", &["arith"]),
     ("ir", &["arith", "types"]),
@@ -17,15 +17,28 @@ const ALLOWED: [(&str, &[&str]); 12] = [
     ("codegen", &["arith", "types", "ir", "passes", "view"]),
     ("compile", &["arith", "types", "ir", "passes", "view", "codegen"]),
     ("runtime", &["types"]),
+    // Rules are checked with the type checker and print through the parser's printer.
+    ("rewrite", &["arith", "types", "ir", "parse", "passes"]),
     (
         "harness",
-        &["arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime"],
+        &[
+            "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
+            "rewrite",
+        ],
+    ),
+    // The search builds, validates and times candidates as the harness does.
+    (
+        "explore",
+        &[
+            "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
+            "rewrite", "harness",
+        ],
     ),
     (
         "cli",
         &[
             "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
-            "harness",
+            "rewrite", "harness", "explore",
         ],
     ),
 ];
