@@ -3,6 +3,7 @@
 
 mod bench;
 mod compile_cmd;
+mod exec_check;
 pub mod npy;
 
 use clap::{Args, Parser, Subcommand};

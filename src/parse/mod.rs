@@ -23,7 +23,7 @@ pub use pretty::{print_expr, print_fun, print_program};
 pub use types::size_names as size_names_of;
 
 use ast::SDef;
-use cbody::NameCheck;
+use cbody::{NameCheck, ReturnCheck};
 use desugar::Ctx;
 use grammar::{Parser, KEYWORDS};
 use lexer::Tok;
@@ -155,6 +155,21 @@ impl Parser<'_> {
                 e.span = t.span;
             }
             return Err(e);
+        }
+        let user_ret = |n: &str| prog.user_funs.iter().find(|u| u.name == n).map(|u| u.ret.clone());
+        let mut rc = ReturnCheck { ret: &ret, scopes: vec![params.clone()], user_ret: &user_ret, returns: 0 };
+        if let Err((k, found)) = rc.stmts(&body) {
+            // The k-th `return` token of the body, in source order.
+            let tok = self.toks[first_tok..self.pos]
+                .iter()
+                .filter(|t| matches!(&t.tok, Tok::Ident(s) if s == "return"))
+                .nth(k)
+                .map_or(span, |t| t.span);
+            return Err(ParseError::new(
+                tok,
+                format!("return of a {found}"),
+                format!("a value of the declared result type {ret} of `{name}`"),
+            ));
         }
         Ok(UserFun { name, params, ret, body_text, body, span })
     }

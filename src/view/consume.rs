@@ -3,7 +3,7 @@
 
 use super::{MemRef, View};
 use crate::arith::{ArithExpr, CmpOp, Pred};
-use crate::ir::PadMode;
+use crate::ir::{MapKind, PadMode};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -47,6 +47,20 @@ pub fn consume(
     ty: Option<&Type>,
     print: &dyn Fn(&Access) -> String,
 ) -> Result<Access, ViewError> {
+    consume_in(view, indices, ty, print, None)
+}
+
+/// [`consume`] at a point inside the parallel maps `threads` (kind and loop
+/// variable, outermost first): private memory written by a parallel map
+/// ([`View::DropIndex`]) may then only be read at the reading thread's own
+/// index, the one element that thread holds.
+pub fn consume_in(
+    view: &View,
+    indices: &[ArithExpr],
+    ty: Option<&Type>,
+    print: &dyn Fn(&Access) -> String,
+    threads: Option<&[(MapKind, ArithExpr)]>,
+) -> Result<Access, ViewError> {
     // The stack's top is the outermost index.
     let mut c = Consumer {
         stack: indices.iter().rev().cloned().collect(),
@@ -54,6 +68,7 @@ pub fn consume(
         print,
         ty,
         subst: HashMap::new(),
+        threads,
     };
     let a = c.go(view, Flags::default())?;
     Ok(if c.subst.is_empty() { a } else { substitute(a, &c.subst) })
@@ -103,6 +118,7 @@ struct Consumer<'a> {
     print: &'a dyn Fn(&Access) -> String,
     ty: Option<&'a Type>,
     subst: HashMap<String, ArithExpr>,
+    threads: Option<&'a [(MapKind, ArithExpr)]>,
 }
 
 impl Consumer<'_> {
@@ -117,6 +133,7 @@ impl Consumer<'_> {
             print: self.print,
             ty: None,
             subst: self.subst.clone(),
+            threads: self.threads,
         };
         let a = sub.go(of, Flags { vector: None, ..flags.clone() })?;
         Ok(match substitute(a, &sub.subst) {
@@ -275,6 +292,7 @@ impl Consumer<'_> {
                             print: self.print,
                             ty: None,
                             subst: HashMap::new(),
+                            threads: self.threads,
                         };
                         parts.push(sub.go(v, flags.clone())?);
                         self.subst.extend(sub.subst);
@@ -308,6 +326,7 @@ impl Consumer<'_> {
                     print: self.print,
                     ty: None,
                     subst: self.subst.clone(),
+                    threads: self.threads,
                 };
                 let at = substitute(sub.go(idx, Flags::default())?, &sub.subst);
                 // The loaded index is opaque to the simplifier; its range is
@@ -317,8 +336,22 @@ impl Consumer<'_> {
                 self.go(of, flags)
             }
             View::IndexValue(e) => Ok(Access::IndexValue(e.clone())),
-            View::DropIndex { of } => {
-                self.pop("private map")?;
+            View::DropIndex { of, kind } => {
+                let i = self.pop("private map")?;
+                if let Some(ts) = self.threads {
+                    let i = if self.subst.is_empty() { i } else { i.substitute(&self.subst) };
+                    let own = |v: &ArithExpr| {
+                        *v == i || crate::arith::simplify(&i) == *v || crate::arith::prove_eq(&i, v)
+                    };
+                    if !ts.iter().any(|(k, v)| k == kind && own(v)) {
+                        return Err(ViewError(format!(
+                            "private memory written by a parallel map holds only each thread's own \
+                             element, but it is read here at index {i}, which another thread holds \
+                             (a gather, transpose or other reordering): write it to local memory \
+                             (toLocal) instead"
+                        )));
+                    }
+                }
                 self.go(of, flags)
             }
             View::MapLayout { var, body } => {

@@ -314,7 +314,7 @@ pub(crate) fn root_space(v: &View) -> Option<AddressSpace> {
         | View::AsScalar { of, .. }
         | View::Filter { of, .. } => root_space(of),
         View::MapLayout { body, .. } => root_space(body),
-        View::DropIndex { of } => root_space(of),
+        View::DropIndex { of, .. } => root_space(of),
         View::Zip { of } => of.first().and_then(|v| root_space(v)),
     }
 }
