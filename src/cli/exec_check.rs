@@ -6,7 +6,7 @@
 use super::{bad, CliError};
 use crate::arith::ArithExpr;
 use crate::compile::{Kernel, KernelParam};
-use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, Program, SourceFile};
+use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, Pattern, Program, SourceFile};
 use crate::passes::typecheck::typecheck_def;
 use crate::runtime::DeviceInfo;
 use crate::types::Type;
@@ -50,6 +50,7 @@ pub(crate) fn sizes_fit(
     for p in &mut concrete.params {
         p.ty = p.ty.as_ref().map(|t| subst_type(t, &m));
     }
+    subst_annotations(&mut concrete.body, &m);
     let at = |span: crate::ir::Span| file.location(span.start);
     let types = typecheck_def(program, &concrete).map_err(|e| {
         bad(format!("{}: error: the sizes do not fit the program ({}): {}", at(e.span), show(sizes), e.msg))
@@ -77,6 +78,64 @@ pub(crate) fn sizes_fit(
         }
     }
     Ok(())
+}
+
+/// Substitutes the sizes in the annotated lambda parameters of `e` (the
+/// parameters of inlined defs keep their declared types).
+fn subst_annotations(e: &mut Expr, m: &HashMap<String, ArithExpr>) {
+    if let ExprKind::Call(f, args) = &mut e.kind {
+        for a in args {
+            subst_annotations(a, m);
+        }
+        subst_fun(f, m);
+    }
+}
+
+fn subst_fun(f: &mut FunDecl, m: &HashMap<String, ArithExpr>) {
+    match &mut f.kind {
+        FunKind::Lambda(l) => {
+            for p in &mut l.params {
+                p.ty = p.ty.as_ref().map(|t| subst_type(t, m));
+            }
+            subst_annotations(&mut l.body, m);
+        }
+        FunKind::Pattern(p) => {
+            if let Some(g) = nested_fun_mut(p) {
+                subst_fun(g, m);
+            }
+        }
+        FunKind::UserFun(_) => {}
+    }
+}
+
+/// The mutable counterpart of `Pattern::nested_fun`.
+fn nested_fun_mut(p: &mut Pattern) -> Option<&mut FunDecl> {
+    match p {
+        Pattern::Map { f, .. }
+        | Pattern::MapVec { f }
+        | Pattern::Reduce { f, .. }
+        | Pattern::PartRed { f, .. }
+        | Pattern::Iterate { f, .. }
+        | Pattern::ToGlobal(f)
+        | Pattern::ToLocal(f)
+        | Pattern::ToPrivate(f)
+        | Pattern::Generate { f, .. } => Some(f),
+        Pattern::Split(_)
+        | Pattern::Join
+        | Pattern::Gather(_)
+        | Pattern::Scatter(_)
+        | Pattern::Transpose
+        | Pattern::Zip(_)
+        | Pattern::Get(_)
+        | Pattern::At(_)
+        | Pattern::AsVector(_)
+        | Pattern::AsScalar
+        | Pattern::Slide { .. }
+        | Pattern::Pad { .. }
+        | Pattern::PadConst { .. }
+        | Pattern::Filter
+        | Pattern::Id => None,
+    }
 }
 
 fn push_fun<'a>(f: &'a FunDecl, stack: &mut Vec<&'a Expr>) {

@@ -130,8 +130,24 @@ pub(crate) struct RunArgs {
     cfg: ConfigArgs,
 }
 
+/// Stack of the thread the CLI runs on. The parser bounds expression trees
+/// (nesting, chains, inlined size), and the recursive passes after it need
+/// up to this much for the deepest tree it accepts; only the pages touched
+/// are ever committed.
+const STACK_BYTES: usize = 1 << 30;
+
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    match std::thread::Builder::new().stack_size(STACK_BYTES).spawn(run) {
+        Ok(t) => t.join().unwrap_or(101),
+        Err(e) => {
+            eprintln!("error: cannot start the main thread: {e}");
+            1
+        }
+    }
+}
+
+fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -193,11 +193,14 @@ impl Parser<'_> {
             return self.c_unary();
         };
         let mut acc = self.c_binary(level + 1)?;
+        let base = self.chain;
         while let Some((_, op)) = ops.iter().find(|(p, _)| self.is_punct(p)) {
+            self.chain_term()?;
             self.bump();
             let rhs = self.c_binary(level + 1)?;
             acc = CExpr::Binary(*op, Box::new(acc), Box::new(rhs));
         }
+        self.chain = base;
         Ok(acc)
     }
 

@@ -103,10 +103,62 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
         params.push(param);
     }
     let body = ctx.value(&sd.body)?;
+    check_size(&body, sd, src)?;
     let (ne, np) = (ctx.next_expr, ctx.next_param);
     prog.next_expr = ne;
     prog.next_param = np;
     Ok(Def { name: sd.name.clone(), params, body, span: sd.span })
+}
+
+/// Most expressions one def may have once earlier defs are inlined.
+pub const MAX_DEF_EXPRS: usize = 100_000;
+/// Deepest expression tree of one def once earlier defs are inlined.
+pub const MAX_DEF_DEPTH: usize = 4_000;
+
+/// Bounds a desugared def, so that inlining (each call of an earlier def
+/// copies its body: 20 defs each calling the previous twice make a million
+/// copies) cannot exhaust memory, nor a deep tree the stack of the
+/// recursive passes after parsing. Walks without recursion.
+fn check_size(body: &crate::ir::Expr, sd: &SDef, src: &str) -> Result<(), ParseError> {
+    use crate::ir::{ExprKind, FunKind};
+    let mut stack = vec![(body, 1usize)];
+    let mut count = 0usize;
+    while let Some((e, d)) = stack.pop() {
+        count += 1;
+        let fail = |what: String| {
+            ParseError::new(
+                sd.name_span,
+                types::snippet(src, sd.name_span),
+                format!("a def of {what} (inlined calls of earlier defs included)"),
+            )
+        };
+        if count > MAX_DEF_EXPRS {
+            return Err(fail(format!("at most {MAX_DEF_EXPRS} expressions")));
+        }
+        if d > MAX_DEF_DEPTH {
+            return Err(fail(format!("expressions nested at most {MAX_DEF_DEPTH} deep")));
+        }
+        if let ExprKind::Call(f, args) = &e.kind {
+            stack.extend(args.iter().map(|a| (a, d + 1)));
+            let mut f = &**f;
+            let mut fd = d + 1;
+            loop {
+                match &f.kind {
+                    FunKind::Lambda(l) => stack.push((&l.body, fd + 1)),
+                    FunKind::Pattern(p) => {
+                        if let Some(g) = p.nested_fun() {
+                            f = g;
+                            fd += 1;
+                            continue;
+                        }
+                    }
+                    FunKind::UserFun(_) => {}
+                }
+                break;
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Parser<'_> {

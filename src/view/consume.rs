@@ -74,6 +74,31 @@ pub fn consume_in(
     Ok(if c.subst.is_empty() { a } else { substitute(a, &c.subst) })
 }
 
+/// Largest index expression consumption builds (in nodes).
+const MAX_INDEX_NODES: usize = 20_000;
+
+/// Whether `e` has at most `budget` nodes (counting stops when it runs out).
+fn fits(e: &ArithExpr, budget: &mut usize) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    match e {
+        ArithExpr::Cst(_) | ArithExpr::Var(_) => true,
+        ArithExpr::Sum(xs) | ArithExpr::Prod(xs) => xs.iter().all(|x| fits(x, budget)),
+        ArithExpr::Div(a, b)
+        | ArithExpr::ExactDiv(a, b)
+        | ArithExpr::Mod(a, b)
+        | ArithExpr::Pow(a, b)
+        | ArithExpr::Min(a, b)
+        | ArithExpr::Max(a, b) => fits(a, budget) && fits(b, budget),
+        ArithExpr::Log2(a) => fits(a, budget),
+        ArithExpr::IfThenElse(p, a, b) => {
+            fits(&p.lhs, budget) && fits(&p.rhs, budget) && fits(a, budget) && fits(b, budget)
+        }
+    }
+}
+
 /// Replaces the index variables of layout maps by the indices they stand for.
 fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
     // Applied repeatedly: one layout map's index may mention another's variable.
@@ -182,7 +207,20 @@ impl Consumer<'_> {
     }
 
     fn pop(&mut self, what: &str) -> Result<ArithExpr, ViewError> {
-        self.stack.pop().ok_or_else(|| ViewError(format!("internal: {what} view consumed without an index")))
+        let i = self
+            .stack
+            .pop()
+            .ok_or_else(|| ViewError(format!("internal: {what} view consumed without an index")))?;
+        // Each layout layer may repeat the index it gets (`join` reads
+        // `i / n` and `i % n`): a long chain of them grows it exponentially.
+        let mut budget = MAX_INDEX_NODES;
+        if !fits(&i, &mut budget) {
+            return Err(ViewError(format!(
+                "the index of a {what} has more than {MAX_INDEX_NODES} terms: too many layout patterns \
+                 (split, join, gather, ...) are stacked on this array"
+            )));
+        }
+        Ok(i)
     }
 
     fn go(&mut self, view: &View, flags: Flags) -> Result<Access, ViewError> {

@@ -72,6 +72,8 @@ pub(crate) struct Lowerer<'a> {
     /// How many thread-dependent loops or guards enclose the current point;
     /// barriers are only emitted where it is zero.
     divergence: usize,
+    /// Loop iterations unrolled so far (bounded by `loops::MAX_UNROLLED`).
+    unrolled_iters: usize,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -93,6 +95,7 @@ pub fn lower(
         tuple_types: Vec::new(),
         private_index_vars: HashSet::new(),
         divergence: 0,
+        unrolled_iters: 0,
     };
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);
