@@ -97,7 +97,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     let opts = RunOptions {
         sizes,
         variants: a.variants.clone(),
-        counts: RunCounts { warmup: a.warmup, runs: a.runs.max(1) },
+        counts: RunCounts { warmup: a.warmup, runs: a.runs },
         resume: a.resume,
         report_dir: report_dir.clone(),
         roofline: roof,
@@ -111,13 +111,17 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     }
     println!();
     print!("{}", runner::summary_table(&report.rows));
+    let mut chart_failed = false;
     match chart::render_figure8(std::slice::from_ref(&report.csv), &report_dir) {
         Ok(files) => {
             for f in files {
                 println!("chart: {}", f.display());
             }
         }
-        Err(e) => eprintln!("error: charts: {e}"),
+        Err(e) => {
+            eprintln!("error: charts: {e}");
+            chart_failed = true;
+        }
     }
     println!("results: {}", report.csv.display());
     let failures = report.failures();
@@ -125,6 +129,12 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         return Err(CliError::Failed(format!(
             "{failures} row(s) FAILED or errored, {} config(s) broken; see {}",
             broken.len(),
+            report.csv.display()
+        )));
+    }
+    if chart_failed {
+        return Err(CliError::Failed(format!(
+            "the charts were not written; the results are in {}",
             report.csv.display()
         )));
     }

@@ -104,8 +104,8 @@ pub(crate) struct RunArgs {
     /// Default: paper on a GPU, tiny otherwise.
     #[arg(long)]
     size: Option<String>,
-    /// Timed runs per variant.
-    #[arg(long, default_value_t = 10)]
+    /// Timed runs per variant (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = positive)]
     runs: usize,
     /// Untimed warm-up runs per variant.
     #[arg(long, default_value_t = 1)]
@@ -135,6 +135,14 @@ pub(crate) struct RunArgs {
 /// up to this much for the deepest tree it accepts; only the pages touched
 /// are ever committed.
 const STACK_BYTES: usize = 1 << 30;
+
+/// A count of at least 1 (`--runs 0` would time nothing).
+fn positive(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{s}`: expected a positive integer")),
+    }
+}
 
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> i32 {
