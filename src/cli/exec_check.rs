@@ -60,7 +60,7 @@ pub(crate) fn sizes_fit(
     while let Some(e) = stack.pop() {
         if let Some(t) = types.exprs.get(&e.id) {
             for n in t.lengths() {
-                if let Some(c) = n.as_cst() {
+                if let Ok(c) = n.eval_with(&|v| sizes.get(v).copied()) {
                     if !(0..=MAX_ELEMS).contains(&c) {
                         return Err(bad(format!(
                             "{}: error: the sizes do not fit the program ({}): an array of {c} elements{}",
@@ -99,42 +99,49 @@ fn subst_fun(f: &mut FunDecl, m: &HashMap<String, ArithExpr>) {
             }
             subst_annotations(&mut l.body, m);
         }
-        FunKind::Pattern(p) => {
-            if let Some(g) = nested_fun_mut(p) {
-                subst_fun(g, m);
-            }
-        }
+        FunKind::Pattern(p) => subst_pattern(p, m),
         FunKind::UserFun(_) => {}
     }
 }
 
-/// The mutable counterpart of `Pattern::nested_fun`.
-fn nested_fun_mut(p: &mut Pattern) -> Option<&mut FunDecl> {
+/// Substitutes the sizes in a pattern's parameters (`split(N / 2)`,
+/// `generate(N * 4, ...)`) and in its nested function.
+fn subst_pattern(p: &mut Pattern, m: &HashMap<String, ArithExpr>) {
+    let s = |e: &mut ArithExpr| *e = crate::arith::simplify(&e.substitute(m));
     match p {
         Pattern::Map { f, .. }
         | Pattern::MapVec { f }
         | Pattern::Reduce { f, .. }
-        | Pattern::PartRed { f, .. }
         | Pattern::Iterate { f, .. }
         | Pattern::ToGlobal(f)
         | Pattern::ToLocal(f)
-        | Pattern::ToPrivate(f)
-        | Pattern::Generate { f, .. } => Some(f),
-        Pattern::Split(_)
-        | Pattern::Join
-        | Pattern::Gather(_)
-        | Pattern::Scatter(_)
+        | Pattern::ToPrivate(f) => subst_fun(f, m),
+        Pattern::PartRed { f, m: k } => {
+            s(k);
+            subst_fun(f, m);
+        }
+        Pattern::Generate { f, len } => {
+            s(len);
+            subst_fun(f, m);
+        }
+        Pattern::Split(k) | Pattern::At(k) => s(k),
+        Pattern::Gather(g) | Pattern::Scatter(g) => s(&mut g.body),
+        Pattern::Slide { size, step } => {
+            s(size);
+            s(step);
+        }
+        Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
+            s(left);
+            s(right);
+        }
+        Pattern::Join
         | Pattern::Transpose
         | Pattern::Zip(_)
         | Pattern::Get(_)
-        | Pattern::At(_)
         | Pattern::AsVector(_)
         | Pattern::AsScalar
-        | Pattern::Slide { .. }
-        | Pattern::Pad { .. }
-        | Pattern::PadConst { .. }
         | Pattern::Filter
-        | Pattern::Id => None,
+        | Pattern::Id => {}
     }
 }
 
