@@ -251,3 +251,38 @@ fn zero_runs_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("expected a positive integer"), "{}", stderr(&o));
 }
+
+#[test]
+fn unwritable_outputs_and_unknown_sizes_are_bad_input() {
+    refused(
+        &lift(&["compile", "benchmarks/dot.lift", "--def", "dot", "-o", "/nonexistent-dir/x.cl"]),
+        "-o /nonexistent-dir/x.cl",
+    );
+    refused(
+        &lift(&["compile", "benchmarks/dot.lift", "--def", "dot", "--size", "Q=4"]),
+        "has no size `Q` (its sizes: N)",
+    );
+    refused(
+        &lift(&[
+            "exec",
+            "benchmarks/scal.lift",
+            "--def",
+            "scal",
+            "--input",
+            "alpha=2",
+            "--input",
+            "x=x.npy",
+            "--output",
+            "/nonexistent-dir/o.npy",
+        ]),
+        "--output /nonexistent-dir/o.npy",
+    );
+    if !has_device() {
+        println!("skipped the run part: no OpenCL device");
+        return;
+    }
+    refused(
+        &lift(&["run", "dot", "--size", "tiny", "--out", "/proc/lift-cannot-write"]),
+        "--out: cannot write in",
+    );
+}

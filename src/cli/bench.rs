@@ -38,6 +38,16 @@ fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
     }
 }
 
+/// Creates `dir` and probes that a file can be written in it, so that an
+/// unwritable `--out` is bad input found before anything runs.
+fn writable_dir(dir: &Path) -> Result<(), CliError> {
+    let probe = dir.join(".lift-write-probe");
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| bad(format!("--out: cannot write in {}: {e}", dir.display())))
+}
+
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     if let Some(vs) = &a.variants {
         for v in vs {
@@ -74,6 +84,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     }
     let sizes = size_presets(a.size.as_deref(), rt.info.is_gpu());
     let report_dir = a.out.join(rt.info.slug());
+    writable_dir(&report_dir)?;
     let date = env::now_utc();
     let roof_path = report_dir.join("roofline.csv");
     let roof = if only.is_none() && !a.no_roofline && !(a.resume && roof_path.exists()) {

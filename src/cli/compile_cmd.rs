@@ -135,6 +135,9 @@ fn compile_file(
 ) -> Result<(String, Kernel), CliError> {
     let (file, program) = load(path)?;
     let def = def_name(&program, flags, path)?;
+    if let Some(d) = program.def(&def) {
+        known_sizes(d, &sizes, path)?;
+    }
     let opts = options(flags, sizes)?;
     let kernel = compile(&program, &def, &opts).map_err(|e| match e.span() {
         Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
@@ -171,7 +174,7 @@ pub(crate) fn compile_cmd(a: &CompileArgs) -> Result<(), CliError> {
     let (def, kernel) = compile_file(&a.file, &a.flags, sizes)?;
     let text = format!("{}\n{}", header(&a.file, &def, &kernel), kernel.source);
     match &a.out {
-        Some(p) => std::fs::write(p, text).map_err(|e| CliError::Failed(format!("{}: {e}", p.display()))),
+        Some(p) => std::fs::write(p, text).map_err(|e| bad(format!("-o {}: {e}", p.display()))),
         None => {
             print!("{text}");
             Ok(())
@@ -316,6 +319,16 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     }
     let compile_sizes = parse_sizes(&a.flags.sizes)?;
     known_sizes(def, &compile_sizes, &a.file)?;
+    // An output that cannot be written is bad input, found before running
+    // (probed beside it, so that a refused run leaves no empty file).
+    let dir = match a.output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".lift-write-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| bad(format!("--output {}: {e}", a.output.display())))?;
     let mut sizes = compile_sizes.clone();
     let mut host: BTreeMap<String, HostArray> = BTreeMap::new();
     for p in &def.params {
