@@ -50,6 +50,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let d = program.def(def).ok_or_else(|| CompileError::NoSuchDef(def.to_string()))?;
     let types = passes::typecheck::typecheck_def(program, d)
         .map_err(|e| CompileError::Type { msg: e.msg, span: e.span })?;
+    passes::wellformed::check(d).map_err(|e| CompileError::Unsupported { msg: e.msg, span: e.span })?;
     let spaces = passes::address_space::infer(d, &types);
     let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
     let inferred = passes::launch::infer(d, &types);

@@ -138,3 +138,99 @@ fn vector_not_aligned() {
          memory (a slide or pad offset): vectors must be aligned to their width",
     );
 }
+
+// Well-formedness over the OpenCL thread hierarchy (passes::wellformed).
+
+#[test]
+fn same_dimension_nested_twice() {
+    check(
+        "def f(x: [[float]N]M) = mapWrg(0, mapWrg(0, id)) $ x",
+        "t.lift:1:35: cannot compile: mapWrg(0) inside mapWrg(0): each dimension of a thread level is used once per nest",
+    );
+}
+
+#[test]
+fn local_threads_inside_global_threads() {
+    check(
+        "def f(x: [[float]N]M) = mapGlb(0, mapLcl(0, id)) $ x",
+        "t.lift:1:35: cannot compile: mapLcl(0) inside mapGlb(0): local threads belong to work-groups (use mapWrg outside)",
+    );
+}
+
+#[test]
+fn global_threads_inside_work_groups() {
+    check(
+        "def f(x: [[float]N]M) = mapWrg(0, mapGlb(1, id)) $ x",
+        "t.lift:1:35: cannot compile: mapGlb(1) inside mapWrg(0): global threads and work-groups are the outermost level (mapGlb does not mix with mapWrg/mapLcl)",
+    );
+}
+
+#[test]
+fn local_threads_outside_work_groups() {
+    check(
+        "def f(x: [float]N) = mapLcl(0, id) $ x",
+        "t.lift:1:22: cannot compile: mapLcl(0) outside any mapWrg: local threads belong to work-groups",
+    );
+}
+
+#[test]
+fn two_outermost_parallel_maps() {
+    check(
+        "def f(x: [float]N) = mapGlb(0, id) o gather(\\i -> N - 1 - i) o mapGlb(0, id) $ x",
+        "t.lift:1:22: cannot compile: a second outermost parallel map (mapGlb(0) after mapGlb(0)): OpenCL has no barrier across work-groups, so it could read results not yet written (nest it in the first, or write two defs)",
+    );
+}
+
+#[test]
+fn outermost_parallel_map_repeated_by_iterate() {
+    check(
+        "def f(x: [float]N) = iterate(3, mapGlb(0, id)) $ x",
+        "t.lift:1:33: cannot compile: mapGlb(0) inside a reduction or iterate outside every parallel map: each step would need a barrier across work-groups, which OpenCL lacks (write one def per step)",
+    );
+}
+
+#[test]
+fn private_array_read_at_another_threads_index() {
+    // The toLocal form of the same program is right (tests/pocl_exec.rs).
+    check(
+        "def f(x: [float]N) = join o mapWrg(0, \\t -> toGlobal(mapLcl(0, id)) o gather(\\i -> 63 - i) o toPrivate(mapLcl(0, id)) $ t) o split(64) $ x",
+        "t.lift:1:45: cannot compile: private memory written by a parallel map holds only each thread's own element, but it is read here at index 63 - l_id_1, which another thread holds (a gather, transpose or other reordering): write it to local memory (toLocal) instead",
+    );
+}
+
+#[test]
+fn split_by_zero() {
+    check(
+        "def f(x: [float]N) = join o mapGlb(0, mapSeq(id)) o split(0) $ x",
+        "t.lift:1:53: split: the chunk size must be positive, found 0",
+    );
+}
+
+#[test]
+fn slide_with_zero_step() {
+    check(
+        "def f(x: [float]N) = mapGlb(0, mapSeq(id)) o slide(3, 0) $ x",
+        "t.lift:1:46: slide: the window step must be positive, found 0",
+    );
+}
+
+#[test]
+fn unrolling_beyond_the_kernel_budget() {
+    check(
+        &format!("{ADD}def f(x: [float]N) = join o mapGlb(0, toGlobal(mapSeq(id)) o reduceSeqUnroll(add, 0.0f)) o split(1000000) $ x"),
+        "t.lift:2:62: cannot compile: cannot unroll 1000000 iterations here: a kernel unrolls at most 65536 in all (use mapSeq or reduceSeq)",
+    );
+}
+
+#[test]
+fn index_grown_by_stacked_layout_patterns() {
+    let pairs = vec!["join o split(1)"; 16].join(" o ");
+    let src = format!("def f(x: [float]N) = {pairs} o mapGlb(0, id) $ x");
+    let file = SourceFile::new("t.lift", src.as_str());
+    let program = lift::parse::parse_program(&file).unwrap();
+    let err = compile(&program, "f", &CompileOptions::default()).expect_err("must not compile").to_string();
+    assert_eq!(
+        err,
+        "cannot compile: the index of a join has more than 20000 terms: too many layout patterns (split, join, gather, ...) are stacked on this array"
+    );
+}

@@ -59,6 +59,16 @@ fn errors_name_file_and_key() {
 }
 
 #[test]
+fn infinite_tolerance_is_refused() {
+    let text = std::fs::read_to_string(repo().join("configs/dot.yaml")).unwrap();
+    let line =
+        text.lines().find(|l| l.trim_start().starts_with("rtol:")).expect("dot.yaml has an rtol").to_string();
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let e = broken("infrtol", &line, &format!("{indent}rtol: .inf"));
+    assert!(e.contains("validation") && e.contains("finite non-negative"), "{e}");
+}
+
+#[test]
 fn missing_config_file() {
     let err = load(Path::new("/nonexistent/x.yaml"), &repo()).unwrap_err().to_string();
     assert!(err.starts_with("/nonexistent/x.yaml: cannot read"), "{err}");

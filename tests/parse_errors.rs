@@ -13,6 +13,25 @@ fn error_of(text: &str) -> String {
 
 const UF: &str = "userfun add(x: float, y: float): float { return x + y; }\n";
 
+/// 20 defs, each calling the previous twice: inlining doubles the size.
+fn doubling_defs(n: usize) -> String {
+    let mut s = String::from("def d0(x: [float]N) = mapGlb(0, id) $ x\n");
+    for i in 1..=n {
+        s.push_str(&format!("def d{i}(x: [float]N) = d{}(d{}(x))\n", i - 1, i - 1));
+    }
+    s
+}
+
+/// Defs each adding 300 levels of layout patterns to the previous one.
+fn deepening_defs(n: usize) -> String {
+    let chain = vec!["join o split(1)"; 150].join(" o ");
+    let mut s = String::from("def d0(x: [float]N) = mapGlb(0, id) $ x\n");
+    for i in 1..=n {
+        s.push_str(&format!("def d{i}(x: [float]N) = {chain} o d{} $ x\n", i - 1));
+    }
+    s
+}
+
 #[test]
 fn all_error_messages() {
     let cases: Vec<(String, &str)> = vec![
@@ -54,7 +73,16 @@ fn all_error_messages() {
         ("userfun g(x: float): float { x + ; }".into(), "t.lift:1:34: error: expected a C expression, found `;`"),
         ("def f(x: [float]N) = iterate(-1, id) $ x".into(), "t.lift:1:30: error: expected a non-negative iteration count, found `-1`"),
         ("def f(x: [float]N) = get(0) $ (x, x)".into(), "t.lift:1:32: error: expected a constant (a number or a tuple of numbers), found `x`"),
-        ("def f(x: [float]N) = padConst(1, 1, 3000000000, x)".into(), "t.lift:1:37: error: expected an integer literal that fits in 32 bits, found `3000000000`"),
+        ("def f(x: [float]N) = padConst(1, 1, 3000000000, x)".into(), "t.lift:1:37: error: expected an integer of at most 2147483647 (32-bit int), found `3000000000`"),
+        ("userfun g(x: float): float { return x + 4294967300; }".into(), "t.lift:1:41: error: expected an integer of at most 2147483647 (32-bit int), found `4294967300`"),
+        ("userfun g(x: float): float { return (float2)(x); }".into(), "t.lift:1:30: error: expected a value of the declared result type float of `g`, found `return of a float2`"),
+        ("userfun g(x: float): float4 { if (x > 0.0f) return (float4)(x); return (int4)(1); }".into(), "t.lift:1:65: error: expected a value of the declared result type float4 of `g`, found `return of a int4`"),
+        (format!("def f(x: [float]N) = mapGlb(0, {}) $ x", vec!["id"; 1002].join(" o ")), "t.lift:1:5035: error: expected at most 1000 chained terms (`o`, `+`, `*`, ...) along one path of an expression, found `o`"),
+        (format!("def f(x: [float]({})) = x", vec!["1"; 1002].join("*")), "t.lift:1:2019: error: expected at most 1000 chained terms (`o`, `+`, `*`, ...) along one path of an expression, found `*`"),
+        (format!("userfun g(x: float): float {{ return {}; }}", vec!["x"; 1002].join("+")), "t.lift:1:2038: error: expected at most 1000 chained terms (`o`, `+`, `*`, ...) along one path of an expression, found `+`"),
+        (format!("def f(x: {}float{}) = x", "[".repeat(200), "]N".repeat(200)), "t.lift:1:110: error: expected at most 100 levels of nested expressions, found `[`"),
+        (doubling_defs(20), "t.lift:16:5: error: expected a def of at most 100000 expressions (inlined calls of earlier defs included), found `d15`"),
+        (deepening_defs(20), "t.lift:15:5: error: expected a def of expressions nested at most 4000 deep (inlined calls of earlier defs included), found `d14`"),
         ("def f(x: [float]N) = x # y".into(), "t.lift:1:24: error: expected a token, found `#`"),
         ("def (x: [float]N) = x".into(), "t.lift:1:5: error: expected a name for the `def`, found `(`"),
         ("def f(x: [float]N) = (\\a -> a)(x, x)".into(), "t.lift:1:22: error: expected 1 argument for this function, not 2, found `(\\a -> a)(x, x)`"),

@@ -38,6 +38,16 @@ fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
     }
 }
 
+/// Creates `dir` and probes that a file can be written in it, so that an
+/// unwritable `--out` is bad input found before anything runs.
+fn writable_dir(dir: &Path) -> Result<(), CliError> {
+    let probe = dir.join(".lift-write-probe");
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| bad(format!("--out: cannot write in {}: {e}", dir.display())))
+}
+
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     if let Some(vs) = &a.variants {
         for v in vs {
@@ -84,6 +94,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     }
     let sizes = size_presets(a.size.as_deref(), rt.info.is_gpu());
     let report_dir = a.out.join(rt.info.slug());
+    writable_dir(&report_dir)?;
     let date = env::now_utc();
     let roof_path = report_dir.join("roofline.csv");
     let roof = if only.is_none() && !a.no_roofline && !(a.resume && roof_path.exists()) {
@@ -109,13 +120,14 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     let git_commit = std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.cfg.root));
     let cublas_dir = a.cublas_lib.clone().or_else(|| std::env::var_os("LIFT_CUBLAS_DIR").map(PathBuf::from));
     let mut failures = 0;
+    let mut chart_failed = false;
     let mut csvs = Vec::new();
     for s in suite::suites(&configs) {
         let these: Vec<Config> = configs.iter().filter(|c| c.suite == s).cloned().collect();
         let opts = RunOptions {
             sizes: sizes.clone(),
             variants: a.variants.clone(),
-            counts: RunCounts { warmup: a.warmup, runs: a.runs.max(1) },
+            counts: RunCounts { warmup: a.warmup, runs: a.runs },
             resume: a.resume,
             report_dir: report_dir.clone(),
             results_file: suite::results_file(&s),
@@ -136,7 +148,10 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
                     println!("chart: {}", f.display());
                 }
             }
-            Err(e) => eprintln!("error: charts: {e}"),
+            Err(e) => {
+                eprintln!("error: charts: {e}");
+                chart_failed = true;
+            }
         }
         println!("results: {}", report.csv.display());
         failures += report.failures();
@@ -146,6 +161,12 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         return Err(CliError::Failed(format!(
             "{failures} row(s) FAILED or errored, {} config(s) broken; see {}",
             broken.len(),
+            csvs.join(", ")
+        )));
+    }
+    if chart_failed {
+        return Err(CliError::Failed(format!(
+            "the charts were not written; the results are in {}",
             csvs.join(", ")
         )));
     }

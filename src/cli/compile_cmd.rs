@@ -1,10 +1,10 @@
 //! `lift compile` and `lift exec`.
 
-use super::npy::{read_npy, write_npy, NpyArray};
 use super::{bad, CliError};
 use crate::arith::ArithExpr;
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
 use crate::harness::data::HostArray;
+use crate::harness::npy::{read_npy, write_npy, NpyArray};
 use crate::harness::validate::compare;
 use crate::interp;
 use crate::ir::{Program, SourceFile};
@@ -148,6 +148,9 @@ fn compile_file(
     let (file, program) = load(path)?;
     let def = def_name(&program, flags, path)?;
     let program = derived(program, &def, flags)?;
+    if let Some(d) = program.def(&def) {
+        known_sizes(d, &sizes, path)?;
+    }
     let opts = options(flags, sizes)?;
     let kernel = compile(&program, &def, &opts).map_err(|e| match e.span() {
         Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
@@ -184,7 +187,7 @@ pub(crate) fn compile_cmd(a: &CompileArgs) -> Result<(), CliError> {
     let (def, kernel) = compile_file(&a.file, &a.flags, sizes)?;
     let text = format!("{}\n{}", header(&a.file, &def, &kernel), kernel.source);
     match &a.out {
-        Some(p) => std::fs::write(p, text).map_err(|e| CliError::Failed(format!("{}: {e}", p.display()))),
+        Some(p) => std::fs::write(p, text).map_err(|e| bad(format!("-o {}: {e}", p.display()))),
         None => {
             print!("{text}");
             Ok(())
@@ -252,6 +255,69 @@ fn scalar_value(name: &str, s: &str, ty: &Type) -> Result<HostArray, String> {
     parsed.ok_or_else(|| format!("input `{name}`: `{s}` is not a {ty}"))
 }
 
+/// Lanes a vector element occupies in a buffer: a 3-component vector
+/// takes the space of 4 (OpenCL's layout), so the host pads it.
+fn stored_lanes(w: usize) -> usize {
+    if w == 3 {
+        4
+    } else {
+        w
+    }
+}
+
+/// `data` with each group of `w` values padded to `stored_lanes(w)`.
+fn pad_lanes(data: &HostArray, w: usize) -> HostArray {
+    let s = stored_lanes(w);
+    fn go<T: Copy + Default>(v: &[T], w: usize, s: usize) -> Vec<T> {
+        if w == s {
+            return v.to_vec();
+        }
+        v.chunks(w).flat_map(|c| c.iter().copied().chain(std::iter::repeat_n(T::default(), s - w))).collect()
+    }
+    match data {
+        HostArray::F32(v) => HostArray::F32(go(v, w, s)),
+        HostArray::I32(v) => HostArray::I32(go(v, w, s)),
+    }
+}
+
+/// Inverse of [`pad_lanes`].
+fn unpad_lanes(data: HostArray, w: usize) -> HostArray {
+    let s = stored_lanes(w);
+    if w == s {
+        return data;
+    }
+    fn go<T: Copy>(v: Vec<T>, w: usize, s: usize) -> Vec<T> {
+        v.chunks(s).flat_map(|c| c[..w.min(c.len())].to_vec()).collect()
+    }
+    match data {
+        HostArray::F32(v) => HostArray::F32(go(v, w, s)),
+        HostArray::I32(v) => HostArray::I32(go(v, w, s)),
+    }
+}
+
+/// Refuses `--size` names that are not sizes of the def.
+fn known_sizes(def: &crate::ir::Def, sizes: &BTreeMap<String, i64>, file: &Path) -> Result<(), CliError> {
+    let mut names: Vec<String> = Vec::new();
+    for p in &def.params {
+        if let Some(t) = &p.ty {
+            for l in t.lengths() {
+                names.extend(l.vars().into_iter().map(|v| v.name));
+            }
+        }
+    }
+    if let Some(k) = sizes.keys().find(|k| !names.contains(k)) {
+        names.sort();
+        names.dedup();
+        let list = if names.is_empty() { "none".to_string() } else { names.join(", ") };
+        return Err(bad(format!(
+            "--size `{k}`: `def {}` of {} has no size `{k}` (its sizes: {list})",
+            def.name,
+            file.display()
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let (file, program) = load(&a.file)?;
     let def_name = def_name(&program, &a.flags, &a.file)?;
@@ -266,6 +332,17 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
         given.insert(k.trim().to_string(), v.trim().to_string());
     }
     let compile_sizes = parse_sizes(&a.flags.sizes)?;
+    known_sizes(def, &compile_sizes, &a.file)?;
+    // An output that cannot be written is bad input, found before running
+    // (probed beside it, so that a refused run leaves no empty file).
+    let dir = match a.output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".lift-write-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .map_err(|e| bad(format!("--output {}: {e}", a.output.display())))?;
     let mut sizes = compile_sizes.clone();
     let mut host: BTreeMap<String, HostArray> = BTreeMap::new();
     for p in &def.params {
@@ -275,10 +352,23 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
         let v = given.get(&p.name).ok_or_else(|| bad(format!("missing --input {}=...", p.name)))?;
         let arr = if matches!(ty, Type::Array(..)) {
             let npy = read_npy(Path::new(v)).map_err(bad)?;
+            if let Some(note) = &npy.note {
+                eprintln!("warning: input `{}`: {note}", p.name);
+            }
             bind_shape(&p.name, ty, &npy.shape, &mut sizes).map_err(bad)?;
             let (_, _, s) = shape_of(ty).map_err(bad)?;
             match (s, npy.data) {
                 (ScalarType::Float, HostArray::I32(v)) => {
+                    // Not every integer above 2^24 has an exact float.
+                    let v_path = given[&p.name].clone();
+                    if let Some((i, x)) =
+                        v.iter().enumerate().find(|(_, x)| (**x as f32) as i64 != **x as i64)
+                    {
+                        return Err(bad(format!(
+                            "{v_path}: int32 value {x} at flat index {i} has no exact float, but `{}` is a float array",
+                            p.name
+                        )));
+                    }
                     HostArray::F32(v.into_iter().map(|x| x as f32).collect())
                 }
                 (ScalarType::Int, HostArray::F32(_)) => {
@@ -294,6 +384,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     if let Some(extra) = given.keys().find(|k| !def.params.iter().any(|p| &p.name == *k)) {
         return Err(bad(format!("--input `{extra}`: `{def_name}` has no such parameter")));
     }
+    super::exec_check::sizes_fit(&file, &program, def, &sizes)?;
     let opts = options(&a.flags, compile_sizes)?;
     let kernel = compile(&program, &def_name, &opts).map_err(|e| match e.span() {
         Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
@@ -301,10 +392,23 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     })?;
     let info = runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
     eprintln!("device: {}", info.short());
+    let mut uploads: BTreeMap<String, HostArray> = BTreeMap::new();
+    for p in &def.params {
+        if let Some(ty @ Type::Array(..)) = &p.ty {
+            let (w, _) = elem_layout(ty).map_err(bad)?;
+            uploads.insert(p.name.clone(), pad_lanes(&host[&p.name], w));
+        } else {
+            uploads.insert(p.name.clone(), host[&p.name].clone());
+        }
+    }
+    let input_bytes = uploads.iter().map(|(k, v)| (k.clone(), v.len() * 4)).collect();
+    super::exec_check::buffers_fit(&info, &kernel, &input_bytes, &sizes)?;
+    let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
+    let (global, local) = super::exec_check::launch_dims(&info, global, local)?;
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
     let (out, shape) =
-        run_kernel(&rt, &a.file, &kernel, &host, &sizes, &a.flags).map_err(CliError::Failed)?;
-    write_npy(&a.output, &NpyArray { shape, data: out.clone() }).map_err(CliError::Failed)?;
+        run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, global, local).map_err(CliError::Failed)?;
+    write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None }).map_err(CliError::Failed)?;
     println!("wrote {}", a.output.display());
     if a.check {
         let mut args = BTreeMap::new();
@@ -327,13 +431,42 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Global and local sizes: the flags' when given, else the kernel's.
+fn launch_sizes(
+    k: &Kernel,
+    sizes: &BTreeMap<String, i64>,
+    flags: &CompileFlags,
+) -> Result<([i64; 3], Option<[i64; 3]>), CliError> {
+    let ev = |e: &ArithExpr, what: &str| -> Result<i64, CliError> {
+        e.eval_with(&|n| sizes.get(n).copied())
+            .map_err(|err| bad(format!("{what} `{e}`: {err}; pass --size")))
+    };
+    let global = match &flags.global {
+        Some(s) => parse_dims("global", s)?,
+        None => [
+            ev(&k.global[0], "global size")?,
+            ev(&k.global[1], "global size")?,
+            ev(&k.global[2], "global size")?,
+        ],
+    };
+    let local = match (&flags.local, &k.local) {
+        (Some(s), _) => Some(parse_dims("local", s)?),
+        (None, Some(l)) => {
+            Some([ev(&l[0], "local size")?, ev(&l[1], "local size")?, ev(&l[2], "local size")?])
+        }
+        (None, None) => None,
+    };
+    Ok((global, local))
+}
+
 fn run_kernel(
     rt: &Runtime,
     file: &Path,
     k: &Kernel,
     host: &BTreeMap<String, HostArray>,
     sizes: &BTreeMap<String, i64>,
-    flags: &CompileFlags,
+    global: Vec<usize>,
+    local: Option<Vec<usize>>,
 ) -> Result<(HostArray, Vec<usize>), String> {
     let ev = |e: &ArithExpr, what: &str| -> Result<i64, String> {
         e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| format!("{what} `{e}`: {err}; pass --size"))
@@ -348,7 +481,7 @@ fn run_kernel(
     if w > 1 {
         shape.push(w);
     }
-    let out_elems: usize = shape.iter().product();
+    let out_bytes = ev(&k.output_type.size_in_bytes(), "output size")?.max(0) as usize;
     let kind = if os == ScalarType::Float { ElemKind::F32 } else { ElemKind::I32 };
     let mut bufs = Vec::new();
     let mut out_index = 0;
@@ -362,7 +495,7 @@ fn run_kernel(
             }
             KernelParam::Output { .. } => {
                 out_index = bufs.len();
-                bufs.push(rt.zeroed("output", kind, out_elems * 4).map_err(|e| e.to_string())?)
+                bufs.push(rt.zeroed("output", kind, out_bytes).map_err(|e| e.to_string())?)
             }
             KernelParam::Temp { name, bytes } => bufs.push(
                 rt.zeroed(name, ElemKind::F32, ev(bytes, "temporary size")?.max(0) as usize)
@@ -387,27 +520,8 @@ fn run_kernel(
             _ => KernelArg::Buffer(it.next().ok_or("buffer missing")?),
         });
     }
-    let dims = |given: &Option<String>, exprs: &[ArithExpr], what: &str| -> Result<Vec<usize>, String> {
-        match given {
-            Some(s) => Ok(s.split(',').filter_map(|x| x.trim().parse().ok()).collect()),
-            None => exprs.iter().map(|e| ev(e, what).map(|v| v as usize)).collect(),
-        }
-    };
-    let mut global = dims(&flags.global, &k.global, "global size")?;
-    while global.len() > 1 && global.last() == Some(&1) {
-        global.pop();
-    }
-    let local = match (&flags.local, &k.local) {
-        (None, None) => None,
-        (l, Some(e)) => Some(dims(l, e, "local size")?),
-        (l, None) => Some(dims(l, &[], "local size")?),
-    }
-    .map(|mut l| {
-        l.resize(global.len(), 1);
-        l
-    });
     rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }])
         .map_err(|e| e.to_string())?;
     let out = rt.download(&bufs[out_index]).map_err(|e| e.to_string())?;
-    Ok((out, shape))
+    Ok((unpad_lanes(out, w), shape))
 }

@@ -3,8 +3,9 @@
 
 mod bench;
 mod compile_cmd;
+mod exec_check;
 mod explore_cmd;
-pub mod npy;
+
 mod rewrite_cmd;
 
 use clap::{Args, Parser, Subcommand};
@@ -110,8 +111,8 @@ pub(crate) struct RunArgs {
     /// Default: paper on a GPU, tiny otherwise.
     #[arg(long)]
     size: Option<String>,
-    /// Timed runs per variant.
-    #[arg(long, default_value_t = 10)]
+    /// Timed runs per variant (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = positive)]
     runs: usize,
     /// Untimed warm-up runs per variant.
     #[arg(long, default_value_t = 1)]
@@ -146,8 +147,32 @@ pub(crate) struct RunArgs {
     cfg: ConfigArgs,
 }
 
+/// Stack of the thread the CLI runs on. The parser bounds expression trees
+/// (nesting, chains, inlined size), and the recursive passes after it need
+/// up to this much for the deepest tree it accepts; only the pages touched
+/// are ever committed.
+const STACK_BYTES: usize = 1 << 30;
+
+/// A count of at least 1 (`--runs 0` would time nothing).
+fn positive(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{s}`: expected a positive integer")),
+    }
+}
+
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    match std::thread::Builder::new().stack_size(STACK_BYTES).spawn(run) {
+        Ok(t) => t.join().unwrap_or(101),
+        Err(e) => {
+            eprintln!("error: cannot start the main thread: {e}");
+            1
+        }
+    }
+}
+
+fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -669,8 +669,8 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             cx.err("validation.max_interp_size", format!("`{s}` is not a preset of `sizes`"))
         })?),
     };
-    if !(v.rtol >= 0.0 && v.atol >= 0.0) {
-        return Err(cx.err("validation", "rtol and atol must be non-negative numbers"));
+    if !(v.rtol >= 0.0 && v.atol >= 0.0 && v.rtol.is_finite() && v.atol.is_finite()) {
+        return Err(cx.err("validation", "rtol and atol must be finite non-negative numbers"));
     }
     let (flops, bytes, elements) = match &raw.metrics {
         None => (None, None, None),

@@ -13,10 +13,10 @@
 
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
+use super::npy::{read_npy, write_npy, NpyArray};
 use super::results::Row;
 use super::runner::{base_row, error_row, Bench};
 use super::variant::Execution;
-use crate::cli::npy::{read_npy, write_npy, NpyArray};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -182,7 +182,7 @@ pub fn run_halide(
         let data =
             inputs.get(name).or_else(|| buffers.get(name)).ok_or_else(|| format!("no array `{name}`"))?;
         let path = scratch.join(format!("{name}.npy"));
-        write_npy(&path, &NpyArray { shape: shape_of(cfg, name, sizes)?, data: data.clone() })?;
+        write_npy(&path, &NpyArray { shape: shape_of(cfg, name, sizes)?, data: data.clone(), note: None })?;
         args.push(path);
     }
     let out_path = scratch.join("halide_out.npy");

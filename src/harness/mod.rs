@@ -14,6 +14,7 @@ pub mod explored;
 pub mod gold;
 pub mod halide;
 pub mod inputs;
+pub mod npy;
 pub mod results;
 pub mod roofline;
 pub mod runner;

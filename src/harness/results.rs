@@ -68,9 +68,46 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>, ResultsError> {
 }
 
 /// Appends rows to a results file, writing the header when the file is new.
+/// While it lives it holds an exclusive lock on `results.csv.lock` beside
+/// the file, so two runs never interleave rows in one folder; the operating
+/// system drops the lock when the process ends, killed or not.
 pub struct ResultsWriter {
     path: PathBuf,
     done: BTreeSet<(String, String, String)>,
+    _lock: std::fs::File,
+    /// Set when `--resume` dropped a torn last line (a run killed mid-write).
+    pub dropped: Option<String>,
+}
+
+/// Takes the lock of the results file `path`, or says who holds it.
+fn lock(path: &Path) -> Result<std::fs::File, ResultsError> {
+    let mut lock_path = path.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let lock_path = PathBuf::from(lock_path);
+    let io = |e: std::io::Error| ResultsError::Io { path: lock_path.clone(), msg: e.to_string() };
+    let f = OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(io)?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ResultsError::Io {
+            path: path.into(),
+            msg: "another run is writing to this folder (it holds results.csv.lock); wait for it or use another --out".into(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// Cuts a last line that a killed run left without its newline; says so.
+fn drop_torn_line(path: &Path) -> Result<Option<String>, ResultsError> {
+    let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
+    let bytes = std::fs::read(path).map_err(io)?;
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(None);
+    }
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let torn = String::from_utf8_lossy(&bytes[keep..]).chars().take(60).collect::<String>();
+    let f = OpenOptions::new().write(true).open(path).map_err(io)?;
+    f.set_len(keep as u64).map_err(io)?;
+    Ok(Some(format!("{}: dropped a torn last line (an interrupted write): `{torn}`", path.display())))
 }
 
 impl ResultsWriter {
@@ -83,15 +120,18 @@ impl ResultsWriter {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
+        let lock = lock(path)?;
         let mut done = BTreeSet::new();
+        let mut dropped = None;
         if path.exists() {
             if resume {
+                dropped = drop_torn_line(path)?;
                 done = read_rows(path)?.iter().map(Row::key).collect();
             } else {
                 std::fs::rename(path, path.with_extension("csv.bak")).map_err(io)?;
             }
         }
-        Ok(ResultsWriter { path: path.to_path_buf(), done })
+        Ok(ResultsWriter { path: path.to_path_buf(), done, _lock: lock, dropped })
     }
 
     pub fn path(&self) -> &Path {
@@ -138,6 +178,7 @@ mod tests {
         let mut w = ResultsWriter::open(&path, false).unwrap();
         w.append(&row("reference")).unwrap();
         w.append(&row("none")).unwrap();
+        drop(w);
         let w2 = ResultsWriter::open(&path, true).unwrap();
         assert!(w2.is_done("dot", "tiny", "none") && !w2.is_done("dot", "tiny", "all"));
         let rows = read_rows(&path).unwrap();
@@ -146,8 +187,42 @@ mod tests {
         // The writer's header is the contract the chart reader enforces.
         let expected = format!("{}\n", crate::harness::chart::RESULTS_HEADER.join(","));
         assert!(header.starts_with(&expected), "{header}");
+        drop(w2);
         ResultsWriter::open(&path, false).unwrap();
         assert!(dir.join("results.csv.bak").exists() && !path.exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn second_writer_is_refused_while_the_first_lives() {
+        let dir = std::env::temp_dir().join(format!("lift-results-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("results.csv");
+        let first = ResultsWriter::open(&path, false).unwrap();
+        let err = ResultsWriter::open(&path, true).err().expect("second writer must be refused").to_string();
+        assert!(err.contains("another run is writing to this folder"), "{err}");
+        drop(first);
+        assert!(ResultsWriter::open(&path, true).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn resume_drops_a_torn_last_line() {
+        let dir = std::env::temp_dir().join(format!("lift-results-torn-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("results.csv");
+        let mut w = ResultsWriter::open(&path, false).unwrap();
+        let row =
+            Row { benchmark: "dot".into(), size: "tiny".into(), variant: "all".into(), ..Row::default() };
+        w.append(&row).unwrap();
+        drop(w);
+        let whole = std::fs::read_to_string(&path).unwrap();
+        // A second row cut off mid-write, as by a kill or a full disk.
+        std::fs::write(&path, format!("{whole}dot,tiny,reference,o")).unwrap();
+        let w = ResultsWriter::open(&path, true).unwrap();
+        assert!(w.dropped.as_deref().is_some_and(|d| d.contains("torn")), "{:?}", w.dropped);
+        assert!(w.is_done("dot", "tiny", "all") && !w.is_done("dot", "tiny", "reference"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -99,7 +99,7 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
 pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunReport, ResultsError> {
     let csv = opts.report_dir.join(&opts.results_file);
     let mut writer = ResultsWriter::open(&csv, opts.resume)?;
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = writer.dropped.iter().cloned().collect();
     let planned = plan(configs, opts, &mut notes);
     // Loaded once, only when some benchmark has a CLBlast bar.
     let blas: Result<ClBlast, String> = if planned.iter().any(|p| p.variants.iter().any(|v| v == "clblast")) {

@@ -67,9 +67,12 @@ fn compare_with(a: &[f64], g: &[f64], scale: Option<&[f64]>, rtol: f64, atol: f6
     let mut first_bad: Option<(usize, f64, f64)> = None;
     let mut bad = 0usize;
     for (i, (&x, &y)) in a.iter().zip(g).enumerate() {
-        let diff = (x - y).abs();
+        // Identical values pass, NaN and infinities included (their
+        // difference is NaN); a NaN or infinity against anything else fails.
+        let same = x == y || (x.is_nan() && y.is_nan());
+        let diff = if same { 0.0 } else { (x - y).abs() };
         let mag = scale.map_or(y.abs(), |s| s[i]);
-        let pass = diff <= atol + rtol * mag;
+        let pass = same || diff <= atol + rtol * mag;
         if mag > atol {
             max_rel = max_rel.max(diff / mag);
         }
@@ -106,6 +109,12 @@ mod tests {
         assert!(!bad.ok && bad.message.contains("[2]"), "{bad:?}");
         let nan = compare(&HostArray::F32(vec![f32::NAN, 0.0, 100.0]), &g, 1e-4, 1e-5);
         assert!(!nan.ok && nan.max_rel_error.is_infinite());
+        // Identical NaN and infinities are no mismatch; an infinity against a finite value is.
+        let special = HostArray::F32(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
+        let same = compare(&special, &special, 1e-4, 1e-5);
+        assert!(same.ok && same.max_rel_error == 0.0, "{same:?}");
+        let inf = compare(&HostArray::F32(vec![1.0, f32::INFINITY, 100.0]), &g, 1e-4, 1e-5);
+        assert!(!inf.ok && inf.message.contains("[1]"), "{inf:?}");
         assert!(!compare(&HostArray::F32(vec![1.0]), &g, 1.0, 1.0).ok);
     }
 

@@ -193,11 +193,14 @@ impl Parser<'_> {
             return self.c_unary();
         };
         let mut acc = self.c_binary(level + 1)?;
+        let base = self.chain;
         while let Some((_, op)) = ops.iter().find(|(p, _)| self.is_punct(p)) {
+            self.chain_term()?;
             self.bump();
             let rhs = self.c_binary(level + 1)?;
             acc = CExpr::Binary(*op, Box::new(acc), Box::new(rhs));
         }
+        self.chain = base;
         Ok(acc)
     }
 
@@ -396,5 +399,146 @@ impl NameCheck<'_> {
                 args.iter().try_for_each(|a| self.expr(a))
             }
         }
+    }
+}
+
+/// Checks that every `return` of a body gives a value OpenCL converts to
+/// the declared result type (scalars convert to scalars and widen to
+/// vectors; vectors and tuples must match exactly). The code generator
+/// emits the body verbatim, so a mismatch would only surface in the OpenCL
+/// build, or be converted silently where the interpreter does not.
+/// Types it cannot infer (most built-ins) are not checked.
+pub struct ReturnCheck<'a> {
+    pub ret: &'a Type,
+    pub scopes: Vec<Vec<(String, Type)>>,
+    /// The result type of an earlier user function.
+    pub user_ret: &'a dyn Fn(&str) -> Option<Type>,
+    /// How many `return`s were checked so far (to find the failing one's token).
+    pub returns: usize,
+}
+
+impl ReturnCheck<'_> {
+    /// `Err((k, found))`: the `k`-th `return` (0-based, source order) gives a `found`.
+    pub fn stmts(&mut self, stmts: &[CStmt]) -> Result<(), (usize, Type)> {
+        self.scopes.push(Vec::new());
+        let r = stmts.iter().try_for_each(|s| self.stmt(s));
+        self.scopes.pop();
+        r
+    }
+
+    fn stmt(&mut self, s: &CStmt) -> Result<(), (usize, Type)> {
+        match s {
+            CStmt::Decl { ty, name, .. } => {
+                if let Some(top) = self.scopes.last_mut() {
+                    top.push((name.clone(), ty.clone()));
+                }
+                Ok(())
+            }
+            CStmt::Assign { .. } | CStmt::Expr(_) => Ok(()),
+            CStmt::If { then, otherwise, .. } => {
+                self.stmts(then)?;
+                self.stmts(otherwise)
+            }
+            CStmt::For { init, body, .. } => {
+                self.scopes.push(Vec::new());
+                let r = self.stmt(init).and_then(|()| self.stmts(body));
+                self.scopes.pop();
+                r
+            }
+            CStmt::Return(e) => {
+                let k = self.returns;
+                self.returns += 1;
+                match self.ty(e) {
+                    Some(t) if !converts(&t, self.ret) => Err((k, t)),
+                    _ => Ok(()),
+                }
+            }
+            CStmt::Block(b) => self.stmts(b),
+        }
+    }
+
+    fn var(&self, v: &str) -> Option<Type> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == v).map(|(_, t)| t.clone())
+    }
+
+    /// The C type of `e`, where the subset makes it certain.
+    fn ty(&self, e: &CExpr) -> Option<Type> {
+        use crate::types::ScalarType;
+        match e {
+            CExpr::Int(_) => Some(Type::INT),
+            CExpr::Float(_) => Some(Type::FLOAT),
+            CExpr::Var(v) => self.var(v),
+            CExpr::Field(inner, f) => match self.ty(inner)? {
+                Type::Vector(s, n) => {
+                    let k = if let Some(hex) = f.strip_prefix('s').or_else(|| f.strip_prefix('S')) {
+                        hex.len()
+                    } else if ["lo", "hi", "even", "odd"].contains(&f.as_str()) {
+                        (n as usize).div_ceil(2)
+                    } else {
+                        f.len()
+                    };
+                    match k {
+                        1 => Some(Type::Scalar(s)),
+                        2 | 3 | 4 | 8 | 16 => Some(Type::Vector(s, k as u8)),
+                        _ => None,
+                    }
+                }
+                Type::Tuple(ts) => {
+                    f.strip_prefix('_')?.parse::<usize>().ok().and_then(|i| ts.get(i).cloned())
+                }
+                Type::Scalar(_) | Type::Array(..) => None,
+            },
+            CExpr::Unary(UnOp::Neg, a) => self.ty(a),
+            CExpr::Unary(UnOp::Not, a) => match self.ty(a)? {
+                Type::Scalar(_) => Some(Type::INT),
+                _ => None,
+            },
+            CExpr::Binary(op, a, b) => {
+                let (ta, tb) = (self.ty(a)?, self.ty(b)?);
+                let arith = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem);
+                match (ta, tb) {
+                    (Type::Scalar(x), Type::Scalar(y)) if arith => {
+                        Some(Type::Scalar(if x == ScalarType::Float || y == ScalarType::Float {
+                            ScalarType::Float
+                        } else {
+                            ScalarType::Int
+                        }))
+                    }
+                    (Type::Scalar(_), Type::Scalar(_)) => Some(Type::INT),
+                    (v @ Type::Vector(..), Type::Scalar(_)) | (Type::Scalar(_), v @ Type::Vector(..))
+                        if arith =>
+                    {
+                        Some(v)
+                    }
+                    (Type::Vector(s, n), Type::Vector(t, m)) if arith && s == t && n == m => {
+                        Some(Type::Vector(s, n))
+                    }
+                    _ => None,
+                }
+            }
+            CExpr::Ternary(_, a, b) => {
+                let (ta, tb) = (self.ty(a)?, self.ty(b)?);
+                (ta == tb).then_some(ta)
+            }
+            CExpr::Call(name, args) => {
+                if let Some(t) = (self.user_ret)(name) {
+                    return Some(t);
+                }
+                match name.as_str() {
+                    "dot" | "length" | "fast_length" | "distance" => Some(Type::FLOAT),
+                    "cross" | "normalize" => self.ty(args.first()?),
+                    _ => None,
+                }
+            }
+            CExpr::Cast(t, _) | CExpr::VectorLit(t, _) | CExpr::TupleLit(t, _) => Some(t.clone()),
+        }
+    }
+}
+
+/// Whether OpenCL converts a value of type `from` implicitly to `to`.
+fn converts(from: &Type, to: &Type) -> bool {
+    match (from, to) {
+        (Type::Scalar(_), Type::Scalar(_) | Type::Vector(..)) => true,
+        _ => from == to,
     }
 }

@@ -19,14 +19,20 @@ pub struct Parser<'a> {
     /// Current nesting of `expr`/`c_expr`, bounded so that hostile input
     /// cannot overflow the stack (here or in the recursive passes after).
     pub depth: usize,
+    /// Chained terms (`f o g o ...`, `a + b + ...`) on the current path:
+    /// each adds a level to the trees later passes walk recursively.
+    pub chain: usize,
 }
 
 /// Deepest expression nesting accepted.
 pub const MAX_DEPTH: usize = 100;
 
+/// Most chained terms on one path of an expression tree.
+pub const MAX_CHAIN: usize = 1000;
+
 impl<'a> Parser<'a> {
     pub fn new(text: &'a str, toks: Vec<Token>) -> Parser<'a> {
-        Parser { text, toks, pos: 0, depth: 0 }
+        Parser { text, toks, pos: 0, depth: 0, chain: 0 }
     }
 
     pub fn peek(&self) -> &Token {
@@ -134,6 +140,18 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Counts one more chained term, failing beyond [`MAX_CHAIN`]; the
+    /// caller restores `chain` when its chain ends.
+    pub fn chain_term(&mut self) -> PResult<()> {
+        if self.chain >= MAX_CHAIN {
+            return Err(self.error(format!(
+                "at most {MAX_CHAIN} chained terms (`o`, `+`, `*`, ...) along one path of an expression"
+            )));
+        }
+        self.chain += 1;
+        Ok(())
+    }
+
     fn expr_inner(&mut self) -> PResult<SExpr> {
         let f = self.compose()?;
         if self.eat_punct("$") {
@@ -150,33 +168,42 @@ impl<'a> Parser<'a> {
             return Ok(first);
         }
         let mut parts = vec![first];
+        let base = self.chain;
         while self.is_word("o") {
+            self.chain_term()?;
             self.bump();
             parts.push(self.sum()?);
         }
+        self.chain = base;
         let span = parts[0].span.to(parts[parts.len() - 1].span);
         Ok(SExpr::new(SKind::Compose(parts), span))
     }
 
     pub(super) fn sum(&mut self) -> PResult<SExpr> {
         let mut acc = self.product()?;
+        let base = self.chain;
         while let Some(op) = ['+', '-'].into_iter().find(|c| self.is_punct(&c.to_string())) {
+            self.chain_term()?;
             let op_span = self.bump().span;
             let rhs = self.product()?;
             let span = acc.span.to(rhs.span);
             acc = SExpr::new(SKind::Bin(op, Box::new(acc), Box::new(rhs), op_span), span);
         }
+        self.chain = base;
         Ok(acc)
     }
 
     fn product(&mut self) -> PResult<SExpr> {
         let mut acc = self.unary()?;
+        let base = self.chain;
         while let Some(op) = ['*', '/', '%'].into_iter().find(|c| self.is_punct(&c.to_string())) {
+            self.chain_term()?;
             let op_span = self.bump().span;
             let rhs = self.unary()?;
             let span = acc.span.to(rhs.span);
             acc = SExpr::new(SKind::Bin(op, Box::new(acc), Box::new(rhs), op_span), span);
         }
+        self.chain = base;
         Ok(acc)
     }
 

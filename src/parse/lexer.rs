@@ -123,7 +123,19 @@ fn number(text: &str, start: usize) -> PResult<(Tok, usize)> {
         }
         Tok::Float(v)
     } else {
-        Tok::Int(body.parse().map_err(|_| err())?)
+        // Integers are C `int`s everywhere (sizes, indices, user-function
+        // bodies): a wider literal would be a `long` to OpenCL but not to
+        // the interpreter.
+        match body.parse::<i64>() {
+            Ok(v) if v <= i32::MAX as i64 => Tok::Int(v),
+            _ => {
+                return Err(ParseError::new(
+                    Span::new(start, i),
+                    lexeme,
+                    format!("an integer of at most {} (32-bit int)", i32::MAX),
+                ))
+            }
+        }
     };
     Ok((tok, i))
 }

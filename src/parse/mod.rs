@@ -22,7 +22,7 @@ pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
 
 use crate::types::size_names;
 use ast::SDef;
-use cbody::NameCheck;
+use cbody::{NameCheck, ReturnCheck};
 use desugar::Ctx;
 use grammar::{Parser, KEYWORDS};
 use lexer::Tok;
@@ -103,11 +103,63 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
         params.push(param);
     }
     let body = ctx.value(&sd.body)?;
+    check_size(&body, sd, src)?;
     let (ne, np, nf) = (ctx.next_expr, ctx.next_param, ctx.next_fun);
     prog.next_expr = ne;
     prog.next_param = np;
     prog.next_fun = nf;
     Ok(Def { name: sd.name.clone(), params, body, span: sd.span })
+}
+
+/// Most expressions one def may have once earlier defs are inlined.
+pub const MAX_DEF_EXPRS: usize = 100_000;
+/// Deepest expression tree of one def once earlier defs are inlined.
+pub const MAX_DEF_DEPTH: usize = 4_000;
+
+/// Bounds a desugared def, so that inlining (each call of an earlier def
+/// copies its body: 20 defs each calling the previous twice make a million
+/// copies) cannot exhaust memory, nor a deep tree the stack of the
+/// recursive passes after parsing. Walks without recursion.
+fn check_size(body: &crate::ir::Expr, sd: &SDef, src: &str) -> Result<(), ParseError> {
+    use crate::ir::{ExprKind, FunKind};
+    let mut stack = vec![(body, 1usize)];
+    let mut count = 0usize;
+    while let Some((e, d)) = stack.pop() {
+        count += 1;
+        let fail = |what: String| {
+            ParseError::new(
+                sd.name_span,
+                types::snippet(src, sd.name_span),
+                format!("a def of {what} (inlined calls of earlier defs included)"),
+            )
+        };
+        if count > MAX_DEF_EXPRS {
+            return Err(fail(format!("at most {MAX_DEF_EXPRS} expressions")));
+        }
+        if d > MAX_DEF_DEPTH {
+            return Err(fail(format!("expressions nested at most {MAX_DEF_DEPTH} deep")));
+        }
+        if let ExprKind::Call(f, args) = &e.kind {
+            stack.extend(args.iter().map(|a| (a, d + 1)));
+            let mut f = &**f;
+            let mut fd = d + 1;
+            loop {
+                match &f.kind {
+                    FunKind::Lambda(l) => stack.push((&l.body, fd + 1)),
+                    FunKind::Pattern(p) => {
+                        if let Some(g) = p.nested_fun() {
+                            f = g;
+                            fd += 1;
+                            continue;
+                        }
+                    }
+                    FunKind::UserFun(_) => {}
+                }
+                break;
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Parser<'_> {
@@ -156,6 +208,21 @@ impl Parser<'_> {
                 e.span = t.span;
             }
             return Err(e);
+        }
+        let user_ret = |n: &str| prog.user_funs.iter().find(|u| u.name == n).map(|u| u.ret.clone());
+        let mut rc = ReturnCheck { ret: &ret, scopes: vec![params.clone()], user_ret: &user_ret, returns: 0 };
+        if let Err((k, found)) = rc.stmts(&body) {
+            // The k-th `return` token of the body, in source order.
+            let tok = self.toks[first_tok..self.pos]
+                .iter()
+                .filter(|t| matches!(&t.tok, Tok::Ident(s) if s == "return"))
+                .nth(k)
+                .map_or(span, |t| t.span);
+            return Err(ParseError::new(
+                tok,
+                format!("return of a {found}"),
+                format!("a value of the declared result type {ret} of `{name}`"),
+            ));
         }
         Ok(UserFun { name, params, ret, body_text, body, span })
     }

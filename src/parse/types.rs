@@ -29,6 +29,13 @@ pub fn named_type(name: &str) -> Option<Type> {
 
 impl Parser<'_> {
     pub fn ty(&mut self) -> PResult<Type> {
+        self.enter()?;
+        let r = self.ty_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn ty_inner(&mut self) -> PResult<Type> {
         let t = self.peek().clone();
         match &t.tok {
             Tok::Ident(name) => match named_type(name) {

@@ -1,6 +1,7 @@
 //! Analyses over the IR, run in this order by `compile::compile`:
 //!
-//! 1. [`typecheck`]: the type of every expression and parameter;
+//! 1. [`typecheck`]: the type of every expression and parameter, then
+//!    [`wellformed`]: parallel maps nest as the OpenCL thread hierarchy allows;
 //! 2. [`address_space`]: where each value lives (Algorithm 1 of CGO 2017);
 //! 3. [`barrier`]: which `mapLcl` calls need no barrier after them (5.4);
 //! 4. [`launch`]: the OpenCL thread counts (seed 004, Section 2.4).
@@ -13,6 +14,7 @@ pub mod address_space;
 pub mod barrier;
 pub mod launch;
 pub mod typecheck;
+pub mod wellformed;
 
 pub use address_space::{AddressSpace, AddressSpaces};
 pub use typecheck::{TypeError, Types};

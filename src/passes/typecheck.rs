@@ -242,6 +242,9 @@ impl Checker<'_> {
             Pattern::Split(m) => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, n) = self.array(name, t, span)?;
+                if let Some(b @ ..=0) = m.as_cst() {
+                    return err(span, format!("split: the chunk size must be positive, found {b}"));
+                }
                 if let (Some(a), Some(b)) = (n.as_cst(), m.as_cst()) {
                     if b <= 0 || a % b != 0 {
                         return err(span, format!("split: length {a} is not divisible by {b}"));
@@ -319,6 +322,11 @@ impl Checker<'_> {
             Pattern::Slide { size, step } => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, n) = self.array(name, t, span)?;
+                for (what, v) in [("size", size), ("step", step)] {
+                    if let Some(c @ ..=0) = v.as_cst() {
+                        return err(span, format!("slide: the window {what} must be positive, found {c}"));
+                    }
+                }
                 let windows = len(ArithExpr::div(
                     ArithExpr::add(ArithExpr::sub(n.clone(), size.clone()), step.clone()),
                     step.clone(),

@@ -239,8 +239,11 @@ fn m_low_map(s: &Site<'_>) -> R {
 fn to_mem(s: &Site<'_>, _: &Args, b: &mut Builder, mem: Mem) -> B {
     m_low_map(s)?;
     let (kind, f, xs, span) = map_parts(s.expr).ok_or_else(|| s.no_match("to-*", "a map"))?;
-    let inner =
-        Box::new(FunDecl { id: FunId::FRESH, kind: FunKind::Pattern(Pattern::Map { kind, f: Box::new(f.clone()) }), span });
+    let inner = Box::new(FunDecl {
+        id: FunId::FRESH,
+        kind: FunKind::Pattern(Pattern::Map { kind, f: Box::new(f.clone()) }),
+        span,
+    });
     let p = match mem {
         Mem::Global => Pattern::ToGlobal(inner),
         Mem::Local => Pattern::ToLocal(inner),

@@ -3,8 +3,8 @@
 use crate::arith::{self, ArithExpr};
 use crate::ir::visit::Node;
 use crate::ir::{
-    FunId,
-    Expr, ExprKind, FunDecl, FunKind, IdGen, IndexFun, MapKind, Pattern, Program, ReduceKind, Span, UserFun,
+    Expr, ExprKind, FunDecl, FunId, FunKind, IdGen, IndexFun, MapKind, Pattern, Program, ReduceKind, Span,
+    UserFun,
 };
 use crate::passes::typecheck::Types;
 use crate::types::Type;

@@ -7,8 +7,7 @@
 use super::rule::Builder;
 use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
 use crate::ir::{
-    FunId,
-    Expr, ExprKind, FunDecl, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
+    Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
 };
 use crate::types::{ScalarType, Type};
 use std::collections::HashSet;
@@ -164,7 +163,11 @@ pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -
             let vars: HashSet<ParamId> = l.params.iter().map(|p| p.id).collect();
             let (body, _) = vectorise_expr(b, &l.body, &vars, width)?;
             let params = l.params.iter().map(|p| crate::ir::Param { ty: None, ..p.clone() }).collect();
-            Ok(FunDecl { id: FunId::FRESH, kind: FunKind::Lambda(Lambda { params, body: Box::new(body) }), span: f.span })
+            Ok(FunDecl {
+                id: FunId::FRESH,
+                kind: FunKind::Lambda(Lambda { params, body: Box::new(body) }),
+                span: f.span,
+            })
         }
         FunKind::Pattern(_) => Err("only user functions and lambdas over them are vectorised".into()),
     }
@@ -198,7 +201,10 @@ fn vectorise_expr(
             let v = vector_user_fun(b, *id, &which, width)?;
             let call = Expr {
                 id: e.id,
-                kind: ExprKind::Call(Box::new(FunDecl { id: FunId::FRESH, kind: FunKind::UserFun(v), span: f.span }), out),
+                kind: ExprKind::Call(
+                    Box::new(FunDecl { id: FunId::FRESH, kind: FunKind::UserFun(v), span: f.span }),
+                    out,
+                ),
                 span: e.span,
             };
             Ok((call, true))

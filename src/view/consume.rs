@@ -3,7 +3,7 @@
 
 use super::{MemRef, View};
 use crate::arith::{ArithExpr, CanonicalNames, CmpOp, Memo, Pred};
-use crate::ir::PadMode;
+use crate::ir::{MapKind, PadMode};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -48,6 +48,21 @@ pub fn consume(
     print: &dyn Fn(&Access) -> String,
     memo: &Memo,
 ) -> Result<Access, ViewError> {
+    consume_in(view, indices, ty, print, memo, None)
+}
+
+/// [`consume`] at a point inside the parallel maps `threads` (kind and loop
+/// variable, outermost first): private memory written by a parallel map
+/// ([`View::DropIndex`]) may then only be read at the reading thread's own
+/// index, the one element that thread holds.
+pub fn consume_in(
+    view: &View,
+    indices: &[ArithExpr],
+    ty: Option<&Type>,
+    print: &dyn Fn(&Access) -> String,
+    memo: &Memo,
+    threads: Option<&[(MapKind, ArithExpr)]>,
+) -> Result<Access, ViewError> {
     // The stack's top is the outermost index.
     let mut c = Consumer {
         stack: indices.iter().rev().cloned().collect(),
@@ -56,9 +71,35 @@ pub fn consume(
         ty,
         subst: HashMap::new(),
         memo,
+        threads,
     };
     let a = c.go(view, Flags::default())?;
     Ok(if c.subst.is_empty() { a } else { substitute(a, &c.subst) })
+}
+
+/// Largest index expression consumption builds (in nodes).
+const MAX_INDEX_NODES: usize = 20_000;
+
+/// Whether `e` has at most `budget` nodes (counting stops when it runs out).
+fn fits(e: &ArithExpr, budget: &mut usize) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    match e {
+        ArithExpr::Cst(_) | ArithExpr::Var(_) => true,
+        ArithExpr::Sum(xs) | ArithExpr::Prod(xs) => xs.iter().all(|x| fits(x, budget)),
+        ArithExpr::Div(a, b)
+        | ArithExpr::ExactDiv(a, b)
+        | ArithExpr::Mod(a, b)
+        | ArithExpr::Pow(a, b)
+        | ArithExpr::Min(a, b)
+        | ArithExpr::Max(a, b) => fits(a, budget) && fits(b, budget),
+        ArithExpr::Log2(a) => fits(a, budget),
+        ArithExpr::IfThenElse(p, a, b) => {
+            fits(&p.lhs, budget) && fits(&p.rhs, budget) && fits(a, budget) && fits(b, budget)
+        }
+    }
 }
 
 /// Replaces the index variables of layout maps by the indices they stand for.
@@ -107,6 +148,7 @@ struct Consumer<'a> {
     subst: HashMap<String, ArithExpr>,
     /// Simplifications and proofs shared by the whole compilation.
     memo: &'a Memo,
+    threads: Option<&'a [(MapKind, ArithExpr)]>,
 }
 
 impl Consumer<'_> {
@@ -122,6 +164,7 @@ impl Consumer<'_> {
             memo: self.memo,
             ty: None,
             subst: self.subst.clone(),
+            threads: self.threads,
         };
         let a = sub.go(of, Flags { vector: None, ..flags.clone() })?;
         Ok(match substitute(a, &sub.subst) {
@@ -174,7 +217,20 @@ impl Consumer<'_> {
     }
 
     fn pop(&mut self, what: &str) -> Result<ArithExpr, ViewError> {
-        self.stack.pop().ok_or_else(|| ViewError(format!("internal: {what} view consumed without an index")))
+        let i = self
+            .stack
+            .pop()
+            .ok_or_else(|| ViewError(format!("internal: {what} view consumed without an index")))?;
+        // Each layout layer may repeat the index it gets (`join` reads
+        // `i / n` and `i % n`): a long chain of them grows it exponentially.
+        let mut budget = MAX_INDEX_NODES;
+        if !fits(&i, &mut budget) {
+            return Err(ViewError(format!(
+                "the index of a {what} has more than {MAX_INDEX_NODES} terms: too many layout patterns \
+                 (split, join, gather, ...) are stacked on this array"
+            )));
+        }
+        Ok(i)
     }
 
     fn go(&mut self, view: &View, flags: Flags) -> Result<Access, ViewError> {
@@ -285,6 +341,7 @@ impl Consumer<'_> {
                             memo: self.memo,
                             ty: None,
                             subst: HashMap::new(),
+                            threads: self.threads,
                         };
                         parts.push(sub.go(v, flags.clone())?);
                         self.subst.extend(sub.subst);
@@ -319,6 +376,7 @@ impl Consumer<'_> {
                     memo: self.memo,
                     ty: None,
                     subst: self.subst.clone(),
+                    threads: self.threads,
                 };
                 let at = substitute(sub.go(idx, Flags::default())?, &sub.subst);
                 // The loaded index is opaque to the simplifier; its range is
@@ -328,8 +386,22 @@ impl Consumer<'_> {
                 self.go(of, flags)
             }
             View::IndexValue(e) => Ok(Access::IndexValue(e.clone())),
-            View::DropIndex { of } => {
-                self.pop("private map")?;
+            View::DropIndex { of, kind } => {
+                let i = self.pop("private map")?;
+                if let Some(ts) = self.threads {
+                    let i = if self.subst.is_empty() { i } else { i.substitute(&self.subst) };
+                    let own = |v: &ArithExpr| {
+                        *v == i || crate::arith::simplify(&i) == *v || crate::arith::prove_eq(&i, v)
+                    };
+                    if !ts.iter().any(|(k, v)| k == kind && own(v)) {
+                        return Err(ViewError(format!(
+                            "private memory written by a parallel map holds only each thread's own \
+                             element, but it is read here at index {i}, which another thread holds \
+                             (a gather, transpose or other reordering): write it to local memory \
+                             (toLocal) instead"
+                        )));
+                    }
+                }
                 self.go(of, flags)
             }
             View::MapLayout { var, body } => {

@@ -11,10 +11,10 @@
 
 mod consume;
 
-pub use consume::{consume, Access, ViewError};
+pub use consume::{consume, consume_in, Access, ViewError};
 
 use crate::arith::ArithExpr;
-use crate::ir::{IndexFun, PadMode};
+use crate::ir::{IndexFun, MapKind, PadMode};
 use crate::passes::AddressSpace;
 use crate::types::Type;
 use std::rc::Rc;
@@ -128,9 +128,11 @@ pub enum View {
         fun: String,
     },
     /// Private memory written by a parallel map: each thread holds only its
-    /// own element, so the map's index is dropped.
+    /// own element, so the map's index is dropped. `kind` is the map's: a
+    /// read must come from a thread of the same kind at its own index.
     DropIndex {
         of: Rc<View>,
+        kind: MapKind,
     },
     /// An `int` value given by an index expression (`generate`'s index).
     IndexValue(ArithExpr),

@@ -10,7 +10,7 @@ use crate::codegen::CompileError;
 use crate::ir::{FunDecl, FunKind, Pattern, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
-use crate::view::{consume, Access, MemKind, View};
+use crate::view::{consume_in, Access, MemKind, View};
 use std::rc::Rc;
 
 impl Lowerer<'_> {
@@ -22,7 +22,8 @@ impl Lowerer<'_> {
         let printer = move |a: &Access| -> String {
             print::expr(&access_expr(a, &|e| finish_index(e, simplify, &known, memo)))
         };
-        let a = consume(v, &[], Some(ty), &printer, memo)
+        let threads: Vec<_> = self.maps.iter().map(|m| (m.kind, m.var.clone())).collect();
+        let a = consume_in(v, &[], Some(ty), &printer, memo, Some(&threads))
             .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         self.note_private_indices(&a);
         Ok(a)

@@ -21,6 +21,11 @@ use std::rc::Rc;
 /// Loops longer than this are not unrolled for private memory.
 const MAX_UNROLL: i64 = 512;
 
+/// Most loop iterations one kernel unrolls in all (nested unrolled loops
+/// multiply): beyond, `mapSeqUnroll`/`reduceSeqUnroll` are refused and
+/// private-memory loops stay loops, so the kernel text stays bounded.
+pub(crate) const MAX_UNROLLED: usize = 65_536;
+
 /// What a body generator receives: the loop index (a variable or, when
 /// unrolled, a constant).
 pub(crate) type Body<'b, 'a> = dyn FnMut(&mut Lowerer<'a>, ArithExpr) -> Result<(), CompileError> + 'b;
@@ -177,6 +182,12 @@ impl<'a> Lowerer<'a> {
             if c <= 0 {
                 return Ok(());
             }
+            if unroll && self.unrolled_iters.saturating_add(c as usize) > MAX_UNROLLED {
+                return self.unsupported(
+                    span,
+                    format!("cannot unroll {c} iterations here: a kernel unrolls at most {MAX_UNROLLED} in all (use mapSeq or reduceSeq)"),
+                );
+            }
             if unroll || (c == 1 && self.inp.opts.cf_simplify) {
                 return self.unrolled(c, map, body);
             }
@@ -197,7 +208,10 @@ impl<'a> Lowerer<'a> {
         let (stmts, ()) = r?;
         // A loop that indexes private memory runs from registers only when unrolled.
         if let Some(c) = count {
-            if self.private_index_vars.contains(&name) && c <= MAX_UNROLL {
+            if self.private_index_vars.contains(&name)
+                && c <= MAX_UNROLL
+                && self.unrolled_iters + c as usize <= MAX_UNROLLED
+            {
                 return self.unrolled(c, map, body);
             }
         }
@@ -217,6 +231,7 @@ impl<'a> Lowerer<'a> {
         map: Option<MapKind>,
         body: &mut Body<'_, 'a>,
     ) -> Result<(), CompileError> {
+        self.unrolled_iters += count.max(0) as usize;
         for k in 0..count {
             let idx = ArithExpr::Cst(k);
             if let Some(kind) = map {
@@ -314,7 +329,7 @@ pub(crate) fn root_space(v: &View) -> Option<AddressSpace> {
         | View::AsScalar { of, .. }
         | View::Filter { of, .. } => root_space(of),
         View::MapLayout { body, .. } => root_space(body),
-        View::DropIndex { of } => root_space(of),
+        View::DropIndex { of, .. } => root_space(of),
         View::Zip { of } => of.first().and_then(|v| root_space(v)),
     }
 }

@@ -77,6 +77,8 @@ pub(crate) struct Lowerer<'a> {
     /// Simplifications and proofs already made: unrolled copies and repeated
     /// reads ask the same questions.
     memo: crate::arith::Memo,
+    /// Loop iterations unrolled so far (bounded by `loops::MAX_UNROLLED`).
+    unrolled_iters: usize,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -99,6 +101,7 @@ pub fn lower(
         private_index_vars: HashSet::new(),
         divergence: 0,
         memo: crate::arith::Memo::default(),
+        unrolled_iters: 0,
     };
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);

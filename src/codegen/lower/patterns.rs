@@ -33,17 +33,18 @@ fn acc_len(arg_types: &[Type]) -> ArithExpr {
 impl<'a> Lowerer<'a> {
     /// The element type left after stripping the directly nested parallel
     /// maps of `g` (looking through `toX` and lambdas whose body is such a
-    /// map) that every thread runs exactly once, and how many were stripped.
+    /// map) that every thread runs exactly once, and their kinds (outermost first).
     /// A map a thread may run several times keeps its dimension: dropping it
     /// would make the thread's elements share one private location.
-    fn private_elem(&self, g: &FunDecl, ty: &Type) -> (Type, usize) {
+    fn private_elem(&self, g: &FunDecl, ty: &Type) -> (Type, Vec<MapKind>) {
         match &g.kind {
             FunKind::Pattern(Pattern::Map { kind, f }) if parallel(*kind) => match ty {
                 Type::Array(e, n) if self.runs_once(*kind, n) => {
-                    let (t, d) = self.private_elem(f, e);
-                    (t, d + 1)
+                    let (t, mut d) = self.private_elem(f, e);
+                    d.insert(0, *kind);
+                    (t, d)
                 }
-                other => (other.clone(), 0),
+                other => (other.clone(), Vec::new()),
             },
             FunKind::Pattern(Pattern::ToGlobal(h) | Pattern::ToLocal(h) | Pattern::ToPrivate(h)) => {
                 self.private_elem(h, ty)
@@ -52,9 +53,9 @@ impl<'a> Lowerer<'a> {
             // element for element.
             FunKind::Lambda(l) => match &l.body.kind {
                 ExprKind::Call(h, _) => self.private_elem(h, ty),
-                ExprKind::Literal(_) | ExprKind::Param(_) => (ty.clone(), 0),
+                ExprKind::Literal(_) | ExprKind::Param(_) => (ty.clone(), Vec::new()),
             },
-            FunKind::Pattern(_) | FunKind::UserFun(_) => (ty.clone(), 0),
+            FunKind::Pattern(_) | FunKind::UserFun(_) => (ty.clone(), Vec::new()),
         }
     }
 
@@ -104,10 +105,11 @@ impl<'a> Lowerer<'a> {
                     None if space == AddressSpace::Private && parallel(*kind) && self.runs_once(*kind, n) => {
                         // Each thread keeps only its own elements: drop the
                         // dimensions of this and directly nested parallel maps.
-                        let (t, depth) = self.private_elem(g, res_elem);
+                        let (t, nested) = self.private_elem(g, res_elem);
                         let mut v = self.alloc(&t, space, span)?;
-                        for _ in 0..=depth {
-                            v = rc(View::DropIndex { of: v });
+                        // Innermost first: consumption pops the outermost index first.
+                        for k in nested.iter().rev().chain([kind]) {
+                            v = rc(View::DropIndex { of: v, kind: *k });
                         }
                         v
                     }

@@ -1,6 +1,7 @@
-//! `.npy` files for `lift exec`: float32/int32 (float64/int64 are narrowed
-//! on read), C order; nested arrays are dimensions and vector elements a
-//! last dimension.
+//! `.npy` files for `lift exec`: float32/int32, C order; nested arrays are
+//! dimensions and vector elements a last dimension. float64/int64 are
+//! narrowed on read only when every value survives (with a note saying so);
+//! otherwise the file is refused, naming the first value that would change.
 
 use crate::harness::data::HostArray;
 use std::path::Path;
@@ -10,6 +11,8 @@ use std::path::Path;
 pub struct NpyArray {
     pub shape: Vec<usize>,
     pub data: HostArray,
+    /// Set on read when the file was narrowed from 64 bits (losslessly).
+    pub note: Option<String>,
 }
 
 pub fn read_npy(path: &Path) -> Result<NpyArray, String> {
@@ -26,15 +29,47 @@ pub fn read_npy(path: &Path) -> Result<NpyArray, String> {
         other => return Err(err(format!("unsupported dtype {}", other.descr()))),
     };
     let kind = descr.trim_start_matches(['<', '>', '|', '=']);
+    let elems = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
     let io = |e: std::io::Error| err(format!("reading data: {e}"));
+    let lossy = |i: usize, v: String, to: &str| {
+        err(format!(
+            "dtype `{descr}`: value {v} at flat index {i} would change in {to}; save the array as {to}"
+        ))
+    };
+    let mut note = None;
     let data = match kind {
         "f4" => HostArray::F32(npy.into_vec::<f32>().map_err(io)?),
-        "f8" => HostArray::F32(npy.into_vec::<f64>().map_err(io)?.into_iter().map(|x| x as f32).collect()),
+        "f8" => {
+            let v = npy.into_vec::<f64>().map_err(io)?;
+            // NaN stays NaN; every other value must round-trip exactly.
+            if let Some(i) = v.iter().position(|x| !x.is_nan() && (*x as f32) as f64 != *x) {
+                return Err(lossy(i, v[i].to_string(), "float32"));
+            }
+            note = Some(format!(
+                "float64 data narrowed to float32 (every value is exact) from {}",
+                path.display()
+            ));
+            HostArray::F32(v.into_iter().map(|x| x as f32).collect())
+        }
         "i4" => HostArray::I32(npy.into_vec::<i32>().map_err(io)?),
-        "i8" => HostArray::I32(npy.into_vec::<i64>().map_err(io)?.into_iter().map(|x| x as i32).collect()),
+        "i8" => {
+            let v = npy.into_vec::<i64>().map_err(io)?;
+            if let Some(i) = v.iter().position(|x| i32::try_from(*x).is_err()) {
+                return Err(lossy(i, v[i].to_string(), "int32"));
+            }
+            note = Some(format!("int64 data narrowed to int32 (every value fits) from {}", path.display()));
+            HostArray::I32(v.into_iter().map(|x| x as i32).collect())
+        }
         _ => return Err(err(format!("dtype `{descr}`: expected float32 or int32"))),
     };
-    Ok(NpyArray { shape, data })
+    let len = match &data {
+        HostArray::F32(v) => v.len(),
+        HostArray::I32(v) => v.len(),
+    };
+    if elems != Some(len) {
+        return Err(err(format!("the header's shape {shape:?} does not match the {len} values in the file")));
+    }
+    Ok(NpyArray { shape, data, note })
 }
 
 pub fn write_npy(path: &Path, arr: &NpyArray) -> Result<(), String> {
@@ -73,10 +108,11 @@ mod tests {
     #[test]
     fn roundtrip() {
         let p = std::env::temp_dir().join(format!("lift-npy-{}.npy", std::process::id()));
-        let a = NpyArray { shape: vec![2, 3], data: HostArray::F32(vec![1., 2., 3., 4., 5., 6.]) };
+        let a =
+            NpyArray { shape: vec![2, 3], data: HostArray::F32(vec![1., 2., 3., 4., 5., 6.]), note: None };
         write_npy(&p, &a).unwrap();
         assert_eq!(read_npy(&p).unwrap(), a);
-        let b = NpyArray { shape: vec![4], data: HostArray::I32(vec![1, -2, 3, 4]) };
+        let b = NpyArray { shape: vec![4], data: HostArray::I32(vec![1, -2, 3, 4]), note: None };
         write_npy(&p, &b).unwrap();
         assert_eq!(read_npy(&p).unwrap(), b);
         std::fs::write(&p, b"nonsense").unwrap();

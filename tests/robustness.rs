@@ -1,0 +1,288 @@
+//! Issue 12, part 2, tried through the `lift` binary as a careless user
+//! would: programs that used to compile to wrong kernels, sizes that do not
+//! fit the program, inputs that exhausted the stack or memory, and bad
+//! command-line values. Each case either computes what the interpreter
+//! computes or is refused with one line and exit code 2, never a signal.
+
+use npyz::WriterBuilder;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn lift(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn has_device() -> bool {
+    lift(&["devices"]).status.success()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into()
+}
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lift-robust-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
+    dir: &Path,
+    name: &str,
+    shape: &[u64],
+    data: &[T],
+) -> String {
+    let mut out = Vec::new();
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
+    w.extend(data.iter().copied()).unwrap();
+    w.finish().unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, out).unwrap();
+    p.display().to_string()
+}
+
+/// Values that are not a simple pattern, not powers of two.
+fn data(n: usize) -> Vec<f32> {
+    (0..n).map(|i| ((i * 37 % 101) as f32) * 0.25 - 7.0).collect()
+}
+
+/// Exit code 2 and a first line naming `what`.
+fn refused(o: &Output, what: &str) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "exit 2 expected:\n{e}");
+    let first = e.lines().find(|l| l.starts_with("error: ")).unwrap_or("");
+    assert!(first.contains(what), "want `{what}` in:\n{e}");
+}
+
+#[test]
+fn float3_results_have_opencl_layout() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let d = scratch("float3");
+    let out = d.join("o.npy").display().to_string();
+    // A float3 occupies 16 bytes in a buffer: results and inputs are padded.
+    let prog = write(
+        &d,
+        "f3.lift",
+        "userfun f(x: float): float3 { return (float3)(x, x * 2.0f, x + 1.0f); }\n\
+         userfun g(v: float3): float3 { return v * 2.0f; }\n\
+         def out3(x: [float]N) = mapGlb(0, f) $ x\n\
+         def in3(x: [float3]N) = mapGlb(0, g) $ x\n",
+    );
+    let x = npy(&d, "x.npy", &[1000], &data(1000));
+    let o =
+        lift(&["exec", &prog, "--def", "out3", "--input", &format!("x={x}"), "--output", &out, "--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = npy(&d, "v.npy", &[333, 3], &data(999));
+    let o = lift(&["exec", &prog, "--def", "in3", "--input", &format!("x={v}"), "--output", &out, "--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn identical_nan_and_infinity_pass_the_check() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let d = scratch("nan");
+    let prog = write(
+        &d,
+        "nan.lift",
+        "userfun f(x: float): float { return x > 0.0f ? sqrt(-1.0f - x * x) : -1.0f / 0.0f; }\n\
+         def k(x: [float]N) = mapGlb(0, f) $ x\n",
+    );
+    let x = npy(&d, "x.npy", &[77], &data(77));
+    let out = d.join("o.npy").display().to_string();
+    let o = lift(&["exec", &prog, "--input", &format!("x={x}"), "--output", &out, "--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("check: ok"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn sizes_that_do_not_fit_are_refused_before_launch() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let d = scratch("sizes");
+    let prog = write(
+        &d,
+        "s.lift",
+        "def sp(x: [float]N) = join o mapGlb(0, mapSeq(id)) o split(128) $ x\n\
+         def vec(x: [float]N) = asScalar o mapGlb(0, id) o asVector(4) $ x\n\
+         userfun wide(j: int): float16 { return (float16)(j); }\n\
+         def huge(x: [float]N) = mapGlb(0, wide) $ generate(2147483647, \\j -> j)\n\
+         def over(x: [float]N) = mapGlb(0, wide) $ generate(N * 4194304, \\j -> j)\n",
+    );
+    let out = d.join("o.npy").display().to_string();
+    let x1000 = format!("x={}", npy(&d, "x1000.npy", &[1000], &data(1000)));
+    let x1001 = format!("x={}", npy(&d, "x1001.npy", &[1001], &data(1001)));
+    let run = |def: &str, x: &str, extra: &[&str]| {
+        let mut a = vec!["exec", prog.as_str(), "--def", def, "--input", x, "--output", out.as_str()];
+        a.extend_from_slice(extra);
+        lift(&a)
+    };
+    refused(
+        &run("sp", &x1000, &[]),
+        "s.lift:1:54: error: the sizes do not fit the program (N = 1000): split: length 1000 is not divisible by 128",
+    );
+    refused(
+        &run("vec", &x1001, &[]),
+        "the sizes do not fit the program (N = 1001): asVector(4): length 1001 is not a multiple of 4",
+    );
+    refused(&run("vec", &x1000, &["--size", "M=3"]), "--size `M`: `def vec` of");
+    refused(&run("vec", &x1000, &["--local", "16,16"]), "local size 16 does not divide global size");
+    refused(
+        &run("vec", &x1000, &["--global", "250", "--local", "3"]),
+        "local size 3 does not divide global size 250",
+    );
+    refused(
+        &run("vec", &x1000, &["--global", "100000", "--local", "100000"]),
+        "CL_DEVICE_MAX_WORK_GROUP_SIZE",
+    );
+    refused(&run("vec", &x1000, &["--local", "0"]), "--local `0`");
+    refused(&run("vec", &x1000, &["--size", "N=2147483648"]), "2147483648");
+    // 2^31 - 1 vectors of 64 bytes: more than a device allocates at once.
+    refused(&run("huge", &x1000, &[]), "the output needs 137438953408 bytes");
+    // N * 2^22 elements: beyond what 32-bit indices reach.
+    refused(&run("over", &x1000, &[]), "more than 32-bit indices reach");
+    // The right sizes still run and check.
+    let x1024 = format!("x={}", npy(&d, "x1024.npy", &[1024], &data(1024)));
+    assert!(run("sp", &x1024, &["--check"]).status.success());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn wide_npy_inputs_are_narrowed_only_when_exact() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let d = scratch("npy64");
+    let prog = write(
+        &d,
+        "id.lift",
+        "def k(x: [float]N) = mapGlb(0, id) $ x\ndef ki(x: [int]N) = mapGlb(0, id) $ x\n",
+    );
+    let out = d.join("o.npy").display().to_string();
+    let lossy_i = npy(&d, "i.npy", &[3], &[(1i64 << 40) + 5, 1, 2]);
+    refused(
+        &lift(&["exec", &prog, "--def", "ki", "--input", &format!("x={lossy_i}"), "--output", &out]),
+        "value 1099511627781 at flat index 0 would change in int32",
+    );
+    let lossy_f = npy(&d, "f.npy", &[2], &[1.0f64, 0.1]);
+    refused(
+        &lift(&["exec", &prog, "--input", &format!("x={lossy_f}"), "--output", &out]),
+        "value 0.1 at flat index 1 would change in float32",
+    );
+    let big_int = npy(&d, "bi.npy", &[2], &[16777217i32, 1]);
+    refused(
+        &lift(&["exec", &prog, "--input", &format!("x={big_int}"), "--output", &out]),
+        "int32 value 16777217 at flat index 0 has no exact float",
+    );
+    let exact = npy(&d, "e.npy", &[3], &[1.5f64, -2.0, 1e10]);
+    let o = lift(&["exec", &prog, "--input", &format!("x={exact}"), "--output", &out, "--check"]);
+    assert!(
+        o.status.success() && stderr(&o).contains("warning: input `x`: float64 data narrowed"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Programs that overflowed the stack or took gigabytes are refused at
+/// once with a position (no device needed: `lift compile`).
+#[test]
+fn hostile_programs_exhaust_nothing() {
+    let d = scratch("exhaust");
+    let chain = format!("def k(x: [float]N) = mapGlb(0, {}) $ x\n", vec!["id"; 15_000].join(" o "));
+    let product = format!("def k(x: [float]({})) = mapGlb(0, id) $ x\n", vec!["1"; 15_000].join("*"));
+    let cexpr = format!(
+        "userfun f(x: float): float {{ return {}; }}\ndef k(x: [float]N) = mapGlb(0, f) $ x\n",
+        vec!["x"; 200_000].join("+")
+    );
+    let nested = format!("def k(x: {}float{}) = x\n", "[".repeat(20_000), "]N".repeat(20_000));
+    let mut doubling = String::from("def d0(x: [float]N) = mapGlb(0, id) $ x\n");
+    for i in 1..=20 {
+        doubling.push_str(&format!("def d{i}(x: [float]N) = d{}(d{}(x))\n", i - 1, i - 1));
+    }
+    let unroll = "userfun add(x: float, y: float): float { return x + y; }\n\
+                  def k(x: [float]N) = join o mapGlb(0, toGlobal(mapSeq(id)) o reduceSeqUnroll(add, 0.0f)) o split(1000000) $ x\n";
+    let layout =
+        format!("def k(x: [float]N) = {} o mapGlb(0, id) $ x\n", vec!["join o split(1)"; 40].join(" o "));
+    let cases = [
+        ("chain", chain.as_str(), "chained terms"),
+        ("product", product.as_str(), "chained terms"),
+        ("cexpr", cexpr.as_str(), "chained terms"),
+        ("nested", nested.as_str(), "levels of nested expressions"),
+        ("doubling", doubling.as_str(), "at most 100000 expressions"),
+        ("unroll", unroll, "a kernel unrolls at most 65536"),
+        ("layout", layout.as_str(), "too many layout patterns"),
+    ];
+    for (name, text, what) in cases {
+        let p = write(&d, &format!("{name}.lift"), text);
+        let start = std::time::Instant::now();
+        let o = lift(&["compile", &p, "--def", if name == "doubling" { "d20" } else { "k" }]);
+        refused(&o, what);
+        assert!(start.elapsed().as_secs() < 20, "{name} took {:?}", start.elapsed());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn zero_runs_is_refused() {
+    let o = lift(&["run", "dot", "--runs", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("expected a positive integer"), "{}", stderr(&o));
+}
+
+#[test]
+fn unwritable_outputs_and_unknown_sizes_are_bad_input() {
+    refused(
+        &lift(&["compile", "benchmarks/dot.lift", "--def", "dot", "-o", "/nonexistent-dir/x.cl"]),
+        "-o /nonexistent-dir/x.cl",
+    );
+    refused(
+        &lift(&["compile", "benchmarks/dot.lift", "--def", "dot", "--size", "Q=4"]),
+        "has no size `Q` (its sizes: N)",
+    );
+    refused(
+        &lift(&[
+            "exec",
+            "benchmarks/scal.lift",
+            "--def",
+            "scal",
+            "--input",
+            "alpha=2",
+            "--input",
+            "x=x.npy",
+            "--output",
+            "/nonexistent-dir/o.npy",
+        ]),
+        "--output /nonexistent-dir/o.npy",
+    );
+    if !has_device() {
+        println!("skipped the run part: no OpenCL device");
+        return;
+    }
+    refused(
+        &lift(&["run", "dot", "--size", "tiny", "--out", "/proc/lift-cannot-write"]),
+        "--out: cannot write in",
+    );
+}
