@@ -14,6 +14,10 @@ use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime};
 use crate::types::{ScalarType, Type};
 use std::collections::BTreeMap;
 
+/// The validation-size time below which a candidate's time at the requested
+/// size is not predicted (see `measure`).
+const PREDICT_FLOOR_MS: f64 = 0.5;
+
 pub type Sizes = BTreeMap<String, i64>;
 pub type Inputs = BTreeMap<String, HostArray>;
 
@@ -411,9 +415,13 @@ impl Bench<'_> {
                 // as launch overheads are scaled too) and skip hopeless ones.
                 let ratio: f64 =
                     self.sizes.iter().map(|(k, v)| *v as f64 / *vsizes.get(k).unwrap_or(v) as f64).product();
-                let predicted = t.first().copied().unwrap_or(0.0) * ratio;
+                let small = t.first().copied().unwrap_or(0.0);
+                let predicted = small * ratio;
                 let limit = self.cutoff_ms.map_or(f64::INFINITY, |c| 50.0 * c).min(self.left_ms / 2.0);
-                if predicted > limit {
+                // Below PREDICT_FLOOR_MS the small run's time is launch
+                // overhead, not work (on a GPU every kernel takes ~10 us at
+                // the validation size): scaling it up predicts nothing.
+                if small >= PREDICT_FLOOR_MS && predicted > limit {
                     return fail(
                         Status::Slow,
                         format!("predicted {predicted:.1} ms from {:.3} ms at the validation size", t[0]),

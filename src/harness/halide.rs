@@ -93,10 +93,11 @@ impl HalideSpec {
     }
 }
 
-/// Which build of the peer runs: its OpenCL build on a GPU, its native
-/// build for the host when the device under test is a CPU (a fairer peer
-/// than Halide's OpenCL code on PoCL). The executables of `peers/halide`
-/// read this choice from `LIFT_HALIDE_TARGET`.
+/// Which build of the peer runs: a GPU build (OpenCL, or CUDA where the
+/// peer's own `LIFT_HALIDE_GPU=cuda` says so) on a GPU, its native build for
+/// the host when the device under test is a CPU (a fairer peer than
+/// Halide's OpenCL code on PoCL). The executables of `peers/halide` read
+/// this choice from `LIFT_HALIDE_TARGET`.
 /// Halide's OpenCL runtime takes the first platform it finds unless told
 /// otherwise (PoCL, on a machine with both): it is pointed at the platform
 /// and device type that the Lift rows use.
@@ -110,7 +111,7 @@ impl PeerTarget {
     fn env(&self) -> Vec<(&'static str, String)> {
         match self {
             PeerTarget::Gpu { platform } => vec![
-                ("LIFT_HALIDE_TARGET", "opencl".into()),
+                ("LIFT_HALIDE_TARGET", "gpu".into()),
                 ("HL_OCL_DEVICE_TYPE", "gpu".into()),
                 ("HL_OCL_PLATFORM_NAME", platform.clone()),
             ],
