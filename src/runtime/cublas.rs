@@ -85,9 +85,10 @@ type CublasSgemm = unsafe extern "C" fn(
 ) -> CublasStatus;
 
 /// The library file names tried in each directory, newest first.
-const CUDART_NAMES: [&str; 3] = ["libcudart.so.12", "libcudart.so.11.0", "libcudart.so"];
-const CUBLASLT_NAMES: [&str; 3] = ["libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"];
-const CUBLAS_NAMES: [&str; 3] = ["libcublas.so.12", "libcublas.so.11", "libcublas.so"];
+const CUDART_NAMES: [&str; 4] = ["libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"];
+const CUBLASLT_NAMES: [&str; 4] =
+    ["libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", "libcublasLt.so"];
+const CUBLAS_NAMES: [&str; 4] = ["libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"];
 
 /// The directories to search: each given one, and for the NVIDIA pip
 /// layout (`.../nvidia/cublas/lib`) its sibling `.../nvidia/cuda_runtime/lib`.
