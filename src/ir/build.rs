@@ -178,51 +178,89 @@ impl IdGen {
 /// transformations build declarations with [`FunId::FRESH`] and copy
 /// others, and renumber their result so that ids are unique again.
 pub fn renumber_funs(e: &Expr, next_fun: &mut u32) -> Expr {
-    let kind = match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Param(_) => e.kind.clone(),
-        ExprKind::Call(fd, args) => ExprKind::Call(
-            Box::new(renumber_fun(fd, next_fun)),
-            args.iter().map(|a| renumber_funs(a, next_fun)).collect(),
-        ),
-    };
-    Expr { id: e.id, kind, span: e.span }
+    let mut e = e.clone();
+    renumber_in(&mut e, next_fun);
+    e
 }
 
-fn renumber_fun(fd: &FunDecl, next: &mut u32) -> FunDecl {
-    let mut inner = |f: &FunDecl| Box::new(renumber_fun(f, next));
-    let kind = match &fd.kind {
-        FunKind::UserFun(_) => fd.kind.clone(),
-        FunKind::Lambda(l) => {
-            FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(renumber_funs(&l.body, next)) })
-        }
-        FunKind::Pattern(p) => FunKind::Pattern(match p {
-            Pattern::Map { kind, f } => Pattern::Map { kind: *kind, f: inner(f) },
-            Pattern::MapVec { f } => Pattern::MapVec { f: inner(f) },
-            Pattern::Reduce { kind, f } => Pattern::Reduce { kind: *kind, f: inner(f) },
-            Pattern::PartRed { f, m } => Pattern::PartRed { f: inner(f), m: m.clone() },
-            Pattern::Iterate { n, f } => Pattern::Iterate { n: *n, f: inner(f) },
-            Pattern::ToGlobal(f) => Pattern::ToGlobal(inner(f)),
-            Pattern::ToLocal(f) => Pattern::ToLocal(inner(f)),
-            Pattern::ToPrivate(f) => Pattern::ToPrivate(inner(f)),
-            Pattern::Generate { len, f } => Pattern::Generate { len: len.clone(), f: inner(f) },
-            Pattern::Split(_)
-            | Pattern::Join
-            | Pattern::Gather(_)
-            | Pattern::Scatter(_)
-            | Pattern::Transpose
-            | Pattern::Zip(_)
-            | Pattern::Get(_)
-            | Pattern::At(_)
-            | Pattern::AsVector(_)
-            | Pattern::AsScalar
-            | Pattern::Slide { .. }
-            | Pattern::Pad { .. }
-            | Pattern::PadConst { .. }
-            | Pattern::Filter
-            | Pattern::Id => p.clone(),
-        }),
-    };
-    let id = FunId(*next);
+fn renumber_in(e: &mut Expr, next: &mut u32) {
+    if let ExprKind::Call(fd, args) = &mut e.kind {
+        renumber_fun(fd, next);
+        args.iter_mut().for_each(|a| renumber_in(a, next));
+    }
+}
+
+fn renumber_fun(fd: &mut FunDecl, next: &mut u32) {
+    fd.id = FunId(*next);
     *next += 1;
-    FunDecl { id, kind, span: fd.span }
+    match &mut fd.kind {
+        FunKind::UserFun(_) => {}
+        FunKind::Lambda(l) => renumber_in(&mut l.body, next),
+        FunKind::Pattern(p) => {
+            if let Some(f) = super::visit::nested_fun_mut(p) {
+                renumber_fun(f, next);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+
+    fn fun_ids(e: &Expr, out: &mut Vec<FunId>) {
+        if let ExprKind::Call(fd, args) = &e.kind {
+            fun_ids_in(fd, out);
+            args.iter().for_each(|a| fun_ids(a, out));
+        }
+    }
+
+    fn fun_ids_in(fd: &FunDecl, out: &mut Vec<FunId>) {
+        out.push(fd.id);
+        match &fd.kind {
+            FunKind::UserFun(_) => {}
+            FunKind::Lambda(l) => fun_ids(&l.body, out),
+            FunKind::Pattern(p) => {
+                if let Some(f) = p.nested_fun() {
+                    fun_ids_in(f, out);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn renumbering_makes_copied_declarations_unique() {
+        let text = "userfun add(x: float, y: float): float { return x + y; }\n\
+                    def f(x: [float]N) = iterate(2, join o map(reduceSeq(add, 0.0f)) o split(2)) $ x\n";
+        let prog = crate::parse::parse_program(&SourceFile::new("t.lift", text)).expect("parses");
+        let body = &prog.def("f").expect("def f").body;
+        // A transformation that duplicates a subtree copies its ids.
+        let twice = Expr {
+            id: body.id,
+            kind: ExprKind::Call(
+                Box::new(FunDecl {
+                    id: FunId::FRESH,
+                    kind: FunKind::Pattern(Pattern::Zip(2)),
+                    span: body.span,
+                }),
+                vec![body.clone(), body.clone()],
+            ),
+            span: body.span,
+        };
+        let mut before = Vec::new();
+        fun_ids(&twice, &mut before);
+        before.sort();
+        assert!(before.windows(2).any(|w| w[0] == w[1]), "the copy shares ids: {before:?}");
+        let mut next = prog.next_fun;
+        let renumbered = renumber_funs(&twice, &mut next);
+        let mut after = Vec::new();
+        fun_ids(&renumbered, &mut after);
+        let n = after.len();
+        after.sort();
+        after.dedup();
+        assert_eq!(after.len(), n, "ids unique after renumbering");
+        assert!(!after.contains(&FunId::FRESH));
+        assert_eq!(next, prog.next_fun + n as u32);
+    }
 }
