@@ -16,11 +16,11 @@ use super::config::{eval, Config};
 use super::data::{Arrays, HostArray, Sizes};
 use super::results::Row;
 use super::runner::{base_row, error_row, Bench};
-use super::variant::{eval_dims, level_options, load_program, pad3, scalar_arg, time_runs, trim_dims};
-use super::variant::{upload_all, Execution, RunCounts};
+use super::variant::{bind_args, upload_all, Binding, Execution, RunCounts};
+use super::variant::{eval_dims, level_options, load_program, pad3, time_runs, trim_dims};
 use crate::arith::{parse_arith, ArithExpr};
 use crate::compile::{compile, KernelParam};
-use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime};
+use crate::runtime::{DeviceBuffer, ElemKind, Launch, Runtime};
 use crate::types::Type;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -261,44 +261,9 @@ pub fn run_explored(
     }
     let mut launches = Vec::new();
     for ((k, (program, kernel, global, local)), temps) in spec.kernels.iter().zip(&built).zip(&temps) {
-        let mut temps = temps.iter();
-        let mut args = Vec::new();
-        for p in &kernel.params {
-            args.push(match p {
-                KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
-                    let src = k.args.get(name).ok_or_else(|| {
-                        format!(
-                            "{}: explored.kernels: `args` does not bind parameter `{name}` of `{}`",
-                            cfg.file.display(),
-                            k.def
-                        )
-                    })?;
-                    match bufs.get(src) {
-                        Some(buf) => KernelArg::Buffer(buf),
-                        None => scalar_arg(inputs.get(src).ok_or_else(|| format!("no input `{src}`"))?),
-                    }
-                }
-                KernelParam::Output { ty } => {
-                    let out = &bufs[&k.output];
-                    if let Ok(need) = eval(&ty.size_in_bytes(), &sizes) {
-                        if need as usize > out.bytes {
-                            return Err(format!(
-                                "output `{}` holds {} bytes but the kernel writes {need} ({ty})",
-                                k.output, out.bytes
-                            ));
-                        }
-                    }
-                    KernelArg::Buffer(out)
-                }
-                KernelParam::Temp { .. } => {
-                    KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?)
-                }
-                KernelParam::Size { name } => KernelArg::Int(
-                    *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))?
-                        as i32,
-                ),
-            });
-        }
+        let binding =
+            Binding { section: "explored.kernels", cfg, def: &k.def, args: &k.args, output: &k.output };
+        let args = bind_args(&kernel.params, &binding, &bufs, inputs, &sizes, temps)?;
         launches.push(Launch {
             program,
             kernel: &kernel.name,

@@ -80,7 +80,7 @@ pub(crate) fn upload_all(
     Ok(out)
 }
 
-pub(super) fn scalar_arg(a: &HostArray) -> KernelArg<'static> {
+fn scalar_arg(a: &HostArray) -> KernelArg<'static> {
     match a {
         HostArray::F32(v) => KernelArg::Float(v.first().copied().unwrap_or(0.0)),
         HostArray::I32(v) => KernelArg::Int(v.first().copied().unwrap_or(0)),
@@ -256,6 +256,68 @@ pub(super) fn trim_dims(mut v: Vec<usize>) -> Vec<usize> {
     v
 }
 
+/// Where a Lift kernel's arguments come from: its config entry (`section`
+/// names it in messages).
+pub(super) struct Binding<'c> {
+    pub(super) section: &'c str,
+    pub(super) cfg: &'c Config,
+    pub(super) def: &'c str,
+    pub(super) args: &'c BTreeMap<String, String>,
+    pub(super) output: &'c str,
+}
+
+/// The arguments of a compiled Lift kernel, in parameter order: inputs and
+/// scalars through the binding's `args`, its output buffer (checked to hold
+/// what the kernel writes), the temporaries in order, sizes from the preset.
+pub(super) fn bind_args<'a>(
+    params: &[KernelParam],
+    binding: &Binding,
+    bufs: &'a BTreeMap<String, DeviceBuffer>,
+    inputs: &Arrays,
+    sizes: &Sizes,
+    temps: &'a [DeviceBuffer],
+) -> Result<Vec<KernelArg<'a>>, String> {
+    let mut temps = temps.iter();
+    let mut args = Vec::new();
+    for p in params {
+        args.push(match p {
+            KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
+                let src = binding.args.get(name).ok_or_else(|| {
+                    format!(
+                        "{}: {}: `args` does not bind parameter `{name}` of `{}`",
+                        binding.cfg.file.display(),
+                        binding.section,
+                        binding.def
+                    )
+                })?;
+                match bufs.get(src) {
+                    Some(buf) => KernelArg::Buffer(buf),
+                    None => scalar_arg(inputs.get(src).ok_or_else(|| format!("no input `{src}`"))?),
+                }
+            }
+            KernelParam::Output { ty } => {
+                let out = bufs
+                    .get(binding.output)
+                    .ok_or_else(|| format!("output `{}` is a scalar, not a buffer", binding.output))?;
+                if let Ok(need) = eval(&ty.size_in_bytes(), sizes) {
+                    if (need as usize) > out.bytes {
+                        return Err(format!(
+                            "output `{}` holds {} bytes but the kernel writes {need} ({ty})",
+                            binding.output, out.bytes
+                        ));
+                    }
+                }
+                KernelArg::Buffer(out)
+            }
+            KernelParam::Temp { .. } => KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?),
+            KernelParam::Size { name } => KernelArg::Int(
+                *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))? as i32,
+            ),
+        });
+    }
+    Ok(args)
+}
+
 /// Compiles every Lift kernel of the benchmark at `level` (a level, or a
 /// named variant, built at `all`) and runs them.
 pub fn run_lift(
@@ -295,46 +357,8 @@ pub fn run_lift(
     }
     let mut launches = Vec::new();
     for ((k, b), temps) in kernels.iter().zip(&built).zip(&temps) {
-        let mut temps = temps.iter();
-        let mut args = Vec::new();
-        for p in &b.kernel.params {
-            args.push(match p {
-                KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
-                    let src = k.args.get(name).ok_or_else(|| {
-                        format!(
-                            "{}: lift.kernels: `args` does not bind parameter `{name}` of `{}`",
-                            cfg.file.display(),
-                            k.def
-                        )
-                    })?;
-                    match bufs.get(src) {
-                        Some(buf) => KernelArg::Buffer(buf),
-                        None => scalar_arg(&inputs[src]),
-                    }
-                }
-                KernelParam::Output { ty } => {
-                    let out = bufs
-                        .get(&k.output)
-                        .ok_or_else(|| format!("output `{}` is a scalar, not a buffer", k.output))?;
-                    if let Ok(need) = eval(&ty.size_in_bytes(), sizes) {
-                        if (need as usize) > out.bytes {
-                            return Err(format!(
-                                "output `{}` holds {} bytes but the kernel writes {need} ({ty})",
-                                k.output, out.bytes
-                            ));
-                        }
-                    }
-                    KernelArg::Buffer(out)
-                }
-                KernelParam::Temp { .. } => {
-                    KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?)
-                }
-                KernelParam::Size { name } => KernelArg::Int(
-                    *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))?
-                        as i32,
-                ),
-            });
-        }
+        let binding = Binding { section: "lift.kernels", cfg, def: &k.def, args: &k.args, output: &k.output };
+        let args = bind_args(&b.kernel.params, &binding, &bufs, inputs, sizes, temps)?;
         launches.push(Launch {
             program: &b.program,
             kernel: &b.kernel.name,

@@ -14,10 +14,10 @@
 use std::path::{Path, PathBuf};
 
 use super::model::geometric_mean;
-use super::pdf::{svg_to_pdf, FontSource};
+use super::pdf::FontSource;
 use super::stencil_figures::{bar_chart, Group};
 use super::ChartError;
-use crate::harness::results::{read_rows, Row};
+use crate::harness::results::Row;
 
 /// The suite's benchmark names carry this prefix; the figures drop it.
 const PREFIX: &str = "icfp15-";
@@ -117,30 +117,12 @@ pub fn render_icfp15_figures_with_fonts(
     out_dir: &Path,
     fonts: &FontSource,
 ) -> Result<Vec<PathBuf>, ChartError> {
-    let rows =
-        read_rows(csv).map_err(|e| ChartError::Input { path: csv.to_path_buf(), msg: e.to_string() })?;
-    if rows.is_empty() {
-        return Err(ChartError::Input { path: csv.to_path_buf(), msg: "no result rows to chart".into() });
-    }
-    let figures = [("icfp15-figure10", figure10_svg(&rows)?), ("icfp15-figure11", figure11_svg(&rows)?)];
-    // Every PDF is made before anything is written, so that a missing font
-    // does not leave fresh SVGs beside stale PDFs.
-    let mut pdfs = Vec::new();
-    for (_, svg) in &figures {
-        pdfs.push(svg_to_pdf(svg, fonts)?);
-    }
-    std::fs::create_dir_all(out_dir)
-        .map_err(|e| ChartError::Output { path: out_dir.to_path_buf(), msg: e.to_string() })?;
-    let mut written = Vec::new();
-    for ((name, svg), pdf) in figures.iter().zip(&pdfs) {
-        for (ext, bytes) in [("svg", svg.as_bytes()), ("pdf", pdf.as_slice())] {
-            let path = out_dir.join(format!("{name}.{ext}"));
-            std::fs::write(&path, bytes)
-                .map_err(|e| ChartError::Output { path: path.clone(), msg: e.to_string() })?;
-            written.push(path);
-        }
-    }
-    Ok(written)
+    let rows = super::suite_rows(csv)?;
+    super::write_figures(
+        &[("icfp15-figure10", figure10_svg(&rows)?), ("icfp15-figure11", figure11_svg(&rows)?)],
+        out_dir,
+        fonts,
+    )
 }
 
 #[cfg(test)]

@@ -69,17 +69,39 @@ pub fn render_figure8_with_fonts(
         let path = csvs.first().cloned().unwrap_or_default();
         return Err(ChartError::Input { path, msg: "no result rows to chart".into() });
     }
-    let svg = figure8_svg(&panels)?;
-    // The PDF is made before anything is written, so that a missing font
-    // does not leave a fresh SVG beside a stale PDF.
-    let pdf = svg_to_pdf(&svg, fonts)?;
+    write_figures(&[("figure8", figure8_svg(&panels)?)], out_dir, fonts)
+}
+
+/// The rows of one suite's results file, refusing an empty one.
+fn suite_rows(csv: &Path) -> Result<Vec<crate::harness::results::Row>, ChartError> {
+    let rows = crate::harness::results::read_rows(csv)
+        .map_err(|e| ChartError::Input { path: csv.to_path_buf(), msg: e.to_string() })?;
+    if rows.is_empty() {
+        return Err(ChartError::Input { path: csv.to_path_buf(), msg: "no result rows to chart".into() });
+    }
+    Ok(rows)
+}
+
+/// Writes each `(name, svg)` as `name.svg` and `name.pdf` into `out_dir`;
+/// returns the files written. Every PDF is made before anything is written,
+/// so that a missing font does not leave fresh SVGs beside stale PDFs.
+fn write_figures(
+    figures: &[(&str, String)],
+    out_dir: &Path,
+    fonts: &FontSource,
+) -> Result<Vec<PathBuf>, ChartError> {
+    let pdfs = figures.iter().map(|(_, svg)| svg_to_pdf(svg, fonts)).collect::<Result<Vec<_>, _>>()?;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| ChartError::Output { path: out_dir.to_path_buf(), msg: e.to_string() })?;
-    let svg_path = out_dir.join("figure8.svg");
-    let pdf_path = out_dir.join("figure8.pdf");
-    write(&svg_path, svg.as_bytes())?;
-    write(&pdf_path, &pdf)?;
-    Ok(vec![svg_path, pdf_path])
+    let mut written = Vec::new();
+    for ((name, svg), pdf) in figures.iter().zip(&pdfs) {
+        for (ext, bytes) in [("svg", svg.as_bytes()), ("pdf", pdf.as_slice())] {
+            let path = out_dir.join(format!("{name}.{ext}"));
+            write(&path, bytes)?;
+            written.push(path);
+        }
+    }
+    Ok(written)
 }
 
 /// Writes through a temporary file renamed into place, so a failed write

@@ -10,9 +10,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
 
 use super::model::geometric_mean;
-use super::pdf::{svg_to_pdf, FontSource};
+use super::pdf::FontSource;
 use super::ChartError;
-use crate::harness::results::{read_rows, Row};
+use crate::harness::results::Row;
 
 const FONT: &str = "sans-serif";
 const SLOT_PX: f64 = 14.0;
@@ -219,26 +219,10 @@ pub fn render_stencil_figures_with_fonts(
     out_dir: &Path,
     fonts: &FontSource,
 ) -> Result<Vec<PathBuf>, ChartError> {
-    let rows =
-        read_rows(csv).map_err(|e| ChartError::Input { path: csv.to_path_buf(), msg: e.to_string() })?;
-    if rows.is_empty() {
-        return Err(ChartError::Input { path: csv.to_path_buf(), msg: "no result rows to chart".into() });
-    }
-    let figures = [("cgo18-figure7", figure7_svg(&rows)?), ("cgo18-figure8", figure8_svg(&rows)?)];
-    let mut pdfs = Vec::new();
-    for (_, svg) in &figures {
-        pdfs.push(svg_to_pdf(svg, fonts)?);
-    }
-    std::fs::create_dir_all(out_dir)
-        .map_err(|e| ChartError::Output { path: out_dir.to_path_buf(), msg: e.to_string() })?;
-    let mut written = Vec::new();
-    for ((name, svg), pdf) in figures.iter().zip(&pdfs) {
-        for (ext, bytes) in [("svg", svg.as_bytes()), ("pdf", pdf.as_slice())] {
-            let path = out_dir.join(format!("{name}.{ext}"));
-            std::fs::write(&path, bytes)
-                .map_err(|e| ChartError::Output { path: path.clone(), msg: e.to_string() })?;
-            written.push(path);
-        }
-    }
-    Ok(written)
+    let rows = super::suite_rows(csv)?;
+    super::write_figures(
+        &[("cgo18-figure7", figure7_svg(&rows)?), ("cgo18-figure8", figure8_svg(&rows)?)],
+        out_dir,
+        fonts,
+    )
 }
