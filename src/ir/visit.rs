@@ -296,31 +296,10 @@ fn subst_fun(
 }
 
 /// Whether a pattern takes exactly one data argument (so `\p -> P(p)` and
-/// `P` are the same function).
+/// `P` are the same function); `toLocal(f)` and its kin take what `f`
+/// takes, which is one wherever they are eta-expanded.
 pub fn takes_one_datum(p: &Pattern) -> bool {
-    match p {
-        Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::Zip(_) | Pattern::Filter => false,
-        Pattern::Generate { .. } => false,
-        Pattern::Map { .. }
-        | Pattern::MapVec { .. }
-        | Pattern::Iterate { .. }
-        | Pattern::Split(_)
-        | Pattern::Join
-        | Pattern::Gather(_)
-        | Pattern::Scatter(_)
-        | Pattern::Transpose
-        | Pattern::Get(_)
-        | Pattern::At(_)
-        | Pattern::AsVector(_)
-        | Pattern::AsScalar
-        | Pattern::ToGlobal(_)
-        | Pattern::ToLocal(_)
-        | Pattern::ToPrivate(_)
-        | Pattern::Slide { .. }
-        | Pattern::Pad { .. }
-        | Pattern::PadConst { .. }
-        | Pattern::Id => true,
-    }
+    p.data_args().is_none_or(|n| n == 1)
 }
 
 /// The normal form rewrite rules match on:
