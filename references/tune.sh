@@ -18,9 +18,14 @@ candidates() {
   for wg in 128 256 512; do for vec in 1 2 4 8; do echo "scal|{ WG: $wg, VEC: $vec }"; done; done
   for tile in 128 256 512; do for u in 1 4 8 16; do echo "nbody-nvidia|{ TILE: $tile, UNROLL: $u }"; done; done
   for k in 1 2 4 8 16; do echo "mm-amd|{ UNROLL_K: $k }"; done
+  for wg in 64 128 256 512; do for u in 4 8 16; do echo "md|{ WG: $wg, UNROLL: $u }"; done; done
+  for wg in 64 128 256 512 1024; do echo "kmeans|{ WG: $wg }"; echo "nn|{ WG: $wg }"; echo "mri-q|{ WG: $wg }"; done
+  for wg in 64 128 256 512; do for u in 4 8 16; do echo "nbody-amd|{ WG: $wg, UNROLL: $u }"; done; done
+  for tile in 8 16 32; do echo "transpose|{ TILE: $tile }"; done
 }
 
-candidates | while IFS='|' read -r bench params; do
+# ONLY='md|nn' limits the sweep to those benchmarks.
+candidates | grep -E "^(${ONLY:-[^|]*})\\|" | while IFS='|' read -r bench params; do
   dir="$out/cfg"; rm -rf "$dir"; mkdir -p "$dir"
   # per_device overrides would shadow the swept params on their device: drop them.
   sed -e "s|^  params: {.*}|  params: $params|" -e "/^  per_device:/d" "configs/$bench.yaml" > "$dir/$bench.yaml"

@@ -3,13 +3,13 @@
 // coalescing; 1D iteration space).
 //
 // Techniques:
-//  * one atom per work-item (work-group 128), no local memory: neighbour
+//  * one atom per work-item (work-group WG, default 128), no local memory: neighbour
 //    positions are gathered through the cache, as SHOC does;
 //  * the neighbour list is stored neighbour-major (neighbour j of atom i at
 //    j * N + i), so the index loads of a work-group are coalesced;
 //  * the force is accumulated in a private float3, the atom's own position
 //    kept in registers; float4 loads and stores;
-//  * the neighbour loop is unrolled by 8 (M is a multiple of 8 in every
+//  * the neighbour loop is unrolled by UNROLL (default 8; M is a multiple of 8 in every
 //    preset; a remainder loop keeps other M correct).
 // Pairs beyond the cutoff (r^2 >= cutsq) contribute nothing.
 
@@ -37,7 +37,16 @@ inline float3 lj(float3 f, const float3 me, const float4 other,
     return f;
 }
 
-__kernel __attribute__((reqd_work_group_size(128, 1, 1)))
+// Tuning parameters (references/TUNING.md): work-group size, unroll of the
+// neighbour loop.
+#ifndef WG
+#define WG 128
+#endif
+#ifndef UNROLL
+#define UNROLL 8
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void md(__global const float4* restrict pos,
         __global const int* restrict neigh,
         __global float4* restrict force,
@@ -52,9 +61,9 @@ void md(__global const float4* restrict pos,
     float3 f = (float3)(0.0f);
 
     int j = 0;
-    for (; j + 8 <= M; j += 8) {
+    for (; j + UNROLL <= M; j += UNROLL) {
 #pragma unroll
-        for (int u = 0; u < 8; ++u)
+        for (int u = 0; u < UNROLL; ++u)
             f = lj(f, me, pos[neigh[(j + u) * N + i]], cutsq, lj1, lj2);
     }
     for (; j < M; ++j)

@@ -8,7 +8,7 @@
 //    the caches serve;
 //  * float4 vector arithmetic throughout (the difference vector, the
 //    accumulation), float4 loads and stores;
-//  * the loop over all bodies is unrolled by 8, with a remainder loop so
+//  * the loop over all bodies is unrolled by UNROLL (default 8), with a remainder loop so
 //    any N works;
 //  * rsqrt for the inverse distance.
 // The w component of the accumulator collects junk (mass differences times
@@ -17,7 +17,11 @@
 // Output: out[2*i] = new position (w: mass, unchanged), out[2*i+1] = new
 // velocity (w unchanged); the layout of an array of (float4, float4) tuples.
 
+// Tuning parameter (references/TUNING.md); the work-group size is WG in
+// the config.
+#ifndef UNROLL
 #define UNROLL 8
+#endif
 
 inline float4 interact(float4 acc, const float4 me, const float4 other, const float espSqr)
 {

@@ -1,9 +1,12 @@
 // Matrix transposition through local memory. `in` has M rows of N floats,
-// `out` N rows of M. A 16x16 work-group reads a tile with coalesced row
+// `out` N rows of M. A TILE x TILE work-group reads a tile with coalesced row
 // accesses, and writes it back transposed, again along rows. The tile has
 // one padding column so that reading it column-wise hits distinct banks.
 
+// TILE x TILE work-groups; a tuning parameter (references/TUNING.md).
+#ifndef TILE
 #define TILE 16
+#endif
 
 kernel void transpose_tiled(const global float* restrict in,
                             global float* restrict out,
