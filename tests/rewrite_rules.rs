@@ -404,6 +404,28 @@ fn errors_say_why() {
     assert!(e.to_string().contains("no vector version"), "{e}");
 }
 
+#[test]
+fn seed_004_rules() {
+    // Column sums: a reduction of rows by an element-wise operator is a
+    // map of column reductions.
+    check_rule(
+        "def f(a: [[float]M]N, z: [float]M) = reduce(\\(acc, row) -> map(\\p -> add(get(0, p), get(1, p))) $ zip(acc, row), z) $ a",
+        "reduce-map-zip",
+        "root",
+        &[],
+        "reduce(\\(acc, row) -> map(\\p -> add(get(0, p), get(1, p)), zip(acc, row)), z, a)",
+        "transpose(map(\\_p7 -> reduce(\\(_p8, _p9) -> add(_p8, _p9), get(0, _p7), get(1, _p7)), zip(z, transpose(a))))",
+    );
+    check_rule(
+        "def f(a: [[float]M]N) = map(transpose) o slide(3, 1) $ a",
+        "slide-transpose",
+        "root",
+        &[],
+        "map(\\_p2 -> transpose(_p2), slide(3, 1, a))",
+        "transpose(map(\\_p3 -> slide(3, 1, _p3), transpose(a)))",
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Property test: every rule preserves the interpreter's value.
 
@@ -428,6 +450,9 @@ const CORPUS: &[&str] = &[
     "def p17(x: [float]N) = gather(\\i -> i) $ x",
     "def p18(x: [float]N) = reduce(add, 0.0f) o reduce(add, 0.0f) $ x",
     "def p20(x: [float]N) = reduce(add, 0.0f) o join o map(reduce(add, 0.0f) o map(absVal)) o split(4) $ x",
+    // The initial row is neutral (zeros), as `reduce` promises.
+    "def p21(a: [[float]M]N, z: [float]M) = reduce(\\(acc, row) -> map(\\p -> add(get(0, p), get(1, p))) $ zip(acc, row), map(\\v -> mult(0.0f, v)) $ z) $ a",
+    "def p22(a: [[float]M]N) = map(map(reduce(add, 0.0f))) o map(transpose) o slide(3, 1) $ a",
     "def p19(x: [float]N) = partRed(add, 0.0f, 1) o asScalar o asVector(4) o map(absVal) $ x",
 ];
 

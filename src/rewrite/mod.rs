@@ -11,12 +11,13 @@
 //! pairs, [`engine::apply`] applies one.
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
-//! (`algorithmic`, `opencl`, `macros`), `vectorize` (vectorised user
+//! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `macros`), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
 pub mod derivation;
 pub mod engine;
+pub mod interchange;
 pub mod macros;
 pub mod opencl;
 mod rule;
@@ -30,7 +31,12 @@ pub use rule::{Args, Builder, Constraint, Family, ParamSpec, Rule, RuleError, Si
 
 /// Every rule, algorithmic first, then OpenCL, then macro rules.
 pub fn all_rules() -> Vec<&'static Rule> {
-    algorithmic::RULES.iter().chain(opencl::RULES.iter()).chain(macros::RULES.iter()).collect()
+    algorithmic::RULES
+        .iter()
+        .chain(interchange::RULES.iter())
+        .chain(opencl::RULES.iter())
+        .chain(macros::RULES.iter())
+        .collect()
 }
 
 /// The rule called `name`.

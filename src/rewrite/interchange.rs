@@ -1,0 +1,168 @@
+//! The newer algorithmic rules of the pattern reference (seed 004, Section
+//! 2.2.1), both of which move a `transpose` through another pattern. The
+//! reference lists them as "possibly unimplemented/unverified", and as
+//! written there the right-hand sides do not have the type of the
+//! left-hand sides; the forms here add the `transpose` that makes them
+//! equal (checked by the interpreter in `tests/rewrite_rules.rs`):
+//!
+//! - `reduce-map-zip`: a reduction of rows whose operator combines the
+//!   accumulator row with the next row element by element is a reduction
+//!   of each column. The columns are independent, so the reduction becomes
+//!   a `map`, which the OpenCL rules can parallelise.
+//! - `slide-transpose`: sliding a window over the rows and transposing
+//!   each window is sliding along every column of the transposed input.
+
+use super::rule::{as_pattern, view, Args, Builder, Family, ParamSpec, Rule, Site, View};
+use super::RuleError;
+use crate::ir::visit::{self, Path};
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Lambda, MapKind, ParamId, Pattern, ReduceKind};
+use crate::types::Type;
+
+type R = Result<(), RuleError>;
+type B = Result<Expr, RuleError>;
+
+const fn rule(
+    name: &'static str,
+    lhs: &'static str,
+    rhs: &'static str,
+    params: &'static [ParamSpec],
+    matches: fn(&Site<'_>) -> R,
+    build: fn(&Site<'_>, &Args, &mut Builder) -> B,
+) -> Rule {
+    Rule { name, family: Family::Algorithmic, lhs, rhs, params, matches, build }
+}
+
+pub static RULES: [Rule; 2] = [
+    rule(
+        "reduce-map-zip",
+        "reduce(\\(acc, row) -> map(\\p -> f(get(0, p), get(1, p))) $ zip(acc, row), z) $ xs",
+        "transpose $ map(\\e -> reduce(\\(a, x) -> f(a, x), get(0, e)) $ get(1, e)) $ zip(z, transpose $ xs)",
+        &[],
+        m_reduce_map_zip,
+        b_reduce_map_zip,
+    ),
+    rule(
+        "slide-transpose",
+        "map(transpose) $ slide(size, step) $ xs",
+        "transpose $ map(slide(size, step)) $ transpose $ xs",
+        &[],
+        m_slide_transpose,
+        b_slide_transpose,
+    ),
+];
+
+/// The paths in `body` of `get(0, p)` and `get(1, p)`, when those are the
+/// only uses of `p` (so that the pair can become two parameters).
+fn pair_uses(body: &Expr, p: ParamId) -> Option<[Vec<Path>; 2]> {
+    let mut found: [Vec<Path>; 2] = [Vec::new(), Vec::new()];
+    for (path, e) in visit::expr_positions(body) {
+        if let Some((Pattern::Get(i @ (0 | 1)), [t], _)) = as_pattern(e) {
+            if matches!(t.kind, ExprKind::Param(q) if q == p) {
+                found[*i].push(path);
+            }
+        }
+    }
+    (found[0].len() + found[1].len() == visit::count_uses(body, p)).then_some(found)
+}
+
+/// `(pair, body, z, xs)` of
+/// `reduce(\(acc, row) -> map(\pair -> body) $ zip(acc, row), z) $ xs`,
+/// where `body` uses `pair` only as `get(0, pair)` and `get(1, pair)`.
+fn reduce_map_zip_parts(e: &Expr) -> Option<(&Lambda, &Expr, &Expr)> {
+    let (View::Reduce { kind: ReduceKind::Reduce, f: op }, [z, xs], _) = view(e)? else { return None };
+    let FunKind::Lambda(Lambda { params, body }) = &op.kind else { return None };
+    let [acc, row] = params.as_slice() else { return None };
+    let (View::Map { kind: MapKind::Map, f }, [zipped], _) = view(body)? else { return None };
+    let (Pattern::Zip(2), [a, r], _) = as_pattern(zipped)? else { return None };
+    let is = |e: &Expr, id| matches!(e.kind, ExprKind::Param(p) if p == id);
+    let FunKind::Lambda(pair) = &f.kind else { return None };
+    let ok = is(a, acc.id) && is(r, row.id) && pair.params.len() == 1;
+    (ok && pair_uses(&pair.body, pair.params[0].id).is_some()).then_some((pair, z, xs))
+}
+
+fn m_reduce_map_zip(s: &Site<'_>) -> R {
+    reduce_map_zip_parts(s.expr).map(|_| ()).ok_or_else(|| {
+        s.no_match(
+            "reduce-map-zip",
+            "`reduce(\\(acc, row) -> map(\\p -> f(get(0, p), get(1, p))) $ zip(acc, row), z) $ xs`",
+        )
+    })
+}
+
+fn b_reduce_map_zip(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (pair, z, xs) =
+        reduce_map_zip_parts(s.expr).ok_or_else(|| s.no_match("reduce-map-zip", "a reduce"))?;
+    // The accumulator must be a row (an array as long as the rows of xs);
+    // a scalar accumulator would make `zip(z, ...)` ill-typed.
+    if !matches!(s.ty(z), Some(Type::Array(..))) {
+        return Err(s.no_match("reduce-map-zip", "an accumulator that is an array"));
+    }
+    let span = s.expr.span;
+    // The element-wise operator as a binary one: `\(a, x) -> body` with
+    // `get(0, pair)` read as `a` and `get(1, pair)` as `x`.
+    let uses =
+        pair_uses(&pair.body, pair.params[0].id).ok_or_else(|| s.no_match("reduce-map-zip", "a pair"))?;
+    let (a, x) = (b.gen.synthetic_param(span), b.gen.synthetic_param(span));
+    let mut body = b.gen.refresh_expr(&pair.body);
+    for (param, paths) in [(&a, &uses[0]), (&x, &uses[1])] {
+        for path in paths {
+            let v = b.gen.var(param);
+            body = visit::replace_at(&body, path, v)
+                .map_err(|_| s.no_match("reduce-map-zip", "a body whose uses can be replaced"))?;
+        }
+    }
+    let op = b.gen.fun(FunKind::Lambda(Lambda { params: vec![a, x], body: Box::new(body) }), span);
+    let (z, xs) = (z.clone(), xs.clone());
+    let cols = b.pattern(Pattern::Transpose, vec![xs], span);
+    let pairs = b.pattern(Pattern::Zip(2), vec![z, cols], span);
+    let column = b.gen.lambda1(span, |g, e| {
+        let e2 = g.refresh_expr(&e);
+        let init = g.call_pattern(Pattern::Get(0), vec![e], span);
+        let col = g.call_pattern(Pattern::Get(1), vec![e2], span);
+        let op = g.refresh_fun(&op);
+        g.call_pattern(Pattern::Reduce { kind: ReduceKind::Reduce, f: Box::new(op) }, vec![init, col], span)
+    });
+    let sums = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(column) }, vec![pairs], span);
+    Ok(b.pattern(Pattern::Transpose, vec![sums], span))
+}
+
+/// Whether `f` is `transpose` or `\w -> transpose $ w`.
+fn is_transpose(f: &FunDecl) -> bool {
+    match &f.kind {
+        FunKind::Pattern(Pattern::Transpose) => true,
+        FunKind::Lambda(Lambda { params, body }) => {
+            matches!(view(body), Some((View::Transpose, [w], _))
+                if params.len() == 1 && matches!(w.kind, ExprKind::Param(p) if p == params[0].id))
+        }
+        FunKind::Pattern(_) | FunKind::UserFun(_) => false,
+    }
+}
+
+fn slide_transpose_parts(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let (View::Map { kind: MapKind::Map, f }, [windows], _) = view(e)? else { return None };
+    let (View::Slide { .. }, [xs], _) = view(windows)? else { return None };
+    is_transpose(f).then_some((windows, xs))
+}
+
+fn m_slide_transpose(s: &Site<'_>) -> R {
+    match slide_transpose_parts(s.expr) {
+        Some((_, xs)) if matches!(s.ty(xs), Some(Type::Array(e, _)) if matches!(**e, Type::Array(..))) => {
+            Ok(())
+        }
+        _ => Err(s.no_match("slide-transpose", "`map(transpose) $ slide(size, step) $ xs` over a 2D array")),
+    }
+}
+
+fn b_slide_transpose(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    m_slide_transpose(s)?;
+    let (windows, xs) =
+        slide_transpose_parts(s.expr).ok_or_else(|| s.no_match("slide-transpose", "a map"))?;
+    let Some((View::Slide { size, step }, _, span)) = view(windows) else {
+        return Err(s.no_match("slide-transpose", "a slide"));
+    };
+    let slide = Pattern::Slide { size: size.clone(), step: step.clone() };
+    let cols = b.pattern(Pattern::Transpose, vec![xs.clone()], span);
+    let per_col = b.gen.lambda1(span, |g, c| g.call_pattern(slide, vec![c], span));
+    let slid = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_col) }, vec![cols], span);
+    Ok(b.pattern(Pattern::Transpose, vec![slid], span))
+}
