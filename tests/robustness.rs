@@ -286,3 +286,43 @@ fn unwritable_outputs_and_unknown_sizes_are_bad_input() {
         "--out: cannot write in",
     );
 }
+
+#[test]
+fn config_sizes_that_do_not_fit_are_refused_before_launch() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    // The dot product splits its input into chunks of 128: a config whose
+    // size is not a multiple gets an error row naming the split, for every
+    // Lift level, and no kernel is launched for them.
+    let d = scratch("cfgsizes");
+    let cfg =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dot.yaml")).unwrap();
+    let cfg = cfg.replace("tiny:  { N: 8064 }", "tiny:  { N: 8000 }");
+    assert!(cfg.contains("N: 8000"), "configs/dot.yaml changed its tiny size");
+    let cfgs = d.join("configs");
+    std::fs::create_dir_all(&cfgs).unwrap();
+    write(&cfgs, "dot.yaml", &cfg);
+    let out = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "dot", "--size", "tiny", "--runs", "1", "--variants", "all", "--configs"])
+        .arg(&cfgs)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0), "a failed row must fail the run");
+    let dev = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    let rows: Vec<csv::StringRecord> =
+        csv::Reader::from_path(dev.join("results.csv")).unwrap().records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(&rows[0][3], "error");
+    assert_eq!(
+        &rows[0][25],
+        "benchmarks/dot.lift:11:7: error: the sizes do not fit the program (N = 8000): \
+         split: length 8000 is not divisible by 128"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

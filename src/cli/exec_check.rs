@@ -6,155 +6,23 @@
 use super::{bad, CliError};
 use crate::arith::ArithExpr;
 use crate::compile::{Kernel, KernelParam};
-use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, Pattern, Program, SourceFile};
-use crate::passes::typecheck::typecheck_def;
+use crate::ir::{Def, Program, SourceFile};
+use crate::passes::sizes_fit::MAX_ELEMS;
 use crate::runtime::DeviceInfo;
-use crate::types::Type;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-/// `ty` with every size variable in `sizes` replaced by its value.
-fn subst_type(ty: &Type, m: &HashMap<String, ArithExpr>) -> Type {
-    match ty {
-        Type::Array(e, n) => Type::array(subst_type(e, m), crate::arith::simplify(&n.substitute(m))),
-        Type::Tuple(ts) => Type::Tuple(ts.iter().map(|t| subst_type(t, m)).collect()),
-        Type::Scalar(_) | Type::Vector(..) => ty.clone(),
-    }
-}
-
-fn show(sizes: &BTreeMap<String, i64>) -> String {
-    sizes.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
-}
-
-/// Largest element count a kernel can index: indices are C `int`s.
-const MAX_ELEMS: i64 = i32::MAX as i64;
-
-/// Every size of `def` is known and positive, fits an `int`, and with the
-/// sizes substituted the def still type-checks (a `split(128)` of 1000
-/// elements does not) and has no negative or over-long array.
+/// The sizes fit the program ([`crate::passes::sizes_fit`]), as an error
+/// naming the place in `file`.
 pub(crate) fn sizes_fit(
     file: &SourceFile,
     program: &Program,
     def: &Def,
     sizes: &BTreeMap<String, i64>,
 ) -> Result<(), CliError> {
-    for (k, v) in sizes {
-        if *v > MAX_ELEMS {
-            return Err(bad(format!(
-                "{}: size {k} = {v} exceeds {MAX_ELEMS}: kernels index with 32-bit ints",
-                file.name
-            )));
-        }
-    }
-    let m: HashMap<String, ArithExpr> = sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
-    let mut concrete = def.clone();
-    for p in &mut concrete.params {
-        p.ty = p.ty.as_ref().map(|t| subst_type(t, &m));
-    }
-    subst_annotations(&mut concrete.body, &m);
-    let at = |span: crate::ir::Span| file.location(span.start);
-    let types = typecheck_def(program, &concrete).map_err(|e| {
-        bad(format!("{}: error: the sizes do not fit the program ({}): {}", at(e.span), show(sizes), e.msg))
-    })?;
-    // Lengths that became constants must be usable.
-    let mut stack: Vec<&Expr> = vec![&def.body];
-    while let Some(e) = stack.pop() {
-        if let Some(t) = types.exprs.get(&e.id) {
-            for n in t.lengths() {
-                if let Ok(c) = n.eval_with(&|v| sizes.get(v).copied()) {
-                    if !(0..=MAX_ELEMS).contains(&c) {
-                        return Err(bad(format!(
-                            "{}: error: the sizes do not fit the program ({}): an array of {c} elements{}",
-                            at(e.span),
-                            show(sizes),
-                            if c < 0 { "" } else { " (more than 32-bit indices reach)" }
-                        )));
-                    }
-                }
-            }
-        }
-        if let ExprKind::Call(f, args) = &e.kind {
-            stack.extend(args.iter());
-            push_fun(f, &mut stack);
-        }
-    }
-    Ok(())
-}
-
-/// Substitutes the sizes in the annotated lambda parameters of `e` (the
-/// parameters of inlined defs keep their declared types).
-fn subst_annotations(e: &mut Expr, m: &HashMap<String, ArithExpr>) {
-    if let ExprKind::Call(f, args) = &mut e.kind {
-        for a in args {
-            subst_annotations(a, m);
-        }
-        subst_fun(f, m);
-    }
-}
-
-fn subst_fun(f: &mut FunDecl, m: &HashMap<String, ArithExpr>) {
-    match &mut f.kind {
-        FunKind::Lambda(l) => {
-            for p in &mut l.params {
-                p.ty = p.ty.as_ref().map(|t| subst_type(t, m));
-            }
-            subst_annotations(&mut l.body, m);
-        }
-        FunKind::Pattern(p) => subst_pattern(p, m),
-        FunKind::UserFun(_) => {}
-    }
-}
-
-/// Substitutes the sizes in a pattern's parameters (`split(N / 2)`,
-/// `generate(N * 4, ...)`) and in its nested function.
-fn subst_pattern(p: &mut Pattern, m: &HashMap<String, ArithExpr>) {
-    let s = |e: &mut ArithExpr| *e = crate::arith::simplify(&e.substitute(m));
-    match p {
-        Pattern::Map { f, .. }
-        | Pattern::MapVec { f }
-        | Pattern::Reduce { f, .. }
-        | Pattern::Iterate { f, .. }
-        | Pattern::ToGlobal(f)
-        | Pattern::ToLocal(f)
-        | Pattern::ToPrivate(f) => subst_fun(f, m),
-        Pattern::PartRed { f, m: k } => {
-            s(k);
-            subst_fun(f, m);
-        }
-        Pattern::Generate { f, len } => {
-            s(len);
-            subst_fun(f, m);
-        }
-        Pattern::Split(k) | Pattern::At(k) => s(k),
-        Pattern::Gather(g) | Pattern::Scatter(g) => s(&mut g.body),
-        Pattern::Slide { size, step } => {
-            s(size);
-            s(step);
-        }
-        Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
-            s(left);
-            s(right);
-        }
-        Pattern::Join
-        | Pattern::Transpose
-        | Pattern::Zip(_)
-        | Pattern::Get(_)
-        | Pattern::AsVector(_)
-        | Pattern::AsScalar
-        | Pattern::Filter
-        | Pattern::Id => {}
-    }
-}
-
-fn push_fun<'a>(f: &'a FunDecl, stack: &mut Vec<&'a Expr>) {
-    match &f.kind {
-        FunKind::Lambda(l) => stack.push(&l.body),
-        FunKind::Pattern(p) => {
-            if let Some(g) = p.nested_fun() {
-                push_fun(g, stack);
-            }
-        }
-        FunKind::UserFun(_) => {}
-    }
+    crate::passes::sizes_fit::sizes_fit(program, def, sizes).map_err(|e| match e.span {
+        Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
+        None => bad(format!("{}: {e}", file.name)),
+    })
 }
 
 /// Bytes of each buffer `lift exec` will allocate (inputs given, output and

@@ -223,6 +223,14 @@ fn compile_one(
         Some(d) => crate::rewrite::derive_file(&program, &k.def, d)?,
         None => program,
     };
+    // Sizes that break a fact the program needs (a `split(128)` of 1000
+    // elements) are refused here, naming the place, before any launch.
+    if let Some(def) = program.def(&k.def) {
+        crate::passes::sizes_fit::sizes_fit(&program, def, sizes).map_err(|e| match e.span {
+            Some(span) => format!("{}: error: {e}", file.location(span.start)),
+            None => format!("{}: {e}", k.program.display()),
+        })?;
+    }
     let opts = kernel_options(k, level, sizes)?;
     let cfg_global = k.global.as_ref().map(|g| eval_dims(g, sizes, "global size")).transpose()?;
     let cfg_local = k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?;

@@ -6,6 +6,9 @@
 //! 3. [`barrier`]: which `mapLcl` calls need no barrier after them (5.4);
 //! 4. [`launch`]: the OpenCL thread counts (seed 004, Section 2.4).
 //!
+//! [`sizes_fit`] is not part of compilation: it checks concrete sizes
+//! against a def before `lift exec` or the harness launches it.
+//!
 //! Each returns a side table keyed by [`ExprId`](crate::ir::ExprId); none
 //! modifies the IR. Memory allocation, views and control-flow
 //! simplification happen while lowering (`codegen`), which consults them.
@@ -13,6 +16,7 @@
 pub mod address_space;
 pub mod barrier;
 pub mod launch;
+pub mod sizes_fit;
 pub mod typecheck;
 pub mod wellformed;
 
