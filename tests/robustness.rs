@@ -287,36 +287,42 @@ fn unwritable_outputs_and_unknown_sizes_are_bad_input() {
     );
 }
 
+/// Runs benchmark `bench` with its config's `from` replaced by `to`, and
+/// returns the rows of the results file.
+fn run_edited_config(bench: &str, from: &str, to: &str) -> Vec<csv::StringRecord> {
+    let d = scratch(&format!("cfg-{bench}"));
+    let file = format!("configs/{bench}.yaml");
+    let cfg = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&file)).unwrap();
+    assert!(cfg.contains(from), "{file} no longer contains `{from}`");
+    let cfgs = d.join("configs");
+    std::fs::create_dir_all(&cfgs).unwrap();
+    write(&cfgs, &format!("{bench}.yaml"), &cfg.replace(from, to));
+    let out = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", bench, "--size", "tiny", "--runs", "1", "--variants", "all", "--configs"])
+        .arg(&cfgs)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "a failed row fails the run: {}", stderr(&o));
+    let dev = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    let rows =
+        csv::Reader::from_path(dev.join("results.csv")).unwrap().records().map(|r| r.unwrap()).collect();
+    let _ = std::fs::remove_dir_all(&d);
+    rows
+}
+
 #[test]
 fn config_sizes_that_do_not_fit_are_refused_before_launch() {
     if !has_device() {
         println!("skipped: no OpenCL device");
         return;
     }
-    // The dot product splits its input into chunks of 128: a config whose
-    // size is not a multiple gets an error row naming the split, for every
-    // Lift level, and no kernel is launched for them.
-    let d = scratch("cfgsizes");
-    let cfg =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/dot.yaml")).unwrap();
-    let cfg = cfg.replace("tiny:  { N: 8064 }", "tiny:  { N: 8000 }");
-    assert!(cfg.contains("N: 8000"), "configs/dot.yaml changed its tiny size");
-    let cfgs = d.join("configs");
-    std::fs::create_dir_all(&cfgs).unwrap();
-    write(&cfgs, "dot.yaml", &cfg);
-    let out = d.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_lift"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "dot", "--size", "tiny", "--runs", "1", "--variants", "all", "--configs"])
-        .arg(&cfgs)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_ne!(o.status.code(), Some(0), "a failed row must fail the run");
-    let dev = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
-    let rows: Vec<csv::StringRecord> =
-        csv::Reader::from_path(dev.join("results.csv")).unwrap().records().map(|r| r.unwrap()).collect();
+    // The dot product splits its input into chunks of 128: a size that is
+    // not a multiple gives an error row naming the split; nothing launches.
+    let rows = run_edited_config("dot", "tiny:  { N: 8064 }", "tiny:  { N: 8000 }");
     assert_eq!(rows.len(), 1);
     assert_eq!(&rows[0][3], "error");
     assert_eq!(
@@ -324,5 +330,13 @@ fn config_sizes_that_do_not_fit_are_refused_before_launch() {
         "benchmarks/dot.lift:11:7: error: the sizes do not fit the program (N = 8000): \
          split: length 8000 is not divisible by 128"
     );
-    let _ = std::fs::remove_dir_all(&d);
+    // A size with a few digits too many is refused before the host
+    // allocates 400 GB (which used to abort the whole run).
+    let rows = run_edited_config("scal", "tiny:  { N: 7168 }", "tiny:  { N: 99999999999 }");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(&rows[0][3], "error");
+    assert_eq!(
+        &rows[0][25],
+        "inputs: `x` has 99999999999 elements, more than kernels index with 32-bit ints (2147483647)"
+    );
 }

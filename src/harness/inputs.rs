@@ -74,6 +74,40 @@ fn fill(spec: &ArraySpec, sizes: &Sizes, seed: u64) -> Result<HostArray, String>
     })
 }
 
+/// Refuses, before anything is allocated, arrays the device cannot hold:
+/// one beyond what it allocates at once, all of them together beyond its
+/// global memory, or more elements than a kernel's 32-bit `int` indices
+/// reach. (A size typed with a few digits too many used to abort the
+/// whole run when the host allocation failed.)
+pub fn check_fits(cfg: &Config, sizes: &Sizes, max_alloc: u64, global_mem: u64) -> Result<(), String> {
+    let mut total: u64 = 0;
+    for spec in cfg.inputs.iter().chain(&cfg.buffers) {
+        let n = element_count(spec, sizes)? as u64;
+        if n > i32::MAX as u64 {
+            return Err(format!(
+                "`{}` has {n} elements, more than kernels index with 32-bit ints ({})",
+                spec.name,
+                i32::MAX
+            ));
+        }
+        // Every element type of a config is 32 bits wide per component.
+        let bytes = n * 4;
+        if max_alloc > 0 && bytes > max_alloc {
+            return Err(format!(
+                "`{}` needs {bytes} bytes, more than the device allocates at once ({max_alloc} bytes)",
+                spec.name
+            ));
+        }
+        total = total.saturating_add(bytes);
+    }
+    if global_mem > 0 && total > global_mem {
+        return Err(format!(
+            "the inputs and buffers need {total} bytes together, more than the device's global memory ({global_mem} bytes)"
+        ));
+    }
+    Ok(())
+}
+
 /// Generates every input (seed + its index) and zero-fills every buffer.
 pub fn make_host_arrays(cfg: &Config, sizes: &Sizes) -> Result<(Arrays, Arrays), String> {
     let mut inputs = Arrays::new();

@@ -5,7 +5,7 @@ use super::clblast::run_clblast;
 use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
 use super::expected::{interpreter_gold, rust_gold_scaled};
-use super::inputs::make_host_arrays;
+use super::inputs::{check_fits, make_host_arrays};
 use super::results::{ResultsError, ResultsWriter, Row};
 use super::roofline::Roofline;
 use super::stats::summarize;
@@ -143,7 +143,8 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
             continue;
         }
         pb.set_message(format!("{} {} inputs", p.cfg.name, p.preset));
-        let (inputs, buffers) = match make_host_arrays(p.cfg, &p.sizes) {
+        let fits = check_fits(p.cfg, &p.sizes, rt.info.max_alloc, rt.info.global_mem);
+        let (inputs, buffers) = match fits.and_then(|()| make_host_arrays(p.cfg, &p.sizes)) {
             Ok(x) => x,
             Err(msg) => {
                 for v in &pending {
