@@ -29,6 +29,7 @@ fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize)
         warmup: 1,
         runs: 3,
         progress: false,
+        then: None,
     }
 }
 
@@ -85,6 +86,43 @@ fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
     let b = lift::compile::compile(&last, "scalHigh", &o).unwrap();
     assert_eq!(a.source, b.source);
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// The reduction shapes reach a partial-results kernel for `asum` and `dot`
+/// that validates (with the fixed second stage `sumPartials`) and beats
+/// the naive single-work-item lowering measured in the same run.
+#[test]
+fn explores_asum_and_dot_with_partial_reductions_on_pocl() {
+    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    for name in ["asum", "dot"] {
+        let out = tmp(name);
+        let prog = load(&format!("benchmarks/icfp15/{name}.lift"));
+        let mut o = opts(&out, 40, Some(24), false, 0);
+        o.def = name.into();
+        o.sizes = sizes(1 << 20);
+        o.then = Some("sumPartials".into());
+        o.limits.reductions = true;
+        let report = explore::explore(&prog, &devs, &o).unwrap();
+        let d = &report.devices[0];
+        let best = d.best.as_ref().expect("a validated candidate");
+        let naive = d.naive_ms.expect("the naive lowering was measured");
+        assert!(best.median_ms < naive, "{name}: best {} ms, naive {naive} ms", best.median_ms);
+        // The best is a partial reduction: its derivation extracts a kernel.
+        assert!(best.derivation.iter().any(|l| l.starts_with("extract @")), "{:?}", best.derivation);
+        let rows = csv_rows(&report.csv);
+        let row = rows.iter().find(|r| r[0] == best.candidate.to_string()).unwrap();
+        assert_eq!(row[4], "ok", "{row:?}");
+        // best.derivation replays (its arithmetic parameters included).
+        let der = std::fs::read_to_string(out.join("best.derivation")).unwrap();
+        let der = lift::rewrite::parse_derivation(&der).unwrap();
+        let base = lift::rewrite::prepare(&prog, name).unwrap();
+        lift::rewrite::replay(&base, name, &der).unwrap();
+        std::fs::remove_dir_all(&out).ok();
+    }
 }
 
 #[test]
