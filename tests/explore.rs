@@ -177,3 +177,24 @@ fn the_candidate_sequence_depends_only_on_the_seed() {
     let e = explore::plan(&prog, "nope", &s, &limits).err().unwrap();
     assert_eq!(e.to_string(), "no `def nope` in the program");
 }
+
+#[test]
+fn then_names_a_def_of_the_file() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "explore",
+            "benchmarks/icfp15/asum.lift",
+            "--def",
+            "asum",
+            "--then",
+            "nope",
+            "--size",
+            "N=4096",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("benchmarks/icfp15/asum.lift: --then nope: no `def nope` in the program"), "{err}");
+}
