@@ -198,3 +198,21 @@ fn then_names_a_def_of_the_file() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("benchmarks/icfp15/asum.lift: --then nope: no `def nope` in the program"), "{err}");
 }
+
+/// `asvector-map` over `zip(x, y)` vectorises both arrays and keeps the
+/// value (the `vec-chunks` shape of `dot` relies on it).
+#[test]
+fn asvector_map_over_zip_keeps_the_value() {
+    use lift::explore::measure::{gold, make_inputs};
+    let prog = load("benchmarks/icfp15/dot.lift");
+    let base = lift::rewrite::prepare(&prog, "dot").unwrap();
+    let der = lift::rewrite::parse_derivation("vectorize-reduce @ root n=4\nasvector-map @ 2.1.2\n").unwrap();
+    let last = lift::rewrite::replay(&base, "dot", &der).unwrap().pop().unwrap().program;
+    let text = lift::parse::print_program(&lift::rewrite::release(&last, "dot"));
+    assert!(text.contains("zip(asVector(4, x), asVector(4, y))"), "{text}");
+    let s = sizes(1004);
+    let inputs = make_inputs(&prog, "dot", &s, 3).unwrap();
+    let (a, b) = (gold(&prog, "dot", &inputs, &s).unwrap(), gold(&last, "dot", &inputs, &s).unwrap());
+    let c = lift::harness::validate::compare(&b, &a, 1e-5, 1e-6);
+    assert!(c.ok, "{}", c.message);
+}
