@@ -29,6 +29,7 @@ fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize)
         warmup: 1,
         runs: 3,
         progress: false,
+        then: None,
     }
 }
 
@@ -87,6 +88,43 @@ fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
     std::fs::remove_dir_all(&out).ok();
 }
 
+/// The reduction shapes reach a partial-results kernel for `asum` and `dot`
+/// that validates (with the fixed second stage `sumPartials`) and beats
+/// the naive single-work-item lowering measured in the same run.
+#[test]
+fn explores_asum_and_dot_with_partial_reductions_on_pocl() {
+    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    for name in ["asum", "dot"] {
+        let out = tmp(name);
+        let prog = load(&format!("benchmarks/icfp15/{name}.lift"));
+        let mut o = opts(&out, 40, Some(24), false, 0);
+        o.def = name.into();
+        o.sizes = sizes(1 << 20);
+        o.then = Some("sumPartials".into());
+        o.limits.reductions = true;
+        let report = explore::explore(&prog, &devs, &o).unwrap();
+        let d = &report.devices[0];
+        let best = d.best.as_ref().expect("a validated candidate");
+        let naive = d.naive_ms.expect("the naive lowering was measured");
+        assert!(best.median_ms < naive, "{name}: best {} ms, naive {naive} ms", best.median_ms);
+        // The best is a partial reduction: its derivation extracts a kernel.
+        assert!(best.derivation.iter().any(|l| l.starts_with("extract @")), "{:?}", best.derivation);
+        let rows = csv_rows(&report.csv);
+        let row = rows.iter().find(|r| r[0] == best.candidate.to_string()).unwrap();
+        assert_eq!(row[4], "ok", "{row:?}");
+        // best.derivation replays (its arithmetic parameters included).
+        let der = std::fs::read_to_string(out.join("best.derivation")).unwrap();
+        let der = lift::rewrite::parse_derivation(&der).unwrap();
+        let base = lift::rewrite::prepare(&prog, name).unwrap();
+        lift::rewrite::replay(&base, name, &der).unwrap();
+        std::fs::remove_dir_all(&out).ok();
+    }
+}
+
 #[test]
 fn resume_continues_and_the_cache_measures_nothing_twice() {
     let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
@@ -138,4 +176,43 @@ fn the_candidate_sequence_depends_only_on_the_seed() {
     assert_eq!(e.to_string(), "size `N` of the def is not given (pass --size N=VALUE)");
     let e = explore::plan(&prog, "nope", &s, &limits).err().unwrap();
     assert_eq!(e.to_string(), "no `def nope` in the program");
+}
+
+#[test]
+fn then_names_a_def_of_the_file() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "explore",
+            "benchmarks/icfp15/asum.lift",
+            "--def",
+            "asum",
+            "--then",
+            "nope",
+            "--size",
+            "N=4096",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("benchmarks/icfp15/asum.lift: --then nope: no `def nope` in the program"), "{err}");
+}
+
+/// `asvector-map` over `zip(x, y)` vectorises both arrays and keeps the
+/// value (the `vec-chunks` shape of `dot` relies on it).
+#[test]
+fn asvector_map_over_zip_keeps_the_value() {
+    use lift::explore::measure::{gold, make_inputs};
+    let prog = load("benchmarks/icfp15/dot.lift");
+    let base = lift::rewrite::prepare(&prog, "dot").unwrap();
+    let der = lift::rewrite::parse_derivation("vectorize-reduce @ root n=4\nasvector-map @ 2.1.2\n").unwrap();
+    let last = lift::rewrite::replay(&base, "dot", &der).unwrap().pop().unwrap().program;
+    let text = lift::parse::print_program(&lift::rewrite::release(&last, "dot"));
+    assert!(text.contains("zip(asVector(4, x), asVector(4, y))"), "{text}");
+    let s = sizes(1004);
+    let inputs = make_inputs(&prog, "dot", &s, 3).unwrap();
+    let (a, b) = (gold(&prog, "dot", &inputs, &s).unwrap(), gold(&last, "dot", &inputs, &s).unwrap());
+    let c = lift::harness::validate::compare(&b, &a, 1e-5, 1e-6);
+    assert!(c.ok, "{}", c.message);
 }

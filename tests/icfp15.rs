@@ -216,3 +216,47 @@ fn errors_of_the_new_config_sections() {
         let _ = std::fs::remove_dir_all(&root);
     }
 }
+
+/// `explored-other` runs every other device's committed program on this
+/// device as `explored@<slug>` rows and writes the portability table.
+#[test]
+fn explored_other_runs_other_devices_programs_and_writes_the_portability_table() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let out = scratch("portability");
+    let o = lift()
+        .args(["run", "icfp15-scal", "--size", "tiny", "--runs", "1", "--no-roofline"])
+        .args(["--variants", "explored,explored-other", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let log = text(&o);
+    assert!(o.status.success(), "{log}");
+    let dir = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    let own = dir.file_name().unwrap().to_string_lossy().to_string();
+    let others: Vec<String> = std::fs::read_dir(repo().join("benchmarks/explored"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|s| *s != own && repo().join("benchmarks/explored").join(s).join("scal.lift").is_file())
+        .collect();
+    let rows = rows(&dir.join("results-icfp15.csv"));
+    for s in &others {
+        let r = rows.iter().find(|r| r[2] == *format!("explored@{s}")).unwrap_or_else(|| panic!("{log}"));
+        assert_eq!(&r[3], "ok", "{}", &r[25]);
+        assert!(r[25].contains(&format!("benchmarks/explored/{s}/scal.lift")), "{}", &r[25]);
+    }
+    let table = std::fs::read_to_string(dir.join("portability.csv")).unwrap_or_default();
+    let mut rd = csv::Reader::from_reader(table.as_bytes());
+    let recs: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    let own_ok = rows.iter().any(|r| &r[2] == "explored" && &r[3] == "ok");
+    if own_ok {
+        assert_eq!(recs.len(), others.len(), "{table}");
+        for r in &recs {
+            assert_eq!(&r[0], "icfp15-scal");
+            assert!(r[6].parse::<f64>().unwrap() > 0.0, "own_speedup: {table}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -51,12 +51,13 @@ fn writable_dir(dir: &Path) -> Result<(), CliError> {
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     if let Some(vs) = &a.variants {
         for v in vs {
-            let known = ["reference", "clblast", "halide", "explored", "cublas"].contains(&v.as_str())
+            let known = ["reference", "clblast", "halide", "explored", "explored-other", "cublas"]
+                .contains(&v.as_str())
                 || LIFT_LEVELS.contains(&v.as_str())
                 || config::is_named_variant(v);
             if !known {
                 return Err(bad(format!(
-                    "--variants: `{v}` is not reference, {}, clblast, halide, explored, cublas or lift-<name>",
+                    "--variants: `{v}` is not reference, {}, clblast, halide, explored, explored-other, cublas or lift-<name>",
                     LIFT_LEVELS.join(", ")
                 )));
             }
@@ -154,6 +155,13 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             }
         }
         println!("results: {}", report.csv.display());
+        if report.rows.iter().any(|r| r.variant.starts_with("explored@")) {
+            let path = report_dir.join("portability.csv");
+            match std::fs::write(&path, crate::harness::explored::portability_csv(&report.rows)) {
+                Ok(()) => println!("portability: {}", path.display()),
+                Err(e) => eprintln!("error: {}: {e}", path.display()),
+            }
+        }
         failures += report.failures();
         csvs.push(report.csv.display().to_string());
     }

@@ -42,6 +42,11 @@ pub(crate) struct ExploreArgs {
     /// Timed runs per candidate (the median is kept).
     #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// A def of the same file run after every candidate on its output (the
+    /// fixed second stage of a reduction, `sumPartials`): enables the
+    /// reduction shapes, whose kernels leave partial results.
+    #[arg(long, value_name = "DEF")]
+    then: Option<String>,
 }
 
 /// `90s`, `5m`, `1h`, `120`.
@@ -85,12 +90,18 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         seed: a.seed,
         out: a.out.clone(),
         resume: a.resume,
-        limits: SpaceLimits { depth: a.depth, ..SpaceLimits::default() },
+        limits: SpaceLimits { depth: a.depth, reductions: a.then.is_some(), ..SpaceLimits::default() },
         max_candidates: a.max_candidates,
         warmup: 1,
         runs: a.runs,
         progress: true,
+        then: a.then.clone(),
     };
+    if let Some(t) = &a.then {
+        if program.def(t).is_none() {
+            return Err(bad(format!("{}: --then {t}: no `def {t}` in the program", a.file.display())));
+        }
+    }
     let file = a.file.display().to_string();
     let devices = explore::select_devices(&a.device).map_err(|e| bad(e.to_string()))?;
     for d in &devices {
@@ -112,8 +123,8 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
             Some(b) => {
                 any = true;
                 println!(
-                    "{}: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
-                    d.device, d.tried, d.valid, b.median_ms, b.candidate, b.params
+                    "{} [{}]: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
+                    d.device, d.slug, d.tried, d.valid, b.median_ms, b.candidate, b.params
                 );
                 for f in &d.files {
                     println!("  wrote {}", f.display());

@@ -118,7 +118,8 @@ pub(crate) struct RunArgs {
     #[arg(long, default_value_t = 1)]
     warmup: usize,
     /// Comma-separated variants: reference, none, barrier, barrier+cf, all, clblast,
-    /// halide, explored, cublas, or a named Lift variant (lift-naive, lift-tiled).
+    /// halide, explored, explored-other (other devices' explored programs: `explored@<slug>`
+    /// rows and portability.csv), cublas, or a named Lift variant (lift-naive, lift-tiled).
     #[arg(long, value_delimiter = ',')]
     variants: Option<Vec<String>>,
     /// Reports directory; results go to DIR/<device-slug>/.

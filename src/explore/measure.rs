@@ -166,6 +166,10 @@ pub fn split_constraints(prog: &Program, def: &str) -> Vec<Constraint> {
 /// the requested sizes when the scan finds none below them.
 pub fn validation_sizes(requested: &Sizes, cs: &[Constraint], floor: i64) -> Sizes {
     let mut cur = requested.clone();
+    // A constraint over more than the sizes (a length inside `iterate`,
+    // which depends on the iteration) cannot be checked here: left out.
+    let cs: Vec<&Constraint> =
+        cs.iter().filter(|c| c.expr.eval_with(&|v| requested.get(v).copied()).is_ok()).collect();
     let holds = |s: &Sizes| cs.iter().all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0));
     for (name, &want) in requested {
         let start = floor.min(want);
@@ -271,6 +275,67 @@ fn args<'a>(k: &Kernel, b: &'a Bound, inputs: &Inputs, sizes: &Sizes) -> Result<
     Ok(out)
 }
 
+/// The fixed second stage of a candidate that leaves partial results
+/// (`lift explore --then DEF`): a one-input def compiled with its size
+/// symbolic, run on the candidate's output; both kernels are validated
+/// together and their times summed, as the harness's `explored` variant
+/// runs them.
+pub struct Finisher {
+    pub kernel: Kernel,
+    pub program: crate::runtime::RuntimeProgram,
+}
+
+impl Finisher {
+    pub fn new(rt: &Runtime, prog: &Program, def: &str) -> Result<Finisher, String> {
+        let kernel =
+            compile(prog, def, &CompileOptions::default()).map_err(|e| format!("--then {def}: {e}"))?;
+        let inputs = kernel.params.iter().filter(|p| matches!(p, KernelParam::Input { .. })).count();
+        let sizes = kernel.params.iter().filter(|p| matches!(p, KernelParam::Size { .. })).count();
+        if inputs != 1 || sizes > 1 {
+            return Err(format!("--then {def}: expected a def of one array `[T]P`, found {inputs} arrays"));
+        }
+        let program = rt.build(&format!("--then {def}"), &kernel.source, "").map_err(|e| e.to_string())?;
+        Ok(Finisher { kernel, program })
+    }
+
+    /// The launch on `input` (of `len` elements) into `out`.
+    fn launch<'a>(
+        &'a self,
+        input: &'a DeviceBuffer,
+        out: &'a DeviceBuffer,
+        len: i64,
+    ) -> Result<Launch<'a>, String> {
+        let size = self.kernel.params.iter().find_map(|p| match p {
+            KernelParam::Size { name } => Some(name.clone()),
+            _ => None,
+        });
+        let sizes: Sizes = size.iter().map(|n| (n.clone(), len)).collect();
+        let mut a = Vec::new();
+        for p in &self.kernel.params {
+            a.push(match p {
+                KernelParam::Input { .. } => KernelArg::Buffer(input),
+                KernelParam::Output { .. } => KernelArg::Buffer(out),
+                KernelParam::Size { .. } => KernelArg::Int(len as i32),
+                KernelParam::Scalar { name, .. } | KernelParam::Temp { name, .. } => {
+                    return Err(format!("the second stage's parameter `{name}` is not supported"))
+                }
+            });
+        }
+        let (global, local) = ndrange(&self.kernel, &sizes)?;
+        Ok(Launch { program: &self.program, kernel: &self.kernel.name, args: a, global, local })
+    }
+
+    fn out_buffer(&self, rt: &Runtime, len: i64) -> Result<DeviceBuffer, String> {
+        let size = self.kernel.params.iter().find_map(|p| match p {
+            KernelParam::Size { name } => Some(name.clone()),
+            _ => None,
+        });
+        let sizes: Sizes = size.iter().map(|n| (n.clone(), len)).collect();
+        let bytes = eval_at(&self.kernel.output_type.size_in_bytes(), &sizes, "output size")?;
+        rt.zeroed("final", ElemKind::F32, bytes.max(0) as usize).map_err(|e| e.to_string())
+    }
+}
+
 /// Inputs and the interpreter's result per validation sizes.
 pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<(Inputs, HostArray), String>>;
 
@@ -291,6 +356,8 @@ pub struct Bench<'a> {
     pub left_ms: f64,
     /// Gold results by validation sizes, computed once each.
     pub golds: std::cell::RefCell<GoldCache>,
+    /// The fixed second stage, if candidates leave partial results.
+    pub then: Option<&'a Finisher>,
 }
 
 /// Median of a non-empty list.
@@ -337,7 +404,10 @@ impl Bench<'_> {
                 });
             }
         }
-        let vsizes = validation_sizes(self.sizes, &all, 1001);
+        // The interpreter computes the gold result: with three sizes (MM)
+        // 1001 each would be 10^9 steps, so those start from 101.
+        let floor = if self.sizes.len() > 2 { 101 } else { 1001 };
+        let vsizes = validation_sizes(self.sizes, &all, floor);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {
             Ok(k) => k,
@@ -385,7 +455,18 @@ impl Bench<'_> {
             let b = bind(self.rt, &kernel, inputs, sizes)?;
             let a = args(&kernel, &b, inputs, sizes)?;
             let (global, local) = ndrange(&kernel, sizes)?;
-            let launch = [Launch { program: &program, kernel: &kernel.name, args: a, global, local }];
+            let mut launch = vec![Launch { program: &program, kernel: &kernel.name, args: a, global, local }];
+            // The second stage reads the candidate's output (its length
+            // counted
+            // in scalars: a vector output (`[float4]M`) is read as `[float]4M`.
+            let parts = eval_at(&kernel.output_type.size_in_bytes(), sizes, "output size")? / 4;
+            let fin_out = match self.then {
+                Some(f) => Some(f.out_buffer(self.rt, parts)?),
+                None => None,
+            };
+            if let (Some(f), Some(o)) = (self.then, &fin_out) {
+                launch.push(f.launch(&b.bufs[b.out_index], o, parts)?);
+            }
             let mut t = Vec::new();
             for i in 0..warm + times {
                 let ns: u64 = self.rt.run(&launch).map_err(|e| e.to_string())?.iter().sum();
@@ -400,7 +481,10 @@ impl Bench<'_> {
                     break;
                 }
             }
-            let out = self.rt.download(&b.bufs[b.out_index]).map_err(|e| e.to_string())?;
+            let out = self
+                .rt
+                .download(fin_out.as_ref().unwrap_or(&b.bufs[b.out_index]))
+                .map_err(|e| e.to_string())?;
             Ok((t, out))
         };
         match run(&vin, &vsizes, 1, 0) {

@@ -9,6 +9,7 @@
 
 pub mod log;
 pub mod measure;
+pub mod reduction;
 pub mod space;
 pub mod tuner;
 
@@ -40,6 +41,9 @@ pub struct ExploreOptions {
     pub warmup: usize,
     pub runs: usize,
     pub progress: bool,
+    /// A fixed second stage for candidates that leave partial results
+    /// (`--then DEF`, a def of the same file; see `reduction`).
+    pub then: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -84,8 +88,15 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
     }
     let base = crate::rewrite::prepare(program, def)?;
     let mut shapes = Vec::new();
-    for alg in space::algorithmic_shapes(&base, def, sizes, limits) {
+    for (i, alg) in space::algorithmic_shapes(&base, def, sizes, limits).into_iter().enumerate() {
         shapes.extend(space::lowerings(&base, def, &alg, limits.max_lowerings));
+        // The reduction macro shapes right after the program as written,
+        // so that a short budget measures them.
+        if i == 0 && limits.reductions {
+            for r in reduction::reduction_shapes(&base, def, sizes) {
+                shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
+            }
+        }
     }
     Ok(Plan { base, def: def.to_string(), shapes })
 }
@@ -242,6 +253,10 @@ impl Worker<'_> {
         let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
         let inputs = measure::make_inputs(self.original, &opts.def, &opts.sizes, opts.seed)
             .map_err(ExploreError::Runtime)?;
+        let then = match &opts.then {
+            Some(d) => Some(measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime)?),
+            None => None,
+        };
         let mut bench = Bench {
             rt: &rt,
             original: self.original,
@@ -254,6 +269,7 @@ impl Worker<'_> {
             cutoff_ms: None,
             left_ms: f64::INFINITY,
             golds: Default::default(),
+            then: then.as_ref(),
         };
         let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units);
         let naive =

@@ -21,12 +21,21 @@ pub enum Arg {
     Fixed(i64),
     /// Index into [`Shape::slots`].
     Slot(usize),
+    /// A length divided by the product of some slots (`m = N / (c * l)`
+    /// of a partial reduction whose chunks the slots size).
+    LenOver(ArithExpr, Vec<usize>),
+    /// The base-2 logarithm of a slot (iterations of a halving tree).
+    Log2(usize),
+    /// The product of some slots (a work-group's chunk of `c * l`).
+    Prod(Vec<usize>),
 }
 
-/// One rule application of a shape.
+/// One rule application of a shape; `rule: None` is the `extract` step of
+/// derivations (the expression at `path` becomes the kernel: the rest runs
+/// in the fixed second stage given by `--then`).
 #[derive(Clone, Debug)]
 pub struct Step {
-    pub rule: &'static Rule,
+    pub rule: Option<&'static Rule>,
     pub path: Path,
     pub args: Vec<(&'static str, Arg)>,
 }
@@ -64,18 +73,25 @@ fn args_of(step: &Step, values: &[i64]) -> Args {
         .iter()
         .map(|(k, a)| {
             let v = match a {
-                Arg::Fixed(v) => *v,
-                Arg::Slot(i) => values[*i],
+                Arg::Fixed(v) => ArithExpr::Cst(*v),
+                Arg::Slot(i) => ArithExpr::Cst(values[*i]),
+                Arg::LenOver(len, slots) => arith::simplify(&ArithExpr::div(
+                    len.clone(),
+                    ArithExpr::Cst(slots.iter().map(|i| values[*i]).product()),
+                )),
+                Arg::Log2(i) => ArithExpr::Cst(i64::from(values[*i].max(1).ilog2())),
+                Arg::Prod(slots) => ArithExpr::Cst(slots.iter().map(|i| values[*i]).product()),
             };
-            (k.to_string(), ArithExpr::Cst(v))
+            (k.to_string(), v)
         })
         .collect()
 }
 
 fn step_line(step: &Step, args: &Args) -> String {
-    let mut s = format!("{} @ {}", step.rule.name, step.path);
+    let mut s = format!("{} @ {}", step.rule.map_or("extract", |r| r.name), step.path);
     for (k, v) in args {
-        s.push_str(&format!(" {k}={v}"));
+        // Without spaces: a derivation line is split at whitespace.
+        s.push_str(&format!(" {k}={}", v.to_string().replace(' ', "")));
     }
     s
 }
@@ -94,8 +110,13 @@ impl Shape {
         for step in &self.steps {
             let args = args_of(step, values);
             let line = step_line(step, &args);
-            let a = rewrite::apply(&prog, def, step.rule, &step.path, &args)
-                .map_err(|e| format!("{line}: {e}"))?;
+            let Some(rule) = step.rule else {
+                prog = rewrite::extract(&prog, def, &step.path).map_err(|e| format!("{line}: {e}"))?;
+                derivation.push(line);
+                continue;
+            };
+            let a =
+                rewrite::apply(&prog, def, rule, &step.path, &args).map_err(|e| format!("{line}: {e}"))?;
             prog = a.program;
             for c in a.constraints {
                 if !constraints.contains(&c) {
@@ -117,11 +138,14 @@ pub struct SpaceLimits {
     pub max_programs: usize,
     /// Lowerings per stage-1 program at most.
     pub max_lowerings: usize,
+    /// Whether the reduction macro shapes (`reduction`) are offered: only
+    /// with a second stage (`--then`) to add up their partial results.
+    pub reductions: bool,
 }
 
 impl Default for SpaceLimits {
     fn default() -> Self {
-        SpaceLimits { depth: 2, max_programs: 48, max_lowerings: 24 }
+        SpaceLimits { depth: 2, max_programs: 48, max_lowerings: 24, reductions: false }
     }
 }
 
@@ -208,7 +232,7 @@ pub fn algorithmic_shapes(
                     args.push((name, Arg::Slot(s.slots.len())));
                     s.slots.push(slot);
                 }
-                s.steps.push(Step { rule: c.rule, path: c.path.clone(), args });
+                s.steps.push(Step { rule: Some(c.rule), path: c.path.clone(), args });
                 s.algorithmic = s.steps.len();
                 let Ok(inst) = s.instantiate(base, def, &s.defaults()) else { continue };
                 if !constraints_hold(&inst.constraints, sizes) || !seen.insert(hash(&inst.program)) {
@@ -379,7 +403,7 @@ pub fn lowerings(base: &Program, def: &str, alg: &Shape, max: usize) -> Vec<Shap
             }
             let Ok(a) = rewrite::apply(&prog, def, rule, &path, &args) else { continue };
             let mut s = shape.clone();
-            s.steps.push(Step { rule, path, args: sargs });
+            s.steps.push(Step { rule: Some(rule), path, args: sargs });
             stack.push((s, a.program));
         }
     }
@@ -397,7 +421,7 @@ fn fusion_variants(prog: &Program, def: &str, shape: &Shape) -> Vec<Shape> {
         let Ok(cands) = rewrite::applicable(&cur, def) else { break };
         let Some(c) = cands.into_iter().find(|c| c.rule.name == rule.name) else { break };
         let Ok(a) = rewrite::apply(&cur, def, rule, &c.path, &Args::new()) else { break };
-        fused.steps.push(Step { rule, path: c.path, args: Vec::new() });
+        fused.steps.push(Step { rule: Some(rule), path: c.path, args: Vec::new() });
         cur = a.program;
     }
     if fused.steps.len() > shape.steps.len() {

@@ -195,6 +195,16 @@ fn infer_sizes(
     Ok(())
 }
 
+/// The local size named by the header `lift explore` writes into a best
+/// program (`// Launch it with local size 128 ...`).
+fn header_local(path: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().take_while(|l| l.starts_with("//")).find_map(|l| {
+        let rest = l.split("Launch it with local size ").nth(1)?;
+        rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    })
+}
+
 /// Compiles (level `all`) and runs the kernels; `device_file` is the
 /// device's program.
 #[allow(clippy::too_many_arguments)]
@@ -222,7 +232,11 @@ pub fn run_explored(
             opts.sizes = sizes.clone();
         }
         let cfg_global = k.global.as_ref().map(|g| eval_dims(g, &sizes, "global size")).transpose()?;
-        let cfg_local = k.local.as_ref().map(|l| eval_dims(l, &sizes, "local size")).transpose()?;
+        let mut cfg_local = k.local.as_ref().map(|l| eval_dims(l, &sizes, "local size")).transpose()?;
+        // The local size the search chose for a kernel that leaves it open.
+        if cfg_local.is_none() && k.program.is_none() {
+            cfg_local = header_local(path).map(|l| vec![l]);
+        }
         opts.global = cfg_global.as_deref().map(pad3);
         opts.local = cfg_local.as_deref().map(pad3);
         let t0 = Instant::now();
@@ -286,17 +300,41 @@ pub fn run_explored(
     })
 }
 
+/// The `explored-other` rows (performance portability): the program each
+/// other device committed, run on this device, as `explored@<slug>`; none
+/// where no other device has one.
+pub(super) fn other_rows(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Vec<Row> {
+    let Some(spec) = &b.p.cfg.explored else { return Vec::new() };
+    let own = b.rt.info.slug();
+    let mut slugs: Vec<String> = std::fs::read_dir(&spec.dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    slugs.sort();
+    slugs
+        .into_iter()
+        .filter(|s| *s != own && spec.program_for(s).is_file())
+        .map(|s| program_row(b, reference_gold, &s))
+        .collect()
+}
+
 /// The `explored` row: `skipped` where nothing is committed for this
 /// device, else validated like the other rows.
 pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
+    let slug = b.rt.info.slug();
+    program_row(b, reference_gold, &slug)
+}
+
+/// The row of device `slug`'s program run on this device: `explored` for
+/// its own, `explored@<slug>` for another's.
+fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: &str) -> Row {
     let (p, rt, opts) = (b.p, b.rt, b.opts);
+    let variant = if slug == rt.info.slug() { "explored".to_string() } else { format!("explored@{slug}") };
     let Some(spec) = &p.cfg.explored else {
-        return error_row(p, "explored", rt, opts, "no explored section");
+        return error_row(p, &variant, rt, opts, "no explored section");
     };
-    let slug = rt.info.slug();
-    let file = spec.program_for(&slug);
+    let file = spec.program_for(slug);
     if !file.is_file() {
-        let mut row = base_row(p, "explored", rt, opts);
+        let mut row = base_row(p, &variant, rt, opts);
         row.status = "skipped".into();
         row.message = format!(
             "no explored program for device `{slug}`: run `lift explore` on this device and commit its best program as {}",
@@ -306,11 +344,62 @@ pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, Str
     }
     let exec = match run_explored(rt, p.cfg, spec, &file, &p.sizes, b.inputs, b.buffers, opts.counts) {
         Ok(e) => e,
-        Err(msg) => return error_row(p, "explored", rt, opts, &msg),
+        Err(msg) => return error_row(p, &variant, rt, opts, &msg),
     };
     let gold = b.gold_for(&spec.output, reference_gold);
-    let mut row = b.finish_row("explored", &exec, Some(&gold));
+    let mut row = b.finish_row(&variant, &exec, Some(&gold));
     let note = format!("program {}", file.display());
     row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
     row
+}
+
+/// The non-comment lines of the derivation next to the program a row's
+/// message names (`program benchmarks/explored/<slug>/<file>.lift`).
+fn derivation_of(row: &Row) -> Option<Vec<String>> {
+    let prog = row.message.split("program ").last()?.trim();
+    let text = std::fs::read_to_string(Path::new(prog).with_extension("derivation")).ok()?;
+    Some(
+        text.lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect(),
+    )
+}
+
+/// The performance-portability table of a run with `explored-other`: per
+/// benchmark and size, this device's own program against each other
+/// device's program on this device (CSV; `own_speedup` = other / own time,
+/// above 1 when the own program is faster).
+pub fn portability_csv(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "benchmark,size,device,own_ms,other_device,other_ms,own_speedup,same_derivation,own_status,other_status\n",
+    );
+    for own in rows.iter().filter(|r| r.variant == "explored") {
+        for other in rows.iter().filter(|r| {
+            r.benchmark == own.benchmark && r.size == own.size && r.variant.starts_with("explored@")
+        }) {
+            let ms = |r: &Row| r.median_ms.filter(|_| r.status == "ok");
+            let speedup = match (ms(own), ms(other)) {
+                (Some(a), Some(b)) if a > 0.0 => format!("{:.3}", b / a),
+                _ => String::new(),
+            };
+            let same = match (derivation_of(own), derivation_of(other)) {
+                (Some(a), Some(b)) => (a == b).to_string(),
+                _ => String::new(),
+            };
+            let f = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.4}"));
+            out.push_str(&format!(
+                "{},{},\"{}\",{},{},{},{speedup},{same},{},{}\n",
+                own.benchmark,
+                own.size,
+                own.device.replace('"', "'"),
+                f(ms(own)),
+                other.variant.trim_start_matches("explored@"),
+                f(ms(other)),
+                own.status,
+                other.status
+            ));
+        }
+    }
+    out
 }

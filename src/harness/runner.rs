@@ -75,6 +75,10 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
             }
             if cfg.explored.is_some() {
                 variants.push("explored".to_string());
+                // Only on request: other devices' programs (performance portability).
+                if opts.variants.as_ref().is_some_and(|k| k.iter().any(|v| v == "explored-other")) {
+                    variants.push("explored-other".to_string());
+                }
             }
             if cfg.clblast.is_some() {
                 variants.push("clblast".to_string());
@@ -185,6 +189,11 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
                 super::halide::halide_row(&mut bench, &reference_gold)
             } else if v.as_str() == "explored" {
                 super::explored::explored_row(&mut bench, &reference_gold)
+            } else if v.as_str() == "explored-other" {
+                for row in super::explored::other_rows(&mut bench, &reference_gold) {
+                    emit(row, &mut writer)?;
+                }
+                continue;
             } else if v.as_str() == "cublas" {
                 super::cublas::cublas_row(&mut bench, &reference_gold)
             } else {

@@ -139,27 +139,32 @@ pub fn replay(prog: &Program, def: &str, d: &Derivation) -> Result<Vec<Replayed>
                 Replayed { program: a.program, constraints: a.constraints }
             }
             StepAction::Extract { path } => {
-                let mut p = cur.clone();
-                let e = |msg: String| DerivationError { line: step.line, col: step.path_col, msg };
-                let d =
-                    p.defs.iter_mut().find(|x| x.name == def).ok_or_else(|| e(format!("no def `{def}`")))?;
-                let sub = visit::expr_at(&d.body, path).map_err(|x| e(x.to_string()))?.clone();
-                d.body = sub;
-                let mut gen = IdGen::for_program(&p);
-                if let Some(d) = p.defs.iter_mut().find(|x| x.name == def) {
-                    d.body = visit::normalize(&d.body, &mut gen);
-                }
-                gen.store(&mut p);
-                let d = p.def(def).ok_or_else(|| e(format!("no def `{def}`")))?;
-                crate::passes::typecheck::typecheck_def(&p, d)
-                    .map_err(|t| e(format!("after extract: {t}")))?;
-                Replayed { program: p, constraints: Vec::new() }
+                let program = extract(&cur, def, path).map_err(|msg| DerivationError {
+                    line: step.line,
+                    col: step.path_col,
+                    msg,
+                })?;
+                Replayed { program, constraints: Vec::new() }
             }
         };
         cur = next.program.clone();
         out.push(next);
     }
     Ok(out)
+}
+
+/// The `extract @ path` step: the expression at `path` becomes the def's
+/// whole body (normalised and type-checked again).
+pub fn extract(prog: &Program, def: &str, path: &Path) -> Result<Program, String> {
+    let mut p = prog.clone();
+    let d = p.defs.iter_mut().find(|x| x.name == def).ok_or_else(|| format!("no def `{def}`"))?;
+    let sub = visit::expr_at(&d.body, path).map_err(|x| x.to_string())?.clone();
+    let mut gen = IdGen::for_program(prog);
+    d.body = visit::normalize(&sub, &mut gen);
+    gen.store(&mut p);
+    let d = p.def(def).ok_or_else(|| format!("no def `{def}`"))?;
+    crate::passes::typecheck::typecheck_def(&p, d).map_err(|t| format!("after extract: {t}"))?;
+    Ok(p)
 }
 
 /// Reads the derivation at `path`, replays it on `def` and returns the

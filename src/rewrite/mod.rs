@@ -24,7 +24,7 @@ mod rule;
 pub mod vectorize;
 
 pub use derivation::{
-    derive_file, parse_derivation, replay, Derivation, DerivationError, Replayed, Step, StepAction,
+    derive_file, extract, parse_derivation, replay, Derivation, DerivationError, Replayed, Step, StepAction,
 };
 pub use engine::{applicable, apply, prepare, release, Applied, Candidate, RewriteError};
 pub use rule::{Args, Builder, Constraint, Family, ParamSpec, Rule, RuleError, Site};

@@ -287,10 +287,18 @@ fn b_vectorize(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     Ok(b.pattern(Pattern::AsScalar, vec![m], span))
 }
 
+/// The arrays of `zip(a, b, ...)` when each is an array of scalars.
+fn zipped_scalars<'a>(s: &Site<'_>, xs: &'a Expr) -> Option<&'a [Expr]> {
+    match super::rule::as_pattern(xs)? {
+        (Pattern::Zip(_), parts, _) if parts.iter().all(|p| scalar_array(s, p)) => Some(parts),
+        _ => None,
+    }
+}
+
 fn m_asvector_map(s: &Site<'_>) -> R {
     if let Some((View::AsVector(_), [x], _)) = view(s.expr) {
         if let Some((_, _, xs, _)) = map_parts(x) {
-            if scalar_array(s, xs) {
+            if scalar_array(s, xs) || zipped_scalars(s, xs).is_some() {
                 return Ok(());
             }
         }
@@ -306,7 +314,15 @@ fn b_asvector_map(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let (kind, f, xs, span) = map_parts(x).ok_or_else(|| s.no_match("asvector-map", "a map"))?;
     let fv = vectorise_fun(b, s.prog, f, n)
         .map_err(|what| RuleError::SideCondition { rule: "asvector-map", what })?;
-    let v = b.pattern(Pattern::AsVector(n), vec![xs.clone()], vspan);
+    // Over `zip(a, b)`: `map(vect_n(f)) $ zip(asVector(n) a, asVector(n) b)`.
+    let v = match zipped_scalars(s, xs) {
+        Some(parts) => {
+            let (k, zspan) = (parts.len(), xs.span);
+            let vs = parts.iter().map(|p| b.pattern(Pattern::AsVector(n), vec![p.clone()], vspan)).collect();
+            b.pattern(Pattern::Zip(k), vs, zspan)
+        }
+        None => b.pattern(Pattern::AsVector(n), vec![xs.clone()], vspan),
+    };
     Ok(b.pattern(Pattern::Map { kind, f: Box::new(fv) }, vec![v], span))
 }
 

@@ -85,7 +85,7 @@ impl Lowerer<'_> {
                     )),
                     (None, Some((c, n))) => Stmt::Assign {
                         lhs: CExpr::Index {
-                            base: format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), mem.name),
+                            base: format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), addr(&mem)),
                             index: fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(n as i64)), c)),
                         },
                         rhs: value,
@@ -239,6 +239,15 @@ fn scalar_c_type(mem: &crate::view::Memory) -> String {
     }
 }
 
+/// What a component access casts to a scalar pointer: an array's name, or
+/// a (private vector) variable's address.
+fn addr(mem: &crate::view::Memory) -> String {
+    match mem.kind {
+        MemKind::Variable => format!("&{}", mem.name),
+        MemKind::Array | MemKind::Buffer => mem.name.clone(),
+    }
+}
+
 /// A buffer of scalars seen as an array of `n`-vectors:
 /// `((const global float4*)A)`; `constness` is `"const "` for reads.
 fn vector_base(mem: &crate::view::Memory, n: u8, constness: &str) -> String {
@@ -264,7 +273,7 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                 (None, Some((c, n))) => {
                     let scalar = scalar_c_type(mem);
                     CExpr::Index {
-                        base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), mem.name),
+                        base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
                         index: fin(&ArithExpr::add(
                             ArithExpr::mul(index.clone(), ArithExpr::Cst(*n as i64)),
                             c.clone(),

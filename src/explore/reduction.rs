@@ -1,0 +1,214 @@
+//! Macro shapes for full reductions (seed 001, Figure 9): a def whose body
+//! is `reduce(f, z) $ map(g, xs)` has no parallel single-kernel lowering,
+//! and the derivations that make it parallel are 6 to 40 small steps long,
+//! beyond breadth-first enumeration. Each shape here is a fixed sequence of
+//! existing rules (a macro rule, as the paper's are) with its numeric
+//! parameters as tuner slots, ending in `extract`: the kernel leaves one
+//! partial result per chunk or work-group, and the fixed second stage
+//! (`lift explore --then DEF`) adds them up.
+//!
+//! * `chunks(c)`: each of `len / c` chunks of `c` consecutive elements is
+//!   reduced by one work-item (the CPU form, Figure 9c); the lowering stage
+//!   then chooses how the chunks map to the thread hierarchy.
+//! * `chunks-vec(c, w)`: the same with `w`-wide vector loads and a vector
+//!   accumulator (`vectorize-reduce`, `asvector-map`).
+//! * `strided(c)`: work-item `t` of `T = len / c` reduces elements
+//!   `t, t + T, t + 2T, ...` (`reorder-stride` first: coalesced on a GPU).
+//! * `wg-tree(c, l)` and `wg-tree-strided(c, l)`: a work-group of `l`
+//!   work-items reduces `c * l` elements, each work-item `c` of them
+//!   (consecutive, or strided by `l`), into local memory, then a halving
+//!   tree of `log2 l` steps (`partred-iterate`) in local memory, and one
+//!   result per work-group (the GPU form, Figure 9a). Fully lowered here:
+//!   the lowering stage has no `toLocal` choice.
+//!
+//! Positions are relative to the def's root, where the shapes start: they
+//! depend only on the shape `reduce(f, z) $ map(g, xs)`, not on `f`, `g`,
+//! `xs` or the slot values. A shape whose replay fails on a program (it is
+//! not such a reduction) is not offered.
+
+use super::space::{Arg, Shape, Slot};
+use crate::arith::ArithExpr;
+use crate::ir::visit::Path;
+use crate::ir::{ExprKind, FunKind, Pattern, Program};
+use crate::rewrite;
+use std::collections::BTreeMap;
+
+/// One step of a recipe: rule name (`extract` for the extract step),
+/// position relative to the root, parameters.
+type RStep = (&'static str, &'static str, Vec<(&'static str, Arg)>);
+
+/// Powers of two from `lo` to `hi` dividing `len` (all of them when `len`
+/// is unknown).
+fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
+    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
+}
+
+fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
+    if domain.is_empty() {
+        return None;
+    }
+    let default = if domain.contains(&default) { default } else { domain[domain.len() / 2] };
+    Some(Slot { name: name.to_string(), domain, default })
+}
+
+/// The steps that turn `reduce(f, z) $ map(g, xs)` into
+/// `join o map(\t -> partRed(f, z, 1) o map(g) $ t) o split(c) $ xs`
+/// (Figure 8, (1) to (5), then `extract`); `c` is slot `c`, `m = len / c`.
+fn chunk_steps(len: &ArithExpr, c: usize) -> Vec<RStep> {
+    vec![
+        ("reduce-partred", "root", vec![("m", Arg::LenOver(len.clone(), vec![c]))]),
+        ("partred-split", "2", vec![("n", Arg::Slot(c))]),
+        ("split-join", "2.1.1.1", vec![("n", Arg::Slot(c))]),
+        ("split-join-id", "2.1.1", vec![]),
+        ("map-fusion", "2.1", vec![]),
+        ("extract", "2", vec![]),
+    ]
+}
+
+/// `reduce(f, z) $ gather(stride) $ xs`'s map moved back in front:
+/// `reorder-stride` (stride `s`), then `reorder-map`.
+fn stride_steps(s: Arg) -> Vec<RStep> {
+    vec![("reorder-stride", "root", vec![("s", s)]), ("reorder-map", "2", vec![])]
+}
+
+/// The work-group tree after `chunk_steps` with chunks of `c * l`
+/// elements: the per-work-item chunks of `c` (strided by `l` when
+/// `strided`), the tree, and the lowering of all of it (as
+/// `benchmarks/derivations/dot.txt`, which starts one step later).
+fn wg_tree_steps(c: usize, l: usize, strided: bool) -> Vec<RStep> {
+    let mut v: Vec<RStep> = Vec::new();
+    if strided {
+        v.push(("reorder-stride", "1.0.0.0", vec![("s", Arg::Slot(l))]));
+        v.push(("reorder-map", "1.0.0.0.2", vec![]));
+    }
+    v.extend([
+        ("partred-reduce", "1.0.0.0", vec![]),
+        ("reduce-partred", "1.0.0.0", vec![("m", Arg::Slot(l))]),
+        ("partred-split", "1.0.0.0.2", vec![("n", Arg::Slot(c))]),
+        ("split-join", "1.0.0.0.2.1.1.1", vec![("n", Arg::Slot(c))]),
+        ("split-join-id", "1.0.0.0.2.1.1", vec![]),
+        ("map-fusion", "1.0.0.0.2.1", vec![]),
+        ("reduce-to-partred", "1.0.0.0", vec![]),
+        ("partred-iterate", "1.0.0.0", vec![("n", Arg::Log2(l)), ("k", Arg::Fixed(2))]),
+        // Lowering: a work-group per chunk of c * l ...
+        ("map-wrg", "1", vec![("d", Arg::Fixed(0))]),
+        // ... each work-item's sequential, fused reduction into local memory ...
+        ("partred-reduce", "1.0.0.0.1.1.0.0.0", vec![]),
+        ("map-seq", "1.0.0.0.1.1.0.0.0.2", vec![]),
+        ("reduce-seq", "1.0.0.0.1.1.0.0.0", vec![]),
+        ("reduce-map-fusion", "1.0.0.0.1.1.0.0.0", vec![]),
+        ("map-id", "1.0.0.0.1.1.0.0.0", vec![]),
+        ("map-seq", "1.0.0.0.1.1.0.0.0", vec![]),
+        ("to-local", "1.0.0.0.1.1.0.0.0", vec![]),
+        ("map-lcl", "1.0.0.0.1.1", vec![("d", Arg::Fixed(0))]),
+        // ... the halving tree in local memory ...
+        ("partred-reduce", "1.0.0.0.0.0.0.1.0.0.0", vec![]),
+        ("reduce-seq", "1.0.0.0.0.0.0.1.0.0.0", vec![]),
+        ("map-id", "1.0.0.0.0.0.0.1.0.0.0", vec![]),
+        ("map-seq", "1.0.0.0.0.0.0.1.0.0.0", vec![]),
+        ("to-local", "1.0.0.0.0.0.0.1.0.0.0", vec![]),
+        ("map-lcl", "1.0.0.0.0.0.0.1", vec![("d", Arg::Fixed(0))]),
+        // ... and the work-group's result to global memory.
+        ("map-id", "1.0.0.0", vec![]),
+        ("split-join", "1.0.0.0", vec![("n", Arg::Fixed(1))]),
+        ("map-lcl", "1.0.0.0.1", vec![("d", Arg::Fixed(0))]),
+        ("map-seq", "1.0.0.0.1.0.0.0", vec![]),
+        ("to-global", "1.0.0.0.1", vec![]),
+    ]);
+    v
+}
+
+/// `chunks-vec`: the chunk's `partRed` as a reduction of `w`-vectors.
+fn vec_steps(w: usize) -> Vec<RStep> {
+    vec![
+        ("partred-reduce", "1.0.0.0", vec![]),
+        ("vectorize-reduce", "1.0.0.0", vec![("n", Arg::Slot(w))]),
+        ("asvector-map", "1.0.0.0.2.1.2", vec![]),
+    ]
+}
+
+fn build(recipe: Vec<RStep>, slots: Vec<Slot>) -> Option<Shape> {
+    let mut steps = Vec::new();
+    for (name, path, args) in recipe {
+        let rule = if name == "extract" { None } else { Some(rewrite::find_rule(name)?) };
+        let path: Path = path.parse().ok()?;
+        steps.push(super::space::Step { rule, path, args });
+    }
+    let n = steps.len();
+    Some(Shape { steps, slots, algorithmic: n })
+}
+
+/// The length of `xs` in `reduce(f, z) $ map(g, xs)` at the def's root.
+fn reduced_len(base: &Program, def: &str) -> Option<ArithExpr> {
+    let d = base.def(def)?;
+    let ExprKind::Call(f, args) = &d.body.kind else { return None };
+    let FunKind::Pattern(Pattern::Reduce { .. }) = &f.kind else { return None };
+    let arr = args.last()?;
+    let ExprKind::Call(m, _) = &arr.kind else { return None };
+    let FunKind::Pattern(Pattern::Map { .. }) = &m.kind else { return None };
+    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
+    match types.exprs.get(&arr.id)? {
+        crate::types::Type::Array(_, n) => Some(crate::arith::simplify(n)),
+        _ => None,
+    }
+}
+
+/// The reduction shapes for `def` (none unless its body is a full
+/// reduction of a map); each replays with its default slot values.
+pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
+    let Some(len) = reduced_len(base, def) else { return Vec::new() };
+    let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
+    let chunk = |lo, hi, d| slot("c", pow2(lo, hi, n), d);
+    let mut out = Vec::new();
+    let mut push = |recipe: Vec<RStep>, slots: Vec<Option<Slot>>| {
+        let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
+        if let Some(s) = build(recipe, slots) {
+            if s.instantiate(base, def, &s.defaults()).is_ok() {
+                out.push(s);
+            }
+        }
+    };
+    // chunks(c)
+    push(chunk_steps(&len, 0), vec![chunk(16, 1 << 16, 2048)]);
+    // chunks-vec(c, w)
+    let mut r = chunk_steps(&len, 0);
+    r.extend(vec_steps(1));
+    push(r, vec![chunk(16, 1 << 16, 2048), slot("w", vec![2, 4, 8, 16], 4)]);
+    // vec-chunks(c, w): vectorised first, at the root, then chunked; the
+    // kernel leaves `w`-vectors of partial sums.
+    let mut r: Vec<RStep> =
+        vec![("vectorize-reduce", "root", vec![("n", Arg::Slot(1))]), ("asvector-map", "2.1.2", vec![])];
+    for (name, path, mut args) in chunk_steps(&len, 0) {
+        if name == "reduce-partred" {
+            args = vec![("m", Arg::LenOver(len.clone(), vec![0, 1]))];
+        }
+        let path: &'static str = match path {
+            "root" => "2.1",
+            "2" => "2.1.2",
+            "2.1.1.1" => "2.1.2.1.1.1",
+            "2.1.1" => "2.1.2.1.1",
+            "2.1" => "2.1.2.1",
+            other => other,
+        };
+        r.push((name, path, args));
+    }
+    push(r, vec![chunk(4, 1 << 14, 512), slot("w", vec![4, 8, 16], 8)]);
+    // strided(c)
+    let mut r = stride_steps(Arg::LenOver(len.clone(), vec![0]));
+    r.extend(chunk_steps(&len, 0));
+    push(r, vec![chunk(4, 1 << 12, 64)]);
+    // wg-tree(c, l), consecutive and strided per work-item
+    for strided in [true, false] {
+        let mut r = Vec::new();
+        let mut cs = chunk_steps(&len, 0);
+        // Chunks of c * l: slot 0 is c, slot 1 is l.
+        cs[0].2 = vec![("m", Arg::LenOver(len.clone(), vec![0, 1]))];
+        for s in cs.iter_mut().skip(1).take(2) {
+            s.2 = vec![("n", Arg::Prod(vec![0, 1]))];
+        }
+        r.extend(cs);
+        r.extend(wg_tree_steps(0, 1, strided));
+        push(r, vec![chunk(2, 256, 16), slot("l", pow2(16, 1024, None), 128)]);
+    }
+    out
+}
