@@ -319,11 +319,9 @@ impl Bench<'_> {
 
     /// Evaluates a candidate program (its rule constraints in `cs`) with an
     /// optional local size.
-    pub fn evaluate(&self, prog: &Program, cs: &[Constraint], local: Option<i64>) -> Outcome {
+    pub fn evaluate(&self, prog: &Program, cs: &[Constraint], local: Option<[i64; 3]>) -> Outcome {
         let mut opts = CompileOptions::default();
-        if let Some(l) = local {
-            opts.local = Some([l, 1, 1]);
-        }
+        opts.local = local;
         let mut all = cs.to_vec();
         all.extend(split_constraints(prog, self.def));
         all.extend(split_constraints(self.original, self.def));
@@ -337,7 +335,9 @@ impl Bench<'_> {
                 });
             }
         }
-        let vsizes = validation_sizes(self.sizes, &all, 1001);
+        // About a million points: 1001 per size, 101 per size for 3D grids.
+        let floor = if self.sizes.len() >= 3 { 101 } else { 1001 };
+        let vsizes = validation_sizes(self.sizes, &all, floor);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {
             Ok(k) => k,

@@ -10,6 +10,7 @@
 pub mod log;
 pub mod measure;
 pub mod space;
+pub mod stencil;
 pub mod tuner;
 
 use crate::compile::{compile, CompileOptions};
@@ -40,6 +41,8 @@ pub struct ExploreOptions {
     pub warmup: usize,
     pub runs: usize,
     pub progress: bool,
+    /// Other sizes every kept candidate's rule constraints must hold at.
+    pub valid_at: Vec<Sizes>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -83,10 +86,18 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
         }
     }
     let base = crate::rewrite::prepare(program, def)?;
-    let mut shapes = Vec::new();
-    for alg in space::algorithmic_shapes(&base, def, sizes, limits) {
-        shapes.extend(space::lowerings(&base, def, &alg, limits.max_lowerings));
-    }
+    // Stencils get their own space (`stencil`): the generic one cannot
+    // reach k outputs per work-item or tiles in local memory.
+    let shapes = match stencil::shapes(&base, def, sizes) {
+        Some(s) if !s.is_empty() => s,
+        _ => {
+            let mut shapes = Vec::new();
+            for alg in space::algorithmic_shapes(&base, def, sizes, limits) {
+                shapes.extend(space::lowerings(&base, def, &alg, limits.max_lowerings));
+            }
+            shapes
+        }
+    };
     Ok(Plan { base, def: def.to_string(), shapes })
 }
 
@@ -100,7 +111,8 @@ pub struct Best {
     pub program: Program,
     pub derivation: Vec<String>,
     pub params: String,
-    pub local: Option<i64>,
+    /// The local size to launch with (trailing 1s for fewer dimensions).
+    pub local: Option<[i64; 3]>,
 }
 
 /// What one device's search found.
@@ -177,7 +189,7 @@ fn spaces_for(
             .and_then(|inst| compile(&inst.program, &plan.def, &CompileOptions::default()).ok());
         let mut few = false;
         if let Some(k) = &kernel {
-            if k.local.is_none() {
+            if k.local.is_none() && !stencil::has_local_slots(s) {
                 s.slots.push(Slot { name: "local".into(), domain: local_domain(max_wg), default: 0 });
             }
             let items: i64 =
@@ -276,7 +288,10 @@ impl Worker<'_> {
             let mut measure = |p: &Point| -> Option<f64> {
                 let shape = &shapes[p.shape];
                 let inst = shape.instantiate(&self.plan.base, &opts.def, &p.values).ok()?;
-                if !space::constraints_hold(&inst.constraints, &opts.sizes) {
+                if !std::iter::once(&opts.sizes)
+                    .chain(&opts.valid_at)
+                    .all(|s| space::constraints_hold(&inst.constraints, s))
+                {
                     return None;
                 }
                 count.set(count.get() + 1);
@@ -285,7 +300,9 @@ impl Worker<'_> {
                     .iter()
                     .position(|s| s.name == "local")
                     .map(|i| p.values[i])
-                    .filter(|&l| l > 0);
+                    .filter(|&l| l > 0)
+                    .map(|l| [l, 1, 1])
+                    .or_else(|| stencil::local_of(shape, &p.values));
                 let d = inst.program.def(&opts.def)?;
                 let ufs: String = inst
                     .program
@@ -395,6 +412,23 @@ struct SendDevice(DeviceInfo);
 // data.
 unsafe impl Send for SendDevice {}
 
+/// `64` for a 1D local size, `32,4` for a 2D one (trailing 1s dropped).
+pub fn local_text(l: &[i64; 3]) -> String {
+    let n = l.iter().rposition(|&x| x != 1).map_or(1, |i| i + 1);
+    l[..n].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// The local size a `best.lift` header gives (`// Launch it with local
+/// size 32,4 ...`), as written by [`write_best`].
+pub fn header_local(text: &str) -> Option<Vec<i64>> {
+    let rest = text
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| l.strip_prefix("// Launch it with local size "))?;
+    let dims = rest.split_whitespace().next()?;
+    dims.split(',').map(|x| x.parse().ok()).collect()
+}
+
 /// Writes `best.lift` and `best.derivation` (the steps for `lift rewrite
 /// --apply` on the original file) into `dir`.
 fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathBuf>, ExploreError> {
@@ -407,6 +441,7 @@ fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathB
         b.candidate, b.hash, b.median_ms
     );
     if let Some(l) = b.local {
+        let l = local_text(&l);
         text.push_str(&format!("// Launch it with local size {l} (`lift compile --local {l}`).\n"));
     }
     text.push_str(&crate::parse::print_program(&b.program));
@@ -414,7 +449,7 @@ fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathB
     let der = dir.join("best.derivation");
     let mut text = format!("# def {def}, found by `lift explore` on {device}; {}\n", b.params);
     if let Some(l) = b.local {
-        text.push_str(&format!("# local size {l}\n"));
+        text.push_str(&format!("# local size {}\n", local_text(&l)));
     }
     for l in &b.derivation {
         text.push_str(l);

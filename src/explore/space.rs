@@ -21,6 +21,8 @@ pub enum Arg {
     Fixed(i64),
     /// Index into [`Shape::slots`].
     Slot(usize),
+    /// A slot's value plus a constant (a tile size `u = v + overlap`).
+    SlotPlus(usize, i64),
 }
 
 /// One rule application of a shape.
@@ -66,6 +68,7 @@ fn args_of(step: &Step, values: &[i64]) -> Args {
             let v = match a {
                 Arg::Fixed(v) => *v,
                 Arg::Slot(i) => values[*i],
+                Arg::SlotPlus(i, c) => values[*i] + c,
             };
             (k.to_string(), ArithExpr::Cst(v))
         })
@@ -233,7 +236,7 @@ pub fn constraints_hold(cs: &[Constraint], sizes: &BTreeMap<String, i64>) -> boo
 
 /// Whether a function does work a thread must execute (calls a user
 /// function or reduces), as opposed to only rearranging data.
-fn does_work(f: &FunDecl) -> bool {
+pub(crate) fn does_work(f: &FunDecl) -> bool {
     fn go(n: Node<'_>) -> bool {
         let here = match n {
             Node::Fun(FunDecl { kind: FunKind::UserFun(_), .. }) => true,

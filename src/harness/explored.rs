@@ -1,4 +1,5 @@
-//! The `explored` variant (ICFP 2015 suite): the low-level program found
+//! The `explored` variant (ICFP 2015 suite; `lift-tuned` in the CGO 2018
+//! suite, where the file is `cgo18-<benchmark>.lift`): the low-level program found
 //! for the device the harness runs on, committed as
 //! `benchmarks/explored/<device-slug>/<file>` (with its `.derivation`).
 //! `lift all` never explores: a device without a committed program gets a
@@ -88,6 +89,16 @@ impl ExploredSpec {
     /// The program committed for the device with this slug (it may not exist).
     pub fn program_for(&self, slug: &str) -> PathBuf {
         self.dir.join(slug).join(&self.file)
+    }
+}
+
+/// The row's variant name: `lift-tuned` for the stencils (CGO 2018), whose
+/// figures count it among the Lift variants; `explored` elsewhere.
+pub fn variant_name(cfg: &Config) -> &'static str {
+    if cfg.suite == "cgo18" {
+        "lift-tuned"
+    } else {
+        "explored"
     }
 }
 
@@ -217,6 +228,12 @@ pub fn run_explored(
     for k in &spec.kernels {
         let path = k.program.as_deref().unwrap_or(device_file);
         let (file, program) = load_program(path)?;
+        // `lift explore` writes the local size it tuned into the header.
+        let header = if k.program.is_none() {
+            std::fs::read_to_string(path).ok().and_then(|t| crate::explore::header_local(&t))
+        } else {
+            None
+        };
         let mut opts = level_options("all").ok_or("level `all` is missing")?;
         if k.static_sizes {
             opts.sizes = sizes.clone();
@@ -253,7 +270,17 @@ pub fn run_explored(
         let local = match (cfg_local, &kernel.local) {
             (Some(l), _) => Some(l),
             (None, Some(l)) => Some(eval_dims(l, &sizes, "compiler's local size")?[..global.len()].to_vec()),
-            (None, None) => None,
+            // The tuned local size, where it divides this size's global one
+            // (else the driver's choice).
+            (None, None) => header
+                .map(|h| -> Vec<usize> {
+                    h.iter()
+                        .map(|&x| x.max(1) as usize)
+                        .chain(std::iter::repeat(1))
+                        .take(global.len())
+                        .collect()
+                })
+                .filter(|l| global.iter().zip(l).all(|(g, l)| g % l == 0)),
         };
         let label = format!("{} (def {}, explored variant)", path.display(), k.def);
         let program = rt.build(&label, &kernel.source, &build_options).map_err(|e| e.to_string())?;
@@ -288,15 +315,15 @@ pub fn run_explored(
 
 /// The `explored` row: `skipped` where nothing is committed for this
 /// device, else validated like the other rows.
-pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
+pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, variant: &str) -> Row {
     let (p, rt, opts) = (b.p, b.rt, b.opts);
     let Some(spec) = &p.cfg.explored else {
-        return error_row(p, "explored", rt, opts, "no explored section");
+        return error_row(p, variant, rt, opts, "no explored section");
     };
     let slug = rt.info.slug();
     let file = spec.program_for(&slug);
     if !file.is_file() {
-        let mut row = base_row(p, "explored", rt, opts);
+        let mut row = base_row(p, variant, rt, opts);
         row.status = "skipped".into();
         row.message = format!(
             "no explored program for device `{slug}`: run `lift explore` on this device and commit its best program as {}",
@@ -306,11 +333,18 @@ pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, Str
     }
     let exec = match run_explored(rt, p.cfg, spec, &file, &p.sizes, b.inputs, b.buffers, opts.counts) {
         Ok(e) => e,
-        Err(msg) => return error_row(p, "explored", rt, opts, &msg),
+        Err(msg) => return error_row(p, variant, rt, opts, &msg),
     };
     let gold = b.gold_for(&spec.output, reference_gold);
-    let mut row = b.finish_row("explored", &exec, Some(&gold));
-    let note = format!("program {}", file.display());
+    let mut row = b.finish_row(variant, &exec, Some(&gold));
+    // Whether the tuned kernel tiles (keeps data in local memory): the
+    // stencil figures' notes count it.
+    let tiles = std::fs::read_to_string(&file).is_ok_and(|t| t.contains("toLocal"));
+    let note = if variant == "lift-tuned" {
+        format!("program {}; {}", file.display(), if tiles { "tiled" } else { "not tiled" })
+    } else {
+        format!("program {}", file.display())
+    };
     row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
     row
 }

@@ -74,7 +74,7 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
                 variants.extend(cfg.variants.iter().cloned());
             }
             if cfg.explored.is_some() {
-                variants.push("explored".to_string());
+                variants.push(super::explored::variant_name(cfg).to_string());
             }
             if cfg.clblast.is_some() {
                 variants.push("clblast".to_string());
@@ -182,8 +182,8 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
                 bench.clblast(&reference_gold)
             } else if v.as_str() == "halide" {
                 super::halide::halide_row(&mut bench, &reference_gold)
-            } else if v.as_str() == "explored" {
-                super::explored::explored_row(&mut bench, &reference_gold)
+            } else if v.as_str() == "explored" || v.as_str() == "lift-tuned" {
+                super::explored::explored_row(&mut bench, &reference_gold, v)
             } else if v.as_str() == "cublas" {
                 super::cublas::cublas_row(&mut bench, &reference_gold)
             } else {
