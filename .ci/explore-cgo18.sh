@@ -10,7 +10,9 @@
 # benchmark (default 30s); DEVICE: a `lift explore --device` selector
 # (default gpu). Every kept program also satisfies its rules' constraints
 # at the other presets (--valid-at), so it runs at every size.
-# RUNS (environment, default 5): timed runs per candidate.
+# RUNS (environment, default 5): timed runs per candidate; ONLY (environment):
+# a space-separated list of benchmarks to explore (default all). A benchmark
+# whose search fails is reported at the end; the others go on.
 # 14 x 30 s = 7 minutes of device time at the defaults.
 set -euo pipefail
 DIR=${1:?usage: .ci/explore-cgo18.sh DIR [SIZE] [BUDGET] [DEVICE]}
@@ -18,6 +20,7 @@ SIZE=${2:-large}
 BUDGET=${3:-30s}
 DEVICE=${4:-gpu}
 LIFT=${LIFT:-target/release/lift}
+ONLY=${ONLY:-}
 # name def tiny small large
 BENCHES=(
   "acoustic acousticHigh W=96,H=12,D=5 W=512,H=256,D=404 W=512,H=512,D=404"
@@ -36,13 +39,24 @@ BENCHES=(
   "stencil2d stencil2dHigh W=98,H=66 W=4098,H=2050 W=4098,H=4098"
 )
 mkdir -p "$DIR"
+failed=()
 for row in "${BENCHES[@]}"; do
   read -r name def tiny small large <<<"$row"
   case "$SIZE" in tiny) at=$tiny ;; small) at=$small ;; large) at=$large ;;
     *) echo "explore-cgo18.sh: SIZE must be tiny, small or large, not $SIZE" >&2; exit 2 ;; esac
   out="$DIR/$name"
-  "$LIFT" explore "benchmarks/cgo18/$name.lift" --def "$def" --device "$DEVICE" --size "$at" \
-    --valid-at "$tiny" --valid-at "$small" --valid-at "$large" --budget "$BUDGET" --runs "${RUNS:-5}" --out "$out"
-  cp "$out/best.lift" "$DIR/cgo18-$name.lift"
-  cp "$out/best.derivation" "$DIR/cgo18-$name.derivation"
+  if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
+  if "$LIFT" explore "benchmarks/cgo18/$name.lift" --def "$def" --device "$DEVICE" --size "$at" \
+    --valid-at "$tiny" --valid-at "$small" --valid-at "$large" --budget "$BUDGET" --runs "${RUNS:-5}" --out "$out" \
+    && [ -f "$out/best.lift" ]; then
+    cp "$out/best.lift" "$DIR/cgo18-$name.lift"
+    cp "$out/best.derivation" "$DIR/cgo18-$name.derivation"
+  else
+    echo "explore-cgo18.sh: $name: no program found (see $out/explore.csv)" >&2
+    failed+=("$name")
+  fi
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "explore-cgo18.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi

@@ -29,7 +29,6 @@ fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize)
         warmup: 1,
         runs: 3,
         progress: false,
-        valid_at: Vec::new(),
     }
 }
 

@@ -90,16 +90,19 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         seed: a.seed,
         out: a.out.clone(),
         resume: a.resume,
-        limits: SpaceLimits { depth: a.depth, ..SpaceLimits::default() },
+        limits: SpaceLimits {
+            depth: a.depth,
+            valid_at: a
+                .valid_at
+                .iter()
+                .map(|v| parse_sizes(&v.split(',').map(str::to_string).collect::<Vec<_>>()))
+                .collect::<Result<_, _>>()?,
+            ..SpaceLimits::default()
+        },
         max_candidates: a.max_candidates,
         warmup: 1,
         runs: a.runs,
         progress: true,
-        valid_at: a
-            .valid_at
-            .iter()
-            .map(|v| parse_sizes(&v.split(',').map(str::to_string).collect::<Vec<_>>()))
-            .collect::<Result<_, _>>()?,
     };
     let file = a.file.display().to_string();
     let devices = explore::select_devices(&a.device).map_err(|e| bad(e.to_string()))?;

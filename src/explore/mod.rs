@@ -41,8 +41,6 @@ pub struct ExploreOptions {
     pub warmup: usize,
     pub runs: usize,
     pub progress: bool,
-    /// Other sizes every kept candidate's rule constraints must hold at.
-    pub valid_at: Vec<Sizes>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +86,7 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
     let base = crate::rewrite::prepare(program, def)?;
     // Stencils get their own space (`stencil`): the generic one cannot
     // reach k outputs per work-item or tiles in local memory.
-    let shapes = match stencil::shapes(&base, def, sizes) {
+    let shapes = match stencil::shapes(&base, def, sizes, &limits.valid_at) {
         Some(s) if !s.is_empty() => s,
         _ => {
             let mut shapes = Vec::new();
@@ -289,7 +287,7 @@ impl Worker<'_> {
                 let shape = &shapes[p.shape];
                 let inst = shape.instantiate(&self.plan.base, &opts.def, &p.values).ok()?;
                 if !std::iter::once(&opts.sizes)
-                    .chain(&opts.valid_at)
+                    .chain(&opts.limits.valid_at)
                     .all(|s| space::constraints_hold(&inst.constraints, s))
                 {
                     return None;

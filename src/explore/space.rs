@@ -120,11 +120,14 @@ pub struct SpaceLimits {
     pub max_programs: usize,
     /// Lowerings per stage-1 program at most.
     pub max_lowerings: usize,
+    /// Other sizes every kept candidate's rule constraints must hold at
+    /// (`--valid-at`): a committed program runs at every size preset.
+    pub valid_at: Vec<BTreeMap<String, i64>>,
 }
 
 impl Default for SpaceLimits {
     fn default() -> Self {
-        SpaceLimits { depth: 2, max_programs: 48, max_lowerings: 24 }
+        SpaceLimits { depth: 2, max_programs: 48, max_lowerings: 24, valid_at: Vec::new() }
     }
 }
 

@@ -221,14 +221,24 @@ fn param_len(base: &Program, def: &str, dim: usize, sizes: &BTreeMap<String, i64
     n.eval_with(&|v| sizes.get(v).copied()).ok()
 }
 
-fn dividing(values: &[i64], len: Option<i64>) -> Vec<i64> {
-    values.iter().copied().filter(|v| len.is_some_and(|l| l % v == 0 && *v < l)).collect()
+/// The values that divide every length (and are below it).
+fn dividing(values: &[i64], lens: &[Option<i64>]) -> Vec<i64> {
+    values.iter().copied().filter(|v| lens.iter().all(|l| l.is_some_and(|l| l % v == 0 && *v < l))).collect()
 }
 
 /// The shapes of a stencil def (see the module comment), `None` when the
 /// def is no stencil. `base` is in the rules' normal form.
-pub fn shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Option<Vec<Shape>> {
+pub fn shapes(
+    base: &Program,
+    def: &str,
+    sizes: &BTreeMap<String, i64>,
+    valid_at: &[BTreeMap<String, i64>],
+) -> Option<Vec<Shape>> {
     let dims = stencil_dims(base, def)?;
+    // Lengths of a dimension at the timed size and every `valid_at` size.
+    let all: Vec<&BTreeMap<String, i64>> = std::iter::once(sizes).chain(valid_at).collect();
+    let lens =
+        |dim: usize| -> Vec<Option<i64>> { all.iter().map(|s| param_len(base, def, dim, s)).collect() };
     let mut out = Vec::new();
     let glb: Vec<Exec> = (0..dims).rev().map(|d| Exec::Glb(d as i64)).collect();
     // One output per work-item.
@@ -237,9 +247,8 @@ pub fn shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Optio
         out.extend(b.lower(&glb));
     }
     // k outputs per work-item along the outermost dimension (y in 2D, z in 3D).
-    let outer = param_len(base, def, 0, sizes);
     let mut b = Build::new(base, def);
-    if let Some(k) = b.slot("k", dividing(&KS, outer), 4) {
+    if let Some(k) = b.slot("k", dividing(&KS, &lens(0)), 4) {
         if b.local_slots().is_some()
             && b.step("register-blocking", &Path::root(), vec![("n", Arg::Slot(k))]).is_some()
         {
@@ -263,8 +272,7 @@ pub fn shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Optio
     // 3D: k outputs along y in every plane.
     if dims == 3 {
         let mut b = Build::new(base, def);
-        let rows = param_len(base, def, 1, sizes);
-        if let Some(k) = b.slot("k", dividing(&KS, rows), 4) {
+        if let Some(k) = b.slot("k", dividing(&KS, &lens(1)), 4) {
             let inner = b.sites("register-blocking").into_iter().find(|p| *p != Path::root());
             if let (Some(p), Some(())) = (inner, b.local_slots()) {
                 if b.step("register-blocking", &p, vec![("n", Arg::Slot(k))]).is_some() {
@@ -279,23 +287,21 @@ pub fn shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Optio
     // (`map(\planes -> map_2(f) o slide_2 $ ...)`, the form `heatHighZ`
     // of heat.lift shows), on the two inner dimensions.
     if let Some(ov) = overlap(base, def) {
-        out.extend(tiled(base, def, sizes, ov, dims));
+        let mut both = lens(dims - 2);
+        both.extend(lens(dims - 1));
+        out.extend(tiled(base, def, &both, ov, dims));
     }
     Some(out)
 }
 
-fn tiled(base: &Program, def: &str, sizes: &BTreeMap<String, i64>, ov: i64, dims: usize) -> Option<Shape> {
+/// `lens`: the lengths of the two tiled dimensions at every size.
+fn tiled(base: &Program, def: &str, lens: &[Option<i64>], ov: i64, dims: usize) -> Option<Shape> {
     let mut b = Build::new(base, def);
     let at = if dims == 2 { Path::root() } else { Path::root().child(0).child(0).child(0) };
     if !b.sites("overlapped-tiling-2d").contains(&at) {
         return None;
     }
-    let (h, w) = (param_len(base, def, dims - 2, sizes), param_len(base, def, dims - 1, sizes));
-    let domain: Vec<i64> = TILES
-        .iter()
-        .copied()
-        .filter(|v| [h, w].iter().all(|l| l.is_some_and(|l| l % v == 0 && *v < l)))
-        .collect();
+    let domain = dividing(&TILES, lens);
     let v = b.slot("tile", domain, 16)?;
     b.step("overlapped-tiling-2d", &at, vec![("u", Arg::SlotPlus(v, ov)), ("v", Arg::Slot(v))])?;
     if dims == 3 {
