@@ -308,7 +308,9 @@ fn sizes(list: &[(&str, i64)]) -> std::collections::BTreeMap<String, i64> {
 #[test]
 fn the_stencil_space_has_its_shapes() {
     let limits = lift::explore::space::SpaceLimits::default();
-    let cases: [(&str, &str, &[(&str, i64)], &[&str]); 4] = [
+    // (file, def, sizes, the slots of each shape)
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)], &'a [&'a str]);
+    let cases: [Case; 4] = [
         (
             "benchmarks/cgo18/jacobi2d-5pt.lift",
             "jacobi2d5High",

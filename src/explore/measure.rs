@@ -320,8 +320,7 @@ impl Bench<'_> {
     /// Evaluates a candidate program (its rule constraints in `cs`) with an
     /// optional local size.
     pub fn evaluate(&self, prog: &Program, cs: &[Constraint], local: Option<[i64; 3]>) -> Outcome {
-        let mut opts = CompileOptions::default();
-        opts.local = local;
+        let opts = CompileOptions { local, ..Default::default() };
         let mut all = cs.to_vec();
         all.extend(split_constraints(prog, self.def));
         all.extend(split_constraints(self.original, self.def));
