@@ -202,9 +202,13 @@ impl<'a> Build<'a> {
             .is_some_and(|e| matches!(e.kind, ExprKind::Param(q) if q == id))
     }
 
-    fn local_slots(&mut self) -> Option<()> {
-        self.slot("tx", TX.to_vec(), 32)?;
-        self.slot("ty", TY.to_vec(), 4)?;
+    /// `tx` and `ty` from the values that divide the lengths of x (`xs`)
+    /// and y (`ys`) (`tx` 0 always: the driver's choice).
+    fn local_slots(&mut self, xs: &[Option<i64>], ys: &[Option<i64>]) -> Option<()> {
+        let tx: Vec<i64> = TX.iter().copied().filter(|&t| t == 0 || dividing(&[t], xs) == [t]).collect();
+        let ty: Vec<i64> = TY.iter().copied().filter(|&t| t == 1 || dividing(&[t], ys) == [t]).collect();
+        self.slot("tx", tx, 32)?;
+        self.slot("ty", ty, 4)?;
         Some(())
     }
 }
@@ -241,15 +245,18 @@ pub fn shapes(
         |dim: usize| -> Vec<Option<i64>> { all.iter().map(|s| param_len(base, def, dim, s)).collect() };
     let mut out = Vec::new();
     let glb: Vec<Exec> = (0..dims).rev().map(|d| Exec::Glb(d as i64)).collect();
+    // Local sizes only at the timed size: the harness falls back to the
+    // driver's choice where one does not divide another size's range.
+    let (xs, ys) = ([param_len(base, def, dims - 1, sizes)], [param_len(base, def, dims - 2, sizes)]);
     // One output per work-item.
     let mut b = Build::new(base, def);
-    if b.local_slots().is_some() {
+    if b.local_slots(&xs, &ys).is_some() {
         out.extend(b.lower(&glb));
     }
     // k outputs per work-item along the outermost dimension (y in 2D, z in 3D).
     let mut b = Build::new(base, def);
     if let Some(k) = b.slot("k", dividing(&KS, &lens(0)), 4) {
-        if b.local_slots().is_some()
+        if b.local_slots(&xs, &ys).is_some()
             && b.step("register-blocking", &Path::root(), vec![("n", Arg::Slot(k))]).is_some()
         {
             // 2D: blocks, columns, the k outputs. 3D: a block is [H][k][W]
@@ -274,7 +281,7 @@ pub fn shapes(
         let mut b = Build::new(base, def);
         if let Some(k) = b.slot("k", dividing(&KS, &lens(1)), 4) {
             let inner = b.sites("register-blocking").into_iter().find(|p| *p != Path::root());
-            if let (Some(p), Some(())) = (inner, b.local_slots()) {
+            if let (Some(p), Some(())) = (inner, b.local_slots(&xs, &ys)) {
                 if b.step("register-blocking", &p, vec![("n", Arg::Slot(k))]).is_some() {
                     let plan = [Exec::Glb(2), Exec::Glb(1), Exec::Glb(0), Exec::SeqUnroll];
                     out.extend(b.lower(&plan));

@@ -337,11 +337,16 @@ pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, Str
     };
     let gold = b.gold_for(&spec.output, reference_gold);
     let mut row = b.finish_row(variant, &exec, Some(&gold));
-    // Whether the tuned kernel tiles (keeps data in local memory): the
-    // stencil figures' notes count it.
-    let tiles = std::fs::read_to_string(&file).is_ok_and(|t| t.contains("toLocal"));
+    // Whether the tuned kernel tiles (copies to local memory), from the
+    // derivation beside the program (the file holds other defs too).
+    let der = std::fs::read_to_string(file.with_extension("derivation")).ok();
+    let tiles = match der {
+        Some(d) if d.contains("to-local") => "tiled",
+        Some(_) => "not tiled",
+        None => "tiling unknown (no .derivation)",
+    };
     let note = if variant == "lift-tuned" {
-        format!("program {}; {}", file.display(), if tiles { "tiled" } else { "not tiled" })
+        format!("program {}; {tiles}", file.display())
     } else {
         format!("program {}", file.display())
     };

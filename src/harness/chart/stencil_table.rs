@@ -51,7 +51,15 @@ pub fn summary_markdown(rows: &[Row]) -> String {
         over_halide.extend(rh);
         over_ref.extend(rr);
         let tuned = latest(rows, b, s, "lift-tuned");
-        let tiles = tuned.map_or("-", |r| if r.message.contains("; tiled") { "yes" } else { "no" });
+        let tiles = tuned.map_or("-", |r| {
+            if r.message.ends_with("; tiled") {
+                "yes"
+            } else if r.message.ends_with("; not tiled") {
+                "no"
+            } else {
+                "?"
+            }
+        });
         out.push_str(&format!(
             "| {b} | {s} | {} | {} | {} | {} | {} | {} | {tiles} |\n",
             num(reference, 1),
