@@ -403,7 +403,9 @@ fn exploring_a_stencil_validates_every_shape() {
     let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
     assert!(best.lines().next().unwrap().starts_with("// Found by `lift explore`"));
     assert_eq!(
-        lift::explore::header_local("// Launch it with local size 32,4 (`lift compile --local 32,4`)."),
+        lift::harness::explored::header_local(
+            "// Launch it with local size 32,4 (`lift compile --local 32,4`)."
+        ),
         Some(vec![32, 4])
     );
     let _ = std::fs::remove_dir_all(&out);

@@ -5,7 +5,8 @@
 //! Files: `space` (stage 1, algorithmic rewriting, and stage 2, lowering
 //! choices, as derivation templates), `tuner` (stage 3, parameter values,
 //! successive halving with local search), `measure` (compile, build,
-//! validate, time), `log` (`explore.csv`, the cache, resuming).
+//! validate, time), `log` (`explore.csv`, the cache, resuming), `stencil`
+//! (the space of stencil defs, instead of stages 1 and 2).
 
 pub mod log;
 pub mod measure;
@@ -414,17 +415,6 @@ unsafe impl Send for SendDevice {}
 pub fn local_text(l: &[i64; 3]) -> String {
     let n = l.iter().rposition(|&x| x != 1).map_or(1, |i| i + 1);
     l[..n].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
-}
-
-/// The local size a `best.lift` header gives (`// Launch it with local
-/// size 32,4 ...`), as written by [`write_best`].
-pub fn header_local(text: &str) -> Option<Vec<i64>> {
-    let rest = text
-        .lines()
-        .take_while(|l| l.starts_with("//"))
-        .find_map(|l| l.strip_prefix("// Launch it with local size "))?;
-    let dims = rest.split_whitespace().next()?;
-    dims.split(',').map(|x| x.parse().ok()).collect()
 }
 
 /// Writes `best.lift` and `best.derivation` (the steps for `lift rewrite

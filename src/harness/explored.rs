@@ -92,6 +92,16 @@ impl ExploredSpec {
     }
 }
 
+/// The local size a `best.lift` header gives (`// Launch it with local
+/// size 32,4 ...`, as `lift explore` writes it).
+pub fn header_local(text: &str) -> Option<Vec<i64>> {
+    let rest = text
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| l.strip_prefix("// Launch it with local size "))?;
+    rest.split_whitespace().next()?.split(',').map(|x| x.parse().ok()).collect()
+}
+
 /// The row's variant name: `lift-tuned` for the stencils (CGO 2018), whose
 /// figures count it among the Lift variants; `explored` elsewhere.
 pub fn variant_name(cfg: &Config) -> &'static str {
@@ -230,7 +240,7 @@ pub fn run_explored(
         let (file, program) = load_program(path)?;
         // `lift explore` writes the local size it tuned into the header.
         let header = if k.program.is_none() {
-            std::fs::read_to_string(path).ok().and_then(|t| crate::explore::header_local(&t))
+            std::fs::read_to_string(path).ok().and_then(|t| header_local(&t))
         } else {
             None
         };
