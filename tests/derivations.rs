@@ -74,6 +74,26 @@ const CASES: &[Case] = &[
         partial_sums: false,
         runs: true,
     },
+    // Overlapped tiling derived by the rule (seed 003, Section 4.1): a 2D
+    // stencil and a 3D one tiled in its two inner dimensions.
+    Case {
+        file: "benchmarks/cgo18/jacobi2d-5pt.lift",
+        def: "jacobi2d5High",
+        derivation: "benchmarks/derivations/jacobi2d-5pt-tiled.txt",
+        sizes: &[("W", 48), ("H", 24)],
+        equals: None,
+        partial_sums: false,
+        runs: true,
+    },
+    Case {
+        file: "benchmarks/cgo18/heat.lift",
+        def: "heatHighZ",
+        derivation: "benchmarks/derivations/heat-tiled.txt",
+        sizes: &[("W", 24), ("H", 16), ("D", 5)],
+        equals: None,
+        partial_sums: false,
+        runs: true,
+    },
 ];
 
 fn root() -> &'static Path {

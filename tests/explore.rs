@@ -81,7 +81,7 @@ fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
     let base = lift::rewrite::prepare(&prog, "scalHigh").unwrap();
     let replayed = lift::rewrite::replay(&base, "scalHigh", &der).unwrap();
     let last = replayed.last().map_or(base.clone(), |r| r.program.clone());
-    let o = lift::compile::CompileOptions { local: best.local.map(|l| [l, 1, 1]), ..Default::default() };
+    let o = lift::compile::CompileOptions { local: best.local, ..Default::default() };
     let a = lift::compile::compile(&reparsed, "scalHigh", &o).unwrap();
     let b = lift::compile::compile(&last, "scalHigh", &o).unwrap();
     assert_eq!(a.source, b.source);

@@ -2,7 +2,7 @@
 //! device (PoCL here) for the reference and every Lift variant, validated
 //! against the Rust gold; the high-level programs against the gold in the
 //! interpreter; the Halide peer's contract through stand-in executables;
-//! config errors of the new keys.
+//! config errors of the new keys; the stencil tuning space of `lift explore`.
 
 use lift::harness::config::{load, load_dir, Config};
 use lift::harness::expected::{interpreter_gold, rust_gold};
@@ -121,6 +121,24 @@ fn every_stencil_validates_at_tiny() {
             assert_eq!(&r[3], "ok", "{} {v}: {}", c.name, &r[25]);
             let gelems: f64 = r[26].parse().expect("gelems recorded");
             assert!(gelems > 0.0);
+        }
+        // lift-tuned: the committed program for this device validates; where
+        // none is committed the row is skipped and names the missing file.
+        let t =
+            rows.iter().find(|r| &r[0] == c.name.as_str() && &r[2] == "lift-tuned").expect("lift-tuned row");
+        match &t[3] {
+            "ok" => assert!(
+                t[25].ends_with("; tiled") || t[25].ends_with("; not tiled"),
+                "{}: {}",
+                c.name,
+                &t[25]
+            ),
+            "skipped" => {
+                let file = t[25].rsplit(' ').next().unwrap();
+                assert!(file.ends_with(&format!("cgo18-{}.lift", c.name)), "{}", &t[25]);
+                assert!(!repo().join(file).exists(), "{} is committed but skipped", file);
+            }
+            s => panic!("{} lift-tuned: {s}: {}", c.name, &t[25]),
         }
         let h = rows.iter().find(|r| &r[0] == c.name.as_str() && &r[2] == "halide").expect("halide row");
         assert!(["ok", "skipped"].contains(&&h[3]), "{} halide: {}", c.name, &h[25]);
@@ -277,4 +295,118 @@ fn generated_stencil_kernels() {
         assert!(k.contains("min(") && k.contains("max("), "clamped borders in {def}");
         insta::assert_snapshot!(format!("stencil_{def}"), k);
     }
+}
+
+fn load_program(path: &str) -> lift::ir::Program {
+    let text = std::fs::read_to_string(repo().join(path)).unwrap();
+    lift::parse::parse_program(&lift::ir::SourceFile::new(path, text)).unwrap()
+}
+
+fn sizes(list: &[(&str, i64)]) -> std::collections::BTreeMap<String, i64> {
+    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+/// The stencil space (`src/explore/stencil.rs`): one output per work-item,
+/// k outputs per work-item, and overlapped tiling by the rule, each with its
+/// slots; 3D stencils block along z and y, and tile when written with z
+/// outermost.
+#[test]
+fn the_stencil_space_has_its_shapes() {
+    let limits = lift::explore::space::SpaceLimits::default();
+    // (file, def, sizes, the slots of each shape)
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)], &'a [&'a str]);
+    let cases: [Case; 4] = [
+        (
+            "benchmarks/cgo18/jacobi2d-5pt.lift",
+            "jacobi2d5High",
+            &[("W", 512), ("H", 256)],
+            &["tx ty", "k tx ty", "tile"],
+        ),
+        (
+            "benchmarks/cgo18/hotspot2d.lift",
+            "hotspot2dHigh",
+            &[("W", 512), ("H", 256)],
+            &["tx ty", "k tx ty"],
+        ),
+        (
+            "benchmarks/cgo18/heat.lift",
+            "heatHigh",
+            &[("W", 64), ("H", 64), ("D", 32)],
+            &["tx ty", "k tx ty", "k tx ty"],
+        ),
+        (
+            "benchmarks/cgo18/heat.lift",
+            "heatHighZ",
+            &[("W", 64), ("H", 64), ("D", 32)],
+            &["tx ty", "k tx ty", "tile"],
+        ),
+    ];
+    for (file, def, sz, want) in cases {
+        let plan = lift::explore::plan(&load_program(file), def, &sizes(sz), &limits).unwrap();
+        assert!(lift::explore::stencil::stencil_dims(&plan.base, def).is_some());
+        let got: Vec<String> = plan
+            .shapes
+            .iter()
+            .map(|s| s.slots.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(got, want, "{def}");
+        for s in &plan.shapes {
+            let inst = s.instantiate(&plan.base, def, &s.defaults()).unwrap();
+            let text = inst.derivation.join(" ; ");
+            let tiles = text.contains("overlapped-tiling-2d");
+            assert_eq!(tiles, text.contains("to-local"), "a tile goes to local memory: {text}");
+            lift::compile::compile(&inst.program, def, &lift::compile::CompileOptions::default())
+                .unwrap_or_else(|e| panic!("{def}: {text}: {e}"));
+        }
+    }
+}
+
+/// `lift explore` on a stencil: every shape's first candidate validates on
+/// PoCL (the tiled one included), and the best program runs in the harness
+/// with the local size of its header.
+#[test]
+fn exploring_a_stencil_validates_every_shape() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let out = scratch("explore-stencil");
+    let o = lift()
+        .args(["explore", "benchmarks/cgo18/jacobi2d-5pt.lift", "--def", "jacobi2d5High", "--device", "0:0"])
+        .args([
+            "--size",
+            "W=256,H=128",
+            "--valid-at",
+            "W=96,H=40",
+            "--budget",
+            "120s",
+            "--max-candidates",
+            "3",
+        ])
+        .args(["--runs", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let mut rd = csv::Reader::from_path(out.join("explore.csv")).unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    for shape in ["0", "1", "2"] {
+        let r =
+            rows.iter().find(|r| &r[3] == shape).unwrap_or_else(|| panic!("shape {shape} tried\n{stderr}"));
+        assert_eq!(&r[4], "ok", "shape {shape}: {}", &r[10]);
+        // Only tiles that also divide W=96, H=40 are in the domain.
+        if shape == "2" {
+            assert_eq!(&r[6], "tile=8");
+        }
+    }
+    let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
+    assert!(best.lines().next().unwrap().starts_with("// Found by `lift explore`"));
+    assert_eq!(
+        lift::harness::explored::header_local(
+            "// Launch it with local size 32,4 (`lift compile --local 32,4`)."
+        ),
+        Some(vec![32, 4])
+    );
+    let _ = std::fs::remove_dir_all(&out);
 }

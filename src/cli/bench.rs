@@ -199,7 +199,7 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
             variants.extend(cfg.variants.iter().cloned());
         }
         if cfg.explored.is_some() {
-            variants.push("explored".to_string());
+            variants.push(crate::harness::explored::variant_name(cfg).to_string());
         }
         if cfg.clblast.is_some() {
             variants.push("clblast".to_string());

@@ -22,6 +22,11 @@ pub(crate) struct ExploreArgs {
     /// comma-separated); every size of the def.
     #[arg(long = "size", value_name = "NAME=VALUE", value_delimiter = ',')]
     sizes: Vec<String>,
+    /// Other sizes the kept program must also run at (`W=96,H=40`,
+    /// repeatable): a candidate whose rule constraints fail at one of them
+    /// is not measured (a committed program runs at every size preset).
+    #[arg(long = "valid-at", value_name = "NAME=VALUE,...")]
+    valid_at: Vec<String>,
     /// Wall-time budget: `90s`, `5m`, `1h` or seconds.
     #[arg(long, default_value = "5m")]
     budget: String,
@@ -90,7 +95,16 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         seed: a.seed,
         out: a.out.clone(),
         resume: a.resume,
-        limits: SpaceLimits { depth: a.depth, reductions: a.then.is_some(), ..SpaceLimits::default() },
+        limits: SpaceLimits {
+            depth: a.depth,
+            reductions: a.then.is_some(),
+            valid_at: a
+                .valid_at
+                .iter()
+                .map(|v| parse_sizes(&v.split(',').map(str::to_string).collect::<Vec<_>>()))
+                .collect::<Result<_, _>>()?,
+            ..SpaceLimits::default()
+        },
         max_candidates: a.max_candidates,
         warmup: 1,
         runs: a.runs,

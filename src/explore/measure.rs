@@ -386,11 +386,8 @@ impl Bench<'_> {
 
     /// Evaluates a candidate program (its rule constraints in `cs`) with an
     /// optional local size.
-    pub fn evaluate(&self, prog: &Program, cs: &[Constraint], local: Option<i64>) -> Outcome {
-        let mut opts = CompileOptions::default();
-        if let Some(l) = local {
-            opts.local = Some([l, 1, 1]);
-        }
+    pub fn evaluate(&self, prog: &Program, cs: &[Constraint], local: Option<[i64; 3]>) -> Outcome {
+        let opts = CompileOptions { local, ..Default::default() };
         let mut all = cs.to_vec();
         all.extend(split_constraints(prog, self.def));
         all.extend(split_constraints(self.original, self.def));
@@ -404,9 +401,9 @@ impl Bench<'_> {
                 });
             }
         }
-        // The interpreter computes the gold result: with three sizes (MM)
-        // 1001 each would be 10^9 steps, so those start from 101.
-        let floor = if self.sizes.len() > 2 { 101 } else { 1001 };
+        // The interpreter computes the gold result: about a million points,
+        // 1001 per size, 101 per size with three sizes (MM, 3D grids).
+        let floor = if self.sizes.len() >= 3 { 101 } else { 1001 };
         let vsizes = validation_sizes(self.sizes, &all, floor);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {

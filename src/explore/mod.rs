@@ -5,12 +5,14 @@
 //! Files: `space` (stage 1, algorithmic rewriting, and stage 2, lowering
 //! choices, as derivation templates), `tuner` (stage 3, parameter values,
 //! successive halving with local search), `measure` (compile, build,
-//! validate, time), `log` (`explore.csv`, the cache, resuming).
+//! validate, time), `log` (`explore.csv`, the cache, resuming), `stencil`
+//! (the space of stencil defs, instead of stages 1 and 2).
 
 pub mod log;
 pub mod measure;
 pub mod reduction;
 pub mod space;
+pub mod stencil;
 pub mod tuner;
 
 use crate::compile::{compile, CompileOptions};
@@ -87,17 +89,25 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
         }
     }
     let base = crate::rewrite::prepare(program, def)?;
-    let mut shapes = Vec::new();
-    for (i, alg) in space::algorithmic_shapes(&base, def, sizes, limits).into_iter().enumerate() {
-        shapes.extend(space::lowerings(&base, def, &alg, limits.max_lowerings));
-        // The reduction macro shapes right after the program as written,
-        // so that a short budget measures them.
-        if i == 0 && limits.reductions {
-            for r in reduction::reduction_shapes(&base, def, sizes) {
-                shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
+    // Stencils get their own space (`stencil`): the generic one cannot
+    // reach k outputs per work-item or tiles in local memory.
+    let shapes = match stencil::shapes(&base, def, sizes, &limits.valid_at) {
+        Some(s) if !s.is_empty() => s,
+        _ => {
+            let mut shapes = Vec::new();
+            for (i, alg) in space::algorithmic_shapes(&base, def, sizes, limits).into_iter().enumerate() {
+                shapes.extend(space::lowerings(&base, def, &alg, limits.max_lowerings));
+                // The reduction macro shapes right after the program as
+                // written, so that a short budget measures them.
+                if i == 0 && limits.reductions {
+                    for r in reduction::reduction_shapes(&base, def, sizes) {
+                        shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
+                    }
+                }
             }
+            shapes
         }
-    }
+    };
     Ok(Plan { base, def: def.to_string(), shapes })
 }
 
@@ -111,7 +121,8 @@ pub struct Best {
     pub program: Program,
     pub derivation: Vec<String>,
     pub params: String,
-    pub local: Option<i64>,
+    /// The local size to launch with (trailing 1s for fewer dimensions).
+    pub local: Option<[i64; 3]>,
 }
 
 /// What one device's search found.
@@ -188,7 +199,7 @@ fn spaces_for(
             .and_then(|inst| compile(&inst.program, &plan.def, &CompileOptions::default()).ok());
         let mut few = false;
         if let Some(k) = &kernel {
-            if k.local.is_none() {
+            if k.local.is_none() && !stencil::has_local_slots(s) {
                 s.slots.push(Slot { name: "local".into(), domain: local_domain(max_wg), default: 0 });
             }
             let items: i64 =
@@ -292,7 +303,10 @@ impl Worker<'_> {
             let mut measure = |p: &Point| -> Option<f64> {
                 let shape = &shapes[p.shape];
                 let inst = shape.instantiate(&self.plan.base, &opts.def, &p.values).ok()?;
-                if !space::constraints_hold(&inst.constraints, &opts.sizes) {
+                if !std::iter::once(&opts.sizes)
+                    .chain(&opts.limits.valid_at)
+                    .all(|s| space::constraints_hold(&inst.constraints, s))
+                {
                     return None;
                 }
                 count.set(count.get() + 1);
@@ -301,7 +315,9 @@ impl Worker<'_> {
                     .iter()
                     .position(|s| s.name == "local")
                     .map(|i| p.values[i])
-                    .filter(|&l| l > 0);
+                    .filter(|&l| l > 0)
+                    .map(|l| [l, 1, 1])
+                    .or_else(|| stencil::local_of(shape, &p.values));
                 let d = inst.program.def(&opts.def)?;
                 let ufs: String = inst
                     .program
@@ -411,6 +427,12 @@ struct SendDevice(DeviceInfo);
 // data.
 unsafe impl Send for SendDevice {}
 
+/// `64` for a 1D local size, `32,4` for a 2D one (trailing 1s dropped).
+pub fn local_text(l: &[i64; 3]) -> String {
+    let n = l.iter().rposition(|&x| x != 1).map_or(1, |i| i + 1);
+    l[..n].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+}
+
 /// Writes `best.lift` and `best.derivation` (the steps for `lift rewrite
 /// --apply` on the original file) into `dir`.
 fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathBuf>, ExploreError> {
@@ -423,6 +445,7 @@ fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathB
         b.candidate, b.hash, b.median_ms
     );
     if let Some(l) = b.local {
+        let l = local_text(&l);
         text.push_str(&format!("// Launch it with local size {l} (`lift compile --local {l}`).\n"));
     }
     text.push_str(&crate::parse::print_program(&b.program));
@@ -430,7 +453,7 @@ fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathB
     let der = dir.join("best.derivation");
     let mut text = format!("# def {def}, found by `lift explore` on {device}; {}\n", b.params);
     if let Some(l) = b.local {
-        text.push_str(&format!("# local size {l}\n"));
+        text.push_str(&format!("# local size {}\n", local_text(&l)));
     }
     for l in &b.derivation {
         text.push_str(l);

@@ -28,6 +28,8 @@ pub enum Arg {
     Log2(usize),
     /// The product of some slots (a work-group's chunk of `c * l`).
     Prod(Vec<usize>),
+    /// A slot's value plus a constant (a tile size `u = v + overlap`).
+    SlotPlus(usize, i64),
 }
 
 /// One rule application of a shape; `rule: None` is the `extract` step of
@@ -68,23 +70,25 @@ pub struct Instance {
     pub derivation: Vec<String>,
 }
 
+impl Arg {
+    /// The parameter's value for these slot values.
+    pub fn value(&self, values: &[i64]) -> ArithExpr {
+        match self {
+            Arg::Fixed(v) => ArithExpr::Cst(*v),
+            Arg::Slot(i) => ArithExpr::Cst(values[*i]),
+            Arg::LenOver(len, slots) => arith::simplify(&ArithExpr::div(
+                len.clone(),
+                ArithExpr::Cst(slots.iter().map(|i| values[*i]).product()),
+            )),
+            Arg::Log2(i) => ArithExpr::Cst(i64::from(values[*i].max(1).ilog2())),
+            Arg::Prod(slots) => ArithExpr::Cst(slots.iter().map(|i| values[*i]).product()),
+            Arg::SlotPlus(i, c) => ArithExpr::Cst(values[*i] + c),
+        }
+    }
+}
+
 fn args_of(step: &Step, values: &[i64]) -> Args {
-    step.args
-        .iter()
-        .map(|(k, a)| {
-            let v = match a {
-                Arg::Fixed(v) => ArithExpr::Cst(*v),
-                Arg::Slot(i) => ArithExpr::Cst(values[*i]),
-                Arg::LenOver(len, slots) => arith::simplify(&ArithExpr::div(
-                    len.clone(),
-                    ArithExpr::Cst(slots.iter().map(|i| values[*i]).product()),
-                )),
-                Arg::Log2(i) => ArithExpr::Cst(i64::from(values[*i].max(1).ilog2())),
-                Arg::Prod(slots) => ArithExpr::Cst(slots.iter().map(|i| values[*i]).product()),
-            };
-            (k.to_string(), v)
-        })
-        .collect()
+    step.args.iter().map(|(k, a)| (k.to_string(), a.value(values))).collect()
 }
 
 fn step_line(step: &Step, args: &Args) -> String {
@@ -141,11 +145,14 @@ pub struct SpaceLimits {
     /// Whether the reduction macro shapes (`reduction`) are offered: only
     /// with a second stage (`--then`) to add up their partial results.
     pub reductions: bool,
+    /// Other sizes every kept candidate's rule constraints must hold at
+    /// (`--valid-at`): a committed program runs at every size preset.
+    pub valid_at: Vec<BTreeMap<String, i64>>,
 }
 
 impl Default for SpaceLimits {
     fn default() -> Self {
-        SpaceLimits { depth: 2, max_programs: 48, max_lowerings: 24, reductions: false }
+        SpaceLimits { depth: 2, max_programs: 48, max_lowerings: 24, reductions: false, valid_at: Vec::new() }
     }
 }
 
@@ -257,7 +264,7 @@ pub fn constraints_hold(cs: &[Constraint], sizes: &BTreeMap<String, i64>) -> boo
 
 /// Whether a function does work a thread must execute (calls a user
 /// function or reduces), as opposed to only rearranging data.
-fn does_work(f: &FunDecl) -> bool {
+pub(crate) fn does_work(f: &FunDecl) -> bool {
     fn go(n: Node<'_>) -> bool {
         let here = match n {
             Node::Fun(FunDecl { kind: FunKind::UserFun(_), .. }) => true,

@@ -1,4 +1,5 @@
-//! The `explored` variant (ICFP 2015 suite): the low-level program found
+//! The `explored` variant (ICFP 2015 suite; `lift-tuned` in the CGO 2018
+//! suite, where the file is `cgo18-<benchmark>.lift`): the low-level program found
 //! for the device the harness runs on, committed as
 //! `benchmarks/explored/<device-slug>/<file>` (with its `.derivation`).
 //! `lift all` never explores: a device without a committed program gets a
@@ -88,6 +89,26 @@ impl ExploredSpec {
     /// The program committed for the device with this slug (it may not exist).
     pub fn program_for(&self, slug: &str) -> PathBuf {
         self.dir.join(slug).join(&self.file)
+    }
+}
+
+/// The local size a `best.lift` header gives (`// Launch it with local
+/// size 32,4 ...`, as `lift explore` writes it).
+pub fn header_local(text: &str) -> Option<Vec<i64>> {
+    let rest = text
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| l.strip_prefix("// Launch it with local size "))?;
+    rest.split_whitespace().next()?.split(',').map(|x| x.parse().ok()).collect()
+}
+
+/// The row's variant name: `lift-tuned` for the stencils (CGO 2018), whose
+/// figures count it among the Lift variants; `explored` elsewhere.
+pub fn variant_name(cfg: &Config) -> &'static str {
+    if cfg.suite == "cgo18" {
+        "lift-tuned"
+    } else {
+        "explored"
     }
 }
 
@@ -195,16 +216,6 @@ fn infer_sizes(
     Ok(())
 }
 
-/// The local size named by the header `lift explore` writes into a best
-/// program (`// Launch it with local size 128 ...`).
-fn header_local(path: &Path) -> Option<usize> {
-    let text = std::fs::read_to_string(path).ok()?;
-    text.lines().take_while(|l| l.starts_with("//")).find_map(|l| {
-        let rest = l.split("Launch it with local size ").nth(1)?;
-        rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
-    })
-}
-
 /// Compiles (level `all`) and runs the kernels; `device_file` is the
 /// device's program.
 #[allow(clippy::too_many_arguments)]
@@ -227,16 +238,18 @@ pub fn run_explored(
     for k in &spec.kernels {
         let path = k.program.as_deref().unwrap_or(device_file);
         let (file, program) = load_program(path)?;
+        // `lift explore` writes the local size it tuned into the header.
+        let header = if k.program.is_none() {
+            std::fs::read_to_string(path).ok().and_then(|t| header_local(&t))
+        } else {
+            None
+        };
         let mut opts = level_options("all").ok_or("level `all` is missing")?;
         if k.static_sizes {
             opts.sizes = sizes.clone();
         }
         let cfg_global = k.global.as_ref().map(|g| eval_dims(g, &sizes, "global size")).transpose()?;
-        let mut cfg_local = k.local.as_ref().map(|l| eval_dims(l, &sizes, "local size")).transpose()?;
-        // The local size the search chose for a kernel that leaves it open.
-        if cfg_local.is_none() && k.program.is_none() {
-            cfg_local = header_local(path).map(|l| vec![l]);
-        }
+        let cfg_local = k.local.as_ref().map(|l| eval_dims(l, &sizes, "local size")).transpose()?;
         opts.global = cfg_global.as_deref().map(pad3);
         opts.local = cfg_local.as_deref().map(pad3);
         let t0 = Instant::now();
@@ -267,7 +280,17 @@ pub fn run_explored(
         let local = match (cfg_local, &kernel.local) {
             (Some(l), _) => Some(l),
             (None, Some(l)) => Some(eval_dims(l, &sizes, "compiler's local size")?[..global.len()].to_vec()),
-            (None, None) => None,
+            // The tuned local size, where it divides this size's global one
+            // (else the driver's choice).
+            (None, None) => header
+                .map(|h| -> Vec<usize> {
+                    h.iter()
+                        .map(|&x| x.max(1) as usize)
+                        .chain(std::iter::repeat(1))
+                        .take(global.len())
+                        .collect()
+                })
+                .filter(|l| global.iter().zip(l).all(|(g, l)| g % l == 0)),
         };
         let label = format!("{} (def {}, explored variant)", path.display(), k.def);
         let program = rt.build(&label, &kernel.source, &build_options).map_err(|e| e.to_string())?;
@@ -313,22 +336,22 @@ pub(super) fn other_rows(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     slugs
         .into_iter()
         .filter(|s| *s != own && spec.program_for(s).is_file())
-        .map(|s| program_row(b, reference_gold, &s))
+        .map(|s| program_row(b, reference_gold, &s, variant_name(b.p.cfg)))
         .collect()
 }
 
 /// The `explored` row: `skipped` where nothing is committed for this
 /// device, else validated like the other rows.
-pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
+pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, variant: &str) -> Row {
     let slug = b.rt.info.slug();
-    program_row(b, reference_gold, &slug)
+    program_row(b, reference_gold, &slug, variant)
 }
 
-/// The row of device `slug`'s program run on this device: `explored` for
-/// its own, `explored@<slug>` for another's.
-fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: &str) -> Row {
+/// The row of device `slug`'s program run on this device: `variant`
+/// (`explored`, `lift-tuned`) for its own, `<variant>@<slug>` for another's.
+fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: &str, own: &str) -> Row {
     let (p, rt, opts) = (b.p, b.rt, b.opts);
-    let variant = if slug == rt.info.slug() { "explored".to_string() } else { format!("explored@{slug}") };
+    let variant = if slug == rt.info.slug() { own.to_string() } else { format!("{own}@{slug}") };
     let Some(spec) = &p.cfg.explored else {
         return error_row(p, &variant, rt, opts, "no explored section");
     };
@@ -348,7 +371,19 @@ fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: 
     };
     let gold = b.gold_for(&spec.output, reference_gold);
     let mut row = b.finish_row(&variant, &exec, Some(&gold));
-    let note = format!("program {}", file.display());
+    // Whether the tuned kernel tiles (copies to local memory), from the
+    // derivation beside the program (the file holds other defs too).
+    let der = std::fs::read_to_string(file.with_extension("derivation")).ok();
+    let tiles = match der {
+        Some(d) if d.contains("to-local") => "tiled",
+        Some(_) => "not tiled",
+        None => "tiling unknown (no .derivation)",
+    };
+    let note = if own == "lift-tuned" {
+        format!("program {}; {tiles}", file.display())
+    } else {
+        format!("program {}", file.display())
+    };
     row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
     row
 }
@@ -356,7 +391,7 @@ fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: 
 /// The non-comment lines of the derivation next to the program a row's
 /// message names (`program benchmarks/explored/<slug>/<file>.lift`).
 fn derivation_of(row: &Row) -> Option<Vec<String>> {
-    let prog = row.message.split("program ").last()?.trim();
+    let prog = row.message.split("program ").last()?.split(';').next()?.trim();
     let text = std::fs::read_to_string(Path::new(prog).with_extension("derivation")).ok()?;
     Some(
         text.lines()

@@ -74,7 +74,7 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
                 variants.extend(cfg.variants.iter().cloned());
             }
             if cfg.explored.is_some() {
-                variants.push("explored".to_string());
+                variants.push(super::explored::variant_name(cfg).to_string());
                 // Only on request: other devices' programs (performance portability).
                 if opts.variants.as_ref().is_some_and(|k| k.iter().any(|v| v == "explored-other")) {
                     variants.push("explored-other".to_string());
@@ -187,8 +187,8 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
                 bench.clblast(&reference_gold)
             } else if v.as_str() == "halide" {
                 super::halide::halide_row(&mut bench, &reference_gold)
-            } else if v.as_str() == "explored" {
-                super::explored::explored_row(&mut bench, &reference_gold)
+            } else if v.as_str() == "explored" || v.as_str() == "lift-tuned" {
+                super::explored::explored_row(&mut bench, &reference_gold, v)
             } else if v.as_str() == "explored-other" {
                 for row in super::explored::other_rows(&mut bench, &reference_gold) {
                     emit(row, &mut writer)?;

@@ -8,6 +8,9 @@
 //!   `slide_2(s, t) = map(transpose) o slide(s, t) o map(slide(s, t))`.
 //! * `map-interchange`, `tile-2d` and `register-blocking` rearrange nested
 //!   maps through `transpose` and `split`/`join`.
+//! * `map-id-nd` copies an n-dimensional array that a lambda receives
+//!   (a tile) element by element: the copy `to-local` then moves to local
+//!   memory (seed 003, Section 4.2; `map-id` only wraps calls).
 
 use super::algorithmic::{check_tiles, map_parts};
 use super::rule::{arg, view, Args, Builder, Family, ParamSpec, Rule, RuleError, Site, View};
@@ -32,7 +35,7 @@ const fn rule(
 const UV: &[ParamSpec] =
     &[ParamSpec { name: "u", what: "tile size" }, ParamSpec { name: "v", what: "tile step" }];
 
-pub static RULES: [Rule; 5] = [
+pub static RULES: [Rule; 6] = [
     rule("overlapped-tiling", "map(f) o slide(size, step)   (u - v = size - step)",
         "join o map(\\t -> map(f) o slide(size, step) $ t) o slide(u, v)", UV, m_tiling, b_tiling),
     rule("overlapped-tiling-2d", "map(map(f)) o slide_2(size, step)   (u - v = size - step)",
@@ -43,6 +46,8 @@ pub static RULES: [Rule; 5] = [
         &[ParamSpec { name: "n", what: "tile rows" }, ParamSpec { name: "m", what: "tile columns" }], m_map2, b_tile_2d),
     rule("register-blocking", "map(map(f))", "join o map(transpose o map(map(f)) o transpose) o split(n)",
         &[ParamSpec { name: "n", what: "rows per block" }], m_map2, b_register_blocking),
+    rule("map-id-nd", "p   (a lambda's parameter, an n-dimensional array, n >= 2)", "map(...map(id)...) $ p",
+        &[], m_map_id_nd, b_map_id_nd),
 ];
 
 /// The pattern `P` of `\p -> P(p)`, or of a bare `P`.
@@ -247,4 +252,43 @@ fn b_register_blocking(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     });
     let m = g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_block) }, vec![blocks], span);
     Ok(g.call_pattern(Pattern::Join, vec![m], span))
+}
+
+/// Array dimensions of a parameter that `map-id-nd` copies.
+fn copy_dims(s: &Site<'_>) -> Option<usize> {
+    let ExprKind::Param(p) = &s.expr.kind else { return None };
+    // A lambda's parameter only: the def's own inputs are not tiles.
+    let bound_here = s.above.iter().any(|n| match n {
+        crate::ir::visit::Node::Fun(FunDecl { kind: FunKind::Lambda(l), .. }) => {
+            l.params.iter().any(|q| q.id == *p)
+        }
+        _ => false,
+    });
+    let mut t = s.ty(s.expr)?;
+    let mut dims = 0;
+    while let crate::types::Type::Array(e, _) = t {
+        dims += 1;
+        t = e.as_ref();
+    }
+    (bound_here && dims >= 2).then_some(dims)
+}
+
+fn m_map_id_nd(s: &Site<'_>) -> R {
+    copy_dims(s).map(|_| ()).ok_or_else(|| {
+        s.no_match("map-id-nd", "a lambda's parameter holding an array of 2 or more dimensions")
+    })
+}
+
+fn b_map_id_nd(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let dims = copy_dims(s).ok_or_else(|| s.no_match("map-id-nd", "an n-dimensional array parameter"))?;
+    let span = s.expr.span;
+    let g = &mut b.gen;
+    let mut f = g.lambda1(span, |g, x| g.call_pattern(Pattern::Id, vec![x], span));
+    for _ in 1..dims {
+        let inner = f;
+        f = g.lambda1(span, |g, r| {
+            g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![r], span)
+        });
+    }
+    Ok(g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![s.expr.clone()], span))
 }

@@ -11,6 +11,7 @@ mod names;
 mod pdf;
 mod results;
 mod stencil_figures;
+mod stencil_table;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,344 @@
+//! The stencil tuning space (seed 003, Sections 4 and 6): shapes built from
+//! a high-level stencil def (`map_n(f) o slide_n o pad_n`), searched by the
+//! same tuner as every other def (`docs/EXPLORE.md`, "Stencils").
+//!
+//! Shapes, each a derivation with slots:
+//!
+//! * `glb`: one output per work-item, `mapGlb` over every dimension; the
+//!   local size `(tx, ty)` is a pair of slots.
+//! * `rows-k`: `register-blocking` (k rows per block) on the outer two
+//!   maps, so a work-item computes k outputs along y (2D) or, in 3D, along
+//!   z (`planes-k`) or y; the k outputs are a `mapSeqUnroll`, so the loads
+//!   of neighbouring rows are plain expressions the OpenCL compiler can
+//!   share between them.
+//! * `tiled` (2D, one input grid): `overlapped-tiling-2d` with the tile
+//!   step `v` as the slot (`u = v + size - step`), the tile copied to local
+//!   memory (`map-id-nd`, `to-local`), a work-group per tile. Tiling is one
+//!   choice among the others, never forced.
+//!
+//! Every reduction becomes `reduceSeqUnroll` (Section 4.3) where its length
+//! is a constant.
+
+use super::space::{does_work, Arg, Shape, Slot, Step};
+use crate::arith;
+use crate::ir::visit::{self, Path};
+use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::rewrite::{self, Args};
+use std::collections::BTreeMap;
+
+/// The local-size slots of a stencil shape: `tx` 0 leaves the local size
+/// to the driver.
+const TX: [i64; 7] = [0, 8, 16, 32, 64, 128, 256];
+const TY: [i64; 5] = [1, 2, 4, 8, 16];
+/// Outputs per work-item.
+const KS: [i64; 3] = [2, 4, 8];
+/// Tile steps (outputs per tile side).
+const TILES: [i64; 3] = [8, 16, 32];
+
+/// The number of dimensions (2 or 3) of a stencil def: its body slides and
+/// its first parameter is a 2D or 3D array.
+pub fn stencil_dims(base: &Program, def: &str) -> Option<usize> {
+    let d = base.def(def)?;
+    let slides = visit::expr_positions(&d.body).iter().any(|(_, e)| {
+        matches!(&e.kind, ExprKind::Call(f, _) if matches!(&f.kind, FunKind::Pattern(Pattern::Slide { .. })))
+    });
+    let mut t = d.params.first()?.ty.as_ref()?;
+    let mut dims = 0;
+    while let crate::types::Type::Array(e, _) = t {
+        dims += 1;
+        t = e.as_ref();
+    }
+    (slides && (2..=3).contains(&dims)).then_some(dims)
+}
+
+/// `size - step` of the first slide of the def (the overlap of tiles).
+fn overlap(base: &Program, def: &str) -> Option<i64> {
+    let d = base.def(def)?;
+    visit::expr_positions(&d.body).iter().find_map(|(_, e)| match &e.kind {
+        ExprKind::Call(f, _) => match &f.kind {
+            FunKind::Pattern(Pattern::Slide { size, step }) => {
+                Some(arith::simplify(size).as_cst()? - arith::simplify(step).as_cst()?)
+            }
+            _ => None,
+        },
+        ExprKind::Literal(_) | ExprKind::Param(_) => None,
+    })
+}
+
+/// How one high-level map executes.
+#[derive(Clone, Copy)]
+enum Exec {
+    Glb(i64),
+    Wrg(i64),
+    Lcl(i64),
+    SeqUnroll,
+}
+
+/// A shape under construction: the steps so far and the program they give
+/// at the slots' defaults (to find the positions of later steps).
+struct Build<'a> {
+    def: &'a str,
+    shape: Shape,
+    prog: Program,
+}
+
+impl<'a> Build<'a> {
+    fn new(base: &Program, def: &'a str) -> Self {
+        Build {
+            def,
+            shape: Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 },
+            prog: base.clone(),
+        }
+    }
+
+    fn slot(&mut self, name: &str, domain: Vec<i64>, default: i64) -> Option<usize> {
+        if domain.is_empty() {
+            return None;
+        }
+        let default = if domain.contains(&default) { default } else { domain[domain.len() / 2] };
+        self.shape.slots.push(Slot { name: name.into(), domain, default });
+        Some(self.shape.slots.len() - 1)
+    }
+
+    fn step(&mut self, rule: &str, path: &Path, args: Vec<(&'static str, Arg)>) -> Option<()> {
+        let rule = rewrite::find_rule(rule)?;
+        let defaults = self.shape.defaults();
+        let mut a = Args::new();
+        for (k, v) in &args {
+            a.insert(k.to_string(), v.value(&defaults));
+        }
+        let applied = rewrite::apply(&self.prog, self.def, rule, path, &a).ok()?;
+        self.prog = applied.program;
+        self.shape.steps.push(Step { rule: Some(rule), path: path.clone(), args });
+        Some(())
+    }
+
+    /// Positions where `rule` applies, outermost first.
+    fn sites(&self, rule: &str) -> Vec<Path> {
+        rewrite::applicable(&self.prog, self.def)
+            .map(|cs| cs.into_iter().filter(|c| c.rule.name == rule).map(|c| c.path).collect())
+            .unwrap_or_default()
+    }
+
+    /// The first high-level map that does work (pre-order).
+    fn next_map(&self) -> Option<Path> {
+        let d = self.prog.def(self.def)?;
+        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| match &e.kind {
+            ExprKind::Call(f, _) => match &f.kind {
+                FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if does_work(f) => Some(p),
+                _ => None,
+            },
+            ExprKind::Literal(_) | ExprKind::Param(_) => None,
+        })
+    }
+
+    fn next_reduce(&self) -> Option<Path> {
+        let d = self.prog.def(self.def)?;
+        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| match &e.kind {
+            ExprKind::Call(f, _) => match &f.kind {
+                FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. }) => Some(p),
+                _ => None,
+            },
+            ExprKind::Literal(_) | ExprKind::Param(_) => None,
+        })
+    }
+
+    fn exec(&mut self, path: &Path, how: Exec) -> Option<()> {
+        match how {
+            Exec::Glb(d) => self.step("map-glb", path, vec![("d", Arg::Fixed(d))]),
+            Exec::Wrg(d) => self.step("map-wrg", path, vec![("d", Arg::Fixed(d))]),
+            Exec::Lcl(d) => self.step("map-lcl", path, vec![("d", Arg::Fixed(d))]),
+            Exec::SeqUnroll => {
+                self.step("map-seq", path, Vec::new())?;
+                // Unrolled where the length is a constant; a plain loop otherwise.
+                let _ = self.step("map-seq-unroll", path, Vec::new());
+                Some(())
+            }
+        }
+    }
+
+    /// Lowers the working maps in order with `plan`, the rest sequentially,
+    /// then every reduction to `reduceSeqUnroll` (or `reduceSeq`).
+    fn lower(mut self, plan: &[Exec]) -> Option<Shape> {
+        for how in plan {
+            let p = self.next_map()?;
+            self.exec(&p, *how)?;
+        }
+        for _ in 0..16 {
+            let Some(p) = self.next_map() else { break };
+            self.exec(&p, Exec::SeqUnroll)?;
+        }
+        for _ in 0..16 {
+            let Some(p) = self.next_reduce() else { break };
+            self.step("reduce-seq", &p, Vec::new())?;
+            let _ = self.step("reduce-seq-unroll", &p, Vec::new());
+        }
+        if self.next_map().is_some() || self.next_reduce().is_some() {
+            return None;
+        }
+        Some(self.shape)
+    }
+
+    /// The parameter of the lambda that a map at `path` applies.
+    fn tile_param(&self, path: &Path) -> Option<crate::ir::ParamId> {
+        let e = visit::expr_at(&self.prog.def(self.def)?.body, path).ok()?;
+        let ExprKind::Call(f, _) = &e.kind else { return None };
+        let FunKind::Pattern(Pattern::Map { f, .. }) = &f.kind else { return None };
+        match &f.kind {
+            FunKind::Lambda(l) => l.params.first().map(|p| p.id),
+            FunKind::UserFun(_) | FunKind::Pattern(_) => None,
+        }
+    }
+
+    fn is_param(&self, path: &Path, id: crate::ir::ParamId) -> bool {
+        self.prog
+            .def(self.def)
+            .and_then(|d| visit::expr_at(&d.body, path).ok())
+            .is_some_and(|e| matches!(e.kind, ExprKind::Param(q) if q == id))
+    }
+
+    /// `tx` and `ty` from the values that divide the lengths of x (`xs`)
+    /// and y (`ys`) (`tx` 0 always: the driver's choice).
+    fn local_slots(&mut self, xs: &[Option<i64>], ys: &[Option<i64>]) -> Option<()> {
+        let tx: Vec<i64> = TX.iter().copied().filter(|&t| t == 0 || dividing(&[t], xs) == [t]).collect();
+        let ty: Vec<i64> = TY.iter().copied().filter(|&t| t == 1 || dividing(&[t], ys) == [t]).collect();
+        self.slot("tx", tx, 32)?;
+        self.slot("ty", ty, 4)?;
+        Some(())
+    }
+}
+
+/// The length of the array at `dim` (0 = outermost) of the def's first
+/// parameter at `sizes`.
+fn param_len(base: &Program, def: &str, dim: usize, sizes: &BTreeMap<String, i64>) -> Option<i64> {
+    let mut t = base.def(def)?.params.first()?.ty.as_ref()?;
+    for _ in 0..dim {
+        let crate::types::Type::Array(e, _) = t else { return None };
+        t = e.as_ref();
+    }
+    let crate::types::Type::Array(_, n) = t else { return None };
+    n.eval_with(&|v| sizes.get(v).copied()).ok()
+}
+
+/// The values that divide every length (and are below it).
+fn dividing(values: &[i64], lens: &[Option<i64>]) -> Vec<i64> {
+    values.iter().copied().filter(|v| lens.iter().all(|l| l.is_some_and(|l| l % v == 0 && *v < l))).collect()
+}
+
+/// The shapes of a stencil def (see the module comment), `None` when the
+/// def is no stencil. `base` is in the rules' normal form.
+pub fn shapes(
+    base: &Program,
+    def: &str,
+    sizes: &BTreeMap<String, i64>,
+    valid_at: &[BTreeMap<String, i64>],
+) -> Option<Vec<Shape>> {
+    let dims = stencil_dims(base, def)?;
+    // Lengths of a dimension at the timed size and every `valid_at` size.
+    let all: Vec<&BTreeMap<String, i64>> = std::iter::once(sizes).chain(valid_at).collect();
+    let lens =
+        |dim: usize| -> Vec<Option<i64>> { all.iter().map(|s| param_len(base, def, dim, s)).collect() };
+    let mut out = Vec::new();
+    let glb: Vec<Exec> = (0..dims).rev().map(|d| Exec::Glb(d as i64)).collect();
+    // Local sizes only at the timed size: the harness falls back to the
+    // driver's choice where one does not divide another size's range.
+    let (xs, ys) = ([param_len(base, def, dims - 1, sizes)], [param_len(base, def, dims - 2, sizes)]);
+    // One output per work-item.
+    let mut b = Build::new(base, def);
+    if b.local_slots(&xs, &ys).is_some() {
+        out.extend(b.lower(&glb));
+    }
+    // k outputs per work-item along the outermost dimension (y in 2D, z in 3D).
+    let mut b = Build::new(base, def);
+    if let Some(k) = b.slot("k", dividing(&KS, &lens(0)), 4) {
+        if b.local_slots(&xs, &ys).is_some()
+            && b.step("register-blocking", &Path::root(), vec![("n", Arg::Slot(k))]).is_some()
+        {
+            // 2D: blocks, columns, the k outputs. 3D: a block is [H][k][W]
+            // after the rule; `map-interchange` on its [k][W] rows makes
+            // them [W][k], so the k outputs are innermost: blocks, rows,
+            // columns, the k outputs (a parallel map may not sit in a
+            // sequential one).
+            let plan = if dims == 2 {
+                Some(vec![Exec::Glb(1), Exec::Glb(0), Exec::SeqUnroll])
+            } else {
+                let site = b.sites("map-interchange").get(1).cloned();
+                site.and_then(|p| b.step("map-interchange", &p, Vec::new()))
+                    .map(|()| vec![Exec::Glb(2), Exec::Glb(1), Exec::Glb(0), Exec::SeqUnroll])
+            };
+            if let Some(plan) = plan {
+                out.extend(b.lower(&plan));
+            }
+        }
+    }
+    // 3D: k outputs along y in every plane.
+    if dims == 3 {
+        let mut b = Build::new(base, def);
+        if let Some(k) = b.slot("k", dividing(&KS, &lens(1)), 4) {
+            let inner = b.sites("register-blocking").into_iter().find(|p| *p != Path::root());
+            if let (Some(p), Some(())) = (inner, b.local_slots(&xs, &ys)) {
+                if b.step("register-blocking", &p, vec![("n", Arg::Slot(k))]).is_some() {
+                    let plan = [Exec::Glb(2), Exec::Glb(1), Exec::Glb(0), Exec::SeqUnroll];
+                    out.extend(b.lower(&plan));
+                }
+            }
+        }
+    }
+    // Overlapped tiling in local memory, square tiles of v x v outputs: in
+    // 2D at the root; in 3D where the def is written with z outermost
+    // (`map(\planes -> map_2(f) o slide_2 $ ...)`, the form `heatHighZ`
+    // of heat.lift shows), on the two inner dimensions.
+    if let Some(ov) = overlap(base, def) {
+        let mut both = lens(dims - 2);
+        both.extend(lens(dims - 1));
+        out.extend(tiled(base, def, &both, ov, dims));
+    }
+    Some(out)
+}
+
+/// `lens`: the lengths of the two tiled dimensions at every size.
+fn tiled(base: &Program, def: &str, lens: &[Option<i64>], ov: i64, dims: usize) -> Option<Shape> {
+    let mut b = Build::new(base, def);
+    let at = if dims == 2 { Path::root() } else { Path::root().child(0).child(0).child(0) };
+    if !b.sites("overlapped-tiling-2d").contains(&at) {
+        return None;
+    }
+    let domain = dividing(&TILES, lens);
+    let v = b.slot("tile", domain, 16)?;
+    b.step("overlapped-tiling-2d", &at, vec![("u", Arg::SlotPlus(v, ov)), ("v", Arg::Slot(v))])?;
+    if dims == 3 {
+        let planes = b.next_map()?;
+        b.exec(&planes, Exec::Wrg(2))?;
+    }
+    let rows = b.next_map()?;
+    b.exec(&rows, Exec::Wrg(1))?;
+    let tile = b.next_map()?;
+    b.exec(&tile, Exec::Wrg(0))?;
+    // The tile, copied element by element into local memory.
+    let id = b.tile_param(&tile)?;
+    let copy = b.sites("map-id-nd").into_iter().find(|p| b.is_param(p, id))?;
+    b.step("map-id-nd", &copy, Vec::new())?;
+    b.step("map-lcl", &copy, vec![("d", Arg::Fixed(1))])?;
+    let inner = copy.child(0).child(0).child(0);
+    b.step("map-lcl", &inner, vec![("d", Arg::Fixed(0))])?;
+    if dims == 3 {
+        // The column of values along z each tile element holds.
+        b.exec(&inner.child(0).child(0).child(0), Exec::SeqUnroll)?;
+    }
+    b.step("to-local", &copy, Vec::new())?;
+    b.lower(&[Exec::Lcl(1), Exec::Lcl(0)])
+}
+
+/// The local size a stencil shape's slots give (`tx` 0: the driver's).
+pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
+    let get = |n: &str| shape.slots.iter().position(|s| s.name == n).map(|i| values[i]);
+    match (get("tx"), get("ty")) {
+        (Some(tx), Some(ty)) if tx > 0 => Some([tx, ty, 1]),
+        _ => None,
+    }
+}
+
+/// Whether the shape has its own local-size slots.
+pub fn has_local_slots(shape: &Shape) -> bool {
+    shape.slots.iter().any(|s| s.name == "tx")
+}

@@ -1,0 +1,79 @@
+//! The stencil suite's summary table (`cgo18-summary.md`, written with the
+//! figures): per benchmark and size the GElements/s of the reference, the
+//! best Lift variant and Halide, their ratios, and for `lift-tuned` the
+//! fraction of the measured copy bandwidth it reaches counting compulsory
+//! traffic (each input grid read once, the output written once: the
+//! config's `metrics.bytes`, the CSV's `frac_bandwidth`) and whether it
+//! tiles (its row's note).
+
+use super::model::geometric_mean;
+use crate::harness::results::Row;
+
+fn latest<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
+    rows.iter()
+        .rev()
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == "ok")
+}
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+/// The table as Markdown; the last line gives the geometric means of the
+/// ratios.
+pub fn summary_markdown(rows: &[Row]) -> String {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut lifts: Vec<String> = Vec::new();
+    for r in rows {
+        let k = (r.benchmark.clone(), r.size.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+        if r.variant.starts_with("lift-") && !lifts.contains(&r.variant) {
+            lifts.push(r.variant.clone());
+        }
+    }
+    let mut out = String::from(
+        "| benchmark | size | reference GE/s | best Lift GE/s (variant) | Halide GE/s | Lift / Halide | Lift / reference | lift-tuned: fraction of copy bandwidth (compulsory traffic) | lift-tuned tiles |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    let (mut over_halide, mut over_ref) = (Vec::new(), Vec::new());
+    for (b, s) in &keys {
+        let ge = |v: &str| latest(rows, b, s, v).and_then(|r| r.gelems);
+        let best =
+            lifts.iter().filter_map(|v| ge(v).map(|g| (g, v.as_str()))).max_by(|x, y| x.0.total_cmp(&y.0));
+        let (reference, halide) = (ge("reference"), ge("halide"));
+        let ratio = |other: Option<f64>| match (best, other) {
+            (Some((l, _)), Some(o)) if o > 0.0 => Some(l / o),
+            _ => None,
+        };
+        let (rh, rr) = (ratio(halide), ratio(reference));
+        over_halide.extend(rh);
+        over_ref.extend(rr);
+        let tuned = latest(rows, b, s, "lift-tuned");
+        let tiles = tuned.map_or("-", |r| {
+            if r.message.ends_with("; tiled") {
+                "yes"
+            } else if r.message.ends_with("; not tiled") {
+                "no"
+            } else {
+                "?"
+            }
+        });
+        out.push_str(&format!(
+            "| {b} | {s} | {} | {} | {} | {} | {} | {} | {tiles} |\n",
+            num(reference, 1),
+            best.map_or("-".into(), |(g, v)| format!("{g:.1} ({v})")),
+            num(halide, 1),
+            num(rh, 2),
+            num(rr, 2),
+            num(tuned.and_then(|r| r.frac_bandwidth), 2),
+        ));
+    }
+    out.push_str(&format!(
+        "\nGeometric means: best Lift / Halide {}, best Lift / reference {}.\n",
+        num(geometric_mean(&over_halide), 2),
+        num(geometric_mean(&over_ref), 2)
+    ));
+    out
+}
