@@ -415,6 +415,9 @@ pub struct ReturnCheck<'a> {
     pub user_ret: &'a dyn Fn(&str) -> Option<Type>,
     /// How many `return`s were checked so far (to find the failing one's token).
     pub returns: usize,
+    /// The first vector literal OpenCL refuses (`(float4)(a, b)`: not 1 or 4
+    /// components; `(float4)(v)` of an `int4`), with why.
+    pub bad_literal: Option<(Type, String)>,
 }
 
 impl ReturnCheck<'_> {
@@ -428,14 +431,26 @@ impl ReturnCheck<'_> {
 
     fn stmt(&mut self, s: &CStmt) -> Result<(), (usize, Type)> {
         match s {
-            CStmt::Decl { ty, name, .. } => {
+            CStmt::Decl { ty, name, init } => {
+                if let Some(e) = init {
+                    self.literals(e);
+                }
                 if let Some(top) = self.scopes.last_mut() {
                     top.push((name.clone(), ty.clone()));
                 }
                 Ok(())
             }
-            CStmt::Assign { .. } | CStmt::Expr(_) => Ok(()),
-            CStmt::If { then, otherwise, .. } => {
+            CStmt::Assign { target, value, .. } => {
+                self.literals(target);
+                self.literals(value);
+                Ok(())
+            }
+            CStmt::Expr(e) => {
+                self.literals(e);
+                Ok(())
+            }
+            CStmt::If { cond, then, otherwise } => {
+                self.literals(cond);
                 self.stmts(then)?;
                 self.stmts(otherwise)
             }
@@ -446,6 +461,7 @@ impl ReturnCheck<'_> {
                 r
             }
             CStmt::Return(e) => {
+                self.literals(e);
                 let k = self.returns;
                 self.returns += 1;
                 match self.ty(e) {
@@ -454,6 +470,50 @@ impl ReturnCheck<'_> {
                 }
             }
             CStmt::Block(b) => self.stmts(b),
+        }
+    }
+
+    /// Records in `bad_literal` the first vector literal in `e` whose
+    /// components (where their types are certain) do not make the vector:
+    /// one scalar (broadcast), or scalars and vectors of its own scalar type
+    /// whose widths add up to its width.
+    fn literals(&mut self, e: &CExpr) {
+        if self.bad_literal.is_some() {
+            return;
+        }
+        match e {
+            CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => {}
+            CExpr::Field(a, _) | CExpr::Unary(_, a) | CExpr::Cast(_, a) => self.literals(a),
+            CExpr::Binary(_, a, b) => {
+                self.literals(a);
+                self.literals(b);
+            }
+            CExpr::Ternary(c, a, b) => {
+                self.literals(c);
+                self.literals(a);
+                self.literals(b);
+            }
+            CExpr::Call(_, args) | CExpr::TupleLit(_, args) => args.iter().for_each(|a| self.literals(a)),
+            CExpr::VectorLit(t, args) => {
+                args.iter().for_each(|a| self.literals(a));
+                let Type::Vector(s, n) = t else { return };
+                let mut width = 0usize;
+                for a in args {
+                    match self.ty(a) {
+                        Some(Type::Scalar(_)) => width += 1,
+                        Some(Type::Vector(s2, m)) if s2 == *s => width += m as usize,
+                        Some(other) => {
+                            self.bad_literal = Some((t.clone(), format!("a component of type {other}")));
+                            return;
+                        }
+                        None => return,
+                    }
+                }
+                let scalar_broadcast = args.len() == 1 && width == 1;
+                if !scalar_broadcast && width != *n as usize {
+                    self.bad_literal = Some((t.clone(), format!("{width} components")));
+                }
+            }
         }
     }
 
