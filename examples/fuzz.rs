@@ -2,7 +2,7 @@
 //! programs through the front end (and the device), and random well-typed
 //! programs compared with the interpreter at every optimisation level.
 //!
-//! `cargo run --release --example fuzz -- [--mutants N] [--programs N] [--seed S] [--out DIR]`
+//! `cargo run --release --example fuzz -- [--mutants N] [--exec-every K] [--programs N] [--seed S] [--out DIR] [--verbose]`
 //!
 //! Each input is written to `DIR/current.lift` before it is tried (a stack
 //! overflow aborts the process: that file keeps the input), and each
@@ -19,6 +19,8 @@ fn main() {
     let mut mutants = 0usize;
     let mut programs = 0usize;
     let mut seed = 1u64;
+    // Every K-th mutant that compiles is also run on the device (0: none).
+    let mut exec_every = 1usize;
     let mut out = PathBuf::from("target/fuzz");
     let mut verbose = false;
     let mut i = 0;
@@ -28,6 +30,7 @@ fn main() {
             "--mutants" => mutants = v.parse().expect("--mutants N"),
             "--programs" => programs = v.parse().expect("--programs N"),
             "--seed" => seed = v.parse().expect("--seed S"),
+            "--exec-every" => exec_every = v.parse().expect("--exec-every K"),
             "--out" => out = PathBuf::from(v),
             "--verbose" => {
                 verbose = true;
@@ -44,10 +47,20 @@ fn main() {
     std::fs::create_dir_all(&out).expect("the output folder");
     let current = out.join("current.lift");
     let t0 = Instant::now();
-    let log = |n: usize, text: &str, r: &fuzz::driver::Report| {
-        let _ = std::fs::write(&current, text);
-        if n % 1000 == 0 && n > 0 {
-            eprintln!("[{:6.0} s] {}", t0.elapsed().as_secs_f64(), r.summary(&format!("{n}")));
+    let (current, out_dir) = (&current, &out);
+    let make_log = |what: &'static str| {
+        let mut written = 0;
+        move |n: usize, text: &str, r: &fuzz::driver::Report| {
+            let _ = std::fs::write(current, text);
+            // Failures are kept as they come (a long run may be stopped).
+            for f in &r.failures[written..] {
+                let body = format!("// {}: {}\n{}", f.kind, f.msg.replace('\n', "\n// "), f.input);
+                let _ = std::fs::write(out_dir.join(format!("{what}-found-{written}-{}.lift", f.kind)), body);
+                written += 1;
+            }
+            if n % 250 == 0 && n > 0 {
+                eprintln!("[{:6.0} s] {}", t0.elapsed().as_secs_f64(), r.summary(&format!("{what} {n}")));
+            }
         }
     };
     let mut failed = 0;
@@ -68,11 +81,11 @@ fn main() {
     };
     if mutants > 0 {
         let corpus = fuzz::corpus(std::path::Path::new("."));
-        let r = fuzz::driver::mutants(&corpus, mutants, seed, 1, Duration::from_secs(60), log);
+        let r = fuzz::driver::mutants(&corpus, mutants, seed, exec_every, Duration::from_secs(60), make_log("mutants"));
         save("mutants", &r);
     }
     if programs > 0 {
-        let r = fuzz::driver::programs(programs, seed, Duration::from_secs(60), log);
+        let r = fuzz::driver::programs(programs, seed, Duration::from_secs(60), make_log("programs"));
         save("programs", &r);
     }
     std::process::exit(if failed > 0 { 1 } else { 0 });

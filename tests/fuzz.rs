@@ -31,9 +31,9 @@ fn mutated_programs_never_crash_the_front_end() {
     if exec == 0 {
         println!("skipped: no OpenCL device (front end only)");
     }
-    let r = driver::mutants(&corpus, 3000, 12, exec, Duration::from_secs(30), |_, _, _| {});
+    let r = driver::mutants(&corpus, 1500, 12, exec * 15, Duration::from_secs(30), |_, _, _| {});
     report(&r, "mutants");
-    assert!(r.parsed > 300 && r.compiled > 300, "{}", r.summary("mutants"));
+    assert!(r.parsed > 200 && r.compiled > 200, "{}", r.summary("mutants"));
 }
 
 #[test]

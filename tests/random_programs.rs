@@ -15,7 +15,7 @@ fn random_programs_compute_what_the_interpreter_computes() {
         println!("skipped: no OpenCL device");
         return;
     }
-    let r = driver::programs(120, 12, Duration::from_secs(60), |_, _, _| {});
+    let r = driver::programs(16, 12, Duration::from_secs(60), |_, _, _| {});
     println!("{}", r.summary("random programs"));
     for f in &r.failures {
         println!("--- {}: {}\n{}", f.kind, f.msg, f.input);

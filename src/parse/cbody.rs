@@ -418,6 +418,9 @@ pub struct ReturnCheck<'a> {
     /// The first vector literal OpenCL refuses (`(float4)(a, b)`: not 1 or 4
     /// components; `(float4)(v)` of an `int4`), with why.
     pub bad_literal: Option<(Type, String)>,
+    /// The first arithmetic on two vectors of different types (`float2 +
+    /// float16`), which OpenCL does not convert.
+    pub bad_mix: Option<(Type, Type)>,
 }
 
 impl ReturnCheck<'_> {
@@ -487,6 +490,11 @@ impl ReturnCheck<'_> {
             CExpr::Binary(_, a, b) => {
                 self.literals(a);
                 self.literals(b);
+                if let (Some(ta @ Type::Vector(..)), Some(tb @ Type::Vector(..))) = (self.ty(a), self.ty(b)) {
+                    if ta != tb && self.bad_mix.is_none() {
+                        self.bad_mix = Some((ta, tb));
+                    }
+                }
             }
             CExpr::Ternary(c, a, b) => {
                 self.literals(c);

@@ -222,6 +222,7 @@ impl Parser<'_> {
             user_ret: &user_ret,
             returns: 0,
             bad_literal: None,
+            bad_mix: None,
         };
         let returns = rc.stmts(&body);
         if let Some((lit, found)) = rc.bad_literal {
@@ -235,6 +236,13 @@ impl Parser<'_> {
                 tok,
                 format!("({name})(...) with {found}"),
                 format!("a literal of type {name}: one scalar, or components adding up to its width"),
+            ));
+        }
+        if let Some((a, b)) = rc.bad_mix {
+            return Err(ParseError::new(
+                name_span,
+                format!("an operation on a {a} and a {b} in `{name}`"),
+                "operands of one vector type (OpenCL converts only scalars to vectors)",
             ));
         }
         if let Err((k, found)) = returns {

@@ -18,6 +18,7 @@ pub enum Ran<T> {
 pub struct Worker<J, T> {
     jobs: Sender<J>,
     results: Receiver<Result<T, String>>,
+    thread: std::thread::JoinHandle<()>,
 }
 
 impl<J: Send + 'static, T: Send + 'static> Worker<J, T> {
@@ -30,7 +31,7 @@ impl<J: Send + 'static, T: Send + 'static> Worker<J, T> {
     {
         let (jobs, job_rx) = channel::<J>();
         let (res_tx, results) = channel();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .stack_size(1 << 30)
             .spawn(move || {
                 let mut h = make();
@@ -47,7 +48,13 @@ impl<J: Send + 'static, T: Send + 'static> Worker<J, T> {
                 }
             })
             .expect("a worker thread");
-        Worker { jobs, results }
+        Worker { jobs, results, thread }
+    }
+
+    /// Ends the worker and waits until it has dropped its handler.
+    pub fn finish(self) {
+        drop(self.jobs);
+        let _ = self.thread.join();
     }
 
     /// Runs one job within `limit`. After `Hang` the worker is still busy:
