@@ -58,7 +58,7 @@ fn main() {
                 let _ = std::fs::write(out_dir.join(format!("{what}-found-{written}-{}.lift", f.kind)), body);
                 written += 1;
             }
-            if n % 250 == 0 && n > 0 {
+            if n.is_multiple_of(250) && n > 0 {
                 eprintln!("[{:6.0} s] {}", t0.elapsed().as_secs_f64(), r.summary(&format!("{what} {n}")));
             }
         }
@@ -81,7 +81,14 @@ fn main() {
     };
     if mutants > 0 {
         let corpus = fuzz::corpus(std::path::Path::new("."));
-        let r = fuzz::driver::mutants(&corpus, mutants, seed, exec_every, Duration::from_secs(60), make_log("mutants"));
+        let r = fuzz::driver::mutants(
+            &corpus,
+            mutants,
+            seed,
+            exec_every,
+            Duration::from_secs(60),
+            make_log("mutants"),
+        );
         save("mutants", &r);
     }
     if programs > 0 {

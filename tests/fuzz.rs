@@ -42,7 +42,9 @@ fn regressions_found_by_fuzzing() {
     // first comment says what it did.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "lift")).collect())
+        .map(|rd| {
+            rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "lift")).collect()
+        })
         .unwrap_or_default();
     files.sort();
     assert!(files.len() >= 4, "tests/fuzz/ holds the regressions");

@@ -169,7 +169,11 @@ impl Parser<'_> {
         let (name, name_span) = self.ident("a name for the user function")?;
         check_new_name(prog, &name, name_span, self.text, false)?;
         if crate::ir::cfun::is_reserved_c(&name) {
-            return Err(ParseError::new(name_span, name, "a user-function name that is not an OpenCL C word or built-in"));
+            return Err(ParseError::new(
+                name_span,
+                name,
+                "a user-function name that is not an OpenCL C word or built-in",
+            ));
         }
         self.expect_punct("(")?;
         let mut params: Vec<(String, Type)> = Vec::new();
@@ -180,7 +184,11 @@ impl Parser<'_> {
                     return Err(ParseError::new(pspan, pname, "a parameter name not used twice"));
                 }
                 if crate::ir::cfun::is_reserved_c(&pname) {
-                    return Err(ParseError::new(pspan, pname, "a parameter name that is not an OpenCL C word or built-in"));
+                    return Err(ParseError::new(
+                        pspan,
+                        pname,
+                        "a parameter name that is not an OpenCL C word or built-in",
+                    ));
                 }
                 self.expect_punct(":")?;
                 params.push((pname, self.scalar_like_type()?));

@@ -173,7 +173,12 @@ const MAX_ELEMS: i64 = 1 << 18;
 
 /// Random inputs at `sizes`: floats in [0, 1) (well-conditioned sums),
 /// ints 0 (a valid index wherever one is read), scalars fixed.
-fn inputs(prog: &Program, def: &str, sizes: &Sizes, rng: &mut Rng) -> Result<BTreeMap<String, HostArray>, String> {
+fn inputs(
+    prog: &Program,
+    def: &str,
+    sizes: &Sizes,
+    rng: &mut Rng,
+) -> Result<BTreeMap<String, HostArray>, String> {
     let d = prog.def(def).ok_or("no def")?;
     let mut out = BTreeMap::new();
     for p in &d.params {
@@ -271,7 +276,12 @@ pub fn differential(
     Diff::Same
 }
 
-fn run_kernel(rt: &Runtime, k: &Kernel, host: &BTreeMap<String, HostArray>, sizes: &Sizes) -> Result<HostArray, String> {
+fn run_kernel(
+    rt: &Runtime,
+    k: &Kernel,
+    host: &BTreeMap<String, HostArray>,
+    sizes: &Sizes,
+) -> Result<HostArray, String> {
     let mut global = Vec::new();
     for g in &k.global {
         let v = eval(g, sizes)?;
@@ -284,7 +294,12 @@ fn run_kernel(rt: &Runtime, k: &Kernel, host: &BTreeMap<String, HostArray>, size
         global.pop();
     }
     let local = match &k.local {
-        Some(l) => Some(l.iter().take(global.len()).map(|e| eval(e, sizes).map(|v| v as usize)).collect::<Result<Vec<_>, _>>()?),
+        Some(l) => Some(
+            l.iter()
+                .take(global.len())
+                .map(|e| eval(e, sizes).map(|v| v as usize))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
         None => None,
     };
     if let Some(l) = &local {
@@ -338,7 +353,8 @@ fn run_kernel(rt: &Runtime, k: &Kernel, host: &BTreeMap<String, HostArray>, size
             }
         });
     }
-    rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }]).map_err(|e| e.to_string())?;
+    rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }])
+        .map_err(|e| e.to_string())?;
     let out = rt.download(&bufs[out_index]).map_err(|e| e.to_string())?;
     Ok(if w == 3 { unpad3(out) } else { out })
 }

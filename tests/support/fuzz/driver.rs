@@ -115,9 +115,9 @@ fn handler() -> impl FnMut(Job) -> Outcome {
                 Diff::DeviceError { level, msg } => {
                     o.failures.push(("device-error", format!("def {def} at level {level}: {msg}")))
                 }
-                Diff::Mismatch { level, sizes, msg } => {
-                    o.failures.push(("mismatch", format!("def {def} at level {level}, sizes {sizes:?}: {msg}")))
-                }
+                Diff::Mismatch { level, sizes, msg } => o
+                    .failures
+                    .push(("mismatch", format!("def {def} at level {level}, sizes {sizes:?}: {msg}"))),
             }
         }
         o
@@ -157,7 +157,8 @@ fn drive(
                 r.executed += o.executed;
                 r.skipped += o.skipped;
                 for why in o.reasons {
-                    let key: String = why.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).take(110).collect();
+                    let key: String =
+                        why.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).take(110).collect();
                     r.reasons.entry(key).or_insert((0, text.clone())).0 += 1;
                 }
                 for (kind, msg) in o.failures {

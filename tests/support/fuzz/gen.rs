@@ -30,7 +30,7 @@ fn unary(rng: &mut Rng) -> String {
 }
 
 fn reducer(rng: &mut Rng) -> &'static str {
-    *rng.pick::<&str>(&["add", "maxf", "\\(a, b) -> add(a, sq(b))"])
+    rng.pick::<&str>(&["add", "maxf", "\\(a, b) -> add(a, sq(b))"])
 }
 
 fn divisors(n: i64) -> Vec<i64> {
@@ -96,7 +96,10 @@ fn seq(rng: &mut Rng, n: i64, depth: u32) -> (String, i64) {
             let windows = (total - size + step) / step;
             let mode = rng.pick(&["clamp", "mirror", "wrap"]);
             let pad = if l + r > 0 { format!(" o pad({l}, {r}, {mode})") } else { String::new() };
-            (format!("join o mapSeq(reduceSeq({}, 0.0f)) o slide({size}, {step}){pad}", reducer(rng)), windows)
+            (
+                format!("join o mapSeq(reduceSeq({}, 0.0f)) o slide({size}, {step}){pad}", reducer(rng)),
+                windows,
+            )
         }
         7 => {
             let (f, m) = seq(rng, n, depth - 1);
@@ -141,7 +144,11 @@ fn work_group(rng: &mut Rng, n: i64, dim: u8) -> (String, i64) {
     for _ in 0..count {
         match rng.below(6) {
             0 => stages.push(format!("toLocal(mapLcl({dim}, {}))", unary(rng))),
-            1 => stages.push(format!("toLocal(mapLcl({dim}, {})) o gather({})", unary(rng), permutation(rng, len))),
+            1 => stages.push(format!(
+                "toLocal(mapLcl({dim}, {})) o gather({})",
+                unary(rng),
+                permutation(rng, len)
+            )),
             2 => {
                 let j = proper_divisor(rng, len);
                 let (f, m) = seq_to(rng, j, "toLocal");
@@ -160,7 +167,11 @@ fn work_group(rng: &mut Rng, n: i64, dim: u8) -> (String, i64) {
                 ));
                 len >>= r;
             }
-            4 => stages.push(format!("mapLcl({dim}, {}) o toPrivate(mapLcl({dim}, {}))", unary(rng), unary(rng))),
+            4 => stages.push(format!(
+                "mapLcl({dim}, {}) o toPrivate(mapLcl({dim}, {}))",
+                unary(rng),
+                unary(rng)
+            )),
             _ => stages.push(format!("toLocal(mapLcl({dim}, {}))", unary(rng))),
         }
     }

@@ -59,7 +59,9 @@ impl Rng {
 /// the mutator.
 pub fn corpus(root: &std::path::Path) -> Vec<(String, String)> {
     let mut files = Vec::new();
-    for dir in ["benchmarks", "benchmarks/cgo18", "benchmarks/icfp15", "tests/programs", "examples", "tests/fuzz"] {
+    for dir in
+        ["benchmarks", "benchmarks/cgo18", "benchmarks/icfp15", "tests/programs", "examples", "tests/fuzz"]
+    {
         let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
         for e in rd.flatten() {
             let p = e.path();

@@ -58,25 +58,88 @@ fn untokenize(ts: &[Tok]) -> String {
 
 /// Pattern names and aliases, swapped for one another.
 const PATTERNS: &[&str] = &[
-    "map", "mapSeq", "mapSeqUnroll", "mapGlb", "mapWrg", "mapLcl", "mapVec", "reduce", "reduceSeq",
-    "reduceSeqUnroll", "partRed", "iterate", "split", "join", "gather", "scatter", "transpose", "zip",
-    "get", "at", "asVector", "asScalar", "toGlobal", "toLocal", "toPrivate", "slide", "pad", "padConst",
-    "generate", "filter", "id", "reorder",
+    "map",
+    "mapSeq",
+    "mapSeqUnroll",
+    "mapGlb",
+    "mapWrg",
+    "mapLcl",
+    "mapVec",
+    "reduce",
+    "reduceSeq",
+    "reduceSeqUnroll",
+    "partRed",
+    "iterate",
+    "split",
+    "join",
+    "gather",
+    "scatter",
+    "transpose",
+    "zip",
+    "get",
+    "at",
+    "asVector",
+    "asScalar",
+    "toGlobal",
+    "toLocal",
+    "toPrivate",
+    "slide",
+    "pad",
+    "padConst",
+    "generate",
+    "filter",
+    "id",
+    "reorder",
 ];
 
 /// Numbers that break things: zero, negative, huge, beyond 32 bits.
 const NUMBERS: &[&str] = &[
-    "0", "1", "2", "3", "7", "-1", "-7", "1000", "65536", "1000000", "2147483647", "2147483648",
-    "99999999999", "0.0f", "1e39f", "-0.0f", "3.4e38f", "0x10", "1.", "00",
+    "0",
+    "1",
+    "2",
+    "3",
+    "7",
+    "-1",
+    "-7",
+    "1000",
+    "65536",
+    "1000000",
+    "2147483647",
+    "2147483648",
+    "99999999999",
+    "0.0f",
+    "1e39f",
+    "-0.0f",
+    "3.4e38f",
+    "0x10",
+    "1.",
+    "00",
 ];
 
 const TYPES: &[&str] = &["float", "int", "float2", "float3", "float4", "float16", "int4"];
 
 /// Wrappers for the nesting mutation: `W(x)`.
 const WRAPS: &[&str] = &[
-    "mapSeq(", "mapGlb(0, ", "mapGlb(1, ", "mapWrg(0, ", "mapLcl(0, ", "mapLcl(1, ", "toLocal(",
-    "toPrivate(", "toGlobal(", "join(", "split(2, ", "map(", "iterate(2, ", "transpose(", "asVector(4, ",
-    "asScalar(", "reduceSeq(add, 0.0f, ", "gather(\\i -> i, ", "slide(3, 1, ", "pad(1, 1, clamp, ",
+    "mapSeq(",
+    "mapGlb(0, ",
+    "mapGlb(1, ",
+    "mapWrg(0, ",
+    "mapLcl(0, ",
+    "mapLcl(1, ",
+    "toLocal(",
+    "toPrivate(",
+    "toGlobal(",
+    "join(",
+    "split(2, ",
+    "map(",
+    "iterate(2, ",
+    "transpose(",
+    "asVector(4, ",
+    "asScalar(",
+    "reduceSeq(add, 0.0f, ",
+    "gather(\\i -> i, ",
+    "slide(3, 1, ",
+    "pad(1, 1, clamp, ",
 ];
 
 /// The index of the `)` matching the `(` at `open`, if any.
@@ -131,9 +194,8 @@ fn mutate_once(ts: &mut Vec<Tok>, rng: &mut Rng) -> &'static str {
         }
         3 | 4 => {
             // A number: replaced by a nasty one, or changed a little.
-            let nums: Vec<usize> = (0..ts.len())
-                .filter(|&k| ts[k].text.starts_with(|c: char| c.is_ascii_digit()))
-                .collect();
+            let nums: Vec<usize> =
+                (0..ts.len()).filter(|&k| ts[k].text.starts_with(|c: char| c.is_ascii_digit())).collect();
             if nums.is_empty() {
                 return "none";
             }
@@ -146,7 +208,8 @@ fn mutate_once(ts: &mut Vec<Tok>, rng: &mut Rng) -> &'static str {
             "number"
         }
         5 => {
-            let pats: Vec<usize> = (0..ts.len()).filter(|&k| PATTERNS.contains(&ts[k].text.as_str())).collect();
+            let pats: Vec<usize> =
+                (0..ts.len()).filter(|&k| PATTERNS.contains(&ts[k].text.as_str())).collect();
             if pats.is_empty() {
                 return "none";
             }
@@ -156,7 +219,8 @@ fn mutate_once(ts: &mut Vec<Tok>, rng: &mut Rng) -> &'static str {
         }
         6 => {
             // Wrap a call `p(...)` (or a name) in another pattern.
-            let end = if ts.get(i + 1).is_some_and(|t| t.text == "(") { matching(ts, i + 1) } else { Some(i) };
+            let end =
+                if ts.get(i + 1).is_some_and(|t| t.text == "(") { matching(ts, i + 1) } else { Some(i) };
             let Some(end) = end else { return "none" };
             let w = rng.pick(WRAPS);
             ts.insert(end + 1, tok(")"));
@@ -176,8 +240,8 @@ fn mutate_once(ts: &mut Vec<Tok>, rng: &mut Rng) -> &'static str {
             let Some(close) = matching(ts, k + 1) else { return "none" };
             let mut depth = 0;
             let mut last = k + 2;
-            for j in k + 1..close {
-                match ts[j].text.as_str() {
+            for (j, t) in ts.iter().enumerate().take(close).skip(k + 1) {
+                match t.text.as_str() {
                     "(" => depth += 1,
                     ")" => depth -= 1,
                     "," if depth == 1 => last = j + 1,
@@ -202,7 +266,9 @@ fn mutate_once(ts: &mut Vec<Tok>, rng: &mut Rng) -> &'static str {
             let t = if rng.chance(70) {
                 spaced(&ts[rng.below(ts.len())].text)
             } else {
-                spaced(rng.pick::<&str>(&["o", "$", "(", ")", ",", "\\", "->", "[", "]", "{", "}", ";", "let", "in", "N"]))
+                spaced(rng.pick::<&str>(&[
+                    "o", "$", "(", ")", ",", "\\", "->", "[", "]", "{", "}", ";", "let", "in", "N",
+                ]))
             };
             ts.insert(i, t);
             "insert"
