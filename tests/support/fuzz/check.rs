@@ -128,13 +128,15 @@ fn constraints(prog: &Program, def: &str, kernels: &[&Kernel]) -> Vec<ArithExpr>
     out
 }
 
-/// Small sizes, each scanned upwards from `floor`, at which every
-/// constraint holds (one variable at a time, the others at `cap`).
+/// Small sizes, each scanned upwards from `floor` (up to `cap`), at which
+/// every constraint holds.
 fn pick_sizes(vars: &[String], cs: &[ArithExpr], floor: i64, cap: i64) -> Option<Sizes> {
     // A constraint over a variable that is not a size (an `iterate`'s
     // length) is left to the interpreter.
     let holds = |s: &Sizes| cs.iter().all(|c| c.eval_with(&|v| s.get(v).copied()).map_or(true, |x| x == 0));
-    let mut cur: Sizes = vars.iter().map(|v| (v.clone(), cap)).collect();
+    // Variables are fixed one at a time; a constraint over a variable not
+    // fixed yet does not count (it cannot be evaluated) until it is.
+    let mut cur = Sizes::new();
     for v in vars {
         let found = (floor..=cap).find(|&x| {
             let mut t = cur.clone();
