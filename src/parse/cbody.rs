@@ -595,6 +595,12 @@ impl ReturnCheck<'_> {
                 match name.as_str() {
                     "dot" | "length" | "fast_length" | "distance" => Some(Type::FLOAT),
                     "cross" | "normalize" => self.ty(args.first()?),
+                    // The other built-ins work component-wise: a vector
+                    // argument makes a vector result (`fabs` of a float3 is
+                    // a float3; found by fuzzing).
+                    n if crate::ir::cfun::is_builtin(n) => {
+                        args.iter().find_map(|a| self.ty(a).filter(|t| matches!(t, Type::Vector(..))))
+                    }
                     _ => None,
                 }
             }
