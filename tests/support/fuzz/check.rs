@@ -235,10 +235,11 @@ pub fn differential(
     let Some(sizes) = pick_sizes(&vars, &cs, floor, 4096) else {
         return Diff::Skipped("no small sizes fit".into());
     };
-    // The interpreter walks values one by one: a matrix product at 128^3
-    // takes it minutes on a loaded machine (a false hang in the long run).
+    // The interpreter walks values one by one: a matrix product at 64^3
+    // and four kernel builds took over a minute on a loaded machine (a
+    // false hang in the long run).
     let work = sizes.values().fold(1i64, |a, v| a.saturating_mul(*v));
-    if work > 1 << 18 {
+    if work > 1 << 15 {
         return Diff::Skipped(format!("sizes {sizes:?} too large for the interpreter"));
     }
     // Outputs beyond the bound are not interpreted (that could take long).
