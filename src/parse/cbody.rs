@@ -421,6 +421,9 @@ pub struct ReturnCheck<'a> {
     /// The first arithmetic on two vectors of different types (`float2 +
     /// float16`), which OpenCL does not convert.
     pub bad_mix: Option<(Type, Type)>,
+    /// The first declaration initialised with a value OpenCL does not
+    /// convert to its type (`float a = <float4>`): name, type, value's type.
+    pub bad_decl: Option<(String, Type, Type)>,
 }
 
 impl ReturnCheck<'_> {
@@ -437,6 +440,9 @@ impl ReturnCheck<'_> {
             CStmt::Decl { ty, name, init } => {
                 if let Some(e) = init {
                     self.literals(e);
+                    if let Some(t) = self.ty(e).filter(|t| !converts(t, ty)) {
+                        self.bad_decl.get_or_insert((name.clone(), ty.clone(), t));
+                    }
                 }
                 if let Some(top) = self.scopes.last_mut() {
                     top.push((name.clone(), ty.clone()));

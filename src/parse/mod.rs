@@ -231,6 +231,7 @@ impl Parser<'_> {
             returns: 0,
             bad_literal: None,
             bad_mix: None,
+            bad_decl: None,
         };
         let returns = rc.stmts(&body);
         if let Some((lit, found)) = rc.bad_literal {
@@ -244,6 +245,17 @@ impl Parser<'_> {
                 tok,
                 format!("({name})(...) with {found}"),
                 format!("a literal of type {name}: one scalar, or components adding up to its width"),
+            ));
+        }
+        if let Some((var, ty, found)) = rc.bad_decl {
+            let tok = self.toks[first_tok..self.pos]
+                .iter()
+                .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == var))
+                .map_or(span, |t| t.span);
+            return Err(ParseError::new(
+                tok,
+                format!("`{var}` initialised with a {found}"),
+                format!("a value of the declared type {ty} of `{var}`"),
             ));
         }
         if let Some((a, b)) = rc.bad_mix {
