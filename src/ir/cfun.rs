@@ -83,6 +83,73 @@ pub const BUILTINS: [&str; 66] = [
     "fast_length",
 ];
 
+/// Words of OpenCL C that a user function or its parameters may not be
+/// named: the kernel is printed with these names verbatim, so `half` or
+/// `global` as a name fails the OpenCL build (found by fuzzing).
+pub const RESERVED_C: [&str; 56] = [
+    "auto",
+    "bool",
+    "break",
+    "case",
+    "char",
+    "const",
+    "constant",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "global",
+    "goto",
+    "half",
+    "if",
+    "inline",
+    "int",
+    "kernel",
+    "local",
+    "long",
+    "private",
+    "read_only",
+    "read_write",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "size_t",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "uchar",
+    "uint",
+    "ulong",
+    "union",
+    "unsigned",
+    "ushort",
+    "void",
+    "volatile",
+    "while",
+    "write_only",
+    "__global",
+    "__local",
+    "__private",
+    "__constant",
+    "__kernel",
+    "barrier",
+    "get_global_id",
+];
+
+/// Whether `name` is one of [`RESERVED_C`] or [`BUILTINS`].
+pub fn is_reserved_c(name: &str) -> bool {
+    RESERVED_C.contains(&name) || is_builtin(name)
+}
+
 /// Whether `name` is one of [`BUILTINS`].
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)

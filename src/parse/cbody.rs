@@ -415,6 +415,15 @@ pub struct ReturnCheck<'a> {
     pub user_ret: &'a dyn Fn(&str) -> Option<Type>,
     /// How many `return`s were checked so far (to find the failing one's token).
     pub returns: usize,
+    /// The first vector literal OpenCL refuses (`(float4)(a, b)`: not 1 or 4
+    /// components; `(float4)(v)` of an `int4`), with why.
+    pub bad_literal: Option<(Type, String)>,
+    /// The first arithmetic on two vectors of different types (`float2 +
+    /// float16`), which OpenCL does not convert.
+    pub bad_mix: Option<(Type, Type)>,
+    /// The first declaration initialised with a value OpenCL does not
+    /// convert to its type (`float a = <float4>`): name, type, value's type.
+    pub bad_decl: Option<(String, Type, Type)>,
 }
 
 impl ReturnCheck<'_> {
@@ -428,14 +437,29 @@ impl ReturnCheck<'_> {
 
     fn stmt(&mut self, s: &CStmt) -> Result<(), (usize, Type)> {
         match s {
-            CStmt::Decl { ty, name, .. } => {
+            CStmt::Decl { ty, name, init } => {
+                if let Some(e) = init {
+                    self.literals(e);
+                    if let Some(t) = self.ty(e).filter(|t| !converts(t, ty)) {
+                        self.bad_decl.get_or_insert((name.clone(), ty.clone(), t));
+                    }
+                }
                 if let Some(top) = self.scopes.last_mut() {
                     top.push((name.clone(), ty.clone()));
                 }
                 Ok(())
             }
-            CStmt::Assign { .. } | CStmt::Expr(_) => Ok(()),
-            CStmt::If { then, otherwise, .. } => {
+            CStmt::Assign { target, value, .. } => {
+                self.literals(target);
+                self.literals(value);
+                Ok(())
+            }
+            CStmt::Expr(e) => {
+                self.literals(e);
+                Ok(())
+            }
+            CStmt::If { cond, then, otherwise } => {
+                self.literals(cond);
                 self.stmts(then)?;
                 self.stmts(otherwise)
             }
@@ -446,6 +470,7 @@ impl ReturnCheck<'_> {
                 r
             }
             CStmt::Return(e) => {
+                self.literals(e);
                 let k = self.returns;
                 self.returns += 1;
                 match self.ty(e) {
@@ -454,6 +479,55 @@ impl ReturnCheck<'_> {
                 }
             }
             CStmt::Block(b) => self.stmts(b),
+        }
+    }
+
+    /// Records in `bad_literal` the first vector literal in `e` whose
+    /// components (where their types are certain) do not make the vector:
+    /// one scalar (broadcast), or scalars and vectors of its own scalar type
+    /// whose widths add up to its width.
+    fn literals(&mut self, e: &CExpr) {
+        if self.bad_literal.is_some() {
+            return;
+        }
+        match e {
+            CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => {}
+            CExpr::Field(a, _) | CExpr::Unary(_, a) | CExpr::Cast(_, a) => self.literals(a),
+            CExpr::Binary(_, a, b) => {
+                self.literals(a);
+                self.literals(b);
+                if let (Some(ta @ Type::Vector(..)), Some(tb @ Type::Vector(..))) = (self.ty(a), self.ty(b)) {
+                    if ta != tb && self.bad_mix.is_none() {
+                        self.bad_mix = Some((ta, tb));
+                    }
+                }
+            }
+            CExpr::Ternary(c, a, b) => {
+                self.literals(c);
+                self.literals(a);
+                self.literals(b);
+            }
+            CExpr::Call(_, args) | CExpr::TupleLit(_, args) => args.iter().for_each(|a| self.literals(a)),
+            CExpr::VectorLit(t, args) => {
+                args.iter().for_each(|a| self.literals(a));
+                let Type::Vector(s, n) = t else { return };
+                let mut width = 0usize;
+                for a in args {
+                    match self.ty(a) {
+                        Some(Type::Scalar(_)) => width += 1,
+                        Some(Type::Vector(s2, m)) if s2 == *s => width += m as usize,
+                        Some(other) => {
+                            self.bad_literal = Some((t.clone(), format!("a component of type {other}")));
+                            return;
+                        }
+                        None => return,
+                    }
+                }
+                let scalar_broadcast = args.len() == 1 && width == 1;
+                if !scalar_broadcast && width != *n as usize {
+                    self.bad_literal = Some((t.clone(), format!("{width} components")));
+                }
+            }
         }
     }
 
@@ -527,6 +601,12 @@ impl ReturnCheck<'_> {
                 match name.as_str() {
                     "dot" | "length" | "fast_length" | "distance" => Some(Type::FLOAT),
                     "cross" | "normalize" => self.ty(args.first()?),
+                    // The other built-ins work component-wise: a vector
+                    // argument makes a vector result (`fabs` of a float3 is
+                    // a float3; found by fuzzing).
+                    n if crate::ir::cfun::is_builtin(n) => {
+                        args.iter().find_map(|a| self.ty(a).filter(|t| matches!(t, Type::Vector(..))))
+                    }
                     _ => None,
                 }
             }

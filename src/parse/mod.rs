@@ -168,6 +168,13 @@ impl Parser<'_> {
         let start = self.expect_word("userfun")?;
         let (name, name_span) = self.ident("a name for the user function")?;
         check_new_name(prog, &name, name_span, self.text, false)?;
+        if crate::ir::cfun::is_reserved_c(&name) {
+            return Err(ParseError::new(
+                name_span,
+                name,
+                "a user-function name that is not an OpenCL C word or built-in",
+            ));
+        }
         self.expect_punct("(")?;
         let mut params: Vec<(String, Type)> = Vec::new();
         if !self.is_punct(")") {
@@ -175,6 +182,13 @@ impl Parser<'_> {
                 let (pname, pspan) = self.ident("a parameter name")?;
                 if params.iter().any(|(n, _)| *n == pname) {
                     return Err(ParseError::new(pspan, pname, "a parameter name not used twice"));
+                }
+                if crate::ir::cfun::is_reserved_c(&pname) {
+                    return Err(ParseError::new(
+                        pspan,
+                        pname,
+                        "a parameter name that is not an OpenCL C word or built-in",
+                    ));
                 }
                 self.expect_punct(":")?;
                 params.push((pname, self.scalar_like_type()?));
@@ -210,8 +224,48 @@ impl Parser<'_> {
             return Err(e);
         }
         let user_ret = |n: &str| prog.user_funs.iter().find(|u| u.name == n).map(|u| u.ret.clone());
-        let mut rc = ReturnCheck { ret: &ret, scopes: vec![params.clone()], user_ret: &user_ret, returns: 0 };
-        if let Err((k, found)) = rc.stmts(&body) {
+        let mut rc = ReturnCheck {
+            ret: &ret,
+            scopes: vec![params.clone()],
+            user_ret: &user_ret,
+            returns: 0,
+            bad_literal: None,
+            bad_mix: None,
+            bad_decl: None,
+        };
+        let returns = rc.stmts(&body);
+        if let Some((lit, found)) = rc.bad_literal {
+            // The literal's type name, `(float4)`, in the body.
+            let name = crate::types::c_type(&lit);
+            let tok = self.toks[first_tok..self.pos]
+                .iter()
+                .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == name))
+                .map_or(span, |t| t.span);
+            return Err(ParseError::new(
+                tok,
+                format!("({name})(...) with {found}"),
+                format!("a literal of type {name}: one scalar, or components adding up to its width"),
+            ));
+        }
+        if let Some((var, ty, found)) = rc.bad_decl {
+            let tok = self.toks[first_tok..self.pos]
+                .iter()
+                .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == var))
+                .map_or(span, |t| t.span);
+            return Err(ParseError::new(
+                tok,
+                format!("`{var}` initialised with a {found}"),
+                format!("a value of the declared type {ty} of `{var}`"),
+            ));
+        }
+        if let Some((a, b)) = rc.bad_mix {
+            return Err(ParseError::new(
+                name_span,
+                format!("an operation on a {a} and a {b} in `{name}`"),
+                "operands of one vector type (OpenCL converts only scalars to vectors)",
+            ));
+        }
+        if let Err((k, found)) = returns {
             // The k-th `return` token of the body, in source order.
             let tok = self.toks[first_tok..self.pos]
                 .iter()

@@ -11,6 +11,10 @@ use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, ParamId, P
 use crate::types::Type;
 use std::collections::HashMap;
 
+/// Iterations of an `iterate` that may change its array's length (its
+/// type is computed one iteration at a time).
+const MAX_ITERATE_STEPS: u32 = 1000;
+
 /// A type error: what was expected, what was found, where.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{msg}")]
@@ -232,10 +236,31 @@ impl Checker<'_> {
                         format!("iterate: the function changes the element type from {elem} to {out_elem}"),
                     );
                 }
+                // The length after each iteration, until it stops changing
+                // (`iterate(2147483647, ...)` looped here; found by fuzzing).
                 let mut l = l0.clone();
-                for _ in 0..*n {
+                for k in 0..*n {
                     let m = HashMap::from([(var.name.clone(), l.clone())]);
-                    l = len(step.substitute(&m));
+                    let next = len(step.substitute(&m));
+                    if next == l {
+                        break;
+                    }
+                    if next.as_cst().is_some_and(|c| c < 1) {
+                        return err(
+                            span,
+                            format!("iterate({n}): the array is empty after {} iterations", k + 1),
+                        );
+                    }
+                    if k >= MAX_ITERATE_STEPS {
+                        return err(
+                            span,
+                            format!(
+                                "iterate({n}): the length still changes after {MAX_ITERATE_STEPS} iterations \
+                                 (at most {MAX_ITERATE_STEPS} iterations may change it)"
+                            ),
+                        );
+                    }
+                    l = next;
                 }
                 Ok(Type::array(elem.clone(), l))
             }

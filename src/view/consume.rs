@@ -386,8 +386,9 @@ impl Consumer<'_> {
                 self.go(of, flags)
             }
             View::IndexValue(e) => Ok(Access::IndexValue(e.clone())),
-            View::DropIndex { of, kind } => {
+            View::DropIndex { of, kind, keep } => {
                 let i = self.pop("private map")?;
+                let kept = keep.then(|| i.clone());
                 if let Some(ts) = self.threads {
                     let i = if self.subst.is_empty() { i } else { i.substitute(&self.subst) };
                     let own = |v: &ArithExpr| {
@@ -401,6 +402,9 @@ impl Consumer<'_> {
                              (toLocal) instead"
                         )));
                     }
+                }
+                if let Some(i) = kept {
+                    self.stack.push(i);
                 }
                 self.go(of, flags)
             }

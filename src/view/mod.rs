@@ -130,9 +130,13 @@ pub enum View {
     /// Private memory written by a parallel map: each thread holds only its
     /// own element, so the map's index is dropped. `kind` is the map's: a
     /// read must come from a thread of the same kind at its own index.
+    /// With `keep`, the index is kept (a thread runs several iterations and
+    /// its private array has room for all elements) but checked the same
+    /// way: the elements of the other threads are not in it.
     DropIndex {
         of: Rc<View>,
         kind: MapKind,
+        keep: bool,
     },
     /// An `int` value given by an index expression (`generate`'s index).
     IndexValue(ArithExpr),

@@ -80,7 +80,17 @@ impl<'a> Lowerer<'a> {
             Some(name) => name.clone(),
             None => {
                 // Peel the first iteration: it reads the argument's view.
-                let out_view = rc(View::Mem { mem: buf_a.mem_ref()?, ty: body_ty.clone() });
+                // Found by fuzzing (`toLocal(toGlobal(id))` in dot's
+                // iterate): per-thread slices of the buffers with an input
+                // in another memory were an internal error.
+                let Ok(mem) = buf_a.mem_ref() else {
+                    return self.unsupported(
+                        span,
+                        "iterate's input is not in the memory its body writes to, and its buffers are slices \
+                         of a parallel map's: write the input with the same toLocal or toGlobal as the body",
+                    );
+                };
+                let out_view = rc(View::Mem { mem, ty: body_ty.clone() });
                 self.apply(
                     g,
                     vec![input.clone()],

@@ -109,9 +109,18 @@ impl<'a> Lowerer<'a> {
                         let mut v = self.alloc(&t, space, span)?;
                         // Innermost first: consumption pops the outermost index first.
                         for k in nested.iter().rev().chain([kind]) {
-                            v = rc(View::DropIndex { of: v, kind: *k });
+                            v = rc(View::DropIndex { of: v, kind: *k, keep: false });
                         }
                         v
+                    }
+                    None if space == AddressSpace::Private && parallel(*kind) => {
+                        // Each thread's array has room for every element but
+                        // holds only those of its own iterations: reads are
+                        // checked like those of the case above (found by
+                        // fuzzing: a mapLcl over 4 rows read back by a mapLcl
+                        // over their 12 elements read other threads' rows).
+                        let v = self.alloc(ty, space, span)?;
+                        rc(View::DropIndex { of: v, kind: *kind, keep: true })
                     }
                     None => self.alloc(ty, space, span)?,
                 };
