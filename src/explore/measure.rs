@@ -358,6 +358,9 @@ pub struct Bench<'a> {
     pub golds: std::cell::RefCell<GoldCache>,
     /// The fixed second stage, if candidates leave partial results.
     pub then: Option<&'a Finisher>,
+    /// The smallest length per size the candidate is validated at (the
+    /// interpreter computes the gold result there).
+    pub validation_floor: i64,
 }
 
 /// Median of a non-empty list.
@@ -401,10 +404,7 @@ impl Bench<'_> {
                 });
             }
         }
-        // The interpreter computes the gold result: about a million points,
-        // 1001 per size, 101 per size with three sizes (MM, 3D grids).
-        let floor = if self.sizes.len() >= 3 { 101 } else { 1001 };
-        let vsizes = validation_sizes(self.sizes, &all, floor);
+        let vsizes = validation_sizes(self.sizes, &all, self.validation_floor);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {
             Ok(k) => k,
