@@ -277,20 +277,34 @@ pub fn run_explored(
             Some(g) => g,
             None => trim_dims(eval_dims(&kernel.global, &sizes, "compiler's global size")?),
         };
+        let mut kernel = kernel;
         let local = match (cfg_local, &kernel.local) {
             (Some(l), _) => Some(l),
             (None, Some(l)) => Some(eval_dims(l, &sizes, "compiler's local size")?[..global.len()].to_vec()),
             // The tuned local size, where it divides this size's global one
             // (else the driver's choice).
-            (None, None) => header
-                .map(|h| -> Vec<usize> {
-                    h.iter()
-                        .map(|&x| x.max(1) as usize)
-                        .chain(std::iter::repeat(1))
-                        .take(global.len())
-                        .collect()
-                })
-                .filter(|l| global.iter().zip(l).all(|(g, l)| g % l == 0)),
+            (None, None) => {
+                let tuned = header
+                    .map(|h| -> Vec<usize> {
+                        h.iter()
+                            .map(|&x| x.max(1) as usize)
+                            .chain(std::iter::repeat(1))
+                            .take(global.len())
+                            .collect()
+                    })
+                    .filter(|l| global.iter().zip(l).all(|(g, l)| g % l == 0));
+                // The search compiled the kernel it timed with this local
+                // size (`reqd_work_group_size`, which NVIDIA's compiler uses
+                // to allocate registers: hotspot3d's tuned kernel ran 3x
+                // slower without it), so the harness compiles it so too.
+                if let Some(l) = &tuned {
+                    opts.local = Some(pad3(l));
+                    let t0 = Instant::now();
+                    kernel = compile(&program, &k.def, &opts).map_err(|e| format!("{}: error: {e}", path.display()))?;
+                    compile_ms += t0.elapsed().as_secs_f64() * 1e3;
+                }
+                tuned
+            }
         };
         let label = format!("{} (def {}, explored variant)", path.display(), k.def);
         let program = rt.build(&label, &kernel.source, &build_options).map_err(|e| e.to_string())?;
