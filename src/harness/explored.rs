@@ -300,7 +300,8 @@ pub fn run_explored(
                 if let Some(l) = &tuned {
                     opts.local = Some(pad3(l));
                     let t0 = Instant::now();
-                    kernel = compile(&program, &k.def, &opts).map_err(|e| format!("{}: error: {e}", path.display()))?;
+                    kernel = compile(&program, &k.def, &opts)
+                        .map_err(|e| format!("{}: error: {e}", path.display()))?;
                     compile_ms += t0.elapsed().as_secs_f64() * 1e3;
                 }
                 tuned

@@ -386,10 +386,14 @@ impl Consumer<'_> {
                 self.go(of, flags)
             }
             View::IndexValue(e) => Ok(Access::IndexValue(e.clone())),
-            View::DropIndex { of, kind, keep } => {
-                let i = self.pop("private map")?;
-                let kept = keep.then(|| i.clone());
-                if let Some(ts) = self.threads {
+            View::DropIndex { of, kind, keep, depth } => {
+                // A kept index is only looked at (none yet: nothing to check).
+                let i = if *keep {
+                    self.stack.len().checked_sub(1 + depth).map(|at| self.stack[at].clone())
+                } else {
+                    Some(self.pop("private map")?)
+                };
+                if let (Some(ts), Some(i)) = (self.threads, i) {
                     let i = if self.subst.is_empty() { i } else { i.substitute(&self.subst) };
                     let own = |v: &ArithExpr| {
                         *v == i || crate::arith::simplify(&i) == *v || crate::arith::prove_eq(&i, v)
@@ -402,9 +406,6 @@ impl Consumer<'_> {
                              (toLocal) instead"
                         )));
                     }
-                }
-                if let Some(i) = kept {
-                    self.stack.push(i);
                 }
                 self.go(of, flags)
             }

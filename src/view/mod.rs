@@ -132,11 +132,14 @@ pub enum View {
     /// read must come from a thread of the same kind at its own index.
     /// With `keep`, the index is kept (a thread runs several iterations and
     /// its private array has room for all elements) but checked the same
-    /// way: the elements of the other threads are not in it.
+    /// way: the elements of the other threads are not in it. A kept index
+    /// is not consumed: `depth` says which of the next indices (0: the
+    /// outermost) is checked, so nested parallel maps each check theirs.
     DropIndex {
         of: Rc<View>,
         kind: MapKind,
         keep: bool,
+        depth: usize,
     },
     /// An `int` value given by an index expression (`generate`'s index).
     IndexValue(ArithExpr),

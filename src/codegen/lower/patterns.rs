@@ -109,7 +109,7 @@ impl<'a> Lowerer<'a> {
                         let mut v = self.alloc(&t, space, span)?;
                         // Innermost first: consumption pops the outermost index first.
                         for k in nested.iter().rev().chain([kind]) {
-                            v = rc(View::DropIndex { of: v, kind: *k, keep: false });
+                            v = rc(View::DropIndex { of: v, kind: *k, keep: false, depth: 0 });
                         }
                         v
                     }
@@ -119,8 +119,16 @@ impl<'a> Lowerer<'a> {
                         // checked like those of the case above (found by
                         // fuzzing: a mapLcl over 4 rows read back by a mapLcl
                         // over their 12 elements read other threads' rows).
-                        let v = self.alloc(ty, space, span)?;
-                        rc(View::DropIndex { of: v, kind: *kind, keep: true })
+                        // Directly nested parallel maps give each thread only
+                        // its own inner elements too: their indices are
+                        // checked as well (found by fuzzing: a mapLcl(0)
+                        // inside such a mapLcl(1), read back by a mapLcl(2),
+                        // read the other threads' columns).
+                        let mut v = self.alloc(ty, space, span)?;
+                        for (depth, k) in [*kind].into_iter().chain(nested_parallel(g)).enumerate() {
+                            v = rc(View::DropIndex { of: v, kind: k, keep: true, depth });
+                        }
+                        v
                     }
                     None => self.alloc(ty, space, span)?,
                 };
@@ -409,5 +417,25 @@ impl<'a> Lowerer<'a> {
             | Pattern::Generate { .. }
             | Pattern::Id => return Err(CompileError::Internal("not a layout pattern".into())),
         }))
+    }
+}
+
+/// The kinds of the parallel maps directly nested in `g` (the function of
+/// a map), outermost first.
+fn nested_parallel(g: &FunDecl) -> Vec<MapKind> {
+    match &g.kind {
+        FunKind::Pattern(Pattern::Map { kind, f }) if parallel(*kind) => {
+            let mut v = vec![*kind];
+            v.extend(nested_parallel(f));
+            v
+        }
+        FunKind::Pattern(Pattern::ToGlobal(h) | Pattern::ToLocal(h) | Pattern::ToPrivate(h)) => {
+            nested_parallel(h)
+        }
+        FunKind::Lambda(l) => match &l.body.kind {
+            ExprKind::Call(h, _) => nested_parallel(h),
+            ExprKind::Literal(_) | ExprKind::Param(_) => Vec::new(),
+        },
+        FunKind::Pattern(_) | FunKind::UserFun(_) => Vec::new(),
     }
 }
