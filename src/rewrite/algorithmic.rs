@@ -9,10 +9,11 @@ use crate::arith::{self, ArithExpr, Range, Var, VarKind};
 use crate::ir::{Expr, FunDecl, FunId, IndexFun, MapKind, Pattern, ReduceKind, Span};
 use crate::types::Type;
 
-type R = Result<(), RuleError>;
-type B = Result<Expr, RuleError>;
+pub(super) type R = Result<(), RuleError>;
+pub(super) type B = Result<Expr, RuleError>;
 
-const fn rule(
+/// An algorithmic rule (also used by `interchange`, the newer ones).
+pub(super) const fn rule(
     name: &'static str,
     lhs: &'static str,
     rhs: &'static str,

@@ -12,25 +12,11 @@
 //! - `slide-transpose`: sliding a window over the rows and transposing
 //!   each window is sliding along every column of the transposed input.
 
-use super::rule::{as_pattern, view, Args, Builder, Family, ParamSpec, Rule, Site, View};
-use super::RuleError;
+use super::algorithmic::{rule, B, R};
+use super::rule::{as_pattern, view, Args, Builder, Rule, Site, View};
 use crate::ir::visit::{self, Path};
 use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Lambda, MapKind, ParamId, Pattern, ReduceKind};
 use crate::types::Type;
-
-type R = Result<(), RuleError>;
-type B = Result<Expr, RuleError>;
-
-const fn rule(
-    name: &'static str,
-    lhs: &'static str,
-    rhs: &'static str,
-    params: &'static [ParamSpec],
-    matches: fn(&Site<'_>) -> R,
-    build: fn(&Site<'_>, &Args, &mut Builder) -> B,
-) -> Rule {
-    Rule { name, family: Family::Algorithmic, lhs, rhs, params, matches, build }
-}
 
 pub static RULES: [Rule; 2] = [
     rule(
