@@ -382,7 +382,8 @@ fn macro_rules() {
 
 const ZIP2: &str = "def f(a: [[float]M]N, b: [[float]M]N) = map(map(\\q -> add(at(0, at(1, get(0, q))), get(1, q)))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(map(transpose) o slide(3, 1) o map(slide(3, 1)) o map(pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)";
 const PAD3: &str = "map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp)";
-const SLIDE3: &str = "map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1)))";
+const SLIDE3: &str =
+    "map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1)))";
 
 #[test]
 fn stencil_tiling_rules() {
@@ -437,9 +438,17 @@ fn stencil_tiling_rules() {
         "root",
         &[],
     );
-    assert!(e.to_string().starts_with("`stencil-3d-planes` does not match here: expected `map(map(map(f))) $ slide_3"), "{e}");
-    let e = apply_err(ZIP2, "overlapped-tiling-2d-rect", "root", &[("uy", 4), ("vy", 2), ("ux", 6), ("vx", 3)]);
-    assert_eq!(e.to_string(), "`overlapped-tiling-2d-rect`: side condition violated: u - v = 3 but size - step = 2");
+    assert!(
+        e.to_string()
+            .starts_with("`stencil-3d-planes` does not match here: expected `map(map(map(f))) $ slide_3"),
+        "{e}"
+    );
+    let e =
+        apply_err(ZIP2, "overlapped-tiling-2d-rect", "root", &[("uy", 4), ("vy", 2), ("ux", 6), ("vx", 3)]);
+    assert_eq!(
+        e.to_string(),
+        "`overlapped-tiling-2d-rect`: side condition violated: u - v = 3 but size - step = 2"
+    );
 }
 
 #[test]

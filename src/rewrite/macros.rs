@@ -283,7 +283,10 @@ fn copy_dims(s: &Site<'_>) -> Option<usize> {
 
 fn m_map_id_nd(s: &Site<'_>) -> R {
     copy_dims(s).map(|_| ()).ok_or_else(|| {
-        s.no_match("map-id-nd", "a lambda's parameter (or `get(i, p)` of one) holding an array of 2 or more dimensions")
+        s.no_match(
+            "map-id-nd",
+            "a lambda's parameter (or `get(i, p)` of one) holding an array of 2 or more dimensions",
+        )
     })
 }
 

@@ -65,7 +65,9 @@ fn zip_of_gets(e: &Expr, p: ParamId) -> Option<usize> {
 fn is_get(e: &Expr, i: usize, p: ParamId) -> bool {
     match &e.kind {
         ExprKind::Call(f, args) => match (&f.kind, args.as_slice()) {
-            (FunKind::Pattern(Pattern::Get(j)), [Expr { kind: ExprKind::Param(q), .. }]) => *j == i && *q == p,
+            (FunKind::Pattern(Pattern::Get(j)), [Expr { kind: ExprKind::Param(q), .. }]) => {
+                *j == i && *q == p
+            }
             _ => false,
         },
         ExprKind::Literal(_) | ExprKind::Param(_) => false,
@@ -160,7 +162,10 @@ fn stencil2(e: &Expr) -> Option<Stencil2<'_>> {
 
 fn m_rect(s: &Site<'_>) -> R {
     stencil2(s.expr).map(|_| ()).ok_or_else(|| {
-        s.no_match("overlapped-tiling-2d-rect", "`map(map(f)) $ slide_2(size, step) $ x`, or of a zip_2 of such grids and others")
+        s.no_match(
+            "overlapped-tiling-2d-rect",
+            "`map(map(f)) $ slide_2(size, step) $ x`, or of a zip_2 of such grids and others",
+        )
     })
 }
 
@@ -175,7 +180,13 @@ fn lens2(s: &Site<'_>, e: &Expr, rule: &'static str) -> Result<(ArithExpr, Arith
 }
 
 /// `map(transpose) o slide(sy, ty) o map(slide(sx, tx)) $ x`.
-fn slide2r(g: &mut IdGen, y: (&ArithExpr, &ArithExpr), x: (&ArithExpr, &ArithExpr), e: Expr, span: Span) -> Expr {
+fn slide2r(
+    g: &mut IdGen,
+    y: (&ArithExpr, &ArithExpr),
+    x: (&ArithExpr, &ArithExpr),
+    e: Expr,
+    span: Span,
+) -> Expr {
     let (sx, tx) = (x.0.clone(), x.1.clone());
     let inner = g.lambda1(span, |g, r| g.call_pattern(Pattern::Slide { size: sx, step: tx }, vec![r], span));
     let rows = g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![e], span);
@@ -305,7 +316,8 @@ fn slide3_parts(e: &Expr) -> Option<(&ArithExpr, &ArithExpr, &Expr)> {
     if !matches!(unary_pattern(t)?, Pattern::Transpose) {
         return None;
     }
-    let (Pattern::Transpose, [Expr { kind: ExprKind::Param(q), .. }], _) = super::rule::as_pattern(tp)? else {
+    let (Pattern::Transpose, [Expr { kind: ExprKind::Param(q), .. }], _) = super::rule::as_pattern(tp)?
+    else {
         return None;
     };
     if *q != p {
@@ -472,7 +484,12 @@ fn b_planes(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let input = match st.slid {
         None => planes(g, st.grids[0]),
         Some(i) => {
-            let grids = st.grids.iter().enumerate().map(|(j, x)| if j == i { planes(g, x) } else { (*x).clone() }).collect();
+            let grids = st
+                .grids
+                .iter()
+                .enumerate()
+                .map(|(j, x)| if j == i { planes(g, x) } else { (*x).clone() })
+                .collect();
             g.call_pattern(Pattern::Zip(st.grids.len()), grids, span)
         }
     };
