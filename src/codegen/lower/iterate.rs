@@ -83,14 +83,12 @@ impl<'a> Lowerer<'a> {
                 // Found by fuzzing (`toLocal(toGlobal(id))` in dot's
                 // iterate): per-thread slices of the buffers with an input
                 // in another memory were an internal error.
-                let Ok(mem) = buf_a.mem_ref() else {
-                    return self.unsupported(
-                        span,
-                        "iterate's input is not in the memory its body writes to, and its buffers are slices \
-                         of a parallel map's: write the input with the same toLocal or toGlobal as the body",
-                    );
+                // A per-thread slice is written through its own view: only
+                // inner lengths enter its indices, and they are the body's.
+                let out_view = match buf_a.mem_ref() {
+                    Ok(mem) => rc(View::Mem { mem, ty: body_ty.clone() }),
+                    Err(_) => buf_a.clone(),
                 };
-                let out_view = rc(View::Mem { mem, ty: body_ty.clone() });
                 self.apply(
                     g,
                     vec![input.clone()],
@@ -219,6 +217,7 @@ impl<'a> Lowerer<'a> {
                 Access::Mem { index: base, .. },
             ) if fields.is_empty()
                 && mem.space == space
+                && !self.is_input_buffer(&mem)
                 && matches!(mem.kind, MemKind::Array | MemKind::Buffer)
                 && self.memo.simplify(&ArithExpr::sub(index.clone(), base.clone())) == k =>
             {
@@ -231,6 +230,17 @@ impl<'a> Lowerer<'a> {
             }
             _ => None,
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// Whether `mem` is one of the kernel's input buffers (`const global T*
+    /// restrict`). The double-buffering pointers must never point into one:
+    /// NVIDIA's compiler then read the pointer's later targets, written in
+    /// the same kernel, through the read-only cache and got stale values
+    /// (random programs on the H100; PoCL computed them right).
+    fn is_input_buffer(&self, mem: &Rc<Memory>) -> bool {
+        self.env.values().any(|v| matches!(&**v, View::Mem { mem: m, .. } if Rc::ptr_eq(m, mem)))
     }
 }
 

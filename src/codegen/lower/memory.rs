@@ -18,6 +18,7 @@ use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
 use crate::view::{MemKind, Memory, View};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// A global buffer the kernel needs besides its inputs and output.
@@ -106,6 +107,25 @@ impl Lowerer<'_> {
                 });
             }
             AddressSpace::Global => {
+                // Inside an iterate the length is a run-time variable: the
+                // buffer gets room for the longest input, the first (a
+                // temporary's length grows with its input's). Found by the
+                // random programs: the size named an unbound `iter_len_k`.
+                let longest: HashMap<String, ArithExpr> = self
+                    .inp
+                    .types
+                    .iterate_vars
+                    .values()
+                    .filter_map(|v| {
+                        let stop = v.range.stop.as_ref()?;
+                        Some((v.name.clone(), ArithExpr::sub((**stop).clone(), ArithExpr::Cst(1))))
+                    })
+                    .collect();
+                // (Nested iterates: an inner bound names an outer length.)
+                let mut count = count;
+                for _ in 0..=longest.len() {
+                    count = count.substitute(&longest);
+                }
                 let bytes = arith::simplify(&ArithExpr::mul(
                     count,
                     ArithExpr::Cst(elem.scalar_like_bytes().unwrap_or(4)),
