@@ -7,7 +7,9 @@
 //! that function of the variable applied `n` times.
 
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
-use crate::ir::{Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, ParamId, Pattern, Program, Span};
+use crate::ir::{
+    Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, PadMode, ParamId, Pattern, Program, Span,
+};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -361,6 +363,30 @@ impl Checker<'_> {
             Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, n) = self.array(name, t, span)?;
+                if let Pattern::Pad { mode, .. } = p {
+                    // The kernel reflects (mirror) or wraps once, as stencils
+                    // need; padding by more than the array's length would
+                    // read outside it (the interpreter repeats the pattern).
+                    // Refused where the lengths show it: at compile time for
+                    // constants, before launch once sizes are known.
+                    let wider = |side: &ArithExpr| matches!(arith::simplify(&ArithExpr::sub(side.clone(), n.clone())), ArithExpr::Cst(c) if c > 0);
+                    let sides: &[&ArithExpr] = match mode {
+                        PadMode::Clamp => &[],
+                        PadMode::Mirror => &[left, right],
+                        PadMode::Wrap => &[left],
+                    };
+                    if let Some(side) = sides.iter().find(|s| wider(s)) {
+                        return err(
+                            span,
+                            format!(
+                                "pad({left}, {right}, {}): pads {side} elements on one side of an array of {n}; \
+                                 {} pads at most the array's length",
+                                mode.name(),
+                                mode.name()
+                            ),
+                        );
+                    }
+                }
                 if let Pattern::PadConst { value, .. } = p {
                     if !same_type(&value.ty(), elem) {
                         return err(
