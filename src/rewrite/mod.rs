@@ -11,7 +11,8 @@
 //! pairs, [`engine::apply`] applies one.
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
-//! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `macros`), `vectorize` (vectorised user
+//! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `slide_seq` (seed 004's
+//! OpenCL rule), `macros`), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
@@ -21,6 +22,7 @@ pub mod interchange;
 pub mod macros;
 pub mod opencl;
 mod rule;
+pub mod slide_seq;
 pub mod vectorize;
 
 pub use derivation::{
@@ -35,6 +37,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .iter()
         .chain(interchange::RULES.iter())
         .chain(opencl::RULES.iter())
+        .chain(slide_seq::RULES.iter())
         .chain(macros::RULES.iter())
         .collect()
 }
