@@ -433,9 +433,19 @@ fn seed_004_rules() {
         "mapSeq(\\w -> add(at(0, w), at(2, w)), slide(3, 2, x))",
         "slideSeqPlus(3, 2, \\w -> add(at(0, w), at(2, w)), x)",
     );
-    let e = apply_err("def f(x: [float]N) = mapGlb(0, reduceSeq(add, 0.0f)) o slide(3, 1) $ x", "slide-seq-plus", "root", &[]);
+    let e = apply_err(
+        "def f(x: [float]N) = mapGlb(0, reduceSeq(add, 0.0f)) o slide(3, 1) $ x",
+        "slide-seq-plus",
+        "root",
+        &[],
+    );
     assert!(matches!(e, RewriteError::Rule(RuleError::NoMatch { .. })), "{e}");
-    let e = apply_err("def f(x: [float]N) = mapSeq(mapGlb(0, sq)) o slide(3, 1) $ x", "slide-seq-plus", "root", &[]);
+    let e = apply_err(
+        "def f(x: [float]N) = mapSeq(mapGlb(0, sq)) o slide(3, 1) $ x",
+        "slide-seq-plus",
+        "root",
+        &[],
+    );
     assert_eq!(
         e.to_string(),
         "`slide-seq-plus`: side condition violated: the function contains a parallel map, but the window is private to one thread"

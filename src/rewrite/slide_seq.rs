@@ -54,7 +54,9 @@ fn fun_has_parallel(f: &FunDecl) -> bool {
     match &f.kind {
         FunKind::UserFun(_) => false,
         FunKind::Lambda(l) => expr_has_parallel(&l.body),
-        FunKind::Pattern(Pattern::Map { kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), .. }) => true,
+        FunKind::Pattern(Pattern::Map {
+            kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), ..
+        }) => true,
         FunKind::Pattern(p) => p.nested_fun().is_some_and(fun_has_parallel),
     }
 }
