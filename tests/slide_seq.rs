@@ -55,7 +55,12 @@ fn check(tag: &str, src: &str, names: &[&str], n: u64, m: u64) {
         write_npy(&path, &[m, n], &data((n * m) as usize, 17 + k as u64));
         inputs.push(format!("{name}={}", path.display()));
     }
-    let sizes = [format!("N={n}"), format!("M={m}")];
+    // The sizes the program has (a row length may be a constant).
+    let sizes: Vec<String> = [("N", n), ("M", m)]
+        .iter()
+        .filter(|(k, _)| src.contains(&format!("]{k}")))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     for level in [&["--no-arith-simplify", "--no-barrier-elim", "--no-cf-simplify"][..], &[]] {
         for known in [false, true] {
             let mut cmd = lift();
@@ -99,6 +104,30 @@ fn windows_of_every_overlap_match_the_interpreter() {
     for (size, step) in [(3, 1), (5, 2), (4, 4), (2, 3), (1, 1)] {
         check(&format!("rows-{size}-{step}"), &rows(size, step), &["a"], 41, 7);
     }
+}
+
+#[test]
+fn unpadded_windows_and_a_private_result_match_the_interpreter() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    // N - 2 windows: not provably any, so the prologue is guarded.
+    check(
+        "unpadded",
+        "def rows(a: [[float]N]M) = mapGlb(0, slideSeqPlus(3, 1, toGlobal(mapSeq(id)) o reduceSeq(acc, 0.0f))) $ a",
+        &["a"],
+        19,
+        5,
+    );
+    // The windows' results kept in private memory, then copied out.
+    check(
+        "private",
+        "def rows(a: [[float]17]M) = mapGlb(0, \\r -> toGlobal(mapSeq(id)) o join o toPrivate(slideSeqPlus(4, 3, mapSeq(id) o reduceSeq(acc, 0.0f))) $ r) $ a",
+        &["a"],
+        17,
+        9,
+    );
 }
 
 #[test]

@@ -73,12 +73,13 @@ impl<'a> Lowerer<'a> {
         let windows = self.decide(windows);
         // With no window at all, the prologue must not read either.
         let guarded = !self.memo.prove_le(&ArithExpr::Cst(1), &windows);
-        let (stmts, target) = self.in_block(|l| {
+        // The result is declared outside the guard: it is read after it.
+        let target = match out {
+            Some(o) => o,
+            None => self.alloc(ty, space, span)?,
+        };
+        let (stmts, ()) = self.in_block(|l| {
             let window = l.alloc(&window_ty, AddressSpace::Private, span)?;
-            let target = match out {
-                Some(o) => o,
-                None => l.alloc(ty, space, span)?,
-            };
             let keep = (size - step).max(0);
             for j in 0..keep {
                 let src = View::access(ArithExpr::Cst(j), (*xs).clone());
@@ -101,14 +102,15 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(())
             };
-            l.seq_loop(&windows, false, Some(MapKind::Seq), &mut body, span)?;
-            Ok(target)
+            l.seq_loop(&windows, false, Some(MapKind::Seq), &mut body, span)
         })?;
         if guarded {
             let cond = CExpr::binary("<", CExpr::raw("0"), CExpr::Arith(self.index(&windows)));
             self.emit(Stmt::If { cond, then: stmts, otherwise: Vec::new() });
         } else {
-            self.blocks.last_mut().map(|b| b.extend(stmts));
+            if let Some(b) = self.blocks.last_mut() {
+                b.extend(stmts);
+            }
         }
         Ok(target)
     }
