@@ -46,6 +46,11 @@ fn main() {
     }
     std::fs::create_dir_all(&out).expect("the output folder");
     let current = out.join("current.lift");
+    // The device the driver picks (the first GPU, else the first device).
+    match lift::runtime::select_device(None) {
+        Ok(d) => println!("device: {}", d.name),
+        Err(e) => println!("device: none ({e}); front end only"),
+    }
     let t0 = Instant::now();
     let (current, out_dir) = (&current, &out);
     let make_log = |what: &'static str| {

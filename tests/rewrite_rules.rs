@@ -380,6 +380,77 @@ fn macro_rules() {
     assert!(body(&out.program, "f").starts_with("map(\\_p"), "{}", body(&out.program, "f"));
 }
 
+const ZIP2: &str = "def f(a: [[float]M]N, b: [[float]M]N) = map(map(\\q -> add(at(0, at(1, get(0, q))), get(1, q)))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(map(transpose) o slide(3, 1) o map(slide(3, 1)) o map(pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)";
+const PAD3: &str = "map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp)";
+const SLIDE3: &str =
+    "map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1)))";
+
+#[test]
+fn stencil_tiling_rules() {
+    // Rows and columns tiled apart: 4 x 6 inputs give 2 x 4 outputs.
+    check_rule(
+        "def f(a: [[float]M]N) = map(map(\\w -> reduce(add, 0.0f) o join $ w)) o map(transpose) o slide(3, 1) o map(slide(3, 1)) $ a",
+        "overlapped-tiling-2d-rect",
+        "root",
+        &[("uy", 4), ("vy", 2), ("ux", 6), ("vx", 4)],
+        "map(\\_p5 -> map(\\w -> reduce(add, 0.0f, join(w)), _p5), map(\\_p6 -> transpose(_p6), slide(3, 1, map(\\_p7 -> slide(3, 1, _p7), a))))",
+        "map(\\_p18 -> join(_p18), join(map(\\_p17 -> transpose(_p17), map(\\_p16 -> map(\\_p10 -> map(\\_p15 -> map(\\_p13 -> reduce(add, 0.0f, join(_p13)), _p15), map(\\_p12 -> transpose(_p12), slide(3, 1, map(\\_p11 -> slide(3, 1, _p11), _p10)))), _p16), map(\\_p9 -> transpose(_p9), slide(4, 2, map(\\_p8 -> slide(6, 4, _p8), a)))))))",
+    );
+    // A slid grid zipped with another: the other is tiled without halo.
+    check_rule(
+        ZIP2,
+        "overlapped-tiling-2d-rect",
+        "root",
+        &[("uy", 4), ("vy", 2), ("ux", 6), ("vx", 4)],
+        "map(\\_p6 -> map(\\q -> add(at(0, at(1, get(0, q))), get(1, q)), _p6), map(\\r -> zip(get(0, r), get(1, r)), zip(map(\\_p7 -> transpose(_p7), slide(3, 1, map(\\_p8 -> slide(3, 1, _p8), map(\\_p9 -> pad(1, 1, clamp, _p9), pad(1, 1, clamp, a))))), b)))",
+        "map(\\_p23 -> join(_p23), join(map(\\_p22 -> transpose(_p22), map(\\_p14 -> map(\\_p15 -> map(\\_p21 -> map(\\_p19 -> add(at(0, at(1, get(0, _p19))), get(1, _p19)), _p21), map(\\_p18 -> zip(get(0, _p18), get(1, _p18)), zip(map(\\_p17 -> transpose(_p17), slide(3, 1, map(\\_p16 -> slide(3, 1, _p16), get(0, _p15)))), get(1, _p15)))), zip(get(0, _p14), get(1, _p14))), zip(map(\\_p11 -> transpose(_p11), slide(4, 2, map(\\_p10 -> slide(6, 4, _p10), map(\\_p9 -> pad(1, 1, clamp, _p9), pad(1, 1, clamp, a))))), map(\\_p13 -> transpose(_p13), slide(2, 2, map(\\_p12 -> slide(4, 4, _p12), b))))))))",
+    );
+    // 3D: windows of planes, f's reads at(x, at(y, at(z, q))) become at(z, at(x, at(y, q))).
+    check_rule(
+        &format!("def f(a: [[[float]M]M]N) = map(map(map(\\q -> add(at(0, at(1, at(2, q))), at(2, at(0, at(1, q))))))) o {SLIDE3} $ a"),
+        "stencil-3d-planes",
+        "root",
+        &[],
+        "map(\\_p6 -> map(\\_p5 -> map(\\q -> add(at(0, at(1, at(2, q))), at(2, at(0, at(1, q)))), _p5), _p6), map(\\_p2 -> map(\\_p7 -> transpose(_p7), transpose(_p2)), slide(3, 1, map(\\_p3 -> map(\\_p8 -> transpose(_p8), slide(3, 1, map(\\_p9 -> slide(3, 1, _p9), _p3))), a))))",
+        "map(\\_p11 -> map(\\_p17 -> map(\\_p15 -> add(at(2, at(0, at(1, _p15))), at(1, at(2, at(0, _p15)))), _p17), map(\\_p14 -> transpose(_p14), slide(3, 1, map(\\_p13 -> slide(3, 1, _p13), map(\\_p12 -> transpose(_p12), transpose(_p11)))))), slide(3, 1, a))",
+    );
+    check_rule(
+        &format!("def f(a: [[[float]M]M]N, b: [[[float]M]M]N) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), get(1, q))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip({SLIDE3} o {PAD3} $ a, b)"),
+        "stencil-3d-planes",
+        "root",
+        &[],
+        "map(\\_p11 -> map(\\_p10 -> map(\\q -> add(at(0, at(1, at(2, get(0, q)))), get(1, q)), _p10), _p11), map(\\p -> map(\\r -> zip(get(0, r), get(1, r)), zip(get(0, p), get(1, p))), zip(map(\\_p6 -> map(\\_p12 -> transpose(_p12), transpose(_p6)), slide(3, 1, map(\\_p7 -> map(\\_p13 -> transpose(_p13), slide(3, 1, map(\\_p14 -> slide(3, 1, _p14), _p7))), map(\\_p8 -> map(\\_p15 -> pad(1, 1, clamp, _p15), pad(1, 1, clamp, _p8)), pad(1, 1, clamp, a))))), b)))",
+        "map(\\_p17 -> map(\\_p24 -> map(\\_p22 -> add(at(2, at(0, at(1, get(0, _p22)))), get(1, _p22)), _p24), map(\\_p21 -> zip(get(0, _p21), get(1, _p21)), zip(map(\\_p20 -> transpose(_p20), slide(3, 1, map(\\_p19 -> slide(3, 1, _p19), map(\\_p18 -> transpose(_p18), transpose(get(0, _p17)))))), get(1, _p17)))), zip(slide(3, 1, map(\\_p8 -> map(\\_p15 -> pad(1, 1, clamp, _p15), pad(1, 1, clamp, _p8)), pad(1, 1, clamp, a))), b))",
+    );
+    // map-id-nd copies one grid of a tile of zipped grids.
+    check_rule(
+        "def f(a: [[float]M]N, b: [[float]M]N) = map(\\t -> map(map(\\p -> add(get(0, p), get(1, p)))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, t), get(1, t))) $ zip(split(2, a), split(2, b))",
+        "map-id-nd",
+        "0.0.0.1.1.1",
+        &[],
+        "map(\\t -> map(\\_p6 -> map(\\p -> add(get(0, p), get(1, p)), _p6), map(\\r -> zip(get(0, r), get(1, r)), zip(get(0, t), get(1, t)))), zip(split(2, a), split(2, b)))",
+        "map(\\t -> map(\\_p6 -> map(\\p -> add(get(0, p), get(1, p)), _p6), map(\\r -> zip(get(0, r), get(1, r)), zip(map(\\_p8 -> map(\\_p7 -> id(_p7), _p8), get(0, t)), get(1, t)))), zip(split(2, a), split(2, b)))",
+    );
+    // f reading its neighbourhood whole: the reads cannot be reordered.
+    let e = apply_err(
+        &format!("def f(a: [[[float]M]M]N) = map(map(map(\\q -> reduce(add, 0.0f) o join o join $ q))) o {SLIDE3} $ a"),
+        "stencil-3d-planes",
+        "root",
+        &[],
+    );
+    assert!(
+        e.to_string()
+            .starts_with("`stencil-3d-planes` does not match here: expected `map(map(map(f))) $ slide_3"),
+        "{e}"
+    );
+    let e =
+        apply_err(ZIP2, "overlapped-tiling-2d-rect", "root", &[("uy", 4), ("vy", 2), ("ux", 6), ("vx", 3)]);
+    assert_eq!(
+        e.to_string(),
+        "`overlapped-tiling-2d-rect`: side condition violated: u - v = 3 but size - step = 2"
+    );
+}
+
 #[test]
 fn errors_say_why() {
     let e = apply_err(MAP, "reduce-seq", "root", &[]);
@@ -482,6 +553,12 @@ const CORPUS: &[&str] = &[
     "def p23(x: [float]N) = mapSeq(\\w -> add(mult(0.5f, at(0, w)), at(2, w))) o slide(3, 2) o pad(1, 1, clamp) $ x",
     "def p24(a: [[float]M]N) = mapSeq(\\w -> reduceSeq(add, 0.0f) o join $ w) o slide(3, 1) $ a",
     "def p19(x: [float]N) = partRed(add, 0.0f, 1) o asScalar o asVector(4) o map(absVal) $ x",
+    // Stencils as the CGO 2018 defs write them: a slid grid zipped with
+    // another (2D), 3D alone (reads that tell the dimensions apart) and
+    // zipped.
+    "def p23(a: [[float]M]N, b: [[float]M]N) = map(map(\\q -> add(at(0, at(1, get(0, q))), mult(at(2, at(0, get(0, q))), get(1, q))))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(map(transpose) o slide(3, 1) o map(slide(3, 1)) o map(pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
+    "def p24(a: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, q))), mult(at(2, at(0, at(1, q))), at(1, at(2, at(0, q)))))))) o map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a",
+    "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
 /// Parameter values tried for each rule.
@@ -505,6 +582,10 @@ fn param_sets(rule: &str) -> Vec<Args> {
         "slide-tile" | "overlapped-tiling" | "overlapped-tiling-2d" => {
             vec![args(&[("u", 5), ("v", 3)]), args(&[("u", 4), ("v", 2)]), args(&[("u", 6), ("v", 4)])]
         }
+        "overlapped-tiling-2d-rect" => [(4, 2, 4, 2), (4, 2, 6, 4), (6, 4, 4, 2), (10, 8, 3, 1)]
+            .iter()
+            .map(|&(uy, vy, ux, vx)| args(&[("uy", uy), ("vy", vy), ("ux", ux), ("vx", vx)]))
+            .collect(),
         "map-glb" | "map-wrg" | "map-lcl" => one("d", &[0, 1]),
         "vectorize" | "vectorize-reduce" => one("n", &[2, 4]),
         "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],

@@ -86,10 +86,23 @@ impl Outcome {
 
 /// Random inputs for every parameter of `def` at `sizes`: floats uniform in
 /// [0, 1) (well-conditioned sums, so a reordered reduction validates with a
-/// tight tolerance), ints 0 (always a valid index).
+/// tight tolerance), ints uniform in `[0, m)` where `m` is the shortest
+/// outer length of any parameter: a program that indexes one input with
+/// another (MD's neighbour lists) gets valid, varied indices, so a candidate
+/// that reads the wrong neighbour fails validation (all-zero indices, as
+/// before, let it pass).
 pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Inputs, String> {
     let d = prog.def(def).ok_or_else(|| format!("no def `{def}`"))?;
     let mut out = Inputs::new();
+    let mut index_bound = i64::MAX;
+    for p in &d.params {
+        if let Some(l) = p.ty.as_ref().and_then(|t| t.lengths().first().cloned()) {
+            if let Ok(v) = l.eval_with(&|v| sizes.get(v).copied()) {
+                index_bound = index_bound.min(v.max(1));
+            }
+        }
+    }
+    let index_bound = if index_bound == i64::MAX { 1 } else { index_bound } as u64;
     for (i, p) in d.params.iter().enumerate() {
         let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` has no type", p.name))?;
         let mut n: i64 = match ty.base_elem() {
@@ -117,7 +130,7 @@ pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Resul
             if float {
                 HostArray::F32((0..n).map(|_| rng.next_f64() as f32).collect())
             } else {
-                HostArray::I32(vec![0; n])
+                HostArray::I32((0..n).map(|_| (rng.next_u64() % index_bound) as i32).collect())
             },
         );
     }

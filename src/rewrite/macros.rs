@@ -46,12 +46,12 @@ pub static RULES: [Rule; 6] = [
         &[ParamSpec { name: "n", what: "tile rows" }, ParamSpec { name: "m", what: "tile columns" }], m_map2, b_tile_2d),
     rule("register-blocking", "map(map(f))", "join o map(transpose o map(map(f)) o transpose) o split(n)",
         &[ParamSpec { name: "n", what: "rows per block" }], m_map2, b_register_blocking),
-    rule("map-id-nd", "p   (a lambda's parameter, an n-dimensional array, n >= 2)", "map(...map(id)...) $ p",
+    rule("map-id-nd", "p or get(i, p)   (p a lambda's parameter; an n-dimensional array, n >= 2)", "map(...map(id)...) $ p",
         &[], m_map_id_nd, b_map_id_nd),
 ];
 
 /// The pattern `P` of `\p -> P(p)`, or of a bare `P`.
-fn unary_pattern(f: &FunDecl) -> Option<&Pattern> {
+pub(super) fn unary_pattern(f: &FunDecl) -> Option<&Pattern> {
     match &f.kind {
         FunKind::Pattern(p) if takes_one_datum(p) => Some(p),
         FunKind::Lambda(l) => match (l.params.as_slice(), &l.body.kind) {
@@ -70,7 +70,7 @@ fn unary_pattern(f: &FunDecl) -> Option<&Pattern> {
 }
 
 /// `(f, xs, span)` of `map(\r -> map(f, r), xs)` (both high-level maps).
-fn map2_parts(e: &Expr) -> Option<(&FunDecl, &Expr, Span)> {
+pub(super) fn map2_parts(e: &Expr) -> Option<(&FunDecl, &Expr, Span)> {
     let (MapKind::Map, g, xs, span) = map_parts(e)? else { return None };
     match unary_pattern(g)? {
         Pattern::Map { kind: MapKind::Map, f } => Some((f, xs, span)),
@@ -109,7 +109,7 @@ fn b_tiling(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 }
 
 /// `(size, step, xs)` of `slide_2(size, step) $ xs`.
-fn slide2_parts(e: &Expr) -> Option<(&ArithExpr, &ArithExpr, &Expr)> {
+pub(super) fn slide2_parts(e: &Expr) -> Option<(&ArithExpr, &ArithExpr, &Expr)> {
     let (MapKind::Map, t, x1, _) = map_parts(e)? else { return None };
     if !matches!(unary_pattern(t)?, Pattern::Transpose) {
         return None;
@@ -133,7 +133,7 @@ fn slide2(g: &mut crate::ir::IdGen, size: &ArithExpr, step: &ArithExpr, x: Expr,
 }
 
 /// `map(\r -> map(f, r), x)` with `f` built by `body`.
-fn map2(
+pub(super) fn map2(
     g: &mut crate::ir::IdGen,
     x: Expr,
     span: Span,
@@ -256,7 +256,15 @@ fn b_register_blocking(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 
 /// Array dimensions of a parameter that `map-id-nd` copies.
 fn copy_dims(s: &Site<'_>) -> Option<usize> {
-    let ExprKind::Param(p) = &s.expr.kind else { return None };
+    // `p`, or `get(i, p)`: one grid of a tile of zipped grids.
+    let p = match &s.expr.kind {
+        ExprKind::Param(p) => p,
+        ExprKind::Call(f, args) => match (&f.kind, args.as_slice()) {
+            (FunKind::Pattern(Pattern::Get(_)), [Expr { kind: ExprKind::Param(p), .. }]) => p,
+            _ => return None,
+        },
+        ExprKind::Literal(_) => return None,
+    };
     // A lambda's parameter only: the def's own inputs are not tiles.
     let bound_here = s.above.iter().any(|n| match n {
         crate::ir::visit::Node::Fun(FunDecl { kind: FunKind::Lambda(l), .. }) => {
@@ -275,7 +283,10 @@ fn copy_dims(s: &Site<'_>) -> Option<usize> {
 
 fn m_map_id_nd(s: &Site<'_>) -> R {
     copy_dims(s).map(|_| ()).ok_or_else(|| {
-        s.no_match("map-id-nd", "a lambda's parameter holding an array of 2 or more dimensions")
+        s.no_match(
+            "map-id-nd",
+            "a lambda's parameter (or `get(i, p)` of one) holding an array of 2 or more dimensions",
+        )
     })
 }
 

@@ -12,7 +12,7 @@
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
 //! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `slide_seq` (seed 004's
-//! OpenCL rule), `macros`), `vectorize` (vectorised user
+//! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
@@ -23,6 +23,7 @@ pub mod macros;
 pub mod opencl;
 mod rule;
 pub mod slide_seq;
+pub mod tiling;
 pub mod vectorize;
 
 pub use derivation::{
@@ -39,6 +40,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .chain(opencl::RULES.iter())
         .chain(slide_seq::RULES.iter())
         .chain(macros::RULES.iter())
+        .chain(tiling::RULES.iter())
         .collect()
 }
 

@@ -77,6 +77,10 @@ pub fn consume_in(
     Ok(if c.subst.is_empty() { a } else { substitute(a, &c.subst) })
 }
 
+/// The symbolic scalar offset of [`Consumer::check_consecutive`]; no
+/// generated name starts with two underscores.
+const OFFSET_VAR: &str = "__vec_offset";
+
 /// Largest index expression consumption builds (in nodes).
 const MAX_INDEX_NODES: usize = 20_000;
 
@@ -104,9 +108,12 @@ fn fits(e: &ArithExpr, budget: &mut usize) -> bool {
 
 /// Replaces the index variables of layout maps by the indices they stand for.
 fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
-    // Applied repeatedly: one layout map's index may mention another's variable.
-    let s = |e: ArithExpr| {
-        let mut e = e;
+    // One layout map's index may mention another's variable: the (small)
+    // values are resolved to their fixpoints first, so that the (large)
+    // access indices are rewritten in one pass. Substitution is structural,
+    // so this gives what repeated passes over each index gave.
+    let fixpoint = |e: &ArithExpr| {
+        let mut e = e.clone();
         for _ in 0..=m.len() {
             let next = e.substitute(m);
             if next == e {
@@ -116,6 +123,8 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
         }
         e
     };
+    let resolved: HashMap<String, ArithExpr> = m.iter().map(|(k, v)| (k.clone(), fixpoint(v))).collect();
+    let s = |e: ArithExpr| e.substitute(&resolved);
     match a {
         Access::Mem { mem, index, vector, component, fields } => {
             Access::Mem { mem, index: s(index), vector, component: component.map(|(c, n)| (s(c), n)), fields }
@@ -206,6 +215,9 @@ impl Consumer<'_> {
                 )));
             }
         }
+        if self.consecutive_for_every_offset(of, base, n, flags) {
+            return Ok(());
+        }
         for c in 1..n as i64 {
             let at = ArithExpr::add(base.clone(), ArithExpr::Cst(c));
             let Some(next) = self.scalar_index(of, at, flags)? else { return Err(not_consecutive()) };
@@ -214,6 +226,23 @@ impl Consumer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `index(base + c) - index(base)` simplifies to `c` for a
+    /// symbolic `c` in `[0, n)`: one consumption answers for every scalar of
+    /// a vector, where comparing the `n` scalars one by one took `n`
+    /// consumptions per unrolled access (most of mm-nvidia's compile time).
+    /// `false` means "not shown" (the caller then compares one by one).
+    fn consecutive_for_every_offset(&self, of: &View, base: &ArithExpr, n: u8, flags: &Flags) -> bool {
+        let c = ArithExpr::index(OFFSET_VAR, ArithExpr::Cst(0), ArithExpr::Cst(i64::from(n)));
+        let Ok(Some(general)) = self.scalar_index(of, ArithExpr::add(base.clone(), c.clone()), flags) else {
+            return false;
+        };
+        let zero: HashMap<String, ArithExpr> = [(OFFSET_VAR.to_string(), ArithExpr::Cst(0))].into();
+        let first = general.substitute(&zero);
+        let mut names = CanonicalNames::default();
+        let (g, f, c) = (names.rename(&general), names.rename(&first), names.rename(&c));
+        self.memo.prove_eq(&ArithExpr::sub(g, f), &c)
     }
 
     fn pop(&mut self, what: &str) -> Result<ArithExpr, ViewError> {
