@@ -234,3 +234,19 @@ fn index_grown_by_stacked_layout_patterns() {
         "cannot compile: the index of a join has more than 20000 terms: too many layout patterns (split, join, gather, ...) are stacked on this array"
     );
 }
+
+#[test]
+fn slide_seq_plus_window_of_unknown_size() {
+    check(
+        &format!("{ADD}def f(a: [[float]N]M) = slideSeqPlus(3, 1, toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f) o join) $ a"),
+        "t.lift:2:25: cannot compile: slideSeqPlus keeps its window of type [[float]N]3 in private memory: its elements need a size known at compile time, found 3 * N values (give the sizes with --size)",
+    );
+}
+
+#[test]
+fn parallel_map_inside_slide_seq_plus() {
+    check(
+        &format!("{ADD}def f(a: [[float]N]M) = mapGlb(0, slideSeqPlus(3, 1, mapGlb(1, \\x -> add(x, x)))) $ a"),
+        "t.lift:2:54: cannot compile: mapGlb(1) inside slideSeqPlus: its window is in one thread's private memory, so its function runs in that thread (use mapSeq)",
+    );
+}

@@ -495,6 +495,32 @@ fn seed_004_rules() {
         "map(\\_p2 -> transpose(_p2), slide(3, 1, a))",
         "transpose(map(\\_p3 -> slide(3, 1, _p3), transpose(a)))",
     );
+    // A sequential map over windows becomes one loop over a private window.
+    check_rule(
+        "def f(x: [float]N) = mapSeq(\\w -> add(at(0, w), at(2, w))) o slide(3, 2) $ x",
+        "slide-seq-plus",
+        "root",
+        &[],
+        "mapSeq(\\w -> add(at(0, w), at(2, w)), slide(3, 2, x))",
+        "slideSeqPlus(3, 2, \\w -> add(at(0, w), at(2, w)), x)",
+    );
+    let e = apply_err(
+        "def f(x: [float]N) = mapGlb(0, reduceSeq(add, 0.0f)) o slide(3, 1) $ x",
+        "slide-seq-plus",
+        "root",
+        &[],
+    );
+    assert!(matches!(e, RewriteError::Rule(RuleError::NoMatch { .. })), "{e}");
+    let e = apply_err(
+        "def f(x: [float]N) = mapSeq(mapGlb(0, sq)) o slide(3, 1) $ x",
+        "slide-seq-plus",
+        "root",
+        &[],
+    );
+    assert_eq!(
+        e.to_string(),
+        "`slide-seq-plus`: side condition violated: the function contains a parallel map, but the window is private to one thread"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -524,6 +550,8 @@ const CORPUS: &[&str] = &[
     // The initial row is neutral (zeros), as `reduce` promises.
     "def p21(a: [[float]M]N, z: [float]M) = reduce(\\(acc, row) -> map(\\p -> add(get(0, p), get(1, p))) $ zip(acc, row), map(\\v -> mult(0.0f, v)) $ z) $ a",
     "def p22(a: [[float]M]N) = map(map(reduce(add, 0.0f))) o map(transpose) o slide(3, 1) $ a",
+    "def p23(x: [float]N) = mapSeq(\\w -> add(mult(0.5f, at(0, w)), at(2, w))) o slide(3, 2) o pad(1, 1, clamp) $ x",
+    "def p24(a: [[float]M]N) = mapSeq(\\w -> reduceSeq(add, 0.0f) o join $ w) o slide(3, 1) $ a",
     "def p19(x: [float]N) = partRed(add, 0.0f, 1) o asScalar o asVector(4) o map(absVal) $ x",
     // Stencils as the CGO 2018 defs write them: a slid grid zipped with
     // another (2D), 3D alone (reads that tell the dimensions apart) and

@@ -48,6 +48,26 @@ impl Interp<'_> {
         }
     }
 
+    /// The windows of `slide(size, step)` over `xs`.
+    fn windows(
+        &self,
+        xs: Vec<Value>,
+        size: &ArithExpr,
+        step: &ArithExpr,
+        name: &str,
+        span: Span,
+    ) -> Result<Vec<Value>, InterpError> {
+        let (size, step) = (self.arith(size, span)?, self.arith(step, span)?);
+        let n = xs.len() as i64;
+        if size <= 0 || step <= 0 || size > n {
+            return Err(rt(span, format!("{name}({size}, {step}) of an array of {n}")));
+        }
+        let count = (n - size + step) / step;
+        Ok((0..count)
+            .map(|w| Value::Array(xs[(w * step) as usize..(w * step + size) as usize].to_vec()))
+            .collect())
+    }
+
     fn arith(&self, a: &ArithExpr, span: Span) -> Result<i64, InterpError> {
         a.eval_with(&|n| self.sizes.get(n).copied()).map_err(|err| rt(span, err.to_string()))
     }
@@ -253,16 +273,14 @@ impl Interp<'_> {
             Pattern::ToGlobal(f) | Pattern::ToLocal(f) | Pattern::ToPrivate(f) => self.apply(f, args, span),
             Pattern::Slide { size, step } => {
                 let xs = array(one(), span, "slide")?;
-                let (size, step) = (self.arith(size, span)?, self.arith(step, span)?);
-                let n = xs.len() as i64;
-                if size <= 0 || step <= 0 || size > n {
-                    return Err(rt(span, format!("slide({size}, {step}) of an array of {n}")));
-                }
-                let count = (n - size + step) / step;
+                Ok(Value::Array(self.windows(xs, size, step, "slide", span)?))
+            }
+            // `mapSeq(f) o slide(size, step)`.
+            Pattern::SlideSeq { size, step, f } => {
+                let xs = array(one(), span, "slideSeqPlus")?;
+                let windows = self.windows(xs, size, step, "slideSeqPlus", span)?;
                 Ok(Value::Array(
-                    (0..count)
-                        .map(|w| Value::Array(xs[(w * step) as usize..(w * step + size) as usize].to_vec()))
-                        .collect(),
+                    windows.into_iter().map(|w| self.apply(f, vec![w], span)).collect::<Result<_, _>>()?,
                 ))
             }
             Pattern::Pad { left, right, mode } => {

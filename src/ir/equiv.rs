@@ -191,6 +191,12 @@ impl Canon<'_> {
                 self.arith(size);
                 self.arith(step);
             }
+            Pattern::SlideSeq { size, step, f } => {
+                self.out.push_str("slideSeqPlus[");
+                self.arith(size);
+                self.arith(step);
+                self.fun(f);
+            }
             Pattern::Pad { left, right, mode } => {
                 let _ = write!(self.out, "pad{mode:?}[");
                 self.arith(left);

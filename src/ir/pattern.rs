@@ -132,6 +132,12 @@ pub enum Pattern {
     /// `[a]n -> [[a]size]((n - size + step) / step)`; window `i` starts at
     /// `i * step`. Args `[xs]`.
     Slide { size: ArithExpr, step: ArithExpr },
+    /// `slideSeqPlus(size, step, f)`: `mapSeq(f) o slide(size, step)`,
+    /// `[a]n -> [b]((n - size + step) / step)` for `f: [a]size -> b`,
+    /// compiled as one sequential loop that keeps the current window in
+    /// private memory and loads only `step` new elements per iteration
+    /// (register reuse along a sequential stencil dimension). Args `[xs]`.
+    SlideSeq { size: ArithExpr, step: ArithExpr, f: Box<FunDecl> },
     /// `pad(l, r, mode)`: `[a]n -> [a](l + n + r)`, the new elements taken
     /// from inside the array by `mode`. Args `[xs]`.
     Pad { left: ArithExpr, right: ArithExpr, mode: PadMode },
@@ -186,6 +192,7 @@ impl Pattern {
             | Pattern::ToGlobal(f)
             | Pattern::ToLocal(f)
             | Pattern::ToPrivate(f)
+            | Pattern::SlideSeq { f, .. }
             | Pattern::Generate { f, .. } => Some(f),
             layout_pattern!() | Pattern::Id => None,
         }
@@ -232,6 +239,7 @@ impl Pattern {
             Pattern::ToLocal(_) => N::ToLocal,
             Pattern::ToPrivate(_) => N::ToPrivate,
             Pattern::Slide { .. } => N::Slide,
+            Pattern::SlideSeq { .. } => N::SlideSeqPlus,
             Pattern::Pad { .. } => N::Pad,
             Pattern::PadConst { .. } => N::PadConst,
             Pattern::Generate { .. } => N::Generate,
@@ -267,6 +275,7 @@ impl Pattern {
             | Pattern::AsVector(_)
             | Pattern::AsScalar
             | Pattern::Slide { .. }
+            | Pattern::SlideSeq { .. }
             | Pattern::Pad { .. }
             | Pattern::PadConst { .. }
             | Pattern::Id => Some(1),
@@ -341,6 +350,7 @@ pattern_names! {
     ToLocal = "toLocal", "toLocal(f)", 1;
     ToPrivate = "toPrivate", "toPrivate(f)", 1;
     Slide = "slide", "slide(size, step)", 2;
+    SlideSeqPlus = "slideSeqPlus", "slideSeqPlus(size, step, f)", 3;
     Pad = "pad", "pad(left, right, clamp|mirror|wrap)", 3;
     PadConst = "padConst", "padConst(left, right, value)", 3;
     Generate = "generate", "generate(n, f)", 2;
@@ -349,11 +359,12 @@ pattern_names! {
 }
 
 /// Other names of patterns, as the papers write them.
-const ALIASES: [(&str, PatternName); 4] = [
+const ALIASES: [(&str, PatternName); 5] = [
     ("reorder", PatternName::Gather),
     ("vectorize", PatternName::MapVec),
     ("mapGlobal", PatternName::MapGlb),
     ("mapLocal", PatternName::MapLcl),
+    ("mapSeqSlide", PatternName::SlideSeqPlus),
 ];
 
 impl PatternName {
@@ -405,6 +416,7 @@ impl PatternName {
             | N::ToLocal
             | N::ToPrivate
             | N::Slide
+            | N::SlideSeqPlus
             | N::Pad
             | N::PadConst
             | N::Id => 1,

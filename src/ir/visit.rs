@@ -85,6 +85,7 @@ pub fn nested_fun_mut(p: &mut Pattern) -> Option<&mut FunDecl> {
         | Pattern::ToGlobal(f)
         | Pattern::ToLocal(f)
         | Pattern::ToPrivate(f)
+        | Pattern::SlideSeq { f, .. }
         | Pattern::Generate { f, .. } => Some(f),
         Pattern::Split(_)
         | Pattern::Join
@@ -353,7 +354,8 @@ fn norm_fun(f: &FunDecl, gen: &mut IdGen, expand: bool) -> FunDecl {
         },
         FunKind::UserFun(_) => f.clone(),
         FunKind::Pattern(p) => {
-            let inner_expand = matches!(p, Pattern::Map { .. } | Pattern::Iterate { .. });
+            let inner_expand =
+                matches!(p, Pattern::Map { .. } | Pattern::Iterate { .. } | Pattern::SlideSeq { .. });
             let mut p = p.clone();
             if let Some(g) = nested_fun_mut(&mut p) {
                 *g = norm_fun(g, gen, inner_expand);

@@ -139,6 +139,11 @@ impl Ctx<'_> {
             N::ToLocal => Pattern::ToLocal(Box::new(self.fun(p!(0))?)),
             N::ToPrivate => Pattern::ToPrivate(Box::new(self.fun(p!(0))?)),
             N::Slide => Pattern::Slide { size: self.arith(p!(0))?, step: self.arith(p!(1))? },
+            N::SlideSeqPlus => Pattern::SlideSeq {
+                size: self.arith(p!(0))?,
+                step: self.arith(p!(1))?,
+                f: Box::new(self.fun(p!(2))?),
+            },
             N::Pad => {
                 let (left, right) = (self.arith(p!(0))?, self.arith(p!(1))?);
                 let m = p!(2);

@@ -219,6 +219,11 @@ impl Printer<'_> {
                 parts.push(size.to_string());
                 parts.push(step.to_string());
             }
+            Pattern::SlideSeq { size, step, f: g } => {
+                parts.push(size.to_string());
+                parts.push(step.to_string());
+                parts.push(f(g));
+            }
             Pattern::Pad { left, right, mode } => {
                 parts.push(left.to_string());
                 parts.push(right.to_string());

@@ -95,7 +95,12 @@ impl Inference {
                     self.call(g, &[init, args.get(1).copied().unwrap_or(init)], Some(init));
                     init
                 }
-                Pattern::Map { f: g, .. } | Pattern::Iterate { f: g, .. } => self.call(g, args, write_to),
+                // `slideSeqPlus` is given the spaces of `mapSeq(f) o slide`
+                // (its private window is the lowering's business), so that
+                // the rule introducing it keeps every allocation.
+                Pattern::Map { f: g, .. }
+                | Pattern::Iterate { f: g, .. }
+                | Pattern::SlideSeq { f: g, .. } => self.call(g, args, write_to),
                 Pattern::MapVec { f: g } => {
                     self.call(g, args, write_to);
                     write_to.unwrap_or_else(|| from_args(args))

@@ -34,6 +34,7 @@ fn lcl_dim(f: &FunDecl) -> Option<u8> {
             | Pattern::Reduce { .. }
             | Pattern::PartRed { .. }
             | Pattern::Iterate { .. }
+            | Pattern::SlideSeq { .. }
             | Pattern::Generate { .. }
             | layout_pattern!()
             | Pattern::Id => None,
@@ -62,6 +63,7 @@ fn nested_parallel(f: &FunDecl) -> bool {
             | Pattern::Reduce { .. }
             | Pattern::PartRed { .. }
             | Pattern::Iterate { .. }
+            | Pattern::SlideSeq { .. }
             | Pattern::Generate { .. }
             | layout_pattern!()
             | Pattern::Id => true,

@@ -118,6 +118,11 @@ impl Walker<'_> {
                     }
                 }
                 Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => self.fun(g, args),
+                Pattern::SlideSeq { size, f: g, .. } => {
+                    if let Some(Type::Array(elem, _)) = args.first() {
+                        self.fun(g, &[Type::array((**elem).clone(), size.clone())]);
+                    }
+                }
                 Pattern::MapVec { .. } | Pattern::Generate { .. } | layout_pattern!() | Pattern::Id => {}
             },
         }

@@ -130,6 +130,11 @@ fn subst_pattern(p: &mut Pattern, m: &HashMap<String, ArithExpr>) {
             s(size);
             s(step);
         }
+        Pattern::SlideSeq { size, step, f } => {
+            s(size);
+            s(step);
+            subst_fun(f, m);
+        }
         Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
             s(left);
             s(right);

@@ -69,6 +69,28 @@ fn len(e: ArithExpr) -> ArithExpr {
     arith::simplify(&e)
 }
 
+/// The window type and window count of `slide(size, step)` (and of
+/// `slideSeqPlus`) over `[elem]n`.
+fn slide_type(
+    name: &str,
+    elem: &Type,
+    n: &ArithExpr,
+    size: &ArithExpr,
+    step: &ArithExpr,
+    span: Span,
+) -> Result<(Type, ArithExpr), TypeError> {
+    for (what, v) in [("size", size), ("step", step)] {
+        if let Some(c @ ..=0) = v.as_cst() {
+            return err(span, format!("{name}: the window {what} must be positive, found {c}"));
+        }
+    }
+    let windows = len(ArithExpr::div(
+        ArithExpr::add(ArithExpr::sub(n.clone(), size.clone()), step.clone()),
+        step.clone(),
+    ));
+    Ok((Type::array(elem.clone(), size.clone()), windows))
+}
+
 /// Whether two types are equal, comparing lengths after simplification.
 pub fn same_type(a: &Type, b: &Type) -> bool {
     match (a, b) {
@@ -349,16 +371,16 @@ impl Checker<'_> {
             Pattern::Slide { size, step } => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, n) = self.array(name, t, span)?;
-                for (what, v) in [("size", size), ("step", step)] {
-                    if let Some(c @ ..=0) = v.as_cst() {
-                        return err(span, format!("slide: the window {what} must be positive, found {c}"));
-                    }
-                }
-                let windows = len(ArithExpr::div(
-                    ArithExpr::add(ArithExpr::sub(n.clone(), size.clone()), step.clone()),
-                    step.clone(),
-                ));
-                Ok(Type::array(Type::array(elem.clone(), size.clone()), windows))
+                let (window, windows) = slide_type(name, elem, n, size, step, span)?;
+                Ok(Type::array(window, windows))
+            }
+            // `mapSeq(f) o slide(size, step)`.
+            Pattern::SlideSeq { size, step, f: g } => {
+                let t = self.one_arg(name, args, span)?;
+                let (elem, n) = self.array(name, t, span)?;
+                let (window, windows) = slide_type(name, elem, n, size, step, span)?;
+                let out = self.apply(g, &[window], span)?;
+                Ok(Type::array(out, windows))
             }
             Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
                 let t = self.one_arg(name, args, span)?;

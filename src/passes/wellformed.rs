@@ -15,7 +15,9 @@
 //!   `mapWrg`, never both kinds, never two nests one after the other, and
 //!   never a nest that a `reduce` or `iterate` repeats: OpenCL has no
 //!   barrier across work-groups, so a second nest would read what other
-//!   work-groups of the first may not have written yet.
+//!   work-groups of the first may not have written yet;
+//! * no parallel map is inside the function of a `slideSeqPlus`: its window
+//!   lives in one thread's private memory.
 
 use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Span};
 
@@ -29,7 +31,7 @@ pub struct WellFormedError {
 
 /// Checks `def` against the rules of the module documentation.
 pub fn check(def: &Def) -> Result<(), WellFormedError> {
-    let mut w = Walker { enclosing: Vec::new(), repeated: 0, top: None };
+    let mut w = Walker { enclosing: Vec::new(), repeated: 0, top: None, windows: 0 };
     w.expr(&def.body)
 }
 
@@ -41,6 +43,8 @@ struct Walker {
     repeated: usize,
     /// The first outermost parallel map: its kind and position.
     top: Option<(MapKind, Span)>,
+    /// How many `slideSeqPlus` functions enclose the current point.
+    windows: usize,
 }
 
 fn name(k: MapKind) -> String {
@@ -99,6 +103,12 @@ impl Walker {
                 self.repeated -= top as usize;
                 r
             }
+            Pattern::SlideSeq { f, .. } => {
+                self.windows += 1;
+                let r = self.fun(f);
+                self.windows -= 1;
+                r
+            }
             Pattern::Map { f, .. }
             | Pattern::MapVec { f }
             | Pattern::ToGlobal(f)
@@ -126,6 +136,12 @@ impl Walker {
     /// Checks a parallel map of `kind` at `span` against its enclosing maps.
     fn map(&mut self, kind: MapKind, span: Span) -> Result<(), WellFormedError> {
         let me = name(kind);
+        if self.windows > 0 {
+            return self.fail(
+                span,
+                format!("{me} inside slideSeqPlus: its window is in one thread's private memory, so its function runs in that thread (use mapSeq)"),
+            );
+        }
         if let Some(outer) = self.enclosing.iter().find(|k| **k == kind) {
             return self.fail(
                 span,

@@ -11,8 +11,8 @@
 //! pairs, [`engine::apply`] applies one.
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
-//! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `macros`,
-//! `tiling` (overlapped tiling of the stencil defs)), `vectorize` (vectorised user
+//! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `slide_seq` (seed 004's
+//! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
@@ -22,6 +22,7 @@ pub mod interchange;
 pub mod macros;
 pub mod opencl;
 mod rule;
+pub mod slide_seq;
 pub mod tiling;
 pub mod vectorize;
 
@@ -37,6 +38,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .iter()
         .chain(interchange::RULES.iter())
         .chain(opencl::RULES.iter())
+        .chain(slide_seq::RULES.iter())
         .chain(macros::RULES.iter())
         .chain(tiling::RULES.iter())
         .collect()

@@ -12,7 +12,8 @@ use crate::types::Type;
 type R = Result<(), RuleError>;
 type B = Result<Expr, RuleError>;
 
-const fn rule(
+/// An OpenCL rule (also used by `slide_seq`).
+pub(super) const fn rule(
     name: &'static str,
     lhs: &'static str,
     rhs: &'static str,

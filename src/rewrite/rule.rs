@@ -119,6 +119,10 @@ impl Site<'_> {
             .iter()
             .filter_map(|n| match n {
                 Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { kind, .. }), .. }) => Some(*kind),
+                // `mapSeq(f) o slide`, fused.
+                Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::SlideSeq { .. }), .. }) => {
+                    Some(MapKind::Seq)
+                }
                 _ => None,
             })
             .collect()
@@ -346,6 +350,7 @@ pub fn classify(p: &Pattern) -> View<'_> {
         | Pattern::Pad { .. }
         | Pattern::PadConst { .. }
         | Pattern::Generate { .. }
+        | Pattern::SlideSeq { .. }
         | Pattern::Filter => View::Other,
     }
 }

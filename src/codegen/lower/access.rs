@@ -171,6 +171,7 @@ impl Lowerer<'_> {
             | Pattern::Get(_)
             | Pattern::At(_)
             | Pattern::Slide { .. }
+            | Pattern::SlideSeq { .. }
             | Pattern::Pad { .. }
             | Pattern::PadConst { .. }
             | Pattern::Generate { .. }

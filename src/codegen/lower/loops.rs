@@ -19,7 +19,7 @@ use crate::view::View;
 use std::rc::Rc;
 
 /// Loops longer than this are not unrolled for private memory.
-const MAX_UNROLL: i64 = 512;
+pub(crate) const MAX_UNROLL: i64 = 512;
 
 /// Most loop iterations one kernel unrolls in all (nested unrolled loops
 /// multiply): beyond, `mapSeqUnroll`/`reduceSeqUnroll` are refused and

@@ -12,6 +12,7 @@ mod iterate;
 mod loops;
 mod memory;
 mod patterns;
+mod slide_seq;
 
 use super::ast::Stmt;
 use super::names::NameGen;
@@ -126,6 +127,7 @@ pub fn is_layout_only(f: &FunDecl) -> bool {
             | P::Reduce { .. }
             | P::PartRed { .. }
             | P::Iterate { .. }
+            | P::SlideSeq { .. }
             | P::ToGlobal(_)
             | P::ToLocal(_)
             | P::ToPrivate(_)

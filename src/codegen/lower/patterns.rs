@@ -240,6 +240,9 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+            Pattern::SlideSeq { size, step, f: g } => {
+                self.slide_seq(size, step, g, arg()?, &arg_ty()?, ty, out, space, span)
+            }
             Pattern::Iterate { n, f: g } => {
                 let v = self.iterate(f, *n, g, arg()?, &arg_ty()?, ty, space, span)?;
                 self.finish_value(v, out, ty, span)
@@ -411,6 +414,7 @@ impl<'a> Lowerer<'a> {
             | Pattern::Reduce { .. }
             | Pattern::PartRed { .. }
             | Pattern::Iterate { .. }
+            | Pattern::SlideSeq { .. }
             | Pattern::ToGlobal(_)
             | Pattern::ToLocal(_)
             | Pattern::ToPrivate(_)
