@@ -223,17 +223,33 @@ impl Parser<'_> {
             }
             return Err(e);
         }
-        let user_ret = |n: &str| prog.user_funs.iter().find(|u| u.name == n).map(|u| u.ret.clone());
+        let user_fun = |n: &str| {
+            let u = prog.user_funs.iter().find(|u| u.name == n)?;
+            Some((u.params.iter().map(|(_, t)| t.clone()).collect(), u.ret.clone()))
+        };
         let mut rc = ReturnCheck {
             ret: &ret,
             scopes: vec![params.clone()],
-            user_ret: &user_ret,
+            user_fun: &user_fun,
             returns: 0,
             bad_literal: None,
             bad_mix: None,
             bad_decl: None,
+            bad_call: None,
+            calls: Vec::new(),
         };
         let returns = rc.stmts(&body);
+        if let Some(bad) = rc.bad_call {
+            // The nth `name(` of the body, in source order.
+            let tok = self.toks[first_tok..self.pos]
+                .windows(2)
+                .filter(|w| {
+                    matches!(&w[0].tok, Tok::Ident(s) if *s == bad.name) && w[1].tok == Tok::Punct("(")
+                })
+                .nth(bad.nth)
+                .map_or(span, |w| w[0].span);
+            return Err(ParseError::new(tok, bad.found, bad.expected));
+        }
         if let Some((lit, found)) = rc.bad_literal {
             // The literal's type name, `(float4)`, in the body.
             let name = crate::types::c_type(&lit);
