@@ -376,7 +376,7 @@ pub fn resolve(name: &str, args: &[CType]) -> Result<Resolved, NoOverload> {
         }
         [_] => Err(fail("the best match is an integer type Lift does not have")),
         _ if viable.is_empty() => match arity(name) {
-            Some(n) if n != args.len() => Err(fail(&format!("{n} arguments"))),
+            Some(n) if n != args.len() => Err(fail(&format!("it takes {n} arguments"))),
             _ => Err(fail("no overload takes these arguments")),
         },
         _ => Err(fail(
@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(r.params, vec![float.clone(), int.clone()]);
         assert_eq!(resolve("dot", &[f4.clone(), f4.clone()]).unwrap().ret, float);
         assert_eq!(resolve("sqrt", &[CType::Double]).unwrap().ret, CType::Double);
-        assert_eq!(resolve("abs", &[int.clone()]).unwrap().ret, int);
+        assert_eq!(resolve("abs", std::slice::from_ref(&int)).unwrap().ret, int);
     }
 
     #[test]

@@ -419,7 +419,7 @@ pub struct ReturnCheck<'a> {
     pub ret: &'a Type,
     pub scopes: Vec<Vec<(String, Type)>>,
     /// The parameter and result types of an earlier user function.
-    pub user_fun: &'a dyn Fn(&str) -> Option<(Vec<Type>, Type)>,
+    pub user_fun: &'a UserFunTypes<'a>,
     /// How many `return`s were checked so far (to find the failing one's token).
     pub returns: usize,
     /// The first vector literal OpenCL refuses (`(float4)(a, b)`: not 1 or 4
@@ -437,6 +437,9 @@ pub struct ReturnCheck<'a> {
     /// Calls seen so far, per callee (to find the failing call's token).
     pub calls: Vec<(String, usize)>,
 }
+
+/// The parameter and result types of a user function by name.
+pub type UserFunTypes<'a> = dyn Fn(&str) -> Option<(Vec<Type>, Type)> + 'a;
 
 /// A call that the OpenCL build would refuse.
 #[derive(Debug)]
@@ -598,7 +601,7 @@ impl ReturnCheck<'_> {
         if let Some((params, _)) = (self.user_fun)(name) {
             let fits = params.len() == args.len()
                 && types.iter().zip(&params).all(|(t, p)| t.as_ref().is_none_or(|t| converts(&t.lift(), p)));
-            let list: Vec<String> = params.iter().map(|p| crate::types::c_type(p)).collect();
+            let list: Vec<String> = params.iter().map(crate::types::c_type).collect();
             return (!fits)
                 .then(|| (found, format!("arguments user function {name}({}) takes", list.join(", "))));
         }
