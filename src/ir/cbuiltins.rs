@@ -265,16 +265,15 @@ struct Overload {
     ret: P,
 }
 
-/// The candidates of a built-in (a `float` one before the matching
-/// `double` one, so ties are reported in a stable order).
-fn overloads(shape: Shape, family: Family) -> Vec<Overload> {
+/// The candidates of a built-in, of gentype width `only` where given.
+fn overloads(shape: Shape, family: Family, only: Option<u8>) -> Vec<Overload> {
     let mut gentypes: Vec<P> = Vec::new();
     let widths: &[u8] = match shape {
         Dot | Length | Normalize => &[1, 2, 3, 4],
         Cross => &[3, 4],
         _ => &[1, 2, 3, 4, 8, 16],
     };
-    for &w in widths {
+    for &w in widths.iter().filter(|w| only.is_none_or(|o| o == **w)) {
         if matches!(family, Float | FloatOnly | Both) {
             gentypes.push(P::Lift(ScalarType::Float, w));
             if family != FloatOnly {
@@ -354,7 +353,16 @@ pub fn resolve(name: &str, args: &[CType]) -> Result<Resolved, NoOverload> {
         return Err(NoOverload { expected: "an OpenCL built-in".to_string() });
     };
     let kinds: Vec<A> = args.iter().map(arg_kind).collect();
-    let viable: Vec<(Overload, Vec<u8>)> = overloads(*shape, *family)
+    // Only overloads of a vector argument's width can take it; with scalar
+    // arguments only, a scalar overload beats every vector one (it needs
+    // no splat), so those need not be tried (the interpreter resolves every
+    // call it evaluates). `cross` has no scalar overload.
+    let vector_width = kinds.iter().find_map(|a| match a {
+        A::Vector(_, n) => Some(*n),
+        A::Int | A::Float | A::Double | A::Other => None,
+    });
+    let only = vector_width.or((*shape != Cross).then_some(1));
+    let viable: Vec<(Overload, Vec<u8>)> = overloads(*shape, *family, only)
         .into_iter()
         .filter(|o| o.params.len() == kinds.len())
         .filter_map(|o| {
@@ -389,7 +397,7 @@ pub fn resolve(name: &str, args: &[CType]) -> Result<Resolved, NoOverload> {
 /// How many arguments every overload of built-in `name` takes.
 pub fn arity(name: &str) -> Option<usize> {
     let (_, shape, family) = TABLE.iter().find(|(n, _, _)| *n == name)?;
-    overloads(*shape, *family).first().map(|o| o.params.len())
+    overloads(*shape, *family, None).first().map(|o| o.params.len())
 }
 
 /// What a built-in accepts, for error messages:
@@ -478,7 +486,7 @@ mod tests {
     #[test]
     fn every_builtin_has_overloads() {
         for (name, shape, family) in TABLE {
-            assert!(!overloads(shape, family).is_empty(), "{name}");
+            assert!(!overloads(shape, family, None).is_empty(), "{name}");
         }
     }
 }
