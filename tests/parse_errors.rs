@@ -72,6 +72,8 @@ fn all_error_messages() {
         ("userfun g(x: int): float { return fabs(x); }".into(), "t.lift:1:35: error: expected fabs(G) for G float or floatn (n = 2, 3, 4, 8, 16) (several overloads match equally well: OpenCL also has double and unsigned ones, so write 1.0f rather than 1.0 and cast with (float) or (int)), found `fabs(int)`"),
         ("userfun g(x: float4, y: float3): float { return dot(x, y); }".into(), "t.lift:1:49: error: expected dot(G, G) for G float or floatn (n = 2, 3, 4); the result is a float (no overload takes these arguments), found `dot(float4, float3)`"),
         ("userfun g(x: float, y: float): float { return x * mad(x, y); }".into(), "t.lift:1:51: error: expected mad(G, G, G) for G float or floatn (n = 2, 3, 4, 8, 16) (it takes 3 arguments), found `mad(float, float)`"),
+        ("userfun g(x: float): float { return x % 2.0f; }".into(), "t.lift:1:9: error: expected integer operands of `%` (fmod computes the remainder of floats), found ``%` on a float in `g``"),
+        ("userfun g(x: float): float { float s = 0.0f; s += (float2)(x); return s; }".into(), "t.lift:1:9: error: expected a value of the type float of `s` (OpenCL converts only scalars), found ``s` assigned a float2 in `g``"),
         ("userfun h(a: float, b: float): float { return a * b; } userfun g(x: float4): float { return h(x.x) + h(x, 1.0f); }".into(), "t.lift:1:93: error: expected arguments user function h(float, float) takes, found `h(float)`"),
         ("userfun g(x: float): float { return x;".into(), "t.lift:1:39: error: expected `}` closing the function body, found `end of file`"),
         ("userfun g(x: float): float { x + ; }".into(), "t.lift:1:34: error: expected a C expression, found `;`"),

@@ -10,7 +10,7 @@ use super::types::named_type;
 use crate::ir::cbuiltins::{self, CType};
 use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 use crate::ir::Span;
-use crate::types::Type;
+use crate::types::{ScalarType, Type};
 
 /// The C name of a type inside user-function bodies: `float`, `int4`, and
 /// for tuples the struct `Tuple2_float_int` (fields `_0`, `_1`, ...).
@@ -431,6 +431,12 @@ pub struct ReturnCheck<'a> {
     /// The first declaration initialised with a value OpenCL does not
     /// convert to its type (`float a = <float4>`): name, type, value's type.
     pub bad_decl: Option<(String, Type, Type)>,
+    /// The first assignment of a value OpenCL does not convert to the
+    /// target's type (`s = v` of a float `s` and a float4 `v`): target,
+    /// its type, the value's type.
+    pub bad_assign: Option<(String, Type, Type)>,
+    /// The first `%` with a floating operand (its type).
+    pub bad_rem: Option<CType>,
     /// The first call no overload of the built-in (or the user function)
     /// takes.
     pub bad_call: Option<BadCall>,
@@ -475,9 +481,26 @@ impl ReturnCheck<'_> {
                 }
                 Ok(())
             }
-            CStmt::Assign { target, value, .. } => {
+            CStmt::Assign { target, op, value } => {
                 self.literals(target);
                 self.literals(value);
+                // The value, or `target op value`, must convert to the target's type.
+                let bin = match op {
+                    AssignOp::Set => None,
+                    AssignOp::Add => Some(BinOp::Add),
+                    AssignOp::Sub => Some(BinOp::Sub),
+                    AssignOp::Mul => Some(BinOp::Mul),
+                    AssignOp::Div => Some(BinOp::Div),
+                };
+                let result = match bin {
+                    None => self.ty(value),
+                    Some(b) => self.ty(&CExpr::Binary(b, Box::new(target.clone()), Box::new(value.clone()))),
+                };
+                if let (Some(t), Some(v)) = (self.ty(target), result) {
+                    if !converts(&v, &t) && self.bad_assign.is_none() {
+                        self.bad_assign = Some((target_text(target), t, v));
+                    }
+                }
                 Ok(())
             }
             CStmt::Expr(e) => {
@@ -523,9 +546,20 @@ impl ReturnCheck<'_> {
         match e {
             CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => {}
             CExpr::Field(a, _) | CExpr::Unary(_, a) | CExpr::Cast(_, a) => self.literals(a),
-            CExpr::Binary(_, a, b) => {
+            CExpr::Binary(op, a, b) => {
                 self.literals(a);
                 self.literals(b);
+                if *op == BinOp::Rem && self.bad_rem.is_none() {
+                    // OpenCL's `%` takes integers only.
+                    let float = |t: Option<CType>| match t {
+                        Some(CType::Double) => Some(CType::Double),
+                        Some(CType::Lift(
+                            t @ (Type::Scalar(ScalarType::Float) | Type::Vector(ScalarType::Float, _)),
+                        )) => Some(CType::Lift(t)),
+                        _ => None,
+                    };
+                    self.bad_rem = float(self.cty(a)).or_else(|| float(self.cty(b)));
+                }
                 if let (Some(ta @ Type::Vector(..)), Some(tb @ Type::Vector(..))) = (self.ty(a), self.ty(b)) {
                     if ta != tb && self.bad_mix.is_none() {
                         self.bad_mix = Some((ta, tb));
@@ -624,7 +658,6 @@ impl ReturnCheck<'_> {
 
     /// The C type of `e`, `double` included, where the subset makes it certain.
     fn cty(&self, e: &CExpr) -> Option<CType> {
-        use crate::types::ScalarType;
         let lift = |t: Type| Some(CType::Lift(t));
         match e {
             CExpr::Int(_) => lift(Type::INT),
@@ -701,6 +734,15 @@ impl ReturnCheck<'_> {
     }
 }
 
+/// An assignment's target as written: `s`, `v.x`.
+fn target_text(e: &CExpr) -> String {
+    match e {
+        CExpr::Var(v) => v.clone(),
+        CExpr::Field(inner, f) => format!("{}.{f}", target_text(inner)),
+        _ => "a component".to_string(),
+    }
+}
+
 /// `Some(())` for a scalar type.
 fn scalar(t: &CType) -> Option<()> {
     matches!(t, CType::Double | CType::Lift(Type::Scalar(_))).then_some(())
@@ -708,7 +750,6 @@ fn scalar(t: &CType) -> Option<()> {
 
 /// The type of arithmetic on two scalars: `double` over `float` over `int`.
 fn usual_arithmetic(a: &CType, b: &CType) -> Option<CType> {
-    use crate::types::ScalarType;
     scalar(a).and(scalar(b))?;
     Some(if *a == CType::Double || *b == CType::Double {
         CType::Double

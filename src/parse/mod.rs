@@ -235,6 +235,8 @@ impl Parser<'_> {
             bad_literal: None,
             bad_mix: None,
             bad_decl: None,
+            bad_assign: None,
+            bad_rem: None,
             bad_call: None,
             calls: Vec::new(),
         };
@@ -272,6 +274,20 @@ impl Parser<'_> {
                 tok,
                 format!("`{var}` initialised with a {found}"),
                 format!("a value of the declared type {ty} of `{var}`"),
+            ));
+        }
+        if let Some((target, ty, found)) = rc.bad_assign {
+            return Err(ParseError::new(
+                name_span,
+                format!("`{target}` assigned a {found} in `{name}`"),
+                format!("a value of the type {ty} of `{target}` (OpenCL converts only scalars)"),
+            ));
+        }
+        if let Some(t) = rc.bad_rem {
+            return Err(ParseError::new(
+                name_span,
+                format!("`%` on a {} in `{name}`", t.c_name()),
+                "integer operands of `%` (fmod computes the remainder of floats)",
             ));
         }
         if let Some((a, b)) = rc.bad_mix {
