@@ -190,7 +190,14 @@ fn value_type(v: &Value) -> CType {
 pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
     let types: Vec<CType> = args.iter().map(value_type).collect();
     let resolved = cbuiltins::resolve(name, &types).map_err(|e| {
-        let found: Vec<String> = types.iter().map(CType::c_name).collect();
+        let found: Vec<String> = args
+            .iter()
+            .zip(&types)
+            .map(|(v, t)| match v {
+                Value::Tuple(_) | Value::Array(_) => v.describe(),
+                Value::Int(_) | Value::Float(_) | Value::Vector(_) => t.c_name(),
+            })
+            .collect();
         format!("`{name}({})`: expected {}", found.join(", "), e.expected)
     })?;
     let args: Vec<Value> = args

@@ -384,7 +384,9 @@ pub fn resolve(name: &str, args: &[CType]) -> Result<Resolved, NoOverload> {
         }
         [_] => Err(fail("the best match is an integer type Lift does not have")),
         _ if viable.is_empty() => match arity(name) {
-            Some(n) if n != args.len() => Err(fail(&format!("it takes {n} arguments"))),
+            Some(n) if n != args.len() => {
+                Err(fail(&format!("it takes {n} argument{}", if n == 1 { "" } else { "s" })))
+            }
             _ => Err(fail("no overload takes these arguments")),
         },
         _ => Err(fail(
