@@ -218,7 +218,7 @@ fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
     use crate::ir::cfun::{CExpr as C, CStmt};
     fn simple(e: &C) -> bool {
         match e {
-            C::Int(_) | C::Float(_) | C::Var(_) => true,
+            C::Int(_) | C::Float(_) | C::Double(_) | C::Var(_) => true,
             C::Unary(_, a) => simple(a),
             C::Binary(op, a, b) => {
                 use crate::ir::cfun::BinOp::*;

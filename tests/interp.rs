@@ -381,3 +381,28 @@ fn deepest_accepted_nesting_parses_prints_and_evaluates() {
     let args = BTreeMap::from([("x".to_string(), fs(&[1.0]))]);
     assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(fs(&[1.0])));
 }
+
+#[test]
+fn built_in_arguments_convert_to_the_overload_opencl_picks() {
+    // pown(float, int) truncates 2.5f to 2; clamp(float4, int, int) is
+    // clamp(float4, float, float); min and abs of ints stay ints; step
+    // (float, float4) broadcasts the edge.
+    let p = parse(
+        r#"
+userfun pn(x: float): float { return pown(x, 2.5f); }
+userfun cl(v: float4): float4 { return clamp(v, 0, 1); }
+userfun mi(a: int, b: int): int { return min(a, b) + abs(a - 10); }
+userfun st(e: float, v: float4): float4 { return step(e, v); }
+def f(x: [float]N) = x
+"#,
+    );
+    let call = |name: &str, args: Vec<Value>| {
+        let id = p.user_funs.iter().position(|u| u.name == name).unwrap();
+        lift::interp::call_user_fun(&p, lift::ir::UserFunId(id as u32), args, Default::default())
+    };
+    let v4 = |xs: [f32; 4]| Value::Vector(xs.iter().map(|x| Value::Float(*x)).collect());
+    assert_eq!(call("pn", vec![Value::Float(3.0)]), Ok(Value::Float(9.0)));
+    assert_eq!(call("cl", vec![v4([-1.0, 0.5, 2.0, 1.0])]), Ok(v4([0.0, 0.5, 1.0, 1.0])));
+    assert_eq!(call("mi", vec![Value::Int(3), Value::Int(5)]), Ok(Value::Int(10)));
+    assert_eq!(call("st", vec![Value::Float(1.5), v4([1.0, 2.0, 3.0, 4.0])]), Ok(v4([0.0, 1.0, 1.0, 1.0])));
+}

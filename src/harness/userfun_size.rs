@@ -16,7 +16,7 @@ pub const MAX_USERFUN_OPS: usize = 30;
 
 fn expr_ops(e: &CExpr) -> usize {
     match e {
-        CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => 0,
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => 0,
         CExpr::Field(x, _) | CExpr::Cast(_, x) => expr_ops(x),
         CExpr::Unary(_, x) => 1 + expr_ops(x),
         CExpr::Binary(_, a, b) => 1 + expr_ops(a) + expr_ops(b),

@@ -1,7 +1,13 @@
 //! The OpenCL built-in functions user-function bodies may call, evaluated
 //! component-wise on vectors with scalar arguments broadcast, as in OpenCL.
+//! Which calls are valid, and the parameter types the arguments convert
+//! to, come from the table of `ir::cbuiltins` (the parser's check uses the
+//! same table).
 
+use super::cfun::convert;
 use super::value::Value;
+use crate::ir::cbuiltins::{self, CType};
+use crate::types::{ScalarType, Type};
 
 type F1 = fn(f32) -> f32;
 type F2 = fn(f32, f32) -> f32;
@@ -91,8 +97,8 @@ const OTHER: [&str; 14] = [
     "fast_length",
 ];
 
-/// Whether `name` is a built-in the interpreter knows (every name of
-/// `ir::cfun::BUILTINS`, checked by a test).
+/// Whether `name` is a built-in the interpreter implements (every name of
+/// `ir::cbuiltins`, checked by a test).
 pub fn is_builtin(name: &str) -> bool {
     UNARY.iter().any(|(n, _)| *n == name) || BINARY.iter().any(|(n, _)| *n == name) || OTHER.contains(&name)
 }
@@ -162,8 +168,44 @@ fn dot(a: &Value, b: &Value) -> Result<f32, String> {
     Ok(a.iter().zip(&b).map(|(x, y)| x * y).sum())
 }
 
-/// Calls built-in `name`; the error is a message for the caller to locate.
+/// The C type of a value, for overload resolution (a tuple is no argument
+/// any built-in takes).
+fn value_type(v: &Value) -> CType {
+    CType::Lift(match v {
+        Value::Int(_) => Type::INT,
+        Value::Float(_) => Type::FLOAT,
+        Value::Vector(cs) => {
+            let s =
+                if matches!(cs.first(), Some(Value::Int(_))) { ScalarType::Int } else { ScalarType::Float };
+            Type::Vector(s, cs.len() as u8)
+        }
+        Value::Tuple(_) | Value::Array(_) => Type::Tuple(Vec::new()),
+    })
+}
+
+/// Calls built-in `name`: resolves the overload as OpenCL does
+/// (`ir::cbuiltins`), converts the arguments to its parameter types
+/// (`pown(x, 2.5f)` takes 2) and evaluates. The error is a message for the
+/// caller to locate.
 pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
+    let types: Vec<CType> = args.iter().map(value_type).collect();
+    let resolved = cbuiltins::resolve(name, &types).map_err(|e| {
+        let found: Vec<String> = args
+            .iter()
+            .zip(&types)
+            .map(|(v, t)| match v {
+                Value::Tuple(_) | Value::Array(_) => v.describe(),
+                Value::Int(_) | Value::Float(_) | Value::Vector(_) => t.c_name(),
+            })
+            .collect();
+        format!("`{name}({})`: expected {}", found.join(", "), e.expected)
+    })?;
+    let args: Vec<Value> = args
+        .iter()
+        .zip(&resolved.params)
+        .map(|(v, p)| convert(v.clone(), &p.lift()))
+        .collect::<Result<_, _>>()?;
+    let args = args.as_slice();
     let arity = |n: usize| {
         if args.len() == n {
             Ok(())
@@ -277,12 +319,12 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
 mod tests {
     #[test]
     fn implements_exactly_the_builtins_of_the_c_subset() {
-        for name in crate::ir::cfun::BUILTINS {
+        for name in crate::ir::cbuiltins::names() {
             assert!(super::is_builtin(name), "`{name}` is not implemented");
         }
         let implemented = super::UNARY.iter().map(|(n, _)| *n).chain(super::BINARY.iter().map(|(n, _)| *n));
         for name in implemented.chain(super::OTHER) {
-            assert!(crate::ir::cfun::is_builtin(name), "`{name}` is not in ir::cfun::BUILTINS");
+            assert!(crate::ir::cfun::is_builtin(name), "`{name}` is not in ir::cbuiltins");
         }
     }
 }

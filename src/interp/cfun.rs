@@ -176,7 +176,7 @@ impl Machine<'_> {
     fn expr(&mut self, e: &CExpr) -> R<Value> {
         match e {
             CExpr::Int(i) => Ok(Value::Int(*i as i32)),
-            CExpr::Float(f) => Ok(Value::Float(*f as f32)),
+            CExpr::Float(f) | CExpr::Double(f) => Ok(Value::Float(*f as f32)),
             CExpr::Var(n) => self.lookup(n).cloned(),
             CExpr::Field(inner, field) => get_field(&self.expr(inner)?, field),
             CExpr::Unary(op, inner) => {

@@ -4,84 +4,12 @@
 //! wrote (it is valid OpenCL C); the interpreter evaluates this parsed form.
 //! The subset: declarations, assignments (`=`, `+=`, `-=`, `*=`, `/=`),
 //! `if`/`else`, `for`, `return`, blocks; expressions with C operators,
-//! calls of OpenCL built-ins (`sqrt`, `rsqrt`, `fabs`, `exp`, `cos`, `sin`,
-//! `min`, `max`, `fmin`, `fmax`, `mad`, `dot`, `floor`, `pow`, ...) and of
+//! calls of OpenCL built-ins (`sqrt`, `fabs`, `min`, `dot`, ...: the table
+//! of `ir::cbuiltins`, with their signatures) and of
 //! earlier user functions, casts, vector literals `(float4)(a, b, c, d)`,
 //! component access `v.x` / `v.s0` and tuple fields `t._0`.
 
 use crate::types::Type;
-
-/// The OpenCL built-in functions a user-function body may call (the
-/// interpreter implements each of them; the code generator emits calls
-/// verbatim).
-pub const BUILTINS: [&str; 66] = [
-    "sqrt",
-    "native_sqrt",
-    "half_sqrt",
-    "rsqrt",
-    "native_rsqrt",
-    "half_rsqrt",
-    "fabs",
-    "exp",
-    "native_exp",
-    "half_exp",
-    "exp2",
-    "native_exp2",
-    "exp10",
-    "log",
-    "native_log",
-    "log2",
-    "native_log2",
-    "log10",
-    "cos",
-    "native_cos",
-    "sin",
-    "native_sin",
-    "tan",
-    "native_tan",
-    "acos",
-    "asin",
-    "atan",
-    "cosh",
-    "sinh",
-    "tanh",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "native_recip",
-    "half_recip",
-    "cbrt",
-    "sign",
-    "pow",
-    "powr",
-    "native_powr",
-    "pown",
-    "fmin",
-    "fmax",
-    "fmod",
-    "atan2",
-    "hypot",
-    "copysign",
-    "native_divide",
-    "half_divide",
-    "step",
-    "fdim",
-    "min",
-    "max",
-    "abs",
-    "clamp",
-    "mad",
-    "fma",
-    "mix",
-    "select",
-    "dot",
-    "length",
-    "distance",
-    "normalize",
-    "cross",
-    "fast_length",
-];
 
 /// Words of OpenCL C that a user function or its parameters may not be
 /// named: the kernel is printed with these names verbatim, so `half` or
@@ -145,14 +73,15 @@ pub const RESERVED_C: [&str; 56] = [
     "get_global_id",
 ];
 
-/// Whether `name` is one of [`RESERVED_C`] or [`BUILTINS`].
+/// Whether `name` is one of [`RESERVED_C`] or a built-in (`ir::cbuiltins`).
 pub fn is_reserved_c(name: &str) -> bool {
     RESERVED_C.contains(&name) || is_builtin(name)
 }
 
-/// Whether `name` is one of [`BUILTINS`].
+/// Whether `name` is a built-in a body may call (the table and its
+/// signatures are in `ir::cbuiltins`).
 pub fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name)
+    super::cbuiltins::is_builtin(name)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -201,7 +130,12 @@ pub enum BinOp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum CExpr {
     Int(i64),
+    /// A literal with an `f` suffix: a `float`.
     Float(f64),
+    /// A literal without one (`1.0`): a `double` to OpenCL, which matters
+    /// for overloads (`fmax(x, 1.0)` of a float `x` is ambiguous); the
+    /// interpreter computes it in f32.
+    Double(f64),
     Var(String),
     /// `e.name`: a vector component (`x`, `s3`, `xy`) or a tuple field (`_0`).
     Field(Box<CExpr>, String),

@@ -17,6 +17,7 @@
 //! with fresh ids; so the IR has no composition and no `def` references.
 
 pub mod build;
+pub mod cbuiltins;
 pub mod cfun;
 pub mod equiv;
 mod pattern;

@@ -7,9 +7,10 @@ use super::error::{PResult, ParseError};
 use super::grammar::Parser;
 use super::lexer::Tok;
 use super::types::named_type;
+use crate::ir::cbuiltins::{self, CType};
 use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 use crate::ir::Span;
-use crate::types::Type;
+use crate::types::{ScalarType, Type};
 
 /// The C name of a type inside user-function bodies: `float`, `int4`, and
 /// for tuples the struct `Tuple2_float_int` (fields `_0`, `_1`, ...).
@@ -292,7 +293,11 @@ impl Parser<'_> {
             }
             Tok::Float(v) => {
                 self.bump();
-                Ok(CExpr::Float(*v))
+                let suffixed = self
+                    .text
+                    .get(t.span.start as usize..t.span.end as usize)
+                    .is_some_and(|l| l.ends_with(['f', 'F']));
+                Ok(if suffixed { CExpr::Float(*v) } else { CExpr::Double(*v) })
             }
             Tok::Ident(name) => {
                 self.bump();
@@ -367,7 +372,7 @@ impl NameCheck<'_> {
 
     fn expr(&mut self, e: &CExpr) -> PResult<()> {
         match e {
-            CExpr::Int(_) | CExpr::Float(_) => Ok(()),
+            CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => Ok(()),
             CExpr::Var(v) => {
                 if self.scopes.iter().any(|s| s.contains(v)) {
                     Ok(())
@@ -404,15 +409,17 @@ impl NameCheck<'_> {
 
 /// Checks that every `return` of a body gives a value OpenCL converts to
 /// the declared result type (scalars convert to scalars and widen to
-/// vectors; vectors and tuples must match exactly). The code generator
-/// emits the body verbatim, so a mismatch would only surface in the OpenCL
-/// build, or be converted silently where the interpreter does not.
-/// Types it cannot infer (most built-ins) are not checked.
+/// vectors; vectors and tuples must match exactly), and that every call
+/// resolves to an overload of the built-in (`ir::cbuiltins`) or matches the
+/// parameters of the user function it calls. The code generator emits the
+/// body verbatim, so a mismatch would only surface in the OpenCL build, or
+/// be converted silently where the interpreter does not. Types it cannot
+/// infer (a swizzle out of range) are not checked.
 pub struct ReturnCheck<'a> {
     pub ret: &'a Type,
     pub scopes: Vec<Vec<(String, Type)>>,
-    /// The result type of an earlier user function.
-    pub user_ret: &'a dyn Fn(&str) -> Option<Type>,
+    /// The parameter and result types of an earlier user function.
+    pub user_fun: &'a UserFunTypes<'a>,
     /// How many `return`s were checked so far (to find the failing one's token).
     pub returns: usize,
     /// The first vector literal OpenCL refuses (`(float4)(a, b)`: not 1 or 4
@@ -424,6 +431,31 @@ pub struct ReturnCheck<'a> {
     /// The first declaration initialised with a value OpenCL does not
     /// convert to its type (`float a = <float4>`): name, type, value's type.
     pub bad_decl: Option<(String, Type, Type)>,
+    /// The first assignment of a value OpenCL does not convert to the
+    /// target's type (`s = v` of a float `s` and a float4 `v`): target,
+    /// its type, the value's type.
+    pub bad_assign: Option<(String, Type, Type)>,
+    /// The first `%` with a floating operand (its type).
+    pub bad_rem: Option<CType>,
+    /// The first call no overload of the built-in (or the user function)
+    /// takes.
+    pub bad_call: Option<BadCall>,
+    /// Calls seen so far, per callee (to find the failing call's token).
+    pub calls: Vec<(String, usize)>,
+}
+
+/// The parameter and result types of a user function by name.
+pub type UserFunTypes<'a> = dyn Fn(&str) -> Option<(Vec<Type>, Type)> + 'a;
+
+/// A call that the OpenCL build would refuse.
+#[derive(Debug)]
+pub struct BadCall {
+    pub name: String,
+    /// Which call of `name` it is, 0-based in source order.
+    pub nth: usize,
+    /// The call with its argument types: `fabs(int)`.
+    pub found: String,
+    pub expected: String,
 }
 
 impl ReturnCheck<'_> {
@@ -449,9 +481,26 @@ impl ReturnCheck<'_> {
                 }
                 Ok(())
             }
-            CStmt::Assign { target, value, .. } => {
+            CStmt::Assign { target, op, value } => {
                 self.literals(target);
                 self.literals(value);
+                // The value, or `target op value`, must convert to the target's type.
+                let bin = match op {
+                    AssignOp::Set => None,
+                    AssignOp::Add => Some(BinOp::Add),
+                    AssignOp::Sub => Some(BinOp::Sub),
+                    AssignOp::Mul => Some(BinOp::Mul),
+                    AssignOp::Div => Some(BinOp::Div),
+                };
+                let result = match bin {
+                    None => self.ty(value),
+                    Some(b) => self.ty(&CExpr::Binary(b, Box::new(target.clone()), Box::new(value.clone()))),
+                };
+                if let (Some(t), Some(v)) = (self.ty(target), result) {
+                    if !converts(&v, &t) && self.bad_assign.is_none() {
+                        self.bad_assign = Some((target_text(target), t, v));
+                    }
+                }
                 Ok(())
             }
             CStmt::Expr(e) => {
@@ -463,9 +512,13 @@ impl ReturnCheck<'_> {
                 self.stmts(then)?;
                 self.stmts(otherwise)
             }
-            CStmt::For { init, body, .. } => {
+            CStmt::For { init, cond, step, body } => {
                 self.scopes.push(Vec::new());
-                let r = self.stmt(init).and_then(|()| self.stmts(body));
+                let r = self.stmt(init).and_then(|()| {
+                    self.literals(cond);
+                    self.stmt(step)?;
+                    self.stmts(body)
+                });
                 self.scopes.pop();
                 r
             }
@@ -491,11 +544,22 @@ impl ReturnCheck<'_> {
             return;
         }
         match e {
-            CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => {}
+            CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => {}
             CExpr::Field(a, _) | CExpr::Unary(_, a) | CExpr::Cast(_, a) => self.literals(a),
-            CExpr::Binary(_, a, b) => {
+            CExpr::Binary(op, a, b) => {
                 self.literals(a);
                 self.literals(b);
+                if *op == BinOp::Rem && self.bad_rem.is_none() {
+                    // OpenCL's `%` takes integers only.
+                    let float = |t: Option<CType>| match t {
+                        Some(CType::Double) => Some(CType::Double),
+                        Some(CType::Lift(
+                            t @ (Type::Scalar(ScalarType::Float) | Type::Vector(ScalarType::Float, _)),
+                        )) => Some(CType::Lift(t)),
+                        _ => None,
+                    };
+                    self.bad_rem = float(self.cty(a)).or_else(|| float(self.cty(b)));
+                }
                 if let (Some(ta @ Type::Vector(..)), Some(tb @ Type::Vector(..))) = (self.ty(a), self.ty(b)) {
                     if ta != tb && self.bad_mix.is_none() {
                         self.bad_mix = Some((ta, tb));
@@ -507,7 +571,26 @@ impl ReturnCheck<'_> {
                 self.literals(a);
                 self.literals(b);
             }
-            CExpr::Call(_, args) | CExpr::TupleLit(_, args) => args.iter().for_each(|a| self.literals(a)),
+            CExpr::Call(name, args) => {
+                // Counted before the arguments: `f(f(x))` names the outer call first.
+                let nth = match self.calls.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, k)) => {
+                        *k += 1;
+                        *k - 1
+                    }
+                    None => {
+                        self.calls.push((name.clone(), 1));
+                        0
+                    }
+                };
+                args.iter().for_each(|a| self.literals(a));
+                if self.bad_call.is_none() {
+                    if let Some((found, expected)) = self.check_call(name, args) {
+                        self.bad_call = Some(BadCall { name: name.clone(), nth, found, expected });
+                    }
+                }
+            }
+            CExpr::TupleLit(_, args) => args.iter().for_each(|a| self.literals(a)),
             CExpr::VectorLit(t, args) => {
                 args.iter().for_each(|a| self.literals(a));
                 let Type::Vector(s, n) = t else { return };
@@ -535,13 +618,52 @@ impl ReturnCheck<'_> {
         self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == v).map(|(_, t)| t.clone())
     }
 
+    /// `(found, expected)` when OpenCL refuses the call `name(args)`: an
+    /// argument count or types no overload of the built-in takes (or
+    /// several take equally well), or that the user function's parameters
+    /// do not take.
+    fn check_call(&self, name: &str, args: &[CExpr]) -> Option<(String, String)> {
+        let types: Vec<Option<CType>> = args.iter().map(|a| self.cty(a)).collect();
+        let found = format!(
+            "{name}({})",
+            types
+                .iter()
+                .map(|t| t.as_ref().map_or("?".to_string(), CType::c_name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if let Some((params, _)) = (self.user_fun)(name) {
+            let fits = params.len() == args.len()
+                && types.iter().zip(&params).all(|(t, p)| t.as_ref().is_none_or(|t| converts(&t.lift(), p)));
+            let list: Vec<String> = params.iter().map(crate::types::c_type).collect();
+            return (!fits)
+                .then(|| (found, format!("arguments user function {name}({}) takes", list.join(", "))));
+        }
+        let known: Option<Vec<CType>> = types.into_iter().collect();
+        let wrong_count = cbuiltins::arity(name).is_some_and(|n| n != args.len());
+        match known {
+            Some(ts) => cbuiltins::resolve(name, &ts).err().map(|e| (found, e.expected)),
+            None if wrong_count => {
+                let e = cbuiltins::resolve(name, &[]).err()?;
+                Some((found, e.expected))
+            }
+            None => None,
+        }
+    }
+
     /// The C type of `e`, where the subset makes it certain.
     fn ty(&self, e: &CExpr) -> Option<Type> {
-        use crate::types::ScalarType;
+        self.cty(e).map(|t| t.lift())
+    }
+
+    /// The C type of `e`, `double` included, where the subset makes it certain.
+    fn cty(&self, e: &CExpr) -> Option<CType> {
+        let lift = |t: Type| Some(CType::Lift(t));
         match e {
-            CExpr::Int(_) => Some(Type::INT),
-            CExpr::Float(_) => Some(Type::FLOAT),
-            CExpr::Var(v) => self.var(v),
+            CExpr::Int(_) => lift(Type::INT),
+            CExpr::Float(_) => lift(Type::FLOAT),
+            CExpr::Double(_) => Some(CType::Double),
+            CExpr::Var(v) => self.var(v).map(CType::Lift),
             CExpr::Field(inner, f) => match self.ty(inner)? {
                 Type::Vector(s, n) => {
                     let k = if let Some(hex) = f.strip_prefix('s').or_else(|| f.strip_prefix('S')) {
@@ -552,67 +674,90 @@ impl ReturnCheck<'_> {
                         f.len()
                     };
                     match k {
-                        1 => Some(Type::Scalar(s)),
-                        2 | 3 | 4 | 8 | 16 => Some(Type::Vector(s, k as u8)),
+                        1 => lift(Type::Scalar(s)),
+                        2 | 3 | 4 | 8 | 16 => lift(Type::Vector(s, k as u8)),
                         _ => None,
                     }
                 }
-                Type::Tuple(ts) => {
-                    f.strip_prefix('_')?.parse::<usize>().ok().and_then(|i| ts.get(i).cloned())
-                }
+                Type::Tuple(ts) => f
+                    .strip_prefix('_')?
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| ts.get(i).cloned())
+                    .map(CType::Lift),
                 Type::Scalar(_) | Type::Array(..) => None,
             },
-            CExpr::Unary(UnOp::Neg, a) => self.ty(a),
+            CExpr::Unary(UnOp::Neg, a) => self.cty(a),
+            // `!` and comparisons give `int`, or `intn` on vectors.
             CExpr::Unary(UnOp::Not, a) => match self.ty(a)? {
-                Type::Scalar(_) => Some(Type::INT),
-                _ => None,
+                Type::Scalar(_) => lift(Type::INT),
+                Type::Vector(_, n) => lift(Type::Vector(ScalarType::Int, n)),
+                Type::Tuple(_) | Type::Array(..) => None,
             },
             CExpr::Binary(op, a, b) => {
-                let (ta, tb) = (self.ty(a)?, self.ty(b)?);
+                let (ta, tb) = (self.cty(a)?, self.cty(b)?);
                 let arith = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem);
-                match (ta, tb) {
-                    (Type::Scalar(x), Type::Scalar(y)) if arith => {
-                        Some(Type::Scalar(if x == ScalarType::Float || y == ScalarType::Float {
-                            ScalarType::Float
-                        } else {
-                            ScalarType::Int
-                        }))
-                    }
-                    (Type::Scalar(_), Type::Scalar(_)) => Some(Type::INT),
-                    (v @ Type::Vector(..), Type::Scalar(_)) | (Type::Scalar(_), v @ Type::Vector(..))
-                        if arith =>
-                    {
-                        Some(v)
-                    }
-                    (Type::Vector(s, n), Type::Vector(t, m)) if arith && s == t && n == m => {
-                        Some(Type::Vector(s, n))
-                    }
+                let vector = |t: &CType| match t {
+                    CType::Lift(Type::Vector(s, n)) => Some((*s, *n)),
                     _ => None,
+                };
+                match (vector(&ta), vector(&tb)) {
+                    (None, None) if arith => usual_arithmetic(&ta, &tb),
+                    (None, None) => scalar(&ta).and(scalar(&tb)).and(lift(Type::INT)),
+                    (Some((s, n)), None) | (None, Some((s, n))) => {
+                        scalar(if vector(&ta).is_some() { &tb } else { &ta })?;
+                        lift(Type::Vector(if arith { s } else { ScalarType::Int }, n))
+                    }
+                    (Some((s, n)), Some((t, m))) if s == t && n == m => {
+                        lift(Type::Vector(if arith { s } else { ScalarType::Int }, n))
+                    }
+                    (Some(_), Some(_)) => None,
                 }
             }
             CExpr::Ternary(_, a, b) => {
-                let (ta, tb) = (self.ty(a)?, self.ty(b)?);
-                (ta == tb).then_some(ta)
+                let (ta, tb) = (self.cty(a)?, self.cty(b)?);
+                if ta == tb {
+                    Some(ta)
+                } else {
+                    usual_arithmetic(&ta, &tb)
+                }
             }
             CExpr::Call(name, args) => {
-                if let Some(t) = (self.user_ret)(name) {
-                    return Some(t);
+                if let Some((_, t)) = (self.user_fun)(name) {
+                    return lift(t);
                 }
-                match name.as_str() {
-                    "dot" | "length" | "fast_length" | "distance" => Some(Type::FLOAT),
-                    "cross" | "normalize" => self.ty(args.first()?),
-                    // The other built-ins work component-wise: a vector
-                    // argument makes a vector result (`fabs` of a float3 is
-                    // a float3; found by fuzzing).
-                    n if crate::ir::cfun::is_builtin(n) => {
-                        args.iter().find_map(|a| self.ty(a).filter(|t| matches!(t, Type::Vector(..))))
-                    }
-                    _ => None,
-                }
+                let ts: Option<Vec<CType>> = args.iter().map(|a| self.cty(a)).collect();
+                cbuiltins::resolve(name, &ts?).ok().map(|r| r.ret)
             }
-            CExpr::Cast(t, _) | CExpr::VectorLit(t, _) | CExpr::TupleLit(t, _) => Some(t.clone()),
+            CExpr::Cast(t, _) | CExpr::VectorLit(t, _) | CExpr::TupleLit(t, _) => lift(t.clone()),
         }
     }
+}
+
+/// An assignment's target as written: `s`, `v.x`.
+fn target_text(e: &CExpr) -> String {
+    match e {
+        CExpr::Var(v) => v.clone(),
+        CExpr::Field(inner, f) => format!("{}.{f}", target_text(inner)),
+        _ => "a component".to_string(),
+    }
+}
+
+/// `Some(())` for a scalar type.
+fn scalar(t: &CType) -> Option<()> {
+    matches!(t, CType::Double | CType::Lift(Type::Scalar(_))).then_some(())
+}
+
+/// The type of arithmetic on two scalars: `double` over `float` over `int`.
+fn usual_arithmetic(a: &CType, b: &CType) -> Option<CType> {
+    scalar(a).and(scalar(b))?;
+    Some(if *a == CType::Double || *b == CType::Double {
+        CType::Double
+    } else if [a, b].iter().any(|t| **t == CType::Lift(Type::FLOAT)) {
+        CType::Lift(Type::FLOAT)
+    } else {
+        CType::Lift(Type::Scalar(ScalarType::Int))
+    })
 }
 
 /// Whether OpenCL converts a value of type `from` implicitly to `to`.

@@ -223,17 +223,35 @@ impl Parser<'_> {
             }
             return Err(e);
         }
-        let user_ret = |n: &str| prog.user_funs.iter().find(|u| u.name == n).map(|u| u.ret.clone());
+        let user_fun = |n: &str| {
+            let u = prog.user_funs.iter().find(|u| u.name == n)?;
+            Some((u.params.iter().map(|(_, t)| t.clone()).collect(), u.ret.clone()))
+        };
         let mut rc = ReturnCheck {
             ret: &ret,
             scopes: vec![params.clone()],
-            user_ret: &user_ret,
+            user_fun: &user_fun,
             returns: 0,
             bad_literal: None,
             bad_mix: None,
             bad_decl: None,
+            bad_assign: None,
+            bad_rem: None,
+            bad_call: None,
+            calls: Vec::new(),
         };
         let returns = rc.stmts(&body);
+        if let Some(bad) = rc.bad_call {
+            // The nth `name(` of the body, in source order.
+            let tok = self.toks[first_tok..self.pos]
+                .windows(2)
+                .filter(|w| {
+                    matches!(&w[0].tok, Tok::Ident(s) if *s == bad.name) && w[1].tok == Tok::Punct("(")
+                })
+                .nth(bad.nth)
+                .map_or(span, |w| w[0].span);
+            return Err(ParseError::new(tok, bad.found, bad.expected));
+        }
         if let Some((lit, found)) = rc.bad_literal {
             // The literal's type name, `(float4)`, in the body.
             let name = crate::types::c_type(&lit);
@@ -256,6 +274,20 @@ impl Parser<'_> {
                 tok,
                 format!("`{var}` initialised with a {found}"),
                 format!("a value of the declared type {ty} of `{var}`"),
+            ));
+        }
+        if let Some((target, ty, found)) = rc.bad_assign {
+            return Err(ParseError::new(
+                name_span,
+                format!("`{target}` assigned a {found} in `{name}`"),
+                format!("a value of the type {ty} of `{target}` (OpenCL converts only scalars)"),
+            ));
+        }
+        if let Some(t) = rc.bad_rem {
+            return Err(ParseError::new(
+                name_span,
+                format!("`%` on a {} in `{name}`", t.c_name()),
+                "integer operands of `%` (fmod computes the remainder of floats)",
             ));
         }
         if let Some((a, b)) = rc.bad_mix {

@@ -42,7 +42,7 @@ const COMPONENTWISE: [&str; 24] = [
 
 fn cexpr_ok(e: &CExpr) -> bool {
     match e {
-        CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => true,
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => true,
         CExpr::Unary(UnOp::Neg, a) => cexpr_ok(a),
         CExpr::Unary(UnOp::Not, _) => false,
         CExpr::Binary(op, a, b) => {
