@@ -132,6 +132,9 @@ impl<'a> Lowerer<'a> {
                     }
                     None => self.alloc(ty, space, span)?,
                 };
+                if let MapKind::Lcl(d) = kind {
+                    self.check_no_redundant_update(*d, &xs, &target, span)?;
+                }
                 let (elem, res_elem) = (elem.clone(), res_elem.clone());
                 let t2 = target.clone();
                 let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
@@ -441,5 +444,96 @@ fn nested_parallel(g: &FunDecl) -> Vec<MapKind> {
             ExprKind::Literal(_) | ExprKind::Param(_) => Vec::new(),
         },
         FunKind::Pattern(_) | FunKind::UserFun(_) => Vec::new(),
+    }
+}
+
+impl Lowerer<'_> {
+    /// A `mapLcl(d)` that is not inside a `mapLcl` of another dimension `e`
+    /// whose local size exceeds 1 runs once per work-item of `e`: harmless
+    /// where each copy writes what it read from elsewhere, but a race where
+    /// it updates shared memory in place (a `reduceSeq` accumulator updated
+    /// by `mapLcl(1)` in a work-group of 32 x 1 work-items added each tile
+    /// 32 times; found by fuzzing).
+    fn check_no_redundant_update(
+        &mut self,
+        d: u8,
+        xs: &View,
+        target: &View,
+        span: Span,
+    ) -> Result<(), CompileError> {
+        let Some(local) = self.inp.local.clone() else { return Ok(()) };
+        let Some(out) = root_mem(target) else { return Ok(()) };
+        if out.space == AddressSpace::Private {
+            return Ok(());
+        }
+        let mut read = Vec::new();
+        mems_of(xs, &mut read);
+        if !read.iter().any(|m| m.name == out.name) {
+            return Ok(());
+        }
+        for e in 0..3u8 {
+            let covered = self.maps.iter().any(|m| m.kind == MapKind::Lcl(e));
+            if e == d || covered || self.decide(&local[e as usize]) == ArithExpr::Cst(1) {
+                continue;
+            }
+            return self.unsupported(
+                span,
+                format!(
+                    "mapLcl({d}) updates `{}` in place, but it is not inside a mapLcl({e}): all {} work-items \
+                     of dimension {e} would run it and race; nest it in mapLcl({e}) or write to a new array",
+                    out.name,
+                    self.decide(&local[e as usize])
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The memory a view finally addresses, if one.
+fn root_mem(v: &View) -> Option<&crate::view::Memory> {
+    match v {
+        View::Mem { mem, .. } => Some(mem),
+        View::Value { .. } | View::Generate { .. } | View::IndexValue(_) | View::Zip { .. } => None,
+        View::Access { of, .. }
+        | View::Split { of, .. }
+        | View::Join { of, .. }
+        | View::Transpose { of }
+        | View::Gather { of, .. }
+        | View::Slide { of, .. }
+        | View::Pad { of, .. }
+        | View::PadConst { of, .. }
+        | View::Get { of, .. }
+        | View::AsVector { of, .. }
+        | View::AsScalar { of, .. }
+        | View::Filter { of, .. }
+        | View::DropIndex { of, .. } => root_mem(of),
+        View::MapLayout { body, .. } => root_mem(body),
+    }
+}
+
+/// Every memory a view reads from.
+fn mems_of<'v>(v: &'v View, out: &mut Vec<&'v crate::view::Memory>) {
+    match v {
+        View::Mem { mem, .. } => out.push(mem),
+        View::Value { .. } | View::Generate { .. } | View::IndexValue(_) => {}
+        View::Zip { of } => of.iter().for_each(|x| mems_of(x, out)),
+        View::Filter { of, idx, .. } => {
+            mems_of(of, out);
+            mems_of(idx, out);
+        }
+        View::Access { of, .. }
+        | View::Split { of, .. }
+        | View::Join { of, .. }
+        | View::Transpose { of }
+        | View::Gather { of, .. }
+        | View::Slide { of, .. }
+        | View::Pad { of, .. }
+        | View::PadConst { of, .. }
+        | View::Get { of, .. }
+        | View::AsVector { of, .. }
+        | View::AsScalar { of, .. }
+        | View::DropIndex { of, .. } => mems_of(of, out),
+        View::MapLayout { body, .. } => mems_of(body, out),
     }
 }
