@@ -67,8 +67,12 @@ fn the_fourteen_programs_have_configs() {
     want.sort();
     assert_eq!(names, want);
     for c in &cfgs {
-        // jacobi3d-7pt also walks z with slideSeqPlus.
-        let extra: &[&str] = if c.name == "jacobi3d-7pt" { &["lift-slideseq"] } else { &[] };
+        // jacobi3d-7pt, poisson and heat also walk z with slideSeqPlus.
+        let extra: &[&str] = if ["jacobi3d-7pt", "poisson", "heat"].contains(&c.name.as_str()) {
+            &["lift-slideseq"]
+        } else {
+            &[]
+        };
         assert_eq!(c.variants, [&["lift-naive", "lift-tiled"][..], extra].concat(), "{}", c.name);
         assert!(c.halide.is_some() && c.elements.is_some(), "{}", c.name);
         let has_ref =
