@@ -49,6 +49,11 @@ fn writable_dir(dir: &Path) -> Result<(), CliError> {
 }
 
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
+    // Read before this process touches OpenCL: on the H100 host the Halide
+    // peer started by the harness saw `OCL_ICD_FILENAMES` without the NVIDIA
+    // library that the user's environment lists (and found no NVIDIA
+    // platform), where it ran when started by hand.
+    let icd_filenames = std::env::var("OCL_ICD_FILENAMES").ok();
     if let Some(vs) = &a.variants {
         for v in vs {
             let known = ["reference", "clblast", "halide", "explored", "explored-other", "cublas"]
@@ -135,6 +140,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             roofline: roof.clone(),
             git_commit: git_commit.clone(),
             cublas_dir: cublas_dir.clone(),
+            icd_filenames: icd_filenames.clone(),
         };
         println!("suite {s}: {} benchmark(s)", these.len());
         let report = runner::run(&rt, &these, &opts).map_err(|e| CliError::Failed(e.to_string()))?;

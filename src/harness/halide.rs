@@ -103,19 +103,26 @@ impl HalideSpec {
 /// and device type that the Lift rows use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PeerTarget {
-    Gpu { platform: String },
+    /// `icd_filenames`: the OpenCL loader's `OCL_ICD_FILENAMES` as the user
+    /// started lift (`None`: unset), which the peer gets back unchanged.
+    Gpu {
+        platform: String,
+        icd_filenames: Option<String>,
+    },
     Cpu,
 }
 
 impl PeerTarget {
-    fn env(&self) -> Vec<(&'static str, String)> {
+    /// Variables to set (`Some`) or remove (`None`) for the peer.
+    fn env(&self) -> Vec<(&'static str, Option<String>)> {
         match self {
-            PeerTarget::Gpu { platform } => vec![
-                ("LIFT_HALIDE_TARGET", "gpu".into()),
-                ("HL_OCL_DEVICE_TYPE", "gpu".into()),
-                ("HL_OCL_PLATFORM_NAME", platform.clone()),
+            PeerTarget::Gpu { platform, icd_filenames } => vec![
+                ("LIFT_HALIDE_TARGET", Some("gpu".into())),
+                ("HL_OCL_DEVICE_TYPE", Some("gpu".into())),
+                ("HL_OCL_PLATFORM_NAME", Some(platform.clone())),
+                ("OCL_ICD_FILENAMES", icd_filenames.clone()),
             ],
-            PeerTarget::Cpu => vec![("LIFT_HALIDE_TARGET", "cpu".into())],
+            PeerTarget::Cpu => vec![("LIFT_HALIDE_TARGET", Some("cpu".into()))],
         }
     }
 }
@@ -188,8 +195,14 @@ pub fn run_halide(
     }
     let out_path = scratch.join("halide_out.npy");
     let _ = std::fs::remove_file(&out_path);
-    let out = Command::new(exe)
-        .envs(target.env())
+    let mut cmd = Command::new(exe);
+    for (k, v) in target.env() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let out = cmd
         .args(&args)
         .arg(&out_path)
         .arg(reps.max(1).to_string())
@@ -197,8 +210,12 @@ pub fn run_halide(
         .map_err(|e| format!("{}: {e}", exe.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
+        // Halide's runtime prints its errors on stdout.
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let last = [&*stderr, &*stdout]
+            .iter()
+            .find_map(|s| s.lines().rev().find(|l| !l.trim().is_empty()))
+            .unwrap_or("");
         return Err(format!("{} exited with {}: {last}", exe.display(), out.status));
     }
     let median_ms = parse_median(&stdout)?;
@@ -232,7 +249,7 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     let scratch = std::env::temp_dir().join(format!("lift-halide-{}-{}", std::process::id(), p.cfg.name));
     let reps = opts.counts.runs.max(1);
     let target = if rt.info.is_gpu() {
-        PeerTarget::Gpu { platform: rt.info.platform_name.clone() }
+        PeerTarget::Gpu { platform: rt.info.platform_name.clone(), icd_filenames: opts.icd_filenames.clone() }
     } else {
         PeerTarget::Cpu
     };

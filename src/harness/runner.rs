@@ -32,6 +32,9 @@ pub struct RunOptions {
     pub git_commit: String,
     /// Where to look for cuBLAS and the CUDA runtime first (`--cublas-lib`).
     pub cublas_dir: Option<PathBuf>,
+    /// `OCL_ICD_FILENAMES` as lift was started (`None`: unset), given to
+    /// the peers it starts (see `halide::PeerTarget`).
+    pub icd_filenames: Option<String>,
 }
 
 /// The rows of a run and where they went.
