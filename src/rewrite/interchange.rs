@@ -57,7 +57,14 @@ pub static RULES: [Rule; 4] = [
         m_reduce_lanes,
         b_reduce_lanes,
     ),
-    rule("transpose-map", "transpose o map(map(f))", "map(map(f)) o transpose", &[], m_transpose_map, b_transpose_map),
+    rule(
+        "transpose-map",
+        "transpose o map(map(f))",
+        "map(map(f)) o transpose",
+        &[],
+        m_transpose_map,
+        b_transpose_map,
+    ),
 ];
 
 /// The paths in `body` of `get(0, p)` and `get(1, p)`, when those are the

@@ -1,0 +1,237 @@
+//! Macro shapes for a reduction nested in a map over rows (matrix-vector
+//! products: `join o map(\row -> map(post) o reduce(f, z) o map(g) $ ...)`).
+//! Stages 1 and 2 only reach one work-item per row, walking its row
+//! sequentially (uncoalesced on a GPU); these shapes give every row a
+//! work-group, as `reduction`'s work-group trees do for a whole array,
+//! built from the same small rules with their numbers as tuner slots.
+//!
+//! * `row-wg-tree(l)` and `row-wg-seq(l)`: the outer map becomes
+//!   `mapWrg(0)`; lane `t` of `l` work-items reduces elements `t, t + l,
+//!   ...` of the row (`reduce-lanes`: coalesced, and `N / l` stays
+//!   symbolic, so any `N` that `l` divides works) into local memory; then a
+//!   halving tree of `log2 l` steps (`partred-iterate`, k = 2), or one
+//!   work-item adds the `l` partials sequentially (one iteration, k = l);
+//!   one work-item applies the row's post-map and writes to global memory.
+//!   The rows count `M` is unconstrained.
+//!
+//! Not offered: several rows per work-group (`mapLcl(1)` over a group of
+//! rows inside `mapWrg(0)`). The steps replay, but the compiler's launch
+//! inference gives such a kernel a 1D local size (no `mapWrg(1)`), so the
+//! launch fails, and its local-memory tree had no barriers.
+//!
+//! Positions are found from the def: the first high-level `reduce` under
+//! exactly one high-level `map` (the rows), whose parent is a `map` (the
+//! post-map; `map-id` supplies one otherwise). A shape is offered only
+//! where its replay with default slot values succeeds.
+
+use super::space::{Arg, Shape, Slot, Step};
+use crate::ir::visit::{self, Node, Path};
+use crate::ir::{ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::rewrite;
+use std::collections::BTreeMap;
+
+/// Where the shapes start: the rows map `o`, the reduction `r` (somewhere
+/// in `o`'s function), and whether `r`'s parent is a map over its result.
+struct Site {
+    o: Path,
+    r: Path,
+    post: bool,
+}
+
+fn is_map_call(e: &crate::ir::Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(f, _)
+        if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, .. })))
+}
+
+fn find_site(base: &Program, def: &str) -> Option<Site> {
+    let body = &base.def(def)?.body;
+    for (path, e) in visit::expr_positions(body) {
+        let ExprKind::Call(f, _) = &e.kind else { continue };
+        if !matches!(&f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })) {
+            continue;
+        }
+        let (_, above) = visit::node_at(body, &path).ok()?;
+        let maps = above
+            .iter()
+            .filter(|n| matches!(n, Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { .. }), .. })))
+            .count();
+        if maps != 1 {
+            return None;
+        }
+        // The rows map: the innermost map call whose function holds `r`.
+        let o = (0..path.0.len())
+            .rev()
+            .filter(|&k| path.0[k] == 0)
+            .map(|k| Path(path.0[..k].to_vec()))
+            .find(|p| visit::expr_at(body, p).is_ok_and(is_map_call))?;
+        let parent = Path(path.0[..path.0.len() - 1].to_vec());
+        let post = path.0.len() > o.0.len() + 1
+            && path.0.last() == Some(&1)
+            && visit::expr_at(body, &parent).is_ok_and(is_map_call);
+        return Some(Site { o, r: path, post });
+    }
+    None
+}
+
+/// `base` followed by the steps of `rel` (a relative position, "" for
+/// `base` itself).
+fn at(base: &Path, rel: &str) -> Path {
+    let mut v = base.0.clone();
+    v.extend(rel.split('.').filter(|s| !s.is_empty()).map(|s| s.parse::<u16>().unwrap_or(u16::MAX)));
+    Path(v)
+}
+
+fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> {
+    Some(Step { rule: Some(rewrite::find_rule(name)?), path, args })
+}
+
+/// The steps for one row whose reduction is at `r` and whose post-map (if
+/// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
+/// been lowered by `lower_rows` (inserted after the algorithmic steps).
+fn row_steps(site: &Site, r: &Path, lanes: usize, tree: bool, lower_rows: Vec<Step>) -> Option<Vec<Step>> {
+    let mut v = vec![
+        step("reduce-lanes", r.clone(), vec![("m", Arg::Slot(lanes))])?,
+        step("split-join", at(r, "2.1.1.1.1"), vec![("n", Arg::Slot(lanes))])?,
+        step("split-join-id", at(r, "2.1.1.1"), vec![])?,
+        step("transpose-map", at(r, "2.1.1"), vec![])?,
+        step("map-fusion", at(r, "2.1"), vec![])?,
+        step("reduce-to-partred", r.clone(), vec![])?,
+    ];
+    v.push(if tree {
+        step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?
+    } else {
+        step("partred-iterate", r.clone(), vec![("n", Arg::Fixed(1)), ("k", Arg::Slot(lanes))])?
+    });
+    v.extend(lower_rows);
+    let d0 = || vec![("d", Arg::Fixed(0))];
+    // Each lane's sequential, fused reduction into local memory ...
+    let lane = at(r, "1.1.0.0.0");
+    v.extend([
+        step("partred-reduce", lane.clone(), vec![])?,
+        step("map-seq", at(&lane, "2"), vec![])?,
+        step("reduce-seq", lane.clone(), vec![])?,
+        step("reduce-map-fusion", lane.clone(), vec![])?,
+        step("map-id", lane.clone(), vec![])?,
+        step("map-seq", lane.clone(), vec![])?,
+        step("to-local", lane.clone(), vec![])?,
+        step("map-lcl", at(r, "1.1"), d0())?,
+    ]);
+    // ... the tree (or the one sequential sum) in local memory ...
+    let node = at(r, "0.0.0.1.0.0.0");
+    v.extend([
+        step("partred-reduce", node.clone(), vec![])?,
+        step("reduce-seq", node.clone(), vec![])?,
+        step("map-id", node.clone(), vec![])?,
+        step("map-seq", node.clone(), vec![])?,
+        step("to-local", node.clone(), vec![])?,
+        step("map-lcl", at(r, "0.0.0.1"), d0())?,
+    ]);
+    // ... and the row's post-map by one work-item, to global memory.
+    let q = if site.post {
+        Path(r.0[..r.0.len() - 1].to_vec())
+    } else {
+        v.push(step("map-id", r.clone(), vec![])?);
+        r.clone()
+    };
+    v.extend([
+        step("split-join", q.clone(), vec![("n", Arg::Fixed(1))])?,
+        step("map-lcl", at(&q, "1"), d0())?,
+        step("map-seq", at(&q, "1.0.0.0"), vec![])?,
+        step("to-global", at(&q, "1"), vec![])?,
+    ]);
+    Some(v)
+}
+
+/// The local size of a row shape: its `l` lanes (the launch inference
+/// would take the most common `mapLcl` length, 1 for the sequential sum
+/// and the write-out of `row-wg-seq`).
+pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
+    let l = shape.slots.iter().position(|s| s.name == "row-lanes").map(|i| values[i])?;
+    Some([l, 1, 1])
+}
+
+/// Powers of two from `lo` to `hi` dividing `len` (all when unknown).
+fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
+    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
+}
+
+fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
+    let default = if domain.contains(&default) { default } else { *domain.get(domain.len() / 2)? };
+    Some(Slot { name: name.to_string(), domain, default })
+}
+
+fn row_len(base: &Program, def: &str, r: &Path, sizes: &BTreeMap<String, i64>) -> Option<i64> {
+    let d = base.def(def)?;
+    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
+    let ExprKind::Call(_, args) = &visit::expr_at(&d.body, r).ok()?.kind else { return None };
+    match types.exprs.get(&args.last()?.id)? {
+        crate::types::Type::Array(_, n) => {
+            crate::arith::simplify(n).eval_with(&|v| sizes.get(v).copied()).ok()
+        }
+        _ => None,
+    }
+}
+
+/// The row-reduction shapes for `def` (none unless it reduces inside a
+/// map over rows), each replaying with its default slot values.
+pub fn row_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
+    let Some(site) = find_site(base, def) else { return Vec::new() };
+    let n = row_len(base, def, &site.r, sizes);
+    let d = |v: i64| vec![("d", Arg::Fixed(v))];
+    let mut out = Vec::new();
+    let mut push = |steps: Option<Vec<Step>>, slots: Vec<Option<Slot>>| {
+        let (Some(steps), Some(slots)) = (steps, slots.into_iter().collect::<Option<Vec<Slot>>>()) else {
+            return;
+        };
+        let shape = Shape { algorithmic: steps.len(), steps, slots };
+        if shape.instantiate(base, def, &shape.defaults()).is_ok() {
+            out.push(shape);
+        }
+    };
+    for tree in [true, false] {
+        // row-wg-tree, row-wg-seq: slot 0 is l.
+        let lower = step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
+        push(row_steps(&site, &site.r, 0, tree, lower), vec![slot("row-lanes", pow2(16, 1024, n), 128)]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+
+    fn base(path: &str, def: &str) -> Program {
+        let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let p = crate::parse::parse_program(&SourceFile::new(&file, text)).unwrap();
+        rewrite::prepare(&p, def).unwrap()
+    }
+
+    #[test]
+    fn row_shapes_replay_on_both_gemv_defs() {
+        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1024)].into();
+        for (file, def) in [("benchmarks/icfp15/gemv.lift", "gemv"), ("benchmarks/gemv.lift", "gemvHigh")] {
+            let b = base(file, def);
+            let shapes = row_shapes(&b, def, &sizes);
+            assert_eq!(shapes.len(), 2, "{def}");
+            for s in &shapes {
+                assert_eq!(s.slots[0].domain, vec![16, 32, 64, 128, 256, 512, 1024]);
+                for &l in &s.slots[0].domain {
+                    let inst = s.instantiate(&b, def, &[l]).unwrap_or_else(|e| panic!("{def} l={l}: {e}"));
+                    assert!(inst.derivation[0].starts_with(&format!("reduce-lanes @ 1.0.0.0.1 m={l}")));
+                    // N % l is the only constraint: any M.
+                    assert!(inst.constraints.iter().all(|c| !c.text.contains('M')), "{:?}", inst.constraints);
+                }
+                assert_eq!(local_of(s, &[64]), Some([64, 1, 1]));
+            }
+        }
+    }
+
+    #[test]
+    fn no_row_shapes_without_a_row_reduction() {
+        let sizes: BTreeMap<String, i64> = [("N".into(), 1024)].into();
+        assert!(row_shapes(&base("benchmarks/icfp15/dot.lift", "dot"), "dot", &sizes).is_empty());
+        assert!(row_shapes(&base("benchmarks/icfp15/scal.lift", "scal"), "scal", &sizes).is_empty());
+    }
+}
