@@ -13,6 +13,10 @@
 //!   work-item adds the `l` partials sequentially (one iteration, k = l);
 //!   one work-item applies the row's post-map and writes to global memory.
 //!   The rows count `M` is unconstrained.
+//! * `row-wg-tree-vec(l)` and `row-wg-seq-vec(l)`: the same over float4s
+//!   (`vectorize-reduce` n = 4, `asvector-map`: each lane loads four
+//!   elements at a time), the row's four vector sums added by a final
+//!   `reduceSeq`. Needs `N % (4 * l) == 0`.
 //!
 //! Not offered: several rows per work-group (`mapLcl(1)` over a group of
 //! rows inside `mapWrg(0)`). The steps replay, but the compiler's launch
@@ -88,15 +92,33 @@ fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> 
 /// The steps for one row whose reduction is at `r` and whose post-map (if
 /// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
 /// been lowered by `lower_rows` (inserted after the algorithmic steps).
-fn row_steps(site: &Site, r: &Path, lanes: usize, tree: bool, lower_rows: Vec<Step>) -> Option<Vec<Step>> {
-    let mut v = vec![
+fn row_steps(
+    site: &Site,
+    r: &Path,
+    lanes: usize,
+    tree: bool,
+    vec4: bool,
+    lower_rows: Vec<Step>,
+) -> Option<Vec<Step>> {
+    let mut v = Vec::new();
+    // row-wg-vec: the lanes reduce float4s (`vectorize-reduce`, loads of
+    // four elements); the four sums of the row's vector are added last.
+    let outer = r;
+    let r = &if vec4 {
+        v.push(step("vectorize-reduce", r.clone(), vec![("n", Arg::Fixed(4))])?);
+        v.push(step("asvector-map", at(r, "2.1.2"), vec![])?);
+        at(r, "2.1")
+    } else {
+        r.clone()
+    };
+    v.extend([
         step("reduce-lanes", r.clone(), vec![("m", Arg::Slot(lanes))])?,
         step("split-join", at(r, "2.1.1.1.1"), vec![("n", Arg::Slot(lanes))])?,
         step("split-join-id", at(r, "2.1.1.1"), vec![])?,
         step("transpose-map", at(r, "2.1.1"), vec![])?,
         step("map-fusion", at(r, "2.1"), vec![])?,
         step("reduce-to-partred", r.clone(), vec![])?,
-    ];
+    ]);
     v.push(if tree {
         step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?
     } else {
@@ -126,6 +148,10 @@ fn row_steps(site: &Site, r: &Path, lanes: usize, tree: bool, lower_rows: Vec<St
         step("to-local", node.clone(), vec![])?,
         step("map-lcl", at(r, "0.0.0.1"), d0())?,
     ]);
+    if vec4 {
+        v.push(step("reduce-seq", outer.clone(), vec![])?);
+    }
+    let r = outer;
     // ... and the row's post-map by one work-item, to global memory.
     let q = if site.post {
         Path(r.0[..r.0.len() - 1].to_vec())
@@ -188,10 +214,15 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> V
             out.push(shape);
         }
     };
-    for tree in [true, false] {
-        // row-wg-tree, row-wg-seq: slot 0 is l.
+    for (tree, vec4) in [(true, false), (false, false), (true, true), (false, true)] {
+        // row-wg-tree, row-wg-seq, and their -vec forms: slot 0 is l.
         let lower = step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
-        push(row_steps(&site, &site.r, 0, tree, lower), vec![slot("row-lanes", pow2(16, 1024, n), 128)]);
+        let lanes = match (vec4, n) {
+            (true, Some(n)) if n % 4 != 0 => Vec::new(),
+            (true, n) => pow2(16, 1024, n.map(|n| n / 4)),
+            (false, n) => pow2(16, 1024, n),
+        };
+        push(row_steps(&site, &site.r, 0, tree, vec4, lower), vec![slot("row-lanes", lanes, 128)]);
     }
     out
 }
@@ -214,18 +245,32 @@ mod tests {
         for (file, def) in [("benchmarks/icfp15/gemv.lift", "gemv"), ("benchmarks/gemv.lift", "gemvHigh")] {
             let b = base(file, def);
             let shapes = row_shapes(&b, def, &sizes);
-            assert_eq!(shapes.len(), 2, "{def}");
-            for s in &shapes {
-                assert_eq!(s.slots[0].domain, vec![16, 32, 64, 128, 256, 512, 1024]);
+            assert_eq!(shapes.len(), 4, "{def}");
+            for (k, s) in shapes.iter().enumerate() {
+                // The -vec shapes (2, 3) split N / 4 float4s.
+                let top = if k < 2 { 1024 } else { 256 };
+                assert_eq!(s.slots[0].domain, pow2(16, top, None));
+                let lanes_at = if k < 2 { "1.0.0.0.1" } else { "1.0.0.0.1.2.1" };
                 for &l in &s.slots[0].domain {
                     let inst = s.instantiate(&b, def, &[l]).unwrap_or_else(|e| panic!("{def} l={l}: {e}"));
-                    assert!(inst.derivation[0].starts_with(&format!("reduce-lanes @ 1.0.0.0.1 m={l}")));
+                    let lanes = format!("reduce-lanes @ {lanes_at} m={l}");
+                    assert!(inst.derivation.contains(&lanes), "{:?}", inst.derivation);
                     // N % l is the only constraint: any M.
                     assert!(inst.constraints.iter().all(|c| !c.text.contains('M')), "{:?}", inst.constraints);
                 }
                 assert_eq!(local_of(s, &[64]), Some([64, 1, 1]));
             }
         }
+    }
+
+    #[test]
+    fn vec_shapes_need_n_a_multiple_of_4() {
+        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1026)].into();
+        let b = base("benchmarks/icfp15/gemv.lift", "gemv");
+        assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 0, "no power of two from 16 divides 1026");
+        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1040)].into();
+        // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones (260 float4s).
+        assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 2);
     }
 
     #[test]
