@@ -55,16 +55,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
     let inferred = passes::launch::infer(d, &types);
     let cst = |a: [i64; 3]| a.map(ArithExpr::Cst);
-    // A given local size without a global one keeps the inferred number of
-    // work-groups (a `mapWrg` over M rows with l work-items each: M * l).
-    let global = match (opts.global, opts.local, &inferred.local) {
-        (Some(g), _, _) => cst(g),
-        (None, Some(l), Some(il)) => std::array::from_fn(|d| {
-            let groups = ArithExpr::div(inferred.global[d].clone(), il[d].clone());
-            crate::arith::simplify(&ArithExpr::mul(groups, ArithExpr::Cst(l[d])))
-        }),
-        (None, _, _) => inferred.global.clone(),
-    };
+    let global = opts.global.map(cst).unwrap_or(inferred.global);
     let local = match opts.local {
         Some(l) => Some(cst(l)),
         None => inferred.local,
