@@ -216,3 +216,96 @@ fn asvector_map_over_zip_keeps_the_value() {
     let c = lift::harness::validate::compare(&b, &a, 1e-5, 1e-6);
     assert!(c.ok, "{}", c.message);
 }
+
+/// An .npy file of floats of the given shape.
+fn npy_f32(shape: &[u64], data: impl Iterator<Item = f32>) -> Vec<u8> {
+    use npyz::WriterBuilder;
+    let mut out = Vec::new();
+    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
+    w.extend(data).unwrap();
+    w.finish().unwrap();
+    out
+}
+
+#[test]
+fn row_shapes_compile_and_validate_on_pocl_at_odd_sizes() {
+    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
+    if pocl().is_none() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    // 37 rows (row-wg needs nothing of M), rows of 384 = 3 * 128.
+    let (m, n) = (37u64, 384u64);
+    let dir = tmp("rows-exec");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut seed = 7u64;
+    let mut rnd = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 40) % 1000) as f32 / 1000.0
+    };
+    for (name, len) in [("A", m * n), ("x", n), ("y", m)] {
+        let shape = if name == "A" { vec![m, n] } else { vec![len] };
+        let data: Vec<f32> = (0..len).map(|_| rnd()).collect();
+        std::fs::write(dir.join(format!("{name}.npy")), npy_f32(&shape, data.into_iter())).unwrap();
+    }
+    let sizes = BTreeMap::from([("M".to_string(), m as i64), ("N".to_string(), n as i64)]);
+    for (file, def) in [("benchmarks/icfp15/gemv.lift", "gemv"), ("benchmarks/gemv.lift", "gemvHigh")] {
+        let base = lift::rewrite::prepare(&load(file), def).unwrap();
+        let shapes = explore::rows::row_shapes(&base, def, &sizes);
+        assert_eq!(shapes.len(), 2, "{def}");
+        for (k, s) in shapes.iter().enumerate() {
+            // The -vec shape (1) has 96 float4s per row.
+            let ls: &[i64] = if k < 1 { &[32, 128] } else { &[32] };
+            for &l in ls {
+                let inst = s.instantiate(&base, def, &[l]).unwrap();
+                let der = dir.join(format!("{def}-{k}-{l}.derivation"));
+                std::fs::write(&der, inst.derivation.join("\n")).unwrap();
+                let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lift"));
+                cmd.arg("exec").arg(file).args(["--def", def, "--device", "pocl", "--check", "--derivation"]);
+                // No --local or --global: the launch inference gives l lanes
+                // per row.
+                cmd.arg(&der);
+                for p in ["A", "x", "y"] {
+                    cmd.args(["--input", &format!("{p}={}", dir.join(format!("{p}.npy")).display())]);
+                }
+                cmd.args(["--input", "alpha=1.5", "--input", "beta=-0.5", "--output"])
+                    .arg(dir.join("out.npy"));
+                let o = cmd.output().unwrap();
+                let text =
+                    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+                assert!(o.status.success() && text.contains("check: ok"), "{def} shape {k} l={l}: {text}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn explores_gemv_with_row_shapes_on_pocl() {
+    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("gemv-rows");
+    let prog = load("benchmarks/icfp15/gemv.lift");
+    let mut o = opts(&out, 60, Some(14), false, 0);
+    o.def = "gemv".into();
+    o.sizes = BTreeMap::from([("M".to_string(), 64), ("N".to_string(), 256)]);
+    let report = explore::explore(&prog, &devs, &o).unwrap();
+    assert!(report.devices[0].best.is_some());
+    let rows = csv_rows(&report.csv);
+    // Both row shapes were measured and validated (against the interpreter).
+    let ok: Vec<_> = rows.iter().filter(|r| r[7].contains("reduce-lanes @") && r[4] == "ok").collect();
+    for vec4 in [false, true] {
+        let iterate = |r: &Vec<String>| -> Option<String> {
+            if r[7].starts_with("vectorize-reduce @") != vec4 {
+                return None;
+            }
+            r[7].split(" ; ").find(|s| s.starts_with("partred-iterate")).map(str::to_string)
+        };
+        // The tree halves (k = 2).
+        assert!(ok.iter().filter_map(|r| iterate(r)).any(|s| s.contains("k=2")), "{rows:?}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -523,6 +523,29 @@ fn seed_004_rules() {
     );
 }
 
+#[test]
+fn row_reduction_rules() {
+    // Lane t of 4 reduces elements t, t + 4, ...: the columns of the rows of 4.
+    check_rule(
+        "def f(x: [float]N) = reduce(add, 0.0f) $ x",
+        "reduce-lanes",
+        "root",
+        &[("m", 4)],
+        "reduce(add, 0.0f, x)",
+        "reduce(add, 0.0f, join(map(\\_p1 -> partRed(add, 0.0f, 1, _p1), transpose(split(4, x)))))",
+    );
+    check_rule(
+        "def f(a: [[float]M]N) = transpose o map(map(absVal)) $ a",
+        "transpose-map",
+        "root",
+        &[],
+        "transpose(map(\\_p2 -> map(absVal, _p2), a))",
+        "map(\\_p3 -> map(absVal, _p3), transpose(a))",
+    );
+    let e = apply_err("def f(x: [float]10) = reduce(add, 0.0f) $ x", "reduce-lanes", "root", &[("m", 4)]);
+    assert_eq!(e.to_string(), "`reduce-lanes`: side condition violated: 4 does not divide the length 10");
+}
+
 // ---------------------------------------------------------------------------
 // Property test: every rule preserves the interpreter's value.
 
@@ -550,8 +573,11 @@ const CORPUS: &[&str] = &[
     // The initial row is neutral (zeros), as `reduce` promises.
     "def p21(a: [[float]M]N, z: [float]M) = reduce(\\(acc, row) -> map(\\p -> add(get(0, p), get(1, p))) $ zip(acc, row), map(\\v -> mult(0.0f, v)) $ z) $ a",
     "def p22(a: [[float]M]N) = map(map(reduce(add, 0.0f))) o map(transpose) o slide(3, 1) $ a",
-    "def p23(x: [float]N) = mapSeq(\\w -> add(mult(0.5f, at(0, w)), at(2, w))) o slide(3, 2) o pad(1, 1, clamp) $ x",
-    "def p24(a: [[float]M]N) = mapSeq(\\w -> reduceSeq(add, 0.0f) o join $ w) o slide(3, 1) $ a",
+    "def p28(x: [float]N) = mapSeq(\\w -> add(mult(0.5f, at(0, w)), at(2, w))) o slide(3, 2) o pad(1, 1, clamp) $ x",
+    "def p29(a: [[float]M]N) = mapSeq(\\w -> reduceSeq(add, 0.0f) o join $ w) o slide(3, 1) $ a",
+    // Row reductions (explore::rows; `reduce-lanes` applies to p0): a
+    // map moved through a transpose.
+    "def p27(a: [[float]M]N) = transpose o map(map(absVal)) $ a",
     "def p19(x: [float]N) = partRed(add, 0.0f, 1) o asScalar o asVector(4) o map(absVal) $ x",
     // Stencils as the CGO 2018 defs write them: a slid grid zipped with
     // another (2D), 3D alone (reads that tell the dimensions apart) and
@@ -575,6 +601,7 @@ fn param_sets(rule: &str) -> Vec<Args> {
             v
         }
         "reduce-partred" => one("m", &[1, 2, 4]),
+        "reduce-lanes" => one("m", &[2, 4]),
         "reorder-stride" => one("s", &[2, 4]),
         "partred-iterate" => {
             vec![args(&[("n", 1), ("k", 2)]), args(&[("n", 2), ("k", 2)]), args(&[("n", 3), ("k", 2)])]

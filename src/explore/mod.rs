@@ -5,12 +5,14 @@
 //! Files: `space` (stage 1, algorithmic rewriting, and stage 2, lowering
 //! choices, as derivation templates), `tuner` (stage 3, parameter values,
 //! successive halving with local search), `measure` (compile, build,
-//! validate, time), `log` (`explore.csv`, the cache, resuming), `stencil`
+//! validate, time), `log` (`explore.csv`, the cache, resuming), `reduction`
+//! and `rows` (macro shapes for full and row reductions), `stencil`
 //! (the space of stencil defs, instead of stages 1 and 2).
 
 pub mod log;
 pub mod measure;
 pub mod reduction;
+pub mod rows;
 pub mod space;
 pub mod stencil;
 pub mod tuner;
@@ -103,6 +105,13 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
                 // written, so that a short budget measures them.
                 if i == 0 && limits.reductions {
                     for r in reduction::reduction_shapes(&base, def, sizes) {
+                        shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
+                    }
+                }
+                // Likewise the row-reduction shapes (a reduce in a map over
+                // rows); they need no second stage.
+                if i == 0 {
+                    for r in rows::row_shapes(&base, def, sizes) {
                         shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
                     }
                 }
@@ -201,7 +210,8 @@ fn spaces_for(
             .and_then(|inst| compile(&inst.program, &plan.def, &CompileOptions::default()).ok());
         let mut few = false;
         if let Some(k) = &kernel {
-            if k.local.is_none() && !stencil::has_local_slots(s) {
+            if k.local.is_none() && !stencil::has_local_slots(s) && rows::local_of(s, &s.defaults()).is_none()
+            {
                 s.slots.push(Slot { name: "local".into(), domain: local_domain(max_wg), default: 0 });
             }
             let items: i64 =
@@ -328,7 +338,8 @@ impl Worker<'_> {
                     .map(|i| p.values[i])
                     .filter(|&l| l > 0)
                     .map(|l| [l, 1, 1])
-                    .or_else(|| stencil::local_of(shape, &p.values));
+                    .or_else(|| stencil::local_of(shape, &p.values))
+                    .or_else(|| rows::local_of(shape, &p.values));
                 let d = inst.program.def(&opts.def)?;
                 let ufs: String = inst
                     .program

@@ -11,14 +11,28 @@
 //!   a `map`, which the OpenCL rules can parallelise.
 //! - `slide-transpose`: sliding a window over the rows and transposing
 //!   each window is sliding along every column of the transposed input.
+//!
+//! Two more move a `transpose` for the row reductions of
+//! `explore::rows` (a reduction whose `m` lanes each reduce every `m`-th
+//! element, so that neighbouring work-items read neighbouring elements,
+//! with lengths that stay symbolic: `reorder-stride` then `partred-split`
+//! would give `len / (len / m)` lanes, which no simplifier may turn into
+//! `m`):
+//!
+//! - `reduce-lanes`: a reduction is the reduction of the reductions of
+//!   the `m` columns of its input cut into rows of `m` (`f` associative
+//!   and commutative, as `reorder-stride` assumes).
+//! - `transpose-map`: transposing commutes with an element-wise map of a
+//!   2D array.
 
 use super::algorithmic::{rule, B, R};
-use super::rule::{as_pattern, view, Args, Builder, Rule, Site, View};
+use super::rule::{arg, as_pattern, view, Args, Builder, ParamSpec, Rule, Site, View};
+use crate::arith::ArithExpr;
 use crate::ir::visit::{self, Path};
 use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Lambda, MapKind, ParamId, Pattern, ReduceKind};
 use crate::types::Type;
 
-pub static RULES: [Rule; 2] = [
+pub static RULES: [Rule; 4] = [
     rule(
         "reduce-map-zip",
         "reduce(\\(acc, row) -> map(\\p -> f(get(0, p), get(1, p))) $ zip(acc, row), z) $ xs",
@@ -34,6 +48,22 @@ pub static RULES: [Rule; 2] = [
         &[],
         m_slide_transpose,
         b_slide_transpose,
+    ),
+    rule(
+        "reduce-lanes",
+        "reduce(f, z)   (len % m = 0)",
+        "reduce(f, z) o join o map(partRed(f*, z*, 1)) o transpose o split(m)",
+        &[ParamSpec { name: "m", what: "number of lanes" }],
+        m_reduce_lanes,
+        b_reduce_lanes,
+    ),
+    rule(
+        "transpose-map",
+        "transpose o map(map(f))",
+        "map(map(f)) o transpose",
+        &[],
+        m_transpose_map,
+        b_transpose_map,
     ),
 ];
 
@@ -151,4 +181,74 @@ fn b_slide_transpose(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let per_col = b.gen.lambda1(span, |g, c| g.call_pattern(slide, vec![c], span));
     let slid = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_col) }, vec![cols], span);
     Ok(b.pattern(Pattern::Transpose, vec![slid], span))
+}
+
+fn m_reduce_lanes(s: &Site<'_>) -> R {
+    match view(s.expr) {
+        Some((View::Reduce { kind: ReduceKind::Reduce, .. }, [_, xs], _)) if s.len(xs).is_some() => Ok(()),
+        _ => Err(s.no_match("reduce-lanes", "a high-level `reduce(f, z) $ xs` over an array")),
+    }
+}
+
+fn b_reduce_lanes(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
+    m_reduce_lanes(s)?;
+    let Some((View::Reduce { kind, f }, [z, xs], span)) = view(s.expr) else {
+        return Err(s.no_match("reduce-lanes", "a reduce"));
+    };
+    let m = arg("reduce-lanes", a, "m")?;
+    let len = s.len(xs).ok_or_else(|| s.no_match("reduce-lanes", "a reduce of an array"))?;
+    b.divides("reduce-lanes", &m, &len)?;
+    let rows = b.pattern(Pattern::Split(m), vec![xs.clone()], span);
+    let cols = b.pattern(Pattern::Transpose, vec![rows], span);
+    let (f2, z2) = (f.clone(), z.clone());
+    let body = b.gen.lambda1(span, |g, c| {
+        let z = g.refresh_expr(&z2);
+        let f = g.refresh_fun(&f2);
+        g.call_pattern(Pattern::PartRed { f: Box::new(f), m: ArithExpr::Cst(1) }, vec![z, c], span)
+    });
+    let map = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(body) }, vec![cols], span);
+    let lanes = b.pattern(Pattern::Join, vec![map], span);
+    Ok(b.pattern(Pattern::Reduce { kind, f: Box::new(f.clone()) }, vec![z.clone(), lanes], span))
+}
+
+/// `f` of a function that maps `f` over its argument: `map(f)` or
+/// `\r -> map(f) $ r`.
+fn inner_map(h: &FunDecl) -> Option<&FunDecl> {
+    match &h.kind {
+        FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) => Some(f),
+        FunKind::Lambda(Lambda { params, body }) => match view(body) {
+            Some((View::Map { kind: MapKind::Map, f }, [r], _))
+                if params.len() == 1 && matches!(r.kind, ExprKind::Param(p) if p == params[0].id) =>
+            {
+                Some(f)
+            }
+            _ => None,
+        },
+        FunKind::Pattern(_) | FunKind::UserFun(_) => None,
+    }
+}
+
+/// `(f, xs)` of `transpose $ map(map(f)) $ xs`.
+fn transpose_map_parts(e: &Expr) -> Option<(&FunDecl, &Expr)> {
+    let (View::Transpose, [m], _) = view(e)? else { return None };
+    let (View::Map { kind: MapKind::Map, f: h }, [xs], _) = view(m)? else { return None };
+    Some((inner_map(h)?, xs))
+}
+
+fn m_transpose_map(s: &Site<'_>) -> R {
+    transpose_map_parts(s.expr)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match("transpose-map", "`transpose $ map(map(f)) $ xs`"))
+}
+
+fn b_transpose_map(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    m_transpose_map(s)?;
+    let (f, xs) = transpose_map_parts(s.expr).ok_or_else(|| s.no_match("transpose-map", "a transpose"))?;
+    let span = s.expr.span;
+    let cols = b.pattern(Pattern::Transpose, vec![xs.clone()], span);
+    let f = f.clone();
+    let inner = b.gen.lambda1(span, |g, c| {
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![c], span)
+    });
+    Ok(b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(inner) }, vec![cols], span))
 }

@@ -1,0 +1,289 @@
+//! Macro shapes for a reduction nested in a map over rows (matrix-vector
+//! products: `join o map(\row -> map(post) o reduce(f, z) o map(g) $ ...)`).
+//! Stages 1 and 2 only reach one work-item per row, walking its row
+//! sequentially (uncoalesced on a GPU); these shapes give every row a
+//! work-group, as `reduction`'s work-group trees do for a whole array,
+//! built from the same small rules with their numbers as tuner slots.
+//!
+//! * `row-wg-tree(l)`: the outer map becomes
+//!   `mapWrg(0)`; lane `t` of `l` work-items reduces elements `t, t + l,
+//!   ...` of the row (`reduce-lanes`: coalesced, and `N / l` stays
+//!   symbolic, so any `N` that `l` divides works) into local memory; then a
+//!   halving tree of `log2 l` steps (`partred-iterate`, k = 2); one
+//!   work-item applies the row's post-map and writes to global memory.
+//!   The rows count `M` is unconstrained.
+//! * `row-wg-tree-vec(l)`: the same over float4s
+//!   (`vectorize-reduce` n = 4, `asvector-map`: each lane loads four
+//!   elements at a time), the row's four vector sums added by a final
+//!   `reduceSeq`. Needs `N % (4 * l) == 0`.
+//!
+//! Not offered: one work-item adding the `l` partials sequentially
+//! (`partred-iterate` n = 1, k = l: `row_steps` with `tree` false). Its
+//! steps replay and validate, but the launch inference takes the most
+//! common `mapLcl` length (1) as the local size, and a local size given to
+//! the compiler keeps the inferred global size (M work-items: M / l
+//! work-groups looping over the rows). Several rows per work-group (`mapLcl(1)` over a group of
+//! rows inside `mapWrg(0)`). The steps replay, but the compiler's launch
+//! inference gives such a kernel a 1D local size (no `mapWrg(1)`), so the
+//! launch fails, and its local-memory tree had no barriers.
+//!
+//! Positions are found from the def: the first high-level `reduce` under
+//! exactly one high-level `map` (the rows), whose parent is a `map` (the
+//! post-map; `map-id` supplies one otherwise). A shape is offered only
+//! where its replay with default slot values succeeds.
+
+use super::space::{Arg, Shape, Slot, Step};
+use crate::ir::visit::{self, Node, Path};
+use crate::ir::{ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::rewrite;
+use std::collections::BTreeMap;
+
+/// Where the shapes start: the rows map `o`, the reduction `r` (somewhere
+/// in `o`'s function), and whether `r`'s parent is a map over its result.
+struct Site {
+    o: Path,
+    r: Path,
+    post: bool,
+}
+
+fn is_map_call(e: &crate::ir::Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(f, _)
+        if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, .. })))
+}
+
+fn find_site(base: &Program, def: &str) -> Option<Site> {
+    let body = &base.def(def)?.body;
+    for (path, e) in visit::expr_positions(body) {
+        let ExprKind::Call(f, _) = &e.kind else { continue };
+        if !matches!(&f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })) {
+            continue;
+        }
+        let (_, above) = visit::node_at(body, &path).ok()?;
+        let maps = above
+            .iter()
+            .filter(|n| matches!(n, Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { .. }), .. })))
+            .count();
+        if maps != 1 {
+            return None;
+        }
+        // The rows map: the innermost map call whose function holds `r`.
+        let o = (0..path.0.len())
+            .rev()
+            .filter(|&k| path.0[k] == 0)
+            .map(|k| Path(path.0[..k].to_vec()))
+            .find(|p| visit::expr_at(body, p).is_ok_and(is_map_call))?;
+        let parent = Path(path.0[..path.0.len() - 1].to_vec());
+        let post = path.0.len() > o.0.len() + 1
+            && path.0.last() == Some(&1)
+            && visit::expr_at(body, &parent).is_ok_and(is_map_call);
+        return Some(Site { o, r: path, post });
+    }
+    None
+}
+
+/// `base` followed by the steps of `rel` (a relative position, "" for
+/// `base` itself).
+fn at(base: &Path, rel: &str) -> Path {
+    let mut v = base.0.clone();
+    v.extend(rel.split('.').filter(|s| !s.is_empty()).map(|s| s.parse::<u16>().unwrap_or(u16::MAX)));
+    Path(v)
+}
+
+fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> {
+    Some(Step { rule: Some(rewrite::find_rule(name)?), path, args })
+}
+
+/// The steps for one row whose reduction is at `r` and whose post-map (if
+/// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
+/// been lowered by `lower_rows` (inserted after the algorithmic steps).
+fn row_steps(
+    site: &Site,
+    r: &Path,
+    lanes: usize,
+    tree: bool,
+    vec4: bool,
+    lower_rows: Vec<Step>,
+) -> Option<Vec<Step>> {
+    let mut v = Vec::new();
+    // row-wg-vec: the lanes reduce float4s (`vectorize-reduce`, loads of
+    // four elements); the four sums of the row's vector are added last.
+    let outer = r;
+    let r = &if vec4 {
+        v.push(step("vectorize-reduce", r.clone(), vec![("n", Arg::Fixed(4))])?);
+        v.push(step("asvector-map", at(r, "2.1.2"), vec![])?);
+        at(r, "2.1")
+    } else {
+        r.clone()
+    };
+    v.extend([
+        step("reduce-lanes", r.clone(), vec![("m", Arg::Slot(lanes))])?,
+        step("split-join", at(r, "2.1.1.1.1"), vec![("n", Arg::Slot(lanes))])?,
+        step("split-join-id", at(r, "2.1.1.1"), vec![])?,
+        step("transpose-map", at(r, "2.1.1"), vec![])?,
+        step("map-fusion", at(r, "2.1"), vec![])?,
+        step("reduce-to-partred", r.clone(), vec![])?,
+    ]);
+    v.push(if tree {
+        step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?
+    } else {
+        step("partred-iterate", r.clone(), vec![("n", Arg::Fixed(1)), ("k", Arg::Slot(lanes))])?
+    });
+    v.extend(lower_rows);
+    let d0 = || vec![("d", Arg::Fixed(0))];
+    // Each lane's sequential, fused reduction into local memory ...
+    let lane = at(r, "1.1.0.0.0");
+    v.extend([
+        step("partred-reduce", lane.clone(), vec![])?,
+        step("map-seq", at(&lane, "2"), vec![])?,
+        step("reduce-seq", lane.clone(), vec![])?,
+        step("reduce-map-fusion", lane.clone(), vec![])?,
+        step("map-id", lane.clone(), vec![])?,
+        step("map-seq", lane.clone(), vec![])?,
+        step("to-local", lane.clone(), vec![])?,
+        step("map-lcl", at(r, "1.1"), d0())?,
+    ]);
+    // ... the tree (or the one sequential sum) in local memory ...
+    let node = at(r, "0.0.0.1.0.0.0");
+    v.extend([
+        step("partred-reduce", node.clone(), vec![])?,
+        step("reduce-seq", node.clone(), vec![])?,
+        step("map-id", node.clone(), vec![])?,
+        step("map-seq", node.clone(), vec![])?,
+        step("to-local", node.clone(), vec![])?,
+        step("map-lcl", at(r, "0.0.0.1"), d0())?,
+    ]);
+    if vec4 {
+        v.push(step("reduce-seq", outer.clone(), vec![])?);
+    }
+    let r = outer;
+    // ... and the row's post-map by one work-item, to global memory.
+    let q = if site.post {
+        Path(r.0[..r.0.len() - 1].to_vec())
+    } else {
+        v.push(step("map-id", r.clone(), vec![])?);
+        r.clone()
+    };
+    v.extend([
+        step("split-join", q.clone(), vec![("n", Arg::Fixed(1))])?,
+        step("map-lcl", at(&q, "1"), d0())?,
+        step("map-seq", at(&q, "1.0.0.0"), vec![])?,
+        step("to-global", at(&q, "1"), vec![])?,
+    ]);
+    Some(v)
+}
+
+/// The local size of a row shape: its `l` lanes (what the launch
+/// inference gives the tree too: ties of `mapLcl` lengths go to the
+/// largest).
+pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
+    let l = shape.slots.iter().position(|s| s.name == "row-lanes").map(|i| values[i])?;
+    Some([l, 1, 1])
+}
+
+/// Powers of two from `lo` to `hi` dividing `len` (all when unknown).
+fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
+    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
+}
+
+fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
+    let default = if domain.contains(&default) { default } else { *domain.get(domain.len() / 2)? };
+    Some(Slot { name: name.to_string(), domain, default })
+}
+
+fn row_len(base: &Program, def: &str, r: &Path, sizes: &BTreeMap<String, i64>) -> Option<i64> {
+    let d = base.def(def)?;
+    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
+    let ExprKind::Call(_, args) = &visit::expr_at(&d.body, r).ok()?.kind else { return None };
+    match types.exprs.get(&args.last()?.id)? {
+        crate::types::Type::Array(_, n) => {
+            crate::arith::simplify(n).eval_with(&|v| sizes.get(v).copied()).ok()
+        }
+        _ => None,
+    }
+}
+
+/// The row-reduction shapes for `def` (none unless it reduces inside a
+/// map over rows), each replaying with its default slot values.
+pub fn row_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
+    let Some(site) = find_site(base, def) else { return Vec::new() };
+    let n = row_len(base, def, &site.r, sizes);
+    let d = |v: i64| vec![("d", Arg::Fixed(v))];
+    let mut out = Vec::new();
+    let mut push = |steps: Option<Vec<Step>>, slots: Vec<Option<Slot>>| {
+        let (Some(steps), Some(slots)) = (steps, slots.into_iter().collect::<Option<Vec<Slot>>>()) else {
+            return;
+        };
+        let shape = Shape { algorithmic: steps.len(), steps, slots };
+        if shape.instantiate(base, def, &shape.defaults()).is_ok() {
+            out.push(shape);
+        }
+    };
+    // The sequential sum (tree = false) replays and validates too, but its
+    // launch is inferred with 1 work-item per work-group (the most common
+    // `mapLcl` length), so it is not offered (see the module comment).
+    for (tree, vec4) in [(true, false), (true, true)] {
+        // row-wg-tree, row-wg-seq, and their -vec forms: slot 0 is l.
+        let lower = step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
+        let lanes = match (vec4, n) {
+            (true, Some(n)) if n % 4 != 0 => Vec::new(),
+            (true, n) => pow2(16, 1024, n.map(|n| n / 4)),
+            (false, n) => pow2(16, 1024, n),
+        };
+        push(row_steps(&site, &site.r, 0, tree, vec4, lower), vec![slot("row-lanes", lanes, 128)]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+
+    fn base(path: &str, def: &str) -> Program {
+        let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let p = crate::parse::parse_program(&SourceFile::new(&file, text)).unwrap();
+        rewrite::prepare(&p, def).unwrap()
+    }
+
+    #[test]
+    fn row_shapes_replay_on_both_gemv_defs() {
+        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1024)].into();
+        for (file, def) in [("benchmarks/icfp15/gemv.lift", "gemv"), ("benchmarks/gemv.lift", "gemvHigh")] {
+            let b = base(file, def);
+            let shapes = row_shapes(&b, def, &sizes);
+            assert_eq!(shapes.len(), 2, "{def}");
+            for (k, s) in shapes.iter().enumerate() {
+                // The -vec shape (1) splits N / 4 float4s.
+                let top = if k < 1 { 1024 } else { 256 };
+                assert_eq!(s.slots[0].domain, pow2(16, top, None));
+                let lanes_at = if k < 1 { "1.0.0.0.1" } else { "1.0.0.0.1.2.1" };
+                for &l in &s.slots[0].domain {
+                    let inst = s.instantiate(&b, def, &[l]).unwrap_or_else(|e| panic!("{def} l={l}: {e}"));
+                    let lanes = format!("reduce-lanes @ {lanes_at} m={l}");
+                    assert!(inst.derivation.contains(&lanes), "{:?}", inst.derivation);
+                    // N % l is the only constraint: any M.
+                    assert!(inst.constraints.iter().all(|c| !c.text.contains('M')), "{:?}", inst.constraints);
+                }
+                assert_eq!(local_of(s, &[64]), Some([64, 1, 1]));
+            }
+        }
+    }
+
+    #[test]
+    fn vec_shapes_need_n_a_multiple_of_4() {
+        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1026)].into();
+        let b = base("benchmarks/icfp15/gemv.lift", "gemv");
+        assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 0, "no power of two from 16 divides 1026");
+        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1040)].into();
+        // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones (260 float4s).
+        assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 1);
+    }
+
+    #[test]
+    fn no_row_shapes_without_a_row_reduction() {
+        let sizes: BTreeMap<String, i64> = [("N".into(), 1024)].into();
+        assert!(row_shapes(&base("benchmarks/icfp15/dot.lift", "dot"), "dot", &sizes).is_empty());
+        assert!(row_shapes(&base("benchmarks/icfp15/scal.lift", "scal"), "scal", &sizes).is_empty());
+    }
+}
