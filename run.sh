@@ -107,12 +107,8 @@ if [ ! -x peers/halide/bin/halide-peer-opencl ] && command -v python3 >/dev/null
     peers/halide/build.sh --if-possible || say "the Halide peer did not build: its rows will say skipped"
 fi
 
-# On NVIDIA GPUs the Halide peer runs its CUDA build: its OpenCL build aborts
-# when the harness starts it (peers/halide/README.md).
-if [ -z "${LIFT_HALIDE_GPU:-}" ] && [ -x peers/halide/bin/halide-peer-cuda ] \
-    && command -v nvidia-smi >/dev/null 2>&1; then
-    export LIFT_HALIDE_GPU=cuda
-fi
+# The Halide peer runs its OpenCL build on GPUs (the API and driver the Lift
+# kernels use); LIFT_HALIDE_GPU=cuda selects its CUDA build instead.
 
 # 6. Which device: with no GPU, say that PoCL (the CPU) is used.
 if [ "$(count_platforms)" -gt 0 ] && command -v clinfo >/dev/null 2>&1 \
