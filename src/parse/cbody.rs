@@ -716,8 +716,16 @@ impl ReturnCheck<'_> {
             }
             CExpr::Ternary(_, a, b) => {
                 let (ta, tb) = (self.cty(a)?, self.cty(b)?);
+                // A vector and a scalar give the vector (OpenCL C 1.2, 6.3.i):
+                // `c ? x : v4` returned from a `float` function reached the
+                // driver's build before (found by fuzzing).
+                let is_vector = |t: &CType| matches!(t, CType::Lift(Type::Vector(..)));
                 if ta == tb {
                     Some(ta)
+                } else if is_vector(&ta) && !is_vector(&tb) {
+                    scalar(&tb).and(Some(ta))
+                } else if is_vector(&tb) && !is_vector(&ta) {
+                    scalar(&ta).and(Some(tb))
                 } else {
                     usual_arithmetic(&ta, &tb)
                 }
