@@ -8,10 +8,11 @@ use lift::interp::{eval_def, Value};
 use lift::ir::{Program, SourceFile};
 use lift::rewrite;
 use lift::types::Type;
-use npyz::WriterBuilder;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
+#[path = "support/npy.rs"]
+mod npy;
 
 struct Case {
     file: &'static str,
@@ -297,15 +298,6 @@ fn elem(ty: &Type) -> &Type {
     }
 }
 
-/// An .npy file of the given shape.
-fn npy<T: npyz::AutoSerialize + Copy>(shape: &[u64], data: impl Iterator<Item = T>) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
-    w.extend(data).unwrap();
-    w.finish().unwrap();
-    out
-}
-
 #[test]
 fn derived_kernels_run_on_pocl() {
     if !has_device() {
@@ -346,9 +338,9 @@ fn derived_kernels_run_on_pocl() {
                     .collect();
                 let path = dir.join(format!("{}.npy", p.name));
                 let out = if elem(ty) == &Type::INT {
-                    npy(&shape, data.iter().map(|k| (k % 7) as i32))
+                    npy::npy_bytes(&shape, data.iter().map(|k| (k % 7) as i32))
                 } else {
-                    npy(&shape, data.iter().map(|k| *k as f32 - 8.0))
+                    npy::npy_bytes(&shape, data.iter().map(|k| *k as f32 - 8.0))
                 };
                 std::fs::write(&path, out).unwrap();
                 cmd.args(["--input", &format!("{}={}", p.name, path.display())]);

@@ -6,6 +6,8 @@ use lift::ir::{Program, SourceFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+#[path = "support/npy.rs"]
+mod npy;
 
 fn load(path: &str) -> Program {
     let text = std::fs::read_to_string(path).unwrap();
@@ -217,16 +219,6 @@ fn asvector_map_over_zip_keeps_the_value() {
     assert!(c.ok, "{}", c.message);
 }
 
-/// An .npy file of floats of the given shape.
-fn npy_f32(shape: &[u64], data: impl Iterator<Item = f32>) -> Vec<u8> {
-    use npyz::WriterBuilder;
-    let mut out = Vec::new();
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
-    w.extend(data).unwrap();
-    w.finish().unwrap();
-    out
-}
-
 #[test]
 fn row_shapes_compile_and_validate_on_pocl_at_odd_sizes() {
     let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
@@ -246,7 +238,7 @@ fn row_shapes_compile_and_validate_on_pocl_at_odd_sizes() {
     for (name, len) in [("A", m * n), ("x", n), ("y", m)] {
         let shape = if name == "A" { vec![m, n] } else { vec![len] };
         let data: Vec<f32> = (0..len).map(|_| rnd()).collect();
-        std::fs::write(dir.join(format!("{name}.npy")), npy_f32(&shape, data.into_iter())).unwrap();
+        std::fs::write(dir.join(format!("{name}.npy")), npy::npy_bytes(&shape, data.into_iter())).unwrap();
     }
     let sizes = BTreeMap::from([("M".to_string(), m as i64), ("N".to_string(), n as i64)]);
     for (file, def) in [("benchmarks/icfp15/gemv.lift", "gemv"), ("benchmarks/gemv.lift", "gemvHigh")] {

@@ -6,10 +6,11 @@
 
 use lift::ir::SourceFile;
 use lift::types::Type;
-use npyz::WriterBuilder;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+#[path = "support/npy.rs"]
+mod npy;
 
 fn lift() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lift"));
@@ -38,11 +39,7 @@ fn rand(state: &mut u64) -> f32 {
 }
 
 fn write_npy(path: &Path, shape: &[u64], data: &[f32]) {
-    let mut out = Vec::new();
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
-    w.extend(data.iter().copied()).unwrap();
-    w.finish().unwrap();
-    std::fs::write(path, out).unwrap();
+    std::fs::write(path, npy::npy_bytes(shape, data.iter().copied())).unwrap();
 }
 
 #[test]

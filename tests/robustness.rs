@@ -4,9 +4,10 @@
 //! command-line values. Each case either computes what the interpreter
 //! computes or is refused with one line and exit code 2, never a signal.
 
-use npyz::WriterBuilder;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+#[path = "support/npy.rs"]
+mod npy;
 
 fn lift(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_lift"))
@@ -44,12 +45,8 @@ fn npy<T: npyz::Serialize + npyz::AutoSerialize + Copy>(
     shape: &[u64],
     data: &[T],
 ) -> String {
-    let mut out = Vec::new();
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
-    w.extend(data.iter().copied()).unwrap();
-    w.finish().unwrap();
     let p = dir.join(name);
-    std::fs::write(&p, out).unwrap();
+    std::fs::write(&p, npy::npy_bytes(shape, data.iter().copied())).unwrap();
     p.display().to_string()
 }
 

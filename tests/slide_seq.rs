@@ -4,9 +4,10 @@
 //! or not, at sizes that are not powers of two. The programs of
 //! `tests/programs/slideseq_*.lift` are checked by `tests/pocl_exec.rs`.
 
-use npyz::WriterBuilder;
 use std::path::Path;
 use std::process::Command;
+#[path = "support/npy.rs"]
+mod npy;
 
 fn lift() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lift"));
@@ -30,11 +31,7 @@ fn data(n: usize, seed: u64) -> Vec<f32> {
 }
 
 fn write_npy(path: &Path, shape: &[u64], values: &[f32]) {
-    let mut out = Vec::new();
-    let mut w = npyz::WriteOptions::new().default_dtype().shape(shape).writer(&mut out).begin_nd().unwrap();
-    w.extend(values.iter().copied()).unwrap();
-    w.finish().unwrap();
-    std::fs::write(path, out).unwrap();
+    std::fs::write(path, npy::npy_bytes(shape, values.iter().copied())).unwrap();
 }
 
 const FUNS: &str = "userfun acc(s: float, x: float): float { return 0.75f * s + x; }

@@ -6,7 +6,7 @@
 use super::builtins::{call_builtin, componentwise, is_builtin};
 use super::error::InterpError;
 use super::value::Value;
-use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
 use crate::ir::{Program, Span, UserFunId};
 use crate::types::{ScalarType, Type};
 
@@ -98,13 +98,7 @@ impl Machine<'_> {
             }
             CStmt::Assign { target, op, value } => {
                 let mut v = self.expr(value)?;
-                let bin = match op {
-                    AssignOp::Set => None,
-                    AssignOp::Add => Some(BinOp::Add),
-                    AssignOp::Sub => Some(BinOp::Sub),
-                    AssignOp::Mul => Some(BinOp::Mul),
-                    AssignOp::Div => Some(BinOp::Div),
-                };
+                let bin = op.binary();
                 if let Some(b) = bin {
                     v = binary(b, &self.expr(target)?, &v)?;
                 }

@@ -104,6 +104,19 @@ pub enum AssignOp {
     Div,
 }
 
+impl AssignOp {
+    /// The operator of a compound assignment (`x op= v` is `x = x op v`).
+    pub fn binary(self) -> Option<BinOp> {
+        match self {
+            AssignOp::Set => None,
+            AssignOp::Add => Some(BinOp::Add),
+            AssignOp::Sub => Some(BinOp::Sub),
+            AssignOp::Mul => Some(BinOp::Mul),
+            AssignOp::Div => Some(BinOp::Div),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
     Neg,

@@ -485,13 +485,7 @@ impl ReturnCheck<'_> {
                 self.literals(target);
                 self.literals(value);
                 // The value, or `target op value`, must convert to the target's type.
-                let bin = match op {
-                    AssignOp::Set => None,
-                    AssignOp::Add => Some(BinOp::Add),
-                    AssignOp::Sub => Some(BinOp::Sub),
-                    AssignOp::Mul => Some(BinOp::Mul),
-                    AssignOp::Div => Some(BinOp::Div),
-                };
+                let bin = op.binary();
                 let result = match bin {
                     None => self.ty(value),
                     Some(b) => self.ty(&CExpr::Binary(b, Box::new(target.clone()), Box::new(value.clone()))),

@@ -155,4 +155,30 @@ impl View {
     pub fn access(index: ArithExpr, of: View) -> View {
         View::Access { index, of: Rc::new(of) }
     }
+
+    /// The one view this view rearranges (`filter`: the filtered data, not
+    /// the indices); `None` for leaves and for `zip`.
+    pub fn wrapped(&self) -> Option<&View> {
+        match self {
+            View::Mem { .. }
+            | View::Value { .. }
+            | View::Generate { .. }
+            | View::IndexValue(_)
+            | View::Zip { .. } => None,
+            View::Access { of, .. }
+            | View::Split { of, .. }
+            | View::Join { of, .. }
+            | View::Transpose { of }
+            | View::Gather { of, .. }
+            | View::Slide { of, .. }
+            | View::Pad { of, .. }
+            | View::PadConst { of, .. }
+            | View::Get { of, .. }
+            | View::AsVector { of, .. }
+            | View::AsScalar { of, .. }
+            | View::Filter { of, .. }
+            | View::DropIndex { of, .. } => Some(of),
+            View::MapLayout { body, .. } => Some(body),
+        }
+    }
 }

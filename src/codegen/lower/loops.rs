@@ -315,22 +315,16 @@ impl Lowerer<'_> {
 pub(crate) fn root_space(v: &View) -> Option<AddressSpace> {
     match v {
         View::Mem { mem, .. } => Some(mem.space),
-        View::Value { .. } | View::Generate { .. } | View::IndexValue(_) => None,
-        View::Access { of, .. }
-        | View::Split { of, .. }
-        | View::Join { of, .. }
-        | View::Transpose { of }
-        | View::Gather { of, .. }
-        | View::Slide { of, .. }
-        | View::Pad { of, .. }
-        | View::PadConst { of, .. }
-        | View::Get { of, .. }
-        | View::AsVector { of, .. }
-        | View::AsScalar { of, .. }
-        | View::Filter { of, .. } => root_space(of),
-        View::MapLayout { body, .. } => root_space(body),
-        View::DropIndex { of, .. } => root_space(of),
         View::Zip { of } => of.first().and_then(|v| root_space(v)),
+        _ => v.wrapped().and_then(root_space),
+    }
+}
+
+/// The memory a view finally addresses, if one (none through a `zip`).
+pub(crate) fn root_mem(v: &View) -> Option<&crate::view::Memory> {
+    match v {
+        View::Mem { mem, .. } => Some(mem),
+        _ => v.wrapped().and_then(root_mem),
     }
 }
 

@@ -462,7 +462,7 @@ impl Lowerer<'_> {
         span: Span,
     ) -> Result<(), CompileError> {
         let Some(local) = self.inp.local.clone() else { return Ok(()) };
-        let Some(out) = root_mem(target) else { return Ok(()) };
+        let Some(out) = super::loops::root_mem(target) else { return Ok(()) };
         if out.space == AddressSpace::Private {
             return Ok(());
         }
@@ -490,50 +490,19 @@ impl Lowerer<'_> {
     }
 }
 
-/// The memory a view finally addresses, if one.
-fn root_mem(v: &View) -> Option<&crate::view::Memory> {
-    match v {
-        View::Mem { mem, .. } => Some(mem),
-        View::Value { .. } | View::Generate { .. } | View::IndexValue(_) | View::Zip { .. } => None,
-        View::Access { of, .. }
-        | View::Split { of, .. }
-        | View::Join { of, .. }
-        | View::Transpose { of }
-        | View::Gather { of, .. }
-        | View::Slide { of, .. }
-        | View::Pad { of, .. }
-        | View::PadConst { of, .. }
-        | View::Get { of, .. }
-        | View::AsVector { of, .. }
-        | View::AsScalar { of, .. }
-        | View::Filter { of, .. }
-        | View::DropIndex { of, .. } => root_mem(of),
-        View::MapLayout { body, .. } => root_mem(body),
-    }
-}
-
 /// Every memory a view reads from.
 fn mems_of<'v>(v: &'v View, out: &mut Vec<&'v crate::view::Memory>) {
     match v {
         View::Mem { mem, .. } => out.push(mem),
-        View::Value { .. } | View::Generate { .. } | View::IndexValue(_) => {}
         View::Zip { of } => of.iter().for_each(|x| mems_of(x, out)),
         View::Filter { of, idx, .. } => {
             mems_of(of, out);
             mems_of(idx, out);
         }
-        View::Access { of, .. }
-        | View::Split { of, .. }
-        | View::Join { of, .. }
-        | View::Transpose { of }
-        | View::Gather { of, .. }
-        | View::Slide { of, .. }
-        | View::Pad { of, .. }
-        | View::PadConst { of, .. }
-        | View::Get { of, .. }
-        | View::AsVector { of, .. }
-        | View::AsScalar { of, .. }
-        | View::DropIndex { of, .. } => mems_of(of, out),
-        View::MapLayout { body, .. } => mems_of(body, out),
+        _ => {
+            if let Some(w) = v.wrapped() {
+                mems_of(w, out)
+            }
+        }
     }
 }
