@@ -127,11 +127,17 @@ fn vec_steps(w: usize) -> Vec<RStep> {
     ]
 }
 
-fn build(recipe: Vec<RStep>, slots: Vec<Slot>) -> Option<Shape> {
+/// Where `vectorize-reduce` leaves the inner reduction over vectors, which
+/// has the root's shape `reduce(f, z) $ map(g, xs)`.
+const VECTOR_INNER: [u16; 2] = [2, 1];
+
+/// The shape of `recipe`, its positions taken below `prefix`.
+fn build(recipe: Vec<RStep>, slots: Vec<Slot>, prefix: &[u16]) -> Option<Shape> {
     let mut steps = Vec::new();
     for (name, path, args) in recipe {
         let rule = if name == "extract" { None } else { Some(rewrite::find_rule(name)?) };
-        let path: Path = path.parse().ok()?;
+        let below: Path = path.parse().ok()?;
+        let path = Path(prefix.iter().copied().chain(below.0).collect());
         steps.push(super::space::Step { rule, path, args });
     }
     let n = steps.len();
@@ -162,7 +168,7 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>
     let mut out = Vec::new();
     let mut push = |recipe: Vec<RStep>, slots: Vec<Option<Slot>>| {
         let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
-        if let Some(s) = build(recipe, slots) {
+        if let Some(s) = build(recipe, slots, &[]) {
             if s.instantiate(base, def, &s.defaults()).is_ok() {
                 out.push(s);
             }
@@ -209,6 +215,32 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>
         r.extend(cs);
         r.extend(wg_tree_steps(0, 1, strided));
         push(r, vec![chunk(2, 256, 16), slot("l", pow2(16, 1024, None), 128)]);
+    }
+    // wg-tree-vec(c, l, w): `vectorize-reduce` at the root first, then the
+    // strided work-group tree over the `w`-vectors (each work-item loads
+    // whole vectors, `l` apart: coalesced and wide, as the clBLAS-style
+    // references do); the kernel leaves `w`-vectors of partial sums.
+    let r: Vec<RStep> =
+        vec![("vectorize-reduce", "root", vec![("n", Arg::Slot(2))]), ("asvector-map", "2.1.2", vec![])];
+    let mut cs = chunk_steps(&len, 0);
+    cs[0].2 = vec![("m", Arg::LenOver(len.clone(), vec![0, 1, 2]))];
+    for s in cs.iter_mut().skip(1).take(2) {
+        s.2 = vec![("n", Arg::Prod(vec![0, 1]))];
+    }
+    // `extract` makes the partial results the new root: the tree's
+    // positions are the same as without vectors.
+    let mut r = build(r, Vec::new(), &[]);
+    let parts = [build(cs, Vec::new(), &VECTOR_INNER), build(wg_tree_steps(0, 1, true), Vec::new(), &[])];
+    if let (Some(s), [Some(a), Some(b)]) = (r.as_mut(), parts) {
+        s.steps.extend(a.steps.into_iter().chain(b.steps));
+        s.algorithmic = s.steps.len();
+    }
+    let slots = [chunk(1, 256, 8), slot("l", pow2(32, 1024, None), 256), slot("w", vec![2, 4], 4)];
+    if let (Some(mut s), Some(slots)) = (r, slots.into_iter().collect::<Option<Vec<Slot>>>()) {
+        s.slots = slots;
+        if s.instantiate(base, def, &s.defaults()).is_ok() {
+            out.push(s);
+        }
     }
     out
 }
