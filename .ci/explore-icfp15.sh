@@ -24,8 +24,8 @@ mkdir -p "$out"
 for b in "${benches[@]}"; do
     case $b in
         scal)         args=(benchmarks/icfp15/scal.lift --def scal --size N=16777216) ;;
-        asum)         args=(benchmarks/icfp15/asum.lift --def asum --then sumPartials --size N=16777216) ;;
-        dot)          args=(benchmarks/icfp15/dot.lift --def dot --then sumPartials --size N=16777216) ;;
+        asum)         args=(benchmarks/icfp15/asum.lift --def asum --then sumPartialsTree,sumPartials --size N=16777216) ;;
+        dot)          args=(benchmarks/icfp15/dot.lift --def dot --then sumPartialsTree,sumPartials --size N=16777216) ;;
         gemv)         args=(benchmarks/icfp15/gemv.lift --def gemv --size M=4096,N=4096) ;;
         blackscholes) args=(benchmarks/icfp15/blackscholes.lift --def blackscholes --size N=4194304) ;;
         md)           args=(benchmarks/icfp15/md.lift --def md --size M=128,N=12288) ;;

@@ -31,7 +31,7 @@ fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize)
         warmup: 1,
         runs: 3,
         progress: false,
-        then: None,
+        then: Vec::new(),
     }
 }
 
@@ -106,9 +106,17 @@ fn explores_asum_and_dot_with_partial_reductions_on_pocl() {
         let mut o = opts(&out, 40, Some(24), false, 0);
         o.def = name.into();
         o.sizes = sizes(1 << 20);
-        o.then = Some("sumPartials".into());
+        o.then = vec!["sumPartialsTree".into(), "sumPartials".into()];
         o.limits.reductions = true;
         let report = explore::explore(&prog, &devs, &o).unwrap();
+        // Each valid candidate ran the first second stage that fits its
+        // partial results: the tree for multiples of 256 (wg-tree shapes
+        // here), one work-item otherwise (the naive lowering's one value).
+        let rows = csv_rows(&report.csv);
+        let ok: Vec<_> = rows.iter().filter(|r| r[4] == "ok").collect();
+        for stage in ["then sumPartialsTree", "then sumPartials"] {
+            assert!(ok.iter().any(|r| r[10] == stage), "{name}: no valid row used `{stage}`: {ok:?}");
+        }
         let d = &report.devices[0];
         let best = d.best.as_ref().expect("a validated candidate");
         let naive = d.naive_ms.expect("the naive lowering was measured");

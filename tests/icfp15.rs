@@ -172,7 +172,12 @@ type Case<'a> = (&'a str, &'a dyn Fn(String) -> String, &'a str);
 
 #[test]
 fn errors_of_the_new_config_sections() {
-    let cases: [Case; 5] = [
+    let cases: [Case; 6] = [
+        (
+            "defs",
+            &|c| c.replace("- { def: scal,", "- { def: [],"),
+            "key `explored.kernels[0].def`: expected a def name or a non-empty list of them",
+        ),
         (
             "file",
             &|c| c.replace("file: scal.lift", "file: sub/scal.lift"),

@@ -49,9 +49,11 @@ pub(crate) struct ExploreArgs {
     runs: usize,
     /// A def of the same file run after every candidate on its output (the
     /// fixed second stage of a reduction, `sumPartials`): enables the
-    /// reduction shapes, whose kernels leave partial results.
-    #[arg(long, value_name = "DEF")]
-    then: Option<String>,
+    /// reduction shapes, whose kernels leave partial results. Several,
+    /// comma-separated: each candidate gets the first whose size
+    /// constraints hold for its number of partial results.
+    #[arg(long, value_name = "DEF", value_delimiter = ',')]
+    then: Vec<String>,
 }
 
 /// `90s`, `5m`, `1h`, `120`.
@@ -97,7 +99,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         resume: a.resume,
         limits: SpaceLimits {
             depth: a.depth,
-            reductions: a.then.is_some(),
+            reductions: !a.then.is_empty(),
             valid_at: a
                 .valid_at
                 .iter()
@@ -111,7 +113,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         progress: true,
         then: a.then.clone(),
     };
-    if let Some(t) = &a.then {
+    for t in &a.then {
         if program.def(t).is_none() {
             return Err(bad(format!("{}: --then {t}: no `def {t}` in the program", a.file.display())));
         }

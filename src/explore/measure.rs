@@ -3,7 +3,7 @@
 //! result of the original program, then time at the requested size
 //! (profiling events, median of several runs).
 
-use crate::arith::ArithExpr;
+use crate::arith::{self, ArithExpr};
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
 use crate::harness::data::HostArray;
 use crate::harness::inputs::SplitMix64;
@@ -293,12 +293,57 @@ fn args<'a>(k: &Kernel, b: &'a Bound, inputs: &Inputs, sizes: &Sizes) -> Result<
 /// symbolic, run on the candidate's output; both kernels are validated
 /// together and their times summed, as the harness's `explored` variant
 /// runs them.
+///
+/// Several second stages may be given (`--then A,B`): a candidate gets the
+/// first whose size constraints hold for its number of partial results at
+/// every size it runs at (a work-group tree needs a multiple of its lanes;
+/// a sequential sum takes any count), as the harness chooses them.
 pub struct Finisher {
+    pub def: String,
     pub kernel: Kernel,
     pub program: crate::runtime::RuntimeProgram,
 }
 
 impl Finisher {
+    /// The def's split constraints with its size `P` replaced by `parts`
+    /// (an expression in the candidate's sizes).
+    pub fn constraints(&self, original: &Program, parts: &ArithExpr) -> Vec<Constraint> {
+        let map: std::collections::HashMap<String, ArithExpr> = self
+            .kernel
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                KernelParam::Size { name } => Some((name.clone(), parts.clone())),
+                _ => None,
+            })
+            .collect();
+        split_constraints(original, &self.def)
+            .into_iter()
+            // A length inside `iterate` depends on the iteration: such a
+            // constraint is the compiler's to check, not the sizes'.
+            .filter(|c| c.expr.eval_with(&|v| map.contains_key(v).then_some(1)).is_ok())
+            .map(|c| {
+                let expr = arith::simplify(&c.expr.substitute(&map));
+                Constraint { text: format!("{expr} == 0 (second stage {})", self.def), expr }
+            })
+            .collect()
+    }
+
+    /// Whether the def's constraints hold for `parts` partial results.
+    pub fn fits(&self, original: &Program, parts: i64) -> bool {
+        let Some(def) = original.def(&self.def) else { return false };
+        let sizes: BTreeMap<String, i64> = self
+            .kernel
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                KernelParam::Size { name } => Some((name.clone(), parts)),
+                _ => None,
+            })
+            .collect();
+        crate::passes::sizes_fit::sizes_fit(original, def, &sizes).is_ok()
+    }
+
     pub fn new(rt: &Runtime, prog: &Program, def: &str) -> Result<Finisher, String> {
         let kernel =
             compile(prog, def, &CompileOptions::default()).map_err(|e| format!("--then {def}: {e}"))?;
@@ -308,7 +353,7 @@ impl Finisher {
             return Err(format!("--then {def}: expected a def of one array `[T]P`, found {inputs} arrays"));
         }
         let program = rt.build(&format!("--then {def}"), &kernel.source, "").map_err(|e| e.to_string())?;
-        Ok(Finisher { kernel, program })
+        Ok(Finisher { def: def.to_string(), kernel, program })
     }
 
     /// The launch on `input` (of `len` elements) into `out`.
@@ -369,8 +414,9 @@ pub struct Bench<'a> {
     pub left_ms: f64,
     /// Gold results by validation sizes, computed once each.
     pub golds: std::cell::RefCell<GoldCache>,
-    /// The fixed second stage, if candidates leave partial results.
-    pub then: Option<&'a Finisher>,
+    /// The fixed second stages (the first that fits is used), if
+    /// candidates leave partial results; empty otherwise.
+    pub then: &'a [Finisher],
     /// The smallest length per size the candidate is validated at (the
     /// interpreter computes the gold result there).
     pub validation_floor: i64,
@@ -417,6 +463,22 @@ impl Bench<'_> {
                 });
             }
         }
+        // The second stage: the first whose constraints, with its size
+        // `P` the candidate's number of partial results, hold at the timed
+        // size; they join the candidate's own, so the validation size fits
+        // it too and the stage validated is the stage timed.
+        let mut fin = None;
+        if let Ok(k) = &kernel {
+            let parts = arith::simplify(&ArithExpr::div(k.output_type.size_in_bytes(), ArithExpr::Cst(4)));
+            for f in self.then {
+                let cs = f.constraints(self.original, &parts);
+                if crate::explore::space::constraints_hold(&cs, self.sizes) {
+                    all.extend(cs);
+                    fin = Some(f);
+                    break;
+                }
+            }
+        }
         let vsizes = validation_sizes(self.sizes, &all, self.validation_floor);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {
@@ -448,6 +510,23 @@ impl Bench<'_> {
                 Err(e) => return fail(Status::Refused, e),
             }
         }
+        if !self.then.is_empty() {
+            let parts = [&vsizes, self.sizes]
+                .iter()
+                .map(|s| eval_at(&kernel.output_type.size_in_bytes(), s, "output size").map(|b| b / 4))
+                .collect::<Result<Vec<i64>, String>>();
+            let parts = match parts {
+                Ok(p) => p,
+                Err(e) => return fail(Status::Refused, e),
+            };
+            if !fin.is_some_and(|f| parts.iter().all(|&n| f.fits(self.original, n))) {
+                let names: Vec<&str> = self.then.iter().map(|f| f.def.as_str()).collect();
+                return fail(
+                    Status::Refused,
+                    format!("no second stage ({}) fits {parts:?} partial results", names.join(", ")),
+                );
+            }
+        }
         let program = match self.rt.build("explored candidate", &kernel.source, "") {
             Ok(p) => p,
             Err(e) => return fail(Status::BuildFailed, e.to_string()),
@@ -470,11 +549,11 @@ impl Bench<'_> {
             // counted
             // in scalars: a vector output (`[float4]M`) is read as `[float]4M`.
             let parts = eval_at(&kernel.output_type.size_in_bytes(), sizes, "output size")? / 4;
-            let fin_out = match self.then {
+            let fin_out = match fin {
                 Some(f) => Some(f.out_buffer(self.rt, parts)?),
                 None => None,
             };
-            if let (Some(f), Some(o)) = (self.then, &fin_out) {
+            if let (Some(f), Some(o)) = (fin, &fin_out) {
                 launch.push(f.launch(&b.bufs[b.out_index], o, parts)?);
             }
             let mut t = Vec::new();
@@ -526,11 +605,16 @@ impl Bench<'_> {
         match run(self.inputs, self.sizes, self.runs.max(1), self.warmup) {
             Err(e) => fail(Status::RunFailed, e),
             Ok((mut t, _)) => {
-                let message = if t.len() < self.runs.max(1) {
+                let mut message = if t.len() < self.runs.max(1) {
                     "over 4x slower than the best so far: timed once".to_string()
                 } else {
                     String::new()
                 };
+                // Which second stage ran, where there was a choice.
+                if let (Some(f), true) = (fin, self.then.len() > 1) {
+                    let sep = if message.is_empty() { "" } else { "; " };
+                    message = format!("{message}{sep}then {}", f.def);
+                }
                 Outcome { status: Status::Ok, median_ms: Some(median(&mut t)), message, valid_sizes: vsizes }
             }
         }

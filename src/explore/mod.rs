@@ -45,9 +45,10 @@ pub struct ExploreOptions {
     pub warmup: usize,
     pub runs: usize,
     pub progress: bool,
-    /// A fixed second stage for candidates that leave partial results
-    /// (`--then DEF`, a def of the same file; see `reduction`).
-    pub then: Option<String>,
+    /// Fixed second stages for candidates that leave partial results
+    /// (`--then DEF[,DEF...]`, defs of the same file, the first that fits
+    /// a candidate's partial results is used; see `reduction`). Empty: none.
+    pub then: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -276,10 +277,11 @@ impl Worker<'_> {
         let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
         let inputs = measure::make_inputs(self.original, &opts.def, &opts.sizes, opts.seed)
             .map_err(ExploreError::Runtime)?;
-        let then = match &opts.then {
-            Some(d) => Some(measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime)?),
-            None => None,
-        };
+        let then = opts
+            .then
+            .iter()
+            .map(|d| measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut bench = Bench {
             rt: &rt,
             original: self.original,
@@ -292,7 +294,7 @@ impl Worker<'_> {
             cutoff_ms: None,
             left_ms: f64::INFINITY,
             golds: Default::default(),
-            then: then.as_ref(),
+            then: &then,
             // Stencils validate on smaller grids: a few hundred points per
             // dimension hold every boundary case, and the interpreter's
             // gold of a million points took most of a short budget.

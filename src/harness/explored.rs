@@ -36,7 +36,7 @@ pub const EXPLORED_DIR: &str = "benchmarks/explored";
 struct RawExploredKernel {
     #[serde(default)]
     program: Option<String>,
-    def: String,
+    def: RawDefs,
     #[serde(default)]
     args: BTreeMap<String, String>,
     output: String,
@@ -46,6 +46,16 @@ struct RawExploredKernel {
     global: Option<Vec<String>>,
     #[serde(default)]
     local: Option<Vec<String>>,
+}
+
+/// A kernel's def, or alternatives tried in order (`[sumPartialsTree,
+/// sumPartials]`: the first whose size constraints hold for this run's
+/// sizes, as `lift explore --then A,B` chooses).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum RawDefs {
+    One(String),
+    Alternatives(Vec<String>),
 }
 
 /// `explored:` as written.
@@ -64,7 +74,8 @@ pub(crate) struct RawExplored {
 pub struct ExploredKernel {
     /// A fixed program; `None`: the device's file.
     pub program: Option<PathBuf>,
-    pub def: String,
+    /// The def, or alternatives: the first whose size constraints hold.
+    pub defs: Vec<String>,
     /// Def parameter -> input, buffer or intermediate name.
     pub args: BTreeMap<String, String>,
     pub output: String,
@@ -167,7 +178,16 @@ pub(crate) fn parse_spec(
         };
         kernels.push(ExploredKernel {
             program,
-            def: k.def.clone(),
+            defs: match &k.def {
+                RawDefs::One(d) => vec![d.clone()],
+                RawDefs::Alternatives(ds) if !ds.is_empty() => ds.clone(),
+                RawDefs::Alternatives(_) => {
+                    return Err((
+                        format!("{key}.def"),
+                        "expected a def name or a non-empty list of them".into(),
+                    ))
+                }
+            },
             args: k.args.clone(),
             output: k.output.clone(),
             static_sizes: k.static_sizes,
@@ -253,13 +273,32 @@ pub fn run_explored(
         opts.global = cfg_global.as_deref().map(pad3);
         opts.local = cfg_local.as_deref().map(pad3);
         let t0 = Instant::now();
-        let kernel = compile(&program, &k.def, &opts).map_err(|e| match e.span() {
-            Some(span) => format!("{}: error: {e}", file.location(span.start)),
-            None => format!("{}: error: {e}", path.display()),
-        })?;
+        let mut chosen = None;
+        for def in &k.defs {
+            let kernel = compile(&program, def, &opts).map_err(|e| match e.span() {
+                Some(span) => format!("{}: error: {e}", file.location(span.start)),
+                None => format!("{}: error: {e}", path.display()),
+            })?;
+            let mut s = sizes.clone();
+            infer_sizes(&kernel.params, k, &bufs, &mut s)?;
+            let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;
+            let fits = crate::passes::sizes_fit::sizes_fit(&program, d, &s);
+            match fits {
+                Ok(()) => {
+                    chosen = Some((def.clone(), kernel, s));
+                    break;
+                }
+                // The last alternative's misfit is the error.
+                Err(e) if def == k.defs.last().unwrap_or(def) => {
+                    return Err(format!("{}: def {def}: {}", path.display(), e.msg))
+                }
+                Err(_) => {}
+            }
+        }
+        let (def, kernel, inferred) = chosen.ok_or_else(|| format!("{}: no def to run", path.display()))?;
+        sizes = inferred;
         let first_ms = t0.elapsed().as_secs_f64() * 1e3;
         compile_ms += first_ms;
-        infer_sizes(&kernel.params, k, &bufs, &mut sizes)?;
         if !bufs.contains_key(&k.output) {
             let bytes = eval(&kernel.output_type.size_in_bytes(), &sizes)
                 .map_err(|e| format!("size of intermediate `{}`: {e}", k.output))?;
@@ -301,7 +340,7 @@ pub fn run_explored(
                 if let Some(l) = &tuned {
                     opts.local = Some(pad3(l));
                     let t0 = Instant::now();
-                    kernel = compile(&program, &k.def, &opts)
+                    kernel = compile(&program, &def, &opts)
                         .map_err(|e| format!("{}: error: {e}", path.display()))?;
                     // The reported compile time is that of the kernel run.
                     compile_ms += t0.elapsed().as_secs_f64() * 1e3 - first_ms;
@@ -309,14 +348,13 @@ pub fn run_explored(
                 tuned
             }
         };
-        let label = format!("{} (def {}, explored variant)", path.display(), k.def);
+        let label = format!("{} (def {def}, explored variant)", path.display());
         let program = rt.build(&label, &kernel.source, &build_options).map_err(|e| e.to_string())?;
-        built.push((program, kernel, global, local));
+        built.push((program, kernel, global, local, def));
     }
     let mut launches = Vec::new();
-    for ((k, (program, kernel, global, local)), temps) in spec.kernels.iter().zip(&built).zip(&temps) {
-        let binding =
-            Binding { section: "explored.kernels", cfg, def: &k.def, args: &k.args, output: &k.output };
+    for ((k, (program, kernel, global, local, def)), temps) in spec.kernels.iter().zip(&built).zip(&temps) {
+        let binding = Binding { section: "explored.kernels", cfg, def, args: &k.args, output: &k.output };
         let args = bind_args(&kernel.params, &binding, &bufs, inputs, &sizes, temps)?;
         launches.push(Launch {
             program,
