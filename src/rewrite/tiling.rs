@@ -11,7 +11,12 @@
 //!   innermost dimension of the neighbourhood), the form the 2D rule then
 //!   tiles. `f` reads its neighbourhood point by point
 //!   (`at(x, at(y, at(z, nbh)))`); the rule swaps the indices of each read
-//!   to `at(z, at(x, at(y, nbh)))`, so `f` stays a point-wise function.
+//!   to `at(z, at(x, at(y, nbh)))`, so `f` stays a point-wise function;
+//! * `stencil-3d-columns` rewrites a 3D stencil over one grid into a map
+//!   over the (y, x) columns of a sequence along z of 2D neighbourhoods,
+//!   each slid along z: `map(f) o slide` per column, the form
+//!   `slide-seq-plus` turns into a z-walk keeping the window in registers
+//!   (the 2.5D technique; `f` is unchanged).
 //!
 //! Both keep the value (`tests/rewrite_rules.rs`, the property test).
 
@@ -33,7 +38,7 @@ const RECT: &[ParamSpec] = &[
     ParamSpec { name: "vx", what: "tile column step" },
 ];
 
-pub static RULES: [Rule; 2] = [
+pub static RULES: [Rule; 3] = [
     Rule {
         name: "overlapped-tiling-2d-rect",
         family: Family::Macro,
@@ -51,6 +56,15 @@ pub static RULES: [Rule; 2] = [
         params: &[],
         matches: m_planes,
         build: b_planes,
+    },
+    Rule {
+        name: "stencil-3d-columns",
+        family: Family::Macro,
+        lhs: "map_3(f) o slide_3(size, step) $ x",
+        rhs: "transpose o map(transpose) o map_2(\\c -> map(f) o slide(size, step) $ c) o map(transpose) o transpose o map(slide_2(size, step)) $ x   (per (y, x) a column along z of 2D neighbourhoods, slid along z)",
+        params: &[],
+        matches: m_columns,
+        build: b_columns,
     },
 ];
 
@@ -494,4 +508,45 @@ fn b_planes(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
         }
     };
     Ok(g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_plane) }, vec![input], span))
+}
+
+// ---------------------------------------------------------------------------
+// 3D: columns along z, for the z-walk of `slide-seq-plus`.
+
+/// `(f, size, step, x, span)` of `map_3(f) o slide_3(size, step) $ x`.
+fn columns_parts(e: &Expr) -> Option<(&FunDecl, &ArithExpr, &ArithExpr, &Expr, Span)> {
+    let (f, xs, span) = map3_parts(e)?;
+    let (size, step, x) = slide3_parts(xs)?;
+    Some((f, size, step, x, span))
+}
+
+fn m_columns(s: &Site<'_>) -> R {
+    columns_parts(s.expr)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match("stencil-3d-columns", "`map(map(map(f))) $ slide_3(size, step) $ x`"))
+}
+
+fn b_columns(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (f, size, step, x, span) =
+        columns_parts(s.expr).ok_or_else(|| s.no_match("stencil-3d-columns", "a 3D stencil"))?;
+    let (size, step) = (size.clone(), step.clone());
+    let g = &mut b.gen;
+    // Each plane's 2D neighbourhoods: [z][y][x][sy][sx].
+    let per_plane = g.lambda1(span, |g, p| slide2r(g, (&size, &step), (&size, &step), p, span));
+    let planes =
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_plane) }, vec![x.clone()], span);
+    // As columns along z: [y][x][z][sy][sx].
+    let t = g.call_pattern(Pattern::Transpose, vec![planes], span);
+    let tr = g.lambda1(span, |g, w| g.call_pattern(Pattern::Transpose, vec![w], span));
+    let cols = g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(tr) }, vec![t], span);
+    // Windows along z are [sz][sy][sx], the neighbourhood f reads.
+    let f = g.refresh_fun(f);
+    let computed = map2(g, cols, span, |g, c| {
+        let w = g.call_pattern(Pattern::Slide { size: size.clone(), step: step.clone() }, vec![c], span);
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![w], span)
+    });
+    // [y][x][z] back to [z][y][x].
+    let tr = g.lambda1(span, |g, w| g.call_pattern(Pattern::Transpose, vec![w], span));
+    let m = g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(tr) }, vec![computed], span);
+    Ok(g.call_pattern(Pattern::Transpose, vec![m], span))
 }
