@@ -252,6 +252,13 @@ fn param_len(base: &Program, def: &str, dim: usize, sizes: &BTreeMap<String, i64
     n.eval_with(&|v| sizes.get(v).copied()).ok()
 }
 
+/// The number of blocks of the largest k of `ks` along a dimension of
+/// length `ys` (fewer blocks for every smaller k of the domain divide it).
+fn blocked(ys: &[Option<i64>; 1], ks: &[i64]) -> [Option<i64>; 1] {
+    let kmax = ks.iter().copied().max().unwrap_or(1);
+    [ys[0].map(|l| l / kmax)]
+}
+
 /// The values that divide every length (and are below it).
 fn dividing(values: &[i64], lens: &[Option<i64>]) -> Vec<i64> {
     values.iter().copied().filter(|v| lens.iter().all(|l| l.is_some_and(|l| l % v == 0 && *v < l))).collect()
@@ -283,6 +290,8 @@ pub fn shapes(
     // k outputs per work-item along the outermost dimension (y in 2D, z in 3D).
     let mut b = Build::new(base, def);
     if let Some(k) = b.slot("k", dividing(&KS, &lens(0)), 4) {
+        // In 2D the blocks are along y: ty divides the number of blocks.
+        let ys = if dims == 2 { blocked(&ys, &b.shape.slots[k].domain) } else { ys };
         if b.local_slots(&xs, &ys).is_some()
             && b.step("register-blocking", &Path::root(), vec![("n", Arg::Slot(k))]).is_some()
         {
@@ -308,6 +317,7 @@ pub fn shapes(
         let mut b = Build::new(base, def);
         if let Some(k) = b.slot("k", dividing(&KS, &lens(1)), 4) {
             let inner = b.sites("register-blocking").into_iter().find(|p| *p != Path::root());
+            let ys = blocked(&ys, &b.shape.slots[k].domain);
             if let (Some(p), Some(())) = (inner, b.local_slots(&xs, &ys)) {
                 if b.step("register-blocking", &p, vec![("n", Arg::Slot(k))]).is_some() {
                     let plan = [Exec::Glb(2), Exec::Glb(1), Exec::Glb(0), Exec::SeqUnroll];
