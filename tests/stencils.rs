@@ -499,3 +499,66 @@ fn exploring_a_stencil_validates_every_shape() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The explored shapes reach the hand-written kernels: `tiled` at the tile
+/// steps of `benchmarks/derivations/<name>-tiled.txt` compiles to
+/// `<name>Tiled`'s kernel (but for the name, srad2's shared barrier and a
+/// block of gaussian's copy-out),
+/// and `slideseq` at `tx=32 ty=4` to `<name>SlideSeq`'s.
+#[test]
+fn explored_shapes_give_the_hand_written_kernels() {
+    use lift::compile::{compile, CompileOptions};
+    let limits = lift::explore::space::SpaceLimits::default();
+    for c in stencil_configs() {
+        let (file, high) = c.lift.as_ref().and_then(|l| l.high_level.clone()).unwrap();
+        let prog = load_program(file.to_str().unwrap());
+        let (_, large) = c.preset("large").unwrap();
+        let plan = lift::explore::plan(&prog, &high, large, &limits).unwrap();
+        let stem = high.trim_end_matches("High");
+        let kernel = |def: &str, local: Option<[i64; 3]>| {
+            let opts = CompileOptions { local, ..CompileOptions::default() };
+            compile(&prog, def, &opts).unwrap_or_else(|e| panic!("{def}: {e}")).source
+        };
+        let derived = |rule: &str, values: &[i64], local: Option<[i64; 3]>| {
+            let s = plan
+                .shapes
+                .iter()
+                .find(|s| {
+                    let d = s.instantiate(&plan.base, &high, &s.defaults()).unwrap().derivation.join(" ");
+                    d.contains(rule)
+                })
+                .unwrap_or_else(|| panic!("{}: no shape with {rule}", c.name));
+            let inst = s.instantiate(&plan.base, &high, values).unwrap();
+            let opts = CompileOptions { local, ..CompileOptions::default() };
+            compile(&inst.program, &high, &opts).unwrap().source
+        };
+        // The tile steps of the committed derivation.
+        let der =
+            std::fs::read_to_string(repo().join(format!("benchmarks/derivations/{}-tiled.txt", c.name)))
+                .unwrap();
+        let line = der.lines().find(|l| l.starts_with("overlapped-tiling-2d-rect")).unwrap();
+        let arg = |k: &str| -> i64 {
+            line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{k}="))).unwrap().parse().unwrap()
+        };
+        let tiled =
+            derived("tiling-2d-rect", &[arg("vy"), arg("vx")], None).replace(&high, &format!("{stem}Tiled"));
+        let want = kernel(&format!("{stem}Tiled"), None);
+        if c.name == "srad2" {
+            assert_eq!(tiled.matches("barrier(").count(), want.matches("barrier(").count() + 1);
+        } else if c.name == "gaussian" {
+            // The hand-written def copies its sum out with a `mapSeq(id)`
+            // of one element: a block more around the same store.
+            let statements = |k: &str| -> Vec<String> {
+                k.lines().map(str::trim).filter(|l| !["{", "}"].contains(l)).map(String::from).collect()
+            };
+            assert_eq!(statements(&tiled), statements(&want), "{}", c.name);
+        } else {
+            assert_eq!(tiled, want, "{}", c.name);
+        }
+        if c.variants.iter().any(|v| v == "lift-slideseq") {
+            let local = Some([32, 4, 1]);
+            let walk = derived("slide-seq-plus", &[32, 4], local).replace(&high, &format!("{stem}SlideSeq"));
+            assert_eq!(walk, kernel(&format!("{stem}SlideSeq"), local), "{}", c.name);
+        }
+    }
+}
