@@ -360,6 +360,9 @@ fn slideseq(mut b: Build<'_>) -> Option<Shape> {
 /// two for widths such as srad's 504 = 9 * 56).
 const VY: [i64; 4] = [2, 4, 8, 16];
 const VX: [i64; 5] = [8, 16, 32, 56, 64];
+/// Work-items of a tile's work-group at most (the H100's and most GPUs'
+/// maximum).
+const MAX_WG: i64 = 1024;
 /// Local memory a tile may take: below the 48 KiB of current GPUs with
 /// room for the compiler's own.
 const LOCAL_BYTES: i64 = 32 * 1024;
@@ -429,15 +432,29 @@ fn tiled(base: &Program, def: &str, all: &[&BTreeMap<String, i64>], ov: i64, dim
         }
         b.step("to-local", &copy, Vec::new())?;
     }
-    // The largest tiles must fit in local memory (in 3D each element is a
-    // column of `ov + 1` values, the window along z): the widest go first.
+    // The largest tile must fit in local memory (in 3D each element is a
+    // column of `ov + 1` values, the window along z) and its work-group (a
+    // work-item per input of the tile) in MAX_WG: the widest tiles go
+    // first, then the tallest.
     let column = if dims == 3 { ov + 1 } else { 1 };
-    let bytes = |vy: i64, vx: i64| (vy + ov) * (vx + ov) * column * 4 * copies as i64;
-    let max_vy = b.shape.slots[vy].domain.iter().copied().max()?;
-    let d = &mut b.shape.slots[vx];
-    d.domain.retain(|&v| bytes(max_vy, v) <= LOCAL_BYTES);
-    if !d.domain.contains(&d.default) {
-        d.default = *d.domain.last()?;
+    let fits = |vy: i64, vx: i64| {
+        let inputs = (vy + ov) * (vx + ov);
+        inputs <= MAX_WG && inputs * column * 4 * copies as i64 <= LOCAL_BYTES
+    };
+    loop {
+        let (dy, dx) = (&b.shape.slots[vy].domain, &b.shape.slots[vx].domain);
+        let (my, mx) = (*dy.iter().max()?, *dx.iter().max()?);
+        if fits(my, mx) {
+            break;
+        }
+        let (slot, v) = if dx.len() > 1 { (vx, mx) } else { (vy, my) };
+        b.shape.slots[slot].domain.retain(|&x| x != v);
+    }
+    for slot in [vy, vx] {
+        let d = &mut b.shape.slots[slot];
+        if !d.domain.contains(&d.default) {
+            d.default = *d.domain.last()?;
+        }
     }
     b.lower(&[Exec::Lcl(1), Exec::Lcl(0)])
 }
