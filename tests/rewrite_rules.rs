@@ -443,6 +443,20 @@ fn stencil_tiling_rules() {
         ),
         "{e}"
     );
+    // Two tile copies in the data of a map, bound with let before it.
+    check_rule(
+        "def f(a: [[float]M]N, b: [[float]M]N) = mapWrg(0, \\t -> map(\\p -> add(get(0, p), get(1, p))) $ zip(toLocal(mapLcl(0, id)) $ get(0, t), toLocal(mapLcl(0, id)) $ get(1, t))) $ zip(a, b)",
+        "let-local-copies",
+        "0.0.0",
+        &[],
+        "mapWrg(0, \\t -> map(\\p -> add(get(0, p), get(1, p)), zip(toLocal(mapLcl(0, \\_p4 -> id(_p4)), get(0, t)), toLocal(mapLcl(0, \\_p5 -> id(_p5)), get(1, t)))), zip(a, b))",
+        "mapWrg(0, \\t -> (\\l0 -> (\\l1 -> map(\\p -> add(get(0, p), get(1, p)), zip(l0, l1)))(toLocal(mapLcl(0, \\_p5 -> id(_p5)), get(1, t))))(toLocal(mapLcl(0, \\_p4 -> id(_p4)), get(0, t))), zip(a, b))",
+    );
+    let e = apply_err(MAP, "let-local-copies", "root", &[]);
+    assert_eq!(
+        e.to_string(),
+        "`let-local-copies` does not match here: expected a call whose data holds `toLocal(...)` copies, found `map(absVal, _param0)`"
+    );
     // map-id-nd copies one grid of a tile of zipped grids.
     check_rule(
         "def f(a: [[float]M]N, b: [[float]M]N) = map(\\t -> map(map(\\p -> add(get(0, p), get(1, p)))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, t), get(1, t))) $ zip(split(2, a), split(2, b))",
@@ -596,6 +610,8 @@ const CORPUS: &[&str] = &[
     "def p22(a: [[float]M]N) = map(map(reduce(add, 0.0f))) o map(transpose) o slide(3, 1) $ a",
     "def p28(x: [float]N) = mapSeq(\\w -> add(mult(0.5f, at(0, w)), at(2, w))) o slide(3, 2) o pad(1, 1, clamp) $ x",
     "def p29(a: [[float]M]N) = mapSeq(\\w -> reduceSeq(add, 0.0f) o join $ w) o slide(3, 1) $ a",
+    // A tile copy in the data of a map (`let-local-copies`).
+    "def p30(a: [[float]M]N) = mapWrg(0, \\r -> map(absVal) $ toLocal(mapLcl(0, id)) $ r) $ a",
     // Row reductions (explore::rows; `reduce-lanes` applies to p0): a
     // map moved through a transpose.
     "def p27(a: [[float]M]N) = transpose o map(map(absVal)) $ a",

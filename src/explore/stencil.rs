@@ -15,8 +15,8 @@
 //!   as slots (`u = v + size - step` per dimension, non-square tiles), on
 //!   one grid or zipped ones; in 3D after `stencil-3d-planes`, on the two
 //!   inner dimensions. Each slid grid's tile is copied to local memory
-//!   (`map-id-nd`, `to-local`), a work-group per tile, a work-item per
-//!   output. Tiling is one choice among the others, never forced.
+//!   (`map-id-nd`, `to-local`; several bound by `let-local-copies`), a
+//!   work-group per tile, a work-item per output. Tiling is one choice among the others, never forced.
 //! * `slideseq` (3D, one grid): `stencil-3d-columns` then `slide-seq-plus`:
 //!   a work-item per (y, x) walks z keeping its window of planes in
 //!   registers (the 2.5D technique of seed 004); `tx`, `ty` slots.
@@ -431,6 +431,12 @@ fn tiled(base: &Program, def: &str, all: &[&BTreeMap<String, i64>], ov: i64, dim
             b.step("map-seq", &inner.child(0).child(0).child(0), Vec::new())?;
         }
         b.step("to-local", &copy, Vec::new())?;
+    }
+    // Several copies bound with `let` before the work-items' map: written
+    // one after the other behind one barrier (srad2's two grids).
+    if copies > 1 {
+        let work = b.next_map()?;
+        b.step("let-local-copies", &work, Vec::new())?;
     }
     // The largest tile must fit in local memory (in 3D each element is a
     // column of `ov + 1` values, the window along z) and its work-group (a
