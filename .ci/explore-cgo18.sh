@@ -2,7 +2,8 @@
 # Explores the 14 CGO 2018 stencils (`lift explore`, the stencil space of
 # src/explore/stencil.rs) on one device and writes each best program as
 # DIR/cgo18-<benchmark>.lift (+ .derivation), the files the harness's
-# `lift-tuned` variant loads from benchmarks/explored/<device-slug>/.
+# `lift-tuned` variant loads from benchmarks/explored/<device-slug>/, and
+# each search's log as DIR/explore-cgo18-<benchmark>.csv (for reports/).
 #
 #   .ci/explore-cgo18.sh DIR [SIZE] [BUDGET] [DEVICE]
 #
@@ -13,7 +14,9 @@
 # RUNS (environment, default 5): timed runs per candidate; ONLY (environment):
 # a space-separated list of benchmarks to explore (default all). A benchmark
 # whose search fails is reported at the end; the others go on.
-# 14 x 30 s = 7 minutes of device time at the defaults.
+# 14 x 30 s = 7 minutes of device time at the defaults, plus a few seconds
+# per benchmark (parsing, building the space, the candidate still running
+# at the deadline).
 set -euo pipefail
 DIR=${1:?usage: .ci/explore-cgo18.sh DIR [SIZE] [BUDGET] [DEVICE]}
 SIZE=${2:-large}
@@ -51,7 +54,9 @@ for row in "${BENCHES[@]}"; do
     && [ -f "$out/best.lift" ]; then
     cp "$out/best.lift" "$DIR/cgo18-$name.lift"
     cp "$out/best.derivation" "$DIR/cgo18-$name.derivation"
+    cp "$out/explore.csv" "$DIR/explore-cgo18-$name.csv"
   else
+    [ -f "$out/explore.csv" ] && cp "$out/explore.csv" "$DIR/explore-cgo18-$name.csv"
     echo "explore-cgo18.sh: $name: no program found (see $out/explore.csv)" >&2
     failed+=("$name")
   fi

@@ -422,6 +422,41 @@ fn stencil_tiling_rules() {
         "map(\\_p11 -> map(\\_p10 -> map(\\q -> add(at(0, at(1, at(2, get(0, q)))), get(1, q)), _p10), _p11), map(\\p -> map(\\r -> zip(get(0, r), get(1, r)), zip(get(0, p), get(1, p))), zip(map(\\_p6 -> map(\\_p12 -> transpose(_p12), transpose(_p6)), slide(3, 1, map(\\_p7 -> map(\\_p13 -> transpose(_p13), slide(3, 1, map(\\_p14 -> slide(3, 1, _p14), _p7))), map(\\_p8 -> map(\\_p15 -> pad(1, 1, clamp, _p15), pad(1, 1, clamp, _p8)), pad(1, 1, clamp, a))))), b)))",
         "map(\\_p17 -> map(\\_p24 -> map(\\_p22 -> add(at(2, at(0, at(1, get(0, _p22)))), get(1, _p22)), _p24), map(\\_p21 -> zip(get(0, _p21), get(1, _p21)), zip(map(\\_p20 -> transpose(_p20), slide(3, 1, map(\\_p19 -> slide(3, 1, _p19), map(\\_p18 -> transpose(_p18), transpose(get(0, _p17)))))), get(1, _p17)))), zip(slide(3, 1, map(\\_p8 -> map(\\_p15 -> pad(1, 1, clamp, _p15), pad(1, 1, clamp, _p8)), pad(1, 1, clamp, a))), b))",
     );
+    // 3D as columns along z, each slid (for slide-seq-plus); f unchanged.
+    check_rule(
+        &format!("def f(a: [[[float]M]M]N) = map(map(map(\\q -> add(at(0, at(1, at(2, q))), at(2, at(0, at(1, q))))))) o {SLIDE3} $ a"),
+        "stencil-3d-columns",
+        "root",
+        &[],
+        "map(\\_p6 -> map(\\_p5 -> map(\\q -> add(at(0, at(1, at(2, q))), at(2, at(0, at(1, q)))), _p5), _p6), map(\\_p2 -> map(\\_p7 -> transpose(_p7), transpose(_p2)), slide(3, 1, map(\\_p3 -> map(\\_p8 -> transpose(_p8), slide(3, 1, map(\\_p9 -> slide(3, 1, _p9), _p3))), a))))",
+        "transpose(map(\\_p17 -> transpose(_p17), map(\\_p16 -> map(\\_p15 -> map(\\q -> add(at(0, at(1, at(2, q))), at(2, at(0, at(1, q)))), slide(3, 1, _p15)), _p16), map(\\_p13 -> transpose(_p13), transpose(map(\\_p10 -> map(\\_p12 -> transpose(_p12), slide(3, 1, map(\\_p11 -> slide(3, 1, _p11), _p10))), a))))))",
+    );
+    let e = apply_err(
+        &format!("def f(a: [[[float]M]M]N, b: [[[float]M]M]N) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), get(1, q))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip({SLIDE3} o {PAD3} $ a, b)"),
+        "stencil-3d-columns",
+        "root",
+        &[],
+    );
+    assert!(
+        e.to_string().starts_with(
+            "`stencil-3d-columns` does not match here: expected `map(map(map(f))) $ slide_3(size, step) $ x`"
+        ),
+        "{e}"
+    );
+    // Two tile copies in the data of a map, bound with let before it.
+    check_rule(
+        "def f(a: [[float]M]N, b: [[float]M]N) = mapWrg(0, \\t -> map(\\p -> add(get(0, p), get(1, p))) $ zip(toLocal(mapLcl(0, id)) $ get(0, t), toLocal(mapLcl(0, id)) $ get(1, t))) $ zip(a, b)",
+        "let-local-copies",
+        "0.0.0",
+        &[],
+        "mapWrg(0, \\t -> map(\\p -> add(get(0, p), get(1, p)), zip(toLocal(mapLcl(0, \\_p4 -> id(_p4)), get(0, t)), toLocal(mapLcl(0, \\_p5 -> id(_p5)), get(1, t)))), zip(a, b))",
+        "mapWrg(0, \\t -> (\\l0 -> (\\l1 -> map(\\p -> add(get(0, p), get(1, p)), zip(l0, l1)))(toLocal(mapLcl(0, \\_p5 -> id(_p5)), get(1, t))))(toLocal(mapLcl(0, \\_p4 -> id(_p4)), get(0, t))), zip(a, b))",
+    );
+    let e = apply_err(MAP, "let-local-copies", "root", &[]);
+    assert_eq!(
+        e.to_string(),
+        "`let-local-copies` does not match here: expected a call whose data holds `toLocal(...)` copies, found `map(absVal, _param0)`"
+    );
     // map-id-nd copies one grid of a tile of zipped grids.
     check_rule(
         "def f(a: [[float]M]N, b: [[float]M]N) = map(\\t -> map(map(\\p -> add(get(0, p), get(1, p)))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, t), get(1, t))) $ zip(split(2, a), split(2, b))",
@@ -575,6 +610,8 @@ const CORPUS: &[&str] = &[
     "def p22(a: [[float]M]N) = map(map(reduce(add, 0.0f))) o map(transpose) o slide(3, 1) $ a",
     "def p28(x: [float]N) = mapSeq(\\w -> add(mult(0.5f, at(0, w)), at(2, w))) o slide(3, 2) o pad(1, 1, clamp) $ x",
     "def p29(a: [[float]M]N) = mapSeq(\\w -> reduceSeq(add, 0.0f) o join $ w) o slide(3, 1) $ a",
+    // A tile copy in the data of a map (`let-local-copies`).
+    "def p30(a: [[float]M]N) = mapWrg(0, \\r -> map(absVal) $ toLocal(mapLcl(0, id)) $ r) $ a",
     // Row reductions (explore::rows; `reduce-lanes` applies to p0): a
     // map moved through a transpose.
     "def p27(a: [[float]M]N) = transpose o map(map(absVal)) $ a",

@@ -313,9 +313,9 @@ fn sizes(list: &[(&str, i64)]) -> std::collections::BTreeMap<String, i64> {
 }
 
 /// The stencil space (`src/explore/stencil.rs`): one output per work-item,
-/// k outputs per work-item, and overlapped tiling by the rule, each with its
-/// slots; 3D stencils block along z and y, and tile when written with z
-/// outermost.
+/// k outputs per work-item, overlapped tiling by the rule (rows and
+/// columns apart, zipped grids too, 3D after `stencil-3d-planes`) and, in
+/// 3D over one grid, the z-walk of `slide-seq-plus`, each with its slots.
 #[test]
 fn the_stencil_space_has_its_shapes() {
     let limits = lift::explore::space::SpaceLimits::default();
@@ -326,25 +326,25 @@ fn the_stencil_space_has_its_shapes() {
             "benchmarks/cgo18/jacobi2d-5pt.lift",
             "jacobi2d5High",
             &[("W", 512), ("H", 256)],
-            &["tx ty", "k tx ty", "tile"],
+            &["tx ty", "k tx ty", "vy vx"],
         ),
         (
             "benchmarks/cgo18/hotspot2d.lift",
             "hotspot2dHigh",
             &[("W", 512), ("H", 256)],
-            &["tx ty", "k tx ty"],
+            &["tx ty", "k tx ty", "vy vx"],
         ),
         (
             "benchmarks/cgo18/heat.lift",
             "heatHigh",
             &[("W", 64), ("H", 64), ("D", 32)],
-            &["tx ty", "k tx ty", "k tx ty"],
+            &["tx ty", "k tx ty", "k tx ty", "vy vx", "tx ty"],
         ),
         (
             "benchmarks/cgo18/heat.lift",
             "heatHighZ",
             &[("W", 64), ("H", 64), ("D", 32)],
-            &["tx ty", "k tx ty", "tile"],
+            &["tx ty", "k tx ty", "vy vx"],
         ),
     ];
     for (file, def, sz, want) in cases {
@@ -364,48 +364,111 @@ fn the_stencil_space_has_its_shapes() {
             lift::compile::compile(&inst.program, def, &lift::compile::CompileOptions::default())
                 .unwrap_or_else(|e| panic!("{def}: {text}: {e}"));
         }
+        // The last 3D shape of heatHigh walks z.
+        if def == "heatHigh" {
+            let last = plan.shapes.last().unwrap();
+            let inst = last.instantiate(&plan.base, def, &last.defaults()).unwrap();
+            assert!(inst.derivation.iter().any(|l| l.starts_with("slide-seq-plus")), "{:?}", inst.derivation);
+        }
     }
 }
 
-/// `lift explore` on a stencil: every shape's first candidate validates on
-/// PoCL (the tiled one included), and the best program runs in the harness
-/// with the local size of its header.
+/// Every one of the 14 stencils is tiled (zipped grids and 3D included)
+/// and the single-grid 3D ones walk z; with the other presets as
+/// `--valid-at`, every pair of tile steps in the slots' domains satisfies
+/// the tiling's constraints at every preset, and a tile's work-group (a
+/// work-item per input of the tile) stays within 1024 work-items.
 #[test]
-fn exploring_a_stencil_validates_every_shape() {
-    if !has_device() {
-        println!("skipped: no OpenCL device");
-        return;
+fn tile_domains_hold_at_every_preset() {
+    let mut limits = lift::explore::space::SpaceLimits::default();
+    for c in stencil_configs() {
+        let (file, def) = c.lift.as_ref().and_then(|l| l.high_level.clone()).unwrap();
+        let presets: Vec<_> = c.sizes.iter().map(|(_, s)| s.clone()).collect();
+        let (timed, others) = presets.split_last().unwrap();
+        limits.valid_at = others.to_vec();
+        let prog = load_program(file.to_str().unwrap());
+        let plan = lift::explore::plan(&prog, &def, timed, &limits).unwrap();
+        let derivation = |s: &lift::explore::space::Shape| {
+            s.instantiate(&plan.base, &def, &s.defaults()).unwrap().derivation.join(" ; ")
+        };
+        let tiled: Vec<_> = plan.shapes.iter().filter(|s| derivation(s).contains("tiling-2d-rect")).collect();
+        assert_eq!(tiled.len(), 1, "{}", c.name);
+        let t = tiled[0];
+        let names: Vec<&str> = t.slots.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["vy", "vx"], "{}", c.name);
+        for &vy in &t.slots[0].domain {
+            for &vx in &t.slots[1].domain {
+                let inst = t.instantiate(&plan.base, &def, &[vy, vx]).unwrap();
+                for p in &presets {
+                    assert!(
+                        lift::explore::space::constraints_hold(&inst.constraints, p),
+                        "{} vy={vy} vx={vx} at {p:?}",
+                        c.name
+                    );
+                }
+                // A work-item per input of the tile: (vx + halo) x (vy + halo).
+                let k = lift::compile::compile(&inst.program, &def, &Default::default()).unwrap();
+                let wg: i64 = k.local.unwrap().iter().map(|l| l.eval_with(&|_| None).unwrap()).product();
+                assert!(wg <= 1024, "{} vy={vy} vx={vx}: {wg} work-items", c.name);
+            }
+        }
+        let walks = plan.shapes.iter().any(|s| derivation(s).contains("slide-seq-plus"));
+        let single_3d = ["heat", "jacobi3d-7pt", "jacobi3d-13pt", "poisson"].contains(&c.name.as_str());
+        assert_eq!(walks, single_3d, "{}", c.name);
     }
-    let out = scratch("explore-stencil");
+}
+
+/// `lift explore` on `file`'s `def` with at most `n` candidates: the rows
+/// of its explore.csv and its out folder.
+fn explore_rows(
+    file: &str,
+    def: &str,
+    size: &str,
+    valid_at: &str,
+    n: usize,
+) -> (Vec<csv::StringRecord>, PathBuf) {
+    let out = scratch(&format!("explore-{def}"));
     let o = lift()
-        .args(["explore", "benchmarks/cgo18/jacobi2d-5pt.lift", "--def", "jacobi2d5High", "--device", "0:0"])
-        .args([
-            "--size",
-            "W=256,H=128",
-            "--valid-at",
-            "W=96,H=40",
-            "--budget",
-            "120s",
-            "--max-candidates",
-            "3",
-        ])
-        .args(["--runs", "1", "--out"])
+        .args(["explore", file, "--def", def, "--device", "0:0", "--size", size, "--valid-at", valid_at])
+        .args(["--budget", "120s", "--max-candidates", &n.to_string(), "--runs", "1", "--out"])
         .arg(&out)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     let mut rd = csv::Reader::from_path(out.join("explore.csv")).unwrap();
-    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
-    for shape in ["0", "1", "2"] {
+    (rd.records().map(|r| r.unwrap()).collect(), out)
+}
+
+/// The first candidate of each shape in `want` (shape index, a rule its
+/// derivation uses) validated against the interpreter: `ok`, or `slow`
+/// (validated, then skipped as hopeless).
+fn assert_shapes_validate(rows: &[csv::StringRecord], want: &[(&str, &str)], what: &str) {
+    for (shape, rule) in want {
         let r =
-            rows.iter().find(|r| &r[3] == shape).unwrap_or_else(|| panic!("shape {shape} tried\n{stderr}"));
-        assert_eq!(&r[4], "ok", "shape {shape}: {}", &r[10]);
-        // Only tiles that also divide W=96, H=40 are in the domain.
-        if shape == "2" {
-            assert_eq!(&r[6], "tile=8");
-        }
+            rows.iter().find(|r| &r[3] == *shape).unwrap_or_else(|| panic!("{what}: shape {shape} tried"));
+        assert!(["ok", "slow"].contains(&&r[4]), "{what}: shape {shape}: {} {}", &r[4], &r[10]);
+        assert!(r[7].contains(rule), "{what}: shape {shape} uses {rule}: {}", &r[7]);
     }
+}
+
+/// `lift explore` on stencils: every shape's first candidate validates on
+/// PoCL against the interpreter (2D over one grid and over zipped grids,
+/// 3D tiled and walking z), and the best program runs in the harness with
+/// the local size of its header.
+#[test]
+fn exploring_a_stencil_validates_every_shape() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let (rows, out) =
+        explore_rows("benchmarks/cgo18/jacobi2d-5pt.lift", "jacobi2d5High", "W=256,H=128", "W=96,H=40", 3);
+    assert_shapes_validate(
+        &rows,
+        &[("0", "map-glb"), ("1", "register-blocking"), ("2", "tiling-2d-rect")],
+        "jacobi2d5High",
+    );
     let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
     assert!(best.lines().next().unwrap().starts_with("// Found by `lift explore`"));
     assert_eq!(
@@ -415,4 +478,88 @@ fn exploring_a_stencil_validates_every_shape() {
         Some(vec![32, 4])
     );
     let _ = std::fs::remove_dir_all(&out);
+    // At tiny: the zipped grids of hotspot2d tiled (only the slid one is
+    // copied), jacobi3d-7pt tiled after stencil-3d-planes and walking z.
+    let (rows, out) =
+        explore_rows("benchmarks/cgo18/hotspot2d.lift", "hotspot2dHigh", "W=96,H=40", "W=8192,H=4096", 3);
+    assert_shapes_validate(
+        &rows,
+        &[("0", "map-glb"), ("1", "register-blocking"), ("2", "tiling-2d-rect")],
+        "hotspot2dHigh",
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    let (rows, out) = explore_rows(
+        "benchmarks/cgo18/jacobi3d-7pt.lift",
+        "jacobi3d7High",
+        "W=96,H=12,D=5",
+        "W=512,H=512,D=512",
+        4,
+    );
+    assert_shapes_validate(
+        &rows,
+        &[("0", "map-glb"), ("1", "register-blocking"), ("2", "stencil-3d-planes"), ("3", "slide-seq-plus")],
+        "jacobi3d7High",
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The explored shapes reach the hand-written kernels: `tiled` at the tile
+/// steps of `benchmarks/derivations/<name>-tiled.txt` compiles to
+/// `<name>Tiled`'s kernel (but for the name and a block of gaussian's
+/// copy-out; srad2's two copies bound by `let-local-copies`),
+/// and `slideseq` at `tx=32 ty=4` to `<name>SlideSeq`'s.
+#[test]
+fn explored_shapes_give_the_hand_written_kernels() {
+    use lift::compile::{compile, CompileOptions};
+    let limits = lift::explore::space::SpaceLimits::default();
+    for c in stencil_configs() {
+        let (file, high) = c.lift.as_ref().and_then(|l| l.high_level.clone()).unwrap();
+        let prog = load_program(file.to_str().unwrap());
+        let (_, large) = c.preset("large").unwrap();
+        let plan = lift::explore::plan(&prog, &high, large, &limits).unwrap();
+        let stem = high.trim_end_matches("High");
+        let kernel = |def: &str, local: Option<[i64; 3]>| {
+            let opts = CompileOptions { local, ..CompileOptions::default() };
+            compile(&prog, def, &opts).unwrap_or_else(|e| panic!("{def}: {e}")).source
+        };
+        let derived = |rule: &str, values: &[i64], local: Option<[i64; 3]>| {
+            let s = plan
+                .shapes
+                .iter()
+                .find(|s| {
+                    let d = s.instantiate(&plan.base, &high, &s.defaults()).unwrap().derivation.join(" ");
+                    d.contains(rule)
+                })
+                .unwrap_or_else(|| panic!("{}: no shape with {rule}", c.name));
+            let inst = s.instantiate(&plan.base, &high, values).unwrap();
+            let opts = CompileOptions { local, ..CompileOptions::default() };
+            compile(&inst.program, &high, &opts).unwrap().source
+        };
+        // The tile steps of the committed derivation.
+        let der =
+            std::fs::read_to_string(repo().join(format!("benchmarks/derivations/{}-tiled.txt", c.name)))
+                .unwrap();
+        let line = der.lines().find(|l| l.starts_with("overlapped-tiling-2d-rect")).unwrap();
+        let arg = |k: &str| -> i64 {
+            line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{k}="))).unwrap().parse().unwrap()
+        };
+        let tiled =
+            derived("tiling-2d-rect", &[arg("vy"), arg("vx")], None).replace(&high, &format!("{stem}Tiled"));
+        let want = kernel(&format!("{stem}Tiled"), None);
+        if c.name == "gaussian" {
+            // The hand-written def copies its sum out with a `mapSeq(id)`
+            // of one element: a block more around the same store.
+            let statements = |k: &str| -> Vec<String> {
+                k.lines().map(str::trim).filter(|l| !["{", "}"].contains(l)).map(String::from).collect()
+            };
+            assert_eq!(statements(&tiled), statements(&want), "{}", c.name);
+        } else {
+            assert_eq!(tiled, want, "{}", c.name);
+        }
+        if c.variants.iter().any(|v| v == "lift-slideseq") {
+            let local = Some([32, 4, 1]);
+            let walk = derived("slide-seq-plus", &[32, 4], local).replace(&high, &format!("{stem}SlideSeq"));
+            assert_eq!(walk, kernel(&format!("{stem}SlideSeq"), local), "{}", c.name);
+        }
+    }
 }

@@ -11,10 +11,19 @@
 //!   z (`planes-k`) or y; the k outputs are a `mapSeqUnroll`, so the loads
 //!   of neighbouring rows are plain expressions the OpenCL compiler can
 //!   share between them.
-//! * `tiled` (2D, one input grid): `overlapped-tiling-2d` with the tile
-//!   step `v` as the slot (`u = v + size - step`), the tile copied to local
-//!   memory (`map-id-nd`, `to-local`), a work-group per tile. Tiling is one
-//!   choice among the others, never forced.
+//! * `tiled`: `overlapped-tiling-2d-rect` with the tile steps `vy`, `vx`
+//!   as slots (`u = v + size - step` per dimension, non-square tiles), on
+//!   one grid or zipped ones; in 3D after `stencil-3d-planes`, on the two
+//!   inner dimensions. Each slid grid's tile is copied to local memory
+//!   (`map-id-nd`, `to-local`; several bound by `let-local-copies`), a
+//!   work-group per tile, a work-item per output. Tiling is one choice among the others, never forced.
+//! * `slideseq` (3D, one grid): `stencil-3d-columns` then `slide-seq-plus`:
+//!   a work-item per (y, x) walks z keeping its window of planes in
+//!   registers (the 2.5D technique of seed 004); `tx`, `ty` slots.
+//!
+//! A shape is offered only where its steps replay; slot domains hold the
+//! values whose rule constraints hold at the timed size and every
+//! `--valid-at` size.
 //!
 //! Every reduction becomes `reduceSeqUnroll` (Section 4.3) where its length
 //! is a constant.
@@ -32,8 +41,6 @@ const TX: [i64; 7] = [0, 8, 16, 32, 64, 128, 256];
 const TY: [i64; 5] = [1, 2, 4, 8, 16];
 /// Outputs per work-item.
 const KS: [i64; 3] = [2, 4, 8];
-/// Tile steps (outputs per tile side).
-const TILES: [i64; 3] = [8, 16, 32];
 
 /// The number of dimensions (2 or 3) of a stencil def: its body slides and
 /// its first parameter is a 2D or 3D array.
@@ -190,11 +197,36 @@ impl<'a> Build<'a> {
         }
     }
 
-    fn is_param(&self, path: &Path, id: crate::ir::ParamId) -> bool {
-        self.prog
-            .def(self.def)
-            .and_then(|d| visit::expr_at(&d.body, path).ok())
-            .is_some_and(|e| matches!(e.kind, ExprKind::Param(q) if q == id))
+    /// The tile's slid grids, where `map-id-nd` copies them: the tile
+    /// parameter `id` itself, or `get(i, id)` of zipped tiles (`Some(i)`),
+    /// as the argument of the map that slides it (the grids read without
+    /// halo are not copied).
+    fn copy_sites(&self, id: crate::ir::ParamId) -> Vec<(Option<usize>, Path)> {
+        let Some(d) = self.prog.def(self.def) else { return Vec::new() };
+        let grid = |e: &crate::ir::Expr| match &e.kind {
+            ExprKind::Param(q) if *q == id => Some(None),
+            ExprKind::Call(f, args) => match (&f.kind, args.as_slice()) {
+                (FunKind::Pattern(Pattern::Get(i)), [x]) if matches!(x.kind, ExprKind::Param(q) if q == id) => {
+                    Some(Some(*i))
+                }
+                _ => None,
+            },
+            ExprKind::Param(_) | ExprKind::Literal(_) => None,
+        };
+        let slid_by_map = |p: &Path| {
+            visit::node_at(&d.body, p).ok().and_then(|(_, above)| above.last().copied()).is_some_and(|n| {
+                matches!(n, visit::Node::Expr(crate::ir::Expr { kind: ExprKind::Call(f, _), .. })
+                    if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if !does_work(f)))
+            })
+        };
+        self.sites("map-id-nd")
+            .into_iter()
+            .filter_map(|p| {
+                let e = visit::expr_at(&d.body, &p).ok()?;
+                let w = grid(e)?;
+                slid_by_map(&p).then_some((w, p))
+            })
+            .collect()
     }
 
     /// `tx` and `ty` from the values that divide the lengths of x (`xs`)
@@ -218,6 +250,13 @@ fn param_len(base: &Program, def: &str, dim: usize, sizes: &BTreeMap<String, i64
     }
     let crate::types::Type::Array(_, n) = t else { return None };
     n.eval_with(&|v| sizes.get(v).copied()).ok()
+}
+
+/// The number of blocks of the largest k of `ks` along a dimension of
+/// length `ys` (fewer blocks for every smaller k of the domain divide it).
+fn blocked(ys: &[Option<i64>; 1], ks: &[i64]) -> [Option<i64>; 1] {
+    let kmax = ks.iter().copied().max().unwrap_or(1);
+    [ys[0].map(|l| l / kmax)]
 }
 
 /// The values that divide every length (and are below it).
@@ -251,6 +290,8 @@ pub fn shapes(
     // k outputs per work-item along the outermost dimension (y in 2D, z in 3D).
     let mut b = Build::new(base, def);
     if let Some(k) = b.slot("k", dividing(&KS, &lens(0)), 4) {
+        // In 2D the blocks are along y: ty divides the number of blocks.
+        let ys = if dims == 2 { blocked(&ys, &b.shape.slots[k].domain) } else { ys };
         if b.local_slots(&xs, &ys).is_some()
             && b.step("register-blocking", &Path::root(), vec![("n", Arg::Slot(k))]).is_some()
         {
@@ -276,6 +317,7 @@ pub fn shapes(
         let mut b = Build::new(base, def);
         if let Some(k) = b.slot("k", dividing(&KS, &lens(1)), 4) {
             let inner = b.sites("register-blocking").into_iter().find(|p| *p != Path::root());
+            let ys = blocked(&ys, &b.shape.slots[k].domain);
             if let (Some(p), Some(())) = (inner, b.local_slots(&xs, &ys)) {
                 if b.step("register-blocking", &p, vec![("n", Arg::Slot(k))]).is_some() {
                     let plan = [Exec::Glb(2), Exec::Glb(1), Exec::Glb(0), Exec::SeqUnroll];
@@ -284,28 +326,85 @@ pub fn shapes(
             }
         }
     }
-    // Overlapped tiling in local memory, square tiles of v x v outputs: in
-    // 2D at the root; in 3D where the def is written with z outermost
-    // (`map(\planes -> map_2(f) o slide_2 $ ...)`, the form `heatHighZ`
-    // of heat.lift shows), on the two inner dimensions.
+    // Overlapped tiling in local memory, tiles of vy x vx outputs.
     if let Some(ov) = overlap(base, def) {
-        let mut both = lens(dims - 2);
-        both.extend(lens(dims - 1));
-        out.extend(tiled(base, def, &both, ov, dims));
+        out.extend(tiled(base, def, &all, ov, dims));
+    }
+    // 3D: the z-walk (slideSeqPlus) per (y, x) column.
+    if dims == 3 {
+        let mut b = Build::new(base, def);
+        if b.local_slots(&xs, &ys).is_some() {
+            out.extend(slideseq(b));
+        }
     }
     Some(out)
 }
 
-/// `lens`: the lengths of the two tiled dimensions at every size.
-fn tiled(base: &Program, def: &str, lens: &[Option<i64>], ov: i64, dims: usize) -> Option<Shape> {
+/// The z-walk: `stencil-3d-columns` makes the stencil a map over (y, x)
+/// columns of `map(f) o slide` along z, `mapGlb(1)`, `mapGlb(0)` over the
+/// columns and `slide-seq-plus` over the walk (the window of planes stays
+/// in registers, each step loads one plane's neighbourhood).
+fn slideseq(mut b: Build<'_>) -> Option<Shape> {
+    b.step("stencil-3d-columns", &Path::root(), Vec::new())?;
+    let rows = b.next_map()?;
+    b.exec(&rows, Exec::Glb(1))?;
+    let cols = b.next_map()?;
+    b.exec(&cols, Exec::Glb(0))?;
+    let walk = b.next_map()?;
+    b.step("map-seq", &walk, Vec::new())?;
+    b.step("slide-seq-plus", &walk, Vec::new())?;
+    b.lower(&[])
+}
+
+/// Tile steps tried along y and x (outputs per tile side; non-powers of
+/// two for widths such as srad's 504 = 9 * 56).
+const VY: [i64; 4] = [2, 4, 8, 16];
+const VX: [i64; 5] = [8, 16, 32, 56, 64];
+/// Work-items of a tile's work-group at most (the H100's and most GPUs'
+/// maximum).
+const MAX_WG: i64 = 1024;
+/// Local memory a tile may take: below the 48 KiB of current GPUs with
+/// room for the compiler's own.
+const LOCAL_BYTES: i64 = 32 * 1024;
+
+/// Overlapped tiling: 2D at the root; 3D on the two inner dimensions,
+/// after `stencil-3d-planes` (or directly where the def is written with z
+/// outermost, as `heatHighZ` of heat.lift). `overlapped-tiling-2d-rect`
+/// with the tile steps `vy`, `vx` as slots (`u = v + size - step`), also
+/// over zipped grids; a work-group per tile, each slid grid's tile copied
+/// element by element into local memory (`map-id-nd`, `to-local`), a
+/// work-item per output. Slot values are those whose rule constraints
+/// hold at every size in `all`.
+fn tiled(base: &Program, def: &str, all: &[&BTreeMap<String, i64>], ov: i64, dims: usize) -> Option<Shape> {
     let mut b = Build::new(base, def);
     let at = if dims == 2 { Path::root() } else { Path::root().child(0).child(0).child(0) };
-    if !b.sites("overlapped-tiling-2d").contains(&at) {
+    if dims == 3 && b.sites("stencil-3d-planes").contains(&Path::root()) {
+        b.step("stencil-3d-planes", &Path::root(), Vec::new())?;
+    }
+    if !b.sites(RECT).contains(&at) {
         return None;
     }
-    let domain = dividing(&TILES, lens);
-    let v = b.slot("tile", domain, 16)?;
-    b.step("overlapped-tiling-2d", &at, vec![("u", Arg::SlotPlus(v, ov)), ("v", Arg::Slot(v))])?;
+    let rule = rewrite::find_rule(RECT)?;
+    // The values of each slot for which the tiling's constraints hold at
+    // every size (they are per dimension, so any pair of them holds).
+    let holds = |vy: i64, vx: i64| {
+        let a: Args = [("uy", vy + ov), ("vy", vy), ("ux", vx + ov), ("vx", vx)]
+            .map(|(k, v)| (k.to_string(), arith::ArithExpr::Cst(v)))
+            .into();
+        rewrite::apply(&b.prog, def, rule, &at, &a)
+            .is_ok_and(|r| all.iter().all(|s| super::space::constraints_hold(&r.constraints, s)))
+    };
+    let vys: Vec<i64> = VY.iter().copied().filter(|&vy| VX.iter().any(|&vx| holds(vy, vx))).collect();
+    let vxs: Vec<i64> = VX.iter().copied().filter(|&vx| VY.iter().any(|&vy| holds(vy, vx))).collect();
+    let vy = b.slot("vy", vys, 4)?;
+    let vx = b.slot("vx", vxs, 32)?;
+    let args = vec![
+        ("uy", Arg::SlotPlus(vy, ov)),
+        ("vy", Arg::Slot(vy)),
+        ("ux", Arg::SlotPlus(vx, ov)),
+        ("vx", Arg::Slot(vx)),
+    ];
+    b.step(RECT, &at, args)?;
     if dims == 3 {
         let planes = b.next_map()?;
         b.exec(&planes, Exec::Wrg(2))?;
@@ -314,20 +413,59 @@ fn tiled(base: &Program, def: &str, lens: &[Option<i64>], ov: i64, dims: usize) 
     b.exec(&rows, Exec::Wrg(1))?;
     let tile = b.next_map()?;
     b.exec(&tile, Exec::Wrg(0))?;
-    // The tile, copied element by element into local memory.
+    // Each slid grid's tile, copied element by element into local memory.
     let id = b.tile_param(&tile)?;
-    let copy = b.sites("map-id-nd").into_iter().find(|p| b.is_param(p, id))?;
-    b.step("map-id-nd", &copy, Vec::new())?;
-    b.step("map-lcl", &copy, vec![("d", Arg::Fixed(1))])?;
-    let inner = copy.child(0).child(0).child(0);
-    b.step("map-lcl", &inner, vec![("d", Arg::Fixed(0))])?;
-    if dims == 3 {
-        // The column of values along z each tile element holds.
-        b.exec(&inner.child(0).child(0).child(0), Exec::SeqUnroll)?;
+    let grids: Vec<Option<usize>> = b.copy_sites(id).into_iter().map(|(w, _)| w).collect();
+    let copies = grids.len();
+    if copies == 0 {
+        return None;
     }
-    b.step("to-local", &copy, Vec::new())?;
+    for which in grids {
+        let copy = b.copy_sites(id).into_iter().find(|(w, _)| *w == which)?.1;
+        b.step("map-id-nd", &copy, Vec::new())?;
+        b.step("map-lcl", &copy, vec![("d", Arg::Fixed(1))])?;
+        let inner = copy.child(0).child(0).child(0);
+        b.step("map-lcl", &inner, vec![("d", Arg::Fixed(0))])?;
+        if dims == 3 {
+            // The column of values along z each tile element holds.
+            b.step("map-seq", &inner.child(0).child(0).child(0), Vec::new())?;
+        }
+        b.step("to-local", &copy, Vec::new())?;
+    }
+    // Several copies bound with `let` before the work-items' map: written
+    // one after the other behind one barrier (srad2's two grids).
+    if copies > 1 {
+        let work = b.next_map()?;
+        b.step("let-local-copies", &work, Vec::new())?;
+    }
+    // The largest tile must fit in local memory (in 3D each element is a
+    // column of `ov + 1` values, the window along z) and its work-group (a
+    // work-item per input of the tile) in MAX_WG: the widest tiles go
+    // first, then the tallest.
+    let column = if dims == 3 { ov + 1 } else { 1 };
+    let fits = |vy: i64, vx: i64| {
+        let inputs = (vy + ov) * (vx + ov);
+        inputs <= MAX_WG && inputs * column * 4 * copies as i64 <= LOCAL_BYTES
+    };
+    loop {
+        let (dy, dx) = (&b.shape.slots[vy].domain, &b.shape.slots[vx].domain);
+        let (my, mx) = (*dy.iter().max()?, *dx.iter().max()?);
+        if fits(my, mx) {
+            break;
+        }
+        let (slot, v) = if dx.len() > 1 { (vx, mx) } else { (vy, my) };
+        b.shape.slots[slot].domain.retain(|&x| x != v);
+    }
+    for slot in [vy, vx] {
+        let d = &mut b.shape.slots[slot];
+        if !d.domain.contains(&d.default) {
+            d.default = *d.domain.last()?;
+        }
+    }
     b.lower(&[Exec::Lcl(1), Exec::Lcl(0)])
 }
+
+const RECT: &str = "overlapped-tiling-2d-rect";
 
 /// The local size a stencil shape's slots give (`tx` 0: the driver's).
 pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {

@@ -11,7 +11,16 @@
 //!   innermost dimension of the neighbourhood), the form the 2D rule then
 //!   tiles. `f` reads its neighbourhood point by point
 //!   (`at(x, at(y, at(z, nbh)))`); the rule swaps the indices of each read
-//!   to `at(z, at(x, at(y, nbh)))`, so `f` stays a point-wise function.
+//!   to `at(z, at(x, at(y, nbh)))`, so `f` stays a point-wise function;
+//! * `stencil-3d-columns` rewrites a 3D stencil over one grid into a map
+//!   over the (y, x) columns of a sequence along z of 2D neighbourhoods,
+//!   each slid along z: `map(f) o slide` per column, the form
+//!   `slide-seq-plus` turns into a z-walk keeping the window in registers
+//!   (the 2.5D technique; `f` is unchanged);
+//! * `let-local-copies` binds the tile copies (`toLocal(...)`) in the
+//!   data of a call with `let`, before it: the copies of several grids are
+//!   then written one after the other behind one barrier, as the
+//!   hand-written tiled defs bind them.
 //!
 //! Both keep the value (`tests/rewrite_rules.rs`, the property test).
 
@@ -33,7 +42,7 @@ const RECT: &[ParamSpec] = &[
     ParamSpec { name: "vx", what: "tile column step" },
 ];
 
-pub static RULES: [Rule; 2] = [
+pub static RULES: [Rule; 4] = [
     Rule {
         name: "overlapped-tiling-2d-rect",
         family: Family::Macro,
@@ -51,6 +60,24 @@ pub static RULES: [Rule; 2] = [
         params: &[],
         matches: m_planes,
         build: b_planes,
+    },
+    Rule {
+        name: "stencil-3d-columns",
+        family: Family::Macro,
+        lhs: "map_3(f) o slide_3(size, step) $ x",
+        rhs: "transpose o map(transpose) o map_2(\\c -> map(f) o slide(size, step) $ c) o map(transpose) o transpose o map(slide_2(size, step)) $ x   (per (y, x) a column along z of 2D neighbourhoods, slid along z)",
+        params: &[],
+        matches: m_columns,
+        build: b_columns,
+    },
+    Rule {
+        name: "let-local-copies",
+        family: Family::Macro,
+        lhs: "F $ ... toLocal(c0) ... toLocal(c1) ...   (copies in the data of a call, bound outside it)",
+        rhs: "let l0 = toLocal(c0) in let l1 = toLocal(c1) in F $ ... l0 ... l1 ...",
+        params: &[],
+        matches: m_bind,
+        build: b_bind,
     },
 ];
 
@@ -494,4 +521,113 @@ fn b_planes(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
         }
     };
     Ok(g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_plane) }, vec![input], span))
+}
+
+// ---------------------------------------------------------------------------
+// 3D: columns along z, for the z-walk of `slide-seq-plus`.
+
+/// `(f, size, step, x, span)` of `map_3(f) o slide_3(size, step) $ x`.
+fn columns_parts(e: &Expr) -> Option<(&FunDecl, &ArithExpr, &ArithExpr, &Expr, Span)> {
+    let (f, xs, span) = map3_parts(e)?;
+    let (size, step, x) = slide3_parts(xs)?;
+    Some((f, size, step, x, span))
+}
+
+fn m_columns(s: &Site<'_>) -> R {
+    columns_parts(s.expr)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match("stencil-3d-columns", "`map(map(map(f))) $ slide_3(size, step) $ x`"))
+}
+
+fn b_columns(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (f, size, step, x, span) =
+        columns_parts(s.expr).ok_or_else(|| s.no_match("stencil-3d-columns", "a 3D stencil"))?;
+    let (size, step) = (size.clone(), step.clone());
+    let g = &mut b.gen;
+    // Each plane's 2D neighbourhoods: [z][y][x][sy][sx].
+    let per_plane = g.lambda1(span, |g, p| slide2r(g, (&size, &step), (&size, &step), p, span));
+    let planes =
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_plane) }, vec![x.clone()], span);
+    // As columns along z: [y][x][z][sy][sx].
+    let t = g.call_pattern(Pattern::Transpose, vec![planes], span);
+    let tr = g.lambda1(span, |g, w| g.call_pattern(Pattern::Transpose, vec![w], span));
+    let cols = g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(tr) }, vec![t], span);
+    // Windows along z are [sz][sy][sx], the neighbourhood f reads.
+    let f = g.refresh_fun(f);
+    let computed = map2(g, cols, span, |g, c| {
+        let w = g.call_pattern(Pattern::Slide { size: size.clone(), step: step.clone() }, vec![c], span);
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![w], span)
+    });
+    // [y][x][z] back to [z][y][x].
+    let tr = g.lambda1(span, |g, w| g.call_pattern(Pattern::Transpose, vec![w], span));
+    let m = g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(tr) }, vec![computed], span);
+    Ok(g.call_pattern(Pattern::Transpose, vec![m], span))
+}
+
+// ---------------------------------------------------------------------------
+// Binding the tile copies.
+
+/// The `toLocal(...)` calls among the arguments of the call `e` (not
+/// inside one another) whose parameters are all bound outside `e`.
+fn local_copies(e: &Expr) -> Vec<&Expr> {
+    let ExprKind::Call(_, args) = &e.kind else { return Vec::new() };
+    let mut inner = Vec::new();
+    crate::ir::visit::walk_params(e, &mut |p| inner.push(p.id));
+    fn go<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        let ExprKind::Call(f, args) = &e.kind else { return };
+        if matches!(f.kind, FunKind::Pattern(Pattern::ToLocal(_))) {
+            out.push(e);
+            return;
+        }
+        args.iter().for_each(|a| go(a, out));
+    }
+    let mut out = Vec::new();
+    args.iter().for_each(|a| go(a, &mut out));
+    out.retain(|c| {
+        let mut own = Vec::new();
+        crate::ir::visit::walk_params(c, &mut |p| own.push(p.id));
+        inner.iter().filter(|p| !own.contains(p)).all(|&p| crate::ir::visit::count_uses(c, p) == 0)
+    });
+    out
+}
+
+fn m_bind(s: &Site<'_>) -> R {
+    if local_copies(s.expr).is_empty() {
+        return Err(s.no_match("let-local-copies", "a call whose data holds `toLocal(...)` copies"));
+    }
+    Ok(())
+}
+
+/// `F $ ...toLocal(c0)...toLocal(c1)...` ->
+/// `let l0 = toLocal(c0) in let l1 = toLocal(c1) in F $ ...l0...l1...`.
+fn b_bind(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    m_bind(s)?;
+    let copies: Vec<Expr> = local_copies(s.expr).into_iter().cloned().collect();
+    let span = s.expr.span;
+    let g = &mut b.gen;
+    let params: Vec<crate::ir::Param> =
+        (0..copies.len()).map(|i| g.param(&format!("l{i}"), None, span)).collect();
+    let by: Vec<(crate::ir::ExprId, Expr)> =
+        copies.iter().zip(&params).map(|(c, p)| (c.id, g.var(p))).collect();
+    let mut body = replace_ids(s.expr, &by);
+    for (c, p) in copies.into_iter().zip(params).rev() {
+        let f = g.fun(FunKind::Lambda(crate::ir::Lambda { params: vec![p], body: Box::new(body) }), span);
+        body = g.call(f, vec![c], span);
+    }
+    Ok(body)
+}
+
+/// `e` with the sub-expressions of the given ids replaced.
+fn replace_ids(e: &Expr, by: &[(crate::ir::ExprId, Expr)]) -> Expr {
+    if let Some((_, r)) = by.iter().find(|(id, _)| *id == e.id) {
+        return r.clone();
+    }
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Param(_) => e.clone(),
+        ExprKind::Call(f, args) => Expr {
+            id: e.id,
+            kind: ExprKind::Call(f.clone(), args.iter().map(|a| replace_ids(a, by)).collect()),
+            span: e.span,
+        },
+    }
 }
