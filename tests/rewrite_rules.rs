@@ -546,6 +546,26 @@ fn row_reduction_rules() {
     assert_eq!(e.to_string(), "`reduce-lanes`: side condition violated: 4 does not divide the length 10");
 }
 
+const MM: &str = "def mm(a: [[float]M]K, b: [[float]N]K) = map(\\aRow -> join o map(\\bCol -> reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) o transpose $ b) o transpose $ a";
+
+#[test]
+fn matmul_tiling_rule() {
+    // Tiles of 4 x 2 results, K in chunks of 2, blocks of 2 x 1: block
+    // (i, j) of a tile holds rows i, i + 2 and column j.
+    check_rule(
+        MM,
+        "tile-mm",
+        "root",
+        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1)],
+        "map(\\aRow -> join(map(\\bCol -> reduce(add, 0.0f, map(\\(x, y) -> mult(x, y), zip(aRow, bCol))), transpose(b))), transpose(a))",
+        "join(map(\\_p12 -> map(\\_p47 -> join(_p47), transpose(map(\\_p13 -> join(transpose(map(\\_p44 -> map(\\_p46 -> join(_p46), map(\\_p45 -> transpose(_p45), transpose(_p44))), map(\\_p43 -> map(\\_p42 -> map(\\_p41 -> map(\\_p40 -> id(_p40), _p41), _p42), _p43), join(reduceSeq(\\(_p22, _p23) -> (\\aLoc -> (\\bLoc -> map(\\(_p26, _p27) -> map(\\(_p28, _p29) -> join(reduceSeq(\\(_p30, _p31) -> map(\\(_p32, _p33) -> map(\\(_p34, _p35) -> add(_p34, mult(_p33, _p35)), zip(_p32, get(1, _p31))), zip(_p30, get(0, _p31))), _p28, zip(_p27, _p29))), zip(_p26, transpose(map(\\_p38 -> transpose(split(2, _p38)), bLoc)))), zip(_p22, transpose(map(\\_p39 -> transpose(split(2, _p39)), aLoc)))))(get(1, _p23)))(get(0, _p23)), map(\\_p21 -> map(\\_p20 -> map(\\_p19 -> map(\\_p18 -> id(_p18), _p19), _p20), _p21), generate(2, \\_p17 -> generate(2, \\_p16 -> generate(2, \\_p15 -> generate(1, \\_p14 -> 0.0f))))), zip(_p12, _p13))))))), map(\\_p11 -> split(2, transpose(_p11)), split(2, transpose(b)))))), map(\\_p10 -> split(2, transpose(_p10)), split(4, transpose(a)))))",
+    );
+    let e = apply_err(MM, "tile-mm", "root", &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 3), ("rn", 1)]);
+    assert_eq!(e.to_string(), "`tile-mm`: side condition violated: 3 does not divide the length 4");
+    let e = apply_err(MM, "tile-mm", "1", &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1)]);
+    assert!(e.to_string().starts_with("`tile-mm` does not match here: expected `map(\\a -> join o map(\\b -> reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X`"), "{e}");
+}
+
 // ---------------------------------------------------------------------------
 // Property test: every rule preserves the interpreter's value.
 
@@ -584,6 +604,9 @@ const CORPUS: &[&str] = &[
     // zipped.
     "def p23(a: [[float]M]N, b: [[float]M]N) = map(map(\\q -> add(at(0, at(1, get(0, q))), mult(at(2, at(0, get(0, q))), get(1, q))))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(map(transpose) o slide(3, 1) o map(slide(3, 1)) o map(pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
     "def p24(a: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, q))), mult(at(2, at(0, at(1, q))), at(1, at(2, at(0, q)))))))) o map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a",
+    // Matrix products (`tile-mm`), the second with a lambda as `f`.
+    "def p30(a: [[float]M]N, b: [[float]M]N) = map(\\aRow -> join o map(\\bCol -> reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) o transpose $ b) o transpose $ a",
+    "def p31(a: [[float]N]M, b: [[float]N]M) = map(\\r -> join o map(\\c -> reduce(\\(acc, v) -> add(acc, v), 0.0f) o map(\\(u, v) -> mult(u, add(v, 1.0f))) $ zip(r, c)) $ b) $ a",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
@@ -617,6 +640,10 @@ fn param_sets(rule: &str) -> Vec<Args> {
         "vectorize" | "vectorize-reduce" => one("n", &[2, 4]),
         "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],
         "register-blocking" => one("n", &[2, 4]),
+        "tile-mm" => [[2, 2, 2, 1, 1], [4, 2, 4, 2, 2], [2, 4, 8, 2, 2], [4, 4, 2, 2, 4]]
+            .iter()
+            .map(|v| args(&[("mt", v[0]), ("nt", v[1]), ("kc", v[2]), ("rm", v[3]), ("rn", v[4])]))
+            .collect(),
         _ => vec![Args::new()],
     }
 }
