@@ -210,7 +210,7 @@ const CASES: &[Case] = &[
         file: "benchmarks/mm-tiled.lift",
         def: "mmTiledHigh",
         derivation: "benchmarks/derivations/mm-tiled.txt",
-        sizes: &[("M", 256), ("N", 384), ("K", 48)],
+        sizes: &[("M", 128), ("N", 384), ("K", 48)],
         equals: Some("mmTiled"),
         partial_sums: false,
         runs: true,
@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
         file: "benchmarks/mm-nvidia.lift",
         def: "mmNvidiaHigh",
         derivation: "benchmarks/derivations/mm-tiled.txt",
-        sizes: &[("M", 128), ("N", 256), ("K", 80)],
+        sizes: &[("M", 384), ("N", 128), ("K", 16)],
         equals: None,
         partial_sums: false,
         runs: true,
@@ -341,38 +341,33 @@ fn exec_check(dir: &Path, file: &str, def: &str, derivation: &Path, sizes: &[(&s
     let d = prog.def(def).unwrap();
     let sizes: BTreeMap<String, i64> = sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     let mut cmd = lift_cmd();
-    cmd.arg("exec").arg(file).args([
-        "--def",
-        def,
-        "--check",
-        "--output",
-    ]);
+    cmd.arg("exec").arg(file).args(["--def", def, "--check", "--output"]);
     cmd.arg(dir.join("out.npy")).arg("--derivation").arg(derivation);
     for p in &d.params {
         let ty = p.ty.as_ref().unwrap();
         if let Type::Array(..) = ty {
-        let shape: Vec<u64> = ty
-            .lengths()
-            .iter()
-            .map(|l| l.eval_with(&|n| sizes.get(n).copied()).unwrap() as u64)
-            .collect();
-        let n: u64 = shape.iter().product();
-        let data: Vec<i64> = (0..n)
-            .map(|_| {
-            *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((*seed >> 33) % 17) as i64
-            })
-            .collect();
-        let path = dir.join(format!("{}.npy", p.name));
-        let out = if elem(ty) == &Type::INT {
-            npy::npy_bytes(&shape, data.iter().map(|k| (k % 7) as i32))
+            let shape: Vec<u64> = ty
+                .lengths()
+                .iter()
+                .map(|l| l.eval_with(&|n| sizes.get(n).copied()).unwrap() as u64)
+                .collect();
+            let n: u64 = shape.iter().product();
+            let data: Vec<i64> = (0..n)
+                .map(|_| {
+                    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((*seed >> 33) % 17) as i64
+                })
+                .collect();
+            let path = dir.join(format!("{}.npy", p.name));
+            let out = if elem(ty) == &Type::INT {
+                npy::npy_bytes(&shape, data.iter().map(|k| (k % 7) as i32))
+            } else {
+                npy::npy_bytes(&shape, data.iter().map(|k| *k as f32 - 8.0))
+            };
+            std::fs::write(&path, out).unwrap();
+            cmd.args(["--input", &format!("{}={}", p.name, path.display())]);
         } else {
-            npy::npy_bytes(&shape, data.iter().map(|k| *k as f32 - 8.0))
-        };
-        std::fs::write(&path, out).unwrap();
-        cmd.args(["--input", &format!("{}={}", p.name, path.display())]);
-        } else {
-        cmd.args(["--input", &format!("{}=1.5", p.name)]);
+            cmd.args(["--input", &format!("{}=1.5", p.name)]);
         }
     }
     let o = cmd.output().unwrap();

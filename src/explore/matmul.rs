@@ -112,7 +112,8 @@ fn dims(base: &Program, def: &str, p: &Path, sizes: &BTreeMap<String, i64>) -> O
     let d = base.def(def)?;
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
     let e = crate::ir::visit::expr_at(&d.body, p).ok()?;
-    let eval = |t: &crate::arith::ArithExpr| crate::arith::simplify(t).eval_with(&|v| sizes.get(v).copied()).ok();
+    let eval =
+        |t: &crate::arith::ArithExpr| crate::arith::simplify(t).eval_with(&|v| sizes.get(v).copied()).ok();
     let two = |e: &crate::ir::Expr| match types.exprs.get(&e.id)? {
         crate::types::Type::Array(row, n) => match row.as_ref() {
             crate::types::Type::Array(_, k) => Some((eval(n), eval(k))),
@@ -146,7 +147,8 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -
             slot("rm", pow2(1, 8, None), 8),
             slot("rn", pow2(1, 8, None), 8),
         ];
-        let (Some(steps), Some(slots)) = (steps(&p, unroll), slots.into_iter().collect::<Option<Vec<Slot>>>())
+        let (Some(steps), Some(slots)) =
+            (steps(&p, unroll), slots.into_iter().collect::<Option<Vec<Slot>>>())
         else {
             continue;
         };
@@ -176,7 +178,8 @@ mod tests {
 
     #[test]
     fn shapes_replay_the_committed_derivation() {
-        let sizes: BTreeMap<String, i64> = [("M".into(), 1024), ("N".into(), 1024), ("K".into(), 1024)].into();
+        let sizes: BTreeMap<String, i64> =
+            [("M".into(), 1024), ("N".into(), 1024), ("K".into(), 1024)].into();
         let b = base("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
         assert_eq!(shapes.len(), 2);

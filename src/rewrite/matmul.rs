@@ -34,7 +34,9 @@
 use super::algorithmic::map_parts;
 use super::rule::{apply_fun, arg, Args, Builder, Family, ParamSpec, Rule, RuleError, Site};
 use crate::arith::{self, ArithExpr};
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, IdGen, Lambda, Literal, MapKind, Pattern, ReduceKind, Span};
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, IdGen, Lambda, Literal, MapKind, Pattern, ReduceKind, Span,
+};
 use crate::types::Type;
 
 type R = Result<(), RuleError>;
@@ -138,7 +140,12 @@ fn dims(s: &Site<'_>, e: &Expr) -> Result<(ArithExpr, ArithExpr), RuleError> {
 
 /// A lambda of `n` fresh parameters (named when `names` says so: a `let`
 /// keeps a named parameter through normalisation).
-fn lam(g: &mut IdGen, span: Span, names: &[Option<&str>], body: impl FnOnce(&mut IdGen, Vec<Expr>) -> Expr) -> FunDecl {
+fn lam(
+    g: &mut IdGen,
+    span: Span,
+    names: &[Option<&str>],
+    body: impl FnOnce(&mut IdGen, Vec<Expr>) -> Expr,
+) -> FunDecl {
     let params: Vec<_> = names
         .iter()
         .map(|n| match n {
@@ -210,7 +217,8 @@ fn reduce_seq(g: &mut IdGen, f: FunDecl, init: Expr, xs: Expr, span: Span) -> Ex
 
 fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let p = parts(s).ok_or_else(|| s.no_match(NAME, "a matrix product"))?;
-    let [mt, nt, kc, rm, rn] = ["mt", "nt", "kc", "rm", "rn"].map(|k| arg(NAME, a, k).map(|v| arith::simplify(&v)));
+    let [mt, nt, kc, rm, rn] =
+        ["mt", "nt", "kc", "rm", "rn"].map(|k| arg(NAME, a, k).map(|v| arith::simplify(&v)));
     let (mt, nt, kc, rm, rn) = (mt?, nt?, kc?, rm?, rn?);
     let (m, k) = dims(s, p.xs)?;
     let (n, k2) = dims(s, p.ys)?;
@@ -237,7 +245,14 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 }
 
 /// The `mt x nt` results of one pair of row groups `at`, `bt`.
-fn tile(g: &mut IdGen, p: &Parts<'_>, at: Expr, bt: Expr, [mi, ni, rm, rn]: [&ArithExpr; 4], span: Span) -> Expr {
+fn tile(
+    g: &mut IdGen,
+    p: &Parts<'_>,
+    at: Expr,
+    bt: Expr,
+    [mi, ni, rm, rn]: [&ArithExpr; 4],
+    span: Span,
+) -> Expr {
     // The accumulator: [mi][ni][rm][rn] copies of z.
     let mut zeros = g.lambda1(span, |g, _| g.expr(ExprKind::Literal(p.z.clone()), span));
     for len in [rn, rm, ni] {
