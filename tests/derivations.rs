@@ -204,8 +204,9 @@ const CASES: &[Case] = &[
         runs: true,
     },
     // Matrix multiplication tiled by `tile-mm` (the `mm-tiled` shape of
-    // `lift explore` at 128 x 128 x 16, 8 x 8 per work-item): the
-    // hand-written mmTiled, and the same steps on mm-nvidia's high-level def.
+    // `lift explore` at 128 x 128 x 16, 8 x 8 per work-item, scalars or B
+    // as float4): the hand-written mmTiled and mmTiled4, and the same steps
+    // on mm-nvidia's high-level def.
     Case {
         file: "benchmarks/mm-tiled.lift",
         def: "mmTiledHigh",
@@ -216,9 +217,18 @@ const CASES: &[Case] = &[
         runs: true,
     },
     Case {
+        file: "benchmarks/mm-tiled.lift",
+        def: "mmTiledHigh",
+        derivation: "benchmarks/derivations/mm-tiled-vec.txt",
+        sizes: &[("M", 128), ("N", 384), ("K", 32)],
+        equals: Some("mmTiled4"),
+        partial_sums: false,
+        runs: true,
+    },
+    Case {
         file: "benchmarks/mm-nvidia.lift",
         def: "mmNvidiaHigh",
-        derivation: "benchmarks/derivations/mm-tiled.txt",
+        derivation: "benchmarks/derivations/mm-tiled-vec.txt",
         sizes: &[("M", 384), ("N", 128), ("K", 16)],
         equals: None,
         partial_sums: false,
@@ -521,8 +531,9 @@ fn matmul_shapes_validate_on_pocl() {
     let dir = std::env::temp_dir().join(format!("lift-mm-shapes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut seed = 0x3a7_u64;
-    // (mt, nt, kc, rm, rn): work-groups of 8 x 8 and of 4 x 16.
-    for (shape, values) in shapes.iter().zip([[16, 32, 4, 2, 4], [16, 32, 4, 4, 2]]) {
+    // (mt, nt, kc, rm, rn, w): work-groups of 8 x 8 and of 4 x 16, float4
+    // and float2.
+    for (shape, values) in shapes.iter().zip([[16, 32, 4, 2, 4, 4], [16, 32, 4, 4, 2, 2]]) {
         let inst = shape.instantiate(&base, def, &values).unwrap();
         assert!(lift::explore::space::constraints_hold(&inst.constraints, &at), "{:?}", inst.constraints);
         let path = dir.join("shape.txt");

@@ -7,7 +7,7 @@
 //! memory, and each work-item keeps a block of results in private memory
 //! (seed 003's tiling and register blocking; Steuwer et al., CASES 2016).
 //!
-//! `mm-tiled(mt, nt, kc, rm, rn)`: `tile-mm` (`src/rewrite/matmul.rs`) at
+//! `mm-tiled(mt, nt, kc, rm, rn, w)`: `tile-mm` (`src/rewrite/matmul.rs`) at
 //! the product, then its fixed lowering: `mapWrg(1)` over the tiles of
 //! rows, `mapWrg(0)` over those of columns; per work-item (`mapLcl(1,
 //! mapLcl(0, ...))`) the zeros of its block (`toPrivate(mapSeq(mapSeq))`)
@@ -20,8 +20,12 @@
 //! mt/rm` work-items, as the launch inference finds (its most common
 //! `mapLcl` lengths: the zeros, the blocks and the copy out).
 //!
-//! Not reached: float4 loads and vector accumulators (mm-nvidia's
-//! `madd4`), the reference's register prefetch of the next chunk.
+//! With `w` > 1 a work-item reads `Y`'s values `w` at a time (vloadw from
+//! local memory) and keeps its accumulators as vectors (`add_vecw`,
+//! `mult_vecw`, made by `tile-mm`).
+//!
+//! Not reached: vector loads of `X`'s values (mm-nvidia reads both tiles as
+//! float4), the reference's register prefetch of the next chunk.
 //!
 //! The position is the first where `tile-mm` matches; a shape is offered
 //! only where its replay with default slot values succeeds.
@@ -43,7 +47,7 @@ fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> 
 }
 
 /// The slots, in this order.
-const SLOTS: [&str; 5] = ["mt", "nt", "kc", "rm", "rn"];
+const SLOTS: [&str; 6] = ["mt", "nt", "kc", "rm", "rn", "w"];
 
 /// The steps of `mm-tiled` at `p` (`unroll`: the chunk's steps unrolled).
 /// The relative positions are those of `tile-mm`'s result (the listing of
@@ -62,7 +66,7 @@ fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
     let i = at(&l2, "0.0");
     let ir = at(&i, "0.0.0.0.0.0.1");
     let mut v = vec![
-        step("tile-mm", p.clone(), (0..5).map(slot).collect())?,
+        step("tile-mm", p.clone(), (0..6).map(slot).collect())?,
         step("map-wrg", at(p, "1"), d(1))?,
         step("map-wrg", at(p, "1.0.0.0.1.1"), d(0))?,
     ];
@@ -146,6 +150,7 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -
             slot("kc", pow2(4, 32, k), if unroll { 8 } else { 16 }),
             slot("rm", pow2(1, 8, None), 8),
             slot("rn", pow2(1, 8, None), 8),
+            slot("w", pow2(1, 8, None), 4),
         ];
         let (Some(steps), Some(slots)) =
             (steps(&p, unroll), slots.into_iter().collect::<Option<Vec<Slot>>>())
@@ -184,12 +189,18 @@ mod tests {
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
         assert_eq!(shapes.len(), 2);
         assert!(!unrolled(&shapes[0]) && unrolled(&shapes[1]));
-        // The plain shape at 128, 128, 16, 8, 8 is the committed derivation.
-        let inst = shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 8]).unwrap();
-        let file = format!("{}/benchmarks/derivations/mm-tiled.txt", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(file).unwrap();
-        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
-        assert_eq!(inst.derivation, lines);
+        // The plain shape at 128, 128, 16, 8, 8 is a committed derivation,
+        // with w = 1 or 4.
+        for (w, file) in [(1, "mm-tiled.txt"), (4, "mm-tiled-vec.txt")] {
+            let inst = shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 8, w]).unwrap();
+            let file = format!("{}/benchmarks/derivations/{file}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(file).unwrap();
+            let lines: Vec<&str> =
+                text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+            assert_eq!(inst.derivation, lines);
+        }
+        // w must divide rn.
+        assert!(shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 2, 4]).is_err());
         assert_eq!(shapes[0].slots[0].domain, vec![16, 32, 64, 128, 256]);
         assert_eq!(shapes[0].slots[2].domain, vec![4, 8, 16, 32]);
     }

@@ -56,6 +56,7 @@ pub static RULES: [Rule; 1] = [Rule {
         ParamSpec { name: "kc", what: "reduction steps per chunk" },
         ParamSpec { name: "rm", what: "rows of a block" },
         ParamSpec { name: "rn", what: "columns of a block" },
+        ParamSpec { name: "w", what: "vector width of Y's values and the accumulators (1: scalars)" },
     ],
     matches: m_tile_mm,
     build: b_tile_mm,
@@ -170,7 +171,12 @@ fn map_pat(g: &mut IdGen, p: Pattern, x: Expr, span: Span) -> Expr {
 
 /// `map(...map(id)...)` of depth `n` over `x`.
 fn copy_nd(g: &mut IdGen, n: usize, x: Expr, span: Span) -> Expr {
-    let mut f = g.lambda1(span, |g, v| g.call_pattern(Pattern::Id, vec![v], span));
+    let f = g.lambda1(span, |g, v| g.call_pattern(Pattern::Id, vec![v], span));
+    map_nd(g, n, f, x, span)
+}
+
+/// `map(...map(f)...)` of depth `n` over `x`.
+fn map_nd(g: &mut IdGen, n: usize, mut f: FunDecl, x: Expr, span: Span) -> Expr {
     for _ in 1..n {
         let inner = f;
         f = g.lambda1(span, |g, r| map_with(g, inner, r, span));
@@ -215,11 +221,28 @@ fn reduce_seq(g: &mut IdGen, f: FunDecl, init: Expr, xs: Expr, span: Span) -> Ex
     g.call_pattern(Pattern::Reduce { kind: ReduceKind::Seq, f: Box::new(f) }, vec![init, xs], span)
 }
 
+/// What `tile` builds besides the tiling: the update of one accumulator
+/// by one value of `X` (the parameter `x`) and a value of `Y`, possibly
+/// vectorised, and the user function splatting `z` (vectors only).
+struct Step {
+    x: crate::ir::Param,
+    update: FunDecl,
+    splat: Option<crate::ir::UserFunId>,
+    w: ArithExpr,
+}
+
 fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let p = parts(s).ok_or_else(|| s.no_match(NAME, "a matrix product"))?;
     let [mt, nt, kc, rm, rn] =
         ["mt", "nt", "kc", "rm", "rn"].map(|k| arg(NAME, a, k).map(|v| arith::simplify(&v)));
     let (mt, nt, kc, rm, rn) = (mt?, nt?, kc?, rm?, rn?);
+    let w = super::rule::int_arg(NAME, a, "w", 1, 16)?;
+    if !matches!(w, 1 | 2 | 4 | 8 | 16) {
+        return Err(RuleError::SideCondition {
+            rule: NAME,
+            what: format!("`w` must be 1, 2, 4, 8 or 16, found {w}"),
+        });
+    }
     let (m, k) = dims(s, p.xs)?;
     let (n, k2) = dims(s, p.ys)?;
     b.equal(NAME, &k, &k2, "X and Y rows of one length")?;
@@ -228,14 +251,35 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     b.divides(NAME, &kc, &k)?;
     b.divides(NAME, &rm, &mt)?;
     b.divides(NAME, &rn, &nt)?;
+    let wa = ArithExpr::Cst(w);
+    b.divides(NAME, &wa, &rn)?;
     let mi = arith::simplify(&ArithExpr::div(mt.clone(), rm.clone()));
     let ni = arith::simplify(&ArithExpr::div(nt.clone(), rn.clone()));
     let span = p.span;
+    // `\(c, y) -> f(c, g(x, y))`, `x` bound later by the map over X's values.
+    let x = b.gen.synthetic_param(span);
+    let xv = b.gen.var(&x);
+    let update = lam(&mut b.gen, span, &[None, None], |g, e| {
+        let gx = apply_fun(g, p.g, vec![xv, e[1].clone()], span);
+        apply_fun(g, p.f, vec![e[0].clone(), gx], span)
+    });
+    let (update, splat) = if w == 1 {
+        (update, None)
+    } else {
+        if !matches!(p.z, Literal::Float(_)) {
+            return Err(RuleError::SideCondition { rule: NAME, what: "vectors need a float `z`".into() });
+        }
+        let width = w as u8;
+        let v = super::vectorize::vectorise_fun(b, s.prog, &update, width)
+            .map_err(|what| RuleError::SideCondition { rule: NAME, what })?;
+        (v, Some(super::vectorize::splat_fun(b, width)))
+    };
+    let step = Step { x, update, splat, w: wa };
     let g = &mut b.gen;
     let tiles_x = groups(g, p.xs.clone(), &mt, &kc, span);
     let tiles_y = groups(g, p.ys.clone(), &nt, &kc, span);
     let per_x = g.lambda1(span, |g, at| {
-        let per_y = g.lambda1(span, |g, bt| tile(g, &p, at, bt, [&mi, &ni, &rm, &rn], span));
+        let per_y = g.lambda1(span, |g, bt| tile(g, &p, &step, at, bt, [&mi, &ni, &rm, &rn], span));
         let m = map_with(g, per_y, tiles_y, span);
         let tr = g.call_pattern(Pattern::Transpose, vec![m], span);
         map_pat(g, Pattern::Join, tr, span)
@@ -248,20 +292,31 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 fn tile(
     g: &mut IdGen,
     p: &Parts<'_>,
+    st: &Step,
     at: Expr,
     bt: Expr,
     [mi, ni, rm, rn]: [&ArithExpr; 4],
     span: Span,
 ) -> Expr {
-    // The accumulator: [mi][ni][rm][rn] copies of z.
+    // The accumulator: [mi][ni][rm][rn / w] copies of z (splat to vectors).
+    let rnw = arith::simplify(&ArithExpr::div(rn.clone(), st.w.clone()));
     let mut zeros = g.lambda1(span, |g, _| g.expr(ExprKind::Literal(p.z.clone()), span));
-    for len in [rn, rm, ni] {
+    for len in [&rnw, rm, ni] {
         let f = zeros;
         let gen = g.call_pattern(Pattern::Generate { len: len.clone(), f: Box::new(f) }, vec![], span);
         zeros = g.lambda1(span, |_, _| gen);
     }
     let gen = g.call_pattern(Pattern::Generate { len: mi.clone(), f: Box::new(zeros) }, vec![], span);
-    let init = copy_nd(g, 4, gen, span);
+    let init = match st.splat {
+        None => copy_nd(g, 4, gen, span),
+        Some(u) => {
+            let leaf = g.lambda1(span, |g, v| {
+                let f = g.fun(FunKind::UserFun(u), span);
+                g.call(f, vec![v], span)
+            });
+            map_nd(g, 4, leaf, gen, span)
+        }
+    };
     let chunk = lam(g, span, &[None, None], |g, v| {
         let (acc, ab) = (&v[0], &v[1]);
         let ga = get(g, 0, ab, span);
@@ -275,11 +330,15 @@ fn tile(
                     let (acc_r, a_cols) = (r[0].clone(), r[1].clone());
                     let block = lam(g, span, &[None, None], |g, c| {
                         let (acc_b, b_cols) = (c[0].clone(), c[1].clone());
-                        let step = lam(g, span, &[None, None], |g, w| outer(g, p, &w[0], &w[1], span));
+                        let step = lam(g, span, &[None, None], |g, w| outer(g, st, &w[0], &w[1], span));
                         let z = zip2(g, a_cols, b_cols, span);
                         let r = reduce_seq(g, step, acc_b, z, span);
                         g.call_pattern(Pattern::Join, vec![r], span)
                     });
+                    let bl = match st.w.as_cst() {
+                        Some(1) => bl,
+                        _ => map_pat(g, Pattern::AsVector(st.w.as_cst().unwrap_or(1) as u8), bl, span),
+                    };
                     let sb = strips(g, bl, ni, span);
                     let z = zip2(g, acc_r, sb, span);
                     map_with(g, block, z, span)
@@ -296,31 +355,37 @@ fn tile(
     let red = reduce_seq(g, chunk, init, z, span);
     let joined = g.call_pattern(Pattern::Join, vec![red], span);
     let out = copy_nd(g, 4, joined, span);
-    // [mi][ni][rm][rn] -> [mt][nt]: row r * mi + i, column s * ni + j.
+    // [mi][ni][rm][rn] -> [mt][nt]: row r * mi + i, column s * ni + j
+    // (vectors: column (s * ni + j) * w + c).
+    let vec = st.splat.is_some();
     let per_row = g.lambda1(span, |g, blk| {
         let t = g.call_pattern(Pattern::Transpose, vec![blk], span);
         let t = map_pat(g, Pattern::Transpose, t, span);
-        map_pat(g, Pattern::Join, t, span)
+        let t = map_pat(g, Pattern::Join, t, span);
+        if vec {
+            map_pat(g, Pattern::AsScalar, t, span)
+        } else {
+            t
+        }
     });
     let rows = map_with(g, per_row, out, span);
     let t = g.call_pattern(Pattern::Transpose, vec![rows], span);
     g.call_pattern(Pattern::Join, vec![t], span)
 }
 
-/// One step of a block: `map(\(cRow, x) -> map(\(c, y) -> f(c, g(x, y)))
-/// $ zip(cRow, get(1, kab))) $ zip(c, get(0, kab))`.
-fn outer(g: &mut IdGen, p: &Parts<'_>, c: &Expr, kab: &Expr, span: Span) -> Expr {
+/// One step of a block: `map(\\(cRow, x) -> map(update) $ zip(cRow,
+/// get(1, kab))) $ zip(c, get(0, kab))`, `update` = `\\(c, y) -> f(c, g(x,
+/// y))` (vectorised for vectors of Y's values).
+fn outer(g: &mut IdGen, st: &Step, c: &Expr, kab: &Expr, span: Span) -> Expr {
     let xs = get(g, 0, kab, span);
     let ys = get(g, 1, kab, span);
-    let per_row = lam(g, span, &[None, None], |g, r| {
-        let (c_row, x) = (r[0].clone(), r[1].clone());
-        let per = lam(g, span, &[None, None], |g, e| {
-            let gx = apply_fun(g, p.g, vec![x, e[1].clone()], span);
-            apply_fun(g, p.f, vec![e[0].clone(), gx], span)
-        });
-        let z = zip2(g, c_row, ys, span);
-        map_with(g, per, z, span)
-    });
+    let c_row = g.synthetic_param(span);
+    let cv = g.var(&c_row);
+    let z = zip2(g, cv, ys, span);
+    let update = g.refresh_fun(&st.update);
+    let body = map_with(g, update, z, span);
+    let per_row =
+        g.fun(FunKind::Lambda(Lambda { params: vec![c_row, st.x.clone()], body: Box::new(body) }), span);
     let z = zip2(g, c.clone(), xs, span);
     map_with(g, per_row, z, span)
 }
