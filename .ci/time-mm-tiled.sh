@@ -12,9 +12,9 @@
 #                     same kernel, derived by the rules)
 #   lift-tiled4, lift-derived-vec: the same with B's values as float4
 #                     (mmTiled4; mm-tiled-vec.txt)
-#   lift-d-MT-NT-KC-RM-RN-wW[-u]: the derivation with other tile sizes
-#                     and vector widths (-u: the k loop of a chunk unrolled,
-#                     reduce-seq-unroll)
+#   lift-d-MT-NT-KC-RM-RN-xWX-yWY[-u]: the derivation with other tile
+#                     sizes and vector widths of At's and B's values (-u: the
+#                     k loop of a chunk unrolled, reduce-seq-unroll)
 # The config copy and derivations go to OUTDIR/configs, results to
 # OUTDIR/<device-slug>/results.csv (compare median_ms of the rows).
 set -euo pipefail
@@ -26,13 +26,14 @@ mkdir -p "$out/configs"
 out=$(cd "$out" && pwd)
 # Lowering steps after `tile-mm` at the root (positions of the rule's
 # result; src/explore/matmul.rs builds the same list).
-derivation() { # MT NT KC RM RN UNROLL W
-    local W=1.0.0.0.1.1.0.0.0.1.1.1
+derivation() { # MT NT KC RM RN UNROLL WX WY
+    local W=1.0.0.0.1.1.0.0.0.1.1.1.1
     local R=$W.1.1 L1=$W.1.1.0.0.0
     local L2=$L1.0.0
     local I=$L2.0.0
     local IR=$I.0.0.0.0.0.0.1
-    echo "tile-mm @ root kc=$3 mt=$1 nt=$2 rm=$4 rn=$5 w=$7"
+    local AP=$IR.0.0.0
+    echo "tile-mm @ root kc=$3 mt=$1 nt=$2 rm=$4 rn=$5 wx=$7 wy=$8"
     echo "map-wrg @ 1 d=1"; echo "map-wrg @ 1.0.0.0.1.1 d=0"
     echo "map-lcl @ $W d=1"; echo "map-lcl @ $W.0.0.0 d=0"
     echo "map-seq @ $W.0.0.0.0.0.0"; echo "map-seq @ $W.0.0.0.0.0.0.0.0.0"; echo "to-global @ $W.0.0.0.0.0.0"
@@ -42,7 +43,8 @@ derivation() { # MT NT KC RM RN UNROLL W
         echo "map-id-nd @ $L.1"; echo "map-lcl @ $L.1 d=1"; echo "map-lcl @ $L.1.0.0.0 d=0"; echo "to-local @ $L.1"
     done
     echo "map-lcl @ $I d=1"; echo "map-lcl @ $I.0.0.0 d=0"
-    echo "map-seq @ $IR.0.0.0"; echo "map-seq @ $IR.0.0.0.0.0.0"; echo "to-private @ $IR.0.0.0"
+    echo "map-seq @ $AP.1"; echo "to-private @ $AP.1"
+    echo "map-seq @ $AP.0.0"; echo "map-seq @ $AP.0.0.0.0.0"; echo "to-private @ $AP.0.0"
     [ "$6" = 1 ] && echo "reduce-seq-unroll @ $IR"
     return 0
 }
@@ -63,11 +65,12 @@ vars="  variants:
     - name: lift-derived-vec
       kernels:
         - { program: benchmarks/mm-tiled.lift, def: mmTiledHigh, derivation: benchmarks/derivations/mm-tiled-vec.txt, static_sizes: true, args: { At: At, B: B }, output: C, global: [N / 8, M / 8], local: [16, 16] }"
-for p in "128 128 16 8 8 1 1" "128 128 16 8 8 1 4" "128 128 8 8 8 0 4" "64 64 16 4 4 0 4" "64 64 16 4 4 1 4" \
-         "128 64 16 8 4 0 4" "64 128 16 4 8 0 4" "128 128 32 8 8 0 4" "64 64 32 4 4 1 4" "64 128 16 8 8 0 4" \
-         "128 64 16 8 8 0 4" "64 64 16 4 4 0 1" "128 128 16 8 8 0 8"; do
+for p in "128 128 16 8 8 0 4 4" "128 128 16 8 8 1 4 4" "128 128 8 8 8 0 4 4" "128 128 32 8 8 0 4 4" \
+         "128 128 16 8 8 0 1 4" "128 128 16 8 8 1 1 1" "128 128 16 8 8 0 8 8" "64 64 16 4 4 0 4 4" \
+         "64 64 16 4 4 1 4 4" "64 64 32 4 4 1 4 4" "64 64 16 4 4 0 1 1" "128 64 16 8 4 0 4 4" \
+         "64 128 16 4 8 0 4 4" "64 128 16 8 8 0 4 4" "128 64 16 8 8 0 4 4" "32 128 16 4 8 0 4 4"; do
     set -- $p
-    name="lift-d-$1-$2-$3-$4-$5-w$7$([ "$6" = 1 ] && echo -u || true)"
+    name="lift-d-$1-$2-$3-$4-$5-x$7-y$8$([ "$6" = 1 ] && echo -u || true)"
     derivation "$@" > "$out/configs/$name.txt"
     names+=("$name")
     vars+="

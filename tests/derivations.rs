@@ -531,9 +531,9 @@ fn matmul_shapes_validate_on_pocl() {
     let dir = std::env::temp_dir().join(format!("lift-mm-shapes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut seed = 0x3a7_u64;
-    // (mt, nt, kc, rm, rn, w): work-groups of 8 x 8 and of 4 x 16, float4
-    // and float2.
-    for (shape, values) in shapes.iter().zip([[16, 32, 4, 2, 4, 4], [16, 32, 4, 4, 2, 2]]) {
+    // (mt, nt, kc, rm, rn, wx, wy): work-groups of 8 x 8 and of 4 x 16,
+    // scalars and float4 of At, float4 and float2 of B.
+    for (shape, values) in shapes.iter().zip([[16, 32, 4, 2, 4, 1, 4], [16, 32, 4, 4, 2, 4, 2]]) {
         let inst = shape.instantiate(&base, def, &values).unwrap();
         assert!(lift::explore::space::constraints_hold(&inst.constraints, &at), "{:?}", inst.constraints);
         let path = dir.join("shape.txt");

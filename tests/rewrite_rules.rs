@@ -556,17 +556,18 @@ fn matmul_tiling_rule() {
         MM,
         "tile-mm",
         "root",
-        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1), ("w", 1)],
+        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1), ("wx", 1), ("wy", 1)],
         "map(\\aRow -> join(map(\\bCol -> reduce(add, 0.0f, map(\\(x, y) -> mult(x, y), zip(aRow, bCol))), transpose(b))), transpose(a))",
-        "join(map(\\_p17 -> map(\\_p49 -> join(_p49), transpose(map(\\_p18 -> join(transpose(map(\\_p46 -> map(\\_p48 -> join(_p48), map(\\_p47 -> transpose(_p47), transpose(_p46))), map(\\_p45 -> map(\\_p44 -> map(\\_p43 -> map(\\_p42 -> id(_p42), _p43), _p44), _p45), join(reduceSeq(\\(_p27, _p28) -> (\\aLoc -> (\\bLoc -> map(\\(_p31, _p32) -> map(\\(_p33, _p34) -> join(reduceSeq(\\(_p35, _p36) -> map(\\(_p37, _p10) -> map(\\(_p38, _p39) -> add(_p38, mult(_p10, _p39)), zip(_p37, get(1, _p36))), zip(_p35, get(0, _p36))), _p33, zip(_p32, _p34))), zip(_p31, transpose(map(\\_p40 -> transpose(split(2, _p40)), bLoc)))), zip(_p27, transpose(map(\\_p41 -> transpose(split(2, _p41)), aLoc)))))(get(1, _p28)))(get(0, _p28)), map(\\_p26 -> map(\\_p25 -> map(\\_p24 -> map(\\_p23 -> id(_p23), _p24), _p25), _p26), generate(2, \\_p22 -> generate(2, \\_p21 -> generate(2, \\_p20 -> generate(1, \\_p19 -> 0.0f))))), zip(_p17, _p18))))))), map(\\_p16 -> split(2, transpose(_p16)), split(2, transpose(b)))))), map(\\_p15 -> split(2, transpose(_p15)), split(4, transpose(a)))))",
+        "join(map(\\_p17 -> map(\\_p52 -> join(_p52), transpose(map(\\_p18 -> join(map(\\_p51 -> join(_p51), transpose(map(\\_p48 -> split(1, map(\\_p50 -> join(_p50), map(\\_p49 -> transpose(_p49), transpose(_p48)))), map(\\_p47 -> map(\\_p46 -> map(\\_p45 -> map(\\_p44 -> id(_p44), _p45), _p46), _p47), join(reduceSeq(\\(_p27, _p28) -> (\\aLoc -> (\\bLoc -> map(\\(_p31, _p32) -> map(\\(_p33, _p34) -> join(reduceSeq(\\(_p35, _p36) -> (\\aP -> map(\\(_p39, _p10) -> map(\\(_p40, _p41) -> add(_p40, mult(_p10, _p41)), zip(_p39, get(1, _p36))), zip(_p35, aP)))(map(\\_p37 -> id(_p37), get(0, _p36))), _p33, zip(_p32, _p34))), zip(_p31, transpose(map(\\_p42 -> transpose(split(2, _p42)), bLoc)))), zip(_p27, transpose(map(\\_p43 -> transpose(split(2, _p43)), aLoc)))))(get(1, _p28)))(get(0, _p28)), map(\\_p26 -> map(\\_p25 -> map(\\_p24 -> map(\\_p23 -> id(_p23), _p24), _p25), _p26), generate(2, \\_p22 -> generate(2, \\_p21 -> generate(2, \\_p20 -> generate(1, \\_p19 -> 0.0f))))), zip(_p17, _p18)))))))), map(\\_p16 -> split(2, transpose(_p16)), split(2, transpose(b)))))), map(\\_p15 -> split(2, transpose(_p15)), split(4, transpose(a)))))",
     );
-    // w = 2: the columns of B's chunk tile as float2s, the accumulators
-    // float2 (splat from z), updated by vectorised user functions; the
-    // result back to scalars.
+    // wx = wy = 2: the rows of both chunk tiles as float2s, a block's
+    // values of a as scalars again (`asScalar`), the accumulators float2
+    // (splat from z), updated by vectorised user functions; the result
+    // back to scalars.
     let p = parse(MM);
     let p = rewrite::prepare(&p, "mm").unwrap();
     let r = rewrite::find_rule("tile-mm").unwrap();
-    let wide = [("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 2), ("w", 2)];
+    let wide = [("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 2), ("wx", 2), ("wy", 2)];
     let out = rewrite::apply(&p, "mm", r, &"root".parse::<Path>().unwrap(), &args(&wide)).unwrap();
     let text = body(&out.program, "mm");
     for part in ["map(\\_p", "asVector(2, _p", "add_vec2(", "mult_vec2(", "splat_float2(", "asScalar("] {
@@ -574,13 +575,26 @@ fn matmul_tiling_rule() {
     }
     let funs: Vec<&str> = out.program.user_funs.iter().map(|u| u.name.as_str()).collect();
     assert!(funs.ends_with(&["mult_vec2", "add_vec2", "splat_float2"]), "{funs:?}");
-    let e =
-        apply_err(MM, "tile-mm", "root", &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 3), ("rn", 1), ("w", 1)]);
+    let e = apply_err(
+        MM,
+        "tile-mm",
+        "root",
+        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 3), ("rn", 1), ("wx", 1), ("wy", 1)],
+    );
     assert_eq!(e.to_string(), "`tile-mm`: side condition violated: 3 does not divide the length 4");
-    let e =
-        apply_err(MM, "tile-mm", "root", &[("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 4), ("w", 3)]);
-    assert_eq!(e.to_string(), "`tile-mm`: side condition violated: `w` must be 1, 2, 4, 8 or 16, found 3");
-    let e = apply_err(MM, "tile-mm", "1", &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1), ("w", 1)]);
+    let e = apply_err(
+        MM,
+        "tile-mm",
+        "root",
+        &[("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 4), ("wx", 1), ("wy", 3)],
+    );
+    assert_eq!(e.to_string(), "`tile-mm`: side condition violated: `wy` must be 1, 2, 4, 8 or 16, found 3");
+    let e = apply_err(
+        MM,
+        "tile-mm",
+        "1",
+        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1), ("wx", 1), ("wy", 1)],
+    );
     assert!(e.to_string().starts_with("`tile-mm` does not match here: expected `map(\\a -> join o map(\\b -> reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X`"), "{e}");
 }
 
@@ -658,12 +672,15 @@ fn param_sets(rule: &str) -> Vec<Args> {
         "vectorize" | "vectorize-reduce" => one("n", &[2, 4]),
         "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],
         "register-blocking" => one("n", &[2, 4]),
-        "tile-mm" => [[2, 2, 2, 1, 1, 1], [4, 2, 4, 2, 2, 2], [2, 4, 8, 2, 2, 1], [4, 4, 2, 2, 4, 4]]
-            .iter()
-            .map(|v| {
-                args(&[("mt", v[0]), ("nt", v[1]), ("kc", v[2]), ("rm", v[3]), ("rn", v[4]), ("w", v[5])])
-            })
-            .collect(),
+        "tile-mm" => {
+            [[2, 2, 2, 1, 1, 1, 1], [4, 2, 4, 2, 2, 2, 2], [2, 4, 8, 2, 2, 1, 2], [4, 4, 2, 4, 4, 4, 1]]
+                .iter()
+                .map(|v| {
+                    let names = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
+                    args(&names.iter().zip(v).map(|(k, x)| (*k, *x)).collect::<Vec<_>>())
+                })
+                .collect()
+        }
         _ => vec![Args::new()],
     }
 }

@@ -7,25 +7,26 @@
 //! memory, and each work-item keeps a block of results in private memory
 //! (seed 003's tiling and register blocking; Steuwer et al., CASES 2016).
 //!
-//! `mm-tiled(mt, nt, kc, rm, rn, w)`: `tile-mm` (`src/rewrite/matmul.rs`) at
+//! `mm-tiled(mt, nt, kc, rm, rn, wx, wy)`: `tile-mm` (`src/rewrite/matmul.rs`) at
 //! the product, then its fixed lowering: `mapWrg(1)` over the tiles of
 //! rows, `mapWrg(0)` over those of columns; per work-item (`mapLcl(1,
 //! mapLcl(0, ...))`) the zeros of its block (`toPrivate(mapSeq(mapSeq))`)
 //! and the copy of its block out (`toGlobal`); per chunk both chunk tiles
 //! copied to local memory (`map-id-nd`, `mapLcl`, `to-local`; the compiler
 //! puts the barriers); per work-item its chunk of outer products
-//! (`reduceSeq` over the chunk, `toPrivate(mapSeq(mapSeq))`, the
+//! (`reduceSeq` over the chunk; per step its values of `X` copied to
+//! private memory, `toPrivate(mapSeq(mapSeq))` of the update, the
 //! `rm x rn` loops unrolled by the compiler). `mm-tiled-u` also unrolls the
 //! chunk's `kc` steps (`reduce-seq-unroll`). The work-group is `nt/rn x
 //! mt/rm` work-items, as the launch inference finds (its most common
 //! `mapLcl` lengths: the zeros, the blocks and the copy out).
 //!
-//! With `w` > 1 a work-item reads `Y`'s values `w` at a time (vloadw from
-//! local memory) and keeps its accumulators as vectors (`add_vecw`,
-//! `mult_vecw`, made by `tile-mm`).
+//! With `wx`, `wy` > 1 a work-item reads `X`'s and `Y`'s values `wx`, `wy`
+//! at a time (vloadw from local memory) and keeps its accumulators as
+//! vectors of `wy` (`add_vecw`, `mult_vecw`, made by `tile-mm`); at 4 and
+//! 4 this is mm-nvidia's layout.
 //!
-//! Not reached: vector loads of `X`'s values (mm-nvidia reads both tiles as
-//! float4), the reference's register prefetch of the next chunk.
+//! Not reached: the reference's register prefetch of the next chunk.
 //!
 //! The position is the first where `tile-mm` matches; a shape is offered
 //! only where its replay with default slot values succeeds.
@@ -47,7 +48,7 @@ fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> 
 }
 
 /// The slots, in this order.
-const SLOTS: [&str; 6] = ["mt", "nt", "kc", "rm", "rn", "w"];
+const SLOTS: [&str; 7] = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
 
 /// The steps of `mm-tiled` at `p` (`unroll`: the chunk's steps unrolled).
 /// The relative positions are those of `tile-mm`'s result (the listing of
@@ -59,14 +60,14 @@ fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
     // The copy out (`w`), the reduction over chunks (`r`), the two `let`s
     // of the chunk tiles (`l1`, `l2`), the blocks (`i`) and their
     // reduction over a chunk (`ir`).
-    let w = at(p, "1.0.0.0.1.1.0.0.0.1.1.1");
+    let w = at(p, "1.0.0.0.1.1.0.0.0.1.1.1.1");
     let r = at(&w, "1.1");
     let l1 = at(&r, "0.0.0");
     let l2 = at(&l1, "0.0");
     let i = at(&l2, "0.0");
     let ir = at(&i, "0.0.0.0.0.0.1");
     let mut v = vec![
-        step("tile-mm", p.clone(), (0..6).map(slot).collect())?,
+        step("tile-mm", p.clone(), (0..7).map(slot).collect())?,
         step("map-wrg", at(p, "1"), d(1))?,
         step("map-wrg", at(p, "1.0.0.0.1.1"), d(0))?,
     ];
@@ -90,10 +91,15 @@ fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
         v.push(step("to-local", copy, vec![])?);
     }
     v.extend(lcl2(&i)?);
+    // The block's values of X copied to private memory (`aP`), then
+    // the outer product into the accumulators.
+    let ap = at(&ir, "0.0.0");
     v.extend([
-        step("map-seq", at(&ir, "0.0.0"), vec![])?,
-        step("map-seq", at(&ir, "0.0.0.0.0.0"), vec![])?,
-        step("to-private", at(&ir, "0.0.0"), vec![])?,
+        step("map-seq", at(&ap, "1"), vec![])?,
+        step("to-private", at(&ap, "1"), vec![])?,
+        step("map-seq", at(&ap, "0.0"), vec![])?,
+        step("map-seq", at(&ap, "0.0.0.0.0"), vec![])?,
+        step("to-private", at(&ap, "0.0"), vec![])?,
     ]);
     if unroll {
         v.push(step("reduce-seq-unroll", ir, vec![])?);
@@ -150,7 +156,8 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -
             slot("kc", pow2(4, 32, k), if unroll { 8 } else { 16 }),
             slot("rm", pow2(1, 8, None), 8),
             slot("rn", pow2(1, 8, None), 8),
-            slot("w", pow2(1, 8, None), 4),
+            slot("wx", pow2(1, 8, None), 4),
+            slot("wy", pow2(1, 8, None), 4),
         ];
         let (Some(steps), Some(slots)) =
             (steps(&p, unroll), slots.into_iter().collect::<Option<Vec<Slot>>>())
@@ -190,17 +197,18 @@ mod tests {
         assert_eq!(shapes.len(), 2);
         assert!(!unrolled(&shapes[0]) && unrolled(&shapes[1]));
         // The plain shape at 128, 128, 16, 8, 8 is a committed derivation,
-        // with w = 1 or 4.
+        // with scalars or float4.
         for (w, file) in [(1, "mm-tiled.txt"), (4, "mm-tiled-vec.txt")] {
-            let inst = shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 8, w]).unwrap();
+            let inst = shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 8, w, w]).unwrap();
             let file = format!("{}/benchmarks/derivations/{file}", env!("CARGO_MANIFEST_DIR"));
             let text = std::fs::read_to_string(file).unwrap();
             let lines: Vec<&str> =
                 text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
             assert_eq!(inst.derivation, lines);
         }
-        // w must divide rn.
-        assert!(shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 2, 4]).is_err());
+        // wy must divide rn, wx rm.
+        assert!(shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 2, 1, 4]).is_err());
+        assert!(shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 2, 8, 4, 1]).is_err());
         assert_eq!(shapes[0].slots[0].domain, vec![16, 32, 64, 128, 256]);
         assert_eq!(shapes[0].slots[2].domain, vec![4, 8, 16, 32]);
     }

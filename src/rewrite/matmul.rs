@@ -56,7 +56,8 @@ pub static RULES: [Rule; 1] = [Rule {
         ParamSpec { name: "kc", what: "reduction steps per chunk" },
         ParamSpec { name: "rm", what: "rows of a block" },
         ParamSpec { name: "rn", what: "columns of a block" },
-        ParamSpec { name: "w", what: "vector width of Y's values and the accumulators (1: scalars)" },
+        ParamSpec { name: "wx", what: "vector width of X's values in local memory (1: scalars)" },
+        ParamSpec { name: "wy", what: "vector width of Y's values and the accumulators (1: scalars)" },
     ],
     matches: m_tile_mm,
     build: b_tile_mm,
@@ -228,7 +229,20 @@ struct Step {
     x: crate::ir::Param,
     update: FunDecl,
     splat: Option<crate::ir::UserFunId>,
-    w: ArithExpr,
+    wx: u8,
+    wy: ArithExpr,
+}
+
+/// A vector width parameter: 1 (scalars), 2, 4, 8 or 16.
+fn width(a: &Args, name: &'static str) -> Result<i64, RuleError> {
+    let w = super::rule::int_arg(NAME, a, name, 1, 16)?;
+    if !matches!(w, 1 | 2 | 4 | 8 | 16) {
+        return Err(RuleError::SideCondition {
+            rule: NAME,
+            what: format!("`{name}` must be 1, 2, 4, 8 or 16, found {w}"),
+        });
+    }
+    Ok(w)
 }
 
 fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
@@ -236,13 +250,7 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let [mt, nt, kc, rm, rn] =
         ["mt", "nt", "kc", "rm", "rn"].map(|k| arg(NAME, a, k).map(|v| arith::simplify(&v)));
     let (mt, nt, kc, rm, rn) = (mt?, nt?, kc?, rm?, rn?);
-    let w = super::rule::int_arg(NAME, a, "w", 1, 16)?;
-    if !matches!(w, 1 | 2 | 4 | 8 | 16) {
-        return Err(RuleError::SideCondition {
-            rule: NAME,
-            what: format!("`w` must be 1, 2, 4, 8 or 16, found {w}"),
-        });
-    }
+    let (wx, w) = (width(a, "wx")?, width(a, "wy")?);
     let (m, k) = dims(s, p.xs)?;
     let (n, k2) = dims(s, p.ys)?;
     b.equal(NAME, &k, &k2, "X and Y rows of one length")?;
@@ -253,6 +261,7 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     b.divides(NAME, &rn, &nt)?;
     let wa = ArithExpr::Cst(w);
     b.divides(NAME, &wa, &rn)?;
+    b.divides(NAME, &ArithExpr::Cst(wx), &rm)?;
     let mi = arith::simplify(&ArithExpr::div(mt.clone(), rm.clone()));
     let ni = arith::simplify(&ArithExpr::div(nt.clone(), rn.clone()));
     let span = p.span;
@@ -274,7 +283,7 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
             .map_err(|what| RuleError::SideCondition { rule: NAME, what })?;
         (v, Some(super::vectorize::splat_fun(b, width)))
     };
-    let step = Step { x, update, splat, w: wa };
+    let step = Step { x, update, splat, wx: wx as u8, wy: wa };
     let g = &mut b.gen;
     let tiles_x = groups(g, p.xs.clone(), &mt, &kc, span);
     let tiles_y = groups(g, p.ys.clone(), &nt, &kc, span);
@@ -299,7 +308,7 @@ fn tile(
     span: Span,
 ) -> Expr {
     // The accumulator: [mi][ni][rm][rn / w] copies of z (splat to vectors).
-    let rnw = arith::simplify(&ArithExpr::div(rn.clone(), st.w.clone()));
+    let rnw = arith::simplify(&ArithExpr::div(rn.clone(), st.wy.clone()));
     let mut zeros = g.lambda1(span, |g, _| g.expr(ExprKind::Literal(p.z.clone()), span));
     for len in [&rnw, rm, ni] {
         let f = zeros;
@@ -335,14 +344,15 @@ fn tile(
                         let r = reduce_seq(g, step, acc_b, z, span);
                         g.call_pattern(Pattern::Join, vec![r], span)
                     });
-                    let bl = match st.w.as_cst() {
+                    let bl = match st.wy.as_cst() {
                         Some(1) => bl,
-                        _ => map_pat(g, Pattern::AsVector(st.w.as_cst().unwrap_or(1) as u8), bl, span),
+                        _ => map_pat(g, Pattern::AsVector(st.wy.as_cst().unwrap_or(1) as u8), bl, span),
                     };
                     let sb = strips(g, bl, ni, span);
                     let z = zip2(g, acc_r, sb, span);
                     map_with(g, block, z, span)
                 });
+                let al = if st.wx == 1 { al } else { map_pat(g, Pattern::AsVector(st.wx), al, span) };
                 let sa = strips(g, al, mi, span);
                 let z = zip2(g, acc, sa, span);
                 map_with(g, rows, z, span)
@@ -355,37 +365,48 @@ fn tile(
     let red = reduce_seq(g, chunk, init, z, span);
     let joined = g.call_pattern(Pattern::Join, vec![red], span);
     let out = copy_nd(g, 4, joined, span);
-    // [mi][ni][rm][rn] -> [mt][nt]: row r * mi + i, column s * ni + j
-    // (vectors: column (s * ni + j) * w + c).
+    // [mi][ni][rm][rn] -> [mt][nt]: row (r / wx * mi + i) * wx + r % wx,
+    // column s * ni + j (vectors: column (s * ni + j) * wy + c). The rows
+    // are split by wx even for wx = 1, so that positions inside do not
+    // depend on it.
     let vec = st.splat.is_some();
+    let wx = ArithExpr::Cst(i64::from(st.wx));
     let per_row = g.lambda1(span, |g, blk| {
         let t = g.call_pattern(Pattern::Transpose, vec![blk], span);
         let t = map_pat(g, Pattern::Transpose, t, span);
         let t = map_pat(g, Pattern::Join, t, span);
-        if vec {
-            map_pat(g, Pattern::AsScalar, t, span)
-        } else {
-            t
-        }
+        let t = if vec { map_pat(g, Pattern::AsScalar, t, span) } else { t };
+        g.call_pattern(Pattern::Split(wx), vec![t], span)
     });
     let rows = map_with(g, per_row, out, span);
     let t = g.call_pattern(Pattern::Transpose, vec![rows], span);
+    let t = map_pat(g, Pattern::Join, t, span);
     g.call_pattern(Pattern::Join, vec![t], span)
 }
 
-/// One step of a block: `map(\\(cRow, x) -> map(update) $ zip(cRow,
-/// get(1, kab))) $ zip(c, get(0, kab))`, `update` = `\\(c, y) -> f(c, g(x,
-/// y))` (vectorised for vectors of Y's values).
+/// One step of a block: `let aP = map(id) $ get(0, kab) in map(\\(cRow,
+/// x) -> map(update) $ zip(cRow, get(1, kab))) $ zip(c, aP)` (`asScalar $
+/// aP` for vectors of X's values), `update` = `\\(c, y) -> f(c, g(x, y))`
+/// (vectorised for vectors of Y's values). `aP` is where `to-private` puts
+/// the block's values of X.
 fn outer(g: &mut IdGen, st: &Step, c: &Expr, kab: &Expr, span: Span) -> Expr {
     let xs = get(g, 0, kab, span);
+    let copy = copy_nd(g, 1, xs, span);
     let ys = get(g, 1, kab, span);
-    let c_row = g.synthetic_param(span);
-    let cv = g.var(&c_row);
-    let z = zip2(g, cv, ys, span);
-    let update = g.refresh_fun(&st.update);
-    let body = map_with(g, update, z, span);
-    let per_row =
-        g.fun(FunKind::Lambda(Lambda { params: vec![c_row, st.x.clone()], body: Box::new(body) }), span);
-    let z = zip2(g, c.clone(), xs, span);
-    map_with(g, per_row, z, span)
+    let c = c.clone();
+    let wx = st.wx;
+    let with_a = lam(g, span, &[Some("aP")], |g, ap| {
+        let ap = ap[0].clone();
+        let xs = if wx == 1 { ap } else { g.call_pattern(Pattern::AsScalar, vec![ap], span) };
+        let c_row = g.synthetic_param(span);
+        let cv = g.var(&c_row);
+        let z = zip2(g, cv, ys, span);
+        let update = g.refresh_fun(&st.update);
+        let body = map_with(g, update, z, span);
+        let per_row =
+            g.fun(FunKind::Lambda(Lambda { params: vec![c_row, st.x.clone()], body: Box::new(body) }), span);
+        let z = zip2(g, c, xs, span);
+        map_with(g, per_row, z, span)
+    });
+    g.call(with_a, vec![copy], span)
 }
