@@ -131,9 +131,8 @@ fn dims(base: &Program, def: &str, p: &Path, sizes: &BTreeMap<String, i64>) -> O
         },
         _ => None,
     };
-    // `map(F, X)`: X is the last argument; Y the data of F's inner map,
-    // found through the reduction's `zip` operand lengths instead: the
-    // result type `[[_]N]M` gives M and N.
+    // `map(F, X)`: X (`[[_]K]M`) is the map's argument, and the result
+    // (`[[_]N]M`) gives N.
     let crate::ir::ExprKind::Call(_, args) = &e.kind else { return None };
     let (m, k) = two(args.last()?)?;
     let (m2, n) = two(e)?;
