@@ -114,7 +114,7 @@ fn parts<'a>(s: &Site<'a>) -> Option<Parts<'a>> {
         return None;
     };
     let is = |x: &Expr, p| matches!(x.kind, ExprKind::Param(q) if q == p);
-    if !(is(ea, a) && is(eb, b)) || !takes_two(s, f) || !takes_two(s, g) {
+    if !(is(ea, a) && is(eb, b) && takes_two(s, f) && takes_two(s, g)) {
         return None;
     }
     Some(Parts { xs, ys, f, z, g, span })
