@@ -203,6 +203,37 @@ const CASES: &[Case] = &[
         partial_sums: false,
         runs: true,
     },
+    // Matrix multiplication tiled by `tile-mm` (the `mm-tiled` shape of
+    // `lift explore` at 128 x 128 x 16, 8 x 8 per work-item, scalars or B
+    // as float4): the hand-written mmTiled and mmTiled4, and the same steps
+    // on mm-nvidia's high-level def.
+    Case {
+        file: "benchmarks/mm-tiled.lift",
+        def: "mmTiledHigh",
+        derivation: "benchmarks/derivations/mm-tiled.txt",
+        sizes: &[("M", 128), ("N", 384), ("K", 48)],
+        equals: Some("mmTiled"),
+        partial_sums: false,
+        runs: true,
+    },
+    Case {
+        file: "benchmarks/mm-tiled.lift",
+        def: "mmTiledHigh",
+        derivation: "benchmarks/derivations/mm-tiled-vec.txt",
+        sizes: &[("M", 128), ("N", 384), ("K", 32)],
+        equals: Some("mmTiled4"),
+        partial_sums: false,
+        runs: true,
+    },
+    Case {
+        file: "benchmarks/mm-nvidia.lift",
+        def: "mmNvidiaHigh",
+        derivation: "benchmarks/derivations/mm-tiled-vec.txt",
+        sizes: &[("M", 384), ("N", 128), ("K", 16)],
+        equals: None,
+        partial_sums: false,
+        runs: true,
+    },
 ];
 
 fn root() -> &'static Path {
@@ -308,56 +339,55 @@ fn derived_kernels_run_on_pocl() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut seed = 0x5eed_u64;
     for c in CASES.iter().filter(|c| c.runs) {
-        let prog = load(c.file);
-        let d = prog.def(c.def).unwrap();
-        let sizes: BTreeMap<String, i64> = c.sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-        let mut cmd = lift_cmd();
-        cmd.arg("exec").arg(c.file).args([
-            "--def",
-            c.def,
-            "--derivation",
-            c.derivation,
-            "--check",
-            "--output",
-        ]);
-        cmd.arg(dir.join("out.npy"));
-        for p in &d.params {
-            let ty = p.ty.as_ref().unwrap();
-            if let Type::Array(..) = ty {
-                let shape: Vec<u64> = ty
-                    .lengths()
-                    .iter()
-                    .map(|l| l.eval_with(&|n| sizes.get(n).copied()).unwrap() as u64)
-                    .collect();
-                let n: u64 = shape.iter().product();
-                let data: Vec<i64> = (0..n)
-                    .map(|_| {
-                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                        ((seed >> 33) % 17) as i64
-                    })
-                    .collect();
-                let path = dir.join(format!("{}.npy", p.name));
-                let out = if elem(ty) == &Type::INT {
-                    npy::npy_bytes(&shape, data.iter().map(|k| (k % 7) as i32))
-                } else {
-                    npy::npy_bytes(&shape, data.iter().map(|k| *k as f32 - 8.0))
-                };
-                std::fs::write(&path, out).unwrap();
-                cmd.args(["--input", &format!("{}={}", p.name, path.display())]);
-            } else {
-                cmd.args(["--input", &format!("{}=1.5", p.name)]);
-            }
-        }
-        let o = cmd.output().unwrap();
-        let stdout = String::from_utf8_lossy(&o.stdout);
-        assert!(
-            o.status.success() && stdout.contains("check: ok"),
-            "{}:\n{stdout}\n{}",
-            c.derivation,
-            String::from_utf8_lossy(&o.stderr)
-        );
+        exec_check(&dir, c.file, c.def, Path::new(c.derivation), c.sizes, &mut seed);
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `lift exec FILE --def DEF --derivation D --check` on random inputs of
+/// the given sizes: the derived kernel must agree with the interpreter.
+fn exec_check(dir: &Path, file: &str, def: &str, derivation: &Path, sizes: &[(&str, i64)], seed: &mut u64) {
+    let prog = load(file);
+    let d = prog.def(def).unwrap();
+    let sizes: BTreeMap<String, i64> = sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let mut cmd = lift_cmd();
+    cmd.arg("exec").arg(file).args(["--def", def, "--check", "--output"]);
+    cmd.arg(dir.join("out.npy")).arg("--derivation").arg(derivation);
+    for p in &d.params {
+        let ty = p.ty.as_ref().unwrap();
+        if let Type::Array(..) = ty {
+            let shape: Vec<u64> = ty
+                .lengths()
+                .iter()
+                .map(|l| l.eval_with(&|n| sizes.get(n).copied()).unwrap() as u64)
+                .collect();
+            let n: u64 = shape.iter().product();
+            let data: Vec<i64> = (0..n)
+                .map(|_| {
+                    *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((*seed >> 33) % 17) as i64
+                })
+                .collect();
+            let path = dir.join(format!("{}.npy", p.name));
+            let out = if elem(ty) == &Type::INT {
+                npy::npy_bytes(&shape, data.iter().map(|k| (k % 7) as i32))
+            } else {
+                npy::npy_bytes(&shape, data.iter().map(|k| *k as f32 - 8.0))
+            };
+            std::fs::write(&path, out).unwrap();
+            cmd.args(["--input", &format!("{}={}", p.name, path.display())]);
+        } else {
+            cmd.args(["--input", &format!("{}=1.5", p.name)]);
+        }
+    }
+    let o = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && stdout.contains("check: ok"),
+        "{}:\n{stdout}\n{}",
+        derivation.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
@@ -477,4 +507,34 @@ fn derived_tiled_kernels_are_the_hand_written_ones() {
         let cfg = std::fs::read_to_string(root().join(format!("configs/{bench}.yaml"))).unwrap();
         assert!(cfg.contains(&format!("def: {high}, derivation: {derivation},")), "{bench}");
     }
+}
+
+/// The matrix-product shapes of `lift explore` (`explore::matmul`) at small
+/// slot values and sizes of odd tile counts (3 x 5 work-groups, K of 5 or
+/// 3 chunks): the derived kernels agree with the interpreter on PoCL.
+#[test]
+fn matmul_shapes_validate_on_pocl() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let (file, def) = ("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
+    let base = rewrite::prepare(&load(file), def).unwrap();
+    let sizes = [("M", 48), ("N", 160), ("K", 20)];
+    let at: BTreeMap<String, i64> = sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let shapes = lift::explore::matmul::matmul_shapes(&base, def, &at);
+    assert_eq!(shapes.len(), 2);
+    let dir = std::env::temp_dir().join(format!("lift-mm-shapes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut seed = 0x3a7_u64;
+    // (mt, nt, kc, rm, rn, wx, wy): work-groups of 8 x 8 and of 4 x 16,
+    // scalars and float4 of At, float4 and float2 of B.
+    for (shape, values) in shapes.iter().zip([[16, 32, 4, 2, 4, 1, 4], [16, 32, 4, 4, 2, 4, 2]]) {
+        let inst = shape.instantiate(&base, def, &values).unwrap();
+        assert!(lift::explore::space::constraints_hold(&inst.constraints, &at), "{:?}", inst.constraints);
+        let path = dir.join("shape.txt");
+        std::fs::write(&path, inst.derivation.join("\n")).unwrap();
+        exec_check(&dir, file, def, &path, &sizes, &mut seed);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -581,6 +581,58 @@ fn row_reduction_rules() {
     assert_eq!(e.to_string(), "`reduce-lanes`: side condition violated: 4 does not divide the length 10");
 }
 
+const MM: &str = "def mm(a: [[float]M]K, b: [[float]N]K) = map(\\aRow -> join o map(\\bCol -> reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) o transpose $ b) o transpose $ a";
+
+#[test]
+fn matmul_tiling_rule() {
+    // Tiles of 4 x 2 results, K in chunks of 2, blocks of 2 x 1: block
+    // (i, j) of a tile holds rows i, i + 2 and column j.
+    check_rule(
+        MM,
+        "tile-mm",
+        "root",
+        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1), ("wx", 1), ("wy", 1)],
+        "map(\\aRow -> join(map(\\bCol -> reduce(add, 0.0f, map(\\(x, y) -> mult(x, y), zip(aRow, bCol))), transpose(b))), transpose(a))",
+        "join(map(\\_p17 -> map(\\_p52 -> join(_p52), transpose(map(\\_p18 -> join(map(\\_p51 -> join(_p51), transpose(map(\\_p48 -> split(1, map(\\_p50 -> join(_p50), map(\\_p49 -> transpose(_p49), transpose(_p48)))), map(\\_p47 -> map(\\_p46 -> map(\\_p45 -> map(\\_p44 -> id(_p44), _p45), _p46), _p47), join(reduceSeq(\\(_p27, _p28) -> (\\aLoc -> (\\bLoc -> map(\\(_p31, _p32) -> map(\\(_p33, _p34) -> join(reduceSeq(\\(_p35, _p36) -> (\\aP -> map(\\(_p39, _p10) -> map(\\(_p40, _p41) -> add(_p40, mult(_p10, _p41)), zip(_p39, get(1, _p36))), zip(_p35, aP)))(map(\\_p37 -> id(_p37), get(0, _p36))), _p33, zip(_p32, _p34))), zip(_p31, transpose(map(\\_p42 -> transpose(split(2, _p42)), bLoc)))), zip(_p27, transpose(map(\\_p43 -> transpose(split(2, _p43)), aLoc)))))(get(1, _p28)))(get(0, _p28)), map(\\_p26 -> map(\\_p25 -> map(\\_p24 -> map(\\_p23 -> id(_p23), _p24), _p25), _p26), generate(2, \\_p22 -> generate(2, \\_p21 -> generate(2, \\_p20 -> generate(1, \\_p19 -> 0.0f))))), zip(_p17, _p18)))))))), map(\\_p16 -> split(2, transpose(_p16)), split(2, transpose(b)))))), map(\\_p15 -> split(2, transpose(_p15)), split(4, transpose(a)))))",
+    );
+    // wx = wy = 2: the rows of both chunk tiles as float2s, a block's
+    // values of a as scalars again (`asScalar`), the accumulators float2
+    // (splat from z), updated by vectorised user functions; the result
+    // back to scalars.
+    let p = parse(MM);
+    let p = rewrite::prepare(&p, "mm").unwrap();
+    let r = rewrite::find_rule("tile-mm").unwrap();
+    let wide = [("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 2), ("wx", 2), ("wy", 2)];
+    let out = rewrite::apply(&p, "mm", r, &"root".parse::<Path>().unwrap(), &args(&wide)).unwrap();
+    let text = body(&out.program, "mm");
+    for part in ["map(\\_p", "asVector(2, _p", "add_vec2(", "mult_vec2(", "splat_float2(", "asScalar("] {
+        assert!(text.contains(part), "{part} in {text}");
+    }
+    let funs: Vec<&str> = out.program.user_funs.iter().map(|u| u.name.as_str()).collect();
+    assert!(funs.ends_with(&["mult_vec2", "add_vec2", "splat_float2"]), "{funs:?}");
+    let e = apply_err(
+        MM,
+        "tile-mm",
+        "root",
+        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 3), ("rn", 1), ("wx", 1), ("wy", 1)],
+    );
+    assert_eq!(e.to_string(), "`tile-mm`: side condition violated: 3 does not divide the length 4");
+    let e = apply_err(
+        MM,
+        "tile-mm",
+        "root",
+        &[("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 4), ("wx", 1), ("wy", 3)],
+    );
+    assert_eq!(e.to_string(), "`tile-mm`: side condition violated: `wy` must be 1, 2, 4, 8 or 16, found 3");
+    let e = apply_err(
+        MM,
+        "tile-mm",
+        "1",
+        &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1), ("wx", 1), ("wy", 1)],
+    );
+    assert!(e.to_string().starts_with("`tile-mm` does not match here: expected `map(\\a -> join o map(\\b -> reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X`"), "{e}");
+}
+
 // ---------------------------------------------------------------------------
 // Property test: every rule preserves the interpreter's value.
 
@@ -621,6 +673,9 @@ const CORPUS: &[&str] = &[
     // zipped.
     "def p23(a: [[float]M]N, b: [[float]M]N) = map(map(\\q -> add(at(0, at(1, get(0, q))), mult(at(2, at(0, get(0, q))), get(1, q))))) o map(\\r -> zip(get(0, r), get(1, r))) $ zip(map(transpose) o slide(3, 1) o map(slide(3, 1)) o map(pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
     "def p24(a: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, q))), mult(at(2, at(0, at(1, q))), at(1, at(2, at(0, q)))))))) o map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a",
+    // Matrix products (`tile-mm`), the second with a lambda as `f`.
+    "def p30(a: [[float]M]N, b: [[float]M]N) = map(\\aRow -> join o map(\\bCol -> reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) o transpose $ b) o transpose $ a",
+    "def p31(a: [[float]N]M, b: [[float]N]M) = map(\\r -> join o map(\\c -> reduce(\\(acc, v) -> add(acc, v), 0.0f) o map(\\(u, v) -> mult(u, add(v, 1.0f))) $ zip(r, c)) $ b) $ a",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
@@ -654,6 +709,15 @@ fn param_sets(rule: &str) -> Vec<Args> {
         "vectorize" | "vectorize-reduce" => one("n", &[2, 4]),
         "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],
         "register-blocking" => one("n", &[2, 4]),
+        "tile-mm" => {
+            [[2, 2, 2, 1, 1, 1, 1], [4, 2, 4, 2, 2, 2, 2], [2, 4, 8, 2, 2, 1, 2], [4, 4, 2, 4, 4, 4, 1]]
+                .iter()
+                .map(|v| {
+                    let names = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
+                    args(&names.iter().zip(v).map(|(k, x)| (*k, *x)).collect::<Vec<_>>())
+                })
+                .collect()
+        }
         _ => vec![Args::new()],
     }
 }

@@ -6,10 +6,12 @@
 //! choices, as derivation templates), `tuner` (stage 3, parameter values,
 //! successive halving with local search), `measure` (compile, build,
 //! validate, time), `log` (`explore.csv`, the cache, resuming), `reduction`
-//! and `rows` (macro shapes for full and row reductions), `stencil`
+//! and `rows` (macro shapes for full and row reductions), `matmul` (tiled
+//! matrix products), `stencil`
 //! (the space of stencil defs, instead of stages 1 and 2).
 
 pub mod log;
+pub mod matmul;
 pub mod measure;
 pub mod reduction;
 pub mod rows;
@@ -113,6 +115,10 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
                 // rows); they need no second stage.
                 if i == 0 {
                     for r in rows::row_shapes(&base, def, sizes) {
+                        shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
+                    }
+                    // And the tiled matrix-product shapes (`matmul`).
+                    for r in matmul::matmul_shapes(&base, def, sizes) {
                         shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
                     }
                 }

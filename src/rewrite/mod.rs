@@ -12,7 +12,7 @@
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
 //! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `slide_seq` (seed 004's
-//! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs)), `vectorize` (vectorised user
+//! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs), `matmul` (tiling a matrix product)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
@@ -20,6 +20,7 @@ pub mod derivation;
 pub mod engine;
 pub mod interchange;
 pub mod macros;
+pub mod matmul;
 pub mod opencl;
 mod rule;
 pub mod slide_seq;
@@ -41,6 +42,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .chain(slide_seq::RULES.iter())
         .chain(macros::RULES.iter())
         .chain(tiling::RULES.iter())
+        .chain(matmul::RULES.iter())
         .collect()
 }
 

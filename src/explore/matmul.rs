@@ -1,0 +1,232 @@
+//! Macro shapes for a matrix product (`map(\a -> join o map(\b ->
+//! reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X`, such as `mmNvidiaHigh`).
+//! Stages 1 and 2 reach one result per work-item (or a row per
+//! work-group), each reading its row and column from global memory; the
+//! fast programs tile: a work-group computes a tile of results, walks the
+//! reduction in chunks whose tiles of both operands it copies to local
+//! memory, and each work-item keeps a block of results in private memory
+//! (seed 003's tiling and register blocking; Steuwer et al., CASES 2016).
+//!
+//! `mm-tiled(mt, nt, kc, rm, rn, wx, wy)`: `tile-mm` (`src/rewrite/matmul.rs`) at
+//! the product, then its fixed lowering: `mapWrg(1)` over the tiles of
+//! rows, `mapWrg(0)` over those of columns; per work-item (`mapLcl(1,
+//! mapLcl(0, ...))`) the zeros of its block (`toPrivate(mapSeq(mapSeq))`)
+//! and the copy of its block out (`toGlobal`); per chunk both chunk tiles
+//! copied to local memory (`map-id-nd`, `mapLcl`, `to-local`; the compiler
+//! puts the barriers); per work-item its chunk of outer products
+//! (`reduceSeq` over the chunk; per step its values of `X` copied to
+//! private memory, `toPrivate(mapSeq(mapSeq))` of the update, the
+//! `rm x rn` loops unrolled by the compiler). `mm-tiled-u` also unrolls the
+//! chunk's `kc` steps (`reduce-seq-unroll`). The work-group is `nt/rn x
+//! mt/rm` work-items, as the launch inference finds (its most common
+//! `mapLcl` lengths: the zeros, the blocks and the copy out).
+//!
+//! With `wx`, `wy` > 1 a work-item reads `X`'s and `Y`'s values `wx`, `wy`
+//! at a time (vloadw from local memory) and keeps its accumulators as
+//! vectors of `wy` (`add_vecw`, `mult_vecw`, made by `tile-mm`); at 4 and
+//! 4 this is mm-nvidia's layout.
+//!
+//! Not reached: the reference's register prefetch of the next chunk.
+//!
+//! The position is the first where `tile-mm` matches; a shape is offered
+//! only where its replay with default slot values succeeds.
+
+use super::space::{Arg, Shape, Slot, Step};
+use crate::ir::visit::Path;
+use crate::ir::Program;
+use crate::rewrite;
+use std::collections::BTreeMap;
+
+fn at(base: &Path, rel: &str) -> Path {
+    let mut v = base.0.clone();
+    v.extend(rel.split('.').filter(|s| !s.is_empty()).map(|s| s.parse::<u16>().unwrap_or(u16::MAX)));
+    Path(v)
+}
+
+fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> {
+    Some(Step { rule: Some(rewrite::find_rule(name)?), path, args })
+}
+
+/// The slots, in this order.
+const SLOTS: [&str; 7] = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
+
+/// The steps of `mm-tiled` at `p` (`unroll`: the chunk's steps unrolled).
+/// The relative positions are those of `tile-mm`'s result (the listing of
+/// `lift rewrite --apply benchmarks/derivations/mm-tiled.txt`).
+fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
+    let slot = |i: usize| (SLOTS[i], Arg::Slot(i));
+    let d = |v: i64| vec![("d", Arg::Fixed(v))];
+    let lcl2 = |q: &Path| Some([step("map-lcl", q.clone(), d(1))?, step("map-lcl", at(q, "0.0.0"), d(0))?]);
+    // The copy out (`w`), the reduction over chunks (`r`), the two `let`s
+    // of the chunk tiles (`l1`, `l2`), the blocks (`i`) and their
+    // reduction over a chunk (`ir`).
+    let w = at(p, "1.0.0.0.1.1.0.0.0.1.1.1.1");
+    let r = at(&w, "1.1");
+    let l1 = at(&r, "0.0.0");
+    let l2 = at(&l1, "0.0");
+    let i = at(&l2, "0.0");
+    let ir = at(&i, "0.0.0.0.0.0.1");
+    let mut v = vec![
+        step("tile-mm", p.clone(), (0..7).map(slot).collect())?,
+        step("map-wrg", at(p, "1"), d(1))?,
+        step("map-wrg", at(p, "1.0.0.0.1.1"), d(0))?,
+    ];
+    v.extend(lcl2(&w)?);
+    v.extend([
+        step("map-seq", at(&w, "0.0.0.0.0.0"), vec![])?,
+        step("map-seq", at(&w, "0.0.0.0.0.0.0.0.0"), vec![])?,
+        step("to-global", at(&w, "0.0.0.0.0.0"), vec![])?,
+    ]);
+    let zeros = at(&r, "1");
+    v.extend(lcl2(&zeros)?);
+    v.extend([
+        step("map-seq", at(&zeros, "0.0.0.0.0.0"), vec![])?,
+        step("map-seq", at(&zeros, "0.0.0.0.0.0.0.0.0"), vec![])?,
+        step("to-private", at(&zeros, "0.0.0.0.0.0"), vec![])?,
+    ]);
+    for l in [&l1, &l2] {
+        let copy = at(l, "1");
+        v.push(step("map-id-nd", copy.clone(), vec![])?);
+        v.extend(lcl2(&copy)?);
+        v.push(step("to-local", copy, vec![])?);
+    }
+    v.extend(lcl2(&i)?);
+    // The block's values of X copied to private memory (`aP`), then
+    // the outer product into the accumulators.
+    let ap = at(&ir, "0.0.0");
+    v.extend([
+        step("map-seq", at(&ap, "1"), vec![])?,
+        step("to-private", at(&ap, "1"), vec![])?,
+        step("map-seq", at(&ap, "0.0"), vec![])?,
+        step("map-seq", at(&ap, "0.0.0.0.0"), vec![])?,
+        step("to-private", at(&ap, "0.0"), vec![])?,
+    ]);
+    if unroll {
+        v.push(step("reduce-seq-unroll", ir, vec![])?);
+    }
+    Some(v)
+}
+
+/// Powers of two from `lo` to `hi` dividing `len` (all when unknown).
+fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
+    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
+}
+
+fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
+    let default = if domain.contains(&default) { default } else { *domain.get(domain.len() / 2)? };
+    Some(Slot { name: format!("mm-tiled:{name}"), domain, default })
+}
+
+/// `(M, N, K)` of the product at `p`: the rows of X, of Y, and their length.
+fn dims(base: &Program, def: &str, p: &Path, sizes: &BTreeMap<String, i64>) -> Option<[Option<i64>; 3]> {
+    let d = base.def(def)?;
+    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
+    let e = crate::ir::visit::expr_at(&d.body, p).ok()?;
+    let eval =
+        |t: &crate::arith::ArithExpr| crate::arith::simplify(t).eval_with(&|v| sizes.get(v).copied()).ok();
+    let two = |e: &crate::ir::Expr| match types.exprs.get(&e.id)? {
+        crate::types::Type::Array(row, n) => match row.as_ref() {
+            crate::types::Type::Array(_, k) => Some((eval(n), eval(k))),
+            _ => None,
+        },
+        _ => None,
+    };
+    // `map(F, X)`: X (`[[_]K]M`) is the map's argument, and the result
+    // (`[[_]N]M`) gives N.
+    let crate::ir::ExprKind::Call(_, args) = &e.kind else { return None };
+    let (m, k) = two(args.last()?)?;
+    let (m2, n) = two(e)?;
+    (m == m2).then_some([m, n, k])
+}
+
+/// The matrix-product shapes for `def` (none unless `tile-mm` applies),
+/// each replaying with its default slot values.
+pub fn matmul_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
+    let Ok(cands) = rewrite::applicable(base, def) else { return Vec::new() };
+    let Some(p) = cands.into_iter().find(|c| c.rule.name == "tile-mm").map(|c| c.path) else {
+        return Vec::new();
+    };
+    let Some([m, n, k]) = dims(base, def, &p, sizes) else { return Vec::new() };
+    let mut out = Vec::new();
+    for unroll in [false, true] {
+        let slots = [
+            slot("mt", pow2(16, 256, m), 128),
+            slot("nt", pow2(16, 256, n), 128),
+            slot("kc", pow2(4, 32, k), if unroll { 8 } else { 16 }),
+            slot("rm", pow2(1, 8, None), 8),
+            slot("rn", pow2(1, 8, None), 8),
+            slot("wx", pow2(1, 8, None), 4),
+            slot("wy", pow2(1, 8, None), 4),
+        ];
+        let (Some(steps), Some(slots)) =
+            (steps(&p, unroll), slots.into_iter().collect::<Option<Vec<Slot>>>())
+        else {
+            continue;
+        };
+        let shape = Shape { algorithmic: steps.len(), steps, slots };
+        if shape.instantiate(base, def, &shape.defaults()).is_ok() {
+            out.push(shape);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+
+    fn unrolled(shape: &Shape) -> bool {
+        shape.steps.last().and_then(|s| s.rule).is_some_and(|r| r.name == "reduce-seq-unroll")
+    }
+
+    fn base(path: &str, def: &str) -> Program {
+        let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let p = crate::parse::parse_program(&SourceFile::new(&file, text)).unwrap();
+        rewrite::prepare(&p, def).unwrap()
+    }
+
+    #[test]
+    fn shapes_replay_the_committed_derivation() {
+        let sizes: BTreeMap<String, i64> =
+            [("M".into(), 1024), ("N".into(), 1024), ("K".into(), 1024)].into();
+        let b = base("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
+        let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
+        assert_eq!(shapes.len(), 2);
+        assert!(!unrolled(&shapes[0]) && unrolled(&shapes[1]));
+        // The plain shape at 128, 128, 16, 8, 8 is a committed derivation,
+        // with scalars or float4.
+        for (w, file) in [(1, "mm-tiled.txt"), (4, "mm-tiled-vec.txt")] {
+            let inst = shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 8, w, w]).unwrap();
+            let file = format!("{}/benchmarks/derivations/{file}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(file).unwrap();
+            let lines: Vec<&str> =
+                text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+            assert_eq!(inst.derivation, lines);
+        }
+        // wy must divide rn, wx rm.
+        assert!(shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 8, 2, 1, 4]).is_err());
+        assert!(shapes[0].instantiate(&b, "mmNvidiaHigh", &[128, 128, 16, 2, 8, 4, 1]).is_err());
+        assert_eq!(shapes[0].slots[0].domain, vec![16, 32, 64, 128, 256]);
+        assert_eq!(shapes[0].slots[2].domain, vec![4, 8, 16, 32]);
+    }
+
+    #[test]
+    fn domains_follow_the_sizes() {
+        // 96 = 32 * 3: tiles of 16 and 32 rows only; K = 40: chunks of 4 and 8.
+        let sizes: BTreeMap<String, i64> = [("M".into(), 96), ("N".into(), 64), ("K".into(), 40)].into();
+        let b = base("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
+        let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
+        assert_eq!(shapes.len(), 2);
+        assert_eq!(shapes[0].slots[0].domain, vec![16, 32]);
+        assert_eq!(shapes[0].slots[1].domain, vec![16, 32, 64]);
+        assert_eq!(shapes[0].slots[2].domain, vec![4, 8]);
+    }
+
+    #[test]
+    fn no_shapes_without_a_product() {
+        let sizes: BTreeMap<String, i64> = [("M".into(), 64), ("N".into(), 64)].into();
+        assert!(matmul_shapes(&base("benchmarks/gemv.lift", "gemvHigh"), "gemvHigh", &sizes).is_empty());
+    }
+}
