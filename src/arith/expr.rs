@@ -300,6 +300,37 @@ impl ArithExpr {
         }
     }
 
+    /// [`substitute`](Self::substitute) in place, with the replacement of a
+    /// variable (by name) given by `lookup`: only the replaced variables are
+    /// rebuilt, the rest of the tree is kept as it is.
+    pub fn substitute_with(&mut self, lookup: &dyn Fn(&str) -> Option<ArithExpr>) {
+        match self {
+            ArithExpr::Cst(_) => {}
+            ArithExpr::Var(v) => {
+                if let Some(r) = lookup(&v.name) {
+                    *self = r;
+                }
+            }
+            ArithExpr::Sum(es) | ArithExpr::Prod(es) => es.iter_mut().for_each(|e| e.substitute_with(lookup)),
+            ArithExpr::Div(a, b)
+            | ArithExpr::ExactDiv(a, b)
+            | ArithExpr::Mod(a, b)
+            | ArithExpr::Pow(a, b)
+            | ArithExpr::Min(a, b)
+            | ArithExpr::Max(a, b) => {
+                a.substitute_with(lookup);
+                b.substitute_with(lookup)
+            }
+            ArithExpr::Log2(a) => a.substitute_with(lookup),
+            ArithExpr::IfThenElse(p, t, e) => {
+                p.lhs.substitute_with(lookup);
+                p.rhs.substitute_with(lookup);
+                t.substitute_with(lookup);
+                e.substitute_with(lookup)
+            }
+        }
+    }
+
     /// Replaces variables by expressions (by name).
     pub fn substitute(&self, map: &HashMap<String, ArithExpr>) -> ArithExpr {
         let s = |e: &ArithExpr| Box::new(e.substitute(map));

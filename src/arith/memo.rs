@@ -10,11 +10,11 @@
 //! the compiler's state can use it.
 
 use super::range::{prove_eq_in, prove_le_in};
-use super::simplify::{simplify_in, Cx};
+use super::simplify::{simplify_in, Cx, DivMod};
 use super::{ArithExpr, Range};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Question {
@@ -22,25 +22,70 @@ enum Question {
     Eq,
 }
 
-/// An expression compared and hashed together with its variables' kinds
-/// and ranges. `Var` equality looks at names alone, but one name can carry
-/// different ranges in different questions (the code generator substitutes
-/// known sizes into ranges for its decisions), and the answers depend on them.
-#[derive(Debug)]
-struct Exact(ArithExpr);
+/// Expressions are compared and hashed together with their variables'
+/// kinds and ranges (`exact_eq`, `exact_hash`). `Var` equality looks at
+/// names alone, but one name can carry different ranges in different
+/// questions (the code generator substitutes known sizes into ranges for
+/// its decisions), and the answers depend on them.
+///
+/// The tables are keyed by that hash and hold the expressions asked about
+/// in buckets: a lookup hashes the question once and clones nothing.
+type Buckets<V> = HashMap<u64, Vec<V>, BuildHasherDefault<Prehashed>>;
 
-impl PartialEq for Exact {
-    fn eq(&self, other: &Self) -> bool {
-        exact_eq(&self.0, &other.0)
+/// A hasher for keys that already are hashes.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 
-impl Eq for Exact {}
+/// A fast non-cryptographic hasher (multiply and rotate, as in rustc's
+/// `FxHasher`); the keys are the compiler's own expressions, not input an
+/// attacker chooses, and the result is deterministic.
+#[derive(Default)]
+struct Fx(u64);
 
-impl Hash for Exact {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        exact_hash(&self.0, h)
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
     }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// The hash of `e` with its variables' ranges.
+fn hash_of(e: &ArithExpr) -> u64 {
+    let mut h = Fx::default();
+    exact_hash(e, &mut h);
+    h.finish()
 }
 
 fn exact_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
@@ -112,8 +157,12 @@ fn exact_hash<H: Hasher>(e: &ArithExpr, h: &mut H) {
 /// expressions asked about (with their variables' ranges).
 #[derive(Debug, Default)]
 pub struct Memo {
-    simplified: RefCell<HashMap<Exact, ArithExpr>>,
-    proofs: RefCell<HashMap<(Question, Exact, Exact), bool>>,
+    /// Expression, its simplified form and the latter's hash.
+    simplified: RefCell<Buckets<(ArithExpr, ArithExpr, u64)>>,
+    /// Keyed by question and the hashes of both simplified operands.
+    proofs: RefCell<Buckets<(Question, ArithExpr, ArithExpr, bool)>>,
+    /// Divisions and remainders of simplified operands at a prover depth.
+    div_mods: RefCell<Buckets<(DivMod, u8, ArithExpr, ArithExpr, ArithExpr)>>,
 }
 
 impl Memo {
@@ -122,13 +171,24 @@ impl Memo {
         if let ArithExpr::Cst(_) = e {
             return e.clone();
         }
-        let key = Exact(e.clone());
-        if let Some(s) = self.simplified.borrow().get(&key) {
-            return s.clone();
+        self.simplify_hashed(e).0
+    }
+
+    /// The simplified form and its hash.
+    fn simplify_hashed(&self, e: &ArithExpr) -> (ArithExpr, u64) {
+        let h = hash_of(e);
+        if let ArithExpr::Cst(_) = e {
+            return (e.clone(), h);
         }
-        let s = simplify_in(e, Cx::top());
-        self.simplified.borrow_mut().insert(key, s.clone());
-        s
+        if let Some(bucket) = self.simplified.borrow().get(&h) {
+            if let Some((_, s, sh)) = bucket.iter().find(|(k, _, _)| exact_eq(k, e)) {
+                return (s.clone(), *sh);
+            }
+        }
+        let s = simplify_in(e, Cx::top_with(self));
+        let sh = hash_of(&s);
+        self.simplified.borrow_mut().entry(h).or_default().push((e.clone(), s.clone(), sh));
+        (s, sh)
     }
 
     /// [`prove_le`](super::prove_le), remembered.
@@ -144,18 +204,60 @@ impl Memo {
     fn prove(&self, q: Question, a: &ArithExpr, b: &ArithExpr) -> bool {
         // The public provers simplify their operands at the top level first;
         // so does this, through the table.
-        let (a, b) = (self.simplify(a), self.simplify(b));
-        let key = (q, Exact(a), Exact(b));
-        if let Some(r) = self.proofs.borrow().get(&key) {
-            return *r;
+        let ((a, ha), (b, hb)) = (self.simplify_hashed(a), self.simplify_hashed(b));
+        let mut h = Fx::default();
+        (q, ha, hb).hash(&mut h);
+        let h = h.finish();
+        if let Some(bucket) = self.proofs.borrow().get(&h) {
+            if let Some((.., r)) =
+                bucket.iter().find(|(q2, x, y, _)| *q2 == q && exact_eq(x, &a) && exact_eq(y, &b))
+            {
+                return *r;
+            }
         }
-        let (_, Exact(a), Exact(b)) = &key;
         let r = match q {
-            Question::Le => prove_le_in(a, b, Cx::top()),
-            Question::Eq => prove_eq_in(a, b, Cx::top()),
+            Question::Le => prove_le_in(&a, &b, Cx::top_with(self)),
+            Question::Eq => prove_eq_in(&a, &b, Cx::top_with(self)),
         };
-        self.proofs.borrow_mut().insert(key, r);
+        self.proofs.borrow_mut().entry(h).or_default().push((q, a, b, r));
         r
+    }
+
+    /// `make(a, b)`, remembered under `op` and `depth`.
+    pub(super) fn div_mod(
+        &self,
+        op: DivMod,
+        depth: u8,
+        a: ArithExpr,
+        b: ArithExpr,
+        make: impl FnOnce(ArithExpr, ArithExpr) -> ArithExpr,
+    ) -> ArithExpr {
+        let mut h = Fx::default();
+        (op, depth).hash(&mut h);
+        exact_hash(&a, &mut h);
+        exact_hash(&b, &mut h);
+        let h = h.finish();
+        if let Some(bucket) = self.div_mods.borrow().get(&h) {
+            let same = |(o, d, x, y, _): &&(DivMod, u8, ArithExpr, ArithExpr, ArithExpr)| {
+                *o == op && *d == depth && exact_eq(x, &a) && exact_eq(y, &b)
+            };
+            if let Some((.., r)) = bucket.iter().find(same) {
+                return r.clone();
+            }
+        }
+        let r = make(a.clone(), b.clone());
+        self.div_mods.borrow_mut().entry(h).or_default().push((op, depth, a, b, r.clone()));
+        r
+    }
+
+    /// How many expressions and proofs are remembered.
+    #[cfg(test)]
+    fn sizes(&self) -> (usize, usize) {
+        let count = |n: usize, b: usize| n + b;
+        (
+            self.simplified.borrow().values().map(Vec::len).fold(0, count),
+            self.proofs.borrow().values().map(Vec::len).fold(0, count),
+        )
     }
 }
 
@@ -177,8 +279,14 @@ impl CanonicalNames {
         match e {
             E::Cst(_) => e.clone(),
             E::Var(v) => {
-                let next = format!("v{}", self.names.len());
-                let name = self.names.entry(v.name.clone()).or_insert(next).clone();
+                let name = match self.names.get(&v.name) {
+                    Some(name) => name.clone(),
+                    None => {
+                        let next = format!("v{}", self.names.len());
+                        self.names.insert(v.name.clone(), next.clone());
+                        next
+                    }
+                };
                 let start = self.rename(&v.range.start);
                 let stop = v.range.stop.as_ref().map(|s| Box::new(self.rename(s)));
                 E::Var(super::Var { name, kind: v.kind, range: Range { start: Box::new(start), stop } })
@@ -228,8 +336,9 @@ mod tests {
                 assert_eq!(memo.prove_le(e, &ArithExpr::size("N")), prove_le(e, &ArithExpr::size("N")));
             }
         }
-        assert_eq!(memo.simplified.borrow().len(), exprs.len() + 2);
-        assert!(memo.proofs.borrow().len() <= 2 * exprs.len());
+        let (simplified, proofs) = memo.sizes();
+        assert_eq!(simplified, exprs.len() + 2);
+        assert!(proofs <= 2 * exprs.len());
         // The same name with another range is another question.
         let j = ArithExpr::index("i", ArithExpr::Cst(0), ArithExpr::Cst(4));
         let q = ArithExpr::div(j.clone(), ArithExpr::Cst(4));

@@ -124,7 +124,10 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
         e
     };
     let resolved: HashMap<String, ArithExpr> = m.iter().map(|(k, v)| (k.clone(), fixpoint(v))).collect();
-    let s = |e: ArithExpr| e.substitute(&resolved);
+    let s = |mut e: ArithExpr| {
+        e.substitute_with(&|name| resolved.get(name).cloned());
+        e
+    };
     match a {
         Access::Mem { mem, index, vector, component, fields } => {
             Access::Mem { mem, index: s(index), vector, component: component.map(|(c, n)| (s(c), n)), fields }
