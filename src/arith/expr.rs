@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// What a variable stands for; it decides how the code generator names it
 /// and what the simplifier may assume about it.
@@ -14,23 +15,26 @@ pub enum VarKind {
 }
 
 /// A half-open range `start <= v < stop` (`stop = None`: unbounded).
+/// The bounds are shared (`Arc`, as expressions cross threads in
+/// `explore`): every occurrence of a variable carries its range, and
+/// copying an expression copies its variables.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Range {
-    pub start: Box<ArithExpr>,
-    pub stop: Option<Box<ArithExpr>>,
+    pub start: Arc<ArithExpr>,
+    pub stop: Option<Arc<ArithExpr>>,
 }
 
 impl Range {
     pub fn new(start: ArithExpr, stop: ArithExpr) -> Range {
-        Range { start: Box::new(start), stop: Some(Box::new(stop)) }
+        Range { start: Arc::new(start), stop: Some(Arc::new(stop)) }
     }
     /// The range of a size variable: `1 <= v`.
     pub fn size() -> Range {
-        Range { start: Box::new(ArithExpr::Cst(1)), stop: None }
+        Range { start: Arc::new(ArithExpr::Cst(1)), stop: None }
     }
     /// `0 <= v`, no upper bound known.
     pub fn natural() -> Range {
-        Range { start: Box::new(ArithExpr::Cst(0)), stop: None }
+        Range { start: Arc::new(ArithExpr::Cst(0)), stop: None }
     }
 }
 

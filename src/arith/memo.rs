@@ -15,6 +15,7 @@ use super::{ArithExpr, Range};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Question {
@@ -288,8 +289,8 @@ impl CanonicalNames {
                     }
                 };
                 let start = self.rename(&v.range.start);
-                let stop = v.range.stop.as_ref().map(|s| Box::new(self.rename(s)));
-                E::Var(super::Var { name, kind: v.kind, range: Range { start: Box::new(start), stop } })
+                let stop = v.range.stop.as_ref().map(|s| Arc::new(self.rename(s)));
+                E::Var(super::Var { name, kind: v.kind, range: Range { start: Arc::new(start), stop } })
             }
             E::Sum(es) => E::Sum(es.iter().map(|x| self.rename(x)).collect()),
             E::Prod(es) => E::Prod(es.iter().map(|x| self.rename(x)).collect()),
