@@ -181,15 +181,53 @@ impl Memo {
         if let ArithExpr::Cst(_) = e {
             return (e.clone(), h);
         }
-        if let Some(bucket) = self.simplified.borrow().get(&h) {
-            if let Some((_, s, sh)) = bucket.iter().find(|(k, _, _)| exact_eq(k, e)) {
-                return (s.clone(), *sh);
-            }
+        if let Some(found) = self.lookup_simplified(e, h) {
+            return found;
         }
-        let s = simplify_in(e, Cx::top_with(self));
+        let s = self.simplify_by_rank(e);
         let sh = hash_of(&s);
         self.simplified.borrow_mut().entry(h).or_default().push((e.clone(), s.clone(), sh));
         (s, sh)
+    }
+
+    fn lookup_simplified(&self, e: &ArithExpr, h: u64) -> Option<(ArithExpr, u64)> {
+        let table = self.simplified.borrow();
+        let (_, s, sh) = table.get(&h)?.iter().find(|(k, _, _)| exact_eq(k, e))?;
+        Some((s.clone(), *sh))
+    }
+
+    /// Simplifies `e` with its variables renamed by rank (see [`by_rank`]),
+    /// through the table, and renames the result back. Unrolled copies of
+    /// an access differ in the names of their inner loops' variables
+    /// (`i_80`, `i_81`, ...) and otherwise often not at all: renamed, they
+    /// are one question.
+    fn simplify_by_rank(&self, e: &ArithExpr) -> ArithExpr {
+        let mut names: Vec<&str> = Vec::new();
+        collect_names(e, &mut names);
+        names.sort_unstable();
+        names.dedup();
+        if names.len() >= RANK_LIMIT {
+            return simplify_in(e, Cx::top_with(self));
+        }
+        let renamed = rename_vars(e, &|n| {
+            let rank = names.binary_search(&n).unwrap_or(RANK_LIMIT);
+            format!("{RANK_PREFIX}{rank:06}")
+        });
+        let h = hash_of(&renamed);
+        let s = match self.lookup_simplified(&renamed, h) {
+            Some((s, _)) => s,
+            None => {
+                let s = simplify_in(&renamed, Cx::top_with(self));
+                let sh = hash_of(&s);
+                self.simplified.borrow_mut().entry(h).or_default().push((renamed, s.clone(), sh));
+                s
+            }
+        };
+        rename_vars(&s, &|n| {
+            let rank = n.strip_prefix(RANK_PREFIX).and_then(|r| r.parse::<usize>().ok());
+            // The simplifier only rebuilds what it was given: every name is a rank.
+            rank.and_then(|r| names.get(r)).map_or_else(|| n.to_string(), |n| n.to_string())
+        })
     }
 
     /// [`prove_le`](super::prove_le), remembered.
@@ -259,6 +297,70 @@ impl Memo {
             self.simplified.borrow().values().map(Vec::len).fold(0, count),
             self.proofs.borrow().values().map(Vec::len).fold(0, count),
         )
+    }
+}
+
+/// Rank names are `#` and six digits: they sort as the ranks do, so
+/// renaming by rank keeps the order of every two names, which is all the
+/// simplifier and the prover look at (`Var`'s `Eq` and `Ord`). Their
+/// answers for the renamed expression are therefore the renamed answers.
+const RANK_PREFIX: &str = "#";
+const RANK_LIMIT: usize = 1_000_000;
+
+/// Every variable name in `e`, its variables' ranges included.
+fn collect_names<'e>(e: &'e ArithExpr, out: &mut Vec<&'e str>) {
+    use ArithExpr as E;
+    match e {
+        E::Cst(_) => {}
+        E::Var(v) => {
+            out.push(&v.name);
+            collect_names(&v.range.start, out);
+            if let Some(stop) = &v.range.stop {
+                collect_names(stop, out);
+            }
+        }
+        E::Sum(es) | E::Prod(es) => es.iter().for_each(|x| collect_names(x, out)),
+        E::Div(a, b) | E::ExactDiv(a, b) | E::Mod(a, b) | E::Pow(a, b) | E::Min(a, b) | E::Max(a, b) => {
+            collect_names(a, out);
+            collect_names(b, out);
+        }
+        E::Log2(a) => collect_names(a, out),
+        E::IfThenElse(p, t, f) => {
+            collect_names(&p.lhs, out);
+            collect_names(&p.rhs, out);
+            collect_names(t, out);
+            collect_names(f, out);
+        }
+    }
+}
+
+/// `e` with every variable name (in ranges too) replaced by `f(name)`.
+fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
+    use ArithExpr as E;
+    let r = |x: &ArithExpr| Box::new(rename_vars(x, f));
+    match e {
+        E::Cst(_) => e.clone(),
+        E::Var(v) => E::Var(super::Var {
+            name: f(&v.name),
+            kind: v.kind,
+            range: Range {
+                start: Arc::new(rename_vars(&v.range.start, f)),
+                stop: v.range.stop.as_ref().map(|s| Arc::new(rename_vars(s, f))),
+            },
+        }),
+        E::Sum(es) => E::Sum(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Prod(es) => E::Prod(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Div(a, b) => E::Div(r(a), r(b)),
+        E::ExactDiv(a, b) => E::ExactDiv(r(a), r(b)),
+        E::Mod(a, b) => E::Mod(r(a), r(b)),
+        E::Pow(a, b) => E::Pow(r(a), r(b)),
+        E::Min(a, b) => E::Min(r(a), r(b)),
+        E::Max(a, b) => E::Max(r(a), r(b)),
+        E::Log2(a) => E::Log2(r(a)),
+        E::IfThenElse(p, t, el) => {
+            let p = super::Pred { lhs: rename_vars(&p.lhs, f), op: p.op, rhs: rename_vars(&p.rhs, f) };
+            E::IfThenElse(Box::new(p), r(t), r(el))
+        }
     }
 }
 
