@@ -5,6 +5,7 @@ use super::{MemRef, View};
 use crate::arith::{ArithExpr, CanonicalNames, CmpOp, Memo, Pred};
 use crate::ir::{MapKind, PadMode};
 use crate::types::Type;
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Where a read or write goes, before printing.
@@ -123,9 +124,19 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
         }
         e
     };
-    let resolved: HashMap<String, ArithExpr> = m.iter().map(|(k, v)| (k.clone(), fixpoint(v))).collect();
+    // Only the variables that occur are resolved, each once.
+    let resolved: RefCell<HashMap<&str, ArithExpr>> = RefCell::new(HashMap::new());
+    let lookup = |name: &str| -> Option<ArithExpr> {
+        if let Some(v) = resolved.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let (k, v) = m.get_key_value(name)?;
+        let v = fixpoint(v);
+        resolved.borrow_mut().insert(k, v.clone());
+        Some(v)
+    };
     let s = |mut e: ArithExpr| {
-        e.substitute_with(&|name| resolved.get(name).cloned());
+        e.substitute_with(&lookup);
         e
     };
     match a {
