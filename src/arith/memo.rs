@@ -209,9 +209,10 @@ impl Memo {
         if names.len() >= RANK_LIMIT {
             return simplify_in(e, Cx::top_with(self));
         }
-        let renamed = rename_vars(e, &|n| {
-            let rank = names.binary_search(&n).unwrap_or(RANK_LIMIT);
-            format!("{RANK_PREFIX}{rank:06}")
+        let ranked: Vec<String> = (0..names.len()).map(|rank| format!("{RANK_PREFIX}{rank:06}")).collect();
+        let renamed = rename_vars(e, &|n| match names.binary_search(&n) {
+            Ok(rank) => ranked[rank].clone(),
+            Err(_) => n.to_string(),
         });
         let h = hash_of(&renamed);
         let s = match self.lookup_simplified(&renamed, h) {
