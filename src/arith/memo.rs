@@ -440,8 +440,9 @@ mod tests {
                 assert_eq!(memo.prove_le(e, &ArithExpr::size("N")), prove_le(e, &ArithExpr::size("N")));
             }
         }
+        // Each new expression is remembered as asked and renamed by rank.
         let (simplified, proofs) = memo.sizes();
-        assert_eq!(simplified, exprs.len() + 2);
+        assert_eq!(simplified, 2 * (exprs.len() + 2));
         assert!(proofs <= 2 * exprs.len());
         // The same name with another range is another question.
         let j = ArithExpr::index("i", ArithExpr::Cst(0), ArithExpr::Cst(4));
@@ -451,6 +452,29 @@ mod tests {
             simplify(&ArithExpr::div(i, ArithExpr::Cst(4)))
         );
         assert_eq!(memo.simplify(&q), ArithExpr::Cst(0));
+    }
+
+    #[test]
+    fn questions_differing_in_names_share_one_answer() {
+        let memo = Memo::default();
+        let n = ArithExpr::size("N");
+        // `k_1 < i_9` but `i_10 < k_1`: the second pair sorts the other way.
+        let q = |x: &str, y: &str| {
+            let x = ArithExpr::index(x, ArithExpr::Cst(0), ArithExpr::Cst(8));
+            let y = ArithExpr::index(y, ArithExpr::Cst(0), n.clone());
+            let e = ArithExpr::add(ArithExpr::mul(y, ArithExpr::Cst(8)), x);
+            ArithExpr::add(ArithExpr::mul(ArithExpr::div(e.clone(), ArithExpr::Cst(8)), n.clone()), e)
+        };
+        let (a, b, c) = (q("i_8", "j_8"), q("i_9", "j_9"), q("k_1", "i_10"));
+        for e in [&a, &b, &c] {
+            assert_eq!(memo.simplify(e), simplify(e));
+        }
+        // `a` is remembered as asked and renamed; `b` renames to `a`'s
+        // renamed form, so only its own entry is new; `c` orders its names
+        // differently and is a question of its own.
+        assert_eq!(memo.sizes().0, 2 + 1 + 2);
+        assert_eq!(memo.simplify(&b).to_string(), simplify(&b).to_string());
+        assert!(memo.simplify(&b).to_string().contains("j_9"));
     }
 
     #[test]
