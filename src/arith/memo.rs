@@ -33,6 +33,10 @@ enum Question {
 /// in buckets: a lookup hashes the question once and clones nothing.
 type Buckets<V> = HashMap<u64, Vec<V>, BuildHasherDefault<Prehashed>>;
 
+/// A remembered division or remainder: constructor, prover depth, the
+/// simplified operands and the result.
+type DivModEntry = (DivMod, u8, ArithExpr, ArithExpr, ArithExpr);
+
 /// A hasher for keys that already are hashes.
 #[derive(Default)]
 struct Prehashed(u64);
@@ -163,7 +167,7 @@ pub struct Memo {
     /// Keyed by question and the hashes of both simplified operands.
     proofs: RefCell<Buckets<(Question, ArithExpr, ArithExpr, bool)>>,
     /// Divisions and remainders of simplified operands at a prover depth.
-    div_mods: RefCell<Buckets<(DivMod, u8, ArithExpr, ArithExpr, ArithExpr)>>,
+    div_mods: RefCell<Buckets<DivModEntry>>,
 }
 
 impl Memo {
@@ -278,7 +282,7 @@ impl Memo {
         exact_hash(&b, &mut h);
         let h = h.finish();
         if let Some(bucket) = self.div_mods.borrow().get(&h) {
-            let same = |(o, d, x, y, _): &&(DivMod, u8, ArithExpr, ArithExpr, ArithExpr)| {
+            let same = |(o, d, x, y, _): &&DivModEntry| {
                 *o == op && *d == depth && exact_eq(x, &a) && exact_eq(y, &b)
             };
             if let Some((.., r)) = bucket.iter().find(same) {
