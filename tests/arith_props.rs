@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use lift::arith::{
-    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CmpOp, Pred, Range, Var,
-    VarKind,
+    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CmpOp, Memo, Pred, Range,
+    Var, VarKind,
 };
 use proptest::prelude::*;
 
@@ -21,16 +21,29 @@ struct Scope {
 
 impl Scope {
     fn vars(&self) -> Vec<E> {
+        self.vars_named(["N", "M", "a", "d", "c"])
+    }
+
+    /// The same variables under other names (in their ranges too).
+    fn vars_named(&self, [n, m, a, d, c]: [&str; 5]) -> Vec<E> {
         let idx = |name: &str, start: E, stop: E| {
             E::Var(Var { name: name.into(), kind: VarKind::Index, range: Range::new(start, stop) })
         };
         vec![
-            E::size("N"),
-            E::size("M"),
-            idx("a", E::cst(0), E::size("N")),
-            idx("d", E::cst(0), E::size("M")),
-            idx("c", E::cst(self.c_lo), E::cst(self.c_lo + self.c_len)),
+            E::size(n),
+            E::size(m),
+            idx(a, E::cst(0), E::size(n)),
+            idx(d, E::cst(0), E::size(m)),
+            idx(c, E::cst(self.c_lo), E::cst(self.c_lo + self.c_len)),
         ]
+    }
+
+    /// `e` with its variables renamed to `names` (see [`Scope::vars_named`]).
+    fn renamed(&self, e: &E, names: [&str; 5]) -> E {
+        let to = self.vars_named(names);
+        let map: HashMap<String, E> =
+            ["N", "M", "a", "d", "c"].iter().map(|n| n.to_string()).zip(to).collect();
+        e.substitute(&map)
     }
 
     /// A point inside the ranges, from raw random numbers.
@@ -141,6 +154,21 @@ proptest! {
             if let Some(Ok(h)) = hi.as_ref().map(|h| h.eval(&env)) {
                 prop_assert!(h >= x, "max_value({}) = {} = {} < {} at {:?}", a, hi.as_ref().unwrap(), h, x, env);
             }
+        }
+    }
+
+    /// A compilation's `Memo` answers as the functions do, also for copies
+    /// of an expression under other names, which it may answer from the
+    /// original's renamed form (order-preserving renamings) or not.
+    #[test]
+    fn memo_answers_as_the_functions_do((s, a, b, _p) in case()) {
+        let memo = Memo::default();
+        let kept = ["N_1", "M_1", "a_1", "d_1", "c_1"];
+        let reordered = ["a", "b", "z", "y", "x"];
+        for (x, y) in [(a.clone(), b.clone()), (s.renamed(&a, kept), s.renamed(&b, kept)), (s.renamed(&a, reordered), s.renamed(&b, reordered))] {
+            prop_assert_eq!(memo.simplify(&x), simplify(&x), "{}", x);
+            prop_assert_eq!(memo.prove_le(&x, &y), prove_le(&x, &y), "{} <= {}", x, y);
+            prop_assert_eq!(memo.prove_eq(&x, &y), prove_eq(&x, &y), "{} == {}", x, y);
         }
     }
 

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// What a variable stands for; it decides how the code generator names it
 /// and what the simplifier may assume about it.
@@ -14,23 +15,26 @@ pub enum VarKind {
 }
 
 /// A half-open range `start <= v < stop` (`stop = None`: unbounded).
+/// The bounds are shared (`Arc`, as expressions cross threads in
+/// `explore`): every occurrence of a variable carries its range, and
+/// copying an expression copies its variables.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Range {
-    pub start: Box<ArithExpr>,
-    pub stop: Option<Box<ArithExpr>>,
+    pub start: Arc<ArithExpr>,
+    pub stop: Option<Arc<ArithExpr>>,
 }
 
 impl Range {
     pub fn new(start: ArithExpr, stop: ArithExpr) -> Range {
-        Range { start: Box::new(start), stop: Some(Box::new(stop)) }
+        Range { start: Arc::new(start), stop: Some(Arc::new(stop)) }
     }
     /// The range of a size variable: `1 <= v`.
     pub fn size() -> Range {
-        Range { start: Box::new(ArithExpr::Cst(1)), stop: None }
+        Range { start: Arc::new(ArithExpr::Cst(1)), stop: None }
     }
     /// `0 <= v`, no upper bound known.
     pub fn natural() -> Range {
-        Range { start: Box::new(ArithExpr::Cst(0)), stop: None }
+        Range { start: Arc::new(ArithExpr::Cst(0)), stop: None }
     }
 }
 
@@ -296,6 +300,37 @@ impl ArithExpr {
                 p.rhs.visit_vars(f);
                 t.visit_vars(f);
                 e.visit_vars(f)
+            }
+        }
+    }
+
+    /// [`substitute`](Self::substitute) in place, with the replacement of a
+    /// variable (by name) given by `lookup`: only the replaced variables are
+    /// rebuilt, the rest of the tree is kept as it is.
+    pub fn substitute_with(&mut self, lookup: &dyn Fn(&str) -> Option<ArithExpr>) {
+        match self {
+            ArithExpr::Cst(_) => {}
+            ArithExpr::Var(v) => {
+                if let Some(r) = lookup(&v.name) {
+                    *self = r;
+                }
+            }
+            ArithExpr::Sum(es) | ArithExpr::Prod(es) => es.iter_mut().for_each(|e| e.substitute_with(lookup)),
+            ArithExpr::Div(a, b)
+            | ArithExpr::ExactDiv(a, b)
+            | ArithExpr::Mod(a, b)
+            | ArithExpr::Pow(a, b)
+            | ArithExpr::Min(a, b)
+            | ArithExpr::Max(a, b) => {
+                a.substitute_with(lookup);
+                b.substitute_with(lookup)
+            }
+            ArithExpr::Log2(a) => a.substitute_with(lookup),
+            ArithExpr::IfThenElse(p, t, e) => {
+                p.lhs.substitute_with(lookup);
+                p.rhs.substitute_with(lookup);
+                t.substitute_with(lookup);
+                e.substitute_with(lookup)
             }
         }
     }

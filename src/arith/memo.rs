@@ -10,11 +10,12 @@
 //! the compiler's state can use it.
 
 use super::range::{prove_eq_in, prove_le_in};
-use super::simplify::{simplify_in, Cx};
+use super::simplify::{simplify_in, Cx, DivMod};
 use super::{ArithExpr, Range};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Question {
@@ -22,25 +23,74 @@ enum Question {
     Eq,
 }
 
-/// An expression compared and hashed together with its variables' kinds
-/// and ranges. `Var` equality looks at names alone, but one name can carry
-/// different ranges in different questions (the code generator substitutes
-/// known sizes into ranges for its decisions), and the answers depend on them.
-#[derive(Debug)]
-struct Exact(ArithExpr);
+/// Expressions are compared and hashed together with their variables'
+/// kinds and ranges (`exact_eq`, `exact_hash`). `Var` equality looks at
+/// names alone, but one name can carry different ranges in different
+/// questions (the code generator substitutes known sizes into ranges for
+/// its decisions), and the answers depend on them.
+///
+/// The tables are keyed by that hash and hold the expressions asked about
+/// in buckets: a lookup hashes the question once and clones nothing.
+type Buckets<V> = HashMap<u64, Vec<V>, BuildHasherDefault<Prehashed>>;
 
-impl PartialEq for Exact {
-    fn eq(&self, other: &Self) -> bool {
-        exact_eq(&self.0, &other.0)
+/// A remembered division or remainder: constructor, prover depth, the
+/// simplified operands and the result.
+type DivModEntry = (DivMod, u8, ArithExpr, ArithExpr, ArithExpr);
+
+/// A hasher for keys that already are hashes.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 
-impl Eq for Exact {}
+/// A fast non-cryptographic hasher (multiply and rotate, as in rustc's
+/// `FxHasher`); the keys are the compiler's own expressions, not input an
+/// attacker chooses, and the result is deterministic.
+#[derive(Default)]
+struct Fx(u64);
 
-impl Hash for Exact {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        exact_hash(&self.0, h)
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
     }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// The hash of `e` with its variables' ranges.
+fn hash_of(e: &ArithExpr) -> u64 {
+    let mut h = Fx::default();
+    exact_hash(e, &mut h);
+    h.finish()
 }
 
 fn exact_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
@@ -112,8 +162,12 @@ fn exact_hash<H: Hasher>(e: &ArithExpr, h: &mut H) {
 /// expressions asked about (with their variables' ranges).
 #[derive(Debug, Default)]
 pub struct Memo {
-    simplified: RefCell<HashMap<Exact, ArithExpr>>,
-    proofs: RefCell<HashMap<(Question, Exact, Exact), bool>>,
+    /// Expression, its simplified form and the latter's hash.
+    simplified: RefCell<Buckets<(ArithExpr, ArithExpr, u64)>>,
+    /// Keyed by question and the hashes of both simplified operands.
+    proofs: RefCell<Buckets<(Question, ArithExpr, ArithExpr, bool)>>,
+    /// Divisions and remainders of simplified operands at a prover depth.
+    div_mods: RefCell<Buckets<DivModEntry>>,
 }
 
 impl Memo {
@@ -122,13 +176,63 @@ impl Memo {
         if let ArithExpr::Cst(_) = e {
             return e.clone();
         }
-        let key = Exact(e.clone());
-        if let Some(s) = self.simplified.borrow().get(&key) {
-            return s.clone();
+        self.simplify_hashed(e).0
+    }
+
+    /// The simplified form and its hash.
+    fn simplify_hashed(&self, e: &ArithExpr) -> (ArithExpr, u64) {
+        let h = hash_of(e);
+        if let ArithExpr::Cst(_) = e {
+            return (e.clone(), h);
         }
-        let s = simplify_in(e, Cx::top());
-        self.simplified.borrow_mut().insert(key, s.clone());
-        s
+        if let Some(found) = self.lookup_simplified(e, h) {
+            return found;
+        }
+        let s = self.simplify_by_rank(e);
+        let sh = hash_of(&s);
+        self.simplified.borrow_mut().entry(h).or_default().push((e.clone(), s.clone(), sh));
+        (s, sh)
+    }
+
+    fn lookup_simplified(&self, e: &ArithExpr, h: u64) -> Option<(ArithExpr, u64)> {
+        let table = self.simplified.borrow();
+        let (_, s, sh) = table.get(&h)?.iter().find(|(k, _, _)| exact_eq(k, e))?;
+        Some((s.clone(), *sh))
+    }
+
+    /// Simplifies `e` with its variables renamed by rank (see [`by_rank`]),
+    /// through the table, and renames the result back. Unrolled copies of
+    /// an access differ in the names of their inner loops' variables
+    /// (`i_80`, `i_81`, ...) and otherwise often not at all: renamed, they
+    /// are one question.
+    fn simplify_by_rank(&self, e: &ArithExpr) -> ArithExpr {
+        let mut names: Vec<&str> = Vec::new();
+        collect_names(e, &mut names);
+        names.sort_unstable();
+        names.dedup();
+        if names.len() >= RANK_LIMIT {
+            return simplify_in(e, Cx::top_with(self));
+        }
+        let ranked: Vec<String> = (0..names.len()).map(|rank| format!("{RANK_PREFIX}{rank:06}")).collect();
+        let renamed = rename_vars(e, &|n| match names.binary_search(&n) {
+            Ok(rank) => ranked[rank].clone(),
+            Err(_) => n.to_string(),
+        });
+        let h = hash_of(&renamed);
+        let s = match self.lookup_simplified(&renamed, h) {
+            Some((s, _)) => s,
+            None => {
+                let s = simplify_in(&renamed, Cx::top_with(self));
+                let sh = hash_of(&s);
+                self.simplified.borrow_mut().entry(h).or_default().push((renamed, s.clone(), sh));
+                s
+            }
+        };
+        rename_vars(&s, &|n| {
+            let rank = n.strip_prefix(RANK_PREFIX).and_then(|r| r.parse::<usize>().ok());
+            // The simplifier only rebuilds what it was given: every name is a rank.
+            rank.and_then(|r| names.get(r)).map_or_else(|| n.to_string(), |n| n.to_string())
+        })
     }
 
     /// [`prove_le`](super::prove_le), remembered.
@@ -144,18 +248,124 @@ impl Memo {
     fn prove(&self, q: Question, a: &ArithExpr, b: &ArithExpr) -> bool {
         // The public provers simplify their operands at the top level first;
         // so does this, through the table.
-        let (a, b) = (self.simplify(a), self.simplify(b));
-        let key = (q, Exact(a), Exact(b));
-        if let Some(r) = self.proofs.borrow().get(&key) {
-            return *r;
+        let ((a, ha), (b, hb)) = (self.simplify_hashed(a), self.simplify_hashed(b));
+        let mut h = Fx::default();
+        (q, ha, hb).hash(&mut h);
+        let h = h.finish();
+        if let Some(bucket) = self.proofs.borrow().get(&h) {
+            if let Some((.., r)) =
+                bucket.iter().find(|(q2, x, y, _)| *q2 == q && exact_eq(x, &a) && exact_eq(y, &b))
+            {
+                return *r;
+            }
         }
-        let (_, Exact(a), Exact(b)) = &key;
         let r = match q {
-            Question::Le => prove_le_in(a, b, Cx::top()),
-            Question::Eq => prove_eq_in(a, b, Cx::top()),
+            Question::Le => prove_le_in(&a, &b, Cx::top_with(self)),
+            Question::Eq => prove_eq_in(&a, &b, Cx::top_with(self)),
         };
-        self.proofs.borrow_mut().insert(key, r);
+        self.proofs.borrow_mut().entry(h).or_default().push((q, a, b, r));
         r
+    }
+
+    /// `make(a, b)`, remembered under `op` and `depth`.
+    pub(super) fn div_mod(
+        &self,
+        op: DivMod,
+        depth: u8,
+        a: ArithExpr,
+        b: ArithExpr,
+        make: impl FnOnce(ArithExpr, ArithExpr) -> ArithExpr,
+    ) -> ArithExpr {
+        let mut h = Fx::default();
+        (op, depth).hash(&mut h);
+        exact_hash(&a, &mut h);
+        exact_hash(&b, &mut h);
+        let h = h.finish();
+        if let Some(bucket) = self.div_mods.borrow().get(&h) {
+            let same = |(o, d, x, y, _): &&DivModEntry| {
+                *o == op && *d == depth && exact_eq(x, &a) && exact_eq(y, &b)
+            };
+            if let Some((.., r)) = bucket.iter().find(same) {
+                return r.clone();
+            }
+        }
+        let r = make(a.clone(), b.clone());
+        self.div_mods.borrow_mut().entry(h).or_default().push((op, depth, a, b, r.clone()));
+        r
+    }
+
+    /// How many expressions and proofs are remembered.
+    #[cfg(test)]
+    fn sizes(&self) -> (usize, usize) {
+        let count = |n: usize, b: usize| n + b;
+        (
+            self.simplified.borrow().values().map(Vec::len).fold(0, count),
+            self.proofs.borrow().values().map(Vec::len).fold(0, count),
+        )
+    }
+}
+
+/// Rank names are `#` and six digits: they sort as the ranks do, so
+/// renaming by rank keeps the order of every two names, which is all the
+/// simplifier and the prover look at (`Var`'s `Eq` and `Ord`). Their
+/// answers for the renamed expression are therefore the renamed answers.
+const RANK_PREFIX: &str = "#";
+const RANK_LIMIT: usize = 1_000_000;
+
+/// Every variable name in `e`, its variables' ranges included.
+fn collect_names<'e>(e: &'e ArithExpr, out: &mut Vec<&'e str>) {
+    use ArithExpr as E;
+    match e {
+        E::Cst(_) => {}
+        E::Var(v) => {
+            out.push(&v.name);
+            collect_names(&v.range.start, out);
+            if let Some(stop) = &v.range.stop {
+                collect_names(stop, out);
+            }
+        }
+        E::Sum(es) | E::Prod(es) => es.iter().for_each(|x| collect_names(x, out)),
+        E::Div(a, b) | E::ExactDiv(a, b) | E::Mod(a, b) | E::Pow(a, b) | E::Min(a, b) | E::Max(a, b) => {
+            collect_names(a, out);
+            collect_names(b, out);
+        }
+        E::Log2(a) => collect_names(a, out),
+        E::IfThenElse(p, t, f) => {
+            collect_names(&p.lhs, out);
+            collect_names(&p.rhs, out);
+            collect_names(t, out);
+            collect_names(f, out);
+        }
+    }
+}
+
+/// `e` with every variable name (in ranges too) replaced by `f(name)`.
+fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
+    use ArithExpr as E;
+    let r = |x: &ArithExpr| Box::new(rename_vars(x, f));
+    match e {
+        E::Cst(_) => e.clone(),
+        E::Var(v) => E::Var(super::Var {
+            name: f(&v.name),
+            kind: v.kind,
+            range: Range {
+                start: Arc::new(rename_vars(&v.range.start, f)),
+                stop: v.range.stop.as_ref().map(|s| Arc::new(rename_vars(s, f))),
+            },
+        }),
+        E::Sum(es) => E::Sum(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Prod(es) => E::Prod(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Div(a, b) => E::Div(r(a), r(b)),
+        E::ExactDiv(a, b) => E::ExactDiv(r(a), r(b)),
+        E::Mod(a, b) => E::Mod(r(a), r(b)),
+        E::Pow(a, b) => E::Pow(r(a), r(b)),
+        E::Min(a, b) => E::Min(r(a), r(b)),
+        E::Max(a, b) => E::Max(r(a), r(b)),
+        E::Log2(a) => E::Log2(r(a)),
+        E::IfThenElse(p, t, el) => {
+            let p = super::Pred { lhs: rename_vars(&p.lhs, f), op: p.op, rhs: rename_vars(&p.rhs, f) };
+            E::IfThenElse(Box::new(p), r(t), r(el))
+        }
     }
 }
 
@@ -177,11 +387,17 @@ impl CanonicalNames {
         match e {
             E::Cst(_) => e.clone(),
             E::Var(v) => {
-                let next = format!("v{}", self.names.len());
-                let name = self.names.entry(v.name.clone()).or_insert(next).clone();
+                let name = match self.names.get(&v.name) {
+                    Some(name) => name.clone(),
+                    None => {
+                        let next = format!("v{}", self.names.len());
+                        self.names.insert(v.name.clone(), next.clone());
+                        next
+                    }
+                };
                 let start = self.rename(&v.range.start);
-                let stop = v.range.stop.as_ref().map(|s| Box::new(self.rename(s)));
-                E::Var(super::Var { name, kind: v.kind, range: Range { start: Box::new(start), stop } })
+                let stop = v.range.stop.as_ref().map(|s| Arc::new(self.rename(s)));
+                E::Var(super::Var { name, kind: v.kind, range: Range { start: Arc::new(start), stop } })
             }
             E::Sum(es) => E::Sum(es.iter().map(|x| self.rename(x)).collect()),
             E::Prod(es) => E::Prod(es.iter().map(|x| self.rename(x)).collect()),
@@ -228,8 +444,10 @@ mod tests {
                 assert_eq!(memo.prove_le(e, &ArithExpr::size("N")), prove_le(e, &ArithExpr::size("N")));
             }
         }
-        assert_eq!(memo.simplified.borrow().len(), exprs.len() + 2);
-        assert!(memo.proofs.borrow().len() <= 2 * exprs.len());
+        // Each new expression is remembered as asked and renamed by rank.
+        let (simplified, proofs) = memo.sizes();
+        assert_eq!(simplified, 2 * (exprs.len() + 2));
+        assert!(proofs <= 2 * exprs.len());
         // The same name with another range is another question.
         let j = ArithExpr::index("i", ArithExpr::Cst(0), ArithExpr::Cst(4));
         let q = ArithExpr::div(j.clone(), ArithExpr::Cst(4));
@@ -238,6 +456,29 @@ mod tests {
             simplify(&ArithExpr::div(i, ArithExpr::Cst(4)))
         );
         assert_eq!(memo.simplify(&q), ArithExpr::Cst(0));
+    }
+
+    #[test]
+    fn questions_differing_in_names_share_one_answer() {
+        let memo = Memo::default();
+        let n = ArithExpr::size("N");
+        // `k_1 < i_9` but `i_10 < k_1`: the second pair sorts the other way.
+        let q = |x: &str, y: &str| {
+            let x = ArithExpr::index(x, ArithExpr::Cst(0), ArithExpr::Cst(8));
+            let y = ArithExpr::index(y, ArithExpr::Cst(0), n.clone());
+            let e = ArithExpr::add(ArithExpr::mul(y, ArithExpr::Cst(8)), x);
+            ArithExpr::add(ArithExpr::mul(ArithExpr::div(e.clone(), ArithExpr::Cst(8)), n.clone()), e)
+        };
+        let (a, b, c) = (q("i_8", "j_8"), q("i_9", "j_9"), q("k_1", "i_10"));
+        for e in [&a, &b, &c] {
+            assert_eq!(memo.simplify(e), simplify(e));
+        }
+        // `a` is remembered as asked and renamed; `b` renames to `a`'s
+        // renamed form, so only its own entry is new; `c` orders its names
+        // differently and is a question of its own.
+        assert_eq!(memo.sizes().0, 2 + 1 + 2);
+        assert_eq!(memo.simplify(&b).to_string(), simplify(&b).to_string());
+        assert!(memo.simplify(&b).to_string().contains("j_9"));
     }
 
     #[test]

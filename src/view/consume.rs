@@ -5,6 +5,7 @@ use super::{MemRef, View};
 use crate::arith::{ArithExpr, CanonicalNames, CmpOp, Memo, Pred};
 use crate::ir::{MapKind, PadMode};
 use crate::types::Type;
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Where a read or write goes, before printing.
@@ -123,8 +124,21 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
         }
         e
     };
-    let resolved: HashMap<String, ArithExpr> = m.iter().map(|(k, v)| (k.clone(), fixpoint(v))).collect();
-    let s = |e: ArithExpr| e.substitute(&resolved);
+    // Only the variables that occur are resolved, each once.
+    let resolved: RefCell<HashMap<&str, ArithExpr>> = RefCell::new(HashMap::new());
+    let lookup = |name: &str| -> Option<ArithExpr> {
+        if let Some(v) = resolved.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let (k, v) = m.get_key_value(name)?;
+        let v = fixpoint(v);
+        resolved.borrow_mut().insert(k, v.clone());
+        Some(v)
+    };
+    let s = |mut e: ArithExpr| {
+        e.substitute_with(&lookup);
+        e
+    };
     match a {
         Access::Mem { mem, index, vector, component, fields } => {
             Access::Mem { mem, index: s(index), vector, component: component.map(|(c, n)| (s(c), n)), fields }

@@ -20,7 +20,7 @@ use crate::arith::ArithExpr as E;
 const ROUNDS: usize = 4;
 
 /// Whether `d >= target` for all assignments. `d` is in normal form.
-fn at_least(d: &E, target: i128, cx: Cx) -> bool {
+fn at_least(d: &E, target: i128, cx: Cx<'_>) -> bool {
     if interval(d).lo >= Ext::Fin(target) {
         return true;
     }
@@ -46,7 +46,7 @@ fn at_least(d: &E, target: i128, cx: Cx) -> bool {
 /// `b - a` in normal form, simplified one level deeper. `ExactDiv` has the
 /// value of `Div`, so comparing a type's `N / 128` (exact) with an index
 /// bound's `N / 128` must let them cancel.
-fn difference(a: &E, b: &E, cx: Cx) -> E {
+fn difference(a: &E, b: &E, cx: Cx<'_>) -> E {
     let (a, b) = if has_exact_div(a) || has_exact_div(b) {
         (simplify_in(&erase_exact(a), cx), simplify_in(&erase_exact(b), cx))
     } else {
@@ -93,7 +93,7 @@ fn erase_exact(e: &E) -> E {
 }
 
 /// `a <= b` for operands in normal form.
-pub(crate) fn prove_le_in(a: &E, b: &E, cx: Cx) -> bool {
+pub(crate) fn prove_le_in(a: &E, b: &E, cx: Cx<'_>) -> bool {
     if a == b {
         return true;
     }
@@ -102,7 +102,7 @@ pub(crate) fn prove_le_in(a: &E, b: &E, cx: Cx) -> bool {
 }
 
 /// `a < b` for operands in normal form.
-pub(crate) fn prove_lt_in(a: &E, b: &E, cx: Cx) -> bool {
+pub(crate) fn prove_lt_in(a: &E, b: &E, cx: Cx<'_>) -> bool {
     if a == b {
         return false;
     }
@@ -111,7 +111,7 @@ pub(crate) fn prove_lt_in(a: &E, b: &E, cx: Cx) -> bool {
 }
 
 /// `a == b` for operands in normal form.
-pub(crate) fn prove_eq_in(a: &E, b: &E, cx: Cx) -> bool {
+pub(crate) fn prove_eq_in(a: &E, b: &E, cx: Cx<'_>) -> bool {
     if a == b {
         return true;
     }
@@ -124,11 +124,11 @@ pub(crate) fn prove_eq_in(a: &E, b: &E, cx: Cx) -> bool {
     at_least(&d, 0, cx) && at_least(&neg, 0, cx)
 }
 
-pub(crate) fn is_nonneg(e: &E, cx: Cx) -> bool {
+pub(crate) fn is_nonneg(e: &E, cx: Cx<'_>) -> bool {
     interval(e).lo >= Ext::Fin(0) || prove_le_in(&E::Cst(0), e, cx)
 }
 
-pub(crate) fn is_nonpos(e: &E, cx: Cx) -> bool {
+pub(crate) fn is_nonpos(e: &E, cx: Cx<'_>) -> bool {
     interval(e).hi <= Ext::Fin(0) || prove_le_in(e, &E::Cst(0), cx)
 }
 

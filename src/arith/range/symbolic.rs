@@ -11,7 +11,7 @@ use crate::arith::{ArithExpr as E, VarKind};
 /// An inclusive bound of `e` (`up`: upper, else lower) in normal form,
 /// `None` when unknown. Index variables are replaced by one level of their
 /// ranges; bounds may therefore still contain index variables from those.
-pub(crate) fn bound(e: &E, up: bool, cx: Cx) -> Option<E> {
+pub(crate) fn bound(e: &E, up: bool, cx: Cx<'_>) -> Option<E> {
     raw(e, up, cx).or_else(|| {
         let iv = interval(e);
         let b = if up { iv.hi } else { iv.lo };
@@ -27,7 +27,7 @@ fn positive(e: &E) -> bool {
     interval(e).lo >= Ext::Fin(1)
 }
 
-fn raw(e: &E, up: bool, cx: Cx) -> Option<E> {
+fn raw(e: &E, up: bool, cx: Cx<'_>) -> Option<E> {
     match e {
         E::Cst(_) => Some(e.clone()),
         E::Var(v) => match v.kind {
@@ -122,7 +122,7 @@ fn pick(x: E, y: E, is_min: bool) -> E {
 
 /// `c * f1 * ... * fn`: a single factor scales its bound; several factors
 /// need to be non-negative so that the bounds multiply monotonically.
-fn prod_bound(e: &E, up: bool, cx: Cx) -> Option<E> {
+fn prod_bound(e: &E, up: bool, cx: Cx<'_>) -> Option<E> {
     let (c, fs) = split_term(e);
     let dir = up == (c >= 0);
     let mut out = vec![E::Cst(c)];

@@ -11,7 +11,7 @@ use crate::arith::ArithExpr as E;
 
 /// `a / b` (`exact`: `ExactDiv`, whose value is the same truncated quotient
 /// but which also promises that the division leaves no remainder).
-fn mk_div_like(a: E, b: E, exact: bool, cx: Cx) -> E {
+fn mk_div_like(a: E, b: E, exact: bool, cx: Cx<'_>) -> E {
     let rebuild = |a: E, b: E| if exact { E::exact_div(a, b) } else { E::div(a, b) };
     if let (E::Cst(x), E::Cst(y)) = (&a, &b) {
         return match x.checked_div(*y) {
@@ -68,16 +68,16 @@ fn mk_div_like(a: E, b: E, exact: bool, cx: Cx) -> E {
     rebuild(a, b)
 }
 
-pub(crate) fn mk_div(a: E, b: E, cx: Cx) -> E {
+pub(crate) fn mk_div(a: E, b: E, cx: Cx<'_>) -> E {
     mk_div_like(a, b, false, cx)
 }
 
-pub(crate) fn mk_exact_div(a: E, b: E, cx: Cx) -> E {
+pub(crate) fn mk_exact_div(a: E, b: E, cx: Cx<'_>) -> E {
     mk_div_like(a, b, true, cx)
 }
 
 /// `a % b`, C semantics (the result has the sign of `a`).
-pub(crate) fn mk_mod(a: E, b: E, cx: Cx) -> E {
+pub(crate) fn mk_mod(a: E, b: E, cx: Cx<'_>) -> E {
     if let (E::Cst(x), E::Cst(y)) = (&a, &b) {
         return match x.checked_rem(*y) {
             Some(r) => E::Cst(r),
@@ -122,7 +122,7 @@ pub(crate) fn mk_mod(a: E, b: E, cx: Cx) -> E {
 }
 
 /// The quotient when every term is a multiple of the divisor.
-fn divide_all(terms: &[Term], d: &Term, cx: Cx) -> Option<E> {
+fn divide_all(terms: &[Term], d: &Term, cx: Cx<'_>) -> Option<E> {
     let mut out = Vec::with_capacity(terms.len());
     for t in terms {
         let (c, fs) = divide_term(t, d)?;
@@ -135,7 +135,7 @@ fn divide_all(terms: &[Term], d: &Term, cx: Cx) -> Option<E> {
 
 /// Divides dividend and divisor by their common constant and symbolic
 /// factors. The rational quotient is unchanged, so the truncated one is too.
-fn cancel_common(terms: &[Term], d: &Term, cx: Cx) -> Option<(E, E)> {
+fn cancel_common(terms: &[Term], d: &Term, cx: Cx<'_>) -> Option<(E, E)> {
     let mut g = d.0.unsigned_abs();
     let mut common = d.1.clone();
     for (c, fs) in terms {
@@ -162,7 +162,7 @@ fn cancel_common(terms: &[Term], d: &Term, cx: Cx) -> Option<(E, E)> {
 /// quotients) and the rest `z`. A constant divisor also splits off the
 /// multiple part of a constant term at least as large as it. `None` when
 /// nothing is a multiple.
-fn split_multiples(terms: &[Term], d: &Term, b: &E, cx: Cx) -> Option<(Vec<E>, E)> {
+fn split_multiples(terms: &[Term], d: &Term, b: &E, cx: Cx<'_>) -> Option<(Vec<E>, E)> {
     let mut q = Vec::new();
     let mut z = Vec::new();
     for t in terms {
@@ -187,7 +187,7 @@ fn split_multiples(terms: &[Term], d: &Term, b: &E, cx: Cx) -> Option<(Vec<E>, E
 }
 
 /// `-b < a < b`, for a positive `b`.
-fn small_against(a: &E, b: &E, cx: Cx) -> bool {
+fn small_against(a: &E, b: &E, cx: Cx<'_>) -> bool {
     if is_nonneg(a, cx) {
         return prove_lt_in(a, b, cx);
     }
@@ -196,11 +196,11 @@ fn small_against(a: &E, b: &E, cx: Cx) -> bool {
 }
 
 /// Whether `a` and `z` are provably both non-negative or both non-positive.
-fn same_sign(a: &E, z: &E, cx: Cx) -> bool {
+fn same_sign(a: &E, z: &E, cx: Cx<'_>) -> bool {
     (is_nonneg(z, cx) && is_nonneg(a, cx)) || (is_nonpos(z, cx) && is_nonpos(a, cx))
 }
 
-fn is_positive(e: &E, cx: Cx) -> bool {
+fn is_positive(e: &E, cx: Cx<'_>) -> bool {
     prove_le_in(&E::Cst(1), e, cx)
 }
 

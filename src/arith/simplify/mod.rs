@@ -24,26 +24,35 @@ pub(crate) use other::{mk_ite, mk_log2, mk_max, mk_min, mk_pow};
 pub(crate) use prod::mk_prod;
 pub(crate) use sum::mk_sum;
 
-use super::{ArithExpr as E, Pred};
+use super::{ArithExpr as E, Memo, Pred};
 
 /// How deep the simplifier is nested inside the prover. Proving a side
 /// condition simplifies bound expressions, which may again want to prove
 /// something; the depth cap keeps that recursion (and its cost) bounded.
+///
+/// With a [`Memo`], the divisions and remainders (whose range rules are most
+/// of the simplifier's cost) are remembered by their simplified operands:
+/// the unrolled copies of an access repeat most of them.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Cx {
+pub(crate) struct Cx<'m> {
     depth: u8,
+    memo: Option<&'m Memo>,
 }
 
 /// Range rules run only at depths below this; deeper, the simplifier is
 /// purely structural and the prover uses constant intervals only.
 const MAX_DEPTH: u8 = 1;
 
-impl Cx {
-    pub(crate) fn top() -> Cx {
-        Cx { depth: 0 }
+impl<'m> Cx<'m> {
+    pub(crate) fn top() -> Cx<'static> {
+        Cx { depth: 0, memo: None }
     }
-    pub(crate) fn deeper(self) -> Cx {
-        Cx { depth: self.depth.saturating_add(1) }
+    /// The top level, remembering divisions and remainders in `memo`.
+    pub(crate) fn top_with(memo: &'m Memo) -> Cx<'m> {
+        Cx { depth: 0, memo: Some(memo) }
+    }
+    pub(crate) fn deeper(self) -> Cx<'m> {
+        Cx { depth: self.depth.saturating_add(1), memo: self.memo }
     }
     /// Whether the prover may use symbolic bounds (which simplify) here.
     pub(crate) fn symbolic(self) -> bool {
@@ -56,7 +65,7 @@ impl Cx {
 }
 
 /// Simplifies bottom-up at the given prover depth.
-pub(crate) fn simplify_in(e: &E, cx: Cx) -> E {
+pub(crate) fn simplify_in(e: &E, cx: Cx<'_>) -> E {
     let s = |x: &E| simplify_in(x, cx);
     match e {
         E::Cst(_) | E::Var(_) => e.clone(),
@@ -65,14 +74,38 @@ pub(crate) fn simplify_in(e: &E, cx: Cx) -> E {
             None => mk_sum(es.iter().map(s).collect(), cx),
         },
         E::Prod(es) => mk_prod(es.iter().map(s).collect(), cx),
-        E::Div(a, b) => mk_div(s(a), s(b), cx),
-        E::ExactDiv(a, b) => mk_exact_div(s(a), s(b), cx),
-        E::Mod(a, b) => mk_mod(s(a), s(b), cx),
+        E::Div(a, b) => remembered(DivMod::Div, s(a), s(b), cx),
+        E::ExactDiv(a, b) => remembered(DivMod::ExactDiv, s(a), s(b), cx),
+        E::Mod(a, b) => remembered(DivMod::Mod, s(a), s(b), cx),
         E::Pow(a, b) => mk_pow(s(a), s(b)),
         E::Log2(a) => mk_log2(s(a)),
         E::Min(a, b) => mk_min(s(a), s(b), cx),
         E::Max(a, b) => mk_max(s(a), s(b), cx),
         E::IfThenElse(p, t, f) => mk_ite(Pred { lhs: s(&p.lhs), op: p.op, rhs: s(&p.rhs) }, s(t), s(f), cx),
+    }
+}
+
+/// Which of the remembered constructors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum DivMod {
+    Div,
+    ExactDiv,
+    Mod,
+}
+
+/// `mk_div`, `mk_exact_div` or `mk_mod`, through the memo if there is one.
+/// They are deterministic functions of their operands (with the variables'
+/// ranges) and the depth, so a remembered answer is the one they would give.
+fn remembered(op: DivMod, a: E, b: E, cx: Cx<'_>) -> E {
+    let make = |a: E, b: E| match op {
+        DivMod::Div => mk_div(a, b, cx),
+        DivMod::ExactDiv => mk_exact_div(a, b, cx),
+        DivMod::Mod => mk_mod(a, b, cx),
+    };
+    match cx.memo {
+        // Constant operands fold at once.
+        Some(memo) if !matches!((&a, &b), (E::Cst(_), E::Cst(_))) => memo.div_mod(op, cx.depth, a, b, make),
+        Some(_) | None => make(a, b),
     }
 }
 

@@ -5,15 +5,15 @@ use super::Cx;
 use crate::arith::range::{prove_eq_in, prove_le_in, prove_lt_in};
 use crate::arith::{ArithExpr as E, CmpOp, Pred};
 
-pub(crate) fn mk_min(a: E, b: E, cx: Cx) -> E {
+pub(crate) fn mk_min(a: E, b: E, cx: Cx<'_>) -> E {
     min_max(a, b, true, cx)
 }
 
-pub(crate) fn mk_max(a: E, b: E, cx: Cx) -> E {
+pub(crate) fn mk_max(a: E, b: E, cx: Cx<'_>) -> E {
     min_max(a, b, false, cx)
 }
 
-fn min_max(a: E, b: E, is_min: bool, cx: Cx) -> E {
+fn min_max(a: E, b: E, is_min: bool, cx: Cx<'_>) -> E {
     if let (E::Cst(x), E::Cst(y)) = (&a, &b) {
         return E::Cst(if is_min { *x.min(y) } else { *x.max(y) });
     }
@@ -36,7 +36,7 @@ fn min_max(a: E, b: E, is_min: bool, cx: Cx) -> E {
 }
 
 /// Decides a predicate when the ranges allow it.
-pub(crate) fn decide(p: &Pred, cx: Cx) -> Option<bool> {
+pub(crate) fn decide(p: &Pred, cx: Cx<'_>) -> Option<bool> {
     let (l, r) = (&p.lhs, &p.rhs);
     let lt = |a: &E, b: &E| prove_lt_in(a, b, cx);
     let le = |a: &E, b: &E| prove_le_in(a, b, cx);
@@ -58,7 +58,7 @@ fn decide_pair(holds: bool, fails: bool) -> Option<bool> {
     }
 }
 
-pub(crate) fn mk_ite(p: Pred, t: E, f: E, cx: Cx) -> E {
+pub(crate) fn mk_ite(p: Pred, t: E, f: E, cx: Cx<'_>) -> E {
     if let (E::Cst(l), E::Cst(r)) = (&p.lhs, &p.rhs) {
         return if p.op.holds(*l, *r) { t } else { f };
     }

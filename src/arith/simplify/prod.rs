@@ -11,7 +11,7 @@ use crate::arith::ArithExpr as E;
 const MAX_DISTRIBUTED_TERMS: usize = 32;
 
 /// Normal form of the product of normalised factors.
-pub(crate) fn mk_prod(factors: Vec<E>, cx: Cx) -> E {
+pub(crate) fn mk_prod(factors: Vec<E>, cx: Cx<'_>) -> E {
     let mut flat = Vec::with_capacity(factors.len());
     for f in factors {
         match f {
@@ -50,7 +50,7 @@ fn unsimplified(mut flat: Vec<E>) -> E {
 
 /// `ExactDiv(a, b) * b * rest = a * rest`: the division is exact by
 /// contract, so multiplying back restores the dividend.
-fn cancel_exact_div(coef: i64, others: &[E], cx: Cx) -> Option<E> {
+fn cancel_exact_div(coef: i64, others: &[E], cx: Cx<'_>) -> Option<E> {
     for (p, f) in others.iter().enumerate() {
         let E::ExactDiv(a, b) = f else { continue };
         let (bc, bfs) = split_term(b);
@@ -78,7 +78,7 @@ fn is_divisor_of_other(s: &E, others: &[E]) -> bool {
 }
 
 /// Multiplies out the first sum factor, when the result stays small.
-fn distribute(coef: i64, others: &[E], cx: Cx) -> Option<E> {
+fn distribute(coef: i64, others: &[E], cx: Cx<'_>) -> Option<E> {
     let mut total: usize = 1;
     for f in others {
         if let E::Sum(ts) = f {

@@ -7,7 +7,7 @@ use super::Cx;
 use crate::arith::ArithExpr as E;
 
 /// Normal form of the sum of normalised terms.
-pub(crate) fn mk_sum(terms: Vec<E>, cx: Cx) -> E {
+pub(crate) fn mk_sum(terms: Vec<E>, cx: Cx<'_>) -> E {
     let mut flat = Vec::with_capacity(terms.len());
     for t in terms {
         match t {
@@ -74,7 +74,7 @@ fn build(collected: Vec<Term>) -> E {
 /// replaces the pair by `k * G * x`. This holds for C division whenever
 /// `y != 0`, which evaluating the original already requires. Each
 /// application removes a division, so the recursion terminates.
-fn recombine_div_mod(terms: &[Term], cx: Cx) -> Option<E> {
+fn recombine_div_mod(terms: &[Term], cx: Cx<'_>) -> Option<E> {
     for (i, (c, fs)) in terms.iter().enumerate() {
         for (p, f) in fs.iter().enumerate() {
             let E::Div(x, y) = f else { continue };

@@ -17,10 +17,10 @@ impl Lowerer<'_> {
     fn consume(&mut self, v: &View, ty: &Type, span: Span) -> Result<Access, CompileError> {
         // Printing nested accesses (filter) needs the same index treatment.
         let simplify = self.inp.opts.arith_simplify;
-        let known = self.inp.opts.sizes.clone();
+        let known = &self.inp.opts.sizes;
         let memo = &self.memo;
         let printer = move |a: &Access| -> String {
-            print::expr(&access_expr(a, &|e| finish_index(e, simplify, &known, memo)))
+            print::expr(&access_expr(a, &|e| finish_index(e, simplify, known, memo)))
         };
         let threads: Vec<_> = self.maps.iter().map(|m| (m.kind, m.var.clone())).collect();
         let a = consume_in(v, &[], Some(ty), &printer, memo, Some(&threads))
@@ -54,8 +54,8 @@ impl Lowerer<'_> {
             );
         }
         let a = self.consume(v, ty, span)?;
-        let (simplify, known, memo) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone(), &self.memo);
-        Ok(access_expr(&a, &|e| finish_index(e, simplify, &known, memo)))
+        let (simplify, known, memo) = (self.inp.opts.arith_simplify, &self.inp.opts.sizes, &self.memo);
+        Ok(access_expr(&a, &|e| finish_index(e, simplify, known, memo)))
     }
 
     /// Emits the write of `value` (of type `ty`) through output view `v`.
@@ -67,8 +67,8 @@ impl Lowerer<'_> {
         span: Span,
     ) -> Result<(), CompileError> {
         let a = self.consume(v, ty, span)?;
-        let (simplify, known, memo) = (self.inp.opts.arith_simplify, self.inp.opts.sizes.clone(), &self.memo);
-        let fin = |e: &ArithExpr| finish_index(e, simplify, &known, memo);
+        let (simplify, known, memo) = (self.inp.opts.arith_simplify, &self.inp.opts.sizes, &self.memo);
+        let fin = |e: &ArithExpr| finish_index(e, simplify, known, memo);
         match a {
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
@@ -215,12 +215,10 @@ pub(crate) fn finish_index(
     known: &std::collections::BTreeMap<String, i64>,
     memo: &crate::arith::Memo,
 ) -> ArithExpr {
-    let e = if known.is_empty() {
-        e.clone()
-    } else {
-        let m = known.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
-        e.substitute(&m)
-    };
+    let mut e = e.clone();
+    if !known.is_empty() {
+        e.substitute_with(&|name| known.get(name).map(|v| ArithExpr::Cst(*v)));
+    }
     if simplify {
         memo.simplify(&e)
     } else {

@@ -369,10 +369,10 @@ fn with_known_ranges(
         .into_iter()
         .map(|mut v| {
             let start = memo.simplify(&with_known_ranges(&v.range.start.substitute(known), known, memo));
-            v.range.start = Box::new(start);
+            v.range.start = std::sync::Arc::new(start);
             if let Some(stop) = v.range.stop.take() {
                 let stop = memo.simplify(&with_known_ranges(&stop.substitute(known), known, memo));
-                v.range.stop = Some(Box::new(stop));
+                v.range.stop = Some(std::sync::Arc::new(stop));
             }
             (v.name.clone(), ArithExpr::Var(v))
         })
