@@ -295,8 +295,11 @@ fn explores_gemv_with_row_shapes_on_pocl() {
     let report = explore::explore(&prog, &devs, &o).unwrap();
     assert!(report.devices[0].best.is_some());
     let rows = csv_rows(&report.csv);
-    // Both row shapes were measured and validated (against the interpreter).
-    let ok: Vec<_> = rows.iter().filter(|r| r[7].contains("reduce-lanes @") && r[4] == "ok").collect();
+    // Both row shapes validated against the interpreter: `ok`, or `slow`
+    // (validated, then not timed because its first run, under the load of
+    // the parallel suite, predicted a hopeless time).
+    let ok: Vec<_> =
+        rows.iter().filter(|r| r[7].contains("reduce-lanes @") && (r[4] == "ok" || r[4] == "slow")).collect();
     for vec4 in [false, true] {
         let iterate = |r: &Vec<String>| -> Option<String> {
             if r[7].starts_with("vectorize-reduce @") != vec4 {
