@@ -111,7 +111,13 @@ impl Tuner {
             let keep = (ranked.len() >> (round + 1)).max(1);
             let per = 2usize << round.min(6);
             let mut progressed = false;
-            for &(_, s) in ranked.iter().take(keep) {
+            // The kept shapes first; where their neighbourhoods are used up
+            // (small domains: srad's 504 x 458 grid leaves few divisors),
+            // the next shapes in rank order, until one point is new.
+            for (rank, &(_, s)) in ranked.iter().enumerate() {
+                if rank >= keep && progressed {
+                    break;
+                }
                 let mut tries = 0;
                 let mut done = 0;
                 while done < per && tries < per * 8 {
@@ -197,5 +203,32 @@ mod tests {
         // 1 + 6 + 9 points exist; local search visits only neighbours of
         // the best shapes, so it ends with no more than that.
         assert!(a.len() <= 16 && a.len() >= 7, "{}", a.len());
+    }
+
+    #[test]
+    fn goes_on_with_the_next_shapes_when_the_best_is_used_up() {
+        // Shape 0 is best and has one other point; shapes 1 and 2 survive
+        // no halving, but their neighbours are still searched once shape
+        // 0 has nothing new (before, the search ended after 4 points).
+        let spaces = vec![
+            ShapeSpace { domains: vec![vec![1, 2]], defaults: vec![1] },
+            ShapeSpace { domains: vec![vec![8, 16, 32]], defaults: vec![8] },
+            ShapeSpace { domains: vec![vec![4, 8]], defaults: vec![4] },
+        ];
+        let mut t = Tuner::new(spaces, vec![0, 1, 2], 3);
+        let mut seen = Vec::new();
+        t.run(
+            &mut |p| {
+                seen.push(p.clone());
+                Some(match p.shape {
+                    0 => 1.0,
+                    1 => 5.0 - p.values[0] as f64 / 16.0,
+                    _ => 10.0,
+                })
+            },
+            &|| false,
+        );
+        assert!(seen.contains(&Point { shape: 1, values: vec![32] }), "{seen:?}");
+        assert_eq!(seen.len(), 2 + 3 + 2, "every point once: {seen:?}");
     }
 }
