@@ -75,6 +75,18 @@ const CASES: &[Case] = &[
         partial_sums: false,
         runs: true,
     },
+    // The row shape the search found on the H100 (a work-group per row,
+    // float4 lanes, a tree in local memory): faster there than the
+    // hand-written `gemv`, which no rule sequence reaches.
+    Case {
+        file: "benchmarks/gemv.lift",
+        def: "gemvHigh",
+        derivation: "benchmarks/derivations/gemv-rows.txt",
+        sizes: &[("M", 37), ("N", 2048)],
+        equals: None,
+        partial_sums: false,
+        runs: true,
+    },
     // Overlapped tiling (seed 003, Section 4.1) of every CGO 2018 stencil,
     // derived from its high-level def (`tiled` below lists them).
     Case {
