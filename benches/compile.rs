@@ -5,6 +5,10 @@
 //! simplification, printed once before timing. `cargo run --release
 //! --example dump_kernels` measures every kernel at every level and preset.
 
+// The allocator the `lift` binary uses (src/main.rs), so the times match.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use lift::compile::{compile, CompileOptions};
 use lift::harness::config::load_dir;

@@ -11,6 +11,10 @@ use lift::harness::variant::{kernel_options, load_program};
 use std::path::Path;
 use std::time::Instant;
 
+// The allocator the `lift` binary uses (src/main.rs), so the times match.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let out = Path::new(args.get(1).ok_or("usage: dump_kernels OUT_DIR [CONFIG_DIR]")?);
