@@ -378,3 +378,27 @@ fn output_is_deterministic() {
         }
     }
 }
+
+/// Rows of a config's named variants (`lift-derived`), explored programs
+/// and peers are in results.csv but not in Figure 8: they are left out,
+/// while an unknown variant is still an error.
+#[test]
+fn named_variants_are_left_out_of_figure8() {
+    let dir = scratch("named-variants");
+    let path = dir.join("results.csv");
+    write_csv(
+        &path,
+        &[
+            row("dot", "small", "reference", "ok", Some(1.0), AMD),
+            row("dot", "small", "all", "ok", Some(0.5), AMD),
+            row("dot", "small", "lift-derived", "ok", Some(0.6), AMD),
+            row("dot", "small", "explored@pocl", "ok", Some(0.7), AMD),
+        ],
+    );
+    let rows = read_results(&path).expect("named variants parse");
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| matches!(r.variant, Variant::Reference | Variant::All)));
+    write_csv(&path, &[row("dot", "small", "lift-", "ok", Some(0.6), AMD)]);
+    let err = read_results(&path).expect_err("`lift-` names no variant").to_string();
+    assert!(err.contains("column `variant`"), "{err}");
+}

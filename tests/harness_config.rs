@@ -25,7 +25,7 @@ fn shipped_configs_load() {
     }
     let dot = load(&repo().join("configs/dot.yaml"), &repo()).unwrap();
     assert_eq!(dot.validation.gold, Gold::Rust("dot".into()));
-    assert_eq!(dot.variants, ["none", "barrier", "barrier+cf", "all"]);
+    assert_eq!(dot.variants, ["none", "barrier", "barrier+cf", "all", "lift-derived"]);
 }
 
 fn broken(name: &str, from: &str, to: &str) -> String {

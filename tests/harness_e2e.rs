@@ -95,9 +95,17 @@ fn tiny_run_of_first_benchmarks() {
     for b in ["gemv", "atax", "gesummv", "mm-amd", "mm-nvidia"] {
         assert!(blas.iter().any(|r| &r[0] == b), "no clblast row for {b}");
     }
+    // Derived programs (`lift-derived`): dot, scal and gemv, validated.
+    let derived: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[2] == "lift-derived").collect();
+    for b in ["dot", "scal", "gemv"] {
+        let r = derived.iter().find(|r| &r[0] == b).unwrap_or_else(|| panic!("no lift-derived row for {b}"));
+        if compiler_works {
+            assert_eq!(&r[3], "ok", "{b} lift-derived: {}", &r[25]);
+        }
+    }
     assert_eq!(
         rows.len(),
-        benches.len() * variants.len() + blas.len(),
+        benches.len() * variants.len() + blas.len() + derived.len(),
         "exactly one row per benchmark and variant"
     );
     // The exit code reports failed rows; with all rows ok it is 0.

@@ -23,10 +23,15 @@ fn has_device() -> bool {
 fn make_root(name: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!("lift-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    for d in ["configs", "references/scal", "references/wrong", "benchmarks"] {
+    for d in ["configs", "references/scal", "references/wrong", "benchmarks/derivations"] {
         std::fs::create_dir_all(root.join(d)).unwrap();
     }
-    for f in ["configs/scal.yaml", "references/scal/scal.cl", "benchmarks/scal.lift"] {
+    for f in [
+        "configs/scal.yaml",
+        "references/scal/scal.cl",
+        "benchmarks/scal.lift",
+        "benchmarks/derivations/scal.txt",
+    ] {
         std::fs::copy(repo().join(f), root.join(f)).unwrap();
     }
     let scal = std::fs::read_to_string(repo().join("configs/scal.yaml")).unwrap();

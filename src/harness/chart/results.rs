@@ -212,9 +212,23 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Resu
         if record.len() == 1 && record[0].trim().is_empty() {
             continue;
         }
+        // Rows of variants Figure 8 does not draw (a config's named
+        // variants, `lift-derived`; `explored`; the peers) are left out.
+        if record.len() > 2 && is_other_variant(record[2].trim()) {
+            continue;
+        }
         rows.push(parse_row(&record, path, line, columns)?);
     }
     Ok(rows)
+}
+
+/// A variant the harness writes that Figure 8 does not draw: a named
+/// variant (`lift-<name>`), an explored program, cuBLAS or a peer.
+fn is_other_variant(v: &str) -> bool {
+    let named = v.strip_prefix("lift-").is_some_and(|n| {
+        !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    });
+    named || v == "explored" || v.starts_with("explored@") || v == "cublas" || v == "halide"
 }
 
 fn csv_error(path: &Path, e: &csv::Error) -> ChartError {
