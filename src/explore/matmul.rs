@@ -31,21 +31,11 @@
 //! The position is the first where `tile-mm` matches; a shape is offered
 //! only where its replay with default slot values succeeds.
 
-use super::space::{Arg, Shape, Slot, Step};
+use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
 use crate::ir::visit::Path;
 use crate::ir::Program;
 use crate::rewrite;
 use std::collections::BTreeMap;
-
-fn at(base: &Path, rel: &str) -> Path {
-    let mut v = base.0.clone();
-    v.extend(rel.split('.').filter(|s| !s.is_empty()).map(|s| s.parse::<u16>().unwrap_or(u16::MAX)));
-    Path(v)
-}
-
-fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> {
-    Some(Step { rule: Some(rewrite::find_rule(name)?), path, args })
-}
 
 /// The slots, in this order.
 const SLOTS: [&str; 7] = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
@@ -56,65 +46,62 @@ const SLOTS: [&str; 7] = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
 fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
     let slot = |i: usize| (SLOTS[i], Arg::Slot(i));
     let d = |v: i64| vec![("d", Arg::Fixed(v))];
-    let lcl2 = |q: &Path| Some([step("map-lcl", q.clone(), d(1))?, step("map-lcl", at(q, "0.0.0"), d(0))?]);
+    let lcl2 = |q: &Path| {
+        Some([rule_step("map-lcl", q.clone(), d(1))?, rule_step("map-lcl", rel_path(q, "0.0.0"), d(0))?])
+    };
     // The copy out (`w`), the reduction over chunks (`r`), the two `let`s
     // of the chunk tiles (`l1`, `l2`), the blocks (`i`) and their
     // reduction over a chunk (`ir`).
-    let w = at(p, "1.0.0.0.1.1.0.0.0.1.1.1.1");
-    let r = at(&w, "1.1");
-    let l1 = at(&r, "0.0.0");
-    let l2 = at(&l1, "0.0");
-    let i = at(&l2, "0.0");
-    let ir = at(&i, "0.0.0.0.0.0.1");
+    let w = rel_path(p, "1.0.0.0.1.1.0.0.0.1.1.1.1");
+    let r = rel_path(&w, "1.1");
+    let l1 = rel_path(&r, "0.0.0");
+    let l2 = rel_path(&l1, "0.0");
+    let i = rel_path(&l2, "0.0");
+    let ir = rel_path(&i, "0.0.0.0.0.0.1");
     let mut v = vec![
-        step("tile-mm", p.clone(), (0..7).map(slot).collect())?,
-        step("map-wrg", at(p, "1"), d(1))?,
-        step("map-wrg", at(p, "1.0.0.0.1.1"), d(0))?,
+        rule_step("tile-mm", p.clone(), (0..7).map(slot).collect())?,
+        rule_step("map-wrg", rel_path(p, "1"), d(1))?,
+        rule_step("map-wrg", rel_path(p, "1.0.0.0.1.1"), d(0))?,
     ];
     v.extend(lcl2(&w)?);
     v.extend([
-        step("map-seq", at(&w, "0.0.0.0.0.0"), vec![])?,
-        step("map-seq", at(&w, "0.0.0.0.0.0.0.0.0"), vec![])?,
-        step("to-global", at(&w, "0.0.0.0.0.0"), vec![])?,
+        rule_step("map-seq", rel_path(&w, "0.0.0.0.0.0"), vec![])?,
+        rule_step("map-seq", rel_path(&w, "0.0.0.0.0.0.0.0.0"), vec![])?,
+        rule_step("to-global", rel_path(&w, "0.0.0.0.0.0"), vec![])?,
     ]);
-    let zeros = at(&r, "1");
+    let zeros = rel_path(&r, "1");
     v.extend(lcl2(&zeros)?);
     v.extend([
-        step("map-seq", at(&zeros, "0.0.0.0.0.0"), vec![])?,
-        step("map-seq", at(&zeros, "0.0.0.0.0.0.0.0.0"), vec![])?,
-        step("to-private", at(&zeros, "0.0.0.0.0.0"), vec![])?,
+        rule_step("map-seq", rel_path(&zeros, "0.0.0.0.0.0"), vec![])?,
+        rule_step("map-seq", rel_path(&zeros, "0.0.0.0.0.0.0.0.0"), vec![])?,
+        rule_step("to-private", rel_path(&zeros, "0.0.0.0.0.0"), vec![])?,
     ]);
     for l in [&l1, &l2] {
-        let copy = at(l, "1");
-        v.push(step("map-id-nd", copy.clone(), vec![])?);
+        let copy = rel_path(l, "1");
+        v.push(rule_step("map-id-nd", copy.clone(), vec![])?);
         v.extend(lcl2(&copy)?);
-        v.push(step("to-local", copy, vec![])?);
+        v.push(rule_step("to-local", copy, vec![])?);
     }
     v.extend(lcl2(&i)?);
     // The block's values of X copied to private memory (`aP`), then
     // the outer product into the accumulators.
-    let ap = at(&ir, "0.0.0");
+    let ap = rel_path(&ir, "0.0.0");
     v.extend([
-        step("map-seq", at(&ap, "1"), vec![])?,
-        step("to-private", at(&ap, "1"), vec![])?,
-        step("map-seq", at(&ap, "0.0"), vec![])?,
-        step("map-seq", at(&ap, "0.0.0.0.0"), vec![])?,
-        step("to-private", at(&ap, "0.0"), vec![])?,
+        rule_step("map-seq", rel_path(&ap, "1"), vec![])?,
+        rule_step("to-private", rel_path(&ap, "1"), vec![])?,
+        rule_step("map-seq", rel_path(&ap, "0.0"), vec![])?,
+        rule_step("map-seq", rel_path(&ap, "0.0.0.0.0"), vec![])?,
+        rule_step("to-private", rel_path(&ap, "0.0"), vec![])?,
     ]);
     if unroll {
-        v.push(step("reduce-seq-unroll", ir, vec![])?);
+        v.push(rule_step("reduce-seq-unroll", ir, vec![])?);
     }
     Some(v)
 }
 
-/// Powers of two from `lo` to `hi` dividing `len` (all when unknown).
-fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
-    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
-}
-
-fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
-    let default = if domain.contains(&default) { default } else { *domain.get(domain.len() / 2)? };
-    Some(Slot { name: format!("mm-tiled:{name}"), domain, default })
+/// A slot named for the shape family in the CSV (`mm-tiled:mt`).
+fn mm_slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
+    slot(&format!("mm-tiled:{name}"), domain, default)
 }
 
 /// `(M, N, K)` of the product at `p`: the rows of X, of Y, and their length.
@@ -150,13 +137,13 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -
     let mut out = Vec::new();
     for unroll in [false, true] {
         let slots = [
-            slot("mt", pow2(16, 256, m), 128),
-            slot("nt", pow2(16, 256, n), 128),
-            slot("kc", pow2(4, 32, k), if unroll { 8 } else { 16 }),
-            slot("rm", pow2(1, 8, None), 8),
-            slot("rn", pow2(1, 8, None), 8),
-            slot("wx", pow2(1, 8, None), 4),
-            slot("wy", pow2(1, 8, None), 4),
+            mm_slot("mt", pow2(16, 256, m), 128),
+            mm_slot("nt", pow2(16, 256, n), 128),
+            mm_slot("kc", pow2(4, 32, k), if unroll { 8 } else { 16 }),
+            mm_slot("rm", pow2(1, 8, None), 8),
+            mm_slot("rn", pow2(1, 8, None), 8),
+            mm_slot("wx", pow2(1, 8, None), 4),
+            mm_slot("wy", pow2(1, 8, None), 4),
         ];
         let (Some(steps), Some(slots)) =
             (steps(&p, unroll), slots.into_iter().collect::<Option<Vec<Slot>>>())
@@ -173,25 +160,18 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::space::prepared;
     use super::*;
-    use crate::ir::SourceFile;
 
     fn unrolled(shape: &Shape) -> bool {
         shape.steps.last().and_then(|s| s.rule).is_some_and(|r| r.name == "reduce-seq-unroll")
-    }
-
-    fn base(path: &str, def: &str) -> Program {
-        let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&file).unwrap();
-        let p = crate::parse::parse_program(&SourceFile::new(&file, text)).unwrap();
-        rewrite::prepare(&p, def).unwrap()
     }
 
     #[test]
     fn shapes_replay_the_committed_derivation() {
         let sizes: BTreeMap<String, i64> =
             [("M".into(), 1024), ("N".into(), 1024), ("K".into(), 1024)].into();
-        let b = base("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
+        let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
         assert_eq!(shapes.len(), 2);
         assert!(!unrolled(&shapes[0]) && unrolled(&shapes[1]));
@@ -216,7 +196,7 @@ mod tests {
     fn domains_follow_the_sizes() {
         // 96 = 32 * 3: tiles of 16 and 32 rows only; K = 40: chunks of 4 and 8.
         let sizes: BTreeMap<String, i64> = [("M".into(), 96), ("N".into(), 64), ("K".into(), 40)].into();
-        let b = base("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
+        let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
         assert_eq!(shapes.len(), 2);
         assert_eq!(shapes[0].slots[0].domain, vec![16, 32]);
@@ -227,6 +207,6 @@ mod tests {
     #[test]
     fn no_shapes_without_a_product() {
         let sizes: BTreeMap<String, i64> = [("M".into(), 64), ("N".into(), 64)].into();
-        assert!(matmul_shapes(&base("benchmarks/gemv.lift", "gemvHigh"), "gemvHigh", &sizes).is_empty());
+        assert!(matmul_shapes(&prepared("benchmarks/gemv.lift", "gemvHigh"), "gemvHigh", &sizes).is_empty());
     }
 }

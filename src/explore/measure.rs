@@ -305,18 +305,24 @@ pub struct Finisher {
 }
 
 impl Finisher {
-    /// The def's split constraints with its size `P` replaced by `parts`
-    /// (an expression in the candidate's sizes).
-    pub fn constraints(&self, original: &Program, parts: &ArithExpr) -> Vec<Constraint> {
-        let map: std::collections::HashMap<String, ArithExpr> = self
-            .kernel
+    /// The def's one size (`P` of `[T]P`, at most one: `new` checks) set
+    /// to `value`.
+    fn sized<T: Clone>(&self, value: T) -> BTreeMap<String, T> {
+        self.kernel
             .params
             .iter()
             .filter_map(|p| match p {
-                KernelParam::Size { name } => Some((name.clone(), parts.clone())),
+                KernelParam::Size { name } => Some((name.clone(), value.clone())),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    /// The def's split constraints with its size `P` replaced by `parts`
+    /// (an expression in the candidate's sizes).
+    pub fn constraints(&self, original: &Program, parts: &ArithExpr) -> Vec<Constraint> {
+        let map: std::collections::HashMap<String, ArithExpr> =
+            self.sized(parts.clone()).into_iter().collect();
         split_constraints(original, &self.def)
             .into_iter()
             // A length inside `iterate` depends on the iteration: such a
@@ -332,16 +338,7 @@ impl Finisher {
     /// Whether the def's constraints hold for `parts` partial results.
     pub fn fits(&self, original: &Program, parts: i64) -> bool {
         let Some(def) = original.def(&self.def) else { return false };
-        let sizes: BTreeMap<String, i64> = self
-            .kernel
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                KernelParam::Size { name } => Some((name.clone(), parts)),
-                _ => None,
-            })
-            .collect();
-        crate::passes::sizes_fit::sizes_fit(original, def, &sizes).is_ok()
+        crate::passes::sizes_fit::sizes_fit(original, def, &self.sized(parts)).is_ok()
     }
 
     pub fn new(rt: &Runtime, prog: &Program, def: &str) -> Result<Finisher, String> {
@@ -363,11 +360,7 @@ impl Finisher {
         out: &'a DeviceBuffer,
         len: i64,
     ) -> Result<Launch<'a>, String> {
-        let size = self.kernel.params.iter().find_map(|p| match p {
-            KernelParam::Size { name } => Some(name.clone()),
-            _ => None,
-        });
-        let sizes: Sizes = size.iter().map(|n| (n.clone(), len)).collect();
+        let sizes: Sizes = self.sized(len);
         let mut a = Vec::new();
         for p in &self.kernel.params {
             a.push(match p {
@@ -384,11 +377,7 @@ impl Finisher {
     }
 
     fn out_buffer(&self, rt: &Runtime, len: i64) -> Result<DeviceBuffer, String> {
-        let size = self.kernel.params.iter().find_map(|p| match p {
-            KernelParam::Size { name } => Some(name.clone()),
-            _ => None,
-        });
-        let sizes: Sizes = size.iter().map(|n| (n.clone(), len)).collect();
+        let sizes: Sizes = self.sized(len);
         let bytes = eval_at(&self.kernel.output_type.size_in_bytes(), &sizes, "output size")?;
         rt.zeroed("final", ElemKind::F32, bytes.max(0) as usize).map_err(|e| e.to_string())
     }

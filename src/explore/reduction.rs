@@ -26,7 +26,7 @@
 //! `xs` or the slot values. A shape whose replay fails on a program (it is
 //! not such a reduction) is not offered.
 
-use super::space::{Arg, Shape, Slot};
+use super::space::{pow2, slot, Arg, Shape, Slot};
 use crate::arith::ArithExpr;
 use crate::ir::visit::Path;
 use crate::ir::{ExprKind, FunKind, Pattern, Program};
@@ -36,20 +36,6 @@ use std::collections::BTreeMap;
 /// One step of a recipe: rule name (`extract` for the extract step),
 /// position relative to the root, parameters.
 type RStep = (&'static str, &'static str, Vec<(&'static str, Arg)>);
-
-/// Powers of two from `lo` to `hi` dividing `len` (all of them when `len`
-/// is unknown).
-fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
-    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
-}
-
-fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
-    if domain.is_empty() {
-        return None;
-    }
-    let default = if domain.contains(&default) { default } else { domain[domain.len() / 2] };
-    Some(Slot { name: name.to_string(), domain, default })
-}
 
 /// The steps that turn `reduce(f, z) $ map(g, xs)` into
 /// `join o map(\t -> partRed(f, z, 1) o map(g) $ t) o split(c) $ xs`
@@ -127,18 +113,25 @@ fn vec_steps(w: usize) -> Vec<RStep> {
     ]
 }
 
+/// Recipe positions taken at the root.
+const ROOT: &[u16] = &[];
 /// Where `vectorize-reduce` leaves the inner reduction over vectors, which
 /// has the root's shape `reduce(f, z) $ map(g, xs)`.
-const VECTOR_INNER: [u16; 2] = [2, 1];
+const VECTOR_INNER: &[u16] = &[2, 1];
 
-/// The shape of `recipe`, its positions taken below `prefix`.
-fn build(recipe: Vec<RStep>, slots: Vec<Slot>, prefix: &[u16]) -> Option<Shape> {
+/// A recipe and the position its positions are relative to.
+type Part = (Vec<RStep>, &'static [u16]);
+
+/// The shape of the parts' recipes, in order.
+fn build(parts: Vec<Part>, slots: Vec<Slot>) -> Option<Shape> {
     let mut steps = Vec::new();
-    for (name, path, args) in recipe {
-        let rule = if name == "extract" { None } else { Some(rewrite::find_rule(name)?) };
-        let below: Path = path.parse().ok()?;
-        let path = Path(prefix.iter().copied().chain(below.0).collect());
-        steps.push(super::space::Step { rule, path, args });
+    for (recipe, prefix) in parts {
+        for (name, path, args) in recipe {
+            let rule = if name == "extract" { None } else { Some(rewrite::find_rule(name)?) };
+            let below: Path = path.parse().ok()?;
+            let path = Path(prefix.iter().copied().chain(below.0).collect());
+            steps.push(super::space::Step { rule, path, args });
+        }
     }
     let n = steps.len();
     Some(Shape { steps, slots, algorithmic: n })
@@ -166,43 +159,35 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
     let chunk = |lo, hi, d| slot("c", pow2(lo, hi, n), d);
     let mut out = Vec::new();
-    let mut push = |recipe: Vec<RStep>, slots: Vec<Option<Slot>>| {
+    let mut push = |parts: Vec<Part>, slots: Vec<Option<Slot>>| {
         let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
-        if let Some(s) = build(recipe, slots, &[]) {
+        if let Some(s) = build(parts, slots) {
             if s.instantiate(base, def, &s.defaults()).is_ok() {
                 out.push(s);
             }
         }
     };
     // chunks(c)
-    push(chunk_steps(&len, 0), vec![chunk(16, 1 << 16, 2048)]);
+    push(vec![(chunk_steps(&len, 0), ROOT)], vec![chunk(16, 1 << 16, 2048)]);
     // chunks-vec(c, w)
     let mut r = chunk_steps(&len, 0);
     r.extend(vec_steps(1));
-    push(r, vec![chunk(16, 1 << 16, 2048), slot("w", vec![2, 4, 8, 16], 4)]);
+    push(vec![(r, ROOT)], vec![chunk(16, 1 << 16, 2048), slot("w", vec![2, 4, 8, 16], 4)]);
     // vec-chunks(c, w): vectorised first, at the root, then chunked; the
     // kernel leaves `w`-vectors of partial sums.
-    let mut r: Vec<RStep> =
-        vec![("vectorize-reduce", "root", vec![("n", Arg::Slot(1))]), ("asvector-map", "2.1.2", vec![])];
-    for (name, path, mut args) in chunk_steps(&len, 0) {
-        if name == "reduce-partred" {
-            args = vec![("m", Arg::LenOver(len.clone(), vec![0, 1]))];
-        }
-        let path: &'static str = match path {
-            "root" => "2.1",
-            "2" => "2.1.2",
-            "2.1.1.1" => "2.1.2.1.1.1",
-            "2.1.1" => "2.1.2.1.1",
-            "2.1" => "2.1.2.1",
-            other => other,
-        };
-        r.push((name, path, args));
-    }
-    push(r, vec![chunk(4, 1 << 14, 512), slot("w", vec![4, 8, 16], 8)]);
+    let vectorize = |w: usize| -> Vec<RStep> {
+        vec![("vectorize-reduce", "root", vec![("n", Arg::Slot(w))]), ("asvector-map", "2.1.2", vec![])]
+    };
+    let mut cs = chunk_steps(&len, 0);
+    cs[0].2 = vec![("m", Arg::LenOver(len.clone(), vec![0, 1]))];
+    push(
+        vec![(vectorize(1), ROOT), (cs, VECTOR_INNER)],
+        vec![chunk(4, 1 << 14, 512), slot("w", vec![4, 8, 16], 8)],
+    );
     // strided(c)
     let mut r = stride_steps(Arg::LenOver(len.clone(), vec![0]));
     r.extend(chunk_steps(&len, 0));
-    push(r, vec![chunk(4, 1 << 12, 64)]);
+    push(vec![(r, ROOT)], vec![chunk(4, 1 << 12, 64)]);
     // wg-tree(c, l), consecutive and strided per work-item
     for strided in [true, false] {
         let mut r = Vec::new();
@@ -214,14 +199,12 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>
         }
         r.extend(cs);
         r.extend(wg_tree_steps(0, 1, strided));
-        push(r, vec![chunk(2, 256, 16), slot("l", pow2(16, 1024, None), 128)]);
+        push(vec![(r, ROOT)], vec![chunk(2, 256, 16), slot("l", pow2(16, 1024, None), 128)]);
     }
     // wg-tree-vec(c, l, w): `vectorize-reduce` at the root first, then the
     // strided work-group tree over the `w`-vectors (each work-item loads
     // whole vectors, `l` apart: coalesced and wide, as the clBLAS-style
     // references do); the kernel leaves `w`-vectors of partial sums.
-    let r: Vec<RStep> =
-        vec![("vectorize-reduce", "root", vec![("n", Arg::Slot(2))]), ("asvector-map", "2.1.2", vec![])];
     let mut cs = chunk_steps(&len, 0);
     cs[0].2 = vec![("m", Arg::LenOver(len.clone(), vec![0, 1, 2]))];
     for s in cs.iter_mut().skip(1).take(2) {
@@ -229,18 +212,9 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>
     }
     // `extract` makes the partial results the new root: the tree's
     // positions are the same as without vectors.
-    let mut r = build(r, Vec::new(), &[]);
-    let parts = [build(cs, Vec::new(), &VECTOR_INNER), build(wg_tree_steps(0, 1, true), Vec::new(), &[])];
-    if let (Some(s), [Some(a), Some(b)]) = (r.as_mut(), parts) {
-        s.steps.extend(a.steps.into_iter().chain(b.steps));
-        s.algorithmic = s.steps.len();
-    }
-    let slots = [chunk(1, 256, 8), slot("l", pow2(32, 1024, None), 256), slot("w", vec![2, 4], 4)];
-    if let (Some(mut s), Some(slots)) = (r, slots.into_iter().collect::<Option<Vec<Slot>>>()) {
-        s.slots = slots;
-        if s.instantiate(base, def, &s.defaults()).is_ok() {
-            out.push(s);
-        }
-    }
+    push(
+        vec![(vectorize(2), ROOT), (cs, VECTOR_INNER), (wg_tree_steps(0, 1, true), ROOT)],
+        vec![chunk(1, 256, 8), slot("l", pow2(32, 1024, None), 256), slot("w", vec![2, 4], 4)],
+    );
     out
 }

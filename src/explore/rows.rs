@@ -32,10 +32,9 @@
 //! post-map; `map-id` supplies one otherwise). A shape is offered only
 //! where its replay with default slot values succeeds.
 
-use super::space::{Arg, Shape, Slot, Step};
+use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
 use crate::ir::visit::{self, Node, Path};
 use crate::ir::{ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
-use crate::rewrite;
 use std::collections::BTreeMap;
 
 /// Where the shapes start: the rows map `o`, the reduction `r` (somewhere
@@ -81,18 +80,6 @@ fn find_site(base: &Program, def: &str) -> Option<Site> {
     None
 }
 
-/// `base` followed by the steps of `rel` (a relative position, "" for
-/// `base` itself).
-fn at(base: &Path, rel: &str) -> Path {
-    let mut v = base.0.clone();
-    v.extend(rel.split('.').filter(|s| !s.is_empty()).map(|s| s.parse::<u16>().unwrap_or(u16::MAX)));
-    Path(v)
-}
-
-fn step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> {
-    Some(Step { rule: Some(rewrite::find_rule(name)?), path, args })
-}
-
 /// The steps for one row whose reduction is at `r` and whose post-map (if
 /// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
 /// been lowered by `lower_rows` (inserted after the algorithmic steps).
@@ -109,65 +96,65 @@ fn row_steps(
     // four elements); the four sums of the row's vector are added last.
     let outer = r;
     let r = &if vec4 {
-        v.push(step("vectorize-reduce", r.clone(), vec![("n", Arg::Fixed(4))])?);
-        v.push(step("asvector-map", at(r, "2.1.2"), vec![])?);
-        at(r, "2.1")
+        v.push(rule_step("vectorize-reduce", r.clone(), vec![("n", Arg::Fixed(4))])?);
+        v.push(rule_step("asvector-map", rel_path(r, "2.1.2"), vec![])?);
+        rel_path(r, "2.1")
     } else {
         r.clone()
     };
     v.extend([
-        step("reduce-lanes", r.clone(), vec![("m", Arg::Slot(lanes))])?,
-        step("split-join", at(r, "2.1.1.1.1"), vec![("n", Arg::Slot(lanes))])?,
-        step("split-join-id", at(r, "2.1.1.1"), vec![])?,
-        step("transpose-map", at(r, "2.1.1"), vec![])?,
-        step("map-fusion", at(r, "2.1"), vec![])?,
-        step("reduce-to-partred", r.clone(), vec![])?,
+        rule_step("reduce-lanes", r.clone(), vec![("m", Arg::Slot(lanes))])?,
+        rule_step("split-join", rel_path(r, "2.1.1.1.1"), vec![("n", Arg::Slot(lanes))])?,
+        rule_step("split-join-id", rel_path(r, "2.1.1.1"), vec![])?,
+        rule_step("transpose-map", rel_path(r, "2.1.1"), vec![])?,
+        rule_step("map-fusion", rel_path(r, "2.1"), vec![])?,
+        rule_step("reduce-to-partred", r.clone(), vec![])?,
     ]);
     v.push(if tree {
-        step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?
+        rule_step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?
     } else {
-        step("partred-iterate", r.clone(), vec![("n", Arg::Fixed(1)), ("k", Arg::Slot(lanes))])?
+        rule_step("partred-iterate", r.clone(), vec![("n", Arg::Fixed(1)), ("k", Arg::Slot(lanes))])?
     });
     v.extend(lower_rows);
     let d0 = || vec![("d", Arg::Fixed(0))];
     // Each lane's sequential, fused reduction into local memory ...
-    let lane = at(r, "1.1.0.0.0");
+    let lane = rel_path(r, "1.1.0.0.0");
     v.extend([
-        step("partred-reduce", lane.clone(), vec![])?,
-        step("map-seq", at(&lane, "2"), vec![])?,
-        step("reduce-seq", lane.clone(), vec![])?,
-        step("reduce-map-fusion", lane.clone(), vec![])?,
-        step("map-id", lane.clone(), vec![])?,
-        step("map-seq", lane.clone(), vec![])?,
-        step("to-local", lane.clone(), vec![])?,
-        step("map-lcl", at(r, "1.1"), d0())?,
+        rule_step("partred-reduce", lane.clone(), vec![])?,
+        rule_step("map-seq", rel_path(&lane, "2"), vec![])?,
+        rule_step("reduce-seq", lane.clone(), vec![])?,
+        rule_step("reduce-map-fusion", lane.clone(), vec![])?,
+        rule_step("map-id", lane.clone(), vec![])?,
+        rule_step("map-seq", lane.clone(), vec![])?,
+        rule_step("to-local", lane.clone(), vec![])?,
+        rule_step("map-lcl", rel_path(r, "1.1"), d0())?,
     ]);
     // ... the tree (or the one sequential sum) in local memory ...
-    let node = at(r, "0.0.0.1.0.0.0");
+    let node = rel_path(r, "0.0.0.1.0.0.0");
     v.extend([
-        step("partred-reduce", node.clone(), vec![])?,
-        step("reduce-seq", node.clone(), vec![])?,
-        step("map-id", node.clone(), vec![])?,
-        step("map-seq", node.clone(), vec![])?,
-        step("to-local", node.clone(), vec![])?,
-        step("map-lcl", at(r, "0.0.0.1"), d0())?,
+        rule_step("partred-reduce", node.clone(), vec![])?,
+        rule_step("reduce-seq", node.clone(), vec![])?,
+        rule_step("map-id", node.clone(), vec![])?,
+        rule_step("map-seq", node.clone(), vec![])?,
+        rule_step("to-local", node.clone(), vec![])?,
+        rule_step("map-lcl", rel_path(r, "0.0.0.1"), d0())?,
     ]);
     if vec4 {
-        v.push(step("reduce-seq", outer.clone(), vec![])?);
+        v.push(rule_step("reduce-seq", outer.clone(), vec![])?);
     }
     let r = outer;
     // ... and the row's post-map by one work-item, to global memory.
     let q = if site.post {
         Path(r.0[..r.0.len() - 1].to_vec())
     } else {
-        v.push(step("map-id", r.clone(), vec![])?);
+        v.push(rule_step("map-id", r.clone(), vec![])?);
         r.clone()
     };
     v.extend([
-        step("split-join", q.clone(), vec![("n", Arg::Fixed(1))])?,
-        step("map-lcl", at(&q, "1"), d0())?,
-        step("map-seq", at(&q, "1.0.0.0"), vec![])?,
-        step("to-global", at(&q, "1"), vec![])?,
+        rule_step("split-join", q.clone(), vec![("n", Arg::Fixed(1))])?,
+        rule_step("map-lcl", rel_path(&q, "1"), d0())?,
+        rule_step("map-seq", rel_path(&q, "1.0.0.0"), vec![])?,
+        rule_step("to-global", rel_path(&q, "1"), vec![])?,
     ]);
     Some(v)
 }
@@ -178,16 +165,6 @@ fn row_steps(
 pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
     let l = shape.slots.iter().position(|s| s.name == "row-lanes").map(|i| values[i])?;
     Some([l, 1, 1])
-}
-
-/// Powers of two from `lo` to `hi` dividing `len` (all when unknown).
-fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
-    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
-}
-
-fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
-    let default = if domain.contains(&default) { default } else { *domain.get(domain.len() / 2)? };
-    Some(Slot { name: name.to_string(), domain, default })
 }
 
 fn row_len(base: &Program, def: &str, r: &Path, sizes: &BTreeMap<String, i64>) -> Option<i64> {
@@ -223,7 +200,7 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> V
     // `mapLcl` length), so it is not offered (see the module comment).
     for (tree, vec4) in [(true, false), (true, true)] {
         // row-wg-tree, row-wg-seq, and their -vec forms: slot 0 is l.
-        let lower = step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
+        let lower = rule_step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
         let lanes = match (vec4, n) {
             (true, Some(n)) if n % 4 != 0 => Vec::new(),
             (true, n) => pow2(16, 1024, n.map(|n| n / 4)),
@@ -236,21 +213,14 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> V
 
 #[cfg(test)]
 mod tests {
+    use super::super::space::prepared;
     use super::*;
-    use crate::ir::SourceFile;
-
-    fn base(path: &str, def: &str) -> Program {
-        let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&file).unwrap();
-        let p = crate::parse::parse_program(&SourceFile::new(&file, text)).unwrap();
-        rewrite::prepare(&p, def).unwrap()
-    }
 
     #[test]
     fn row_shapes_replay_on_both_gemv_defs() {
         let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1024)].into();
         for (file, def) in [("benchmarks/icfp15/gemv.lift", "gemv"), ("benchmarks/gemv.lift", "gemvHigh")] {
-            let b = base(file, def);
+            let b = prepared(file, def);
             let shapes = row_shapes(&b, def, &sizes);
             assert_eq!(shapes.len(), 2, "{def}");
             for (k, s) in shapes.iter().enumerate() {
@@ -273,7 +243,7 @@ mod tests {
     #[test]
     fn vec_shapes_need_n_a_multiple_of_4() {
         let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1026)].into();
-        let b = base("benchmarks/icfp15/gemv.lift", "gemv");
+        let b = prepared("benchmarks/icfp15/gemv.lift", "gemv");
         assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 0, "no power of two from 16 divides 1026");
         let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1040)].into();
         // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones (260 float4s).
@@ -283,7 +253,7 @@ mod tests {
     #[test]
     fn no_row_shapes_without_a_row_reduction() {
         let sizes: BTreeMap<String, i64> = [("N".into(), 1024)].into();
-        assert!(row_shapes(&base("benchmarks/icfp15/dot.lift", "dot"), "dot", &sizes).is_empty());
-        assert!(row_shapes(&base("benchmarks/icfp15/scal.lift", "scal"), "scal", &sizes).is_empty());
+        assert!(row_shapes(&prepared("benchmarks/icfp15/dot.lift", "dot"), "dot", &sizes).is_empty());
+        assert!(row_shapes(&prepared("benchmarks/icfp15/scal.lift", "scal"), "scal", &sizes).is_empty());
     }
 }

@@ -52,6 +52,42 @@ pub struct Slot {
     pub default: i64,
 }
 
+/// Powers of two from `lo` to `hi` dividing `len` (all of them when `len`
+/// is unknown): the domain of a split, chunk or lane-count slot.
+pub(super) fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
+    (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
+}
+
+/// A slot over `domain` (none when it is empty), its default `default`
+/// where the domain holds it, else the domain's middle value.
+pub(super) fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
+    let default = if domain.contains(&default) { default } else { *domain.get(domain.len() / 2)? };
+    Some(Slot { name: name.to_string(), domain, default })
+}
+
+/// `base` followed by the steps of `rel` (a relative position, "" for
+/// `base` itself).
+pub(super) fn rel_path(base: &Path, rel: &str) -> Path {
+    let mut v = base.0.clone();
+    v.extend(rel.split('.').filter(|s| !s.is_empty()).map(|s| s.parse::<u16>().unwrap_or(u16::MAX)));
+    Path(v)
+}
+
+/// The application of rule `name` at `path` (none for an unknown rule).
+pub(super) fn rule_step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> {
+    Some(Step { rule: Some(rewrite::find_rule(name)?), path, args })
+}
+
+/// A def of a repository file in the rules' normal form, for the shape
+/// modules' unit tests.
+#[cfg(test)]
+pub(super) fn prepared(path: &str, def: &str) -> Program {
+    let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let p = crate::parse::parse_program(&crate::ir::SourceFile::new(&file, text)).unwrap();
+    rewrite::prepare(&p, def).unwrap()
+}
+
 /// A derivation template: algorithmic steps, then lowering steps.
 #[derive(Clone, Debug)]
 pub struct Shape {

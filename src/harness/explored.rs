@@ -274,7 +274,7 @@ pub fn run_explored(
         opts.local = cfg_local.as_deref().map(pad3);
         let t0 = Instant::now();
         let mut chosen = None;
-        for def in &k.defs {
+        for (i, def) in k.defs.iter().enumerate() {
             let kernel = compile(&program, def, &opts).map_err(|e| match e.span() {
                 Some(span) => format!("{}: error: {e}", file.location(span.start)),
                 None => format!("{}: error: {e}", path.display()),
@@ -282,14 +282,13 @@ pub fn run_explored(
             let mut s = sizes.clone();
             infer_sizes(&kernel.params, k, &bufs, &mut s)?;
             let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;
-            let fits = crate::passes::sizes_fit::sizes_fit(&program, d, &s);
-            match fits {
+            match crate::passes::sizes_fit::sizes_fit(&program, d, &s) {
                 Ok(()) => {
                     chosen = Some((def.clone(), kernel, s));
                     break;
                 }
                 // The last alternative's misfit is the error.
-                Err(e) if def == k.defs.last().unwrap_or(def) => {
+                Err(e) if i + 1 == k.defs.len() => {
                     return Err(format!("{}: def {def}: {}", path.display(), e.msg))
                 }
                 Err(_) => {}
