@@ -158,6 +158,49 @@ fn every_stencil_validates_at_tiny() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// Every other device's committed `lift-tuned` program (the H100's) also
+/// validates at `tiny` here: a change of a preset or a rule cannot leave a
+/// committed program that only fails on the GPU run.
+#[test]
+fn other_devices_tuned_stencils_validate_at_tiny() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let out = scratch("stencils-other");
+    let o = lift()
+        .args(["run"])
+        .args(STENCILS)
+        .args(["--size", "tiny", "--runs", "1", "--variants", "explored-other", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let dir = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    let mut rd = csv::Reader::from_path(dir.join("results-cgo18.csv")).unwrap();
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    let slugs: Vec<String> = std::fs::read_dir(repo().join("benchmarks/explored"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|s| !dir.ends_with(s))
+        .collect();
+    assert!(!slugs.is_empty());
+    for name in STENCILS {
+        for slug in &slugs {
+            if !repo().join(format!("benchmarks/explored/{slug}/cgo18-{name}.lift")).exists() {
+                continue;
+            }
+            let v = format!("lift-tuned@{slug}");
+            let r = rows
+                .iter()
+                .find(|r| &r[0] == name && r[2] == *v)
+                .unwrap_or_else(|| panic!("no row {name} {v}\n{stdout}"));
+            assert_eq!(&r[3], "ok", "{name} {v}: {}", &r[25]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
 /// A config of jacobi2d-5pt whose Halide executable is `exe`.
 fn with_peer(dir: &Path, exe: &Path) -> PathBuf {
     let text = std::fs::read_to_string(repo().join("configs/jacobi2d-5pt.yaml")).unwrap();
