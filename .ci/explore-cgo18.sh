@@ -26,12 +26,12 @@ LIFT=${LIFT:-target/release/lift}
 ONLY=${ONLY:-}
 # name def tiny small large
 BENCHES=(
-  "acoustic acousticHigh W=96,H=12,D=5 W=512,H=256,D=404 W=512,H=512,D=404"
+  "acoustic acousticHigh W=96,H=12,D=12 W=512,H=256,D=404 W=512,H=512,D=404"
   "gaussian gaussianHigh W=96,H=40 W=4096,H=4096 W=8192,H=8192"
   "gradient gradientHigh W=96,H=40 W=4096,H=4096 W=8192,H=8192"
   "heat heatHigh W=96,H=24,D=24 W=256,H=256,D=256 W=512,H=512,D=512"
   "hotspot2d hotspot2dHigh W=96,H=40 W=8192,H=4096 W=8192,H=8192"
-  "hotspot3d hotspot3dHigh W=96,H=12,D=5 W=512,H=256,D=8 W=512,H=512,D=8"
+  "hotspot3d hotspot3dHigh W=96,H=12,D=12 W=512,H=256,D=8 W=512,H=512,D=8"
   "jacobi2d-5pt jacobi2d5High W=96,H=40 W=4096,H=4096 W=8192,H=8192"
   "jacobi2d-9pt jacobi2d9High W=96,H=40 W=4096,H=4096 W=8192,H=8192"
   "jacobi3d-13pt jacobi3d13High W=96,H=24,D=24 W=256,H=256,D=256 W=512,H=512,D=512"
