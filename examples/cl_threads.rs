@@ -57,16 +57,18 @@ fn round_plain(salt: usize) -> Result<(), String> {
     let platforms = get_platforms().map_err(e)?;
     let ids = platforms.first().ok_or("no platform")?.get_devices(CL_DEVICE_TYPE_ALL).map_err(e)?;
     let device = Device::new(*ids.first().ok_or("no device")?);
+    // What `lift::runtime::list_devices` reads first.
+    device.name().map_err(e)?;
     let context = Context::from_device(&device).map_err(e)?;
     #[allow(deprecated)]
     let queue = CommandQueue::create_default(&context, opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE)
         .map_err(e)?;
-    let program = Program::create_and_build_from_source(&context, &source(salt), "").map_err(|s| s)?;
+    let program = Program::create_and_build_from_source(&context, &source(salt), "")?;
     let kernel = Kernel::create(&program, "twice").map_err(e)?;
     let mut host: Vec<f32> = (0..N).map(|i| i as f32).collect();
     let orig = host.clone();
     // SAFETY: COPY_HOST_PTR copies `host` before `create` returns.
-    let mut buf = unsafe {
+    let buf = unsafe {
         Buffer::<f32>::create(&context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N, host.as_mut_ptr().cast())
     }
     .map_err(e)?;
@@ -83,7 +85,7 @@ fn round_plain(salt: usize) -> Result<(), String> {
     ev.wait().map_err(e)?;
     let mut out = vec![0f32; N];
     // SAFETY: a blocking read into a slice of the buffer's size.
-    unsafe { queue.enqueue_read_buffer(&mut buf, CL_BLOCKING, 0, &mut out, &[]) }.map_err(e)?;
+    unsafe { queue.enqueue_read_buffer(&buf, CL_BLOCKING, 0, &mut out, &[]) }.map_err(e)?;
     check(&orig, &out)
 }
 
