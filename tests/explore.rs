@@ -41,10 +41,6 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// The tests that use PoCL run one at a time: one process driving PoCL
-/// from several test threads at once crashed it now and then.
-static POCL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// PoCL, or `None` (the test then says it skipped).
 fn pocl() -> Option<Vec<lift::runtime::DeviceInfo>> {
     explore::select_devices("pocl").ok()
@@ -57,7 +53,6 @@ fn csv_rows(path: &Path) -> Vec<Vec<String>> {
 
 #[test]
 fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
-    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(devs) = pocl() else {
         println!("skipped: no OpenCL device");
         return;
@@ -95,7 +90,6 @@ fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
 /// the naive single-work-item lowering measured in the same run.
 #[test]
 fn explores_asum_and_dot_with_partial_reductions_on_pocl() {
-    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(devs) = pocl() else {
         println!("skipped: no OpenCL device");
         return;
@@ -137,7 +131,6 @@ fn explores_asum_and_dot_with_partial_reductions_on_pocl() {
 
 #[test]
 fn resume_continues_and_the_cache_measures_nothing_twice() {
-    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(devs) = pocl() else {
         println!("skipped: no OpenCL device");
         return;
@@ -229,7 +222,6 @@ fn asvector_map_over_zip_keeps_the_value() {
 
 #[test]
 fn row_shapes_compile_and_validate_on_pocl_at_odd_sizes() {
-    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
     if pocl().is_none() {
         println!("skipped: no OpenCL device");
         return;
@@ -282,7 +274,6 @@ fn row_shapes_compile_and_validate_on_pocl_at_odd_sizes() {
 
 #[test]
 fn explores_gemv_with_row_shapes_on_pocl() {
-    let _one = POCL.lock().unwrap_or_else(|e| e.into_inner());
     let Some(devs) = pocl() else {
         println!("skipped: no OpenCL device");
         return;

@@ -7,6 +7,7 @@ use opencl3::device::{
 use opencl3::platform::get_platforms;
 use opencl3::types::cl_device_id;
 use std::fmt;
+use std::sync::Once;
 
 /// One OpenCL device with the facts the harness reports.
 #[derive(Clone, Debug)]
@@ -114,8 +115,27 @@ fn kind_name(t: u64) -> &'static str {
     }
 }
 
+/// The process's first enumeration of platforms and devices, which every
+/// other thread waits for. A driver workaround, the one process-wide state
+/// of the runtime: PoCL (3.1 here, and its master in 2026) initialises its
+/// devices in the first `clGetDeviceIDs`, and `pocl_init_devices` checks
+/// its recursion guard `init_in_progress` before taking its lock, so a
+/// second thread arriving meanwhile returns at once and reads devices not
+/// yet set up: none at all, `max_mem_alloc_size` 0 (every buffer then
+/// fails with CL_INVALID_BUFFER_SIZE), or a NULL name that
+/// `clGetDeviceInfo` hands to `strlen` (SIGSEGV). Once that first
+/// enumeration is over, contexts, builds and launches on several threads
+/// are safe (`tests/concurrency.rs`).
+static FIRST_ENUMERATION: Once = Once::new();
+
 /// Every device of every platform, in platform order.
 pub fn list_devices() -> Result<Vec<DeviceInfo>, RuntimeError> {
+    FIRST_ENUMERATION.call_once(|| {
+        // Errors are reported by the enumeration below.
+        for p in get_platforms().unwrap_or_default() {
+            let _ = p.get_devices(CL_DEVICE_TYPE_ALL);
+        }
+    });
     // The ICD loader reports "no platforms" as an error code; both that and
     // an empty list mean the same thing to the user.
     let platforms = get_platforms().map_err(|_| RuntimeError::NoPlatform)?;
