@@ -32,3 +32,20 @@ pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Res
         .or_else(|| part2::generate(name, input, sizes, seed))
         .or_else(|| cgo18::generate(name, input, sizes, seed))
 }
+
+/// Runs `body(first_row, rows_out)` over `out` split into contiguous chunks
+/// of whole rows (`row_len` elements each), one chunk per available core.
+pub(crate) fn par_rows<F>(out: &mut [f32], row_len: usize, body: F)
+where
+    F: Fn(usize, &mut [f32]) + Sync,
+{
+    let rows = out.len() / row_len.max(1);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(rows.max(1));
+    let rows_per = rows.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (i, chunk) in out.chunks_mut(rows_per * row_len.max(1)).enumerate() {
+            let body = &body;
+            s.spawn(move || body(i * rows_per, chunk));
+        }
+    });
+}

@@ -25,8 +25,7 @@
 //! seconds on a 16-core host, tens of seconds on 2 cores. The full result is
 //! computed, so validation compares every element.
 
-use std::thread;
-
+use super::par_rows;
 use crate::harness::data::{Arrays, HostArray, Sizes};
 
 mod linalg;
@@ -83,23 +82,6 @@ fn single(name: &str, values: Vec<f32>) -> Arrays {
     let mut out = Arrays::new();
     out.insert(name.to_string(), HostArray::F32(values));
     out
-}
-
-/// Runs `body(first_row, rows_out)` over `out` split into contiguous chunks
-/// of whole rows (`row_len` elements each), one chunk per available core.
-fn par_rows<F>(out: &mut [f32], row_len: usize, body: F)
-where
-    F: Fn(usize, &mut [f32]) + Sync,
-{
-    let rows = out.len() / row_len.max(1);
-    let threads = thread::available_parallelism().map_or(1, |n| n.get()).min(rows.max(1));
-    let rows_per = rows.div_ceil(threads).max(1);
-    thread::scope(|s| {
-        for (i, chunk) in out.chunks_mut(rows_per * row_len.max(1)).enumerate() {
-            let body = &body;
-            s.spawn(move || body(i * rows_per, chunk));
-        }
-    });
 }
 
 /// Separable convolution with clamp-to-edge borders; both passes are

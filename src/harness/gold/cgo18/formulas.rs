@@ -8,7 +8,7 @@ use crate::harness::data::{Arrays, Sizes};
 fn stencil_2d(
     inputs: &Arrays,
     sizes: &Sizes,
-    f: impl Fn(&Grid, isize, isize) -> f64,
+    f: impl Fn(&Grid, isize, isize) -> f64 + Sync,
 ) -> Result<Vec<f32>, String> {
     let a = grid(inputs, sizes, "a", Boundary::Clamp)?;
     Ok(map3(1, a.h, a.w, |_, y, x| f(&a, y, x)))
@@ -18,7 +18,7 @@ fn stencil_2d(
 fn stencil_3d(
     inputs: &Arrays,
     sizes: &Sizes,
-    f: impl Fn(&dyn Fn(isize, isize, isize) -> f64) -> f64,
+    f: impl Fn(&dyn Fn(isize, isize, isize) -> f64) -> f64 + Sync,
 ) -> Result<Vec<f32>, String> {
     let a = grid(inputs, sizes, "a", Boundary::Clamp)?;
     Ok(map3(a.d, a.h, a.w, |z, y, x| f(&|dz, dy, dx| a.at(z + dz, y + dy, x + dx))))
