@@ -3,7 +3,7 @@
 //! inside those ranges, simplification never changes a value, is idempotent,
 //! and every proof / bound the prover gives holds.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use lift::arith::{
     max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CmpOp, Memo, Pred, Range,
@@ -169,6 +169,29 @@ proptest! {
             prop_assert_eq!(memo.simplify(&x), simplify(&x), "{}", x);
             prop_assert_eq!(memo.prove_le(&x, &y), prove_le(&x, &y), "{} <= {}", x, y);
             prop_assert_eq!(memo.prove_eq(&x, &y), prove_eq(&x, &y), "{} == {}", x, y);
+        }
+    }
+
+    /// `Memo::simplify_known` (remembered by the expression as given, before
+    /// the known sizes are substituted) answers as substituting and then
+    /// simplifying does, asked again, for a copy, and under other known sizes.
+    #[test]
+    fn memo_known_answers_as_substitute_then_simplify((s, a, b, _p) in case(), n in 1i64..9, m in 1i64..9) {
+        let memo = Memo::default();
+        let knowns: [BTreeMap<String, i64>; 3] = [
+            BTreeMap::from([("N".to_string(), n)]),
+            BTreeMap::new(),
+            BTreeMap::from([("N".to_string(), n), ("M".to_string(), m)]),
+        ];
+        let kept = ["N_1", "M_1", "a_1", "d_1", "c_1"];
+        for _ in 0..2 {
+            for known in &knowns {
+                for x in [&a, &b, &a.clone(), &s.renamed(&a, kept)] {
+                    let mut plain = x.clone();
+                    plain.substitute_known(known);
+                    prop_assert_eq!(memo.simplify_known(x, known), simplify(&plain), "{} with {:?}", x, known);
+                }
+            }
         }
     }
 

@@ -335,6 +335,13 @@ impl ArithExpr {
         }
     }
 
+    /// Replaces the variables named in `known` by their values, in place.
+    pub fn substitute_known(&mut self, known: &std::collections::BTreeMap<String, i64>) {
+        if !known.is_empty() {
+            self.substitute_with(&|name| known.get(name).map(|v| ArithExpr::Cst(*v)));
+        }
+    }
+
     /// Replaces variables by expressions (by name).
     pub fn substitute(&self, map: &HashMap<String, ArithExpr>) -> ArithExpr {
         let s = |e: &ArithExpr| Box::new(e.substitute(map));

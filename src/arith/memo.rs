@@ -13,7 +13,7 @@ use super::range::{prove_eq_in, prove_le_in};
 use super::simplify::{simplify_in, Cx, DivMod};
 use super::{ArithExpr, Range};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ impl Hasher for Prehashed {
 /// A fast non-cryptographic hasher (multiply and rotate, as in rustc's
 /// `FxHasher`); the keys are the compiler's own expressions, not input an
 /// attacker chooses, and the result is deterministic.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Fx(u64);
 
 impl Hasher for Fx {
@@ -168,6 +168,11 @@ pub struct Memo {
     proofs: RefCell<Buckets<(Question, ArithExpr, ArithExpr, bool)>>,
     /// Divisions and remainders of simplified operands at a prover depth.
     div_mods: RefCell<Buckets<DivModEntry>>,
+    /// The known-size maps [`Memo::simplify_known`] was asked with.
+    knowns: RefCell<Vec<BTreeMap<String, i64>>>,
+    /// Keyed by the index of a known-size map and the expression as given:
+    /// the expression and its finished form.
+    finished: RefCell<Buckets<(usize, ArithExpr, ArithExpr)>>,
 }
 
 impl Memo {
@@ -177,6 +182,45 @@ impl Memo {
             return e.clone();
         }
         self.simplify_hashed(e).0
+    }
+
+    /// [`simplify`](super::simplify) of `e` with the sizes `known`
+    /// substituted, remembered by `e` as given. The code generator asks this
+    /// for every access index, and the unrolled copies of an access repeat
+    /// their raw (large) indices: a repeated one is then answered without
+    /// copying it and substituting into the copy.
+    pub fn simplify_known(&self, e: &ArithExpr, known: &BTreeMap<String, i64>) -> ArithExpr {
+        if let ArithExpr::Cst(_) = e {
+            return e.clone();
+        }
+        let k = self.known_index(known);
+        let mut h = Fx::default();
+        k.hash(&mut h);
+        exact_hash(e, &mut h);
+        let h = h.finish();
+        if let Some(bucket) = self.finished.borrow().get(&h) {
+            if let Some((.., r)) = bucket.iter().find(|(k2, x, _)| *k2 == k && exact_eq(x, e)) {
+                return r.clone();
+            }
+        }
+        let mut s = e.clone();
+        s.substitute_known(known);
+        let r = self.simplify(&s);
+        self.finished.borrow_mut().entry(h).or_default().push((k, e.clone(), r.clone()));
+        r
+    }
+
+    /// The position of `known` among the maps asked with (one per
+    /// compilation in practice).
+    fn known_index(&self, known: &BTreeMap<String, i64>) -> usize {
+        let mut knowns = self.knowns.borrow_mut();
+        match knowns.iter().position(|k| k == known) {
+            Some(i) => i,
+            None => {
+                knowns.push(known.clone());
+                knowns.len() - 1
+            }
+        }
     }
 
     /// The simplified form and its hash.
@@ -349,8 +393,8 @@ fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
             name: f(&v.name),
             kind: v.kind,
             range: Range {
-                start: Arc::new(rename_vars(&v.range.start, f)),
-                stop: v.range.stop.as_ref().map(|s| Arc::new(rename_vars(s, f))),
+                start: rename_bound(&v.range.start, &mut |b| rename_vars(b, f)),
+                stop: v.range.stop.as_ref().map(|s| rename_bound(s, &mut |b| rename_vars(b, f))),
             },
         }),
         E::Sum(es) => E::Sum(es.iter().map(|x| rename_vars(x, f)).collect()),
@@ -369,6 +413,15 @@ fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
     }
 }
 
+/// A range bound renamed by `rename`; a constant bound (most are) has no
+/// names and is shared as it is.
+fn rename_bound(b: &Arc<ArithExpr>, rename: &mut dyn FnMut(&ArithExpr) -> ArithExpr) -> Arc<ArithExpr> {
+    match **b {
+        ArithExpr::Cst(_) => b.clone(),
+        _ => Arc::new(rename(b)),
+    }
+}
+
 /// Renames variables to `v0`, `v1`, ... in order of first appearance
 /// (their ranges included), consistently across every expression it
 /// renames. A question about expressions that differ only in the names of
@@ -378,7 +431,7 @@ fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
 /// decisions, never for expressions that are printed.
 #[derive(Debug, Default)]
 pub struct CanonicalNames {
-    names: HashMap<String, String>,
+    names: HashMap<String, String, BuildHasherDefault<Fx>>,
 }
 
 impl CanonicalNames {
@@ -395,9 +448,9 @@ impl CanonicalNames {
                         next
                     }
                 };
-                let start = self.rename(&v.range.start);
-                let stop = v.range.stop.as_ref().map(|s| Arc::new(self.rename(s)));
-                E::Var(super::Var { name, kind: v.kind, range: Range { start: Arc::new(start), stop } })
+                let start = rename_bound(&v.range.start, &mut |b| self.rename(b));
+                let stop = v.range.stop.as_ref().map(|s| rename_bound(s, &mut |b| self.rename(b)));
+                E::Var(super::Var { name, kind: v.kind, range: Range { start, stop } })
             }
             E::Sum(es) => E::Sum(es.iter().map(|x| self.rename(x)).collect()),
             E::Prod(es) => E::Prod(es.iter().map(|x| self.rename(x)).collect()),
