@@ -84,7 +84,7 @@ fn expr(vars: Vec<E>) -> impl Strategy<Value = E> {
     leaf.prop_recursive(4, 40, 3, move |inner| {
         let divisor = prop_oneof![(1i64..9).prop_map(E::cst), proptest::sample::select(sizes.clone()),];
         prop_oneof![
-            3 => proptest::collection::vec(inner.clone(), 2..4).prop_map(E::Sum),
+            3 => proptest::collection::vec(inner.clone(), 2..4).prop_map(E::sum),
             2 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::sub(a, b)),
             2 => ((-4i64..=4), inner.clone()).prop_map(|(k, a)| E::mul(E::cst(k), a)),
             1 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::mul(a, b)),
@@ -92,7 +92,7 @@ fn expr(vars: Vec<E>) -> impl Strategy<Value = E> {
             3 => (inner.clone(), divisor.clone()).prop_map(|(a, b)| E::modulo(a, b)),
             // Rule 4 shapes and multiples of the divisor.
             2 => (inner.clone(), divisor.clone(), inner.clone()).prop_map(|(x, y, z)| {
-                E::Sum(vec![E::mul(E::div(x.clone(), y.clone()), y.clone()), E::modulo(x, y), z])
+                E::sum(vec![E::mul(E::div(x.clone(), y.clone()), y.clone()), E::modulo(x, y), z])
             }),
             2 => (inner.clone(), divisor.clone(), inner.clone(), any::<bool>()).prop_map(|(x, y, z, m)| {
                 let n = E::add(E::mul(x, y.clone()), z);

@@ -386,7 +386,7 @@ fn collect_names<'e>(e: &'e ArithExpr, out: &mut Vec<&'e str>) {
 /// `e` with every variable name (in ranges too) replaced by `f(name)`.
 fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
     use ArithExpr as E;
-    let r = |x: &ArithExpr| Box::new(rename_vars(x, f));
+    let r = |x: &ArithExpr| Arc::new(rename_vars(x, f));
     match e {
         E::Cst(_) => e.clone(),
         E::Var(v) => E::Var(super::Var {
@@ -397,8 +397,8 @@ fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
                 stop: v.range.stop.as_ref().map(|s| rename_bound(s, &mut |b| rename_vars(b, f))),
             },
         }),
-        E::Sum(es) => E::Sum(es.iter().map(|x| rename_vars(x, f)).collect()),
-        E::Prod(es) => E::Prod(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Sum(es) => E::sum(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Prod(es) => E::prod(es.iter().map(|x| rename_vars(x, f)).collect()),
         E::Div(a, b) => E::Div(r(a), r(b)),
         E::ExactDiv(a, b) => E::ExactDiv(r(a), r(b)),
         E::Mod(a, b) => E::Mod(r(a), r(b)),
@@ -408,7 +408,7 @@ fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
         E::Log2(a) => E::Log2(r(a)),
         E::IfThenElse(p, t, el) => {
             let p = super::Pred { lhs: rename_vars(&p.lhs, f), op: p.op, rhs: rename_vars(&p.rhs, f) };
-            E::IfThenElse(Box::new(p), r(t), r(el))
+            E::IfThenElse(Arc::new(p), r(t), r(el))
         }
     }
 }
@@ -452,8 +452,8 @@ impl CanonicalNames {
                 let stop = v.range.stop.as_ref().map(|s| rename_bound(s, &mut |b| self.rename(b)));
                 E::Var(super::Var { name, kind: v.kind, range: Range { start, stop } })
             }
-            E::Sum(es) => E::Sum(es.iter().map(|x| self.rename(x)).collect()),
-            E::Prod(es) => E::Prod(es.iter().map(|x| self.rename(x)).collect()),
+            E::Sum(es) => E::sum(es.iter().map(|x| self.rename(x)).collect()),
+            E::Prod(es) => E::prod(es.iter().map(|x| self.rename(x)).collect()),
             E::Div(a, b) => E::Div(self.boxed(a), self.boxed(b)),
             E::ExactDiv(a, b) => E::ExactDiv(self.boxed(a), self.boxed(b)),
             E::Mod(a, b) => E::Mod(self.boxed(a), self.boxed(b)),
@@ -463,13 +463,13 @@ impl CanonicalNames {
             E::Log2(a) => E::Log2(self.boxed(a)),
             E::IfThenElse(p, t, f) => {
                 let p = super::Pred { lhs: self.rename(&p.lhs), op: p.op, rhs: self.rename(&p.rhs) };
-                E::IfThenElse(Box::new(p), self.boxed(t), self.boxed(f))
+                E::IfThenElse(Arc::new(p), self.boxed(t), self.boxed(f))
             }
         }
     }
 
-    fn boxed(&mut self, e: &ArithExpr) -> Box<ArithExpr> {
-        Box::new(self.rename(e))
+    fn boxed(&mut self, e: &ArithExpr) -> Arc<ArithExpr> {
+        Arc::new(self.rename(e))
     }
 }
 
