@@ -93,13 +93,18 @@ fn hash_of(e: &ArithExpr) -> u64 {
     h.finish()
 }
 
+/// Shared nodes are equal without looking inside (the memo's keys are
+/// often copies of the expression asked about).
 fn exact_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
     use ArithExpr as E;
-    let all = |xs: &[E], ys: &[E]| xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| exact_eq(x, y));
+    let all = |xs: &Arc<Vec<E>>, ys: &Arc<Vec<E>>| {
+        Arc::ptr_eq(xs, ys) || (xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(x, y)| exact_eq(x, y)))
+    };
+    let same = |x: &Arc<E>, y: &Arc<E>| Arc::ptr_eq(x, y) || exact_eq(x, y);
     let range = |r: &Range, s: &Range| {
-        exact_eq(&r.start, &s.start)
+        same(&r.start, &s.start)
             && match (&r.stop, &s.stop) {
-                (Some(x), Some(y)) => exact_eq(x, y),
+                (Some(x), Some(y)) => same(x, y),
                 (None, None) => true,
                 (Some(_), None) | (None, Some(_)) => false,
             }
@@ -113,14 +118,12 @@ fn exact_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
         | (E::Mod(a1, b1), E::Mod(a2, b2))
         | (E::Pow(a1, b1), E::Pow(a2, b2))
         | (E::Min(a1, b1), E::Min(a2, b2))
-        | (E::Max(a1, b1), E::Max(a2, b2)) => exact_eq(a1, a2) && exact_eq(b1, b2),
-        (E::Log2(x), E::Log2(y)) => exact_eq(x, y),
+        | (E::Max(a1, b1), E::Max(a2, b2)) => same(a1, a2) && same(b1, b2),
+        (E::Log2(x), E::Log2(y)) => same(x, y),
         (E::IfThenElse(p, t1, f1), E::IfThenElse(q, t2, f2)) => {
-            p.op == q.op
-                && exact_eq(&p.lhs, &q.lhs)
-                && exact_eq(&p.rhs, &q.rhs)
-                && exact_eq(t1, t2)
-                && exact_eq(f1, f2)
+            (Arc::ptr_eq(p, q) || (p.op == q.op && exact_eq(&p.lhs, &q.lhs) && exact_eq(&p.rhs, &q.rhs)))
+                && same(t1, t2)
+                && same(f1, f2)
         }
         _ => false,
     }
@@ -205,7 +208,12 @@ impl Memo {
         }
         let mut s = e.clone();
         s.substitute_known(known);
-        let r = self.simplify(&s);
+        // Asked by rank directly: the exact substituted form is rarely
+        // asked again (this table answers repeats of `e`).
+        let r = match s {
+            ArithExpr::Cst(_) => s,
+            _ => self.simplify_by_rank(&s),
+        };
         self.finished.borrow_mut().entry(h).or_default().push((k, e.clone(), r.clone()));
         r
     }
