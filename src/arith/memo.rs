@@ -176,6 +176,8 @@ pub struct Memo {
     /// Keyed by the index of a known-size map and the expression as given:
     /// the expression and its finished form.
     finished: RefCell<Buckets<(usize, ArithExpr, ArithExpr)>>,
+    /// The rank names made so far (see [`Memo::simplify_by_rank`]).
+    rank_names: RefCell<Arc<Vec<String>>>,
 }
 
 impl Memo {
@@ -265,15 +267,20 @@ impl Memo {
         if names.len() >= RANK_LIMIT {
             return simplify_in(e, Cx::top_with(self));
         }
-        let ranked: Vec<String> = (0..names.len()).map(|rank| format!("{RANK_PREFIX}{rank:06}")).collect();
-        let renamed = rename_vars(e, &|n| match names.binary_search(&n) {
-            Ok(rank) => ranked[rank].clone(),
-            Err(_) => n.to_string(),
+        let ranked = self.rank_names(names.len());
+        let by_rank = ByRank { names: &names, ranked: &ranked };
+        // The renamed question is looked up without being built: hashed and
+        // compared through the renaming (the hash is the renamed tree's).
+        let mut h = Fx::default();
+        hash_by_rank(e, &mut h, &by_rank);
+        let h = h.finish();
+        let found = self.simplified.borrow().get(&h).and_then(|bucket| {
+            bucket.iter().find(|(k, _, _)| eq_by_rank(k, e, &by_rank)).map(|(_, s, _)| s.clone())
         });
-        let h = hash_of(&renamed);
-        let s = match self.lookup_simplified(&renamed, h) {
-            Some((s, _)) => s,
+        let s = match found {
+            Some(s) => s,
             None => {
+                let renamed = rename_vars(e, &|n| by_rank.name(n).to_string());
                 let s = simplify_in(&renamed, Cx::top_with(self));
                 let sh = hash_of(&s);
                 self.simplified.borrow_mut().entry(h).or_default().push((renamed, s.clone(), sh));
@@ -285,6 +292,17 @@ impl Memo {
             // The simplifier only rebuilds what it was given: every name is a rank.
             rank.and_then(|r| names.get(r)).map_or_else(|| n.to_string(), |n| n.to_string())
         })
+    }
+
+    /// The names of ranks `0..n` (`#000000`, ...), made once per memo.
+    fn rank_names(&self, n: usize) -> Arc<Vec<String>> {
+        let mut ranked = self.rank_names.borrow_mut();
+        if ranked.len() < n {
+            let v = Arc::make_mut(&mut ranked);
+            let have = v.len();
+            v.extend((have..n).map(|rank| format!("{RANK_PREFIX}{rank:06}")));
+        }
+        ranked.clone()
     }
 
     /// [`prove_le`](super::prove_le), remembered.
@@ -364,6 +382,89 @@ impl Memo {
 const RANK_PREFIX: &str = "#";
 const RANK_LIMIT: usize = 1_000_000;
 
+/// The renaming of [`Memo::simplify_by_rank`]: `names` sorted, the name of
+/// rank `i` is `ranked[i]`.
+struct ByRank<'n> {
+    names: &'n [&'n str],
+    ranked: &'n [String],
+}
+
+impl ByRank<'_> {
+    fn name<'a>(&'a self, n: &'a str) -> &'a str {
+        match self.names.binary_search(&n) {
+            Ok(rank) => &self.ranked[rank],
+            Err(_) => n,
+        }
+    }
+}
+
+/// [`exact_hash`] of `e` renamed by `r`, without building it.
+fn hash_by_rank<H: Hasher>(e: &ArithExpr, h: &mut H, r: &ByRank<'_>) {
+    use ArithExpr as E;
+    std::mem::discriminant(e).hash(h);
+    match e {
+        E::Cst(c) => c.hash(h),
+        E::Var(v) => {
+            r.name(&v.name).hash(h);
+            v.kind.hash(h);
+            hash_by_rank(&v.range.start, h, r);
+            if let Some(stop) = &v.range.stop {
+                hash_by_rank(stop, h, r);
+            }
+        }
+        E::Sum(es) | E::Prod(es) => {
+            es.len().hash(h);
+            es.iter().for_each(|x| hash_by_rank(x, h, r));
+        }
+        E::Div(a, b) | E::ExactDiv(a, b) | E::Mod(a, b) | E::Pow(a, b) | E::Min(a, b) | E::Max(a, b) => {
+            hash_by_rank(a, h, r);
+            hash_by_rank(b, h, r);
+        }
+        E::Log2(a) => hash_by_rank(a, h, r),
+        E::IfThenElse(p, t, f) => {
+            p.op.hash(h);
+            hash_by_rank(&p.lhs, h, r);
+            hash_by_rank(&p.rhs, h, r);
+            hash_by_rank(t, h, r);
+            hash_by_rank(f, h, r);
+        }
+    }
+}
+
+/// [`exact_eq`] of `renamed` and `e` renamed by `r`, without building it.
+fn eq_by_rank(renamed: &ArithExpr, e: &ArithExpr, r: &ByRank<'_>) -> bool {
+    use ArithExpr as E;
+    let all = |xs: &[E], ys: &[E]| xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| eq_by_rank(x, y, r));
+    let range = |a: &Range, b: &Range| {
+        eq_by_rank(&a.start, &b.start, r)
+            && match (&a.stop, &b.stop) {
+                (Some(x), Some(y)) => eq_by_rank(x, y, r),
+                (None, None) => true,
+                (Some(_), None) | (None, Some(_)) => false,
+            }
+    };
+    match (renamed, e) {
+        (E::Cst(x), E::Cst(y)) => x == y,
+        (E::Var(v), E::Var(w)) => v.name == r.name(&w.name) && v.kind == w.kind && range(&v.range, &w.range),
+        (E::Sum(xs), E::Sum(ys)) | (E::Prod(xs), E::Prod(ys)) => all(xs, ys),
+        (E::Div(a1, b1), E::Div(a2, b2))
+        | (E::ExactDiv(a1, b1), E::ExactDiv(a2, b2))
+        | (E::Mod(a1, b1), E::Mod(a2, b2))
+        | (E::Pow(a1, b1), E::Pow(a2, b2))
+        | (E::Min(a1, b1), E::Min(a2, b2))
+        | (E::Max(a1, b1), E::Max(a2, b2)) => eq_by_rank(a1, a2, r) && eq_by_rank(b1, b2, r),
+        (E::Log2(x), E::Log2(y)) => eq_by_rank(x, y, r),
+        (E::IfThenElse(p, t1, f1), E::IfThenElse(q, t2, f2)) => {
+            p.op == q.op
+                && eq_by_rank(&p.lhs, &q.lhs, r)
+                && eq_by_rank(&p.rhs, &q.rhs, r)
+                && eq_by_rank(t1, t2, r)
+                && eq_by_rank(f1, f2, r)
+        }
+        _ => false,
+    }
+}
+
 /// Every variable name in `e`, its variables' ranges included.
 fn collect_names<'e>(e: &'e ArithExpr, out: &mut Vec<&'e str>) {
     use ArithExpr as E;
@@ -437,9 +538,18 @@ fn rename_bound(b: &Arc<ArithExpr>, rename: &mut dyn FnMut(&ArithExpr) -> ArithE
 /// becomes one question for a [`Memo`]. Renaming is injective, so a proof
 /// about the renamed expressions holds for the originals; use it only for
 /// decisions, never for expressions that are printed.
+///
+/// A node shared between the expressions it renames (a copy of one with a
+/// variable substituted shares the rest) is renamed once: the second time,
+/// all its names are known, so the answer is the same.
 #[derive(Debug, Default)]
 pub struct CanonicalNames {
     names: HashMap<String, String, BuildHasherDefault<Fx>>,
+    /// Renamed sums and products by the address of their terms; each entry
+    /// keeps its original alive, so no address is reused while it is here.
+    terms: HashMap<usize, (Arc<Vec<ArithExpr>>, Arc<Vec<ArithExpr>>), BuildHasherDefault<Fx>>,
+    /// Renamed operands by address, likewise.
+    nodes: HashMap<usize, (Arc<ArithExpr>, Arc<ArithExpr>), BuildHasherDefault<Fx>>,
 }
 
 impl CanonicalNames {
@@ -460,8 +570,8 @@ impl CanonicalNames {
                 let stop = v.range.stop.as_ref().map(|s| rename_bound(s, &mut |b| self.rename(b)));
                 E::Var(super::Var { name, kind: v.kind, range: Range { start, stop } })
             }
-            E::Sum(es) => E::sum(es.iter().map(|x| self.rename(x)).collect()),
-            E::Prod(es) => E::prod(es.iter().map(|x| self.rename(x)).collect()),
+            E::Sum(es) => E::Sum(self.terms(es)),
+            E::Prod(es) => E::Prod(self.terms(es)),
             E::Div(a, b) => E::Div(self.boxed(a), self.boxed(b)),
             E::ExactDiv(a, b) => E::ExactDiv(self.boxed(a), self.boxed(b)),
             E::Mod(a, b) => E::Mod(self.boxed(a), self.boxed(b)),
@@ -476,8 +586,24 @@ impl CanonicalNames {
         }
     }
 
-    fn boxed(&mut self, e: &ArithExpr) -> Arc<ArithExpr> {
-        Arc::new(self.rename(e))
+    fn boxed(&mut self, e: &Arc<ArithExpr>) -> Arc<ArithExpr> {
+        let key = Arc::as_ptr(e) as usize;
+        if let Some((_, r)) = self.nodes.get(&key) {
+            return r.clone();
+        }
+        let r = Arc::new(self.rename(e));
+        self.nodes.insert(key, (e.clone(), r.clone()));
+        r
+    }
+
+    fn terms(&mut self, es: &Arc<Vec<ArithExpr>>) -> Arc<Vec<ArithExpr>> {
+        let key = Arc::as_ptr(es) as usize;
+        if let Some((_, r)) = self.terms.get(&key) {
+            return r.clone();
+        }
+        let r = Arc::new(es.iter().map(|x| self.rename(x)).collect::<Vec<_>>());
+        self.terms.insert(key, (es.clone(), r.clone()));
+        r
     }
 }
 
