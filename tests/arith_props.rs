@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use lift::arith::{
-    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CanonicalNames, CmpOp, Memo,
-    Pred, Range, Var, VarKind,
+    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CanonicalNames, CmpOp,
+    Memo, Pred, Range, Var, VarKind,
 };
 use proptest::prelude::*;
 
@@ -238,7 +238,10 @@ fn rebuild(e: &E, var: &dyn Fn(&Var) -> Option<E>) -> E {
     match e {
         E::Cst(c) => E::cst(*c),
         E::Var(v) => var(v).unwrap_or_else(|| {
-            let range = Range { start: std::sync::Arc::new(r(&v.range.start)), stop: v.range.stop.as_ref().map(|s| std::sync::Arc::new(r(s))) };
+            let range = Range {
+                start: std::sync::Arc::new(r(&v.range.start)),
+                stop: v.range.stop.as_ref().map(|s| std::sync::Arc::new(r(s))),
+            };
             E::Var(Var { name: v.name.clone(), kind: v.kind, range })
         }),
         E::Sum(es) => E::sum(es.iter().map(r).collect()),
@@ -250,6 +253,8 @@ fn rebuild(e: &E, var: &dyn Fn(&Var) -> Option<E>) -> E {
         E::Log2(a) => E::log2(r(a)),
         E::Min(a, b) => E::min(r(a), r(b)),
         E::Max(a, b) => E::max(r(a), r(b)),
-        E::IfThenElse(p, t, f) => E::if_then_else(Pred { lhs: r(&p.lhs), op: p.op, rhs: r(&p.rhs) }, r(t), r(f)),
+        E::IfThenElse(p, t, f) => {
+            E::if_then_else(Pred { lhs: r(&p.lhs), op: p.op, rhs: r(&p.rhs) }, r(t), r(f))
+        }
     }
 }

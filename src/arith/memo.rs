@@ -434,7 +434,8 @@ fn hash_by_rank<H: Hasher>(e: &ArithExpr, h: &mut H, r: &ByRank<'_>) {
 /// [`exact_eq`] of `renamed` and `e` renamed by `r`, without building it.
 fn eq_by_rank(renamed: &ArithExpr, e: &ArithExpr, r: &ByRank<'_>) -> bool {
     use ArithExpr as E;
-    let all = |xs: &[E], ys: &[E]| xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| eq_by_rank(x, y, r));
+    let all =
+        |xs: &[E], ys: &[E]| xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| eq_by_rank(x, y, r));
     let range = |a: &Range, b: &Range| {
         eq_by_rank(&a.start, &b.start, r)
             && match (&a.stop, &b.stop) {
@@ -531,6 +532,9 @@ fn rename_bound(b: &Arc<ArithExpr>, rename: &mut dyn FnMut(&ArithExpr) -> ArithE
     }
 }
 
+/// Shared nodes (original, renamed) by the original's address.
+type ByAddress<T> = HashMap<usize, (T, T), BuildHasherDefault<Fx>>;
+
 /// Renames variables to `v0`, `v1`, ... in order of first appearance
 /// (their ranges included), consistently across every expression it
 /// renames. A question about expressions that differ only in the names of
@@ -547,9 +551,9 @@ pub struct CanonicalNames {
     names: HashMap<String, String, BuildHasherDefault<Fx>>,
     /// Renamed sums and products by the address of their terms; each entry
     /// keeps its original alive, so no address is reused while it is here.
-    terms: HashMap<usize, (Arc<Vec<ArithExpr>>, Arc<Vec<ArithExpr>>), BuildHasherDefault<Fx>>,
+    terms: ByAddress<Arc<Vec<ArithExpr>>>,
     /// Renamed operands by address, likewise.
-    nodes: HashMap<usize, (Arc<ArithExpr>, Arc<ArithExpr>), BuildHasherDefault<Fx>>,
+    nodes: ByAddress<Arc<ArithExpr>>,
 }
 
 impl CanonicalNames {

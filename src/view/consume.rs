@@ -132,11 +132,8 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
         if let Some((_, v)) = resolved.borrow().iter().find(|(k, _)| *k == name) {
             return Some(v.clone());
         }
-        let (k, v) = if m.len() <= 8 {
-            m.iter().find(|(k, _)| k.as_str() == name)?
-        } else {
-            m.get_key_value(name)?
-        };
+        let (k, v) =
+            if m.len() <= 8 { m.iter().find(|(k, _)| k.as_str() == name)? } else { m.get_key_value(name)? };
         let v = fixpoint(v);
         resolved.borrow_mut().push((k, v.clone()));
         Some(v)
