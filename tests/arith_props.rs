@@ -3,11 +3,11 @@
 //! inside those ranges, simplification never changes a value, is idempotent,
 //! and every proof / bound the prover gives holds.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use lift::arith::{
-    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CmpOp, Memo, Pred, Range,
-    Var, VarKind,
+    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CanonicalNames, CmpOp,
+    Memo, Pred, Range, Var, VarKind,
 };
 use proptest::prelude::*;
 
@@ -84,7 +84,7 @@ fn expr(vars: Vec<E>) -> impl Strategy<Value = E> {
     leaf.prop_recursive(4, 40, 3, move |inner| {
         let divisor = prop_oneof![(1i64..9).prop_map(E::cst), proptest::sample::select(sizes.clone()),];
         prop_oneof![
-            3 => proptest::collection::vec(inner.clone(), 2..4).prop_map(E::Sum),
+            3 => proptest::collection::vec(inner.clone(), 2..4).prop_map(E::sum),
             2 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::sub(a, b)),
             2 => ((-4i64..=4), inner.clone()).prop_map(|(k, a)| E::mul(E::cst(k), a)),
             1 => (inner.clone(), inner.clone()).prop_map(|(a, b)| E::mul(a, b)),
@@ -92,7 +92,7 @@ fn expr(vars: Vec<E>) -> impl Strategy<Value = E> {
             3 => (inner.clone(), divisor.clone()).prop_map(|(a, b)| E::modulo(a, b)),
             // Rule 4 shapes and multiples of the divisor.
             2 => (inner.clone(), divisor.clone(), inner.clone()).prop_map(|(x, y, z)| {
-                E::Sum(vec![E::mul(E::div(x.clone(), y.clone()), y.clone()), E::modulo(x, y), z])
+                E::sum(vec![E::mul(E::div(x.clone(), y.clone()), y.clone()), E::modulo(x, y), z])
             }),
             2 => (inner.clone(), divisor.clone(), inner.clone(), any::<bool>()).prop_map(|(x, y, z, m)| {
                 let n = E::add(E::mul(x, y.clone()), z);
@@ -172,6 +172,46 @@ proptest! {
         }
     }
 
+    /// `Memo::simplify_known` (remembered by the expression as given, before
+    /// the known sizes are substituted) answers as substituting and then
+    /// simplifying does, asked again, for a copy, and under other known sizes.
+    #[test]
+    fn memo_known_answers_as_substitute_then_simplify((s, a, b, _p) in case(), n in 1i64..9, m in 1i64..9) {
+        let memo = Memo::default();
+        let knowns: [BTreeMap<String, i64>; 3] = [
+            BTreeMap::from([("N".to_string(), n)]),
+            BTreeMap::new(),
+            BTreeMap::from([("N".to_string(), n), ("M".to_string(), m)]),
+        ];
+        let kept = ["N_1", "M_1", "a_1", "d_1", "c_1"];
+        for _ in 0..2 {
+            for known in &knowns {
+                for x in [&a, &b, &a.clone(), &s.renamed(&a, kept)] {
+                    let mut plain = x.clone();
+                    plain.substitute_known(known);
+                    prop_assert_eq!(memo.simplify_known(x, known), simplify(&plain), "{} with {:?}", x, known);
+                }
+            }
+        }
+    }
+
+    /// Renaming through one `CanonicalNames` reuses the renamed form of a
+    /// node shared with an expression renamed before (a copy with a variable
+    /// substituted shares the rest): the answers are those for unshared
+    /// copies, and substitution itself rebuilds exactly the tree it should.
+    #[test]
+    fn canonical_names_of_shared_nodes((_s, a, b, _p) in case(), k in -3i64..4) {
+        let zero: HashMap<String, E> = [("c".to_string(), E::cst(k))].into();
+        let a0 = a.substitute(&zero);
+        // Debug output shows the variables' ranges too (`==` compares names).
+        let full = |e: &E| format!("{e:?}");
+        prop_assert_eq!(full(&a0), full(&substituted_deep(&a, "c", k)));
+        let (mut shared, mut fresh) = (CanonicalNames::default(), CanonicalNames::default());
+        for (x, y) in [(&a, deep_copy(&a)), (&a0, deep_copy(&a0)), (&b, deep_copy(&b)), (&a, deep_copy(&a))] {
+            prop_assert_eq!(full(&shared.rename(x)), full(&fresh.rename(&y)), "{}", x);
+        }
+    }
+
     /// An expression against a shifted copy of itself: simplification
     /// cancels `e`, so `e < e + k` must be proved exactly when `k > 0`.
     #[test]
@@ -180,5 +220,41 @@ proptest! {
         prop_assert_eq!(prove_lt(&e, &shifted), k > 0, "{} < {}", e, shifted);
         prop_assert_eq!(prove_le(&e, &shifted), k >= 0, "{} <= {}", e, shifted);
         prop_assert_eq!(prove_eq(&e, &shifted), k == 0, "{} == {}", e, shifted);
+    }
+}
+
+/// `e` rebuilt node by node: equal to `e`, sharing nothing with it.
+fn deep_copy(e: &E) -> E {
+    rebuild(e, &|_| None)
+}
+
+/// `e` with the variable `name` replaced by `k`, rebuilt node by node.
+fn substituted_deep(e: &E, name: &str, k: i64) -> E {
+    rebuild(e, &|v: &Var| (v.name == name).then_some(E::cst(k)))
+}
+
+fn rebuild(e: &E, var: &dyn Fn(&Var) -> Option<E>) -> E {
+    let r = |x: &E| rebuild(x, var);
+    match e {
+        E::Cst(c) => E::cst(*c),
+        E::Var(v) => var(v).unwrap_or_else(|| {
+            let range = Range {
+                start: std::sync::Arc::new(r(&v.range.start)),
+                stop: v.range.stop.as_ref().map(|s| std::sync::Arc::new(r(s))),
+            };
+            E::Var(Var { name: v.name.clone(), kind: v.kind, range })
+        }),
+        E::Sum(es) => E::sum(es.iter().map(r).collect()),
+        E::Prod(es) => E::prod(es.iter().map(r).collect()),
+        E::Div(a, b) => E::div(r(a), r(b)),
+        E::ExactDiv(a, b) => E::exact_div(r(a), r(b)),
+        E::Mod(a, b) => E::modulo(r(a), r(b)),
+        E::Pow(a, b) => E::pow(r(a), r(b)),
+        E::Log2(a) => E::log2(r(a)),
+        E::Min(a, b) => E::min(r(a), r(b)),
+        E::Max(a, b) => E::max(r(a), r(b)),
+        E::IfThenElse(p, t, f) => {
+            E::if_then_else(Pred { lhs: r(&p.lhs), op: p.op, rhs: r(&p.rhs) }, r(t), r(f))
+        }
     }
 }

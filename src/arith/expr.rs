@@ -112,28 +112,35 @@ pub struct Pred {
 }
 
 /// A symbolic integer expression.
+///
+/// Children are shared (`Arc`): cloning an expression copies one node, not
+/// the tree. The code generator copies its (large, raw) index expressions
+/// many times (view consumption duplicates `join`'s index, the memo keeps
+/// what it was asked), and that copying and freeing was most of its time.
+/// Equality, order and hashing look through the sharing: they are those of
+/// the tree.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ArithExpr {
     Cst(i64),
     Var(Var),
     /// n-ary sum.
-    Sum(Vec<ArithExpr>),
+    Sum(Arc<Vec<ArithExpr>>),
     /// n-ary product.
-    Prod(Vec<ArithExpr>),
+    Prod(Arc<Vec<ArithExpr>>),
     /// Integer division, C semantics (truncates towards zero).
-    Div(Box<ArithExpr>, Box<ArithExpr>),
+    Div(Arc<ArithExpr>, Arc<ArithExpr>),
     /// Division known to be exact (`N / 128` as an array length when the
     /// program asserts divisibility); printed like `Div`.
-    ExactDiv(Box<ArithExpr>, Box<ArithExpr>),
+    ExactDiv(Arc<ArithExpr>, Arc<ArithExpr>),
     /// Remainder, C semantics (sign of the dividend).
-    Mod(Box<ArithExpr>, Box<ArithExpr>),
+    Mod(Arc<ArithExpr>, Arc<ArithExpr>),
     /// `base ^ exponent`, exponent non-negative.
-    Pow(Box<ArithExpr>, Box<ArithExpr>),
+    Pow(Arc<ArithExpr>, Arc<ArithExpr>),
     /// Integer base-2 logarithm (floor) of a positive value.
-    Log2(Box<ArithExpr>),
-    Min(Box<ArithExpr>, Box<ArithExpr>),
-    Max(Box<ArithExpr>, Box<ArithExpr>),
-    IfThenElse(Box<Pred>, Box<ArithExpr>, Box<ArithExpr>),
+    Log2(Arc<ArithExpr>),
+    Min(Arc<ArithExpr>, Arc<ArithExpr>),
+    Max(Arc<ArithExpr>, Arc<ArithExpr>),
+    IfThenElse(Arc<Pred>, Arc<ArithExpr>, Arc<ArithExpr>),
 }
 
 /// Why an expression has no value.
@@ -162,38 +169,46 @@ impl ArithExpr {
     pub fn index(name: &str, start: ArithExpr, stop: ArithExpr) -> ArithExpr {
         ArithExpr::Var(Var { name: name.to_string(), kind: VarKind::Index, range: Range::new(start, stop) })
     }
+    /// The sum of `terms` as given (not simplified).
+    pub fn sum(terms: Vec<ArithExpr>) -> ArithExpr {
+        ArithExpr::Sum(Arc::new(terms))
+    }
+    /// The product of `factors` as given (not simplified).
+    pub fn prod(factors: Vec<ArithExpr>) -> ArithExpr {
+        ArithExpr::Prod(Arc::new(factors))
+    }
     pub fn add(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Sum(vec![a, b])
+        ArithExpr::sum(vec![a, b])
     }
     pub fn sub(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Sum(vec![a, ArithExpr::Prod(vec![ArithExpr::Cst(-1), b])])
+        ArithExpr::sum(vec![a, ArithExpr::prod(vec![ArithExpr::Cst(-1), b])])
     }
     pub fn mul(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Prod(vec![a, b])
+        ArithExpr::prod(vec![a, b])
     }
     pub fn div(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Div(Box::new(a), Box::new(b))
+        ArithExpr::Div(Arc::new(a), Arc::new(b))
     }
     pub fn exact_div(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::ExactDiv(Box::new(a), Box::new(b))
+        ArithExpr::ExactDiv(Arc::new(a), Arc::new(b))
     }
     pub fn modulo(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Mod(Box::new(a), Box::new(b))
+        ArithExpr::Mod(Arc::new(a), Arc::new(b))
     }
     pub fn pow(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Pow(Box::new(a), Box::new(b))
+        ArithExpr::Pow(Arc::new(a), Arc::new(b))
     }
     pub fn log2(a: ArithExpr) -> ArithExpr {
-        ArithExpr::Log2(Box::new(a))
+        ArithExpr::Log2(Arc::new(a))
     }
     pub fn min(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Min(Box::new(a), Box::new(b))
+        ArithExpr::Min(Arc::new(a), Arc::new(b))
     }
     pub fn max(a: ArithExpr, b: ArithExpr) -> ArithExpr {
-        ArithExpr::Max(Box::new(a), Box::new(b))
+        ArithExpr::Max(Arc::new(a), Arc::new(b))
     }
     pub fn if_then_else(p: Pred, t: ArithExpr, e: ArithExpr) -> ArithExpr {
-        ArithExpr::IfThenElse(Box::new(p), Box::new(t), Box::new(e))
+        ArithExpr::IfThenElse(Arc::new(p), Arc::new(t), Arc::new(e))
     }
 
     /// The constant value, if this is a constant.
@@ -218,14 +233,14 @@ impl ArithExpr {
             ArithExpr::Var(v) => lookup(&v.name).ok_or_else(|| EvalError::Unbound(v.name.clone()))?,
             ArithExpr::Sum(es) => {
                 let mut acc: i64 = 0;
-                for e in es {
+                for e in es.iter() {
                     acc = acc.checked_add(e.eval_with(lookup)?).ok_or_else(ovf)?;
                 }
                 acc
             }
             ArithExpr::Prod(es) => {
                 let mut acc: i64 = 1;
-                for e in es {
+                for e in es.iter() {
                     acc = acc.checked_mul(e.eval_with(lookup)?).ok_or_else(ovf)?;
                 }
                 acc
@@ -305,57 +320,88 @@ impl ArithExpr {
     }
 
     /// [`substitute`](Self::substitute) in place, with the replacement of a
-    /// variable (by name) given by `lookup`: only the replaced variables are
-    /// rebuilt, the rest of the tree is kept as it is.
+    /// variable (by name) given by `lookup`: only the nodes above a replaced
+    /// variable are rebuilt, the rest of the tree stays shared.
     pub fn substitute_with(&mut self, lookup: &dyn Fn(&str) -> Option<ArithExpr>) {
+        if let Some(e) = self.substituted_with(lookup) {
+            *self = e;
+        }
+    }
+
+    /// `self` with variables replaced through `lookup`; `None` when no
+    /// variable is replaced.
+    fn substituted_with(&self, lookup: &dyn Fn(&str) -> Option<ArithExpr>) -> Option<ArithExpr> {
+        use ArithExpr as E;
+        // A changed child, or the old one shared.
+        let child = |x: &Arc<E>, changed: &mut bool| match x.substituted_with(lookup) {
+            Some(n) => {
+                *changed = true;
+                Arc::new(n)
+            }
+            None => x.clone(),
+        };
+        let pair = |a: &Arc<E>, b: &Arc<E>| {
+            let mut changed = false;
+            let (a, b) = (child(a, &mut changed), child(b, &mut changed));
+            changed.then_some((a, b))
+        };
         match self {
-            ArithExpr::Cst(_) => {}
-            ArithExpr::Var(v) => {
-                if let Some(r) = lookup(&v.name) {
-                    *self = r;
+            E::Cst(_) => None,
+            E::Var(v) => lookup(&v.name),
+            E::Sum(es) | E::Prod(es) => {
+                let mut out: Option<Vec<E>> = None;
+                for (i, e) in es.iter().enumerate() {
+                    match (e.substituted_with(lookup), &mut out) {
+                        (Some(n), None) => {
+                            let mut v = Vec::with_capacity(es.len());
+                            v.extend_from_slice(&es[..i]);
+                            v.push(n);
+                            out = Some(v);
+                        }
+                        (Some(n), Some(v)) => v.push(n),
+                        (None, Some(v)) => v.push(e.clone()),
+                        (None, None) => {}
+                    }
                 }
+                let out = out?;
+                Some(match self {
+                    E::Sum(_) => E::sum(out),
+                    _ => E::prod(out),
+                })
             }
-            ArithExpr::Sum(es) | ArithExpr::Prod(es) => es.iter_mut().for_each(|e| e.substitute_with(lookup)),
-            ArithExpr::Div(a, b)
-            | ArithExpr::ExactDiv(a, b)
-            | ArithExpr::Mod(a, b)
-            | ArithExpr::Pow(a, b)
-            | ArithExpr::Min(a, b)
-            | ArithExpr::Max(a, b) => {
-                a.substitute_with(lookup);
-                b.substitute_with(lookup)
+            E::Div(a, b) => pair(a, b).map(|(a, b)| E::Div(a, b)),
+            E::ExactDiv(a, b) => pair(a, b).map(|(a, b)| E::ExactDiv(a, b)),
+            E::Mod(a, b) => pair(a, b).map(|(a, b)| E::Mod(a, b)),
+            E::Pow(a, b) => pair(a, b).map(|(a, b)| E::Pow(a, b)),
+            E::Min(a, b) => pair(a, b).map(|(a, b)| E::Min(a, b)),
+            E::Max(a, b) => pair(a, b).map(|(a, b)| E::Max(a, b)),
+            E::Log2(a) => a.substituted_with(lookup).map(|a| E::Log2(Arc::new(a))),
+            E::IfThenElse(p, t, f) => {
+                let (l, r) = (p.lhs.substituted_with(lookup), p.rhs.substituted_with(lookup));
+                let mut changed = l.is_some() || r.is_some();
+                let (t, f) = (child(t, &mut changed), child(f, &mut changed));
+                changed.then(|| {
+                    let p = Pred {
+                        lhs: l.unwrap_or_else(|| p.lhs.clone()),
+                        op: p.op,
+                        rhs: r.unwrap_or_else(|| p.rhs.clone()),
+                    };
+                    E::IfThenElse(Arc::new(p), t, f)
+                })
             }
-            ArithExpr::Log2(a) => a.substitute_with(lookup),
-            ArithExpr::IfThenElse(p, t, e) => {
-                p.lhs.substitute_with(lookup);
-                p.rhs.substitute_with(lookup);
-                t.substitute_with(lookup);
-                e.substitute_with(lookup)
-            }
+        }
+    }
+
+    /// Replaces the variables named in `known` by their values, in place.
+    pub fn substitute_known(&mut self, known: &std::collections::BTreeMap<String, i64>) {
+        if !known.is_empty() {
+            self.substitute_with(&|name| known.get(name).map(|v| ArithExpr::Cst(*v)));
         }
     }
 
     /// Replaces variables by expressions (by name).
     pub fn substitute(&self, map: &HashMap<String, ArithExpr>) -> ArithExpr {
-        let s = |e: &ArithExpr| Box::new(e.substitute(map));
-        match self {
-            ArithExpr::Cst(c) => ArithExpr::Cst(*c),
-            ArithExpr::Var(v) => map.get(&v.name).cloned().unwrap_or_else(|| self.clone()),
-            ArithExpr::Sum(es) => ArithExpr::Sum(es.iter().map(|e| e.substitute(map)).collect()),
-            ArithExpr::Prod(es) => ArithExpr::Prod(es.iter().map(|e| e.substitute(map)).collect()),
-            ArithExpr::Div(a, b) => ArithExpr::Div(s(a), s(b)),
-            ArithExpr::ExactDiv(a, b) => ArithExpr::ExactDiv(s(a), s(b)),
-            ArithExpr::Mod(a, b) => ArithExpr::Mod(s(a), s(b)),
-            ArithExpr::Pow(a, b) => ArithExpr::Pow(s(a), s(b)),
-            ArithExpr::Log2(a) => ArithExpr::Log2(s(a)),
-            ArithExpr::Min(a, b) => ArithExpr::Min(s(a), s(b)),
-            ArithExpr::Max(a, b) => ArithExpr::Max(s(a), s(b)),
-            ArithExpr::IfThenElse(p, t, e) => ArithExpr::IfThenElse(
-                Box::new(Pred { lhs: p.lhs.substitute(map), op: p.op, rhs: p.rhs.substitute(map) }),
-                s(t),
-                s(e),
-            ),
-        }
+        self.substituted_with(&|name| map.get(name).cloned()).unwrap_or_else(|| self.clone())
     }
 }
 
@@ -392,7 +438,7 @@ impl fmt::Display for ArithExpr {
                             Some(if ps.len() == 2 {
                                 ps[1].clone()
                             } else {
-                                ArithExpr::Prod(ps[1..].to_vec())
+                                ArithExpr::prod(ps[1..].to_vec())
                             })
                         }
                         _ => None,

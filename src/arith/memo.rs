@@ -13,7 +13,7 @@ use super::range::{prove_eq_in, prove_le_in};
 use super::simplify::{simplify_in, Cx, DivMod};
 use super::{ArithExpr, Range};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ impl Hasher for Prehashed {
 /// A fast non-cryptographic hasher (multiply and rotate, as in rustc's
 /// `FxHasher`); the keys are the compiler's own expressions, not input an
 /// attacker chooses, and the result is deterministic.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Fx(u64);
 
 impl Hasher for Fx {
@@ -93,13 +93,18 @@ fn hash_of(e: &ArithExpr) -> u64 {
     h.finish()
 }
 
+/// Shared nodes are equal without looking inside (the memo's keys are
+/// often copies of the expression asked about).
 fn exact_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
     use ArithExpr as E;
-    let all = |xs: &[E], ys: &[E]| xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| exact_eq(x, y));
+    let all = |xs: &Arc<Vec<E>>, ys: &Arc<Vec<E>>| {
+        Arc::ptr_eq(xs, ys) || (xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(x, y)| exact_eq(x, y)))
+    };
+    let same = |x: &Arc<E>, y: &Arc<E>| Arc::ptr_eq(x, y) || exact_eq(x, y);
     let range = |r: &Range, s: &Range| {
-        exact_eq(&r.start, &s.start)
+        same(&r.start, &s.start)
             && match (&r.stop, &s.stop) {
-                (Some(x), Some(y)) => exact_eq(x, y),
+                (Some(x), Some(y)) => same(x, y),
                 (None, None) => true,
                 (Some(_), None) | (None, Some(_)) => false,
             }
@@ -113,14 +118,12 @@ fn exact_eq(a: &ArithExpr, b: &ArithExpr) -> bool {
         | (E::Mod(a1, b1), E::Mod(a2, b2))
         | (E::Pow(a1, b1), E::Pow(a2, b2))
         | (E::Min(a1, b1), E::Min(a2, b2))
-        | (E::Max(a1, b1), E::Max(a2, b2)) => exact_eq(a1, a2) && exact_eq(b1, b2),
-        (E::Log2(x), E::Log2(y)) => exact_eq(x, y),
+        | (E::Max(a1, b1), E::Max(a2, b2)) => same(a1, a2) && same(b1, b2),
+        (E::Log2(x), E::Log2(y)) => same(x, y),
         (E::IfThenElse(p, t1, f1), E::IfThenElse(q, t2, f2)) => {
-            p.op == q.op
-                && exact_eq(&p.lhs, &q.lhs)
-                && exact_eq(&p.rhs, &q.rhs)
-                && exact_eq(t1, t2)
-                && exact_eq(f1, f2)
+            (Arc::ptr_eq(p, q) || (p.op == q.op && exact_eq(&p.lhs, &q.lhs) && exact_eq(&p.rhs, &q.rhs)))
+                && same(t1, t2)
+                && same(f1, f2)
         }
         _ => false,
     }
@@ -168,6 +171,13 @@ pub struct Memo {
     proofs: RefCell<Buckets<(Question, ArithExpr, ArithExpr, bool)>>,
     /// Divisions and remainders of simplified operands at a prover depth.
     div_mods: RefCell<Buckets<DivModEntry>>,
+    /// The known-size maps [`Memo::simplify_known`] was asked with.
+    knowns: RefCell<Vec<BTreeMap<String, i64>>>,
+    /// Keyed by the index of a known-size map and the expression as given:
+    /// the expression and its finished form.
+    finished: RefCell<Buckets<(usize, ArithExpr, ArithExpr)>>,
+    /// The rank names made so far (see [`Memo::simplify_by_rank`]).
+    rank_names: RefCell<Arc<Vec<String>>>,
 }
 
 impl Memo {
@@ -177,6 +187,50 @@ impl Memo {
             return e.clone();
         }
         self.simplify_hashed(e).0
+    }
+
+    /// [`simplify`](super::simplify) of `e` with the sizes `known`
+    /// substituted, remembered by `e` as given. The code generator asks this
+    /// for every access index, and the unrolled copies of an access repeat
+    /// their raw (large) indices: a repeated one is then answered without
+    /// copying it and substituting into the copy.
+    pub fn simplify_known(&self, e: &ArithExpr, known: &BTreeMap<String, i64>) -> ArithExpr {
+        if let ArithExpr::Cst(_) = e {
+            return e.clone();
+        }
+        let k = self.known_index(known);
+        let mut h = Fx::default();
+        k.hash(&mut h);
+        exact_hash(e, &mut h);
+        let h = h.finish();
+        if let Some(bucket) = self.finished.borrow().get(&h) {
+            if let Some((.., r)) = bucket.iter().find(|(k2, x, _)| *k2 == k && exact_eq(x, e)) {
+                return r.clone();
+            }
+        }
+        let mut s = e.clone();
+        s.substitute_known(known);
+        // Asked by rank directly: the exact substituted form is rarely
+        // asked again (this table answers repeats of `e`).
+        let r = match s {
+            ArithExpr::Cst(_) => s,
+            _ => self.simplify_by_rank(&s),
+        };
+        self.finished.borrow_mut().entry(h).or_default().push((k, e.clone(), r.clone()));
+        r
+    }
+
+    /// The position of `known` among the maps asked with (one per
+    /// compilation in practice).
+    fn known_index(&self, known: &BTreeMap<String, i64>) -> usize {
+        let mut knowns = self.knowns.borrow_mut();
+        match knowns.iter().position(|k| k == known) {
+            Some(i) => i,
+            None => {
+                knowns.push(known.clone());
+                knowns.len() - 1
+            }
+        }
     }
 
     /// The simplified form and its hash.
@@ -213,15 +267,20 @@ impl Memo {
         if names.len() >= RANK_LIMIT {
             return simplify_in(e, Cx::top_with(self));
         }
-        let ranked: Vec<String> = (0..names.len()).map(|rank| format!("{RANK_PREFIX}{rank:06}")).collect();
-        let renamed = rename_vars(e, &|n| match names.binary_search(&n) {
-            Ok(rank) => ranked[rank].clone(),
-            Err(_) => n.to_string(),
+        let ranked = self.rank_names(names.len());
+        let by_rank = ByRank { names: &names, ranked: &ranked };
+        // The renamed question is looked up without being built: hashed and
+        // compared through the renaming (the hash is the renamed tree's).
+        let mut h = Fx::default();
+        hash_by_rank(e, &mut h, &by_rank);
+        let h = h.finish();
+        let found = self.simplified.borrow().get(&h).and_then(|bucket| {
+            bucket.iter().find(|(k, _, _)| eq_by_rank(k, e, &by_rank)).map(|(_, s, _)| s.clone())
         });
-        let h = hash_of(&renamed);
-        let s = match self.lookup_simplified(&renamed, h) {
-            Some((s, _)) => s,
+        let s = match found {
+            Some(s) => s,
             None => {
+                let renamed = rename_vars(e, &|n| by_rank.name(n).to_string());
                 let s = simplify_in(&renamed, Cx::top_with(self));
                 let sh = hash_of(&s);
                 self.simplified.borrow_mut().entry(h).or_default().push((renamed, s.clone(), sh));
@@ -233,6 +292,17 @@ impl Memo {
             // The simplifier only rebuilds what it was given: every name is a rank.
             rank.and_then(|r| names.get(r)).map_or_else(|| n.to_string(), |n| n.to_string())
         })
+    }
+
+    /// The names of ranks `0..n` (`#000000`, ...), made once per memo.
+    fn rank_names(&self, n: usize) -> Arc<Vec<String>> {
+        let mut ranked = self.rank_names.borrow_mut();
+        if ranked.len() < n {
+            let v = Arc::make_mut(&mut ranked);
+            let have = v.len();
+            v.extend((have..n).map(|rank| format!("{RANK_PREFIX}{rank:06}")));
+        }
+        ranked.clone()
     }
 
     /// [`prove_le`](super::prove_le), remembered.
@@ -312,6 +382,90 @@ impl Memo {
 const RANK_PREFIX: &str = "#";
 const RANK_LIMIT: usize = 1_000_000;
 
+/// The renaming of [`Memo::simplify_by_rank`]: `names` sorted, the name of
+/// rank `i` is `ranked[i]`.
+struct ByRank<'n> {
+    names: &'n [&'n str],
+    ranked: &'n [String],
+}
+
+impl ByRank<'_> {
+    fn name<'a>(&'a self, n: &'a str) -> &'a str {
+        match self.names.binary_search(&n) {
+            Ok(rank) => &self.ranked[rank],
+            Err(_) => n,
+        }
+    }
+}
+
+/// [`exact_hash`] of `e` renamed by `r`, without building it.
+fn hash_by_rank<H: Hasher>(e: &ArithExpr, h: &mut H, r: &ByRank<'_>) {
+    use ArithExpr as E;
+    std::mem::discriminant(e).hash(h);
+    match e {
+        E::Cst(c) => c.hash(h),
+        E::Var(v) => {
+            r.name(&v.name).hash(h);
+            v.kind.hash(h);
+            hash_by_rank(&v.range.start, h, r);
+            if let Some(stop) = &v.range.stop {
+                hash_by_rank(stop, h, r);
+            }
+        }
+        E::Sum(es) | E::Prod(es) => {
+            es.len().hash(h);
+            es.iter().for_each(|x| hash_by_rank(x, h, r));
+        }
+        E::Div(a, b) | E::ExactDiv(a, b) | E::Mod(a, b) | E::Pow(a, b) | E::Min(a, b) | E::Max(a, b) => {
+            hash_by_rank(a, h, r);
+            hash_by_rank(b, h, r);
+        }
+        E::Log2(a) => hash_by_rank(a, h, r),
+        E::IfThenElse(p, t, f) => {
+            p.op.hash(h);
+            hash_by_rank(&p.lhs, h, r);
+            hash_by_rank(&p.rhs, h, r);
+            hash_by_rank(t, h, r);
+            hash_by_rank(f, h, r);
+        }
+    }
+}
+
+/// [`exact_eq`] of `renamed` and `e` renamed by `r`, without building it.
+fn eq_by_rank(renamed: &ArithExpr, e: &ArithExpr, r: &ByRank<'_>) -> bool {
+    use ArithExpr as E;
+    let all =
+        |xs: &[E], ys: &[E]| xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| eq_by_rank(x, y, r));
+    let range = |a: &Range, b: &Range| {
+        eq_by_rank(&a.start, &b.start, r)
+            && match (&a.stop, &b.stop) {
+                (Some(x), Some(y)) => eq_by_rank(x, y, r),
+                (None, None) => true,
+                (Some(_), None) | (None, Some(_)) => false,
+            }
+    };
+    match (renamed, e) {
+        (E::Cst(x), E::Cst(y)) => x == y,
+        (E::Var(v), E::Var(w)) => v.name == r.name(&w.name) && v.kind == w.kind && range(&v.range, &w.range),
+        (E::Sum(xs), E::Sum(ys)) | (E::Prod(xs), E::Prod(ys)) => all(xs, ys),
+        (E::Div(a1, b1), E::Div(a2, b2))
+        | (E::ExactDiv(a1, b1), E::ExactDiv(a2, b2))
+        | (E::Mod(a1, b1), E::Mod(a2, b2))
+        | (E::Pow(a1, b1), E::Pow(a2, b2))
+        | (E::Min(a1, b1), E::Min(a2, b2))
+        | (E::Max(a1, b1), E::Max(a2, b2)) => eq_by_rank(a1, a2, r) && eq_by_rank(b1, b2, r),
+        (E::Log2(x), E::Log2(y)) => eq_by_rank(x, y, r),
+        (E::IfThenElse(p, t1, f1), E::IfThenElse(q, t2, f2)) => {
+            p.op == q.op
+                && eq_by_rank(&p.lhs, &q.lhs, r)
+                && eq_by_rank(&p.rhs, &q.rhs, r)
+                && eq_by_rank(t1, t2, r)
+                && eq_by_rank(f1, f2, r)
+        }
+        _ => false,
+    }
+}
+
 /// Every variable name in `e`, its variables' ranges included.
 fn collect_names<'e>(e: &'e ArithExpr, out: &mut Vec<&'e str>) {
     use ArithExpr as E;
@@ -342,19 +496,19 @@ fn collect_names<'e>(e: &'e ArithExpr, out: &mut Vec<&'e str>) {
 /// `e` with every variable name (in ranges too) replaced by `f(name)`.
 fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
     use ArithExpr as E;
-    let r = |x: &ArithExpr| Box::new(rename_vars(x, f));
+    let r = |x: &ArithExpr| Arc::new(rename_vars(x, f));
     match e {
         E::Cst(_) => e.clone(),
         E::Var(v) => E::Var(super::Var {
             name: f(&v.name),
             kind: v.kind,
             range: Range {
-                start: Arc::new(rename_vars(&v.range.start, f)),
-                stop: v.range.stop.as_ref().map(|s| Arc::new(rename_vars(s, f))),
+                start: rename_bound(&v.range.start, &mut |b| rename_vars(b, f)),
+                stop: v.range.stop.as_ref().map(|s| rename_bound(s, &mut |b| rename_vars(b, f))),
             },
         }),
-        E::Sum(es) => E::Sum(es.iter().map(|x| rename_vars(x, f)).collect()),
-        E::Prod(es) => E::Prod(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Sum(es) => E::sum(es.iter().map(|x| rename_vars(x, f)).collect()),
+        E::Prod(es) => E::prod(es.iter().map(|x| rename_vars(x, f)).collect()),
         E::Div(a, b) => E::Div(r(a), r(b)),
         E::ExactDiv(a, b) => E::ExactDiv(r(a), r(b)),
         E::Mod(a, b) => E::Mod(r(a), r(b)),
@@ -364,10 +518,22 @@ fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
         E::Log2(a) => E::Log2(r(a)),
         E::IfThenElse(p, t, el) => {
             let p = super::Pred { lhs: rename_vars(&p.lhs, f), op: p.op, rhs: rename_vars(&p.rhs, f) };
-            E::IfThenElse(Box::new(p), r(t), r(el))
+            E::IfThenElse(Arc::new(p), r(t), r(el))
         }
     }
 }
+
+/// A range bound renamed by `rename`; a constant bound (most are) has no
+/// names and is shared as it is.
+fn rename_bound(b: &Arc<ArithExpr>, rename: &mut dyn FnMut(&ArithExpr) -> ArithExpr) -> Arc<ArithExpr> {
+    match **b {
+        ArithExpr::Cst(_) => b.clone(),
+        _ => Arc::new(rename(b)),
+    }
+}
+
+/// Shared nodes (original, renamed) by the original's address.
+type ByAddress<T> = HashMap<usize, (T, T), BuildHasherDefault<Fx>>;
 
 /// Renames variables to `v0`, `v1`, ... in order of first appearance
 /// (their ranges included), consistently across every expression it
@@ -376,9 +542,18 @@ fn rename_vars(e: &ArithExpr, f: &dyn Fn(&str) -> String) -> ArithExpr {
 /// becomes one question for a [`Memo`]. Renaming is injective, so a proof
 /// about the renamed expressions holds for the originals; use it only for
 /// decisions, never for expressions that are printed.
+///
+/// A node shared between the expressions it renames (a copy of one with a
+/// variable substituted shares the rest) is renamed once: the second time,
+/// all its names are known, so the answer is the same.
 #[derive(Debug, Default)]
 pub struct CanonicalNames {
-    names: HashMap<String, String>,
+    names: HashMap<String, String, BuildHasherDefault<Fx>>,
+    /// Renamed sums and products by the address of their terms; each entry
+    /// keeps its original alive, so no address is reused while it is here.
+    terms: ByAddress<Arc<Vec<ArithExpr>>>,
+    /// Renamed operands by address, likewise.
+    nodes: ByAddress<Arc<ArithExpr>>,
 }
 
 impl CanonicalNames {
@@ -395,12 +570,12 @@ impl CanonicalNames {
                         next
                     }
                 };
-                let start = self.rename(&v.range.start);
-                let stop = v.range.stop.as_ref().map(|s| Arc::new(self.rename(s)));
-                E::Var(super::Var { name, kind: v.kind, range: Range { start: Arc::new(start), stop } })
+                let start = rename_bound(&v.range.start, &mut |b| self.rename(b));
+                let stop = v.range.stop.as_ref().map(|s| rename_bound(s, &mut |b| self.rename(b)));
+                E::Var(super::Var { name, kind: v.kind, range: Range { start, stop } })
             }
-            E::Sum(es) => E::Sum(es.iter().map(|x| self.rename(x)).collect()),
-            E::Prod(es) => E::Prod(es.iter().map(|x| self.rename(x)).collect()),
+            E::Sum(es) => E::Sum(self.terms(es)),
+            E::Prod(es) => E::Prod(self.terms(es)),
             E::Div(a, b) => E::Div(self.boxed(a), self.boxed(b)),
             E::ExactDiv(a, b) => E::ExactDiv(self.boxed(a), self.boxed(b)),
             E::Mod(a, b) => E::Mod(self.boxed(a), self.boxed(b)),
@@ -410,13 +585,29 @@ impl CanonicalNames {
             E::Log2(a) => E::Log2(self.boxed(a)),
             E::IfThenElse(p, t, f) => {
                 let p = super::Pred { lhs: self.rename(&p.lhs), op: p.op, rhs: self.rename(&p.rhs) };
-                E::IfThenElse(Box::new(p), self.boxed(t), self.boxed(f))
+                E::IfThenElse(Arc::new(p), self.boxed(t), self.boxed(f))
             }
         }
     }
 
-    fn boxed(&mut self, e: &ArithExpr) -> Box<ArithExpr> {
-        Box::new(self.rename(e))
+    fn boxed(&mut self, e: &Arc<ArithExpr>) -> Arc<ArithExpr> {
+        let key = Arc::as_ptr(e) as usize;
+        if let Some((_, r)) = self.nodes.get(&key) {
+            return r.clone();
+        }
+        let r = Arc::new(self.rename(e));
+        self.nodes.insert(key, (e.clone(), r.clone()));
+        r
+    }
+
+    fn terms(&mut self, es: &Arc<Vec<ArithExpr>>) -> Arc<Vec<ArithExpr>> {
+        let key = Arc::as_ptr(es) as usize;
+        if let Some((_, r)) = self.terms.get(&key) {
+            return r.clone();
+        }
+        let r = Arc::new(es.iter().map(|x| self.rename(x)).collect::<Vec<_>>());
+        self.terms.insert(key, (es.clone(), r.clone()));
+        r
     }
 }
 

@@ -419,7 +419,7 @@ impl Checker<'_> {
                 }
                 Ok(Type::array(
                     elem.clone(),
-                    len(ArithExpr::Sum(vec![left.clone(), n.clone(), right.clone()])),
+                    len(ArithExpr::sum(vec![left.clone(), n.clone(), right.clone()])),
                 ))
             }
             Pattern::Generate { len: n, f: g } => {

@@ -124,15 +124,18 @@ fn substitute(a: Access, m: &HashMap<String, ArithExpr>) -> Access {
         }
         e
     };
-    // Only the variables that occur are resolved, each once.
-    let resolved: RefCell<HashMap<&str, ArithExpr>> = RefCell::new(HashMap::new());
+    // Only the variables that occur are resolved, each once. The maps are
+    // small (one entry per layout map) and asked for every variable of
+    // large indices: a scan of the names is cheaper than hashing each.
+    let resolved: RefCell<Vec<(&str, ArithExpr)>> = RefCell::new(Vec::new());
     let lookup = |name: &str| -> Option<ArithExpr> {
-        if let Some(v) = resolved.borrow().get(name) {
+        if let Some((_, v)) = resolved.borrow().iter().find(|(k, _)| *k == name) {
             return Some(v.clone());
         }
-        let (k, v) = m.get_key_value(name)?;
+        let (k, v) =
+            if m.len() <= 8 { m.iter().find(|(k, _)| k.as_str() == name)? } else { m.get_key_value(name)? };
         let v = fixpoint(v);
-        resolved.borrow_mut().insert(k, v.clone());
+        resolved.borrow_mut().push((k, v.clone()));
         Some(v)
     };
     let s = |mut e: ArithExpr| {

@@ -15,6 +15,7 @@ pub(crate) use interval::{interval, Ext};
 use crate::arith::simplify::terms::has_index_var;
 use crate::arith::simplify::{mk_prod, mk_sum, simplify_in, Cx};
 use crate::arith::ArithExpr as E;
+use std::sync::Arc;
 
 /// Rounds of symbolic substitution before giving up.
 const ROUNDS: usize = 4;
@@ -73,19 +74,19 @@ fn has_exact_div(e: &E) -> bool {
 
 /// The same expression with every `ExactDiv` turned into a `Div`.
 fn erase_exact(e: &E) -> E {
-    let r = |x: &E| Box::new(erase_exact(x));
+    let r = |x: &E| Arc::new(erase_exact(x));
     match e {
         E::ExactDiv(a, b) | E::Div(a, b) => E::Div(r(a), r(b)),
         E::Cst(_) | E::Var(_) => e.clone(),
-        E::Sum(es) => E::Sum(es.iter().map(erase_exact).collect()),
-        E::Prod(es) => E::Prod(es.iter().map(erase_exact).collect()),
+        E::Sum(es) => E::sum(es.iter().map(erase_exact).collect()),
+        E::Prod(es) => E::prod(es.iter().map(erase_exact).collect()),
         E::Mod(a, b) => E::Mod(r(a), r(b)),
         E::Pow(a, b) => E::Pow(r(a), r(b)),
         E::Min(a, b) => E::Min(r(a), r(b)),
         E::Max(a, b) => E::Max(r(a), r(b)),
         E::Log2(a) => E::Log2(r(a)),
         E::IfThenElse(p, t, f) => E::IfThenElse(
-            Box::new(crate::arith::Pred { lhs: erase_exact(&p.lhs), op: p.op, rhs: erase_exact(&p.rhs) }),
+            Arc::new(crate::arith::Pred { lhs: erase_exact(&p.lhs), op: p.op, rhs: erase_exact(&p.rhs) }),
             r(t),
             r(f),
         ),

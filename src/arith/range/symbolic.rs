@@ -41,7 +41,7 @@ fn raw(e: &E, up: bool, cx: Cx<'_>) -> Option<E> {
         },
         E::Sum(ts) => {
             let mut out = Vec::with_capacity(ts.len());
-            for t in ts {
+            for t in ts.iter() {
                 out.push(bound(t, up, cx)?);
             }
             Some(mk_sum(out, cx))

@@ -123,7 +123,7 @@ fn recombine_raw(terms: &[E]) -> Option<Vec<E>> {
     };
     for (i, t) in terms.iter().enumerate() {
         let Some((x, y)) = div_times(t) else { continue };
-        let modulo = E::Mod(Box::new(x.clone()), Box::new(y));
+        let modulo = E::Mod(std::sync::Arc::new(x.clone()), std::sync::Arc::new(y));
         let Some(j) = terms.iter().position(|u| *u == modulo) else { continue };
         let mut out: Vec<E> =
             terms.iter().enumerate().filter(|(k, _)| *k != i && *k != j).map(|(_, u)| u.clone()).collect();

@@ -15,7 +15,7 @@ pub(crate) fn mk_prod(factors: Vec<E>, cx: Cx<'_>) -> E {
     let mut flat = Vec::with_capacity(factors.len());
     for f in factors {
         match f {
-            E::Prod(fs) => flat.extend(fs),
+            E::Prod(fs) => flat.extend(std::sync::Arc::unwrap_or_clone(fs)),
             other => flat.push(other),
         }
     }
@@ -45,7 +45,7 @@ pub(crate) fn mk_prod(factors: Vec<E>, cx: Cx<'_>) -> E {
 /// The fallback when the constant factors overflow: sorted, unfolded.
 fn unsimplified(mut flat: Vec<E>) -> E {
     flat.sort();
-    E::Prod(flat)
+    E::prod(flat)
 }
 
 /// `ExactDiv(a, b) * b * rest = a * rest`: the division is exact by
@@ -92,7 +92,7 @@ fn distribute(coef: i64, others: &[E], cx: Cx<'_>) -> Option<E> {
     let E::Sum(ts) = &others[p] else { return None };
     let rest: Vec<E> = others.iter().enumerate().filter(|(q, _)| *q != p).map(|(_, g)| g.clone()).collect();
     let mut out = Vec::with_capacity(ts.len());
-    for t in ts {
+    for t in ts.iter() {
         let mut fs = rest.clone();
         fs.push(E::Cst(coef));
         fs.push(t.clone());

@@ -11,7 +11,7 @@ pub(crate) fn mk_sum(terms: Vec<E>, cx: Cx<'_>) -> E {
     let mut flat = Vec::with_capacity(terms.len());
     for t in terms {
         match t {
-            E::Sum(ts) => flat.extend(ts),
+            E::Sum(ts) => flat.extend(std::sync::Arc::unwrap_or_clone(ts)),
             other => flat.push(other),
         }
     }
@@ -48,7 +48,7 @@ pub(crate) fn mk_sum(terms: Vec<E>, cx: Cx<'_>) -> E {
 /// untouched (deterministic, and a fixpoint of `mk_sum`).
 fn unsimplified(mut flat: Vec<E>) -> E {
     flat.sort();
-    E::Sum(flat)
+    E::sum(flat)
 }
 
 /// Orders the terms (constant last) and builds the expression.
@@ -66,7 +66,7 @@ fn build(collected: Vec<Term>) -> E {
     match out.len() {
         0 => E::Cst(0),
         1 => out.pop().unwrap_or(E::Cst(0)),
-        _ => E::Sum(out),
+        _ => E::sum(out),
     }
 }
 

@@ -13,7 +13,7 @@ pub(crate) fn split_term(e: &E) -> Term {
         E::Cst(c) => (*c, Vec::new()),
         E::Prod(fs) => match fs.split_first() {
             Some((E::Cst(c), rest)) => (*c, rest.to_vec()),
-            _ => (1, fs.clone()),
+            _ => (1, fs.to_vec()),
         },
         other => (1, vec![other.clone()]),
     }
@@ -23,14 +23,17 @@ pub(crate) fn split_term(e: &E) -> Term {
 pub(crate) fn into_term(e: E) -> Term {
     match e {
         E::Cst(c) => (c, Vec::new()),
-        E::Prod(mut fs) => match fs.first() {
-            Some(E::Cst(c)) => {
-                let c = *c;
-                fs.remove(0);
-                (c, fs)
+        E::Prod(fs) => {
+            let mut fs = std::sync::Arc::unwrap_or_clone(fs);
+            match fs.first() {
+                Some(E::Cst(c)) => {
+                    let c = *c;
+                    fs.remove(0);
+                    (c, fs)
+                }
+                _ => (1, fs),
             }
-            _ => (1, fs),
-        },
+        }
         other => (1, vec![other]),
     }
 }
@@ -38,7 +41,7 @@ pub(crate) fn into_term(e: E) -> Term {
 /// The terms of a normalised expression seen as a sum.
 pub(crate) fn sum_terms(e: &E) -> Vec<E> {
     match e {
-        E::Sum(ts) => ts.clone(),
+        E::Sum(ts) => ts.to_vec(),
         E::Cst(0) => Vec::new(),
         other => vec![other.clone()],
     }
@@ -62,7 +65,7 @@ pub(crate) fn build_term(c: i64, mut fs: Vec<E>) -> E {
     if c != 1 {
         fs.insert(0, E::Cst(c));
     }
-    E::Prod(fs)
+    E::prod(fs)
 }
 
 /// `from` without the factors of `sub` (as multisets), if `sub` is

@@ -215,13 +215,11 @@ pub(crate) fn finish_index(
     known: &std::collections::BTreeMap<String, i64>,
     memo: &crate::arith::Memo,
 ) -> ArithExpr {
-    let mut e = e.clone();
-    if !known.is_empty() {
-        e.substitute_with(&|name| known.get(name).map(|v| ArithExpr::Cst(*v)));
-    }
     if simplify {
-        memo.simplify(&e)
+        memo.simplify_known(e, known)
     } else {
+        let mut e = e.clone();
+        e.substitute_known(known);
         e
     }
 }
