@@ -189,23 +189,6 @@ fn the_candidate_sequence_depends_only_on_the_seed() {
 }
 
 #[test]
-fn phase_one_measures_driver_sized_shapes_at_local_128_but_the_naive_lowering_at_the_drivers_choice() {
-    let prog = load("benchmarks/icfp15/scal.lift");
-    let s = sizes(1 << 24);
-    let plan = explore::plan(&prog, "scal", &s, &SpaceLimits::default()).unwrap();
-    let seq = explore::dry_run(&plan, &s, 1, plan.shapes.len());
-    assert_eq!(seq[0], "0 local=0", "the naive lowering leaves the local size to the driver");
-    // Phase 1 measures each shape once: every other shape with a `local`
-    // slot starts at 128 (PoCL's choice for one element per work-item was
-    // 2.6 times slower on scal's vectorised mapGlb).
-    let locals: Vec<&String> = seq[1..].iter().filter(|l| l.contains("local=")).collect();
-    assert!(!locals.is_empty(), "{seq:?}");
-    for l in locals {
-        assert!(l.ends_with(" local=128"), "{l}");
-    }
-}
-
-#[test]
 fn then_names_a_def_of_the_file() {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))

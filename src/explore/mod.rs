@@ -198,18 +198,6 @@ fn local_domain(max_wg: usize) -> Vec<i64> {
     v
 }
 
-/// The local size a shape is first measured at: the driver's choice for the
-/// naive lowering (shape 0, the program as written), else 128 (or the
-/// largest below the device's limit). PoCL's own choice for one element per
-/// work-item ran scal's `vectorize; mapGlb` at 16.7 ms against 6.3 ms with
-/// 128, so that shape lost phase 1 and its local size was never tuned.
-fn local_default(shape: usize, domain: &[i64]) -> i64 {
-    if shape == 0 {
-        return 0;
-    }
-    domain.iter().copied().filter(|&l| l <= 128).max().unwrap_or(0)
-}
-
 /// Per device: the tuner's spaces (slots plus a local-size slot where the
 /// kernel leaves the local size open) and the order of the first phase:
 /// the naive lowering first, then shapes launching enough work-items to
@@ -231,9 +219,7 @@ fn spaces_for(
         if let Some(k) = &kernel {
             if k.local.is_none() && !stencil::has_local_slots(s) && rows::local_of(s, &s.defaults()).is_none()
             {
-                let domain = local_domain(max_wg);
-                let default = local_default(i, &domain);
-                s.slots.push(Slot { name: "local".into(), domain, default });
+                s.slots.push(Slot { name: "local".into(), domain: local_domain(max_wg), default: 0 });
             }
             let items: i64 =
                 k.global.iter().filter_map(|g| g.eval_with(&|v| sizes.get(v).copied()).ok()).product();
