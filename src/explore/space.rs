@@ -223,16 +223,26 @@ fn site_len(prog: &Program, def: &str, path: &Path, sizes: &BTreeMap<String, i64
 }
 
 /// The slots a rule takes at a site, with their domains; `None` when some
-/// parameter has no admissible value.
-fn rule_slots(rule: &Rule, path: &Path, len: Option<i64>) -> Option<Vec<(&'static str, Slot)>> {
+/// parameter has no admissible value. `other_lens`: the site's length at
+/// the `--valid-at` sizes, which every value must divide too (otherwise a
+/// shape whose default does not divide them is never measured, and phase 2
+/// never looks at its other values).
+fn rule_slots(
+    rule: &Rule,
+    path: &Path,
+    len: Option<i64>,
+    other_lens: &[Option<i64>],
+) -> Option<Vec<(&'static str, Slot)>> {
+    let divides_others = |v: &i64| other_lens.iter().all(|l| l.is_none_or(|l| l % v == 0));
     let mut out = Vec::new();
     for p in rule.params {
-        let domain = match (rule.name, p.name) {
+        let domain: Vec<i64> = match (rule.name, p.name) {
             ("vectorize", "n") => {
                 WIDTHS.iter().copied().filter(|w| len.is_some_and(|l| l % w == 0)).collect()
             }
             _ => size_domain(len),
         };
+        let domain: Vec<i64> = domain.into_iter().filter(divides_others).collect();
         if domain.is_empty() {
             return None;
         }
@@ -268,7 +278,16 @@ pub fn algorithmic_shapes(
                     continue;
                 }
                 let len = site_len(prog, def, &c.path, sizes);
-                let Some(slots) = rule_slots(c.rule, &c.path, len) else { continue };
+                let other_lens: Vec<Option<i64>> = limits
+                    .valid_at
+                    .iter()
+                    .map(|v| {
+                        let mut at = sizes.clone();
+                        at.extend(v.iter().map(|(k, x)| (k.clone(), *x)));
+                        site_len(prog, def, &c.path, &at)
+                    })
+                    .collect();
+                let Some(slots) = rule_slots(c.rule, &c.path, len, &other_lens) else { continue };
                 let mut s = shape.clone();
                 let mut args = Vec::new();
                 for (name, slot) in slots {
@@ -471,4 +490,33 @@ fn fusion_variants(prog: &Program, def: &str, shape: &Shape) -> Vec<Shape> {
         out.push(fused);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MD at 12288 atoms, kept runnable at the config's tiny 3008 (64 x 47):
+    /// every split of the atoms divides both, so the split shapes are
+    /// measured (their default of 128 did not divide 3008, and the search
+    /// never reached a split of MD).
+    #[test]
+    fn split_domains_divide_the_valid_at_sizes_too() {
+        let base = prepared("benchmarks/icfp15/md.lift", "md");
+        let sizes = BTreeMap::from([("M".to_string(), 128), ("N".to_string(), 12288)]);
+        let splits = |limits: &SpaceLimits| -> Vec<Vec<i64>> {
+            algorithmic_shapes(&base, "md", &sizes, limits)
+                .iter()
+                .flat_map(|s| s.slots.iter().filter(|x| x.name == "split-join@1:n").map(|x| x.domain.clone()))
+                .collect()
+        };
+        let open = splits(&SpaceLimits::default());
+        assert!(!open.is_empty() && open.iter().all(|d| d.contains(&128)), "{open:?}");
+        let tiny = BTreeMap::from([("M".to_string(), 128), ("N".to_string(), 3008)]);
+        let kept = splits(&SpaceLimits { valid_at: vec![tiny], ..SpaceLimits::default() });
+        assert!(!kept.is_empty(), "the split shapes stay");
+        for d in &kept {
+            assert_eq!(d, &vec![2, 4, 8, 16, 32, 64]);
+        }
+    }
 }
