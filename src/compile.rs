@@ -201,9 +201,12 @@ fn preamble(program: &Program, lowered: &lower::Lowered) -> Vec<String> {
             out.push(def);
         }
     }
+    // `static`: internal linkage, so a driver's inliner may take the
+    // function whatever its size (PoCL's LLVM refused BlackScholes' at
+    // cost 675 of 674 and recomputed its shared terms per option).
     for uf in &program.user_funs {
         let ps: Vec<String> = uf.params.iter().map(|(n, t)| format!("{} {n}", c_type(t))).collect();
-        out.push(format!("{} {}({}) {{{}}}", c_type(&uf.ret), uf.name, ps.join(", "), uf.body_text));
+        out.push(format!("static {} {}({}) {{{}}}", c_type(&uf.ret), uf.name, ps.join(", "), uf.body_text));
     }
     for (id, w) in &lowered.vector_funs {
         out.push(vector_fun(program.user_fun(*id), *w));
@@ -234,7 +237,7 @@ fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
     };
     let name = lower::vector_fun_name(&uf.name, w);
     let ps: Vec<String> = uf.params.iter().map(|(n, t)| format!("{} {n}", vt(t))).collect();
-    let header = format!("{} {name}({})", vt(&uf.ret), ps.join(", "));
+    let header = format!("static {} {name}({})", vt(&uf.ret), ps.join(", "));
     if let [CStmt::Return(e)] = &uf.body[..] {
         if simple(e) {
             return format!("{header} {{{}}}", uf.body_text);
