@@ -71,6 +71,28 @@ fn reductions_fold_from_init_into_one_element() {
     assert_eq!(eval_def(&p, "f", &args, &BTreeMap::new()), Ok(is(&[-6])));
 }
 
+/// The high-level `reduce` adds pairwise (its function is associative), so
+/// a long float sum stays near the exact one; `reduceSeq` keeps the left
+/// fold's order, and its drift.
+#[test]
+fn high_level_reduce_adds_pairwise() {
+    let n = 1 << 20;
+    let x = fs(&vec![0.1f32; n]);
+    let exact = n as f64 * f64::from(0.1f32);
+    let left_fold = (0..n).fold(0.0f32, |a, _| a + 0.1f32);
+    let got = |r: &str| match ok("x: [float]N", &format!("{r}(add, 0.0f) $ x"), vec![("x", x.clone())]) {
+        Value::Array(v) => match v[..] {
+            [Value::Float(s)] => s,
+            _ => panic!("{r}: one float expected"),
+        },
+        other => panic!("{r}: {other:?}"),
+    };
+    let pairwise = got("reduce");
+    assert!(((f64::from(pairwise) - exact) / exact).abs() < 1e-6, "reduce: {pairwise} against {exact}");
+    assert_eq!(got("reduceSeq"), left_fold);
+    assert!(((f64::from(left_fold) - exact) / exact).abs() > 1e-3, "the left fold drifts: {left_fold}");
+}
+
 #[test]
 fn part_red_reduces_consecutive_chunks() {
     let v = ok("x: [int]N", "partRed(addi, 0, 2) $ x", vec![("x", is(&[1, 2, 3, 4, 5, 6]))]);

@@ -11,6 +11,22 @@ pub enum Value {
 }
 
 impl Value {
+    /// Whether two values have the same kind and structure (the lengths
+    /// of vectors, tuples and arrays), element values aside.
+    pub fn same_shape(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Float(_), Value::Float(_)) | (Value::Int(_), Value::Int(_)) => true,
+            (Value::Vector(a), Value::Vector(b))
+            | (Value::Tuple(a), Value::Tuple(b))
+            | (Value::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_shape(y))
+            }
+            (Value::Float(_) | Value::Int(_) | Value::Vector(_) | Value::Tuple(_) | Value::Array(_), _) => {
+                false
+            }
+        }
+    }
+
     /// Flattens to f64s in memory order (arrays and vectors row-major,
     /// tuples field by field).
     pub fn flatten(&self, out: &mut Vec<f64>) {
