@@ -77,15 +77,15 @@ mod tests {
                 let layout = Layout::from_size_align(size, align).unwrap();
                 unsafe {
                     let z = a.alloc_zeroed(layout);
-                    assert!(!z.is_null() && z as usize % align == 0, "{size} {align}");
+                    assert!(!z.is_null() && (z as usize).is_multiple_of(align), "{size} {align}");
                     assert!((0..size).all(|i| *z.add(i) == 0));
                     a.dealloc(z, layout);
                     for new in [1usize, 9, 17, 300, 90000] {
                         let p = a.alloc(layout);
-                        assert!(!p.is_null() && p as usize % align == 0, "{size} {align}");
+                        assert!(!p.is_null() && (p as usize).is_multiple_of(align), "{size} {align}");
                         p.write_bytes(0xab, size);
                         let q = a.realloc(p, layout, new);
-                        assert!(!q.is_null() && q as usize % align == 0, "{size} {align} {new}");
+                        assert!(!q.is_null() && (q as usize).is_multiple_of(align), "{size} {align} {new}");
                         assert!((0..size.min(new)).all(|i| *q.add(i) == 0xab));
                         a.dealloc(q, Layout::from_size_align(new, align).unwrap());
                     }
