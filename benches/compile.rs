@@ -7,7 +7,7 @@
 
 // The allocator the `lift` binary uses (src/main.rs), so the times match.
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: lift::alloc::MiMalloc = lift::alloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lift::compile::{compile, CompileOptions};

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 // The allocator the `lift` binary uses (src/main.rs), so the times match.
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: lift::alloc::MiMalloc = lift::alloc::MiMalloc;
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();

@@ -8,6 +8,7 @@
 //! is the oracle for tests and validation. `runtime` runs OpenCL; `harness`
 //! runs benchmarks, validates, measures and charts; `cli` is the `lift` tool.
 
+pub mod alloc;
 pub mod arith;
 pub mod cli;
 pub mod codegen;

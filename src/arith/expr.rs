@@ -331,9 +331,22 @@ impl ArithExpr {
     /// `self` with variables replaced through `lookup`; `None` when no
     /// variable is replaced.
     fn substituted_with(&self, lookup: &dyn Fn(&str) -> Option<ArithExpr>) -> Option<ArithExpr> {
+        self.rewritten(&|e| match e {
+            ArithExpr::Var(v) => lookup(&v.name),
+            _ => None,
+        })
+    }
+
+    /// `self` with every node for which `f` answers replaced by the answer
+    /// (outermost first; a replacement is not looked into); `None` when no
+    /// node is replaced. Only the nodes above a replaced one are rebuilt.
+    pub fn rewritten<F: Fn(&ArithExpr) -> Option<ArithExpr>>(&self, f: &F) -> Option<ArithExpr> {
         use ArithExpr as E;
+        if let Some(e) = f(self) {
+            return Some(e);
+        }
         // A changed child, or the old one shared.
-        let child = |x: &Arc<E>, changed: &mut bool| match x.substituted_with(lookup) {
+        let child = |x: &Arc<E>, changed: &mut bool| match x.rewritten(f) {
             Some(n) => {
                 *changed = true;
                 Arc::new(n)
@@ -346,12 +359,11 @@ impl ArithExpr {
             changed.then_some((a, b))
         };
         match self {
-            E::Cst(_) => None,
-            E::Var(v) => lookup(&v.name),
+            E::Cst(_) | E::Var(_) => None,
             E::Sum(es) | E::Prod(es) => {
                 let mut out: Option<Vec<E>> = None;
                 for (i, e) in es.iter().enumerate() {
-                    match (e.substituted_with(lookup), &mut out) {
+                    match (e.rewritten(f), &mut out) {
                         (Some(n), None) => {
                             let mut v = Vec::with_capacity(es.len());
                             v.extend_from_slice(&es[..i]);
@@ -375,18 +387,18 @@ impl ArithExpr {
             E::Pow(a, b) => pair(a, b).map(|(a, b)| E::Pow(a, b)),
             E::Min(a, b) => pair(a, b).map(|(a, b)| E::Min(a, b)),
             E::Max(a, b) => pair(a, b).map(|(a, b)| E::Max(a, b)),
-            E::Log2(a) => a.substituted_with(lookup).map(|a| E::Log2(Arc::new(a))),
-            E::IfThenElse(p, t, f) => {
-                let (l, r) = (p.lhs.substituted_with(lookup), p.rhs.substituted_with(lookup));
+            E::Log2(a) => a.rewritten(f).map(|a| E::Log2(Arc::new(a))),
+            E::IfThenElse(p, t, e) => {
+                let (l, r) = (p.lhs.rewritten(f), p.rhs.rewritten(f));
                 let mut changed = l.is_some() || r.is_some();
-                let (t, f) = (child(t, &mut changed), child(f, &mut changed));
+                let (t, e) = (child(t, &mut changed), child(e, &mut changed));
                 changed.then(|| {
                     let p = Pred {
                         lhs: l.unwrap_or_else(|| p.lhs.clone()),
                         op: p.op,
                         rhs: r.unwrap_or_else(|| p.rhs.clone()),
                     };
-                    E::IfThenElse(Arc::new(p), t, f)
+                    E::IfThenElse(Arc::new(p), t, e)
                 })
             }
         }

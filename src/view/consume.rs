@@ -82,6 +82,42 @@ pub fn consume_in(
 /// generated name starts with two underscores.
 const OFFSET_VAR: &str = "__vec_offset";
 
+/// The index consuming `base` gives, read off `general`, the index
+/// consuming `base + c` gave: consumption only builds around the index it is
+/// given (it never looks into it but to print a filter's index, whose text
+/// then names `c`), so putting `base` back for `base + c` gives the same
+/// tree, node for node, and so the same questions to the memo. `None` where
+/// `c` is still named after that (a filter), or was never found.
+fn first_of(general: &ArithExpr, base: &ArithExpr, c: &ArithExpr) -> Option<ArithExpr> {
+    let is_at = |e: &ArithExpr| matches!(e, ArithExpr::Sum(t) if t.len() == 2 && t[1] == *c && t[0] == *base);
+    let first = general.rewritten(&|e| is_at(e).then(|| base.clone()))?;
+    (!names_offset(&first)).then_some(first)
+}
+
+/// How often the offset variable `c` is a term of `e`, looking through sums
+/// only (so that `e` is `rest + k * c` with `rest` free of `c`); `None` where
+/// `c` occurs anywhere else (under a product, a division, a filter's index).
+fn offset_terms(e: &ArithExpr) -> Option<usize> {
+    match e {
+        ArithExpr::Sum(terms) => terms.iter().map(offset_terms).sum(),
+        ArithExpr::Var(v) if v.name == OFFSET_VAR => Some(1),
+        _ => (!names_offset(e)).then_some(0),
+    }
+}
+
+/// Whether a variable of `e` names the offset variable (is it, or a filter
+/// index printed from an expression with it).
+fn names_offset(e: &ArithExpr) -> bool {
+    let found = std::cell::Cell::new(false);
+    e.rewritten(&|e| {
+        if matches!(e, ArithExpr::Var(v) if v.name.contains(OFFSET_VAR)) {
+            found.set(true);
+        }
+        None
+    });
+    found.get()
+}
+
 /// Largest index expression consumption builds (in nodes).
 const MAX_INDEX_NODES: usize = 20_000;
 
@@ -214,7 +250,18 @@ impl Consumer<'_> {
                  e.g. with toLocal(mapLcl(id)), and vectorise the copy"
             ))
         };
-        let Some(first) = self.scalar_index(of, base.clone(), flags)? else { return Err(not_consecutive()) };
+        // One consumption with a symbolic offset `c` in `[0, n)` answers for
+        // every scalar of the vector (see `consecutive_for_every_offset`);
+        // the first scalar's index is read off it.
+        let c = ArithExpr::index(OFFSET_VAR, ArithExpr::Cst(0), ArithExpr::Cst(i64::from(n)));
+        let general = self.scalar_index(of, ArithExpr::add(base.clone(), c.clone()), flags).ok().flatten();
+        let first = match general.as_ref().and_then(|g| first_of(g, base, &c)) {
+            Some(first) => first,
+            None => match self.scalar_index(of, base.clone(), flags)? {
+                Some(first) => first,
+                None => return Err(not_consecutive()),
+            },
+        };
         // Vector accesses address whole vectors: the first scalar must sit at
         // a multiple of n (assumed where it depends on sizes, e.g. rows of N
         // floats with N % n == 0, which asVector's type already requires).
@@ -232,7 +279,7 @@ impl Consumer<'_> {
                 )));
             }
         }
-        if self.consecutive_for_every_offset(of, base, n, flags) {
+        if general.is_some_and(|g| self.consecutive_for_every_offset(g, &c)) {
             return Ok(());
         }
         for c in 1..n as i64 {
@@ -245,20 +292,23 @@ impl Consumer<'_> {
         Ok(())
     }
 
-    /// Whether `index(base + c) - index(base)` simplifies to `c` for a
-    /// symbolic `c` in `[0, n)`: one consumption answers for every scalar of
-    /// a vector, where comparing the `n` scalars one by one took `n`
-    /// consumptions per unrolled access (most of mm-nvidia's compile time).
-    /// `false` means "not shown" (the caller then compares one by one).
-    fn consecutive_for_every_offset(&self, of: &View, base: &ArithExpr, n: u8, flags: &Flags) -> bool {
-        let c = ArithExpr::index(OFFSET_VAR, ArithExpr::Cst(0), ArithExpr::Cst(i64::from(n)));
-        let Ok(Some(general)) = self.scalar_index(of, ArithExpr::add(base.clone(), c.clone()), flags) else {
-            return false;
-        };
+    /// Whether `general - general[c := 0]` simplifies to `c`, where
+    /// `general` is `index(base + c)` for a symbolic `c` in `[0, n)`: one
+    /// consumption answers for every scalar of a vector, where comparing the
+    /// `n` scalars one by one took `n` consumptions per unrolled access (most
+    /// of mm-nvidia's compile time). `false` means "not shown" (the caller
+    /// then compares one by one).
+    fn consecutive_for_every_offset(&self, general: ArithExpr, c: &ArithExpr) -> bool {
+        // Most often `c` is one term of nested sums (`.. + (i * 4 + c)`):
+        // then `general - general[c := 0]` is `c` as it stands, without a
+        // question to the prover.
+        if offset_terms(&general) == Some(1) {
+            return true;
+        }
         let zero: HashMap<String, ArithExpr> = [(OFFSET_VAR.to_string(), ArithExpr::Cst(0))].into();
         let first = general.substitute(&zero);
         let mut names = CanonicalNames::default();
-        let (g, f, c) = (names.rename(&general), names.rename(&first), names.rename(&c));
+        let (g, f, c) = (names.rename(&general), names.rename(&first), names.rename(c));
         self.memo.prove_eq(&ArithExpr::sub(g, f), &c)
     }
 
@@ -487,5 +537,40 @@ pub fn pad_index(j: ArithExpr, n: &ArithExpr, mode: PadMode) -> ArithExpr {
             ),
         ),
         PadMode::Wrap => ArithExpr::modulo(ArithExpr::add(j, n.clone()), n.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(name: &str) -> ArithExpr {
+        ArithExpr::index(name, ArithExpr::Cst(0), ArithExpr::Cst(8))
+    }
+
+    // The shortcut of `consecutive_for_every_offset` takes only an offset
+    // that is a term of nested sums; anything else goes to the prover.
+    #[test]
+    fn offset_terms_looks_through_sums_only() {
+        let c = v(OFFSET_VAR);
+        let base = ArithExpr::mul(v("i"), ArithExpr::Cst(4));
+        let at = ArithExpr::add(base.clone(), c.clone());
+        let linear = ArithExpr::add(ArithExpr::mul(v("j"), v("k")), at.clone());
+        assert_eq!(offset_terms(&linear), Some(1));
+        assert_eq!(offset_terms(&ArithExpr::add(linear.clone(), c.clone())), Some(2));
+        assert_eq!(offset_terms(&ArithExpr::div(at.clone(), ArithExpr::Cst(4))), None);
+        assert_eq!(offset_terms(&ArithExpr::mul(at.clone(), ArithExpr::Cst(2))), None);
+        let printed = ArithExpr::index(&format!("idx[{at}]"), ArithExpr::Cst(0), ArithExpr::Cst(8));
+        assert_eq!(offset_terms(&ArithExpr::add(printed.clone(), c.clone())), None);
+        assert_eq!(offset_terms(&v("i")), Some(0));
+        // The first scalar's index puts `base` back for `base + c`, and
+        // refuses where `c` is only named in a filter's printed index.
+        let general =
+            ArithExpr::add(ArithExpr::modulo(at.clone(), v("n")), ArithExpr::div(at.clone(), v("n")));
+        let direct =
+            ArithExpr::add(ArithExpr::modulo(base.clone(), v("n")), ArithExpr::div(base.clone(), v("n")));
+        assert_eq!(first_of(&general, &base, &c), Some(direct));
+        assert_eq!(first_of(&ArithExpr::add(printed, at), &base, &c), None);
+        assert_eq!(first_of(&v("j"), &base, &c), None);
     }
 }
