@@ -279,6 +279,10 @@ fn unwritable_outputs_and_unknown_sizes_are_bad_input() {
         return;
     }
     refused(
+        &lift(&["run", "dot", "--size", "tinyy"]),
+        "--size tinyy: no selected benchmark defines this preset (they define: tiny, small, large)",
+    );
+    refused(
         &lift(&["run", "dot", "--size", "tiny", "--out", "/proc/lift-cannot-write"]),
         "--out: cannot write in",
     );

@@ -99,6 +99,22 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         println!("no GPU selected: running on the {} device with the `tiny` size preset", rt.info.kind);
     }
     let sizes = size_presets(a.size.as_deref(), rt.info.is_gpu());
+    // A preset no selected benchmark defines is a typo, not a run that
+    // skips everything (one some benchmarks lack is skipped for those).
+    for s in &sizes {
+        if !configs.iter().any(|c| c.preset(s).is_some()) {
+            let mut known: Vec<&str> = Vec::new();
+            for (name, _) in configs.iter().flat_map(|c| &c.sizes) {
+                if !known.contains(&name.as_str()) {
+                    known.push(name);
+                }
+            }
+            return Err(bad(format!(
+                "--size {s}: no selected benchmark defines this preset (they define: {})",
+                known.join(", ")
+            )));
+        }
+    }
     let report_dir = a.out.join(rt.info.slug());
     writable_dir(&report_dir)?;
     let date = env::now_utc();
