@@ -267,11 +267,17 @@ impl Consumer<'_> {
         // floats with N % n == 0, which asVector's type already requires).
         // The answers do not depend on variable names: asked with canonical
         // names, the unrolled copies of one access share them in the memo.
+        // Most unrolled copies ask a distinct question; where `first` is a
+        // multiple of n by its form, or its remainder is seen to take two
+        // values (`.. * N + k * 4` at N = 1 and 2), the simplifier, sound,
+        // cannot make the remainder a non-zero constant: no question.
         let mut names = CanonicalNames::default();
         let first = names.rename(&first);
-        if let ArithExpr::Cst(r) =
-            self.memo.simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64)))
-        {
+        let answered = crate::arith::is_multiple_of(&first, u64::from(n))
+            || crate::arith::remainder_varies(&first, i64::from(n));
+        let rem = (!answered)
+            .then(|| self.memo.simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64))));
+        if let Some(ArithExpr::Cst(r)) = rem {
             if r != 0 {
                 return Err(ViewError(format!(
                     "asVector({n}) over data that starts {r} scalars past a multiple of {n} in memory \
