@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use lift::arith::{
-    max_value, min_value, prove_eq, prove_le, prove_lt, simplify, ArithExpr as E, CanonicalNames, CmpOp,
-    Memo, Pred, Range, Var, VarKind,
+    is_multiple_of, max_value, min_value, prove_eq, prove_le, prove_lt, remainder_varies, simplify,
+    ArithExpr as E, CanonicalNames, CmpOp, Memo, Pred, Range, Var, VarKind,
 };
 use proptest::prelude::*;
 
@@ -209,6 +209,43 @@ proptest! {
         let (mut shared, mut fresh) = (CanonicalNames::default(), CanonicalNames::default());
         for (x, y) in [(&a, deep_copy(&a)), (&a0, deep_copy(&a0)), (&b, deep_copy(&b)), (&a, deep_copy(&a))] {
             prop_assert_eq!(full(&shared.rename(x)), full(&fresh.rename(&y)), "{}", x);
+        }
+    }
+
+    /// The alignment check's shortcuts (`is_multiple_of`, `remainder_varies`)
+    /// stand in for simplifying `e % n` where only "is it a non-zero
+    /// constant" matters: where either holds, the simplifier (plain and
+    /// through a `Memo`) never gives a non-zero constant, and a multiple is
+    /// one at every point.
+    #[test]
+    fn remainder_shortcuts_agree_with_the_simplifier((s, e, _, points) in case(), n in 1i64..9, k in -2i64..3) {
+        let memo = Memo::default();
+        // Also the shapes vector indices take: `e * n + k * n`, `e * N + k`.
+        let shapes = [
+            e.clone(),
+            E::sum(vec![E::mul(e.clone(), E::cst(n)), E::cst(k * n)]),
+            E::sum(vec![E::mul(e.clone(), E::size("N")), E::mul(E::cst(n), s.vars()[2].clone()), E::cst(k)]),
+        ];
+        for x in &shapes {
+            let multiple = is_multiple_of(x, n as u64);
+            let varies = remainder_varies(x, n);
+            if !(multiple || varies) {
+                continue;
+            }
+            let rem = E::modulo(x.clone(), E::cst(n));
+            for simp in [simplify(&rem), memo.simplify(&rem)] {
+                prop_assert!(!matches!(simp, E::Cst(r) if r != 0), "{} % {} => {} (multiple {}, varies {})", x, n, simp, multiple, varies);
+                if varies {
+                    prop_assert!(simp.as_cst().is_none(), "{} % {} => {} but varies", x, n, simp);
+                }
+            }
+            if multiple {
+                for raw in &points {
+                    if let Ok(v) = x.eval(&s.point(raw)) {
+                        prop_assert_eq!(v % n, 0, "{} = {} is no multiple of {}", x, v, n);
+                    }
+                }
+            }
         }
     }
 

@@ -17,6 +17,7 @@ mod expr;
 mod memo;
 mod parse;
 mod range;
+mod remainder;
 mod simplify;
 #[cfg(test)]
 mod tests;
@@ -25,6 +26,7 @@ pub use expr::{ArithExpr, CmpOp, EvalError, Pred, Range, Var, VarKind};
 pub use memo::{CanonicalNames, Memo};
 pub use parse::{parse_arith, parse_arith_with, ArithParseError};
 pub use range::{max_value, min_value, prove_eq, prove_le, prove_lt};
+pub use remainder::{is_multiple_of, remainder_varies};
 
 /// Simplifies an expression using the variables' ranges.
 ///

@@ -267,21 +267,33 @@ impl Consumer<'_> {
         // floats with N % n == 0, which asVector's type already requires).
         // The answers do not depend on variable names: asked with canonical
         // names, the unrolled copies of one access share them in the memo.
+        // Most unrolled copies ask a distinct question; where `first` is a
+        // multiple of n by its form, or its remainder is seen to take two
+        // values (`.. * N + k * 4` at N = 1 and 2), the simplifier, sound,
+        // cannot make the remainder a non-zero constant: no question (and
+        // no renaming, which the shortcuts do not need).
         let mut names = CanonicalNames::default();
-        let first = names.rename(&first);
-        if let ArithExpr::Cst(r) =
-            self.memo.simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64)))
+        let mut renamed = None;
+        if !(crate::arith::is_multiple_of(&first, u64::from(n))
+            || crate::arith::remainder_varies(&first, i64::from(n)))
         {
-            if r != 0 {
-                return Err(ViewError(format!(
-                    "asVector({n}) over data that starts {r} scalars past a multiple of {n} in memory \
-                     (a slide or pad offset): vectors must be aligned to their width"
-                )));
+            let first = renamed.insert(names.rename(&first));
+            if let ArithExpr::Cst(r) =
+                self.memo.simplify(&ArithExpr::modulo(first.clone(), ArithExpr::Cst(n as i64)))
+            {
+                if r != 0 {
+                    return Err(ViewError(format!(
+                        "asVector({n}) over data that starts {r} scalars past a multiple of {n} in memory \
+                         (a slide or pad offset): vectors must be aligned to their width"
+                    )));
+                }
             }
         }
         if general.is_some_and(|g| self.consecutive_for_every_offset(g, &c)) {
             return Ok(());
         }
+        // Renamed before the scalars, as their names must follow its own.
+        let first = renamed.unwrap_or_else(|| names.rename(&first));
         for c in 1..n as i64 {
             let at = ArithExpr::add(base.clone(), ArithExpr::Cst(c));
             let Some(next) = self.scalar_index(of, at, flags)? else { return Err(not_consecutive()) };
