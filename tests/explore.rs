@@ -32,6 +32,7 @@ fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize)
         runs: 3,
         progress: false,
         then: Vec::new(),
+        config: None,
     }
 }
 

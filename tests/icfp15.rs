@@ -265,3 +265,60 @@ fn explored_other_runs_other_devices_programs_and_writes_the_portability_table()
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `lift explore --config`: the search validates with the config's input
+/// generators, Rust gold (its error scale) and tolerances. MD's candidates
+/// validate so (against the interpreter on random positions, nearly
+/// coincident atoms failed many); a config without the def's inputs, or
+/// without a Rust gold, is refused.
+#[test]
+fn explore_validates_as_the_config_does() {
+    let base = [
+        "explore",
+        "benchmarks/icfp15/md.lift",
+        "--def",
+        "md",
+        "--size",
+        "M=128,N=3008",
+        "--budget",
+        "60s",
+        "--max-candidates",
+        "6",
+        "--runs",
+        "1",
+    ];
+    let dir = scratch("explore-config");
+    let wrong =
+        lift().args(base).args(["--config", "configs/icfp15-scal.yaml", "--out"]).arg(&dir).output().unwrap();
+    assert_eq!(wrong.status.code(), Some(2), "{}", text(&wrong));
+    assert!(
+        text(&wrong)
+            .contains("--config configs/icfp15-scal.yaml: it has no input `pos` for `def md`'s parameter"),
+        "{}",
+        text(&wrong)
+    );
+    let interp = dir.join("md-interp.yaml");
+    let yaml = std::fs::read_to_string(repo().join("configs/icfp15-md.yaml")).unwrap();
+    std::fs::write(&interp, yaml.replace("gold: rust:md", "gold: interpreter")).unwrap();
+    if !has_device() {
+        println!("skipped the search: no OpenCL device");
+        return;
+    }
+    let o = lift().args(base).arg("--config").arg(&interp).arg("--out").arg(dir.join("i")).output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).contains("its gold is not a Rust function (`gold: rust:NAME`)"), "{}", text(&o));
+    let out = dir.join("ok");
+    let o =
+        lift().args(base).args(["--config", "configs/icfp15-md.yaml", "--out"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let rows = rows(&out.join("explore.csv"));
+    assert!(rows.len() >= 2, "{}", text(&o));
+    // Column 4 is the status: every candidate measured validated.
+    assert!(
+        rows.iter().all(|r| &r[4] != "invalid"),
+        "{:?}",
+        rows.iter().map(|r| r[10].to_string()).collect::<Vec<_>>()
+    );
+    assert!(rows.iter().any(|r| &r[4] == "ok"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,6 +54,11 @@ pub(crate) struct ExploreArgs {
     /// constraints hold for its number of partial results.
     #[arg(long, value_name = "DEF", value_delimiter = ',')]
     then: Vec<String>,
+    /// Validate as this benchmark config does (`configs/icfp15-md.yaml`):
+    /// its input generators, its Rust gold with its error scale and its
+    /// tolerances, instead of random inputs against the interpreter.
+    #[arg(long, value_name = "CONFIG.yaml")]
+    config: Option<PathBuf>,
 }
 
 /// `90s`, `5m`, `1h`, `120`.
@@ -90,7 +95,7 @@ fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
 
 pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     let (_, program) = crate::harness::variant::load_program(&a.file).map_err(bad)?;
-    let opts = ExploreOptions {
+    let mut opts = ExploreOptions {
         def: a.def.clone(),
         sizes: parse_sizes(&a.sizes)?,
         budget: parse_budget(&a.budget)?,
@@ -112,7 +117,23 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         runs: a.runs,
         progress: true,
         then: a.then.clone(),
+        config: None,
     };
+    if let Some(path) = &a.config {
+        let cfg =
+            crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
+        if let Some(d) = program.def(&a.def) {
+            if let Some(p) = d.params.iter().find(|p| cfg.array(&p.name).is_none()) {
+                return Err(bad(format!(
+                    "--config {}: it has no input `{}` for `def {}`'s parameter",
+                    path.display(),
+                    p.name,
+                    a.def
+                )));
+            }
+        }
+        opts.config = Some(cfg);
+    }
     for t in &a.then {
         if program.def(t).is_none() {
             return Err(bad(format!("{}: --then {t}: no `def {t}` in the program", a.file.display())));

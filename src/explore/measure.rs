@@ -21,6 +21,69 @@ const PREDICT_FLOOR_MS: f64 = 0.5;
 pub type Sizes = BTreeMap<String, i64>;
 pub type Inputs = BTreeMap<String, HostArray>;
 
+/// Where inputs and expected results come from. `Interpreter`: random
+/// inputs (`make_inputs`) and the interpreter's result of the original
+/// def, compared with rtol 1e-4, atol 1e-5. `Config`: the benchmark
+/// config's generators, its Rust gold (with its per-element error scale)
+/// and its tolerances, so the search validates as the harness does
+/// (`lift explore --config`; MD's random positions put atoms almost on
+/// top of each other, whose cancelling forces failed the fixed tolerance).
+#[derive(Clone, Copy)]
+pub enum Oracle<'a> {
+    Interpreter,
+    Config { cfg: &'a crate::harness::config::Config, gold: &'a str },
+}
+
+/// A validation size's inputs, expected result and its error scale.
+pub type Expected = (Inputs, HostArray, Option<HostArray>);
+
+impl Oracle<'_> {
+    /// Inputs of `def` at `sizes`.
+    pub fn inputs(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Inputs, String> {
+        match self {
+            Oracle::Interpreter => make_inputs(prog, def, sizes, seed),
+            Oracle::Config { cfg, .. } => crate::harness::inputs::make_host_arrays(cfg, sizes)
+                .map(|(inputs, _)| inputs)
+                .map_err(|e| format!("{}: inputs: {e}", cfg.name)),
+        }
+    }
+
+    /// Inputs and the expected result at `sizes`.
+    pub fn expected(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Expected, String> {
+        let inputs = self.inputs(prog, def, sizes, seed)?;
+        match self {
+            Oracle::Interpreter => {
+                let out = gold(prog, def, &inputs, sizes)?;
+                Ok((inputs, out, None))
+            }
+            Oracle::Config { cfg, gold } => {
+                let output = cfg.explored.as_ref().map_or("", |e| e.output.as_str());
+                let (out, scale) = crate::harness::expected::rust_gold_scaled(gold, &inputs, sizes, output)?;
+                Ok((inputs, out, scale))
+            }
+        }
+    }
+
+    /// Compares a candidate's output with the expected one.
+    pub fn check(
+        &self,
+        out: &HostArray,
+        want: &HostArray,
+        scale: Option<&HostArray>,
+    ) -> crate::harness::validate::Check {
+        match self {
+            Oracle::Interpreter => compare(out, want, 1e-4, 1e-5),
+            Oracle::Config { cfg, .. } => crate::harness::validate::compare_scaled(
+                out,
+                want,
+                scale,
+                cfg.validation.rtol,
+                cfg.validation.atol,
+            ),
+        }
+    }
+}
+
 /// How a candidate ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -384,7 +447,7 @@ impl Finisher {
 }
 
 /// Inputs and the interpreter's result per validation sizes.
-pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<(Inputs, HostArray), String>>;
+pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<Expected, String>>;
 
 /// What one evaluation needs besides the candidate.
 pub struct Bench<'a> {
@@ -393,6 +456,7 @@ pub struct Bench<'a> {
     pub def: &'a str,
     pub sizes: &'a Sizes,
     pub inputs: &'a Inputs,
+    pub oracle: Oracle<'a>,
     pub seed: u64,
     pub warmup: usize,
     pub runs: usize,
@@ -423,15 +487,11 @@ pub fn median(v: &mut [f64]) -> f64 {
 }
 
 impl Bench<'_> {
-    fn gold_at(&self, sizes: &Sizes) -> Result<(Inputs, HostArray), String> {
+    fn gold_at(&self, sizes: &Sizes) -> Result<Expected, String> {
         let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let mut g = self.golds.borrow_mut();
         g.entry(key)
-            .or_insert_with(|| {
-                let inputs = make_inputs(self.original, self.def, sizes, self.seed)?;
-                let out = gold(self.original, self.def, &inputs, sizes)?;
-                Ok((inputs, out))
-            })
+            .or_insert_with(|| self.oracle.expected(self.original, self.def, sizes, self.seed))
             .clone()
     }
 
@@ -521,7 +581,7 @@ impl Bench<'_> {
             Err(e) => return fail(Status::BuildFailed, e.to_string()),
         };
         // Validation at the small size.
-        let (vin, want) = match self.gold_at(&vsizes) {
+        let (vin, want, scale) = match self.gold_at(&vsizes) {
             Ok(x) => x,
             Err(e) => return fail(Status::Invalid, format!("no gold result: {e}")),
         };
@@ -568,7 +628,7 @@ impl Bench<'_> {
         match run(&vin, &vsizes, 1, 0) {
             Err(e) => return fail(Status::RunFailed, e),
             Ok((t, out)) => {
-                let c = compare(&out, &want, 1e-4, 1e-5);
+                let c = self.oracle.check(&out, &want, scale.as_ref());
                 if !c.ok {
                     return fail(Status::Invalid, c.message);
                 }

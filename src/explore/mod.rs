@@ -51,6 +51,10 @@ pub struct ExploreOptions {
     /// (`--then DEF[,DEF...]`, defs of the same file, the first that fits
     /// a candidate's partial results is used; see `reduction`). Empty: none.
     pub then: Vec<String>,
+    /// Validate as this benchmark config does (`--config`: its input
+    /// generators, Rust gold and tolerances; see `measure::Oracle`).
+    /// `None`: random inputs against the interpreter.
+    pub config: Option<crate::harness::config::Config>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -281,8 +285,21 @@ impl Worker<'_> {
         let slug = info.slug();
         let (max_wg, units) = (info.max_work_group, info.compute_units);
         let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
-        let inputs = measure::make_inputs(self.original, &opts.def, &opts.sizes, opts.seed)
-            .map_err(ExploreError::Runtime)?;
+        let oracle = match &opts.config {
+            None => measure::Oracle::Interpreter,
+            Some(cfg) => match &cfg.validation.gold {
+                crate::harness::config::Gold::Rust(gold) => measure::Oracle::Config { cfg, gold },
+                crate::harness::config::Gold::Interpreter | crate::harness::config::Gold::Reference => {
+                    return Err(ExploreError::Runtime(format!(
+                        "--config {}: its gold is not a Rust function (`gold: rust:NAME`); \
+                         without --config the search validates against the interpreter",
+                        cfg.name
+                    )))
+                }
+            },
+        };
+        let inputs =
+            oracle.inputs(self.original, &opts.def, &opts.sizes, opts.seed).map_err(ExploreError::Runtime)?;
         let then = opts
             .then
             .iter()
@@ -294,6 +311,7 @@ impl Worker<'_> {
             def: &opts.def,
             sizes: &opts.sizes,
             inputs: &inputs,
+            oracle,
             seed: opts.seed,
             warmup: opts.warmup,
             runs: opts.runs,
