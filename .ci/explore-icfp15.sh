@@ -33,7 +33,7 @@ for b in "${benches[@]}"; do
         dot)          args=(benchmarks/icfp15/dot.lift --def dot --then sumPartialsTree,sumPartials --size N=16777216 --valid-at N=786432) ;;
         gemv)         args=(benchmarks/icfp15/gemv.lift --def gemv --size M=4096,N=4096) ;;
         blackscholes) args=(benchmarks/icfp15/blackscholes.lift --def blackscholes --size N=4194304 --valid-at N=786432) ;;
-        md)           args=(benchmarks/icfp15/md.lift --def md --size M=128,N=12288 --valid-at M=128,N=3008) ;;
+        md)           args=(benchmarks/icfp15/md.lift --def md --config configs/icfp15-md.yaml --size M=128,N=12288 --valid-at M=128,N=3008) ;;
         cgo-gemv)     args=(benchmarks/gemv.lift --def gemvHigh --size M=4096,N=4096) ;;
         mm-nvidia)    args=(benchmarks/mm-nvidia.lift --def mmNvidiaHigh --size M=1024,N=1024,K=1024) ;;
         *) echo "unknown benchmark $b" >&2; exit 2 ;;
