@@ -28,11 +28,11 @@ commit=${LIFT_GIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unkno
 mkdir -p "$out"
 for b in "${benches[@]}"; do
     case $b in
-        scal)         args=(benchmarks/icfp15/scal.lift --def scal --size N=16777216 --valid-at N=69632) ;;
-        asum)         args=(benchmarks/icfp15/asum.lift --def asum --then sumPartialsTree,sumPartials --size N=16777216 --valid-at N=786432) ;;
-        dot)          args=(benchmarks/icfp15/dot.lift --def dot --then sumPartialsTree,sumPartials --size N=16777216 --valid-at N=786432) ;;
-        gemv)         args=(benchmarks/icfp15/gemv.lift --def gemv --size M=4096,N=4096) ;;
-        blackscholes) args=(benchmarks/icfp15/blackscholes.lift --def blackscholes --size N=4194304 --valid-at N=786432) ;;
+        scal)         args=(benchmarks/icfp15/scal.lift --def scal --config configs/icfp15-scal.yaml --size N=16777216 --valid-at N=69632) ;;
+        asum)         args=(benchmarks/icfp15/asum.lift --def asum --config configs/icfp15-asum.yaml --then sumPartialsTree,sumPartials --size N=16777216 --valid-at N=786432) ;;
+        dot)          args=(benchmarks/icfp15/dot.lift --def dot --config configs/icfp15-dot.yaml --then sumPartialsTree,sumPartials --size N=16777216 --valid-at N=786432) ;;
+        gemv)         args=(benchmarks/icfp15/gemv.lift --def gemv --config configs/icfp15-gemv.yaml --size M=4096,N=4096) ;;
+        blackscholes) args=(benchmarks/icfp15/blackscholes.lift --def blackscholes --config configs/icfp15-blackscholes.yaml --size N=4194304 --valid-at N=786432) ;;
         md)           args=(benchmarks/icfp15/md.lift --def md --config configs/icfp15-md.yaml --size M=128,N=12288 --valid-at M=128,N=3008) ;;
         cgo-gemv)     args=(benchmarks/gemv.lift --def gemvHigh --size M=4096,N=4096) ;;
         mm-nvidia)    args=(benchmarks/mm-nvidia.lift --def mmNvidiaHigh --size M=1024,N=1024,K=1024) ;;
