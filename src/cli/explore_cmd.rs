@@ -122,8 +122,9 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     if let Some(path) = &a.config {
         let cfg =
             crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
+        crate::explore::measure::Oracle::from_config(&cfg).map_err(bad)?;
         if let Some(d) = program.def(&a.def) {
-            if let Some(p) = d.params.iter().find(|p| cfg.array(&p.name).is_none()) {
+            if let Some(p) = d.params.iter().find(|p| !cfg.inputs.iter().any(|i| i.name == p.name)) {
                 return Err(bad(format!(
                     "--config {}: it has no input `{}` for `def {}`'s parameter",
                     path.display(),

@@ -37,7 +37,21 @@ pub enum Oracle<'a> {
 /// A validation size's inputs, expected result and its error scale.
 pub type Expected = (Inputs, HostArray, Option<HostArray>);
 
-impl Oracle<'_> {
+impl<'a> Oracle<'a> {
+    /// The oracle of `--config`: the config must have a Rust gold.
+    pub fn from_config(cfg: &'a crate::harness::config::Config) -> Result<Oracle<'a>, String> {
+        match &cfg.validation.gold {
+            crate::harness::config::Gold::Rust(gold) => Ok(Oracle::Config { cfg, gold }),
+            crate::harness::config::Gold::Interpreter | crate::harness::config::Gold::Reference => {
+                Err(format!(
+                    "--config {}: its gold is not a Rust function (`gold: rust:NAME`); \
+                 without --config the search validates against the interpreter",
+                    cfg.name
+                ))
+            }
+        }
+    }
+
     /// Inputs of `def` at `sizes`.
     pub fn inputs(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Inputs, String> {
         match self {

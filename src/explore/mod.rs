@@ -287,16 +287,7 @@ impl Worker<'_> {
         let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
         let oracle = match &opts.config {
             None => measure::Oracle::Interpreter,
-            Some(cfg) => match &cfg.validation.gold {
-                crate::harness::config::Gold::Rust(gold) => measure::Oracle::Config { cfg, gold },
-                crate::harness::config::Gold::Interpreter | crate::harness::config::Gold::Reference => {
-                    return Err(ExploreError::Runtime(format!(
-                        "--config {}: its gold is not a Rust function (`gold: rust:NAME`); \
-                         without --config the search validates against the interpreter",
-                        cfg.name
-                    )))
-                }
-            },
+            Some(cfg) => measure::Oracle::from_config(cfg).map_err(ExploreError::Runtime)?,
         };
         let inputs =
             oracle.inputs(self.original, &opts.def, &opts.sizes, opts.seed).map_err(ExploreError::Runtime)?;
