@@ -295,7 +295,7 @@ impl ArithExpr {
         out
     }
 
-    fn visit_vars(&self, f: &mut dyn FnMut(&Var)) {
+    pub(crate) fn visit_vars(&self, f: &mut dyn FnMut(&Var)) {
         match self {
             ArithExpr::Cst(_) => {}
             ArithExpr::Var(v) => f(v),

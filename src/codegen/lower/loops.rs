@@ -188,7 +188,7 @@ impl<'a> Lowerer<'a> {
                     format!("cannot unroll {c} iterations here: a kernel unrolls at most {MAX_UNROLLED} in all (use mapSeq or reduceSeq)"),
                 );
             }
-            if unroll || (c == 1 && self.inp.opts.cf_simplify) {
+            if c == 1 && (unroll || self.inp.opts.cf_simplify) {
                 return self.unrolled(c, map, body);
             }
         }
@@ -198,6 +198,7 @@ impl<'a> Lowerer<'a> {
             kind: VarKind::Index,
             range: Range::new(ArithExpr::Cst(0), n.clone()),
         });
+        let (locals, temps, iters) = (self.local_decls.len(), self.temps.len(), self.unrolled_iters);
         if let Some(kind) = map {
             self.maps.push(MapCtx { kind, var: var.clone() });
         }
@@ -205,14 +206,26 @@ impl<'a> Lowerer<'a> {
         if map.is_some() {
             self.maps.pop();
         }
-        let (stmts, ()) = r?;
-        // A loop that indexes private memory runs from registers only when unrolled.
-        if let Some(c) = count {
-            if self.private_index_vars.contains(&name)
-                && c <= MAX_UNROLL
-                && self.unrolled_iters + c as usize <= MAX_UNROLLED
-            {
+        let stmts = match (r, count) {
+            (Ok((stmts, ())), _) => stmts,
+            // A body marked for unrolling may need its index to be a
+            // constant (to pick a tuple component or a private variable):
+            // then each copy is lowered with its constant.
+            (Err(_), Some(c)) if unroll => {
+                self.local_decls.truncate(locals);
+                self.temps.truncate(temps);
                 return self.unrolled(c, map, body);
+            }
+            (Err(e), _) => return Err(e),
+        };
+        if let Some(c) = count {
+            // A loop that indexes private memory runs from registers only when unrolled.
+            let private = self.private_index_vars.contains(&name)
+                && c <= MAX_UNROLL
+                && self.unrolled_iters + c as usize <= MAX_UNROLLED;
+            if unroll || private {
+                let inner = self.unrolled_iters - iters;
+                return self.copies_of(&name, &stmts, c, inner, map, body);
             }
         }
         self.emit(Stmt::For {
@@ -244,6 +257,44 @@ impl<'a> Lowerer<'a> {
             let (stmts, ()) = r?;
             // A block keeps each iteration's private declarations apart.
             self.emit(Stmt::Block(stmts));
+        }
+        Ok(())
+    }
+
+    /// The unrolled copies of a loop whose body `stmts` was lowered with
+    /// its index as the variable `name` (see `unroll`): the body with each
+    /// constant in turn. `inner` counts the iterations unrolled inside the
+    /// body, which every copy repeats.
+    fn copies_of(
+        &mut self,
+        name: &str,
+        stmts: &[Stmt],
+        count: i64,
+        inner: usize,
+        map: Option<MapKind>,
+        body: &mut Body<'_, 'a>,
+    ) -> Result<(), CompileError> {
+        if super::unroll::names_outside_indices(stmts, name) {
+            return self.unrolled(count, map, body);
+        }
+        let c = count.max(0) as usize;
+        self.unrolled_iters += c + c.saturating_sub(1) * inner;
+        for k in 0..count {
+            let put = |v: &str| (v == name).then_some(ArithExpr::Cst(k));
+            let simplify = self.inp.opts.arith_simplify;
+            let memo = &self.memo;
+            let fin = |e: &ArithExpr| -> ArithExpr {
+                let mut e = e.clone();
+                e.substitute_with(&put);
+                match e {
+                    ArithExpr::Cst(_) => e,
+                    _ if simplify => memo.simplify(&e),
+                    _ => e,
+                }
+            };
+            let copy = super::unroll::instantiate(stmts, &fin);
+            // A block keeps each iteration's private declarations apart.
+            self.emit(Stmt::Block(copy));
         }
         Ok(())
     }

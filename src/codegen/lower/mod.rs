@@ -13,6 +13,7 @@ mod loops;
 mod memory;
 mod patterns;
 mod slide_seq;
+mod unroll;
 
 use super::ast::Stmt;
 use super::names::NameGen;
