@@ -192,13 +192,34 @@ impl Machine<'_> {
                 let (a, b) = (self.expr(a)?, self.expr(b)?);
                 binary(*op, &a, &b)
             }
-            CExpr::Ternary(c, a, b) => {
-                if truthy(&self.expr(c)?)? {
-                    self.expr(a)
-                } else {
-                    self.expr(b)
+            CExpr::Ternary(c, a, b) => match self.expr(c)? {
+                // A vector condition selects lane by lane where the lane's
+                // most significant bit is set (OpenCL's `select`).
+                Value::Vector(lanes) => {
+                    let (a, b) = (self.expr(a)?, self.expr(b)?);
+                    let lane = |v: &Value, i: usize| match v {
+                        Value::Vector(cs) => {
+                            cs.get(i).cloned().ok_or_else(|| "vectors of different widths".to_string())
+                        }
+                        other => Ok(other.clone()),
+                    };
+                    let mut out = Vec::with_capacity(lanes.len());
+                    for (i, l) in lanes.iter().enumerate() {
+                        let Value::Int(bits) = l else {
+                            return Err("a float vector used as a condition".to_string());
+                        };
+                        out.push(if *bits < 0 { lane(&a, i)? } else { lane(&b, i)? });
+                    }
+                    Ok(Value::Vector(out))
                 }
-            }
+                cond => {
+                    if truthy(&cond)? {
+                        self.expr(a)
+                    } else {
+                        self.expr(b)
+                    }
+                }
+            },
             CExpr::Call(name, args) => {
                 let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
                 if let Some(i) = self.program.user_funs.iter().position(|u| u.name == *name) {

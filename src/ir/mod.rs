@@ -19,6 +19,7 @@
 pub mod build;
 pub mod cbuiltins;
 pub mod cfun;
+pub mod cprint;
 pub mod equiv;
 mod pattern;
 pub mod span;

@@ -25,6 +25,7 @@ pub mod opencl;
 mod rule;
 pub mod slide_seq;
 pub mod tiling;
+pub mod vector_body;
 pub mod vectorize;
 
 pub use derivation::{

@@ -257,10 +257,21 @@ fn scalar_array(s: &Site<'_>, e: &Expr) -> bool {
     matches!(s.ty(e), Some(Type::Array(t, _)) if matches!(t.as_ref(), Type::Scalar(_)))
 }
 
+/// An array of tuples of scalars (what `asScalar` makes of an array of
+/// tuples of vectors).
+fn scalar_tuple_array(s: &Site<'_>, e: &Expr) -> bool {
+    matches!(s.ty(e), Some(Type::Array(t, _))
+        if matches!(t.as_ref(), Type::Tuple(ts) if ts.iter().all(|t| matches!(t, Type::Scalar(_)))))
+}
+
 fn m_vec_map(s: &Site<'_>) -> R {
     match map_parts(s.expr) {
-        Some((_, _, xs, _)) if scalar_array(s, xs) && scalar_array(s, s.expr) => Ok(()),
-        _ => Err(s.no_match("vectorize", "`map(f) $ x` from scalars to scalars")),
+        Some((_, _, xs, _))
+            if scalar_array(s, xs) && (scalar_array(s, s.expr) || scalar_tuple_array(s, s.expr)) =>
+        {
+            Ok(())
+        }
+        _ => Err(s.no_match("vectorize", "`map(f) $ x` from scalars to scalars or tuples of scalars")),
     }
 }
 

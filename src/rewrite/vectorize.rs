@@ -2,7 +2,9 @@
 //! Figure 4e: `vect_n(f)`). A user function whose body is one `return` of
 //! component-wise arithmetic (`+ - * /`, negation, component-wise OpenCL
 //! built-ins) means the same on `floatn` as on `float`, so its vectorised
-//! version is the same body with vector parameter and result types.
+//! version is the same body with vector parameter and result types. A body
+//! of several statements is vectorised statement by statement
+//! (`vector_body`).
 
 use super::rule::Builder;
 use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
@@ -13,7 +15,7 @@ use crate::types::{ScalarType, Type};
 use std::collections::HashSet;
 
 /// Built-ins that apply component-wise to vectors (and broadcast scalars).
-const COMPONENTWISE: [&str; 24] = [
+pub(super) const COMPONENTWISE: [&str; 24] = [
     "fabs",
     "sqrt",
     "rsqrt",
@@ -82,9 +84,27 @@ pub fn vector_user_fun(
     width: u8,
 ) -> Result<UserFunId, String> {
     let u = b.user_funs[id.0 as usize].clone();
-    if let Some(why) = not_vectorisable(&u) {
-        return Err(why);
-    }
+    let (body_text, body) = match not_vectorisable(&u) {
+        None => (u.body_text.clone(), u.body.clone()),
+        Some(why) => {
+            let float = |t: &Type| matches!(t, Type::Scalar(ScalarType::Float));
+            let ret_ok = float(&u.ret) || matches!(&u.ret, Type::Tuple(ts) if ts.iter().all(float));
+            if !u.params.iter().all(|(_, t)| float(t)) || !ret_ok {
+                return Err(why);
+            }
+            // A body of several statements: vectorised statement by
+            // statement, the user functions it calls first.
+            let mut callee = |name: &str, which: &[bool]| -> Result<String, String> {
+                let Some(i) = b.user_funs.iter().position(|w| w.name == name) else {
+                    return Err(format!("`{name}` is not a user function"));
+                };
+                let v = vector_user_fun(b, UserFunId(i as u32), which, width)?;
+                Ok(b.user_funs[v.0 as usize].name.clone())
+            };
+            let body = super::vector_body::vector_body(&u, vec_params, width, &mut callee)?;
+            (crate::ir::cprint::body_text(&body), body)
+        }
+    };
     let params: Vec<(String, Type)> = u
         .params
         .iter()
@@ -93,7 +113,7 @@ pub fn vector_user_fun(
         .collect();
     let ret = vec_of(&u.ret, width);
     if let Some(i) =
-        b.user_funs.iter().position(|w| w.params == params && w.ret == ret && w.body_text == u.body_text)
+        b.user_funs.iter().position(|w| w.params == params && w.ret == ret && w.body_text == body_text)
     {
         return Ok(UserFunId(i as u32));
     }
@@ -103,13 +123,14 @@ pub fn vector_user_fun(
         name = format!("{}_vec{width}_{k}", u.name);
         k += 1;
     }
-    b.user_funs.push(UserFun { name, params, ret, ..u });
+    b.user_funs.push(UserFun { name, params, ret, body_text, body, ..u });
     Ok(UserFunId(b.user_funs.len() as u32 - 1))
 }
 
 fn vec_of(t: &Type, width: u8) -> Type {
     match t {
         Type::Scalar(s) => Type::Vector(*s, width),
+        Type::Tuple(ts) => Type::Tuple(ts.iter().map(|t| vec_of(t, width)).collect()),
         other => other.clone(),
     }
 }
@@ -143,10 +164,7 @@ pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -
     match &f.kind {
         FunKind::UserFun(id) => {
             let n = b.user_funs[id.0 as usize].params.len();
-            if n == 1 {
-                if let Some(why) = not_vectorisable(&b.user_funs[id.0 as usize]) {
-                    return Err(why);
-                }
+            if n == 1 && not_vectorisable(&b.user_funs[id.0 as usize]).is_none() {
                 return Ok(FunDecl {
                     id: FunId::FRESH,
                     kind: FunKind::Pattern(Pattern::MapVec { f: Box::new(f.clone()) }),

@@ -1,0 +1,177 @@
+//! Printing user-function bodies (`cfun`) as OpenCL C.
+//!
+//! A user function written by the user is emitted as the text it was
+//! written with; a body the compiler makes (a vectorised version of a
+//! multi-statement user function) is printed from its parsed form here.
+//! Every compound expression is parenthesised, so no precedence is relied
+//! on. Float literals print the shortest text that reads back as the same
+//! `f32` (the interpreter computes in `f32`).
+
+use super::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use crate::types::c_type;
+use std::fmt::Write;
+
+/// The statements of a body, one per line, indented, ending with a line break.
+pub fn body_text(stmts: &[CStmt]) -> String {
+    let mut out = String::new();
+    for s in stmts {
+        stmt(&mut out, s, 1);
+    }
+    out.push('\n');
+    out
+}
+
+fn indent(out: &mut String, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn stmt(out: &mut String, s: &CStmt, depth: usize) {
+    indent(out, depth);
+    match s {
+        CStmt::Decl { ty, name, init } => {
+            let _ = write!(out, "{} {name}", c_type(ty));
+            if let Some(e) = init {
+                let _ = write!(out, " = {}", expr(e));
+            }
+            out.push(';');
+        }
+        CStmt::Assign { target, op, value } => {
+            let op = match op {
+                AssignOp::Set => "=",
+                AssignOp::Add => "+=",
+                AssignOp::Sub => "-=",
+                AssignOp::Mul => "*=",
+                AssignOp::Div => "/=",
+            };
+            let _ = write!(out, "{} {op} {};", expr(target), expr(value));
+        }
+        CStmt::If { cond, then, otherwise } => {
+            let _ = write!(out, "if {}", wrapped(cond));
+            branch(out, then, depth);
+            if !otherwise.is_empty() {
+                indent(out, depth);
+                out.push_str("else");
+                branch(out, otherwise, depth);
+            }
+        }
+        CStmt::For { init, cond, step, body } => {
+            let (mut i, mut st) = (String::new(), String::new());
+            stmt(&mut i, init, 0);
+            stmt(&mut st, step, 0);
+            let (i, st) = (i.trim().trim_end_matches(';'), st.trim().trim_end_matches(';'));
+            let _ = write!(out, "for ({i}; {}; {st})", expr(cond));
+            branch(out, body, depth);
+        }
+        CStmt::Return(e) => {
+            let _ = write!(out, "return {};", expr(e));
+        }
+        CStmt::Block(b) => {
+            out.push('{');
+            b.iter().for_each(|s| stmt(out, s, depth + 1));
+            indent(out, depth);
+            out.push('}');
+        }
+        CStmt::Expr(e) => {
+            let _ = write!(out, "{};", expr(e));
+        }
+    }
+}
+
+/// A branch of an `if` as the parser reads it back: one statement as it
+/// is (a block keeps its braces), several in braces.
+fn branch(out: &mut String, stmts: &[CStmt], depth: usize) {
+    match stmts {
+        [one] => stmt(out, one, depth + 1),
+        _ => {
+            indent(out, depth);
+            out.push('{');
+            stmts.iter().for_each(|s| stmt(out, s, depth + 1));
+            indent(out, depth);
+            out.push('}');
+        }
+    }
+}
+
+/// A condition in parentheses (an operator's are already there).
+fn wrapped(e: &CExpr) -> String {
+    match e {
+        CExpr::Binary(..) | CExpr::Ternary(..) | CExpr::Unary(..) => expr(e),
+        CExpr::Int(_)
+        | CExpr::Float(_)
+        | CExpr::Double(_)
+        | CExpr::Var(_)
+        | CExpr::Field(..)
+        | CExpr::Call(..)
+        | CExpr::Cast(..)
+        | CExpr::VectorLit(..)
+        | CExpr::TupleLit(..) => format!("({})", expr(e)),
+    }
+}
+
+/// An expression as C text.
+pub fn expr(e: &CExpr) -> String {
+    match e {
+        CExpr::Int(i) => i.to_string(),
+        CExpr::Float(f) => format!("{:?}f", *f as f32),
+        CExpr::Double(d) => format!("{d:?}"),
+        CExpr::Var(v) => v.clone(),
+        CExpr::Field(b, f) => format!("{}.{f}", atom(b)),
+        CExpr::Unary(op, a) => {
+            let op = match op {
+                UnOp::Neg => "-",
+                UnOp::Not => "!",
+            };
+            format!("({op}{})", atom(a))
+        }
+        CExpr::Binary(op, a, b) => format!("({} {} {})", expr(a), bin_op(*op), expr(b)),
+        CExpr::Ternary(c, a, b) => format!("({} ? {} : {})", expr(c), expr(a), expr(b)),
+        CExpr::Call(name, args) => format!("{name}({})", list(args)),
+        CExpr::Cast(t, a) => format!("(({}){})", c_type(t), atom(a)),
+        CExpr::VectorLit(t, args) => format!("({})({})", c_type(t), list(args)),
+        CExpr::TupleLit(t, args) => format!("({}){{{}}}", c_type(t), list(args)),
+    }
+}
+
+/// An operand that needs no parentheses as printed, or parenthesised.
+fn atom(e: &CExpr) -> String {
+    let text = expr(e);
+    match e {
+        CExpr::Var(_) | CExpr::Field(..) | CExpr::Call(..) => text,
+        CExpr::Int(i) if *i >= 0 => text,
+        CExpr::Float(f) | CExpr::Double(f) if *f >= 0.0 => text,
+        CExpr::Int(_)
+        | CExpr::Float(_)
+        | CExpr::Double(_)
+        | CExpr::Unary(..)
+        | CExpr::Binary(..)
+        | CExpr::Ternary(..)
+        | CExpr::Cast(..)
+        | CExpr::VectorLit(..)
+        | CExpr::TupleLit(..) => format!("({text})"),
+    }
+}
+
+fn list(args: &[CExpr]) -> String {
+    args.iter().map(expr).collect::<Vec<_>>().join(", ")
+}
+
+fn bin_op(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+    }
+}

@@ -1,0 +1,210 @@
+//! Vectorised versions of user functions with several statements (seed
+//! 001, Figure 4e, `vect_n(f)`, for bodies like BlackScholes'): float
+//! locals become `floatn`, an `if` that only assigns locals becomes
+//! selections (`x = c ? e : x`, component-wise for a vector condition in
+//! OpenCL C), calls of other user functions call their vectorised
+//! versions, and a returned tuple of floats becomes a tuple of vectors.
+//!
+//! Every float local is made a vector, even one computed from uniform
+//! (scalar) parameters only: OpenCL widens the scalar, and each lane then
+//! holds what the scalar body computed. What is refused (loops, integer
+//! locals, an `if` that returns or whose condition reads what it assigns,
+//! component or field access, casts) keeps the function scalar; the rule
+//! that asked then does not apply.
+
+use super::vectorize::COMPONENTWISE;
+use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use crate::ir::UserFun;
+use crate::types::{ScalarType, Type};
+use std::collections::HashSet;
+
+/// Vectorised callees: `callee(name, which_args_are_vectors)` gives the
+/// name of the version of user function `name` taking vectors where
+/// marked, or why there is none.
+pub type Callee<'a> = dyn FnMut(&str, &[bool]) -> Result<String, String> + 'a;
+
+/// The body of `u` for `width`-vectors, its parameters at `vec_params`
+/// being vectors (the others uniform scalars).
+pub fn vector_body(
+    u: &UserFun,
+    vec_params: &[bool],
+    width: u8,
+    callee: &mut Callee<'_>,
+) -> Result<Vec<CStmt>, String> {
+    let mut v = Vectoriser {
+        fun: &u.name,
+        width,
+        vectors: u.params.iter().zip(vec_params).filter(|(_, v)| **v).map(|((n, _), _)| n.clone()).collect(),
+        locals: HashSet::new(),
+        callee,
+    };
+    let (last, init) = u.body.split_last().ok_or_else(|| v.why("has an empty body"))?;
+    let mut out = Vec::new();
+    for s in init {
+        v.stmt(s, &mut out)?;
+    }
+    match last {
+        CStmt::Return(e) => out.push(CStmt::Return(v.result(e, &u.ret)?)),
+        _ => return Err(v.why("does not end with its only `return`")),
+    }
+    Ok(out)
+}
+
+struct Vectoriser<'a, 'b> {
+    fun: &'a str,
+    width: u8,
+    /// Names whose values are vectors: vector parameters and every local.
+    vectors: HashSet<String>,
+    locals: HashSet<String>,
+    callee: &'a mut Callee<'b>,
+}
+
+impl Vectoriser<'_, '_> {
+    fn why(&self, what: &str) -> String {
+        format!("user function `{}` {what}, so it has no vector version", self.fun)
+    }
+
+    fn vector(&self) -> Type {
+        Type::Vector(ScalarType::Float, self.width)
+    }
+
+    fn stmt(&mut self, s: &CStmt, out: &mut Vec<CStmt>) -> Result<(), String> {
+        match s {
+            CStmt::Decl { ty: Type::Scalar(ScalarType::Float), name, init } => {
+                let init = init.as_ref().map(|e| self.expr(e)).transpose()?;
+                self.locals.insert(name.clone());
+                self.vectors.insert(name.clone());
+                out.push(CStmt::Decl { ty: self.vector(), name: name.clone(), init });
+                Ok(())
+            }
+            CStmt::Assign { target: CExpr::Var(x), op, value } if self.locals.contains(x) => {
+                out.push(CStmt::Assign { target: CExpr::Var(x.clone()), op: *op, value: self.expr(value)? });
+                Ok(())
+            }
+            CStmt::If { cond, then, otherwise } => {
+                let assigned: Vec<&str> = then.iter().chain(otherwise).filter_map(assigned_local).collect();
+                if assigned.len() != then.len() + otherwise.len()
+                    || assigned.iter().any(|x| !self.locals.contains(*x))
+                {
+                    return Err(self.why("has an `if` that does more than assign its locals"));
+                }
+                if assigned.iter().any(|x| mentions(cond, x)) {
+                    return Err(self.why("has an `if` whose condition reads a variable it assigns"));
+                }
+                let c = self.cond(cond)?;
+                for (branch, taken) in [(then, true), (otherwise, false)] {
+                    for s in branch.iter() {
+                        let CStmt::Assign { target: CExpr::Var(x), op, value } = s else {
+                            return Err(self.why("has an `if` that does more than assign its locals"));
+                        };
+                        let var = CExpr::Var(x.clone());
+                        let new = match op.binary() {
+                            None => self.expr(value)?,
+                            Some(b) => CExpr::Binary(b, Box::new(var.clone()), Box::new(self.expr(value)?)),
+                        };
+                        let (a, b) = if taken { (new, var.clone()) } else { (var.clone(), new) };
+                        let value = CExpr::Ternary(Box::new(c.clone()), Box::new(a), Box::new(b));
+                        out.push(CStmt::Assign { target: var, op: AssignOp::Set, value });
+                    }
+                }
+                Ok(())
+            }
+            CStmt::Decl { .. } => Err(self.why("declares a local that is not a float")),
+            CStmt::Assign { .. } => Err(self.why("assigns something other than its float locals")),
+            CStmt::For { .. } => Err(self.why("has a loop")),
+            CStmt::Return(_) => Err(self.why("returns before its end")),
+            CStmt::Block(_) | CStmt::Expr(_) => Err(self.why("has a block or an expression statement")),
+        }
+    }
+
+    /// The returned value: a float, or a tuple literal of floats.
+    fn result(&mut self, e: &CExpr, ret: &Type) -> Result<CExpr, String> {
+        match (e, ret) {
+            (CExpr::TupleLit(_, parts), Type::Tuple(ts))
+                if ts.iter().all(|t| *t == Type::Scalar(ScalarType::Float)) && parts.len() == ts.len() =>
+            {
+                let parts = parts.iter().map(|p| self.expr(p)).collect::<Result<Vec<_>, _>>()?;
+                Ok(CExpr::TupleLit(Type::Tuple(vec![self.vector(); ts.len()]), parts))
+            }
+            (_, Type::Scalar(ScalarType::Float)) => self.expr(e),
+            _ => Err(self.why("does not return a float or a tuple literal of floats")),
+        }
+    }
+
+    fn is_vector(&self, e: &CExpr) -> bool {
+        self.vectors.iter().any(|v| mentions(e, v))
+    }
+
+    /// A condition: one comparison of values. On vectors it gives an
+    /// integer vector (all bits set where true), which a selection takes
+    /// lane by lane; used as a number it would be -1, not 1, so a
+    /// comparison is only allowed here.
+    fn cond(&mut self, e: &CExpr) -> Result<CExpr, String> {
+        match e {
+            CExpr::Binary(
+                op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne),
+                a,
+                b,
+            ) => Ok(CExpr::Binary(*op, Box::new(self.expr(a)?), Box::new(self.expr(b)?))),
+            _ => Err(self.why("has a condition that is not one comparison")),
+        }
+    }
+
+    fn expr(&mut self, e: &CExpr) -> Result<CExpr, String> {
+        Ok(match e {
+            CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => e.clone(),
+            // OpenCL refuses a double scalar with a float vector.
+            CExpr::Double(_) => return Err(self.why("has a literal without the `f` suffix (a double)")),
+            CExpr::Unary(UnOp::Neg, a) => CExpr::Unary(UnOp::Neg, Box::new(self.expr(a)?)),
+            CExpr::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div), a, b) => {
+                CExpr::Binary(*op, Box::new(self.expr(a)?), Box::new(self.expr(b)?))
+            }
+            CExpr::Ternary(c, a, b) => {
+                CExpr::Ternary(Box::new(self.cond(c)?), Box::new(self.expr(a)?), Box::new(self.expr(b)?))
+            }
+            CExpr::Call(name, args) if COMPONENTWISE.contains(&name.as_str()) => {
+                CExpr::Call(name.clone(), args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?)
+            }
+            CExpr::Call(name, args) if !crate::ir::cfun::is_builtin(name) => {
+                let which: Vec<bool> = args.iter().map(|a| self.is_vector(a)).collect();
+                let args = args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?;
+                if which.iter().any(|v| *v) {
+                    CExpr::Call((self.callee)(name, &which)?, args)
+                } else {
+                    CExpr::Call(name.clone(), args)
+                }
+            }
+            CExpr::Call(name, _) => {
+                return Err(self.why(&format!("calls `{name}`, which is not component-wise")))
+            }
+            CExpr::Unary(UnOp::Not, _) | CExpr::Binary(..) => {
+                return Err(self.why("uses `!`, `%`, `&&`, `||` or a comparison outside a condition"));
+            }
+            CExpr::Field(..) | CExpr::Cast(..) | CExpr::VectorLit(..) | CExpr::TupleLit(..) => {
+                return Err(self.why("accesses components or fields, casts, or builds a literal"));
+            }
+        })
+    }
+}
+
+/// The local an assignment statement assigns.
+fn assigned_local(s: &CStmt) -> Option<&str> {
+    match s {
+        CStmt::Assign { target: CExpr::Var(x), .. } => Some(x),
+        _ => None,
+    }
+}
+
+/// Whether `e` reads the variable `name`.
+fn mentions(e: &CExpr, name: &str) -> bool {
+    match e {
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => false,
+        CExpr::Var(v) => v == name,
+        CExpr::Field(a, _) | CExpr::Unary(_, a) | CExpr::Cast(_, a) => mentions(a, name),
+        CExpr::Binary(_, a, b) => mentions(a, name) || mentions(b, name),
+        CExpr::Ternary(a, b, c) => mentions(a, name) || mentions(b, name) || mentions(c, name),
+        CExpr::Call(_, args) | CExpr::VectorLit(_, args) | CExpr::TupleLit(_, args) => {
+            args.iter().any(|a| mentions(a, name))
+        }
+    }
+}
