@@ -306,12 +306,18 @@ impl Interp<'_> {
                             let mut lanes: Vec<Vec<Value>> = Vec::new();
                             for (k, f) in fields.into_iter().enumerate() {
                                 let Value::Vector(cs) = f else {
-                                    return Err(rt(span, format!("asScalar of a tuple with {}", f.describe())));
+                                    return Err(rt(
+                                        span,
+                                        format!("asScalar of a tuple with {}", f.describe()),
+                                    ));
                                 };
                                 if k == 0 {
                                     lanes = (0..cs.len()).map(|_| Vec::new()).collect();
                                 } else if cs.len() != lanes.len() {
-                                    return Err(rt(span, "asScalar of a tuple of vectors of different widths".to_string()));
+                                    return Err(rt(
+                                        span,
+                                        "asScalar of a tuple of vectors of different widths".to_string(),
+                                    ));
                                 }
                                 for (lane, c) in lanes.iter_mut().zip(cs) {
                                     lane.push(c);

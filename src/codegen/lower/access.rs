@@ -132,27 +132,42 @@ impl Lowerer<'_> {
         ty: &Type,
         span: Span,
     ) -> Result<(), CompileError> {
-        let Type::Tuple(ts) = ty else { return Err(CompileError::Internal("write_lanes of a non-tuple".into())) };
+        let Type::Tuple(ts) = ty else {
+            return Err(CompileError::Internal("write_lanes of a non-tuple".into()));
+        };
         // The memory must hold the tuples of scalars asScalar makes.
         let scalars = ty.as_scalar_elem().filter(|(_, w)| *w == n).map(|(t, _)| t);
         if !fields.is_empty() || mem.kind == MemKind::Variable || scalars.as_ref() != Some(&mem.elem) {
             return self.unsupported(
                 span,
-                format!("cannot write {ty} through asScalar here (into {} memory of {})", mem.space.c_qualifier(), mem.elem),
+                format!(
+                    "cannot write {ty} through asScalar here (into {} memory of {})",
+                    mem.space.c_qualifier(),
+                    mem.elem
+                ),
             );
         }
         self.note_tuple(ty);
         let (simplify, known, memo) = (self.inp.opts.arith_simplify, &self.inp.opts.sizes, &self.memo);
         let tmp = self.names.fresh("lanes");
-        let mut block =
-            vec![Stmt::Decl { qualifier: None, ty: c_type(ty), name: tmp.clone(), len: None, init: Some(value) }];
+        let mut block = vec![Stmt::Decl {
+            qualifier: None,
+            ty: c_type(ty),
+            name: tmp.clone(),
+            len: None,
+            init: Some(value),
+        }];
         for j in 0..n {
-            let at = finish_index(&ArithExpr::add(index.clone(), ArithExpr::Cst(j as i64)), simplify, known, memo);
+            let at =
+                finish_index(&ArithExpr::add(index.clone(), ArithExpr::Cst(j as i64)), simplify, known, memo);
             for k in 0..ts.len() {
                 let field = |base: CExpr| CExpr::Field { base: Box::new(base), field: format!("_{k}") };
                 block.push(Stmt::Assign {
                     lhs: field(CExpr::Index { base: mem.name.clone(), index: at.clone() }),
-                    rhs: CExpr::Field { base: Box::new(field(CExpr::raw(tmp.clone()))), field: format!("s{j:x}") },
+                    rhs: CExpr::Field {
+                        base: Box::new(field(CExpr::raw(tmp.clone()))),
+                        field: format!("s{j:x}"),
+                    },
                 });
             }
         }
@@ -321,7 +336,10 @@ fn tuple_component(
             base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
             index: fin(&ArithExpr::add(
                 ArithExpr::mul(
-                    ArithExpr::add(ArithExpr::mul(index.clone(), ArithExpr::Cst(ts.len() as i64)), ArithExpr::Cst(k as i64)),
+                    ArithExpr::add(
+                        ArithExpr::mul(index.clone(), ArithExpr::Cst(ts.len() as i64)),
+                        ArithExpr::Cst(k as i64),
+                    ),
                     ArithExpr::Cst(w),
                 ),
                 c.clone(),
