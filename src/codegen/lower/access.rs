@@ -89,7 +89,7 @@ impl Lowerer<'_> {
                     (None, Some((c, n))) => Stmt::Assign {
                         lhs: CExpr::Index {
                             base: format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), addr(&mem)),
-                            index: fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(n as i64)), c)),
+                            index: fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(stored_lanes(n))), c)),
                         },
                         rhs: value,
                     },
@@ -309,6 +309,11 @@ fn vector_base(mem: &crate::view::Memory, n: u8, constness: &str) -> String {
     format!("(({constness}{} {}{n}*){})", mem.space.c_qualifier(), scalar_c_type(mem), mem.name)
 }
 
+/// Scalars an `n`-vector occupies in memory: a 3-vector takes 4 (OpenCL).
+fn stored_lanes(n: u8) -> i64 {
+    i64::from(if n == 3 { 4 } else { n })
+}
+
 /// Component `c` of each `n`-vector field of the tuple `mem[index]` (the
 /// fields `fields` only, else all as a tuple of scalars): `asScalar` read
 /// over memory of tuples of vectors. Every field is an `n`-vector of 4-byte
@@ -326,7 +331,7 @@ fn tuple_component(
         Type::Tuple(ts) => &ts[..],
         other => std::slice::from_ref(other),
     };
-    let w = i64::from(if n == 3 { 4 } else { n });
+    let w = stored_lanes(n);
     let lane = |k: usize| {
         let scalar = match ts.get(k) {
             Some(Type::Vector(s, _)) => s.c_name().to_string(),
@@ -380,7 +385,7 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                     CExpr::Index {
                         base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
                         index: fin(&ArithExpr::add(
-                            ArithExpr::mul(index.clone(), ArithExpr::Cst(*n as i64)),
+                            ArithExpr::mul(index.clone(), ArithExpr::Cst(stored_lanes(*n))),
                             c.clone(),
                         )),
                     }
