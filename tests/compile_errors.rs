@@ -46,6 +46,14 @@ fn user_function_argument_type() {
 }
 
 #[test]
+fn as_scalar_of_vectors_of_different_widths() {
+    check(
+        "def f(x: [float4]N, y: [float2]N) = mapGlb(0, id) o asScalar $ zip(x, y)",
+        "t.lift:1:53: asScalar: expected an array of vectors or of tuples of vectors of one width, found [(float4, float2)]N",
+    );
+}
+
+#[test]
 fn split_not_dividing() {
     check(
         "def f(x: [float]10) = mapGlb(0, mapSeq(id)) o split(4) $ x",

@@ -182,6 +182,33 @@ fn as_vector_and_as_scalar() {
     assert_eq!(v, is(&[1, 2, 3, 4]));
 }
 
+/// `asScalar` of tuples of vectors: tuple `i * n + j` holds component `j`
+/// of every field of tuple `i`; the user function returning a tuple of
+/// vectors is evaluated as written.
+#[test]
+fn as_scalar_of_tuples_of_vectors() {
+    let p = parse(
+        "userfun two(a: float2): (float2, float2) { return (Tuple2_float2_float2){a * 2.0f, a + 1.0f}; }\n\
+         def f(x: [float]N) = asScalar o mapSeq(two) o asVector(2) $ x",
+    );
+    let args = BTreeMap::from([("x".to_string(), fs(&[1.0, 2.0, 3.0, 4.0]))]);
+    let d = p.def("f").unwrap();
+    let types = lift::passes::typecheck::typecheck_def(&p, d).unwrap();
+    assert_eq!(types.of(&d.body).to_string(), "[(float, float)]N");
+    let v = eval_def(&p, "f", &args, &BTreeMap::new()).unwrap();
+    let pair = |a: f32, b: f32| Value::Tuple(vec![Value::Float(a), Value::Float(b)]);
+    assert_eq!(v, arr(vec![pair(2.0, 2.0), pair(4.0, 3.0), pair(6.0, 4.0), pair(8.0, 5.0)]));
+    // A tuple of vectors of different widths is no input of asScalar.
+    let wide = Value::Tuple(vec![
+        Value::Vector(vec![Value::Int(1), Value::Int(2)]),
+        Value::Vector(vec![Value::Int(3), Value::Int(4), Value::Int(5)]),
+    ]);
+    let p = parse("def f(x: [(int2, int3)]N) = asScalar $ x");
+    let args = BTreeMap::from([("x".to_string(), arr(vec![wide]))]);
+    let e = eval_def(&p, "f", &args, &BTreeMap::new()).unwrap_err().to_string();
+    assert!(e.contains("asScalar of a tuple of vectors of different widths"), "{e}");
+}
+
 #[test]
 fn address_space_wrappers_and_id_are_identities() {
     for w in ["toGlobal(mapSeq(id))", "toLocal(mapLcl(id))", "toPrivate(mapSeq(id))", "id"] {

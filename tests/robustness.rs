@@ -78,7 +78,8 @@ fn float3_results_have_opencl_layout() {
         "userfun f(x: float): float3 { return (float3)(x, x * 2.0f, x + 1.0f); }\n\
          userfun g(v: float3): float3 { return v * 2.0f; }\n\
          def out3(x: [float]N) = mapGlb(0, f) $ x\n\
-         def in3(x: [float3]N) = mapGlb(0, g) $ x\n",
+         def in3(x: [float3]N) = mapGlb(0, g) $ x\n\
+         def scalars3(x: [float3]N) = mapGlb(0, id) o asScalar $ x\n",
     );
     let x = npy(&d, "x.npy", &[1000], &data(1000));
     let o =
@@ -86,6 +87,19 @@ fn float3_results_have_opencl_layout() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v = npy(&d, "v.npy", &[333, 3], &data(999));
     let o = lift(&["exec", &prog, "--def", "in3", "--input", &format!("x={v}"), "--output", &out, "--check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // asScalar reads component c of float3 i at scalar 4 * i + c.
+    let o = lift(&[
+        "exec",
+        &prog,
+        "--def",
+        "scalars3",
+        "--input",
+        &format!("x={v}"),
+        "--output",
+        &out,
+        "--check",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -200,6 +200,12 @@ fn elem_layout(ty: &Type) -> Result<(usize, ScalarType), String> {
     match ty.base_elem() {
         Type::Scalar(s) => Ok((1, *s)),
         Type::Vector(s, n) => Ok((*n as usize, *s)),
+        // A tuple of one scalar type is a packed struct: a last dimension
+        // of its fields, as a vector's components.
+        Type::Tuple(ts) => match ts.first() {
+            Some(f @ Type::Scalar(s)) if ts.iter().all(|t| t == f) => Ok((ts.len(), *s)),
+            _ => Err(format!("element type {} cannot be passed from a .npy file", ty.base_elem())),
+        },
         t => Err(format!("element type {t} cannot be passed from a .npy file")),
     }
 }
@@ -257,17 +263,17 @@ fn scalar_value(name: &str, s: &str, ty: &Type) -> Result<HostArray, String> {
 
 /// Lanes a vector element occupies in a buffer: a 3-component vector
 /// takes the space of 4 (OpenCL's layout), so the host pads it.
-fn stored_lanes(w: usize) -> usize {
-    if w == 3 {
+fn stored_lanes(ty: &Type, w: usize) -> usize {
+    if matches!(ty.base_elem(), Type::Vector(_, 3)) {
         4
     } else {
         w
     }
 }
 
-/// `data` with each group of `w` values padded to `stored_lanes(w)`.
-fn pad_lanes(data: &HostArray, w: usize) -> HostArray {
-    let s = stored_lanes(w);
+/// `data` with each group of `w` values padded to `stored_lanes(ty, w)`.
+fn pad_lanes(data: &HostArray, ty: &Type, w: usize) -> HostArray {
+    let s = stored_lanes(ty, w);
     fn go<T: Copy + Default>(v: &[T], w: usize, s: usize) -> Vec<T> {
         if w == s {
             return v.to_vec();
@@ -281,8 +287,8 @@ fn pad_lanes(data: &HostArray, w: usize) -> HostArray {
 }
 
 /// Inverse of [`pad_lanes`].
-fn unpad_lanes(data: HostArray, w: usize) -> HostArray {
-    let s = stored_lanes(w);
+fn unpad_lanes(data: HostArray, ty: &Type, w: usize) -> HostArray {
+    let s = stored_lanes(ty, w);
     if w == s {
         return data;
     }
@@ -396,7 +402,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     for p in &def.params {
         if let Some(ty @ Type::Array(..)) = &p.ty {
             let (w, _) = elem_layout(ty).map_err(bad)?;
-            uploads.insert(p.name.clone(), pad_lanes(&host[&p.name], w));
+            uploads.insert(p.name.clone(), pad_lanes(&host[&p.name], ty, w));
         } else {
             uploads.insert(p.name.clone(), host[&p.name].clone());
         }
@@ -523,5 +529,5 @@ fn run_kernel(
     rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }])
         .map_err(|e| e.to_string())?;
     let out = rt.download(&bufs[out_index]).map_err(|e| e.to_string())?;
-    Ok((unpad_lanes(out, w), shape))
+    Ok((unpad_lanes(out, &k.output_type, w), shape))
 }

@@ -301,6 +301,30 @@ impl Interp<'_> {
                 for v in array(one(), span, "asScalar")? {
                     match v {
                         Value::Vector(cs) => out.extend(cs),
+                        // Tuple `j` of the result holds component `j` of every field.
+                        Value::Tuple(fields) => {
+                            let mut lanes: Vec<Vec<Value>> = Vec::new();
+                            for (k, f) in fields.into_iter().enumerate() {
+                                let Value::Vector(cs) = f else {
+                                    return Err(rt(
+                                        span,
+                                        format!("asScalar of a tuple with {}", f.describe()),
+                                    ));
+                                };
+                                if k == 0 {
+                                    lanes = (0..cs.len()).map(|_| Vec::new()).collect();
+                                } else if cs.len() != lanes.len() {
+                                    return Err(rt(
+                                        span,
+                                        "asScalar of a tuple of vectors of different widths".to_string(),
+                                    ));
+                                }
+                                for (lane, c) in lanes.iter_mut().zip(cs) {
+                                    lane.push(c);
+                                }
+                            }
+                            out.extend(lanes.into_iter().map(Value::Tuple));
+                        }
                         other => return Err(rt(span, format!("asScalar of {}", other.describe()))),
                     }
                 }

@@ -362,10 +362,15 @@ impl Checker<'_> {
             Pattern::AsScalar => {
                 let t = self.one_arg(name, args, span)?;
                 let (elem, n) = self.array(name, t, span)?;
-                let Type::Vector(s, w) = elem else {
-                    return err(span, format!("asScalar: expected an array of vectors, found {t}"));
+                let Some((scalars, w)) = elem.as_scalar_elem() else {
+                    return err(
+                        span,
+                        format!(
+                            "asScalar: expected an array of vectors or of tuples of vectors of one width, found {t}"
+                        ),
+                    );
                 };
-                Ok(Type::array(Type::Scalar(*s), len(ArithExpr::mul(n.clone(), ArithExpr::Cst(*w as i64)))))
+                Ok(Type::array(scalars, len(ArithExpr::mul(n.clone(), ArithExpr::Cst(w as i64)))))
             }
             Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => self.apply(g, args, span),
             Pattern::Slide { size, step } => {

@@ -90,6 +90,29 @@ impl Type {
         }
     }
 
+    /// What `asScalar` makes of an element of this type, with the vector
+    /// width `n` it multiplies the length by: a vector `<s>n` gives `s`, a
+    /// tuple whose fields are all vectors of one width `n` the tuple of
+    /// their scalars; `None` for anything else.
+    pub fn as_scalar_elem(&self) -> Option<(Type, u8)> {
+        match self {
+            Type::Vector(s, n) => Some((Type::Scalar(*s), *n)),
+            Type::Tuple(ts) => {
+                let mut width = None;
+                let mut fields = Vec::with_capacity(ts.len());
+                for t in ts {
+                    let Type::Vector(s, n) = t else { return None };
+                    if *width.get_or_insert(*n) != *n {
+                        return None;
+                    }
+                    fields.push(Type::Scalar(*s));
+                }
+                Some((Type::Tuple(fields), width?))
+            }
+            Type::Scalar(_) | Type::Array(..) => None,
+        }
+    }
+
     /// The innermost non-array element type.
     pub fn base_elem(&self) -> &Type {
         match self {

@@ -362,6 +362,22 @@ impl Consumer<'_> {
                     t = elem;
                 }
                 let fields: Vec<usize> = self.tuple.drain(..).rev().collect();
+                if let (Some((_, n)), Type::Tuple(ts)) = (&flags.component, t) {
+                    // asScalar of tuples of vectors in memory: the code
+                    // generator reads one field's component, or all of them.
+                    let vector = |t: &Type| matches!(t, Type::Vector(_, w) if w == n);
+                    let fits = match fields[..] {
+                        [] => ts.iter().all(vector),
+                        [k] => ts.get(k).is_some_and(vector),
+                        _ => false,
+                    };
+                    if !fits {
+                        return Err(ViewError(format!(
+                            "asScalar over memory of {t} read as fields {fields:?}: only tuples of \
+                             {n}-vectors (or one such field) can be read as scalars"
+                        )));
+                    }
+                }
                 Ok(Access::Mem {
                     mem: mem.clone(),
                     index: flat,
@@ -465,6 +481,12 @@ impl Consumer<'_> {
             View::AsVector { n, of } => {
                 let i = self.pop("asVector")?;
                 let base = ArithExpr::mul(i, ArithExpr::Cst(*n as i64));
+                // A component of the vector (asScalar over asVector, perhaps
+                // through a zip): the one scalar it is, no vector access.
+                if let Some((c, _)) = &flags.component {
+                    self.stack.push(ArithExpr::add(base, c.clone()));
+                    return self.go(of, Flags { component: None, ..flags });
+                }
                 self.check_consecutive(of, &base, *n, &flags)?;
                 self.stack.push(base);
                 self.go(of, Flags { vector: Some(*n), ..flags })

@@ -70,6 +70,9 @@ impl Lowerer<'_> {
         let (simplify, known, memo) = (self.inp.opts.arith_simplify, &self.inp.opts.sizes, &self.memo);
         let fin = |e: &ArithExpr| finish_index(e, simplify, known, memo);
         match a {
+            Access::Mem { mem, index, vector: Some(n), fields, .. } if matches!(ty, Type::Tuple(_)) => {
+                self.write_lanes(&mem, &index, n, &fields, value, ty, span)
+            }
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
                     (Some(n), _) if fields.is_empty() && mem.kind == MemKind::Buffer => Stmt::Assign {
@@ -86,7 +89,7 @@ impl Lowerer<'_> {
                     (None, Some((c, n))) => Stmt::Assign {
                         lhs: CExpr::Index {
                             base: format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), addr(&mem)),
-                            index: fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(n as i64)), c)),
+                            index: fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(stored_lanes(n))), c)),
                         },
                         rhs: value,
                     },
@@ -112,6 +115,64 @@ impl Lowerer<'_> {
                 self.unsupported(span, "cannot write here: the output goes through a pattern that only reads (zip, pad, generate, a parameter)")
             }
         }
+    }
+
+    /// Writes a tuple of `n`-vectors `value` of type `ty` (the output of
+    /// `asScalar` of tuples of vectors) as the `n` tuples of scalars that
+    /// start at element `index` of `mem`: through a private copy, lane by
+    /// lane and field by field (`mem[index + j]._k = tmp._k.sj`).
+    #[allow(clippy::too_many_arguments)]
+    fn write_lanes(
+        &mut self,
+        mem: &crate::view::Memory,
+        index: &ArithExpr,
+        n: u8,
+        fields: &[usize],
+        value: CExpr,
+        ty: &Type,
+        span: Span,
+    ) -> Result<(), CompileError> {
+        let Type::Tuple(ts) = ty else {
+            return Err(CompileError::Internal("write_lanes of a non-tuple".into()));
+        };
+        // The memory must hold the tuples of scalars asScalar makes.
+        let scalars = ty.as_scalar_elem().filter(|(_, w)| *w == n).map(|(t, _)| t);
+        if !fields.is_empty() || mem.kind == MemKind::Variable || scalars.as_ref() != Some(&mem.elem) {
+            return self.unsupported(
+                span,
+                format!(
+                    "cannot write {ty} through asScalar here (into {} memory of {})",
+                    mem.space.c_qualifier(),
+                    mem.elem
+                ),
+            );
+        }
+        self.note_tuple(ty);
+        let (simplify, known, memo) = (self.inp.opts.arith_simplify, &self.inp.opts.sizes, &self.memo);
+        let tmp = self.names.fresh("lanes");
+        let mut block = vec![Stmt::Decl {
+            qualifier: None,
+            ty: c_type(ty),
+            name: tmp.clone(),
+            len: None,
+            init: Some(value),
+        }];
+        for j in 0..n {
+            let at =
+                finish_index(&ArithExpr::add(index.clone(), ArithExpr::Cst(j as i64)), simplify, known, memo);
+            for k in 0..ts.len() {
+                let field = |base: CExpr| CExpr::Field { base: Box::new(base), field: format!("_{k}") };
+                block.push(Stmt::Assign {
+                    lhs: field(CExpr::Index { base: mem.name.clone(), index: at.clone() }),
+                    rhs: CExpr::Field {
+                        base: Box::new(field(CExpr::raw(tmp.clone()))),
+                        field: format!("s{j:x}"),
+                    },
+                });
+            }
+        }
+        self.emit(Stmt::Block(block));
+        Ok(())
     }
 
     /// The output view for the argument of layout pattern `f` whose result
@@ -143,10 +204,7 @@ impl Lowerer<'_> {
             Pattern::Transpose => Some(View::Transpose { of }),
             Pattern::AsVector(n) => Some(View::AsScalar { n: *n, of }),
             Pattern::AsScalar => match arg_ty {
-                Type::Array(e, _) => match &**e {
-                    Type::Vector(_, n) => Some(View::AsVector { n: *n, of }),
-                    _ => None,
-                },
+                Type::Array(e, _) => e.as_scalar_elem().map(|(_, n)| View::AsVector { n, of }),
                 _ => None,
             },
             // `map(g)` with an invertible layout `g`: invert per element.
@@ -251,6 +309,57 @@ fn vector_base(mem: &crate::view::Memory, n: u8, constness: &str) -> String {
     format!("(({constness}{} {}{n}*){})", mem.space.c_qualifier(), scalar_c_type(mem), mem.name)
 }
 
+/// Scalars an `n`-vector occupies in memory: a 3-vector takes 4 (OpenCL).
+fn stored_lanes(n: u8) -> i64 {
+    i64::from(if n == 3 { 4 } else { n })
+}
+
+/// Component `c` of each `n`-vector field of the tuple `mem[index]` (the
+/// fields `fields` only, else all as a tuple of scalars): `asScalar` read
+/// over memory of tuples of vectors. Every field is an `n`-vector of 4-byte
+/// scalars, so the struct is an array of those scalars (a 3-vector takes
+/// 4) and field `k` of element `i` starts at scalar `(i * fields + k) * w`.
+fn tuple_component(
+    mem: &crate::view::Memory,
+    index: &ArithExpr,
+    c: &ArithExpr,
+    n: u8,
+    fields: &[usize],
+    fin: &dyn Fn(&ArithExpr) -> ArithExpr,
+) -> CExpr {
+    let ts = match &mem.elem {
+        Type::Tuple(ts) => &ts[..],
+        other => std::slice::from_ref(other),
+    };
+    let w = stored_lanes(n);
+    let lane = |k: usize| {
+        let scalar = match ts.get(k) {
+            Some(Type::Vector(s, _)) => s.c_name().to_string(),
+            other => other.map(c_type).unwrap_or_default(),
+        };
+        CExpr::Index {
+            base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
+            index: fin(&ArithExpr::add(
+                ArithExpr::mul(
+                    ArithExpr::add(
+                        ArithExpr::mul(index.clone(), ArithExpr::Cst(ts.len() as i64)),
+                        ArithExpr::Cst(k as i64),
+                    ),
+                    ArithExpr::Cst(w),
+                ),
+                c.clone(),
+            )),
+        }
+    };
+    match fields {
+        [k] => lane(*k),
+        _ => {
+            let scalars = mem.elem.as_scalar_elem().map(|(t, _)| t).unwrap_or_else(|| mem.elem.clone());
+            CExpr::StructLit { ty: c_type(&scalars), fields: (0..ts.len()).map(lane).collect() }
+        }
+    }
+}
+
 /// The C rvalue of an access.
 pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
     match a {
@@ -267,12 +376,16 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                         CExpr::raw(mem.name.clone()),
                     ],
                 ),
+                (None, Some((c, n))) if matches!(mem.elem, Type::Tuple(_)) => {
+                    // The consumer checked the fields are n-vectors.
+                    return tuple_component(mem, index, c, *n, fields, fin);
+                }
                 (None, Some((c, n))) => {
                     let scalar = scalar_c_type(mem);
                     CExpr::Index {
                         base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
                         index: fin(&ArithExpr::add(
-                            ArithExpr::mul(index.clone(), ArithExpr::Cst(*n as i64)),
+                            ArithExpr::mul(index.clone(), ArithExpr::Cst(stored_lanes(*n))),
                             c.clone(),
                         )),
                     }

@@ -394,9 +394,9 @@ impl<'a> Lowerer<'a> {
             Pattern::Get(k) => View::Get { k: *k, of },
             Pattern::At(i) => View::Access { index: i.clone(), of },
             Pattern::AsVector(n) => View::AsVector { n: *n, of },
-            Pattern::AsScalar => match elem_of(&at).map(|(e, _)| e) {
-                Some(Type::Vector(_, n)) => View::AsScalar { n: *n, of },
-                _ => return Err(CompileError::Internal("asScalar of non-vectors".into())),
+            Pattern::AsScalar => match elem_of(&at).and_then(|(e, _)| e.as_scalar_elem()) {
+                Some((_, n)) => View::AsScalar { n, of },
+                None => return Err(CompileError::Internal("asScalar of non-vectors".into())),
             },
             Pattern::Slide { step, .. } => View::Slide { step: step.clone(), of },
             Pattern::Pad { left, mode, .. } => {
