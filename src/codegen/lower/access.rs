@@ -75,7 +75,9 @@ impl Lowerer<'_> {
             }
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
-                    (Some(n), _) if fields.is_empty() && mem.kind == MemKind::Buffer => Stmt::Assign {
+                    // A `float3` takes 16 bytes: a cast pointer would step
+                    // past packed scalars, so width 3 goes through vstore3.
+                    (Some(n), _) if fields.is_empty() && mem.kind == MemKind::Buffer && n != 3 => Stmt::Assign {
                         lhs: CExpr::Index {
                             base: vector_base(&mem, n, ""),
                             index: fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64))),
@@ -365,7 +367,8 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
     match a {
         Access::Mem { mem, index, vector, component, fields } => {
             let mut e = match (vector, component) {
-                (Some(n), _) if mem.kind == MemKind::Buffer => CExpr::Index {
+                // Width 3 through vload3 (see `write`).
+                (Some(n), _) if mem.kind == MemKind::Buffer && *n != 3 => CExpr::Index {
                     base: vector_base(mem, *n, "const "),
                     index: fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64))),
                 },
