@@ -207,6 +207,18 @@ fn private_array_read_at_another_threads_index() {
 }
 
 #[test]
+fn unrolled_copy_reads_another_threads_private_element() {
+    // Refused with the index symbolic, the unrolled body is lowered copy
+    // by copy, and copy 0 is refused (found by fuzzing).
+    check(
+        &format!(
+            "{ADD}def f(x: [[float]28]N) = mapWrg(0, join o mapLcl(0, toLocal(mapSeq(id)) o mapSeqUnroll(\\v -> add(v, v))) o split(4) o mapLcl(0, id) o toPrivate(mapLcl(0, id))) $ x"
+        ),
+        "t.lift:2:94: cannot compile: private memory written by a parallel map holds only each thread's own element, but it is read here at index l_id_2 * 4 + 0, which another thread holds (a gather, transpose or other reordering): write it to local memory (toLocal) instead",
+    );
+}
+
+#[test]
 fn split_by_zero() {
     check(
         "def f(x: [float]N) = join o mapGlb(0, mapSeq(id)) o split(0) $ x",

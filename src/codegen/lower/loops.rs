@@ -208,12 +208,14 @@ impl<'a> Lowerer<'a> {
         }
         let stmts = match (r, count) {
             (Ok((stmts, ())), _) => stmts,
-            // A body marked for unrolling may need its index to be a
-            // constant (to pick a tuple component or a private variable):
-            // then each copy is lowered with its constant.
+            // A body marked for unrolling may be refused with its index
+            // symbolic where a check needs the index's value: then each
+            // copy is lowered with its constant, and refused by the copy
+            // that fails (or accepted).
             (Err(_), Some(c)) if unroll => {
                 self.local_decls.truncate(locals);
                 self.temps.truncate(temps);
+                self.unrolled_iters = iters;
                 return self.unrolled(c, map, body);
             }
             (Err(e), _) => return Err(e),
