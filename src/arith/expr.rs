@@ -295,7 +295,8 @@ impl ArithExpr {
         out
     }
 
-    pub(crate) fn visit_vars(&self, f: &mut dyn FnMut(&Var)) {
+    /// Calls `f` on every variable occurrence (ranges not looked into).
+    pub(crate) fn visit_vars<'a>(&'a self, f: &mut dyn FnMut(&'a Var)) {
         match self {
             ArithExpr::Cst(_) => {}
             ArithExpr::Var(v) => f(v),

@@ -115,31 +115,11 @@ pub fn remainder_varies(e: &ArithExpr, n: i64) -> bool {
 
 /// Pushes the variables of `e` not in `out` yet.
 fn collect_vars<'a>(e: &'a ArithExpr, out: &mut Vec<&'a Var>) {
-    match e {
-        ArithExpr::Cst(_) => {}
-        ArithExpr::Var(v) => {
-            if !out.iter().any(|o| o.name == v.name) {
-                out.push(v)
-            }
+    e.visit_vars(&mut |v| {
+        if !out.iter().any(|o| o.name == v.name) {
+            out.push(v)
         }
-        ArithExpr::Sum(es) | ArithExpr::Prod(es) => es.iter().for_each(|e| collect_vars(e, out)),
-        ArithExpr::Div(a, b)
-        | ArithExpr::ExactDiv(a, b)
-        | ArithExpr::Mod(a, b)
-        | ArithExpr::Pow(a, b)
-        | ArithExpr::Min(a, b)
-        | ArithExpr::Max(a, b) => {
-            collect_vars(a, out);
-            collect_vars(b, out)
-        }
-        ArithExpr::Log2(a) => collect_vars(a, out),
-        ArithExpr::IfThenElse(p, t, f) => {
-            collect_vars(&p.lhs, out);
-            collect_vars(&p.rhs, out);
-            collect_vars(t, out);
-            collect_vars(f, out)
-        }
-    }
+    });
 }
 
 fn has_exact_div(e: &ArithExpr) -> bool {

@@ -112,7 +112,7 @@ fn wrapped(e: &CExpr) -> String {
 }
 
 /// An expression as C text.
-pub fn expr(e: &CExpr) -> String {
+fn expr(e: &CExpr) -> String {
     match e {
         CExpr::Int(i) => i.to_string(),
         CExpr::Float(f) => format!("{:?}f", *f as f32),

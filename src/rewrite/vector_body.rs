@@ -82,30 +82,31 @@ impl Vectoriser<'_, '_> {
                 Ok(())
             }
             CStmt::If { cond, then, otherwise } => {
-                let assigned: Vec<&str> = then.iter().chain(otherwise).filter_map(assigned_local).collect();
-                if assigned.len() != then.len() + otherwise.len()
-                    || assigned.iter().any(|x| !self.locals.contains(*x))
-                {
-                    return Err(self.why("has an `if` that does more than assign its locals"));
+                // Each branch statement as (local, operator, value, taken).
+                let mut assigns = Vec::new();
+                for (branch, taken) in [(then, true), (otherwise, false)] {
+                    for s in branch {
+                        match s {
+                            CStmt::Assign { target: CExpr::Var(x), op, value } if self.locals.contains(x) => {
+                                assigns.push((x, *op, value, taken))
+                            }
+                            _ => return Err(self.why("has an `if` that does more than assign its locals")),
+                        }
+                    }
                 }
-                if assigned.iter().any(|x| mentions(cond, x)) {
+                if assigns.iter().any(|(x, ..)| mentions(cond, x)) {
                     return Err(self.why("has an `if` whose condition reads a variable it assigns"));
                 }
                 let c = self.cond(cond)?;
-                for (branch, taken) in [(then, true), (otherwise, false)] {
-                    for s in branch.iter() {
-                        let CStmt::Assign { target: CExpr::Var(x), op, value } = s else {
-                            return Err(self.why("has an `if` that does more than assign its locals"));
-                        };
-                        let var = CExpr::Var(x.clone());
-                        let new = match op.binary() {
-                            None => self.expr(value)?,
-                            Some(b) => CExpr::Binary(b, Box::new(var.clone()), Box::new(self.expr(value)?)),
-                        };
-                        let (a, b) = if taken { (new, var.clone()) } else { (var.clone(), new) };
-                        let value = CExpr::Ternary(Box::new(c.clone()), Box::new(a), Box::new(b));
-                        out.push(CStmt::Assign { target: var, op: AssignOp::Set, value });
-                    }
+                for (x, op, value, taken) in assigns {
+                    let var = CExpr::Var(x.clone());
+                    let new = match op.binary() {
+                        None => self.expr(value)?,
+                        Some(b) => CExpr::Binary(b, Box::new(var.clone()), Box::new(self.expr(value)?)),
+                    };
+                    let (a, b) = if taken { (new, var.clone()) } else { (var.clone(), new) };
+                    let value = CExpr::Ternary(Box::new(c.clone()), Box::new(a), Box::new(b));
+                    out.push(CStmt::Assign { target: var, op: AssignOp::Set, value });
                 }
                 Ok(())
             }
@@ -184,14 +185,6 @@ impl Vectoriser<'_, '_> {
                 return Err(self.why("accesses components or fields, casts, or builds a literal"));
             }
         })
-    }
-}
-
-/// The local an assignment statement assigns.
-fn assigned_local(s: &CStmt) -> Option<&str> {
-    match s {
-        CStmt::Assign { target: CExpr::Var(x), .. } => Some(x),
-        _ => None,
     }
 }
 

@@ -75,9 +75,7 @@ impl Lowerer<'_> {
             }
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
-                    // A `float3` takes 16 bytes: a cast pointer would step
-                    // past packed scalars, so width 3 goes through vstore3.
-                    (Some(n), _) if fields.is_empty() && mem.kind == MemKind::Buffer && n != 3 => Stmt::Assign {
+                    (Some(n), _) if fields.is_empty() && through_cast(&mem, n) => Stmt::Assign {
                         lhs: CExpr::Index {
                             base: vector_base(&mem, n, ""),
                             index: fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64))),
@@ -305,6 +303,14 @@ fn addr(mem: &crate::view::Memory) -> String {
     }
 }
 
+/// Whether `n`-vectors of `mem` are accessed through a cast pointer
+/// ([`vector_base`]) rather than `vloadn`/`vstoren`: for buffers, except
+/// width 3, since a `float3` takes 16 bytes and a cast pointer would step
+/// past the packed scalars.
+fn through_cast(mem: &crate::view::Memory, n: u8) -> bool {
+    mem.kind == MemKind::Buffer && n != 3
+}
+
 /// A buffer of scalars seen as an array of `n`-vectors:
 /// `((const global float4*)A)`; `constness` is `"const "` for reads.
 fn vector_base(mem: &crate::view::Memory, n: u8, constness: &str) -> String {
@@ -367,8 +373,7 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
     match a {
         Access::Mem { mem, index, vector, component, fields } => {
             let mut e = match (vector, component) {
-                // Width 3 through vload3 (see `write`).
-                (Some(n), _) if mem.kind == MemKind::Buffer && *n != 3 => CExpr::Index {
+                (Some(n), _) if through_cast(mem, *n) => CExpr::Index {
                     base: vector_base(mem, *n, "const "),
                     index: fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64))),
                 },
