@@ -304,3 +304,53 @@ fn explores_gemv_with_row_shapes_on_pocl() {
     }
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A full reduction explored as a new user would, with no `--then`: the
+/// second stages are derived from the def's own `reduce` (a tree of one
+/// work-group for multiples of 256 partials, one work-item otherwise),
+/// also for a `reduce` with no map in front, at a size that is not a power
+/// of two.
+#[test]
+fn full_reductions_need_no_then_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let src = "userfun mx(x: float, y: float): float { return fmax(x, y); }\n\
+               userfun add(x: float, y: float): float { return x + y; }\n\
+               userfun sq(x: float): float { return x * x; }\n\
+               def maxall(x: [float]N) = reduce(mx, -3.0e38f) $ x\n\
+               def sumsq(x: [float]N) = reduce(add, 0.0f) o map(sq) $ x\n";
+    let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
+    let mut used = std::collections::BTreeSet::new();
+    for name in ["maxall", "sumsq"] {
+        let out = tmp(&format!("derived-{name}"));
+        let mut o = opts(&out, 60, Some(24), false, 0);
+        o.def = name.into();
+        // 3 * 2^15: partial counts of multiples of 256 and of others.
+        o.sizes = sizes(3 << 15);
+        let report = explore::explore(&prog, &devs, &o).unwrap();
+        let rows = csv_rows(&report.csv);
+        let ok: Vec<_> = rows.iter().filter(|r| r[4] == "ok").collect();
+        // Every valid candidate ran a derived second stage.
+        let prefix = format!("then {name}_then_");
+        let stage = |r: &Vec<String>| r[10].split(&prefix).nth(1).map(str::to_string);
+        assert!(!ok.is_empty() && ok.iter().all(|r| stage(r).is_some()), "{name}: {ok:?}");
+        used.extend(ok.iter().filter_map(|r| stage(r)));
+        let d = &report.devices[0];
+        let best = d.best.as_ref().expect("a validated candidate");
+        let naive = d.naive_ms.expect("the naive lowering was measured");
+        assert!(best.median_ms < naive, "{name}: best {} ms, naive {naive} ms", best.median_ms);
+        assert!(best.derivation.iter().any(|l| l.starts_with("extract @")), "{:?}", best.derivation);
+        // best.lift holds the derived stages and parses again.
+        let text = std::fs::read_to_string(out.join("best.lift")).unwrap();
+        let again = lift::parse::parse_program(&SourceFile::new("best.lift", text)).unwrap();
+        assert!(
+            again.def(&format!("{name}_then_tree")).is_some()
+                && again.def(&format!("{name}_then_seq")).is_some()
+        );
+        std::fs::remove_dir_all(&out).ok();
+    }
+    // Both stages validated somewhere (the tree for multiples of 256).
+    assert_eq!(used.into_iter().collect::<Vec<_>>(), ["seq", "tree"]);
+}

@@ -48,8 +48,8 @@ pub(crate) struct ExploreArgs {
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// A def of the same file run after every candidate on its output (the
-    /// fixed second stage of a reduction, `sumPartials`): enables the
-    /// reduction shapes, whose kernels leave partial results. Several,
+    /// second stage of a reduction, `sumPartials`), instead of the stages
+    /// derived from a full reduction's own `reduce`. Several,
     /// comma-separated: each candidate gets the first whose size
     /// constraints hold for its number of partial results.
     #[arg(long, value_name = "DEF", value_delimiter = ',')]

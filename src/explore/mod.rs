@@ -10,6 +10,7 @@
 //! matrix products), `stencil`
 //! (the space of stencil defs, instead of stages 1 and 2).
 
+pub mod finish;
 pub mod log;
 pub mod matmul;
 pub mod measure;
@@ -474,7 +475,13 @@ pub fn local_text(l: &[i64; 3]) -> String {
 
 /// Writes `best.lift` and `best.derivation` (the steps for `lift rewrite
 /// --apply` on the original file) into `dir`.
-fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathBuf>, ExploreError> {
+fn write_best(
+    dir: &Path,
+    def: &str,
+    then: &[String],
+    b: &Best,
+    device: &str,
+) -> Result<Vec<PathBuf>, ExploreError> {
     let io =
         |p: &Path, e: std::io::Error| ExploreError::Io { path: p.display().to_string(), msg: e.to_string() };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
@@ -486,6 +493,12 @@ fn write_best(dir: &Path, def: &str, b: &Best, device: &str) -> Result<Vec<PathB
     if let Some(l) = b.local {
         let l = local_text(&l);
         text.push_str(&format!("// Launch it with local size {l} (`lift compile --local {l}`).\n"));
+    }
+    if !then.is_empty() {
+        text.push_str(&format!(
+            "// Its output is followed by the first of {} whose size constraints hold for it.\n",
+            then.join(", ")
+        ));
     }
     text.push_str(&crate::parse::print_program(&b.program));
     std::fs::write(&lift, text).map_err(|e| io(&lift, e))?;
@@ -509,6 +522,20 @@ pub fn explore(
     devices: &[DeviceInfo],
     opts: &ExploreOptions,
 ) -> Result<Report, ExploreError> {
+    // A full reduction without `--then` gets second stages derived from
+    // its own `reduce` (`finish`), and with them the reduction shapes.
+    let derived = if opts.then.is_empty() { finish::derive(program, &opts.def) } else { None };
+    let derived_opts;
+    let (program, opts) = match &derived {
+        Some(d) => {
+            let mut o = opts.clone();
+            o.then = d.defs.clone();
+            o.limits.reductions = true;
+            derived_opts = o;
+            (&d.program, &derived_opts)
+        }
+        None => (program, opts),
+    };
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| ExploreError::Io { path: opts.out.display().to_string(), msg: e.to_string() })?;
@@ -550,7 +577,7 @@ pub fn explore(
         let mut r = r?;
         if let Some(b) = &r.best {
             let dir = if several { opts.out.join(&r.slug) } else { opts.out.clone() };
-            r.files = write_best(&dir, &opts.def, b, &r.device)?;
+            r.files = write_best(&dir, &opts.def, &opts.then, b, &r.device)?;
         }
         out.push(r);
     }

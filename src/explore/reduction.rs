@@ -29,7 +29,7 @@
 use super::space::{pow2, slot, Arg, Shape, Slot};
 use crate::arith::ArithExpr;
 use crate::ir::visit::Path;
-use crate::ir::{ExprKind, FunKind, Pattern, Program};
+use crate::ir::{ExprKind, FunKind, Pattern, Program, ReduceKind};
 use crate::rewrite;
 use std::collections::BTreeMap;
 
@@ -137,17 +137,19 @@ fn build(parts: Vec<Part>, slots: Vec<Slot>) -> Option<Shape> {
     Some(Shape { steps, slots, algorithmic: n })
 }
 
-/// The length of `xs` in `reduce(f, z) $ map(g, xs)` at the def's root.
-fn reduced_len(base: &Program, def: &str) -> Option<ArithExpr> {
+/// The length of `xs` in `reduce(f, z) $ map(g, xs)` at the def's root,
+/// and whether the map is missing (`reduce(f, z) $ xs`: the shapes then
+/// start with `map-id`, which gives the reduction its map of `id`).
+fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
     let d = base.def(def)?;
     let ExprKind::Call(f, args) = &d.body.kind else { return None };
-    let FunKind::Pattern(Pattern::Reduce { .. }) = &f.kind else { return None };
+    let FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. }) = &f.kind else { return None };
     let arr = args.last()?;
-    let ExprKind::Call(m, _) = &arr.kind else { return None };
-    let FunKind::Pattern(Pattern::Map { .. }) = &m.kind else { return None };
+    let mapped =
+        matches!(&arr.kind, ExprKind::Call(m, _) if matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })));
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
     match types.exprs.get(&arr.id)? {
-        crate::types::Type::Array(_, n) => Some(crate::arith::simplify(n)),
+        crate::types::Type::Array(_, n) => Some((crate::arith::simplify(n), !mapped)),
         _ => None,
     }
 }
@@ -155,12 +157,15 @@ fn reduced_len(base: &Program, def: &str) -> Option<ArithExpr> {
 /// The reduction shapes for `def` (none unless its body is a full
 /// reduction of a map); each replays with its default slot values.
 pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
-    let Some(len) = reduced_len(base, def) else { return Vec::new() };
+    let Some((len, add_map)) = reduced_len(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
     let chunk = |lo, hi, d| slot("c", pow2(lo, hi, n), d);
     let mut out = Vec::new();
-    let mut push = |parts: Vec<Part>, slots: Vec<Option<Slot>>| {
+    let mut push = |mut parts: Vec<Part>, slots: Vec<Option<Slot>>| {
         let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
+        if add_map {
+            parts.insert(0, (vec![("map-id", "2", vec![])], ROOT));
+        }
         if let Some(s) = build(parts, slots) {
             if s.instantiate(base, def, &s.defaults()).is_ok() {
                 out.push(s);

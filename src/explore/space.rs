@@ -318,13 +318,17 @@ pub fn constraints_hold(cs: &[Constraint], sizes: &BTreeMap<String, i64>) -> boo
 }
 
 /// Whether a function does work a thread must execute (calls a user
-/// function or reduces), as opposed to only rearranging data.
+/// function, reduces or copies with `id`: the compiler lowers no
+/// high-level `map(id)`), as opposed to only rearranging data.
 pub(crate) fn does_work(f: &FunDecl) -> bool {
     fn go(n: Node<'_>) -> bool {
         let here = match n {
             Node::Fun(FunDecl { kind: FunKind::UserFun(_), .. }) => true,
             Node::Fun(FunDecl { kind: FunKind::Pattern(p), .. }) => {
-                matches!(p, Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::MapVec { .. })
+                matches!(
+                    p,
+                    Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::MapVec { .. } | Pattern::Id
+                )
             }
             Node::Fun(_) | Node::Expr(_) => false,
         };

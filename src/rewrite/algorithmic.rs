@@ -96,7 +96,7 @@ pub static RULES: [Rule; 20] = [
         m_reduce_flatten,
         b_reduce_flatten,
     ),
-    rule("map-id", "x   (an array computed by a call)", "map(id) $ x", &[], m_map_id, b_map_id),
+    rule("map-id", "x   (an array: a call or a parameter)", "map(id) $ x", &[], m_map_id, b_map_id),
     rule("map-join", "map(f) o join", "join o map(map(f))", &[], m_map_join, b_map_join),
     rule(
         "slide-tile",
@@ -460,10 +460,11 @@ fn b_reduce_map_fusion(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
 }
 
 fn m_map_id(s: &Site<'_>) -> R {
-    let is_call = matches!(s.expr.kind, crate::ir::ExprKind::Call(..));
+    // A parameter too: `reduce(f, z) $ xs` gets its map this way.
+    let is_data = matches!(s.expr.kind, crate::ir::ExprKind::Call(..) | crate::ir::ExprKind::Param(_));
     match s.ty(s.expr) {
-        Some(Type::Array(..)) if is_call => Ok(()),
-        _ => Err(s.no_match("map-id", "a call producing an array")),
+        Some(Type::Array(..)) if is_data => Ok(()),
+        _ => Err(s.no_match("map-id", "a call or parameter producing an array")),
     }
 }
 

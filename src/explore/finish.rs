@@ -1,0 +1,127 @@
+//! Second stages derived from the def itself, so that a full reduction
+//! needs no `--then`: a def whose body is `reduce(f, z) $ xs` (one value)
+//! gets two defs over its partial results, built from the same `f` and
+//! `z` (the ICFP 2015 derivation's outer reduction, Figure 9):
+//!
+//! * `<def>_then_tree`: one work-group of 256 work-items, lane `t` reducing
+//!   partials `t, t + 256, ...` (coalesced) into local memory, then a
+//!   halving tree of 8 steps; needs a multiple of 256 partials.
+//! * `<def>_then_seq`: one work-item reduces them all; any count.
+//!
+//! Each candidate that leaves partial results gets the first that fits its
+//! count (`measure::Finisher`), as with `--then tree,seq`. The derived
+//! defs are added to the program as text and parsed, so `best.lift` holds
+//! them and re-parses with them (the printer's output is the parser's
+//! input). Both are correct only when `f` combines partials as it combines
+//! elements (associative, `z` neutral: the precondition of `reduce`); a
+//! candidate for which that fails does not validate against the
+//! interpreter's left fold, so it is never kept.
+
+use crate::ir::{ExprKind, FunKind, Pattern, Program, ReduceKind, SourceFile};
+use crate::types::Type;
+
+/// The program with the derived second stages added, and their names in
+/// the order they are tried.
+pub struct Derived {
+    pub program: Program,
+    pub defs: Vec<String>,
+}
+
+/// The work-items of the tree stage (a power of two; 8 halving steps).
+const TREE_LANES: u32 = 256;
+
+/// The derived second stages of `def`, or `None` when its body is not a
+/// full reduction whose function and initial value stand alone (a user
+/// function or a closed lambda; a literal) over scalar values.
+pub fn derive(program: &Program, def: &str) -> Option<Derived> {
+    let base = crate::rewrite::prepare(program, def).ok()?;
+    let d = base.def(def)?;
+    let ExprKind::Call(fd, args) = &d.body.kind else { return None };
+    let FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, f }) = &fd.kind else { return None };
+    let [z, _] = args.as_slice() else { return None };
+    let ExprKind::Literal(lit) = &z.kind else { return None };
+    let acc = lit.ty();
+    // At the root only the def's parameters are in scope: `f` must not use
+    // them (the second stage has only the partials).
+    let free = d.params.iter().any(|p| crate::ir::visit::fun_uses(f, p.id));
+    if !matches!(acc, Type::Scalar(_)) || free {
+        return None;
+    }
+    let f = crate::parse::print_fun(&base, f);
+    let z = crate::parse::print_expr(&base, z);
+    let seq = fresh_name(program, &format!("{def}_then_seq"));
+    let tree = fresh_name(program, &format!("{def}_then_tree"));
+    let lanes = TREE_LANES;
+    let steps = lanes.trailing_zeros();
+    let mut text = crate::parse::print_program(program);
+    text.push_str(&format!(
+        "// Second stages derived by `lift explore` from `{def}`'s reduction.\n\
+         def {seq}(p: [{acc}]P) =\n  toGlobal(mapSeq(id)) o reduceSeq({f}, {z}) $ p\n\
+         def {tree}(p: [{acc}]P) =\n  join o mapWrg(0, \\all ->\n    \
+         toGlobal(mapLcl(0, mapSeq(id))) o split(1) o\n    \
+         iterate({steps}, \\xs -> join o mapLcl(0, \\two -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ two) o split(2) $ xs) o\n    \
+         join o mapLcl(0, \\lane -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ lane) o transpose o split({lanes}) $ all\n  \
+         ) o split(P) $ p\n"
+    ));
+    let file = SourceFile::new(format!("<second stages of {def}>"), text);
+    let program = crate::parse::parse_program(&file).ok()?;
+    Some(Derived { program, defs: vec![tree, seq] })
+}
+
+/// `name`, or `name2`, `name3`, ... where a def of that name exists.
+fn fresh_name(program: &Program, name: &str) -> String {
+    let taken =
+        |n: &str| program.defs.iter().any(|d| d.name == n) || program.user_funs.iter().any(|u| u.name == n);
+    if !taken(name) {
+        return name.to_string();
+    }
+    (2..).map(|i| format!("{name}{i}")).find(|n| !taken(n)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> Program {
+        crate::parse::parse_program(&SourceFile::new("t.lift", src.to_string())).unwrap()
+    }
+
+    const FUNS: &str = "userfun add(x: float, y: float): float { return x + y; }\n\
+                        userfun sq(x: float): float { return x * x; }\n";
+
+    #[test]
+    fn a_full_reduction_gets_a_tree_and_a_sequential_stage() {
+        let p = parse(&format!("{FUNS}def s(x: [float]N) = reduce(add, 0.0f) o map(sq) $ x\n"));
+        let d = derive(&p, "s").expect("derived");
+        assert_eq!(d.defs, ["s_then_tree", "s_then_seq"]);
+        for name in &d.defs {
+            let k = crate::compile::compile(&d.program, name, &Default::default()).unwrap();
+            assert!(k.source.contains("add("), "{}", k.source);
+        }
+        // A closed lambda works as well as a user function.
+        let p = parse("def m(x: [int]N) = reduce(\\(a, b) -> a, 0) $ x\n");
+        assert!(derive(&p, "m").is_some());
+    }
+
+    #[test]
+    fn other_defs_get_none() {
+        // Not a reduction at the root; a reduction per row (not one value);
+        // a function that uses a def parameter; a def name already taken.
+        let p = parse(&format!(
+            "{FUNS}def a(x: [float]N) = map(sq) $ x\n\
+             def b(x: [[float]N]M) = map(\\r -> reduce(add, 0.0f) $ r) $ x\n\
+             def c(x: [float]N, y: [float]N) = reduce(\\(acc, v) -> add(acc, v), 0.0f) $ x\n"
+        ));
+        assert!(derive(&p, "a").is_none() && derive(&p, "b").is_none());
+        // `c`'s lambda is closed: it mentions only its own parameters.
+        assert!(derive(&p, "c").is_some());
+        let p =
+            parse(&format!("{FUNS}def e(x: [float]N, k: float) = reduce(\\(a, v) -> add(a, k), 0.0f) $ x\n"));
+        assert!(derive(&p, "e").is_none());
+        let p = parse(&format!(
+            "{FUNS}def s(x: [float]N) = reduce(add, 0.0f) $ x\n\
+             def s_then_seq(x: [float]N) = reduce(add, 0.0f) $ x\n"
+        ));
+        assert_eq!(derive(&p, "s").unwrap().defs, ["s_then_tree", "s_then_seq2"]);
+    }
+}
