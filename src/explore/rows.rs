@@ -29,7 +29,8 @@
 //!
 //! Positions are found from the def: the first high-level `reduce` under
 //! exactly one high-level `map` (the rows), whose parent is a `map` (the
-//! post-map; `map-id` supplies one otherwise). A shape is offered only
+//! post-map; `map-id` supplies one otherwise) and whose argument is a `map`
+//! (`map-id` supplies one too: `map(\r -> reduce(max, z) $ r)`). A shape is offered only
 //! where its replay with default slot values succeeds.
 
 use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
@@ -43,6 +44,9 @@ struct Site {
     o: Path,
     r: Path,
     post: bool,
+    /// Whether `r` reduces a map (`reduce(f, z) o map(g)`); a plain
+    /// `reduce(f, z) $ row` gets `map(id)` first (`map-id`).
+    mapped: bool,
 }
 
 fn is_map_call(e: &crate::ir::Expr) -> bool {
@@ -53,10 +57,11 @@ fn is_map_call(e: &crate::ir::Expr) -> bool {
 fn find_site(base: &Program, def: &str) -> Option<Site> {
     let body = &base.def(def)?.body;
     for (path, e) in visit::expr_positions(body) {
-        let ExprKind::Call(f, _) = &e.kind else { continue };
+        let ExprKind::Call(f, args) = &e.kind else { continue };
         if !matches!(&f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })) {
             continue;
         }
+        let mapped = args.last().is_some_and(is_map_call);
         let (_, above) = visit::node_at(body, &path).ok()?;
         let maps = above
             .iter()
@@ -75,7 +80,7 @@ fn find_site(base: &Program, def: &str) -> Option<Site> {
         let post = path.0.len() > o.0.len() + 1
             && path.0.last() == Some(&1)
             && visit::expr_at(body, &parent).is_ok_and(is_map_call);
-        return Some(Site { o, r: path, post });
+        return Some(Site { o, r: path, post, mapped });
     }
     None
 }
@@ -92,6 +97,9 @@ fn row_steps(
     lower_rows: Vec<Step>,
 ) -> Option<Vec<Step>> {
     let mut v = Vec::new();
+    if !site.mapped {
+        v.push(rule_step("map-id", rel_path(r, "2"), vec![])?);
+    }
     // row-wg-vec: the lanes reduce float4s (`vectorize-reduce`, loads of
     // four elements); the four sums of the row's vector are added last.
     let outer = r;
@@ -248,6 +256,23 @@ mod tests {
         let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1040)].into();
         // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones (260 float4s).
         assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 1);
+    }
+
+    #[test]
+    fn a_plain_reduction_per_row_gets_its_map_from_map_id() {
+        let src = "userfun mx(x: float, y: float): float { return fmax(x, y); }\n\
+                   def rowmax(a: [[float]N]M) = map(\\r -> reduce(mx, -3.0e38f) $ r) $ a\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let b = crate::rewrite::prepare(&p, "rowmax").unwrap();
+        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1024)].into();
+        // The scalar lanes (the float4 form needs a vector `map(id)`).
+        let shapes = row_shapes(&b, "rowmax", &sizes);
+        assert!(!shapes.is_empty());
+        for s in &shapes {
+            let inst = s.instantiate(&b, "rowmax", &s.defaults()).unwrap();
+            assert!(inst.derivation[0].starts_with("map-id @ "), "{:?}", inst.derivation);
+            crate::compile::compile(&inst.program, "rowmax", &Default::default()).unwrap();
+        }
     }
 
     #[test]
