@@ -394,11 +394,37 @@ pub(super) fn other_rows(b: &mut Bench, reference_gold: &Result<HostArray, Strin
         .collect()
 }
 
-/// The `explored` row: `skipped` where nothing is committed for this
-/// device, else validated like the other rows.
+/// The `explored` row, validated like the other rows: this device's
+/// committed program, or where it has none another device's (the closest
+/// by name: same first word of the slug, `pthread` for PoCL's CPUs,
+/// `nvidia` for NVIDIA's GPUs), its message saying whose program ran;
+/// `skipped` where no device has one.
 pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, variant: &str) -> Row {
-    let slug = b.rt.info.slug();
-    program_row(b, reference_gold, &slug, variant)
+    let own = b.rt.info.slug();
+    let stand_in = match &b.p.cfg.explored {
+        Some(spec) if !spec.program_for(&own).is_file() => stand_in_slug(spec, &own),
+        _ => None,
+    };
+    let Some(other) = stand_in else { return program_row(b, reference_gold, &own, variant) };
+    let mut row = program_row(b, reference_gold, &other, variant);
+    row.variant = variant.to_string();
+    let note = format!(
+        "device `{other}`'s program (none is committed for `{own}`: run `lift explore` here for its own)"
+    );
+    row.message = if row.message.is_empty() { note } else { format!("{note}; {}", row.message) };
+    row
+}
+
+/// The committed device whose program stands in for `own`'s: the first
+/// (by name) whose slug starts with the same word, else the first.
+fn stand_in_slug(spec: &ExploredSpec, own: &str) -> Option<String> {
+    let mut slugs: Vec<String> = std::fs::read_dir(&spec.dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    slugs.retain(|s| spec.program_for(s).is_file());
+    slugs.sort();
+    let word = |s: &str| s.split('-').next().unwrap_or("").to_string();
+    slugs.iter().find(|s| word(s) == word(own)).or(slugs.first()).cloned()
 }
 
 /// The row of device `slug`'s program run on this device: `variant`

@@ -216,8 +216,22 @@ fn partred_parts(e: &Expr) -> Option<(&FunDecl, &ArithExpr, &Expr, &Expr, Span)>
 
 fn m_reduce(s: &Site<'_>) -> R {
     match reduce_parts(s.expr) {
-        Some((ReduceKind::Reduce, ..)) => Ok(()),
-        _ => Err(s.no_match("reduce-partred", "a high-level `reduce(f, z) $ x`")),
+        Some((ReduceKind::Reduce, _, z, xs, _)) if combines_partials(s, z, xs) => Ok(()),
+        _ => Err(s.no_match(
+            "reduce-partred",
+            "a high-level `reduce(f, z) $ x` whose elements have the type of `z`",
+        )),
+    }
+}
+
+/// Whether a reduction's elements have its accumulator's type, so that
+/// `f` can also combine partial results: `reduce`'s precondition (`f`
+/// associative over one type). A fold such as `\(acc: float4, j: int) ->
+/// ...` has no partial reductions.
+pub(super) fn combines_partials(s: &Site<'_>, z: &Expr, xs: &Expr) -> bool {
+    match (s.ty(z), s.ty(xs)) {
+        (Some(acc), Some(Type::Array(elem, _))) => **elem == *acc,
+        _ => false,
     }
 }
 

@@ -185,8 +185,15 @@ fn b_slide_transpose(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
 
 fn m_reduce_lanes(s: &Site<'_>) -> R {
     match view(s.expr) {
-        Some((View::Reduce { kind: ReduceKind::Reduce, .. }, [_, xs], _)) if s.len(xs).is_some() => Ok(()),
-        _ => Err(s.no_match("reduce-lanes", "a high-level `reduce(f, z) $ xs` over an array")),
+        Some((View::Reduce { kind: ReduceKind::Reduce, .. }, [z, xs], _))
+            if s.len(xs).is_some() && super::algorithmic::combines_partials(s, z, xs) =>
+        {
+            Ok(())
+        }
+        _ => Err(s.no_match(
+            "reduce-lanes",
+            "a high-level `reduce(f, z) $ xs` over an array of elements of the type of `z`",
+        )),
     }
 }
 
