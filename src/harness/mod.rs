@@ -15,6 +15,7 @@ pub mod gold;
 pub mod halide;
 pub mod inputs;
 pub mod npy;
+pub mod outfile;
 pub mod results;
 pub mod roofline;
 pub mod runner;
