@@ -162,7 +162,8 @@ mod tests {
         assert_eq!(complete_records_len(b"a,b\n1,2"), 4);
         // Torn just after a newline inside a quoted message.
         assert_eq!(complete_records_len(b"a,b\n1,\"x\n"), 4);
-        assert_eq!(complete_records_len(b"a,b\n1,\"x\ny\"\"z\"\n"), 14);
+        let whole = b"a,b\n1,\"x\ny\"\"z\"\n";
+        assert_eq!(complete_records_len(whole), whole.len());
     }
 
     #[cfg(unix)]
