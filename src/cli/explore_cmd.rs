@@ -150,9 +150,10 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
             bad(format!("{file}: {e}"))
         }
         ExploreError::Locked(crate::harness::outfile::LockError::Held { .. }) => bad(e.to_string()),
-        ExploreError::Log(_) | ExploreError::Runtime(_) | ExploreError::Io { .. } | ExploreError::Locked(_) => {
-            CliError::Failed(e.to_string())
-        }
+        ExploreError::Log(_)
+        | ExploreError::Runtime(_)
+        | ExploreError::Io { .. }
+        | ExploreError::Locked(_) => CliError::Failed(e.to_string()),
     })?;
     for n in &report.notes {
         eprintln!("warning: {n}");

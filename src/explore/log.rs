@@ -202,7 +202,16 @@ impl Log {
         for r in &previous {
             cache.entry((r.hash.clone(), r.device.clone(), r.sizes.clone())).or_insert_with(|| r.clone());
         }
-        Ok(Log { path: path.to_path_buf(), file, previous, notes, previous_ids, cache, first_new: next, next })
+        Ok(Log {
+            path: path.to_path_buf(),
+            file,
+            previous,
+            notes,
+            previous_ids,
+            cache,
+            first_new: next,
+            next,
+        })
     }
 
     /// The number an earlier run gave this candidate, if it logged it.

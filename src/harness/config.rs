@@ -766,15 +766,13 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let cublas = blas("cublas", &raw.cublas)?;
     let explored = match &raw.explored {
         None => None,
-        Some(e) => Some(
-            {
-                for (key, rel) in super::explored::program_paths(e) {
-                    super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
-                }
-                super::explored::parse_spec(e, &raw.name, root, &is_array)
-                    .map_err(|(key, msg)| cx.err(key, msg))?
-            },
-        ),
+        Some(e) => Some({
+            for (key, rel) in super::explored::program_paths(e) {
+                super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
+            }
+            super::explored::parse_spec(e, &raw.name, root, &is_array)
+                .map_err(|(key, msg)| cx.err(key, msg))?
+        }),
     };
     let cfg = Config {
         file: path.to_path_buf(),

@@ -67,8 +67,8 @@ pub fn check_inside(root: &Path, rel: &str) -> Result<(), ConfineError> {
 /// `rel` is inside `root/dir` (as [`check_inside`], links resolved where
 /// it exists): where a config's executables must be.
 pub fn check_inside_dir(root: &Path, dir: &str, rel: &str) -> Result<(), ConfineError> {
-    check_inside(root, rel)?;
     let refused = || ConfineError::Executable { path: rel.to_string(), dir: dir.to_string() };
+    check_inside(root, rel).map_err(|_| refused())?;
     let lexical: PathBuf = Path::new(rel).components().filter(|c| *c != Component::CurDir).collect();
     if !lexical.starts_with(dir) || lexical.components().any(|c| c == Component::ParentDir) {
         return Err(refused());

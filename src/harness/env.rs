@@ -86,7 +86,12 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let git = |args: &[&str]| {
-            std::process::Command::new("git").arg("-C").arg(&dir).args(args).output().map(|o| o.status.success())
+            std::process::Command::new("git")
+                .arg("-C")
+                .arg(&dir)
+                .args(args)
+                .output()
+                .map(|o| o.status.success())
         };
         if !matches!(git(&["init", "-q"]), Ok(true)) {
             println!("skipped: no git");

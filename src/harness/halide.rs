@@ -70,11 +70,19 @@ pub(crate) fn parse_spec(
 ) -> Result<HalideSpec, (String, String, String)> {
     for (i, n) in raw.inputs.iter().enumerate() {
         if !is_array(n) {
-            return Err((format!("halide.inputs[{i}]"), n.clone(), format!("`{n}` is not an input or buffer")));
+            return Err((
+                format!("halide.inputs[{i}]"),
+                n.clone(),
+                format!("`{n}` is not an input or buffer"),
+            ));
         }
     }
     if !is_array(&raw.output) {
-        return Err(("halide.output".into(), raw.output.clone(), format!("`{}` is not a buffer", raw.output)));
+        return Err((
+            "halide.output".into(),
+            raw.output.clone(),
+            format!("`{}` is not a buffer", raw.output),
+        ));
     }
     let mut candidates = Vec::new();
     if let Some(e) = &raw.executable {
@@ -321,14 +329,15 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     } else {
         PeerTarget::Cpu
     };
-    let run = match run_halide(spec, &exe, &target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, scratch.path()) {
-        Ok(r) => r,
-        Err(msg) => {
-            let mut row = error_row(p, "halide", rt, opts, &msg);
-            row.timing = "host".into();
-            return row;
-        }
-    };
+    let run =
+        match run_halide(spec, &exe, &target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, scratch.path()) {
+            Ok(r) => r,
+            Err(msg) => {
+                let mut row = error_row(p, "halide", rt, opts, &msg);
+                row.timing = "host".into();
+                return row;
+            }
+        };
     let gold = b.gold_for(&spec.output, reference_gold);
     let exec = Execution {
         times_ms: vec![run.median_ms],

@@ -83,7 +83,9 @@ pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// A lock already held, or one that could not be taken.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    #[error("{path}: another run is writing to this folder (it holds {lock}); wait for it or use another --out")]
+    #[error(
+        "{path}: another run is writing to this folder (it holds {lock}); wait for it or use another --out"
+    )]
     Held { path: PathBuf, lock: String },
     #[error("{path}: {msg}")]
     Io { path: PathBuf, msg: String },
