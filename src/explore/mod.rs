@@ -443,7 +443,7 @@ impl Worker<'_> {
                 res.tried += 1;
                 let t = median.filter(|_| ok)?;
                 res.valid += 1;
-                if *p == naive {
+                if *p == naive && measured {
                     res.naive_ms = Some(t);
                 }
                 let beats = |b: &Option<Best>| b.as_ref().is_none_or(|b| t < b.median_ms);
