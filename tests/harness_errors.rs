@@ -355,7 +355,7 @@ fn out_files_are_not_written_through_links() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
     // An older file of 26 columns (before `gelems`): refused, exit 2.
     std::fs::remove_file(&results).unwrap();
-    let old: String = good.lines().map(|l| l.rsplitn(2, ',').nth(1).unwrap().to_string() + "\n").collect();
+    let old: String = good.lines().map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n").collect();
     std::fs::write(&results, &old).unwrap();
     let o = run(&["--resume"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

@@ -73,14 +73,18 @@ pub fn check_inside_dir(root: &Path, dir: &str, rel: &str) -> Result<(), Confine
     if !lexical.starts_with(dir) || lexical.components().any(|c| c == Component::ParentDir) {
         return Err(refused());
     }
-    check_resolves_under(&root.join(dir), &root.join(rel)).map_err(|()| refused())
+    if resolves_under(&root.join(dir), &root.join(rel)) {
+        Ok(())
+    } else {
+        Err(refused())
+    }
 }
 
-/// Where `path` exists, its canonical path is inside `dir`'s.
-pub fn check_resolves_under(dir: &Path, path: &Path) -> Result<(), ()> {
+/// Whether `path`, where it exists, has its canonical path inside `dir`'s.
+pub fn resolves_under(dir: &Path, path: &Path) -> bool {
     match (dir.canonicalize(), path.canonicalize()) {
-        (Ok(d), Ok(p)) if !p.starts_with(&d) => Err(()),
-        _ => Ok(()),
+        (Ok(d), Ok(p)) => p.starts_with(&d),
+        _ => true,
     }
 }
 

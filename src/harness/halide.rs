@@ -108,13 +108,13 @@ impl HalideSpec {
     pub fn executable(&self) -> Result<PathBuf, String> {
         if let Some(p) = self.candidates.iter().find(|p| p.is_file()) {
             if let Some(dir) = &self.confine_to {
-                super::confine::check_resolves_under(dir, p).map_err(|()| {
-                    format!(
+                if !super::confine::resolves_under(dir, p) {
+                    return Err(format!(
                         "{} resolves outside {}; a config runs no other program unless lift is given --allow-config-executables",
                         p.display(),
                         dir.display()
-                    )
-                })?;
+                    ));
+                }
             }
             return Ok(p.clone());
         }
