@@ -24,7 +24,7 @@ benches=("$@")
 [ ${#benches[@]} -eq 0 ] && benches=(scal asum dot gemv blackscholes md)
 lift=${LIFT:-target/release/lift}
 [ -x "$lift" ] || cargo build --release --quiet
-commit=${LIFT_GIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+commit=${LIFT_GIT_COMMIT:-$(git -c core.fsmonitor= rev-parse --short HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$out"
 for b in "${benches[@]}"; do
     case $b in

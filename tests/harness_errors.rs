@@ -207,3 +207,159 @@ fn a_killed_run_leaves_a_csv_that_resume_completes() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `lift explore` of scal into `out` (a few candidates on PoCL).
+fn explore(out: &Path, extra: &[&str]) -> std::process::Output {
+    lift(&repo())
+        .args(["explore", "benchmarks/scal.lift", "--def", "scalHigh", "--size", "N=1048576"])
+        .args(["--device", "pocl", "--budget", "120s", "--max-candidates", "3", "--runs", "1", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Issue 23, concurrent and interrupted explorations: a second explorer
+/// into one --out is refused (exit 2, one line); `--resume` skips rows
+/// whose time cannot be a measurement, drops a record torn after a newline
+/// inside quotes, measures a best taken from the log again, and names the
+/// candidate's real number in best.lift.
+#[test]
+fn explore_locks_its_folder_and_resume_trusts_no_logged_time() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("lift-explore-sec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    // Another explorer holds the folder.
+    let held = std::fs::File::create(out.join("explore.csv.lock")).unwrap();
+    held.try_lock().unwrap();
+    let o = explore(&out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].contains("another run is writing to this folder (it holds explore.csv.lock)"), "{err}");
+    assert!(!out.join("explore.csv").exists(), "the refused run wrote nothing");
+    drop(held);
+
+    let o = explore(&out, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = out.join("explore.csv");
+    let log = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<csv::StringRecord> =
+        csv::Reader::from_reader(log.as_bytes()).records().map(|r| r.unwrap()).collect();
+    let ok: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[4] == "ok").collect();
+    assert!(!ok.is_empty(), "{log}");
+    // Forge: the slowest valid candidate claims 0.000001 ms; two new rows
+    // claim impossible times; a build log torn after its first newline.
+    let slow =
+        ok.iter().max_by(|a, b| a[5].parse::<f64>().unwrap().total_cmp(&b[5].parse().unwrap())).unwrap();
+    let mut forged = String::new();
+    for (i, line) in log.lines().enumerate() {
+        let fields: Vec<&str> = line.split(',').collect();
+        if i > 0 && fields[0] == &slow[0] {
+            let mut f = fields.clone();
+            f[5] = "0.000001";
+            forged.push_str(&f.join(","));
+        } else {
+            forged.push_str(line);
+        }
+        forged.push('\n');
+    }
+    let dev = &slow[1];
+    forged.push_str(&format!("97,{dev},feed,0,ok,-1e300,p=1,forged-a,N=1048576,N=1048576,\n"));
+    forged.push_str(&format!("98,{dev},beef,0,ok,NaN,p=2,forged-b,N=1048576,N=1048576,\n"));
+    forged
+        .push_str(&format!("99,{dev},cafe,0,build-failed,,p=3,forged-c,N=1048576,N=1048576,\"log line 1\n"));
+    std::fs::write(&csv, &forged).unwrap();
+    let o = explore(&out, &["--resume"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("skipped candidate 97") && t.contains("skipped candidate 98"), "{t}");
+    assert!(t.contains("torn"), "{t}");
+    let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
+    let header = best.lines().next().unwrap();
+    assert!(!header.contains("median 0.0000 ms"), "a forged time was written as the best: {header}");
+    // `candidate K (hash)`: K is the log's number for that program.
+    let (k, hash) = {
+        let rest = header.split("candidate ").nth(1).unwrap();
+        let k: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let hash: String = rest.split('(').nth(1).unwrap().chars().take_while(|c| *c != ')').collect();
+        (k, hash)
+    };
+    let after: Vec<csv::StringRecord> =
+        csv::Reader::from_path(&csv).unwrap().records().map(|r| r.unwrap()).collect();
+    assert!(after.iter().any(|r| r[0] == *k && r[2] == *hash), "{header}\n{after:?}");
+    assert!(!std::fs::read_to_string(&csv).unwrap().contains("log line 1"), "the torn record was dropped");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Issue 23: files under --out are never written through a symbolic link
+/// (explore.csv, best.lift, results.csv), and `--resume` onto a results
+/// file of an older format is refused instead of appending rows of
+/// another width.
+#[cfg(unix)]
+#[test]
+fn out_files_are_not_written_through_links() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let base = std::env::temp_dir().join(format!("lift-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let target = base.join("target.txt");
+    std::fs::write(&target, "keep\n").unwrap();
+    let link = |p: &Path| std::os::unix::fs::symlink(&target, p).unwrap();
+    // explore.csv: refused.
+    let out = base.join("explore");
+    std::fs::create_dir_all(&out).unwrap();
+    link(&out.join("explore.csv"));
+    let o = explore(&out, &[]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("is a symbolic link"), "{}", text(&o));
+    // best.lift: replaced by the file, the link's target untouched.
+    std::fs::remove_file(out.join("explore.csv")).unwrap();
+    link(&out.join("best.lift"));
+    let o = explore(&out, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::read_to_string(out.join("best.lift")).unwrap().contains("Found by `lift explore`"));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
+    // results.csv with --resume: refused.
+    let reports = base.join("reports");
+    let run = |extra: &[&str]| {
+        lift(&repo())
+            .args(["run", "scal", "--size", "tiny", "--runs", "1", "--variants", "reference", "--out"])
+            .arg(&reports)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dev = std::fs::read_dir(&reports).unwrap().next().unwrap().unwrap().path();
+    let results = dev.join("results.csv");
+    let good = std::fs::read_to_string(&results).unwrap();
+    std::fs::remove_file(&results).unwrap();
+    link(&results);
+    let o = run(&["--resume"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("is a symbolic link"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
+    // An older file of 26 columns (before `gelems`): refused, exit 2.
+    std::fs::remove_file(&results).unwrap();
+    let old: String = good.lines().map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n").collect();
+    std::fs::write(&results, &old).unwrap();
+    let o = run(&["--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("found 26 columns"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(&results).unwrap(), old, "nothing appended");
+    let _ = std::fs::remove_dir_all(&base);
+}

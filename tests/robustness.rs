@@ -355,3 +355,115 @@ fn config_sizes_that_do_not_fit_are_refused_before_launch() {
         "inputs: `x` has 99999999999 elements, more than kernels index with 32-bit ints (2147483647)"
     );
 }
+
+/// Issue 23: a config must not reach outside its run. A scratch repository
+/// root with the scal benchmark; each case edits its config and `lift list`
+/// must refuse it with one line naming the file, the line and what was
+/// expected (exit 2), before anything runs.
+#[test]
+fn configs_name_nothing_outside_the_repository() {
+    let root = scratch("confine");
+    for d in ["configs", "references/scal", "benchmarks/derivations", "peers/halide/bin"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    for f in ["references/scal/scal.cl", "benchmarks/scal.lift", "benchmarks/derivations/scal.txt"] {
+        std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(f), root.join(f)).unwrap();
+    }
+    let scal =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/scal.yaml")).unwrap();
+    // A directory that a name of `x/../../<victim>` used to delete.
+    let victim = scratch("confine-victim");
+    std::fs::write(victim.join("keep.txt"), "keep").unwrap();
+    let outside = victim.join("outside.lift");
+    std::fs::write(&outside, "secret first line\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, root.join("benchmarks/link.lift")).unwrap();
+    let halide = |exe: &str| format!("{scal}halide:\n  inputs: [x]\n  output: out\n  executable: {exe}\n");
+    let cases: Vec<(&str, String, &str, &str)> = vec![
+        (
+            "name",
+            scal.replacen("name: scal", &format!("name: x/../../{}", victim.display()), 1),
+            "name",
+            "expected a plain name",
+        ),
+        ("input", scal.replacen("name: x,", "name: ../x,", 1), "inputs[1].name", "expected a plain name"),
+        (
+            "absolute",
+            scal.replacen("program: benchmarks/scal.lift", &format!("program: {}", outside.display()), 1),
+            "lift.kernels[0].program",
+            "found an absolute path",
+        ),
+        (
+            "dotdot",
+            scal.replacen("program: benchmarks/scal.lift", "program: ../../x.lift", 1),
+            "lift.kernels[0].program",
+            "`..` leads out of it",
+        ),
+        (
+            "derivation",
+            scal.replacen("derivation: benchmarks/derivations/scal.txt", "derivation: /etc/hostname", 1),
+            "lift.variants[0].kernels[0].derivation",
+            "found an absolute path",
+        ),
+        ("exe", halide("/bin/sh"), "halide.executable", "--allow-config-executables"),
+        (
+            "exe-dotdot",
+            halide("peers/../benchmarks/scal.lift"),
+            "halide.executable",
+            "under the repository's peers/",
+        ),
+    ];
+    let mut cases = cases;
+    if cfg!(unix) {
+        cases.push((
+            "link",
+            scal.replacen("program: benchmarks/scal.lift", "program: benchmarks/link.lift", 1),
+            "lift.kernels[0].program",
+            "resolves outside it",
+        ));
+    }
+    for (name, text, key, what) in &cases {
+        let dir = root.join(format!("configs-{name}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("c.yaml"), text).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_lift"))
+            .args(["list", "--configs"])
+            .arg(&dir)
+            .arg("--root")
+            .arg(&root)
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: exit 2 expected:\n{e}");
+        let first = e.lines().next().unwrap_or("");
+        // The line of the key's value in the file.
+        let value_line = |needle: &str| text.lines().position(|l| l.contains(needle)).map(|i| i + 1);
+        let line = match *name {
+            "name" => value_line("name: x/"),
+            "input" => value_line("name: ../x"),
+            "exe" | "exe-dotdot" => value_line("executable:"),
+            "derivation" => value_line("derivation: /etc"),
+            _ => value_line("program: "),
+        }
+        .unwrap();
+        assert!(
+            first.contains(&format!("c.yaml:{line}: key `{key}`")) && first.contains(what),
+            "{name}: want `c.yaml:{line}: key `{key}`` and `{what}` in:\n{e}"
+        );
+        assert!(!e.contains("secret first line"), "{name}: a file outside the root was read:\n{e}");
+    }
+    // The trust flag lets a config name an executable anywhere.
+    let dir = root.join("configs-exe");
+    let o = Command::new(env!("CARGO_BIN_EXE_lift"))
+        .args(["list", "--allow-config-executables", "--configs"])
+        .arg(&dir)
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("halide"), "the halide variant is listed");
+    assert_eq!(std::fs::read_to_string(victim.join("keep.txt")).unwrap(), "keep");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&victim);
+}

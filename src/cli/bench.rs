@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 /// Loads every config; broken ones come back as messages.
 fn load_configs(c: &ConfigArgs) -> Result<(Vec<Config>, Vec<String>), CliError> {
-    let all = config::load_dir(&c.configs, &c.root).map_err(|e| bad(e.to_string()))?;
+    let trust = config::Trust { executables: c.allow_config_executables };
+    let all = config::load_dir_trusting(&c.configs, &c.root, trust).map_err(|e| bad(e.to_string()))?;
     let mut ok = Vec::new();
     let mut broken = Vec::new();
     for r in all {
@@ -42,9 +43,10 @@ fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
 /// unwritable `--out` is bad input found before anything runs.
 fn writable_dir(dir: &Path) -> Result<(), CliError> {
     let probe = dir.join(".lift-write-probe");
+    let _ = std::fs::remove_file(&probe);
     std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&probe, b""))
-        .and_then(|()| std::fs::remove_file(&probe))
+        .and_then(|()| std::fs::OpenOptions::new().write(true).create_new(true).open(&probe))
+        .and_then(|_| std::fs::remove_file(&probe))
         .map_err(|e| bad(format!("--out: cannot write in {}: {e}", dir.display())))
 }
 
@@ -159,7 +161,11 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             icd_filenames: icd_filenames.clone(),
         };
         println!("suite {s}: {} benchmark(s)", these.len());
-        let report = runner::run(&rt, &these, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+        let report = runner::run(&rt, &these, &opts).map_err(|e| match e {
+            // --resume onto a results file of another format is bad input.
+            crate::harness::results::ResultsError::Format { .. } => bad(e.to_string()),
+            _ => CliError::Failed(e.to_string()),
+        })?;
         for n in &report.notes {
             println!("note: {n}");
         }
@@ -179,7 +185,8 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         println!("results: {}", report.csv.display());
         if report.rows.iter().any(|r| r.variant.starts_with("explored@")) {
             let path = report_dir.join("portability.csv");
-            match std::fs::write(&path, crate::harness::explored::portability_csv(&report.rows)) {
+            let text = crate::harness::explored::portability_csv(&report.rows);
+            match crate::harness::outfile::replace(&path, text.as_bytes()) {
                 Ok(()) => println!("portability: {}", path.display()),
                 Err(e) => eprintln!("error: {}: {e}", path.display()),
             }

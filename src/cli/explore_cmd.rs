@@ -149,10 +149,15 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
             bad(format!("{file}: {e}"))
         }
-        ExploreError::Log(_) | ExploreError::Runtime(_) | ExploreError::Io { .. } => {
-            CliError::Failed(e.to_string())
-        }
+        ExploreError::Locked(crate::harness::outfile::LockError::Held { .. }) => bad(e.to_string()),
+        ExploreError::Log(_)
+        | ExploreError::Runtime(_)
+        | ExploreError::Io { .. }
+        | ExploreError::Locked(_) => CliError::Failed(e.to_string()),
     })?;
+    for n in &report.notes {
+        eprintln!("warning: {n}");
+    }
     println!("{} shapes; log {}", report.shapes, report.csv.display());
     let mut any = false;
     for d in &report.devices {

@@ -100,6 +100,11 @@ pub(crate) struct ConfigArgs {
     /// Repository root that config paths are relative to.
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    /// Let configs run programs outside the repository's peers/ folder
+    /// (`halide.executable` anywhere, `lift-halide-<name>` on the PATH). A
+    /// config is code: pass this only for configs you trust.
+    #[arg(long)]
+    allow_config_executables: bool,
 }
 
 #[derive(Args, Debug, Clone)]

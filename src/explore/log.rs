@@ -1,10 +1,10 @@
 //! `explore.csv`: one row per candidate, appended (and flushed) as each
-//! finishes, so a killed run leaves at most one torn last line, which
-//! `--resume` drops. Its rows are also the measurement cache: keyed by
+//! finishes, so a killed run leaves at most one torn last record, which
+//! `--resume` drops (also one cut just after a newline inside quotes). Its rows are also the measurement cache: keyed by
 //! (program hash, device, sizes), a program is measured once.
 
-use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
+use std::collections::HashMap;
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -105,8 +105,15 @@ pub struct Log {
     file: File,
     /// Rows of the earlier run (with `--resume`).
     pub previous: Vec<Row>,
-    previous_ids: HashSet<(String, String, String)>,
+    /// What resuming dropped or refused (a torn last record, rows whose
+    /// time cannot be a measurement), for the user.
+    pub notes: Vec<String>,
+    /// Candidate number of each candidate an earlier run logged.
+    previous_ids: HashMap<(String, String, String), usize>,
     cache: HashMap<(String, String, String), Row>,
+    /// The first candidate number of this run: rows below it came from the
+    /// file, not from a measurement of this process.
+    first_new: usize,
     next: usize,
 }
 
@@ -114,50 +121,112 @@ fn err(path: &Path, e: impl std::fmt::Display) -> LogError {
     LogError { path: path.display().to_string(), msg: e.to_string() }
 }
 
+/// Whether a row read back may stand for a measurement: an `ok` row needs
+/// a finite, positive median (a hand-edited or forged log could otherwise
+/// make any candidate the best).
+fn plausible(r: &Row) -> Result<(), String> {
+    if r.status != "ok" {
+        return Ok(());
+    }
+    match r.median_ms {
+        Some(m) if m.is_finite() && m > 0.0 => Ok(()),
+        Some(m) => Err(format!("median_ms {m} is not a positive finite time")),
+        None => Err("an ok row without median_ms".into()),
+    }
+}
+
+/// The complete rows of an earlier log (a torn last record is cut off the
+/// file), leaving out, with a note, rows that cannot be measurements.
+fn read_previous(path: &Path, notes: &mut Vec<String>) -> Result<Vec<Row>, LogError> {
+    if let Some(d) = crate::harness::outfile::drop_torn_record(path).map_err(|e| err(path, e))? {
+        notes.push(d);
+    }
+    match crate::harness::outfile::csv_header(path).map_err(|e| err(path, e))? {
+        Some(h) if !h.iter().map(String::as_str).eq(HEADER) => {
+            return Err(err(
+                path,
+                format!(
+                    "line 1: expected the header `{}` ({} columns), found {} columns; \
+                     move the file aside or run without --resume",
+                    HEADER.join(","),
+                    HEADER.len(),
+                    h.len()
+                ),
+            ))
+        }
+        _ => {}
+    }
+    let mut previous = Vec::new();
+    let mut rd = csv::ReaderBuilder::new().has_headers(true).from_path(path).map_err(|e| err(path, e))?;
+    for rec in rd.records() {
+        let rec = rec.map_err(|e| err(path, e))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let Some(row) = Row::from_record(&rec) else {
+            notes.push(format!("{}:{line}: skipped a row that is not a candidate", path.display()));
+            continue;
+        };
+        match plausible(&row) {
+            Ok(()) => previous.push(row),
+            Err(why) => notes.push(format!(
+                "{}:{line}: skipped candidate {}: {why}; it is measured again",
+                path.display(),
+                row.candidate
+            )),
+        }
+    }
+    Ok(previous)
+}
+
 impl Log {
-    /// Opens `path`: truncated and given a header, or with `resume` its
-    /// complete rows kept (a torn last line is cut off the file).
+    /// Opens `path`: with `resume` its complete, plausible rows kept (a
+    /// torn last record is cut off the file) and new rows appended;
+    /// without, an existing log is moved aside to `explore.csv.bak` and a
+    /// new one started. Never writes through a symbolic link. The caller
+    /// holds the folder's lock (`outfile::lock_beside`).
     pub fn open(path: &Path, resume: bool) -> Result<Log, LogError> {
+        crate::harness::outfile::not_a_link(path).map_err(|e| err(path, e))?;
+        let mut notes = Vec::new();
         let mut previous = Vec::new();
         if resume && path.exists() {
-            let text = std::fs::read_to_string(path).map_err(|e| err(path, e))?;
-            let keep = match text.rfind('\n') {
-                Some(i) => &text[..=i],
-                None => "",
-            };
-            if keep.len() != text.len() {
-                let f = OpenOptions::new().write(true).open(path).map_err(|e| err(path, e))?;
-                f.set_len(keep.len() as u64).map_err(|e| err(path, e))?;
-            }
-            let mut rd = csv::ReaderBuilder::new().has_headers(true).from_reader(keep.as_bytes());
-            for rec in rd.records() {
-                let rec = rec.map_err(|e| err(path, e))?;
-                if let Some(row) = Row::from_record(&rec) {
-                    previous.push(row);
-                }
-            }
+            previous = read_previous(path, &mut notes)?;
+        } else if path.exists() {
+            std::fs::rename(path, path.with_extension("csv.bak")).map_err(|e| err(path, e))?;
         }
-        let fresh = !(resume && path.exists());
-        let mut file = if fresh {
-            File::create(path).map_err(|e| err(path, e))?
-        } else {
-            OpenOptions::new().append(true).open(path).map_err(|e| err(path, e))?
-        };
-        if fresh || std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) == 0 {
+        let mut file = crate::harness::outfile::append(path).map_err(|e| err(path, e))?;
+        if file.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
             writeln!(file, "{}", HEADER.join(",")).map_err(|e| err(path, e))?;
         }
         let next = previous.iter().map(|r| r.candidate + 1).max().unwrap_or(0);
-        let previous_ids = previous.iter().map(Row::identity).collect();
+        let previous_ids = previous.iter().map(|r| (r.identity(), r.candidate)).collect();
         let mut cache = HashMap::new();
         for r in &previous {
             cache.entry((r.hash.clone(), r.device.clone(), r.sizes.clone())).or_insert_with(|| r.clone());
         }
-        Ok(Log { path: path.to_path_buf(), file, previous, previous_ids, cache, next })
+        Ok(Log {
+            path: path.to_path_buf(),
+            file,
+            previous,
+            notes,
+            previous_ids,
+            cache,
+            first_new: next,
+            next,
+        })
+    }
+
+    /// The number an earlier run gave this candidate, if it logged it.
+    pub fn previous_candidate(&self, id: &(String, String, String)) -> Option<usize> {
+        self.previous_ids.get(id).copied()
+    }
+
+    /// Whether a row was measured by this process (not read from the file).
+    pub fn measured_now(&self, r: &Row) -> bool {
+        r.candidate >= self.first_new
     }
 
     /// Whether an earlier run already logged this candidate.
     pub fn logged_before(&self, id: &(String, String, String)) -> bool {
-        self.previous_ids.contains(id)
+        self.previous_ids.contains_key(id)
     }
 
     /// The measurement of a program on a device at sizes, if any.
@@ -187,6 +256,7 @@ impl Log {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
 
     fn row(hash: &str, t: Option<f64>) -> Row {
         Row {

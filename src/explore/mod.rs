@@ -72,6 +72,9 @@ pub enum ExploreError {
     Runtime(String),
     #[error("{path}: {msg}")]
     Io { path: String, msg: String },
+    /// Another explorer holds `--out` (its `explore.csv.lock`).
+    #[error(transparent)]
+    Locked(#[from] crate::harness::outfile::LockError),
 }
 
 /// The program in normal form and the shapes to search.
@@ -146,6 +149,13 @@ pub struct Best {
     pub params: String,
     /// The local size to launch with (trailing 1s for fewer dimensions).
     pub local: Option<[i64; 3]>,
+    /// Whether this process measured it (else its time came from an
+    /// earlier run's log and is measured again before it is written).
+    pub measured: bool,
+    /// The candidate as evaluated (before `release`) and its rule
+    /// constraints, to measure it again.
+    pub evaluated: Program,
+    pub constraints: Vec<crate::rewrite::Constraint>,
 }
 
 /// What one device's search found.
@@ -162,12 +172,18 @@ pub struct DeviceResult {
     pub best: Option<Best>,
     /// Files written for the best program.
     pub files: Vec<PathBuf>,
+    /// Best candidates of an earlier run's log that did not hold up when
+    /// measured again.
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug)]
 pub struct Report {
     pub shapes: usize,
     pub csv: PathBuf,
+    /// What resuming dropped or skipped, and best candidates from the
+    /// earlier log that did not hold up when measured again.
+    pub notes: Vec<String>,
     pub devices: Vec<DeviceResult>,
 }
 
@@ -334,7 +350,11 @@ impl Worker<'_> {
             naive_ms: None,
             best: None,
             files: Vec::new(),
+            notes: Vec::new(),
         };
+        // Candidates whose times came from an earlier run's log: measured
+        // again before one of them is written as the best (`confirm`).
+        let mut pending: Vec<Best> = Vec::new();
         let mut failure: Option<ExploreError> = None;
         let count = std::cell::Cell::new(0usize);
         let mut tuner = Tuner::new(spaces, order, opts.seed);
@@ -369,7 +389,12 @@ impl Worker<'_> {
                 let params = params_text(shape, &p.values);
                 let derivation = inst.derivation.join(" ; ");
                 let id = (device.clone(), derivation.clone(), params.clone());
-                let cached = self.log.lock().ok()?.cached(&hash, &device, &size_key).cloned();
+                let (cached, mut measured) = {
+                    let log = self.log.lock().ok()?;
+                    let c = log.cached(&hash, &device, &size_key).cloned();
+                    let now = c.as_ref().is_some_and(|r| log.measured_now(r));
+                    (c, now)
+                };
                 let (status, median, message, valid_sizes) = match cached {
                     Some(r) => (
                         r.status.clone(),
@@ -378,6 +403,7 @@ impl Worker<'_> {
                         r.valid_sizes,
                     ),
                     None => {
+                        measured = true;
                         res.measured += 1;
                         bench.cutoff_ms = res.best.as_ref().map(|b| b.median_ms);
                         bench.left_ms =
@@ -387,10 +413,12 @@ impl Worker<'_> {
                     }
                 };
                 let ok = Status::parse(&status) == Some(Status::Ok);
-                let mut candidate = 0;
+                let candidate;
                 {
                     let mut log = self.log.lock().ok()?;
-                    if !log.logged_before(&id) {
+                    if let Some(c) = log.previous_candidate(&id) {
+                        candidate = c;
+                    } else {
                         let row = Row {
                             candidate: 0,
                             device: device.clone(),
@@ -416,11 +444,12 @@ impl Worker<'_> {
                 res.tried += 1;
                 let t = median.filter(|_| ok)?;
                 res.valid += 1;
-                if *p == naive {
+                if *p == naive && measured {
                     res.naive_ms = Some(t);
                 }
-                if res.best.as_ref().is_none_or(|b| t < b.median_ms) {
-                    res.best = Some(Best {
+                let beats = |b: &Option<Best>| b.as_ref().is_none_or(|b| t < b.median_ms);
+                if beats(&res.best) || !measured {
+                    let entry = Best {
                         median_ms: t,
                         candidate,
                         hash,
@@ -428,7 +457,19 @@ impl Worker<'_> {
                         derivation: inst.derivation.clone(),
                         params,
                         local,
-                    });
+                        measured,
+                        evaluated: inst.program.clone(),
+                        constraints: inst.constraints.clone(),
+                    };
+                    if measured {
+                        res.best = Some(entry);
+                    } else {
+                        pending.push(entry);
+                        if pending.len() > 2 * MAX_RETIMED {
+                            pending.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
+                            pending.truncate(MAX_RETIMED);
+                        }
+                    }
                 }
                 self.bar.set_position(self.elapsed_secs());
                 self.bar.set_message(format!(
@@ -448,6 +489,7 @@ impl Worker<'_> {
         if let Some(e) = failure {
             return Err(e);
         }
+        confirm(&mut bench, &mut res, pending);
         self.bar.finish();
         Ok(res)
     }
@@ -455,6 +497,45 @@ impl Worker<'_> {
     fn elapsed_secs(&self) -> u64 {
         let total = self.opts.budget.as_secs();
         total.saturating_sub(self.deadline.saturating_duration_since(Instant::now()).as_secs())
+    }
+}
+
+/// Logged candidates measured again at most, per device, before the best
+/// is written (`confirm`).
+const MAX_RETIMED: usize = 20;
+
+/// Measures again the fastest candidates whose times came from an earlier
+/// run's log (`--resume`), fastest first, while one of them would beat the
+/// best measured in this run: a row of the log is a claim (it may be
+/// stale, from another machine's load, or edited), not a measurement.
+fn confirm(bench: &mut Bench, res: &mut DeviceResult, mut pending: Vec<Best>) {
+    pending.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
+    pending.truncate(MAX_RETIMED);
+    for mut b in pending {
+        if res.best.as_ref().is_some_and(|x| x.median_ms <= b.median_ms) {
+            break;
+        }
+        bench.cutoff_ms = None;
+        // Past the deadline: enough time for one candidate's timed runs.
+        bench.left_ms = 20_000.0;
+        let o = bench.evaluate(&b.evaluated, &b.constraints, b.local);
+        match (o.status, o.median_ms) {
+            (Status::Ok, Some(t)) if t.is_finite() && t > 0.0 => {
+                b.median_ms = t;
+                b.measured = true;
+                if res.best.as_ref().is_none_or(|x| t < x.median_ms) {
+                    res.best = Some(b);
+                }
+            }
+            (status, _) => res.notes.push(format!(
+                "{}: candidate {} of the earlier log ({:.4} ms there) did not hold up when measured again: {} {}",
+                res.device,
+                b.candidate,
+                b.median_ms,
+                status.as_str(),
+                o.message
+            )),
+        }
     }
 }
 
@@ -501,7 +582,7 @@ fn write_best(
         ));
     }
     text.push_str(&crate::parse::print_program(&b.program));
-    std::fs::write(&lift, text).map_err(|e| io(&lift, e))?;
+    crate::harness::outfile::replace(&lift, text.as_bytes()).map_err(|e| io(&lift, e))?;
     let der = dir.join("best.derivation");
     let mut text = format!("# def {def}, found by `lift explore` on {device}; {}\n", b.params);
     if let Some(l) = b.local {
@@ -511,7 +592,7 @@ fn write_best(
         text.push_str(l);
         text.push('\n');
     }
-    std::fs::write(&der, text).map_err(|e| io(&der, e))?;
+    crate::harness::outfile::replace(&der, text.as_bytes()).map_err(|e| io(&der, e))?;
     Ok(vec![lift, der])
 }
 
@@ -540,7 +621,12 @@ pub fn explore(
     std::fs::create_dir_all(&opts.out)
         .map_err(|e| ExploreError::Io { path: opts.out.display().to_string(), msg: e.to_string() })?;
     let csv = opts.out.join("explore.csv");
-    let log = Mutex::new(Log::open(&csv, opts.resume)?);
+    // One explorer per folder, as one run per results file: the lock is
+    // taken before the log is opened and held until the best is written.
+    let _lock = crate::harness::outfile::lock_beside(&csv)?;
+    let log = Log::open(&csv, opts.resume)?;
+    let mut notes = log.notes.clone();
+    let log = Mutex::new(log);
     let deadline = Instant::now() + opts.budget;
     let multi = indicatif::MultiProgress::new();
     if !opts.progress {
@@ -575,11 +661,12 @@ pub fn explore(
     let several = results.len() > 1;
     for r in results {
         let mut r = r?;
+        notes.append(&mut r.notes);
         if let Some(b) = &r.best {
             let dir = if several { opts.out.join(&r.slug) } else { opts.out.clone() };
             r.files = write_best(&dir, &opts.def, &opts.then, b, &r.device)?;
         }
         out.push(r);
     }
-    Ok(Report { shapes: plan.shapes.len(), csv, devices: out })
+    Ok(Report { shapes: plan.shapes.len(), csv, notes, devices: out })
 }

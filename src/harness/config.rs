@@ -18,6 +18,19 @@ pub enum ConfigError {
     Syntax { file: String, msg: String },
     #[error("{file}: key `{key}`: {msg}")]
     Key { file: String, key: String, msg: String },
+    /// A key whose line was found (names and paths of issue 23).
+    #[error("{file}:{line}: key `{key}`: {msg}")]
+    At { file: String, line: usize, key: String, msg: String },
+}
+
+/// What a config is trusted to do beyond the defaults (docs/CONFIG.md,
+/// "What a config may name"). A config is code: by default it runs no
+/// program outside the repository's `peers/`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trust {
+    /// `--allow-config-executables`: `halide.executable` may name any
+    /// program, and `lift-halide-<name>` is looked up on the PATH.
+    pub executables: bool,
 }
 
 /// Element types of inputs and buffers; vectors are stored flat.
@@ -393,11 +406,37 @@ impl Config {
 
 struct Ctx<'a> {
     file: &'a str,
+    /// The config's text, to find the line of a value.
+    text: &'a str,
+    trust: Trust,
 }
 
 impl Ctx<'_> {
     fn err(&self, key: impl Into<String>, msg: impl Into<String>) -> ConfigError {
         ConfigError::Key { file: self.file.to_string(), key: key.into(), msg: msg.into() }
+    }
+    /// The 1-based line where `value` is written for the key whose last
+    /// part is `leaf` (`name`, `program`), else the first line holding it.
+    fn line_of(&self, leaf: &str, value: &str) -> Option<usize> {
+        let has = |l: &str| !value.is_empty() && l.contains(value);
+        let lines = || self.text.lines().enumerate();
+        lines()
+            .find(|(_, l)| has(l) && l.contains(&format!("{leaf}:")))
+            .or_else(|| lines().find(|(_, l)| has(l)))
+            .map(|(i, _)| i + 1)
+    }
+    /// An error at the line of `value` (see `line_of`).
+    fn err_at(&self, key: String, value: &str, msg: impl std::fmt::Display) -> ConfigError {
+        let leaf = key.rsplit('.').next().unwrap_or(&key);
+        let leaf = leaf.split('[').next().unwrap_or(leaf);
+        match self.line_of(leaf, value) {
+            Some(line) => ConfigError::At { file: self.file.to_string(), line, key, msg: msg.to_string() },
+            None => self.err(key, msg.to_string()),
+        }
+    }
+    /// A name that becomes part of a file name (`confine::check_name`).
+    fn name(&self, key: String, name: &str) -> Result<(), ConfigError> {
+        super::confine::check_name(name).map_err(|e| self.err_at(key, name, e))
     }
     fn expr(&self, key: String, text: &str) -> Result<ArithExpr, ConfigError> {
         parse_arith(text).map_err(|e| self.err(key, format!("bad expression: {e}")))
@@ -406,6 +445,7 @@ impl Ctx<'_> {
         texts.iter().enumerate().map(|(i, t)| self.expr(format!("{key}[{i}]"), t)).collect()
     }
     fn file_exists(&self, root: &Path, key: String, rel: &str) -> Result<PathBuf, ConfigError> {
+        super::confine::check_inside(root, rel).map_err(|e| self.err_at(key.clone(), rel, e))?;
         // Keep paths short in messages when running from the repository root.
         let p = if root == Path::new(".") { PathBuf::from(rel) } else { root.join(rel) };
         if p.is_file() {
@@ -419,6 +459,15 @@ impl Ctx<'_> {
 /// Loads every `*.yaml` in `dir`, sorted by file name. Each result is one
 /// file's config or its error, so one broken file does not hide the others.
 pub fn load_dir(dir: &Path, root: &Path) -> Result<Vec<Result<Config, ConfigError>>, ConfigError> {
+    load_dir_trusting(dir, root, Trust::default())
+}
+
+/// [`load_dir`] with what the user allows configs beyond the defaults.
+pub fn load_dir_trusting(
+    dir: &Path,
+    root: &Path,
+    trust: Trust,
+) -> Result<Vec<Result<Config, ConfigError>>, ConfigError> {
     let rd = std::fs::read_dir(dir)
         .map_err(|e| ConfigError::Read { file: dir.display().to_string(), msg: e.to_string() })?;
     let mut files: Vec<PathBuf> = rd
@@ -426,17 +475,24 @@ pub fn load_dir(dir: &Path, root: &Path) -> Result<Vec<Result<Config, ConfigErro
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
         .collect();
     files.sort();
-    Ok(files.iter().map(|f| load(f, root)).collect())
+    Ok(files.iter().map(|f| load_trusting(f, root, trust)).collect())
 }
 
-/// Loads and checks one config; file paths in it are relative to `root`.
+/// Loads and checks one config; file paths in it are relative to `root`
+/// and must stay inside it (`confine`).
 pub fn load(path: &Path, root: &Path) -> Result<Config, ConfigError> {
+    load_trusting(path, root, Trust::default())
+}
+
+/// [`load`] with what the user allows configs beyond the defaults.
+pub fn load_trusting(path: &Path, root: &Path, trust: Trust) -> Result<Config, ConfigError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError::Read { file: file.clone(), msg: e.to_string() })?;
     let raw: RawConfig = serde_yaml::from_str(&text)
         .map_err(|e| ConfigError::Syntax { file: file.clone(), msg: e.to_string() })?;
-    let cx = Ctx { file: &file };
+    let cx = Ctx { file: &file, text: &text, trust };
+    cx.name("name".into(), &raw.name)?;
     check(raw, &cx, path, root)
 }
 
@@ -449,6 +505,8 @@ fn parse_arrays(
     let mut out = Vec::new();
     for (i, a) in raw.iter().enumerate() {
         let k = format!("{key}[{i}]");
+        // Input names become file names (the Halide peer's `.npy` files).
+        cx.name(format!("{k}.name"), &a.name)?;
         let init = match (&a.init, &default_init) {
             (Some(raw), _) => {
                 let mut found = Vec::new();
@@ -683,10 +741,10 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let halide = match &raw.halide {
         None => None,
         Some(h) => Some(
-            super::halide::parse_spec(h, &raw.name, root, &|n| {
+            super::halide::parse_spec(h, &raw.name, root, cx.trust, &|n| {
                 inputs.iter().chain(&buffers).any(|a| a.name == n)
             })
-            .map_err(|(key, msg)| cx.err(key, msg))?,
+            .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
         ),
     };
     let suite = match raw.suite {
@@ -708,10 +766,13 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let cublas = blas("cublas", &raw.cublas)?;
     let explored = match &raw.explored {
         None => None,
-        Some(e) => Some(
+        Some(e) => Some({
+            for (key, rel) in super::explored::program_paths(e) {
+                super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
+            }
             super::explored::parse_spec(e, &raw.name, root, &is_array)
-                .map_err(|(key, msg)| cx.err(key, msg))?,
-        ),
+                .map_err(|(key, msg)| cx.err(key, msg))?
+        }),
     };
     let cfg = Config {
         file: path.to_path_buf(),

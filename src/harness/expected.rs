@@ -4,7 +4,7 @@
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
 use super::gold;
-use super::variant::load_program;
+use super::variant::load_program_for_row;
 use crate::interp::{self, Value};
 use std::collections::BTreeMap;
 
@@ -48,7 +48,7 @@ pub fn interpreter_gold(cfg: &Config, inputs: &Arrays, sizes: &Sizes) -> Result<
         Some((p, d)) => (p.clone(), d.clone()),
         None => (first.program.clone(), first.def.clone()),
     };
-    let (_, program) = load_program(&path)?;
+    let (_, program) = load_program_for_row(&path)?;
     let def = program.def(&def_name).ok_or_else(|| format!("{}: no `def {def_name}`", path.display()))?;
     let mut args: BTreeMap<String, Value> = BTreeMap::new();
     for p in &def.params {

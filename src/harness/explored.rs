@@ -18,7 +18,7 @@ use super::data::{Arrays, HostArray, Sizes};
 use super::results::Row;
 use super::runner::{base_row, error_row, Bench};
 use super::variant::{bind_args, upload_all, Binding, Execution, RunCounts};
-use super::variant::{eval_dims, level_options, load_program, pad3, time_runs, trim_dims};
+use super::variant::{eval_dims, level_options, load_program_for_row, pad3, time_runs, trim_dims};
 use crate::arith::{parse_arith, ArithExpr};
 use crate::compile::{compile, KernelParam};
 use crate::runtime::{DeviceBuffer, ElemKind, Launch, Runtime};
@@ -121,6 +121,16 @@ pub fn variant_name(cfg: &Config) -> &'static str {
     } else {
         "explored"
     }
+}
+
+/// The `program:` paths of `explored.kernels` with their keys (checked by
+/// the config loader to stay inside the repository root).
+pub(crate) fn program_paths(raw: &RawExplored) -> Vec<(String, String)> {
+    raw.kernels
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| k.program.clone().map(|p| (format!("explored.kernels[{i}].program"), p)))
+        .collect()
 }
 
 /// Checks `explored:`; errors are (key, message).
@@ -257,7 +267,7 @@ pub fn run_explored(
     let mut temps: Vec<Vec<DeviceBuffer>> = Vec::new();
     for k in &spec.kernels {
         let path = k.program.as_deref().unwrap_or(device_file);
-        let (file, program) = load_program(path)?;
+        let (file, program) = load_program_for_row(path)?;
         // `lift explore` writes the local size it tuned into the header.
         let header = if k.program.is_none() {
             std::fs::read_to_string(path).ok().and_then(|t| header_local(&t))

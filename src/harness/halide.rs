@@ -8,8 +8,11 @@
 //! runs the pipeline REPS times synchronised with the device, writes the
 //! output of one run to `out.npy` and prints `median_ms=<x>` on a line of its
 //! own. The executable is `halide.executable` when the config names one, else
-//! `peers/halide/bin/<benchmark>` under the repository root, else
-//! `lift-halide-<benchmark>` on the PATH. Without one the row is `skipped`.
+//! `peers/halide/bin/<benchmark>` under the repository root, else (only with
+//! `--allow-config-executables`) `lift-halide-<benchmark>` on the PATH.
+//! Without one the row is `skipped`. Unless the user passes
+//! `--allow-config-executables`, a config runs no program outside the
+//! repository's `peers/` (links resolved): a config is code.
 
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
@@ -43,36 +46,59 @@ pub struct HalideSpec {
     pub output: String,
     /// Where to look for the executable, first match wins.
     pub candidates: Vec<PathBuf>,
-    /// The name looked up on the PATH when no candidate exists.
-    pub path_name: String,
+    /// The name looked up on the PATH when no candidate exists (only with
+    /// `Trust::executables`).
+    pub path_name: Option<String>,
+    /// Without `Trust::executables`: the repository's `peers/`, which the
+    /// executable must resolve into when it runs (links may change after
+    /// the config is loaded).
+    pub confine_to: Option<PathBuf>,
     pub schedule: String,
 }
 
-/// Checks `halide:`; errors are (key, message).
+/// Where a config's executables live, relative to the repository root.
+const PEERS_DIR: &str = "peers";
+
+/// Checks `halide:`; errors are (key, the value at fault, message).
+/// `benchmark` is a checked name (`confine::check_name`).
 pub(crate) fn parse_spec(
     raw: &RawHalide,
     benchmark: &str,
     root: &Path,
+    trust: super::config::Trust,
     is_array: &dyn Fn(&str) -> bool,
-) -> Result<HalideSpec, (String, String)> {
+) -> Result<HalideSpec, (String, String, String)> {
     for (i, n) in raw.inputs.iter().enumerate() {
         if !is_array(n) {
-            return Err((format!("halide.inputs[{i}]"), format!("`{n}` is not an input or buffer")));
+            return Err((
+                format!("halide.inputs[{i}]"),
+                n.clone(),
+                format!("`{n}` is not an input or buffer"),
+            ));
         }
     }
     if !is_array(&raw.output) {
-        return Err(("halide.output".into(), format!("`{}` is not a buffer", raw.output)));
+        return Err((
+            "halide.output".into(),
+            raw.output.clone(),
+            format!("`{}` is not a buffer", raw.output),
+        ));
     }
     let mut candidates = Vec::new();
     if let Some(e) = &raw.executable {
+        if !trust.executables {
+            super::confine::check_inside_dir(root, PEERS_DIR, e)
+                .map_err(|err| ("halide.executable".to_string(), e.clone(), err.to_string()))?;
+        }
         candidates.push(root.join(e));
     }
-    candidates.push(root.join("peers").join("halide").join("bin").join(benchmark));
+    candidates.push(root.join(PEERS_DIR).join("halide").join("bin").join(benchmark));
     Ok(HalideSpec {
         inputs: raw.inputs.clone(),
         output: raw.output.clone(),
         candidates,
-        path_name: format!("lift-halide-{benchmark}"),
+        path_name: trust.executables.then(|| format!("lift-halide-{benchmark}")),
+        confine_to: (!trust.executables).then(|| root.join(PEERS_DIR)),
         schedule: raw.schedule.clone(),
     })
 }
@@ -81,15 +107,24 @@ impl HalideSpec {
     /// The executable to run, or why there is none.
     pub fn executable(&self) -> Result<PathBuf, String> {
         if let Some(p) = self.candidates.iter().find(|p| p.is_file()) {
+            if let Some(dir) = &self.confine_to {
+                if !super::confine::resolves_under(dir, p) {
+                    return Err(format!(
+                        "{} resolves outside {}; a config runs no other program unless lift is given --allow-config-executables",
+                        p.display(),
+                        dir.display()
+                    ));
+                }
+            }
             return Ok(p.clone());
         }
-        which::which(&self.path_name).map_err(|_| {
-            format!(
-                "no Halide executable ({} or `{}` on the PATH)",
-                self.candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-                self.path_name
-            )
-        })
+        let tried = self.candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        let Some(name) = &self.path_name else {
+            return Err(format!(
+                "no Halide executable ({tried}; the PATH is searched only with --allow-config-executables)"
+            ));
+        };
+        which::which(name).map_err(|_| format!("no Halide executable ({tried} or `{name}` on the PATH)"))
     }
 }
 
@@ -171,7 +206,47 @@ pub fn parse_schedule(stdout: &str) -> Option<String> {
     line.split_whitespace().find_map(|w| w.strip_prefix("schedule=")).map(str::to_string)
 }
 
-/// Runs the peer `reps` times through its executable.
+/// A fresh folder in the system temp folder for one peer run, named by
+/// lift (never by a config) and private to the user (mode 0700); removed,
+/// with nothing outside it, when dropped.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new() -> std::io::Result<Scratch> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        for _ in 0..100 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let p = std::env::temp_dir().join(format!("lift-halide-{}-{n}-{nanos:08x}", std::process::id()));
+            let mut b = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+            // Not recursive: fails on anything already there, a link included.
+            match b.create(&p) {
+                Ok(()) => return Ok(Scratch(p)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other("no fresh scratch folder in the temp folder after 100 tries"))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the peer `reps` times through its executable; its files go to
+/// `scratch` (a [`Scratch`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run_halide(
     spec: &HalideSpec,
@@ -184,7 +259,6 @@ pub fn run_halide(
     scratch: &Path,
 ) -> Result<PeerRun, String> {
     let (inputs, buffers) = arrays;
-    std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let mut args = Vec::new();
     for name in &spec.inputs {
         let data =
@@ -224,7 +298,6 @@ pub fn run_halide(
     if got.shape.iter().product::<usize>() != want.iter().product::<usize>() {
         return Err(format!("the Halide output has shape {:?}, expected {:?}", got.shape, want));
     }
-    let _ = std::fs::remove_dir_all(scratch);
     let schedule = parse_schedule(&stdout);
     Ok(PeerRun { median_ms, output: got.data, executable: exe.to_path_buf(), schedule })
 }
@@ -246,21 +319,25 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
             return row;
         }
     };
-    let scratch = std::env::temp_dir().join(format!("lift-halide-{}-{}", std::process::id(), p.cfg.name));
+    let scratch = match Scratch::new() {
+        Ok(s) => s,
+        Err(e) => return error_row(p, "halide", rt, opts, &format!("scratch folder: {e}")),
+    };
     let reps = opts.counts.runs.max(1);
     let target = if rt.info.is_gpu() {
         PeerTarget::Gpu { platform: rt.info.platform_name.clone(), icd_filenames: opts.icd_filenames.clone() }
     } else {
         PeerTarget::Cpu
     };
-    let run = match run_halide(spec, &exe, &target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, &scratch) {
-        Ok(r) => r,
-        Err(msg) => {
-            let mut row = error_row(p, "halide", rt, opts, &msg);
-            row.timing = "host".into();
-            return row;
-        }
-    };
+    let run =
+        match run_halide(spec, &exe, &target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, scratch.path()) {
+            Ok(r) => r,
+            Err(msg) => {
+                let mut row = error_row(p, "halide", rt, opts, &msg);
+                row.timing = "host".into();
+                return row;
+            }
+        };
     let gold = b.gold_for(&spec.output, reference_gold);
     let exec = Execution {
         times_ms: vec![run.median_ms],
@@ -289,6 +366,18 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scratch_folders_are_fresh_and_removed_alone() {
+        let a = Scratch::new().unwrap();
+        let b = Scratch::new().unwrap();
+        assert_ne!(a.path(), b.path());
+        assert!(a.path().starts_with(std::env::temp_dir()) && a.path().is_dir());
+        let pa = a.path().to_path_buf();
+        std::fs::write(pa.join("x.npy"), b"x").unwrap();
+        drop(a);
+        assert!(!pa.exists() && b.path().is_dir());
+    }
 
     #[test]
     fn median_line() {

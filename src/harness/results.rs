@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -54,6 +53,39 @@ pub enum ResultsError {
     Io { path: PathBuf, msg: String },
     #[error("{path}: row {row}: {msg}")]
     Parse { path: PathBuf, row: usize, msg: String },
+    #[error(transparent)]
+    Lock(#[from] super::outfile::LockError),
+    /// `--resume` onto a file of another format: rows of another width
+    /// would be appended.
+    #[error("{path}: line 1: {msg}")]
+    Format { path: PathBuf, msg: String },
+}
+
+/// Refuses to resume onto a results file whose header is not the current
+/// one (an older file of 26 columns, or no results file at all).
+fn check_header(path: &Path) -> Result<(), ResultsError> {
+    let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
+    let want = &crate::harness::chart::RESULTS_HEADER;
+    let Some(got) = super::outfile::csv_header(path).map_err(io)? else {
+        return Ok(());
+    };
+    if got.iter().map(String::as_str).eq(want.iter().copied()) {
+        return Ok(());
+    }
+    let msg = if got.len() != want.len() {
+        format!(
+            "expected the {}-column header of this version, found {} columns (an older results file?); \
+             --resume would append rows of another width: move the file aside or run without --resume",
+            want.len(),
+            got.len()
+        )
+    } else {
+        format!(
+            "expected the header `{}`, found another; move the file aside or run without --resume",
+            want.join(",")
+        )
+    };
+    Err(ResultsError::Format { path: path.into(), msg })
 }
 
 /// Reads every row of a results file.
@@ -79,37 +111,6 @@ pub struct ResultsWriter {
     pub dropped: Option<String>,
 }
 
-/// Takes the lock of the results file `path`, or says who holds it.
-fn lock(path: &Path) -> Result<std::fs::File, ResultsError> {
-    let mut lock_path = path.as_os_str().to_owned();
-    lock_path.push(".lock");
-    let lock_path = PathBuf::from(lock_path);
-    let io = |e: std::io::Error| ResultsError::Io { path: lock_path.clone(), msg: e.to_string() };
-    let f = OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(io)?;
-    match f.try_lock() {
-        Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => Err(ResultsError::Io {
-            path: path.into(),
-            msg: "another run is writing to this folder (it holds results.csv.lock); wait for it or use another --out".into(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
-    }
-}
-
-/// Cuts a last line that a killed run left without its newline; says so.
-fn drop_torn_line(path: &Path) -> Result<Option<String>, ResultsError> {
-    let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
-    let bytes = std::fs::read(path).map_err(io)?;
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
-        return Ok(None);
-    }
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let torn = String::from_utf8_lossy(&bytes[keep..]).chars().take(60).collect::<String>();
-    let f = OpenOptions::new().write(true).open(path).map_err(io)?;
-    f.set_len(keep as u64).map_err(io)?;
-    Ok(Some(format!("{}: dropped a torn last line (an interrupted write): `{torn}`", path.display())))
-}
-
 impl ResultsWriter {
     /// Opens `path` for appending. With `resume`, the keys already in the
     /// file are remembered (and skipped by the runner); without it an
@@ -120,12 +121,14 @@ impl ResultsWriter {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let lock = lock(path)?;
+        let lock = super::outfile::lock_beside(path)?;
+        super::outfile::not_a_link(path).map_err(io)?;
         let mut done = BTreeSet::new();
         let mut dropped = None;
         if path.exists() {
             if resume {
-                dropped = drop_torn_line(path)?;
+                dropped = super::outfile::drop_torn_record(path).map_err(io)?;
+                check_header(path)?;
                 done = read_rows(path)?.iter().map(Row::key).collect();
             } else {
                 std::fs::rename(path, path.with_extension("csv.bak")).map_err(io)?;
@@ -146,7 +149,7 @@ impl ResultsWriter {
     pub fn append(&mut self, row: &Row) -> Result<(), ResultsError> {
         let io = |e: std::io::Error| ResultsError::Io { path: self.path.clone(), msg: e.to_string() };
         let new = std::fs::metadata(&self.path).map(|m| m.len() == 0).unwrap_or(true);
-        let file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(io)?;
+        let file = super::outfile::append(&self.path).map_err(io)?;
         let mut w = csv::WriterBuilder::new().has_headers(new).from_writer(file);
         w.serialize(row).map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
         let mut file =

@@ -97,8 +97,10 @@ pub fn save(r: &Roofline, path: &Path) -> Result<(), String> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
-    let mut w = csv::Writer::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    w.serialize(r).and_then(|_| w.flush().map_err(Into::into)).map_err(|e| format!("{}: {e}", path.display()))
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.serialize(r).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = w.into_inner().map_err(|e| format!("{}: {e}", path.display()))?;
+    super::outfile::replace(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads `roofline.csv` if it exists and holds a row.

@@ -105,16 +105,10 @@ fn write_figures(
     Ok(written)
 }
 
-/// Writes through a temporary file renamed into place, so a failed write
-/// (a full disk) never leaves a truncated chart under the real name.
+/// Writes through a fresh temporary file renamed into place, so a failed
+/// write (a full disk) never leaves a truncated chart under the real name
+/// and a symbolic link there is replaced, not followed.
 fn write(path: &Path, bytes: &[u8]) -> Result<(), ChartError> {
-    let err = |e: std::io::Error| ChartError::Output { path: path.to_path_buf(), msg: e.to_string() };
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let r = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r.map_err(err)
+    crate::harness::outfile::replace(path, bytes)
+        .map_err(|e| ChartError::Output { path: path.to_path_buf(), msg: e.to_string() })
 }
