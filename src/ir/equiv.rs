@@ -177,13 +177,16 @@ impl Canon<'_> {
                 let _ = write!(self.out, "asVector{n}[");
             }
             Pattern::AsScalar => self.out.push_str("asScalar["),
-            Pattern::ToGlobal(f) | Pattern::ToLocal(f) | Pattern::ToPrivate(f) => {
-                let kind = match p {
-                    Pattern::ToGlobal(_) => "toGlobal[",
-                    Pattern::ToLocal(_) => "toLocal[",
-                    _ => "toPrivate[",
-                };
-                self.out.push_str(kind);
+            Pattern::ToGlobal(f) => {
+                self.out.push_str("toGlobal[");
+                self.fun(f);
+            }
+            Pattern::ToLocal(f) => {
+                self.out.push_str("toLocal[");
+                self.fun(f);
+            }
+            Pattern::ToPrivate(f) => {
+                self.out.push_str("toPrivate[");
                 self.fun(f);
             }
             Pattern::Slide { size, step } => {
