@@ -260,7 +260,7 @@ fn hostile_programs_exhaust_nothing() {
 fn zero_runs_is_refused() {
     let o = lift(&["run", "dot", "--runs", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("expected a positive integer"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("expected a positive integer, at most 10000"), "{}", stderr(&o));
 }
 
 #[test]
@@ -354,4 +354,85 @@ fn config_sizes_that_do_not_fit_are_refused_before_launch() {
         &rows[0][25],
         "inputs: `x` has 99999999999 elements, more than kernels index with 32-bit ints (2147483647)"
     );
+}
+
+/// A v1 `.npy` file with this header text and data.
+fn npy_v1(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = header.as_bytes().to_vec();
+    h.push(b'\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    out.extend_from_slice(&h);
+    out.extend_from_slice(data);
+    out
+}
+
+/// Issue 23: hostile `.npy` headers are refused in one line, at once
+/// (no device needed: the inputs are read before one is chosen).
+#[test]
+fn hostile_npy_headers_are_refused_quickly() {
+    let d = scratch("npyhdr");
+    let prog = write(&d, "id.lift", "def k(x: [float]N) = mapGlb(0, id) $ x\n");
+    let out = d.join("o.npy").display().to_string();
+    let nested =
+        format!("{{'descr': {}{}, 'fortran_order': False, 'shape': (4,), }}", "[".repeat(30), "]".repeat(30));
+    let mut huge_header = b"\x93NUMPY\x02\x00".to_vec();
+    huge_header.extend_from_slice(&u32::MAX.to_le_bytes());
+    huge_header.extend_from_slice(b"{'descr'");
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("nested", npy_v1(&nested, &[0; 16]), "the header nests brackets more than 8 deep"),
+        ("hlen", huge_header, "the header is 4294967295 bytes long, more than 10000"),
+        (
+            "shape",
+            npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824,), }", &[]),
+            "the header's shape [1073741824] needs 4294967296 bytes of data, but the file has 0 after its header",
+        ),
+        ("magic", b"PK\x03\x04 not numpy".to_vec(), "not a .npy file"),
+    ];
+    for (name, bytes, what) in cases {
+        let p = d.join(format!("{name}.npy"));
+        std::fs::write(&p, bytes).unwrap();
+        let start = std::time::Instant::now();
+        let o = lift(&["exec", &prog, "--input", &format!("x={}", p.display()), "--output", &out]);
+        refused(&o, &format!("{}: {what}", p.display()));
+        assert_eq!(stderr(&o).lines().count(), 1, "one line: {}", stderr(&o));
+        assert!(start.elapsed().as_secs() < 10, "{name} took {:?}", start.elapsed());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 23: counts, budgets and sizes on the command line are bounded,
+/// and the message names the bound (exit 2, no panic or abort).
+#[test]
+fn cli_numbers_are_bounded() {
+    let cases: [(&[&str], &str); 8] = [
+        (&["run", "dot", "--runs", "18446744073709551615"], "expected a positive integer, at most 10000"),
+        (&["run", "dot", "--runs", "1000000000"], "expected a positive integer, at most 10000"),
+        (&["run", "dot", "--warmup", "99999999999"], "expected an integer from 0 to 10000"),
+        (
+            &["explore", "benchmarks/dot.lift", "--def", "dot", "--budget", "99999999999999999h"],
+            "--budget `99999999999999999h`: at most a week (604800s, 10080m or 168h)",
+        ),
+        (
+            &["explore", "benchmarks/dot.lift", "--def", "dot", "--runs", "18446744073709551615"],
+            "expected a positive integer, at most 10000",
+        ),
+        (
+            &["explore", "benchmarks/dot.lift", "--def", "dot", "--size", "N=1099511627776"],
+            "--size `N=1099511627776`: at most 2147483647 (kernels index with 32-bit ints)",
+        ),
+        (
+            &["compile", "benchmarks/dot.lift", "--size", "N=1099511627776"],
+            "--size `N=1099511627776`: at most 2147483647",
+        ),
+        (
+            &["exec", "benchmarks/dot.lift", "--output", "o.npy", "--rtol", "nan"],
+            "`nan`: expected a finite number of at least 0",
+        ),
+    ];
+    for (args, what) in cases {
+        let o = lift(args);
+        assert!(o.status.code() == Some(2) && stderr(&o).contains(what), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
 }

@@ -8,6 +8,7 @@ use crate::harness::npy::{read_npy, write_npy, NpyArray};
 use crate::harness::validate::compare;
 use crate::interp;
 use crate::ir::{Program, SourceFile};
+use crate::passes::sizes_fit::MAX_ELEMS;
 use crate::runtime::{self, ElemKind, KernelArg, Launch, Runtime};
 use crate::types::{ScalarType, Type};
 use clap::Args;
@@ -64,12 +65,23 @@ pub(crate) struct ExecArgs {
     /// Also run the interpreter and compare.
     #[arg(long)]
     check: bool,
-    #[arg(long, default_value_t = 1e-4)]
+    /// Relative tolerance of --check (finite, at least 0).
+    #[arg(long, default_value_t = 1e-4, value_parser = tolerance)]
     rtol: f64,
-    #[arg(long, default_value_t = 1e-5)]
+    /// Absolute tolerance of --check (finite, at least 0).
+    #[arg(long, default_value_t = 1e-5, value_parser = tolerance)]
     atol: f64,
     #[command(flatten)]
     flags: CompileFlags,
+}
+
+/// A tolerance: a finite number of at least 0 (a NaN would pass every
+/// comparison).
+fn tolerance(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{s}`: expected a finite number of at least 0")),
+    }
 }
 
 fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
@@ -88,7 +100,8 @@ fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
     Ok(out)
 }
 
-fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
+/// `NAME=VALUE` sizes, each from 1 to [`MAX_ELEMS`].
+pub(crate) fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
     let mut out = BTreeMap::new();
     for s in list {
         let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
@@ -98,6 +111,9 @@ fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
             .ok()
             .filter(|v| *v >= 1)
             .ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
+        if v > MAX_ELEMS {
+            return Err(bad(format!("--size `{s}`: at most {MAX_ELEMS} (kernels index with 32-bit ints)")));
+        }
         out.insert(k.trim().to_string(), v);
     }
     Ok(out)

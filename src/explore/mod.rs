@@ -514,7 +514,10 @@ pub fn explore(
         .map_err(|e| ExploreError::Io { path: opts.out.display().to_string(), msg: e.to_string() })?;
     let csv = opts.out.join("explore.csv");
     let log = Mutex::new(Log::open(&csv, opts.resume)?);
-    let deadline = Instant::now() + opts.budget;
+    // A budget beyond what an `Instant` holds is no deadline at all.
+    let deadline = Instant::now()
+        .checked_add(opts.budget)
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600));
     let multi = indicatif::MultiProgress::new();
     if !opts.progress {
         multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());

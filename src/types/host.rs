@@ -39,7 +39,7 @@ pub fn host_cap_bytes() -> u64 {
 
 /// A host allocation larger than [`host_cap_bytes`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{what} needs {bytes} bytes of host memory, more than the host cap of {cap} bytes (half the physical memory)")]
+#[error("{what} would take {bytes} bytes of host memory, more than the host cap of {cap} bytes (half the physical memory)")]
 pub struct HostMemError {
     pub what: String,
     pub bytes: u64,
