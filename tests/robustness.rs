@@ -115,13 +115,21 @@ fn identical_nan_and_infinity_pass_the_check() {
         &d,
         "nan.lift",
         "userfun f(x: float): float { return x > 0.0f ? sqrt(-1.0f - x * x) : -1.0f / 0.0f; }\n\
-         def k(x: [float]N) = mapGlb(0, f) $ x\n",
+         def k(x: [float]N) = mapGlb(0, f) $ x\n\
+         def same(x: [float]N) = mapGlb(0, id) $ x\n",
     );
     let x = npy(&d, "x.npy", &[77], &data(77));
     let out = d.join("o.npy").display().to_string();
     let o = lift(&["exec", &prog, "--input", &format!("x={x}"), "--output", &out, "--check"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("check: ok"));
+    // Issue 23: NaN inputs make a gold of NaNs only, which validates
+    // nothing (a kernel that ignored its input would pass): the check fails.
+    let nan = npy(&d, "nan.npy", &[77], &[f32::NAN; 77]);
+    let o =
+        lift(&["exec", &prog, "--def", "same", "--input", &format!("x={nan}"), "--output", &out, "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the gold result is NaN at all 77 elements"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&d);
 }
 
