@@ -444,3 +444,78 @@ fn cli_numbers_are_bounded() {
         assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// Issue 23: text that is not UTF-8 and a missing `def` are one
+/// positioned line (no device needed).
+#[test]
+fn unreadable_programs_and_missing_defs_are_positioned() {
+    let d = scratch("positions");
+    let bin = d.join("bin.lift");
+    std::fs::write(&bin, b"def k(x: [float]N) = mapGlb(0, id) $ x\n// caf\xe9\n").unwrap();
+    let bin = bin.display().to_string();
+    let empty = write(&d, "empty.lift", "// no defs\n\n");
+    let one = write(&d, "one.lift", "def k(x: [float]N) = mapGlb(0, id) $ x\n");
+    let out = d.join("o.npy").display().to_string();
+    let cases: [(Vec<&str>, String); 6] = [
+        (vec!["compile", &bin], format!("{bin}:2:7: error: not UTF-8 text (byte 0xe9 at byte offset 45)")),
+        (vec!["rewrite", &bin], format!("{bin}:2:7: error: not UTF-8 text")),
+        (vec!["compile", &empty], format!("{empty}:3:1: error: no `def` in the file")),
+        (vec!["exec", &empty, "--output", &out], format!("{empty}:3:1: error: no `def` in the file")),
+        (
+            vec!["compile", &one, "--def", "nope"],
+            format!("{one}:1:1: error: no `def nope` in the file (its defs: k)"),
+        ),
+        (
+            vec!["explore", &one, "--def", "nope", "--out", &out],
+            format!("{one}:1:1: error: no `def nope` in the file (its defs: k)"),
+        ),
+    ];
+    for (args, want) in cases {
+        let o = lift(&args);
+        refused(&o, &want);
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 23: an OpenCL build error is one line: the driver's first error,
+/// positioned in the source built (not the driver's temporary file), and
+/// where the whole log was kept.
+#[test]
+fn build_errors_are_one_line_with_the_kept_log() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let d = scratch("buildlog");
+    // A reference kernel with a C error, run through a config.
+    let cfgs = d.join("configs");
+    std::fs::create_dir_all(&cfgs).unwrap();
+    let cl = write(&d, "bad.cl", "kernel void scal(global float* x) { x[0] = undefined_name; }\n");
+    let scal =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/scal.yaml")).unwrap();
+    assert!(scal.contains("references/scal/scal.cl"));
+    write(&cfgs, "scal.yaml", &scal.replace("references/scal/scal.cl", &cl));
+    let outdir = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "scal", "--size", "tiny", "--runs", "1", "--variants", "reference", "--configs"])
+        .arg(&cfgs)
+        .arg("--out")
+        .arg(&outdir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let dev = std::fs::read_dir(&outdir).unwrap().next().unwrap().unwrap().path();
+    let rows: Vec<csv::StringRecord> =
+        csv::Reader::from_path(dev.join("results.csv")).unwrap().records().map(|r| r.unwrap()).collect();
+    let msg = &rows[0][25];
+    assert!(msg.starts_with(&format!("building {cl}")), "{msg}");
+    assert!(msg.contains("undefined_name") && !msg.contains('\n'), "{msg}");
+    assert!(!msg.contains("tempfile"), "the driver's temporary file: {msg}");
+    let kept = msg.split("(full build log and source: ").nth(1).map(|s| s.trim_end_matches(')'));
+    let kept = kept.expect("where the log was kept");
+    assert!(std::fs::read_to_string(kept).unwrap().contains("undefined_name"));
+    let _ = std::fs::remove_file(kept);
+    let _ = std::fs::remove_dir_all(&d);
+}

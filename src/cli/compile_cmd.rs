@@ -120,7 +120,7 @@ pub(crate) fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliE
 }
 
 fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let text = crate::ir::read_text(path).map_err(|e| bad(e.to_string()))?;
     let file = SourceFile::new(path.display().to_string(), text);
     let program = crate::parse::parse_program(&file).map_err(|e| bad(e.render(&file)))?;
     Ok((file, program))
@@ -134,15 +134,17 @@ fn derived(program: Program, def: &str, flags: &CompileFlags) -> Result<Program,
     }
 }
 
-fn def_name(program: &Program, flags: &CompileFlags, file: &Path) -> Result<String, CliError> {
+fn def_name(program: &Program, flags: &CompileFlags, file: &SourceFile) -> Result<String, CliError> {
     match &flags.def {
         Some(d) => Ok(d.clone()),
-        None => program
-            .defs
-            .first()
-            .map(|d| d.name.clone())
-            .ok_or_else(|| bad(format!("{}: no `def` in the file", file.display()))),
+        None => program.defs.first().map(|d| d.name.clone()).ok_or_else(|| missing_def(file, program, None)),
     }
+}
+
+/// A `def` the file lacks (`None`: it has none), positioned in the file.
+pub(crate) fn missing_def(file: &SourceFile, program: &Program, def: Option<&str>) -> CliError {
+    let have: Vec<&str> = program.defs.iter().map(|d| d.name.as_str()).collect();
+    bad(file.missing_def(def, &have))
 }
 
 fn options(flags: &CompileFlags, sizes: BTreeMap<String, i64>) -> Result<CompileOptions, CliError> {
@@ -162,7 +164,10 @@ fn compile_file(
     sizes: BTreeMap<String, i64>,
 ) -> Result<(String, Kernel), CliError> {
     let (file, program) = load(path)?;
-    let def = def_name(&program, flags, path)?;
+    let def = def_name(&program, flags, &file)?;
+    if program.def(&def).is_none() {
+        return Err(missing_def(&file, &program, Some(&def)));
+    }
     let program = derived(program, &def, flags)?;
     if let Some(d) = program.def(&def) {
         known_sizes(d, &sizes, path)?;
@@ -342,7 +347,10 @@ fn known_sizes(def: &crate::ir::Def, sizes: &BTreeMap<String, i64>, file: &Path)
 
 pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let (file, program) = load(&a.file)?;
-    let def_name = def_name(&program, &a.flags, &a.file)?;
+    let def_name = def_name(&program, &a.flags, &file)?;
+    if program.def(&def_name).is_none() {
+        return Err(missing_def(&file, &program, Some(&def_name)));
+    }
     let program = derived(program, &def_name, &a.flags)?;
     let def =
         program.def(&def_name).ok_or_else(|| bad(format!("{}: no `def {def_name}`", a.file.display())))?;

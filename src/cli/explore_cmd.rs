@@ -130,7 +130,10 @@ fn inputs_fit(
 }
 
 pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
-    let (_, program) = crate::harness::variant::load_program(&a.file).map_err(bad)?;
+    let (file, program) = crate::harness::variant::load_program(&a.file).map_err(bad)?;
+    if program.def(&a.def).is_none() {
+        return Err(super::compile_cmd::missing_def(&file, &program, Some(&a.def)));
+    }
     let mut opts = ExploreOptions {
         def: a.def.clone(),
         sizes: parse_sizes(&a.sizes)?,

@@ -18,6 +18,9 @@ pub enum ConfigError {
     Syntax { file: String, msg: String },
     #[error("{file}: key `{key}`: {msg}")]
     Key { file: String, key: String, msg: String },
+    /// Not UTF-8 text (the message has the position).
+    #[error("{0}")]
+    Text(crate::ir::ReadError),
     /// A key whose line was found in the text.
     #[error("{file}:{line}: key `{key}`: {msg}")]
     At { file: String, line: usize, key: String, msg: String },
@@ -452,8 +455,10 @@ pub fn load_dir(dir: &Path, root: &Path) -> Result<Vec<Result<Config, ConfigErro
 /// Loads and checks one config; file paths in it are relative to `root`.
 pub fn load(path: &Path, root: &Path) -> Result<Config, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::Read { file: file.clone(), msg: e.to_string() })?;
+    let text = crate::ir::read_text(path).map_err(|e| match e {
+        crate::ir::ReadError::Io { msg, .. } => ConfigError::Read { file: file.clone(), msg },
+        utf8 => ConfigError::Text(utf8),
+    })?;
     let raw: RawConfig = serde_yaml::from_str(&text)
         .map_err(|e| ConfigError::Syntax { file: file.clone(), msg: e.to_string() })?;
     let cx = Ctx { file: &file, text: &text };
