@@ -519,3 +519,44 @@ fn build_errors_are_one_line_with_the_kept_log() {
     let _ = std::fs::remove_file(kept);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Issue 23: sizes past the device, the host or the interpreter are refused
+/// before anything is allocated or launched, with an `error` row or exit 2.
+#[test]
+fn oversized_launches_and_checks_are_refused_before_running() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    // A launch of 8e9 work-items (the Lift row's global, evaluated as a reference's is): an error row, not a crash.
+    let rows = run_edited_config("dot", "      global: [N/2]\n", "      global: [8000000000]\n");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(&rows[0][3], "error");
+    assert!(
+        rows[0][25].contains("global size `8000000000` is 8000000000, expected 1 to 2147483647"),
+        "{:?}",
+        &rows[0]
+    );
+    // --check of 2^28 elements: refused before the kernel runs.
+    let d = scratch("interp-budget");
+    let prog = write(
+        &d,
+        "g.lift",
+        "userfun f(j: int): float { return (float)(j); }\n\
+         def h(x: [float]N) = mapGlb(0, f) $ generate(268435456, \\j -> j)\n",
+    );
+    let x = npy(&d, "x.npy", &[4], &data(4));
+    let out = d.join("o.npy");
+    let o = lift(&[
+        "exec",
+        &prog,
+        "--input",
+        &format!("x={x}"),
+        "--output",
+        &out.display().to_string(),
+        "--check",
+    ]);
+    refused(&o, "--check: the output has 268435456 elements, more than the interpreter's budget of 8388608");
+    assert!(!out.exists(), "the kernel ran");
+    let _ = std::fs::remove_dir_all(&d);
+}

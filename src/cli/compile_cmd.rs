@@ -433,6 +433,9 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     }
     let input_bytes = uploads.iter().map(|(k, v)| (k.clone(), v.len() * 4)).collect();
     super::exec_check::buffers_fit(&info, &kernel, &input_bytes, &sizes)?;
+    if a.check {
+        super::exec_check::interp_fits(&kernel, &host, &sizes)?;
+    }
     let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
     let (global, local) = super::exec_check::launch_dims(&info, global, local)?;
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;

@@ -47,10 +47,13 @@ pub(super) fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<V
     es.iter()
         .map(|e| {
             let v = eval(e, sizes).map_err(|err| format!("{what} `{e}`: {err}"))?;
+            // OpenCL launches at most 2^31 - 1 work-items per dimension
+            // here (the kernels' `int` ids); more crashed the driver.
+            let max = crate::passes::sizes_fit::MAX_ELEMS;
             usize::try_from(v)
                 .ok()
-                .filter(|&v| v > 0)
-                .ok_or_else(|| format!("{what} `{e}` is {v}, expected >= 1"))
+                .filter(|&v| v > 0 && v as i64 <= max)
+                .ok_or_else(|| format!("{what} `{e}` is {v}, expected 1 to {max}"))
         })
         .collect()
 }

@@ -13,7 +13,17 @@ pub struct Interp<'p> {
     pub program: &'p Program,
     pub env: HashMap<ParamId, Value>,
     pub sizes: BTreeMap<String, i64>,
+    /// Array elements produced so far (the length of every call's array
+    /// result), checked against [`MAX_WORK`].
+    pub work: u64,
 }
+
+/// The most array elements one evaluation may produce, summed over every
+/// call's result: the interpreter holds each value as a tree (about 2.3 KB
+/// per point of a matrix product's grid was measured), so a larger
+/// evaluation is refused instead of exhausting memory. About a matrix
+/// product of 160^3 or a map over 8 million elements.
+pub const MAX_WORK: u64 = 1 << 23;
 
 pub fn literal_value(l: &Literal) -> Value {
     match l {
@@ -43,7 +53,14 @@ impl Interp<'_> {
             }
             ExprKind::Call(f, args) => {
                 let vals = args.iter().map(|a| self.eval(a)).collect::<Result<Vec<_>, _>>()?;
-                self.apply(f, vals, e.span)
+                let v = self.apply(f, vals, e.span)?;
+                if let Value::Array(xs) = &v {
+                    self.work = self.work.saturating_add(xs.len() as u64);
+                    if self.work > MAX_WORK {
+                        return Err(InterpError::TooLarge { limit: MAX_WORK, span: e.span });
+                    }
+                }
+                Ok(v)
             }
         }
     }

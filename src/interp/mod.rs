@@ -11,6 +11,7 @@ mod builtins;
 mod cfun;
 mod error;
 mod eval;
+pub use eval::MAX_WORK;
 mod flat;
 mod sizes;
 mod value;
@@ -42,6 +43,6 @@ pub fn eval_def(
             env.insert(p.id, v.clone());
         }
     }
-    let mut it = eval::Interp { program, env, sizes };
+    let mut it = eval::Interp { program, env, sizes, work: 0 };
     it.eval(&d.body)
 }
