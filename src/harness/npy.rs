@@ -106,6 +106,19 @@ fn too_deep(text: &[u8]) -> Option<usize> {
     None
 }
 
+/// A parser's multi-line message (a caret under the header's text) as one
+/// line: its lines without the quoted text, joined by `; `.
+fn one_line(msg: &str) -> String {
+    msg.lines()
+        .map(str::trim)
+        .filter(|l| {
+            let quoted = l.split_once('|').is_some_and(|(n, _)| n.trim().chars().all(|c| c.is_ascii_digit()));
+            !l.is_empty() && !quoted
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The header's data fits in the file and in host memory.
 fn check_data_size(header: &npyz::NpyHeader, item: u64, have: u64) -> Result<(), String> {
     let shape = header.shape().to_vec();
@@ -126,8 +139,8 @@ pub fn read_npy(path: &Path) -> Result<NpyArray, String> {
     let file_len = file.metadata().map_err(|e| err(e.to_string()))?.len();
     let mut reader = std::io::BufReader::new(file);
     let prefix = read_prefix(&mut reader, file_len).map_err(err)?;
-    let header =
-        npyz::NpyHeader::from_reader(prefix.as_slice()).map_err(|e| err(format!("not a .npy file: {e}")))?;
+    let header = npyz::NpyHeader::from_reader(prefix.as_slice())
+        .map_err(|e| err(format!("not a .npy file: {}", one_line(&e.to_string()))))?;
     let npy = npyz::NpyFile::with_header(header, reader);
     if npy.order() != npyz::Order::C {
         return Err(err("Fortran-ordered arrays are not supported; save with C order".into()));
