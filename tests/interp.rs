@@ -3,7 +3,9 @@
 //! example programs against plain Rust on random inputs.
 
 use lift::harness::data::HostArray;
-use lift::interp::{eval_def, infer_sizes, value_from_flat, value_to_flat, InterpError, Value};
+use lift::interp::{
+    eval_def, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError, Value,
+};
 use lift::ir::{Program, SourceFile};
 use lift::parse::parse_program;
 use lift::types::Type;
@@ -464,10 +466,11 @@ fn evaluations_past_the_budget_are_refused() {
     // Every element of x against every element of x: N^2 elements in all.
     let body = "map(\\a -> reduceSeq(add, 0.0f) o map(\\b -> add(a, b)) $ x) $ x";
     let start = std::time::Instant::now();
-    let big = fs(&vec![1.0; 4096]);
-    match run("x: [float]N", body, vec![("x", big)]) {
+    let p = parse(&format!("{UFS}def f(x: [float]N) = {body}"));
+    let args = BTreeMap::from([("x".to_string(), fs(&vec![1.0; 1024]))]);
+    match eval_def_within(&p, "f", &args, &BTreeMap::new(), 1 << 16) {
         Err(e @ InterpError::TooLarge { .. }) => {
-            assert!(e.to_string().contains("budget of 8388608 array elements"), "{e}")
+            assert!(e.to_string().contains("budget of 65536 array elements"), "{e}")
         }
         other => panic!("expected the budget error, got {:?}", other.map(|_| ())),
     }

@@ -556,7 +556,7 @@ fn oversized_launches_and_checks_are_refused_before_running() {
         &out.display().to_string(),
         "--check",
     ]);
-    refused(&o, "--check: the output has 268435456 elements, more than the interpreter's budget of 8388608");
+    refused(&o, "--check: the output has 268435456 elements, more than the interpreter's budget of 67108864");
     assert!(!out.exists(), "the kernel ran");
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -14,16 +14,19 @@ pub struct Interp<'p> {
     pub env: HashMap<ParamId, Value>,
     pub sizes: BTreeMap<String, i64>,
     /// Array elements produced so far (the length of every call's array
-    /// result), checked against [`MAX_WORK`].
+    /// result), checked against `budget`.
     pub work: u64,
+    /// The most `work` allowed ([`MAX_WORK`] unless a caller asks less).
+    pub budget: u64,
 }
 
 /// The most array elements one evaluation may produce, summed over every
 /// call's result: the interpreter holds each value as a tree (about 2.3 KB
 /// per point of a matrix product's grid was measured), so a larger
-/// evaluation is refused instead of exhausting memory. About a matrix
-/// product of 160^3 or a map over 8 million elements.
-pub const MAX_WORK: u64 = 1 << 23;
+/// evaluation is refused instead of exhausting memory. Layout patterns
+/// count too (each copies its array), so a tiled matrix product of 64^3
+/// produces several million.
+pub const MAX_WORK: u64 = 1 << 26;
 
 pub fn literal_value(l: &Literal) -> Value {
     match l {
@@ -56,8 +59,8 @@ impl Interp<'_> {
                 let v = self.apply(f, vals, e.span)?;
                 if let Value::Array(xs) = &v {
                     self.work = self.work.saturating_add(xs.len() as u64);
-                    if self.work > MAX_WORK {
-                        return Err(InterpError::TooLarge { limit: MAX_WORK, span: e.span });
+                    if self.work > self.budget {
+                        return Err(InterpError::TooLarge { limit: self.budget, span: e.span });
                     }
                 }
                 Ok(v)
