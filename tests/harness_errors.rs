@@ -363,3 +363,32 @@ fn out_files_are_not_written_through_links() {
     assert_eq!(std::fs::read_to_string(&results).unwrap(), old, "nothing appended");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Issue 23: a NaN or infinite generator bound, or an int range beyond 32
+/// bits, is refused at load with the file, line and key (a NaN bound made
+/// every input NaN and every row `ok`).
+#[test]
+fn non_finite_generator_bounds_are_refused_at_load() {
+    let dir = std::env::temp_dir().join(format!("lift-nan-cfg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scal = std::fs::read_to_string(repo().join("configs/scal.yaml")).unwrap();
+    let from = "random: { min: -1.0, max: 1.0 }";
+    assert!(scal.contains(from), "configs/scal.yaml no longer contains `{from}`");
+    let cases = [
+        ("random: { min: .nan, max: .nan }", "bound NaN is not a finite float"),
+        ("random: { min: -.inf, max: 1.0 }", "bound -inf is not a finite float"),
+        ("const: 1e39", "1000000000000000000000000000000000000000 is not a finite float"),
+    ];
+    for (to, what) in cases {
+        std::fs::write(dir.join("scal.yaml"), scal.replace(from, to)).unwrap();
+        let o = lift(&repo()).args(["list", "--configs"]).arg(&dir).output().unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        let line = scal.lines().position(|l| l.contains(from)).unwrap() + 1;
+        let key = if to.starts_with("const") { "init.const" } else { "init.random" };
+        let want = format!("scal.yaml:{line}: key `inputs[1].{key}`: {what}");
+        assert!(e.lines().next().unwrap_or("").contains(&want), "want `{want}` in:\n{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,9 @@
 //! example programs against plain Rust on random inputs.
 
 use lift::harness::data::HostArray;
-use lift::interp::{eval_def, infer_sizes, value_from_flat, value_to_flat, InterpError, Value};
+use lift::interp::{
+    eval_def, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError, Value,
+};
 use lift::ir::{Program, SourceFile};
 use lift::parse::parse_program;
 use lift::types::Type;
@@ -454,4 +456,25 @@ def f(x: [float]N) = x
     assert_eq!(call("cl", vec![v4([-1.0, 0.5, 2.0, 1.0])]), Ok(v4([0.0, 0.5, 1.0, 1.0])));
     assert_eq!(call("mi", vec![Value::Int(3), Value::Int(5)]), Ok(Value::Int(10)));
     assert_eq!(call("st", vec![Value::Float(1.5), v4([1.0, 2.0, 3.0, 4.0])]), Ok(v4([0.0, 1.0, 1.0, 1.0])));
+}
+
+/// Issue 23: an evaluation past the interpreter's budget of array elements
+/// (`lift::interp::MAX_WORK`) is refused with a position instead of
+/// exhausting memory; the same program at a smaller size runs.
+#[test]
+fn evaluations_past_the_budget_are_refused() {
+    // Every element of x against every element of x: N^2 elements in all.
+    let body = "map(\\a -> reduceSeq(add, 0.0f) o map(\\b -> add(a, b)) $ x) $ x";
+    let start = std::time::Instant::now();
+    let p = parse(&format!("{UFS}def f(x: [float]N) = {body}"));
+    let args = BTreeMap::from([("x".to_string(), fs(&vec![1.0; 1024]))]);
+    match eval_def_within(&p, "f", &args, &BTreeMap::new(), 1 << 16) {
+        Err(e @ InterpError::TooLarge { .. }) => {
+            assert!(e.to_string().contains("budget of 65536 array elements"), "{e}")
+        }
+        other => panic!("expected the budget error, got {:?}", other.map(|_| ())),
+    }
+    assert!(start.elapsed().as_secs() < 30, "took {:?}", start.elapsed());
+    let small = ok("x: [float]N", body, vec![("x", fs(&[1.0, 2.0]))]);
+    assert_eq!(small, arr(vec![fs(&[5.0]), fs(&[7.0])]));
 }

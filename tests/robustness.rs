@@ -115,13 +115,21 @@ fn identical_nan_and_infinity_pass_the_check() {
         &d,
         "nan.lift",
         "userfun f(x: float): float { return x > 0.0f ? sqrt(-1.0f - x * x) : -1.0f / 0.0f; }\n\
-         def k(x: [float]N) = mapGlb(0, f) $ x\n",
+         def k(x: [float]N) = mapGlb(0, f) $ x\n\
+         def same(x: [float]N) = mapGlb(0, id) $ x\n",
     );
     let x = npy(&d, "x.npy", &[77], &data(77));
     let out = d.join("o.npy").display().to_string();
     let o = lift(&["exec", &prog, "--input", &format!("x={x}"), "--output", &out, "--check"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("check: ok"));
+    // Issue 23: NaN inputs make a gold of NaNs only, which validates
+    // nothing (a kernel that ignored its input would pass): the check fails.
+    let nan = npy(&d, "nan.npy", &[77], &[f32::NAN; 77]);
+    let o =
+        lift(&["exec", &prog, "--def", "same", "--input", &format!("x={nan}"), "--output", &out, "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the gold result is NaN at all 77 elements"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -260,7 +268,7 @@ fn hostile_programs_exhaust_nothing() {
 fn zero_runs_is_refused() {
     let o = lift(&["run", "dot", "--runs", "0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("expected a positive integer"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("expected a positive integer, at most 10000"), "{}", stderr(&o));
 }
 
 #[test]
@@ -466,4 +474,201 @@ fn configs_name_nothing_outside_the_repository() {
     assert_eq!(std::fs::read_to_string(victim.join("keep.txt")).unwrap(), "keep");
     let _ = std::fs::remove_dir_all(&root);
     let _ = std::fs::remove_dir_all(&victim);
+}
+
+/// A v1 `.npy` file with this header text and data.
+fn npy_v1(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = header.as_bytes().to_vec();
+    h.push(b'\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    out.extend_from_slice(&h);
+    out.extend_from_slice(data);
+    out
+}
+
+/// Issue 23: hostile `.npy` headers are refused in one line, at once
+/// (no device needed: the inputs are read before one is chosen).
+#[test]
+fn hostile_npy_headers_are_refused_quickly() {
+    let d = scratch("npyhdr");
+    let prog = write(&d, "id.lift", "def k(x: [float]N) = mapGlb(0, id) $ x\n");
+    let out = d.join("o.npy").display().to_string();
+    let nested =
+        format!("{{'descr': {}{}, 'fortran_order': False, 'shape': (4,), }}", "[".repeat(30), "]".repeat(30));
+    let mut huge_header = b"\x93NUMPY\x02\x00".to_vec();
+    huge_header.extend_from_slice(&u32::MAX.to_le_bytes());
+    huge_header.extend_from_slice(b"{'descr'");
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("nested", npy_v1(&nested, &[0; 16]), "the header nests brackets more than 8 deep"),
+        ("hlen", huge_header, "the header is 4294967295 bytes long, more than 10000"),
+        (
+            "shape",
+            npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824,), }", &[]),
+            "the header's shape [1073741824] needs 4294967296 bytes of data, but the file has 0 after its header",
+        ),
+        ("magic", b"PK\x03\x04 not numpy".to_vec(), "not a .npy file"),
+    ];
+    for (name, bytes, what) in cases {
+        let p = d.join(format!("{name}.npy"));
+        std::fs::write(&p, bytes).unwrap();
+        let start = std::time::Instant::now();
+        let o = lift(&["exec", &prog, "--input", &format!("x={}", p.display()), "--output", &out]);
+        refused(&o, &format!("{}: {what}", p.display()));
+        assert_eq!(stderr(&o).lines().count(), 1, "one line: {}", stderr(&o));
+        assert!(start.elapsed().as_secs() < 10, "{name} took {:?}", start.elapsed());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 23: counts, budgets and sizes on the command line are bounded,
+/// and the message names the bound (exit 2, no panic or abort).
+#[test]
+fn cli_numbers_are_bounded() {
+    let cases: [(&[&str], &str); 8] = [
+        (&["run", "dot", "--runs", "18446744073709551615"], "expected a positive integer, at most 10000"),
+        (&["run", "dot", "--runs", "1000000000"], "expected a positive integer, at most 10000"),
+        (&["run", "dot", "--warmup", "99999999999"], "expected an integer from 0 to 10000"),
+        (
+            &["explore", "benchmarks/dot.lift", "--def", "dot", "--budget", "99999999999999999h"],
+            "--budget `99999999999999999h`: at most a week (604800s, 10080m or 168h)",
+        ),
+        (
+            &["explore", "benchmarks/dot.lift", "--def", "dot", "--runs", "18446744073709551615"],
+            "expected a positive integer, at most 10000",
+        ),
+        (
+            &["explore", "benchmarks/dot.lift", "--def", "dot", "--size", "N=1099511627776"],
+            "--size `N=1099511627776`: at most 2147483647 (kernels index with 32-bit ints)",
+        ),
+        (
+            &["compile", "benchmarks/dot.lift", "--size", "N=1099511627776"],
+            "--size `N=1099511627776`: at most 2147483647",
+        ),
+        (
+            &["exec", "benchmarks/dot.lift", "--output", "o.npy", "--rtol", "nan"],
+            "`nan`: expected a finite number of at least 0",
+        ),
+    ];
+    for (args, what) in cases {
+        let o = lift(args);
+        assert!(o.status.code() == Some(2) && stderr(&o).contains(what), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// Issue 23: text that is not UTF-8 and a missing `def` are one
+/// positioned line (no device needed).
+#[test]
+fn unreadable_programs_and_missing_defs_are_positioned() {
+    let d = scratch("positions");
+    let bin = d.join("bin.lift");
+    std::fs::write(&bin, b"def k(x: [float]N) = mapGlb(0, id) $ x\n// caf\xe9\n").unwrap();
+    let bin = bin.display().to_string();
+    let empty = write(&d, "empty.lift", "// no defs\n\n");
+    let one = write(&d, "one.lift", "def k(x: [float]N) = mapGlb(0, id) $ x\n");
+    let out = d.join("o.npy").display().to_string();
+    let cases: [(Vec<&str>, String); 6] = [
+        (vec!["compile", &bin], format!("{bin}:2:7: error: not UTF-8 text (byte 0xe9 at byte offset 45)")),
+        (vec!["rewrite", &bin], format!("{bin}:2:7: error: not UTF-8 text")),
+        (vec!["compile", &empty], format!("{empty}:3:1: error: no `def` in the file")),
+        (vec!["exec", &empty, "--output", &out], format!("{empty}:3:1: error: no `def` in the file")),
+        (
+            vec!["compile", &one, "--def", "nope"],
+            format!("{one}:1:1: error: no `def nope` in the file (its defs: k)"),
+        ),
+        (
+            vec!["explore", &one, "--def", "nope", "--out", &out],
+            format!("{one}:1:1: error: no `def nope` in the file (its defs: k)"),
+        ),
+    ];
+    for (args, want) in cases {
+        let o = lift(&args);
+        refused(&o, &want);
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 23: an OpenCL build error is one line: the driver's first error,
+/// positioned in the source built (not the driver's temporary file), and
+/// where the whole log was kept.
+#[test]
+fn build_errors_are_one_line_with_the_kept_log() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let d = scratch("buildlog");
+    // A reference kernel with a C error, run through a config.
+    let cfgs = d.join("configs");
+    std::fs::create_dir_all(&cfgs).unwrap();
+    let cl = write(&d, "bad.cl", "kernel void scal(global float* x) { x[0] = undefined_name; }\n");
+    let scal =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/scal.yaml")).unwrap();
+    assert!(scal.contains("references/scal/scal.cl"));
+    write(&cfgs, "scal.yaml", &scal.replace("references/scal/scal.cl", &cl));
+    let outdir = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "scal", "--size", "tiny", "--runs", "1", "--variants", "reference", "--configs"])
+        .arg(&cfgs)
+        .arg("--out")
+        .arg(&outdir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let dev = std::fs::read_dir(&outdir).unwrap().next().unwrap().unwrap().path();
+    let rows: Vec<csv::StringRecord> =
+        csv::Reader::from_path(dev.join("results.csv")).unwrap().records().map(|r| r.unwrap()).collect();
+    let msg = &rows[0][25];
+    assert!(msg.starts_with(&format!("building {cl}")), "{msg}");
+    assert!(msg.contains("undefined_name") && !msg.contains('\n'), "{msg}");
+    assert!(!msg.contains("tempfile"), "the driver's temporary file: {msg}");
+    let kept = msg.split("(full build log and source: ").nth(1).map(|s| s.trim_end_matches(')'));
+    let kept = kept.expect("where the log was kept");
+    assert!(std::fs::read_to_string(kept).unwrap().contains("undefined_name"));
+    let _ = std::fs::remove_file(kept);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 23: sizes past the device, the host or the interpreter are refused
+/// before anything is allocated or launched, with an `error` row or exit 2.
+#[test]
+fn oversized_launches_and_checks_are_refused_before_running() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    // A launch of 8e9 work-items (the Lift row's global, evaluated as a reference's is): an error row, not a crash.
+    let rows = run_edited_config("dot", "      global: [N/2]\n", "      global: [8000000000]\n");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(&rows[0][3], "error");
+    assert!(
+        rows[0][25].contains("global size `8000000000` is 8000000000, expected 1 to 2147483647"),
+        "{:?}",
+        &rows[0]
+    );
+    // --check of 2^28 elements: refused before the kernel runs.
+    let d = scratch("interp-budget");
+    let prog = write(
+        &d,
+        "g.lift",
+        "userfun f(j: int): float { return (float)(j); }\n\
+         def h(x: [float]N) = mapGlb(0, f) $ generate(268435456, \\j -> j)\n",
+    );
+    let x = npy(&d, "x.npy", &[4], &data(4));
+    let out = d.join("o.npy");
+    let o = lift(&[
+        "exec",
+        &prog,
+        "--input",
+        &format!("x={x}"),
+        "--output",
+        &out.display().to_string(),
+        "--check",
+    ]);
+    refused(&o, "--check: the output has 268435456 elements, more than the interpreter's budget of 67108864");
+    assert!(!out.exists(), "the kernel ran");
+    let _ = std::fs::remove_dir_all(&d);
 }

@@ -8,6 +8,7 @@ use crate::harness::npy::{read_npy, write_npy, NpyArray};
 use crate::harness::validate::compare;
 use crate::interp;
 use crate::ir::{Program, SourceFile};
+use crate::passes::sizes_fit::MAX_ELEMS;
 use crate::runtime::{self, ElemKind, KernelArg, Launch, Runtime};
 use crate::types::{ScalarType, Type};
 use clap::Args;
@@ -64,12 +65,23 @@ pub(crate) struct ExecArgs {
     /// Also run the interpreter and compare.
     #[arg(long)]
     check: bool,
-    #[arg(long, default_value_t = 1e-4)]
+    /// Relative tolerance of --check (finite, at least 0).
+    #[arg(long, default_value_t = 1e-4, value_parser = tolerance)]
     rtol: f64,
-    #[arg(long, default_value_t = 1e-5)]
+    /// Absolute tolerance of --check (finite, at least 0).
+    #[arg(long, default_value_t = 1e-5, value_parser = tolerance)]
     atol: f64,
     #[command(flatten)]
     flags: CompileFlags,
+}
+
+/// A tolerance: a finite number of at least 0 (a NaN would pass every
+/// comparison).
+fn tolerance(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{s}`: expected a finite number of at least 0")),
+    }
 }
 
 fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
@@ -88,7 +100,8 @@ fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
     Ok(out)
 }
 
-fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
+/// `NAME=VALUE` sizes, each from 1 to [`MAX_ELEMS`].
+pub(crate) fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
     let mut out = BTreeMap::new();
     for s in list {
         let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
@@ -98,13 +111,16 @@ fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
             .ok()
             .filter(|v| *v >= 1)
             .ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
+        if v > MAX_ELEMS {
+            return Err(bad(format!("--size `{s}`: at most {MAX_ELEMS} (kernels index with 32-bit ints)")));
+        }
         out.insert(k.trim().to_string(), v);
     }
     Ok(out)
 }
 
 fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let text = crate::ir::read_text(path).map_err(|e| bad(e.to_string()))?;
     let file = SourceFile::new(path.display().to_string(), text);
     let program = crate::parse::parse_program(&file).map_err(|e| bad(e.render(&file)))?;
     Ok((file, program))
@@ -118,15 +134,17 @@ fn derived(program: Program, def: &str, flags: &CompileFlags) -> Result<Program,
     }
 }
 
-fn def_name(program: &Program, flags: &CompileFlags, file: &Path) -> Result<String, CliError> {
+fn def_name(program: &Program, flags: &CompileFlags, file: &SourceFile) -> Result<String, CliError> {
     match &flags.def {
         Some(d) => Ok(d.clone()),
-        None => program
-            .defs
-            .first()
-            .map(|d| d.name.clone())
-            .ok_or_else(|| bad(format!("{}: no `def` in the file", file.display()))),
+        None => program.defs.first().map(|d| d.name.clone()).ok_or_else(|| missing_def(file, program, None)),
     }
+}
+
+/// A `def` the file lacks (`None`: it has none), positioned in the file.
+pub(crate) fn missing_def(file: &SourceFile, program: &Program, def: Option<&str>) -> CliError {
+    let have: Vec<&str> = program.defs.iter().map(|d| d.name.as_str()).collect();
+    bad(file.missing_def(def, &have))
 }
 
 fn options(flags: &CompileFlags, sizes: BTreeMap<String, i64>) -> Result<CompileOptions, CliError> {
@@ -146,7 +164,10 @@ fn compile_file(
     sizes: BTreeMap<String, i64>,
 ) -> Result<(String, Kernel), CliError> {
     let (file, program) = load(path)?;
-    let def = def_name(&program, flags, path)?;
+    let def = def_name(&program, flags, &file)?;
+    if program.def(&def).is_none() {
+        return Err(missing_def(&file, &program, Some(&def)));
+    }
     let program = derived(program, &def, flags)?;
     if let Some(d) = program.def(&def) {
         known_sizes(d, &sizes, path)?;
@@ -326,7 +347,10 @@ fn known_sizes(def: &crate::ir::Def, sizes: &BTreeMap<String, i64>, file: &Path)
 
 pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let (file, program) = load(&a.file)?;
-    let def_name = def_name(&program, &a.flags, &a.file)?;
+    let def_name = def_name(&program, &a.flags, &file)?;
+    if program.def(&def_name).is_none() {
+        return Err(missing_def(&file, &program, Some(&def_name)));
+    }
     let program = derived(program, &def_name, &a.flags)?;
     let def =
         program.def(&def_name).ok_or_else(|| bad(format!("{}: no `def {def_name}`", a.file.display())))?;
@@ -409,6 +433,9 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     }
     let input_bytes = uploads.iter().map(|(k, v)| (k.clone(), v.len() * 4)).collect();
     super::exec_check::buffers_fit(&info, &kernel, &input_bytes, &sizes)?;
+    if a.check {
+        super::exec_check::interp_fits(&kernel, &host, &sizes)?;
+    }
     let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
     let (global, local) = super::exec_check::launch_dims(&info, global, local)?;
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;

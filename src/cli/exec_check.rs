@@ -57,6 +57,10 @@ pub(crate) fn buffers_fit(
                 info.max_alloc
             )));
         }
+        // The output comes back to the host.
+        if what == "the output" {
+            crate::types::check_host_bytes(what, *b as u64).map_err(|e| bad(e.to_string()))?;
+        }
         total = total.saturating_add(*b);
     }
     if total as u64 > info.global_mem {
@@ -64,6 +68,28 @@ pub(crate) fn buffers_fit(
             "the buffers need {total} bytes together, more than the device's global memory ({} bytes)",
             info.global_mem
         )));
+    }
+    Ok(())
+}
+
+/// `--check` can run: the output and every input hold at most the
+/// interpreter's budget of elements ([`crate::interp::MAX_WORK`]),
+/// checked before the kernel runs.
+pub(crate) fn interp_fits(
+    k: &Kernel,
+    host: &BTreeMap<String, crate::types::HostArray>,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<(), CliError> {
+    let limit = crate::interp::MAX_WORK;
+    let out =
+        k.output_type.size_in_bytes().eval_with(&|n| sizes.get(n).copied()).unwrap_or(0).max(0) as u64 / 4;
+    let biggest = host.iter().map(|(n, v)| (format!("input `{n}`"), v.len() as u64));
+    for (what, n) in std::iter::once(("the output".to_string(), out)).chain(biggest) {
+        if n > limit {
+            return Err(bad(format!(
+                "--check: {what} has {n} elements, more than the interpreter's budget of {limit}; check at smaller sizes"
+            )));
+        }
     }
     Ok(())
 }

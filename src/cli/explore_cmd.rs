@@ -1,9 +1,9 @@
 //! `lift explore`: the search of `crate::explore` from the command line.
 
+use super::compile_cmd::parse_sizes;
 use super::{bad, CliError};
 use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions};
 use clap::Args;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -38,14 +38,14 @@ pub(crate) struct ExploreArgs {
     /// Keep the rows of an earlier explore.csv in --out and go on from there.
     #[arg(long)]
     resume: bool,
-    /// Algorithmic rewrite steps at most (stage 1).
-    #[arg(long, default_value_t = 2)]
+    /// Algorithmic rewrite steps at most (stage 1; 0 to 16).
+    #[arg(long, default_value_t = 2, value_parser = depth)]
     depth: usize,
     /// Candidates per device at most.
     #[arg(long)]
     max_candidates: Option<usize>,
-    /// Timed runs per candidate (the median is kept).
-    #[arg(long, default_value_t = 5)]
+    /// Timed runs per candidate (the median is kept; 1 to 10000).
+    #[arg(long, default_value_t = 5, value_parser = super::positive)]
     runs: usize,
     /// A def of the same file run after every candidate on its output (the
     /// second stage of a reduction, `sumPartials`), instead of the stages
@@ -61,7 +61,20 @@ pub(crate) struct ExploreArgs {
     config: Option<PathBuf>,
 }
 
-/// `90s`, `5m`, `1h`, `120`.
+/// The longest `--budget`: a week.
+pub(crate) const MAX_BUDGET_SECS: u64 = 7 * 24 * 3600;
+
+/// The most algorithmic rewrite steps of stage 1.
+const MAX_DEPTH: usize = 16;
+
+fn depth(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_DEPTH as u64 => Ok(n as usize),
+        _ => Err(format!("`{s}`: expected an integer from 0 to {MAX_DEPTH}")),
+    }
+}
+
+/// `90s`, `5m`, `1h`, `120`; at most [`MAX_BUDGET_SECS`].
 pub(crate) fn parse_budget(s: &str) -> Result<Duration, CliError> {
     let t = s.trim();
     let (num, mult) = match t.chars().last() {
@@ -70,31 +83,57 @@ pub(crate) fn parse_budget(s: &str) -> Result<Duration, CliError> {
         Some('h') => (&t[..t.len() - 1], 3600),
         _ => (t, 1),
     };
-    num.trim()
+    let secs = num
+        .trim()
         .parse::<u64>()
         .ok()
         .filter(|v| *v > 0)
-        .map(|v| Duration::from_secs(v * mult))
-        .ok_or_else(|| bad(format!("--budget `{s}`: expected a duration like 90s, 5m or 1h")))
+        .ok_or_else(|| bad(format!("--budget `{s}`: expected a duration like 90s, 5m or 1h")))?;
+    match secs.checked_mul(mult) {
+        Some(v) if v <= MAX_BUDGET_SECS => Ok(Duration::from_secs(v)),
+        _ => Err(bad(format!("--budget `{s}`: at most a week ({MAX_BUDGET_SECS}s, 10080m or 168h)"))),
+    }
 }
 
-fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
-    let mut out = BTreeMap::new();
-    for s in list {
-        let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
-        let v = v
-            .trim()
-            .parse::<i64>()
-            .ok()
-            .filter(|v| *v >= 1)
-            .ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
-        out.insert(k.trim().to_string(), v);
+/// The random inputs at `--size` fit 32-bit indices, the host cap and
+/// every device, checked before anything is allocated (a size whose
+/// sizes are missing is left to the search's own error).
+fn inputs_fit(
+    program: &crate::ir::Program,
+    opts: &ExploreOptions,
+    devices: &[crate::runtime::DeviceInfo],
+) -> Result<(), String> {
+    use crate::explore::measure::{input_counts, InputSizeError};
+    let counts = match input_counts(program, &opts.def, &opts.sizes) {
+        Ok(c) => c,
+        Err(InputSizeError::Unknown(_)) => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let total: u64 = counts.iter().map(|(_, n, _)| *n as u64 * 4).sum();
+    for d in devices {
+        if let Some((name, n, _)) = counts.iter().find(|(_, n, _)| *n as u64 * 4 > d.max_alloc) {
+            return Err(format!(
+                "input `{name}` needs {} bytes, more than {} allocates at once ({} bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                *n as u64 * 4,
+                d.name,
+                d.max_alloc
+            ));
+        }
+        if total > d.global_mem {
+            return Err(format!(
+                "the inputs need {total} bytes together, more than the global memory of {} ({} bytes)",
+                d.name, d.global_mem
+            ));
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
-    let (_, program) = crate::harness::variant::load_program(&a.file).map_err(bad)?;
+    let (file, program) = crate::harness::variant::load_program(&a.file).map_err(bad)?;
+    if program.def(&a.def).is_none() {
+        return Err(super::compile_cmd::missing_def(&file, &program, Some(&a.def)));
+    }
     let mut opts = ExploreOptions {
         def: a.def.clone(),
         sizes: parse_sizes(&a.sizes)?,
@@ -144,6 +183,9 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     let devices = explore::select_devices(&a.device).map_err(|e| bad(e.to_string()))?;
     for d in &devices {
         eprintln!("device: {}", d.short());
+    }
+    if opts.config.is_none() {
+        inputs_fit(&program, &opts, &devices).map_err(|e| bad(format!("{file}: --size: {e}")))?;
     }
     let report = explore::explore(&program, &devices, &opts).map_err(|e| match e {
         ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
@@ -196,5 +238,13 @@ mod tests {
         let e = parse_budget("soon").unwrap_err();
         assert_eq!(e.message(), "--budget `soon`: expected a duration like 90s, 5m or 1h");
         assert_eq!(e.code(), 2);
+        let e = parse_budget("99999999999999999h").unwrap_err();
+        assert_eq!(e.message(), "--budget `99999999999999999h`: at most a week (604800s, 10080m or 168h)");
+        assert!(parse_budget("168h").is_ok() && parse_budget("169h").is_err());
+        let e = parse_sizes(&["N=1099511627776".into()]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "--size `N=1099511627776`: at most 2147483647 (kernels index with 32-bit ints)"
+        );
     }
 }

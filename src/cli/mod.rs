@@ -116,11 +116,11 @@ pub(crate) struct RunArgs {
     /// Default: paper on a GPU, tiny otherwise.
     #[arg(long)]
     size: Option<String>,
-    /// Timed runs per variant (at least 1).
+    /// Timed runs per variant (1 to 10000).
     #[arg(long, default_value_t = 10, value_parser = positive)]
     runs: usize,
-    /// Untimed warm-up runs per variant.
-    #[arg(long, default_value_t = 1)]
+    /// Untimed warm-up runs per variant (0 to 10000).
+    #[arg(long, default_value_t = 1, value_parser = warmups)]
     warmup: usize,
     /// Comma-separated variants: reference, none, barrier, barrier+cf, all, clblast,
     /// halide, explored, explored-other (other devices' explored programs: `explored@<slug>`
@@ -159,11 +159,24 @@ pub(crate) struct RunArgs {
 /// are ever committed.
 const STACK_BYTES: usize = 1 << 30;
 
-/// A count of at least 1 (`--runs 0` would time nothing).
-fn positive(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("`{s}`: expected a positive integer")),
+/// The most timed or warm-up runs of one variant or candidate: each run's
+/// time is kept, and a count typed with a few digits too many would
+/// otherwise allocate gigabytes or outlast any budget.
+pub(crate) const MAX_RUNS: usize = 10_000;
+
+/// A count of runs from 1 to [`MAX_RUNS`] (`--runs 0` would time nothing).
+pub(crate) fn positive(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_RUNS as u64).contains(&n) => Ok(n as usize),
+        _ => Err(format!("`{s}`: expected a positive integer, at most {MAX_RUNS}")),
+    }
+}
+
+/// A count of warm-up runs from 0 to [`MAX_RUNS`].
+pub(crate) fn warmups(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_RUNS as u64 => Ok(n as usize),
+        _ => Err(format!("`{s}`: expected an integer from 0 to {MAX_RUNS}")),
     }
 }
 

@@ -93,7 +93,7 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let path = a.file.as_ref().ok_or_else(|| bad("lift rewrite: expected a .lift file (or --rules)"))?;
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let text = crate::ir::read_text(path).map_err(|e| bad(e.to_string()))?;
     let file = SourceFile::new(path.display().to_string(), text);
     let program = crate::parse::parse_program(&file).map_err(|e| bad(e.render(&file)))?;
     let def = match &a.def {
@@ -102,10 +102,10 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
             .defs
             .first()
             .map(|d| d.name.clone())
-            .ok_or_else(|| bad(format!("{}: no `def`", path.display())))?,
+            .ok_or_else(|| super::compile_cmd::missing_def(&file, &program, None))?,
     };
     if program.def(&def).is_none() {
-        return Err(bad(format!("{}: no `def {def}`", path.display())));
+        return Err(super::compile_cmd::missing_def(&file, &program, Some(&def)));
     }
     let start = rewrite::prepare(&program, &def).map_err(|e| bad(format!("{}: {e}", path.display())))?;
     let Some(dpath) = &a.apply else {
@@ -113,7 +113,7 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
         return print_candidates(&start, &def);
     };
     let dname = dpath.display().to_string();
-    let dtext = std::fs::read_to_string(dpath).map_err(|e| bad(format!("{dname}: {e}")))?;
+    let dtext = crate::ir::read_text(dpath).map_err(|e| bad(e.to_string()))?;
     let d = rewrite::parse_derivation(&dtext).map_err(|e| bad(e.render(&dname)))?;
     println!("# step 0: {}", path.display());
     print!("{}", print_def(&start, &def));

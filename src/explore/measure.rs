@@ -9,6 +9,7 @@ use crate::harness::data::HostArray;
 use crate::harness::inputs::SplitMix64;
 use crate::harness::validate::compare;
 use crate::ir::{Pattern, Program};
+use crate::passes::sizes_fit::MAX_ELEMS;
 use crate::rewrite::Constraint;
 use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime};
 use crate::types::{ScalarType, Type};
@@ -180,28 +181,9 @@ pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Resul
         }
     }
     let index_bound = if index_bound == i64::MAX { 1 } else { index_bound } as u64;
-    for (i, p) in d.params.iter().enumerate() {
-        let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` has no type", p.name))?;
-        let mut n: i64 = match ty.base_elem() {
-            Type::Vector(_, w) => i64::from(*w),
-            _ => 1,
-        };
-        for l in ty.lengths() {
-            n *= l
-                .eval_with(&|v| sizes.get(v).copied())
-                .map_err(|e| format!("length of `{}`: {e}", p.name))?;
-        }
-        let float = match ty.base_elem() {
-            Type::Scalar(s) | Type::Vector(s, _) => *s == ScalarType::Float,
-            _ => {
-                return Err(format!(
-                    "parameter `{}`: only arrays of scalars or vectors are generated",
-                    p.name
-                ))
-            }
-        };
+    let counts = input_counts(prog, def, sizes)?;
+    for (i, (p, (_, n, float))) in d.params.iter().zip(counts).enumerate() {
         let mut rng = SplitMix64::new(seed.wrapping_add(i as u64));
-        let n = usize::try_from(n).map_err(|_| format!("parameter `{}` has a negative size", p.name))?;
         out.insert(
             p.name.clone(),
             if float {
@@ -211,6 +193,67 @@ pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Resul
             },
         );
     }
+    Ok(out)
+}
+
+/// Why [`input_counts`] refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputSizeError {
+    /// The def, a type or a size is missing (reported elsewhere first).
+    #[error("{0}")]
+    Unknown(String),
+    /// The sizes are known and too large to allocate.
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+impl From<InputSizeError> for String {
+    fn from(e: InputSizeError) -> String {
+        e.to_string()
+    }
+}
+
+/// Each parameter's name, scalar count and whether it is float, at
+/// `sizes`: checked against 32-bit indices and, together, the host cap
+/// ([`crate::types::host_cap_bytes`]) before anything is allocated.
+pub fn input_counts(
+    prog: &Program,
+    def: &str,
+    sizes: &Sizes,
+) -> Result<Vec<(String, usize, bool)>, InputSizeError> {
+    use InputSizeError::{TooLarge, Unknown};
+    let d = prog.def(def).ok_or_else(|| Unknown(format!("no def `{def}`")))?;
+    let mut out = Vec::new();
+    let mut total: u64 = 0;
+    for p in &d.params {
+        let ty = p.ty.as_ref().ok_or_else(|| Unknown(format!("parameter `{}` has no type", p.name)))?;
+        let mut n: i64 = match ty.base_elem() {
+            Type::Vector(_, w) => i64::from(*w),
+            _ => 1,
+        };
+        for l in ty.lengths() {
+            let v = l
+                .eval_with(&|v| sizes.get(v).copied())
+                .map_err(|e| Unknown(format!("length of `{}`: {e}", p.name)))?;
+            n = n.checked_mul(v).filter(|n| *n <= MAX_ELEMS).ok_or_else(|| {
+                TooLarge(format!("parameter `{}` has more than {MAX_ELEMS} scalars (32-bit indices)", p.name))
+            })?;
+        }
+        let float = match ty.base_elem() {
+            Type::Scalar(s) | Type::Vector(s, _) => *s == ScalarType::Float,
+            _ => {
+                return Err(Unknown(format!(
+                    "parameter `{}`: only arrays of scalars or vectors are generated",
+                    p.name
+                )))
+            }
+        };
+        let n = usize::try_from(n)
+            .map_err(|_| TooLarge(format!("parameter `{}` has a negative size", p.name)))?;
+        total = total.saturating_add(n as u64 * 4);
+        out.push((p.name.clone(), n, float));
+    }
+    crate::types::check_host_bytes("the inputs", total).map_err(|e| TooLarge(e.to_string()))?;
     Ok(out)
 }
 
@@ -603,7 +646,7 @@ impl Bench<'_> {
                    sizes: &Sizes,
                    times: usize,
                    warm: usize|
-         -> Result<(Vec<f64>, HostArray), String> {
+         -> Result<(Vec<f64>, HostArray, bool), String> {
             let b = bind(self.rt, &kernel, inputs, sizes)?;
             let a = args(&kernel, &b, inputs, sizes)?;
             let (global, local) = ndrange(&kernel, sizes)?;
@@ -619,8 +662,9 @@ impl Bench<'_> {
             if let (Some(f), Some(o)) = (fin, &fin_out) {
                 launch.push(f.launch(&b.bufs[b.out_index], o, parts)?);
             }
-            let mut t = Vec::new();
-            for i in 0..warm + times {
+            let (mut t, mut out_of_budget) = (Vec::new(), false);
+            let started = std::time::Instant::now();
+            for i in 0..warm.saturating_add(times) {
                 let ns: u64 = self.rt.run(&launch).map_err(|e| e.to_string())?.iter().sum();
                 let ms = ns as f64 / 1e6;
                 if i >= warm {
@@ -632,16 +676,22 @@ impl Bench<'_> {
                     t = vec![ms];
                     break;
                 }
+                // Nor are runs past the budget (a large --runs): the times
+                // taken so far give the median.
+                if !t.is_empty() && started.elapsed().as_secs_f64() * 1e3 > self.left_ms {
+                    out_of_budget = i + 1 < warm + times;
+                    break;
+                }
             }
             let out = self
                 .rt
                 .download(fin_out.as_ref().unwrap_or(&b.bufs[b.out_index]))
                 .map_err(|e| e.to_string())?;
-            Ok((t, out))
+            Ok((t, out, out_of_budget))
         };
         match run(&vin, &vsizes, 1, 0) {
             Err(e) => return fail(Status::RunFailed, e),
-            Ok((t, out)) => {
+            Ok((t, out, _)) => {
                 let c = self.oracle.check(&out, &want, scale.as_ref());
                 if !c.ok {
                     return fail(Status::Invalid, c.message);
@@ -667,8 +717,10 @@ impl Bench<'_> {
         }
         match run(self.inputs, self.sizes, self.runs.max(1), self.warmup) {
             Err(e) => fail(Status::RunFailed, e),
-            Ok((mut t, _)) => {
-                let mut message = if t.len() < self.runs.max(1) {
+            Ok((mut t, _, out_of_budget)) => {
+                let mut message = if out_of_budget {
+                    format!("timed {} of {} runs: the budget ran out", t.len(), self.runs)
+                } else if t.len() < self.runs.max(1) {
                     "over 4x slower than the best so far: timed once".to_string()
                 } else {
                     String::new()

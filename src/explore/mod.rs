@@ -627,7 +627,10 @@ pub fn explore(
     let log = Log::open(&csv, opts.resume)?;
     let mut notes = log.notes.clone();
     let log = Mutex::new(log);
-    let deadline = Instant::now() + opts.budget;
+    // A budget beyond what an `Instant` holds is no deadline at all.
+    let deadline = Instant::now()
+        .checked_add(opts.budget)
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600));
     let multi = indicatif::MultiProgress::new();
     if !opts.progress {
         multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());

@@ -18,6 +18,9 @@ pub enum ConfigError {
     Syntax { file: String, msg: String },
     #[error("{file}: key `{key}`: {msg}")]
     Key { file: String, key: String, msg: String },
+    /// Not UTF-8 text (the message has the position).
+    #[error("{0}")]
+    Text(crate::ir::ReadError),
     /// A key whose line was found (names and paths of issue 23).
     #[error("{file}:{line}: key `{key}`: {msg}")]
     At { file: String, line: usize, key: String, msg: String },
@@ -438,6 +441,21 @@ impl Ctx<'_> {
     fn name(&self, key: String, name: &str) -> Result<(), ConfigError> {
         super::confine::check_name(name).map_err(|e| self.err_at(key, name, e))
     }
+    /// [`Ctx::err`] at the first line from the one naming array `name`
+    /// that contains `word` (1-based), where there is one.
+    fn err_near(&self, name: &str, word: &str, key: String, msg: String) -> ConfigError {
+        let lines: Vec<&str> = self.text.lines().collect();
+        let named =
+            |l: &&str| l.contains(&format!("name: {name}")) || l.contains(&format!("name: \"{name}\""));
+        let line = lines
+            .iter()
+            .position(named)
+            .and_then(|s| lines[s..].iter().position(|l| l.contains(word)).map(|i| s + i + 1));
+        match line {
+            Some(line) => ConfigError::At { file: self.file.to_string(), line, key, msg },
+            None => self.err(key, msg),
+        }
+    }
     fn expr(&self, key: String, text: &str) -> Result<ArithExpr, ConfigError> {
         parse_arith(text).map_err(|e| self.err(key, format!("bad expression: {e}")))
     }
@@ -487,13 +505,46 @@ pub fn load(path: &Path, root: &Path) -> Result<Config, ConfigError> {
 /// [`load`] with what the user allows configs beyond the defaults.
 pub fn load_trusting(path: &Path, root: &Path, trust: Trust) -> Result<Config, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::Read { file: file.clone(), msg: e.to_string() })?;
+    let text = crate::ir::read_text(path).map_err(|e| match e {
+        crate::ir::ReadError::Io { msg, .. } => ConfigError::Read { file: file.clone(), msg },
+        utf8 => ConfigError::Text(utf8),
+    })?;
     let raw: RawConfig = serde_yaml::from_str(&text)
         .map_err(|e| ConfigError::Syntax { file: file.clone(), msg: e.to_string() })?;
     let cx = Ctx { file: &file, text: &text, trust };
     cx.name("name".into(), &raw.name)?;
     check(raw, &cx, path, root)
+}
+
+/// Generator bounds and constants are finite numbers that the element
+/// type holds (a NaN bound made every input NaN and every row `ok`; an
+/// int range beyond 32 bits overflowed the generator's span), and a
+/// range's min is at most its max.
+fn check_init(cx: &Ctx, k: &str, a: &RawArray, init: &Init) -> Result<(), ConfigError> {
+    let (lo, hi, what) = if a.ty.is_float() {
+        (-(f32::MAX as f64), f32::MAX as f64, "float")
+    } else {
+        (i32::MIN as f64, i32::MAX as f64, "int")
+    };
+    let in_range = |v: f64| v.is_finite() && (lo..=hi).contains(&v);
+    match *init {
+        Init::Random { min, max } => {
+            let key = format!("{k}.init.random");
+            if let Some(v) = [min, max].into_iter().find(|v| !in_range(*v)) {
+                let msg = format!("bound {v} is not a finite {what} (expected {lo:e} to {hi:e})");
+                return Err(cx.err_near(&a.name, "random", key, msg));
+            }
+            if min > max {
+                return Err(cx.err(key, "min is larger than max"));
+            }
+        }
+        Init::Const(c) if !in_range(c) => {
+            let msg = format!("{c} is not a finite {what} (expected {lo:e} to {hi:e})");
+            return Err(cx.err_near(&a.name, "const", format!("{k}.init.const"), msg));
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn parse_arrays(
@@ -534,11 +585,7 @@ fn parse_arrays(
                 return Err(cx.err(format!("{k}.init"), "missing: random, const, iota or generator"))
             }
         };
-        if let Init::Random { min, max } = init {
-            if min > max {
-                return Err(cx.err(format!("{k}.init.random"), "min is larger than max"));
-            }
-        }
+        check_init(cx, &k, a, &init)?;
         out.push(ArraySpec {
             name: a.name.clone(),
             ty: a.ty,

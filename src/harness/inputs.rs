@@ -98,8 +98,11 @@ pub fn check_fits(cfg: &Config, sizes: &Sizes, max_alloc: u64, global_mem: u64) 
                 spec.name
             ));
         }
+        crate::types::check_host_bytes(&format!("`{}`", spec.name), bytes).map_err(|e| e.to_string())?;
         total = total.saturating_add(bytes);
     }
+    // The host holds every input and buffer, and the gold besides.
+    crate::types::check_host_bytes("the inputs and buffers", total).map_err(|e| e.to_string())?;
     if global_mem > 0 && total > global_mem {
         return Err(format!(
             "the inputs and buffers need {total} bytes together, more than the device's global memory ({global_mem} bytes)"

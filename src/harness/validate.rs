@@ -20,8 +20,14 @@ fn as_f64(a: &HostArray) -> Vec<f64> {
     }
 }
 
-/// Passes when |a - g| <= atol + rtol * |g| for every element and neither
-/// is NaN.
+/// Passes when |a - g| <= atol + rtol * |g| for every element. A NaN in
+/// the output passes only where the gold result is NaN at the same
+/// element (the same IEEE operation on the same inputs, `sqrt` of a
+/// negative or `0 / 0`, is NaN on both sides); a NaN output where the
+/// gold is a number fails, and so does a NaN gold against a number. A gold
+/// result that is NaN at every element validates nothing (NaN inputs, a
+/// kernel that ignores its input would pass): the check fails, see
+/// [`all_nan`].
 pub fn compare(actual: &HostArray, gold: &HostArray, rtol: f64, atol: f64) -> Check {
     compare_f64(&as_f64(actual), &as_f64(gold), rtol, atol)
 }
@@ -48,6 +54,11 @@ pub fn compare_f64(a: &[f64], g: &[f64], rtol: f64, atol: f64) -> Check {
     compare_with(a, g, None, rtol, atol)
 }
 
+/// A non-empty gold result that is NaN at every element.
+pub fn all_nan(g: &[f64]) -> bool {
+    !g.is_empty() && g.iter().all(|x| x.is_nan())
+}
+
 fn compare_with(a: &[f64], g: &[f64], scale: Option<&[f64]>, rtol: f64, atol: f64) -> Check {
     if let Some(s) = scale.filter(|s| s.len() != g.len()) {
         return Check {
@@ -61,6 +72,16 @@ fn compare_with(a: &[f64], g: &[f64], scale: Option<&[f64]>, rtol: f64, atol: f6
             ok: false,
             max_rel_error: f64::INFINITY,
             message: format!("output has {} elements, the gold result {}", a.len(), g.len()),
+        };
+    }
+    if all_nan(g) {
+        return Check {
+            ok: false,
+            max_rel_error: f64::INFINITY,
+            message: format!(
+                "the gold result is NaN at all {} elements: nothing to validate against (are the inputs finite?)",
+                g.len()
+            ),
         };
     }
     let mut max_rel = 0.0f64;
@@ -116,6 +137,19 @@ mod tests {
         let inf = compare(&HostArray::F32(vec![1.0, f32::INFINITY, 100.0]), &g, 1e-4, 1e-5);
         assert!(!inf.ok && inf.message.contains("[1]"), "{inf:?}");
         assert!(!compare(&HostArray::F32(vec![1.0]), &g, 1.0, 1.0).ok);
+    }
+
+    #[test]
+    fn nan_passes_only_against_nan_and_an_all_nan_gold_fails() {
+        let g = HostArray::F32(vec![f32::NAN, 2.0]);
+        assert!(compare(&HostArray::F32(vec![f32::NAN, 2.0]), &g, 1e-4, 1e-5).ok);
+        let c = compare(&HostArray::F32(vec![f32::NAN, f32::NAN]), &g, 1e-4, 1e-5);
+        assert!(!c.ok && c.message.contains("first at [1]: got NaN, expected 2"), "{c:?}");
+        assert!(!compare(&HostArray::F32(vec![1.0, 2.0]), &g, 1e-4, 1e-5).ok);
+        let nan = HostArray::F32(vec![f32::NAN; 3]);
+        let c = compare(&nan, &nan, 1e-4, 1e-5);
+        assert!(!c.ok && c.message.starts_with("the gold result is NaN at all 3 elements"), "{c:?}");
+        assert!(compare(&HostArray::F32(vec![]), &HostArray::F32(vec![]), 1e-4, 1e-5).ok);
     }
 
     #[test]

@@ -47,10 +47,13 @@ pub(super) fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<V
     es.iter()
         .map(|e| {
             let v = eval(e, sizes).map_err(|err| format!("{what} `{e}`: {err}"))?;
+            // OpenCL launches at most 2^31 - 1 work-items per dimension
+            // here (the kernels' `int` ids); more crashed the driver.
+            let max = crate::passes::sizes_fit::MAX_ELEMS;
             usize::try_from(v)
                 .ok()
-                .filter(|&v| v > 0)
-                .ok_or_else(|| format!("{what} `{e}` is {v}, expected >= 1"))
+                .filter(|&v| v > 0 && v as i64 <= max)
+                .ok_or_else(|| format!("{what} `{e}` is {v}, expected 1 to {max}"))
         })
         .collect()
 }
@@ -107,7 +110,7 @@ fn read_sources(cfg: &Config) -> Result<(String, String), String> {
     let r = cfg.reference.as_ref().ok_or("no reference section")?;
     let mut text = String::new();
     for p in &r.sources {
-        let t = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let t = crate::ir::read_text(p).map_err(|e| e.to_string())?;
         text.push_str(&t);
         text.push('\n');
     }
@@ -173,7 +176,7 @@ pub fn run_reference(
 
 /// Reads and parses a `.lift` file; errors come rendered as `file:line:col`.
 pub fn load_program(path: &Path) -> Result<(SourceFile, Program), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::ir::read_text(path).map_err(|e| e.to_string())?;
     let file = SourceFile::new(path.display().to_string(), text);
     let program = crate::parse::parse_program(&file).map_err(|e| e.render(&file))?;
     Ok((file, program))

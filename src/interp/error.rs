@@ -17,6 +17,10 @@ pub enum InterpError {
     /// An error inside a user function's body.
     #[error("in user function `{fun}`: {msg}")]
     UserFun { fun: String, msg: String, span: Span },
+    /// The evaluation produced more array elements than the interpreter's
+    /// budget (`interp::MAX_WORK`).
+    #[error("the interpreter's budget of {limit} array elements is spent here (it holds every value as a tree); validate at smaller sizes")]
+    TooLarge { limit: u64, span: Span },
     /// Flat host data does not fit a type.
     #[error("{0}")]
     Data(String),

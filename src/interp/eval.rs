@@ -13,7 +13,20 @@ pub struct Interp<'p> {
     pub program: &'p Program,
     pub env: HashMap<ParamId, Value>,
     pub sizes: BTreeMap<String, i64>,
+    /// Array elements produced so far (the length of every call's array
+    /// result), checked against `budget`.
+    pub work: u64,
+    /// The most `work` allowed ([`MAX_WORK`] unless a caller asks less).
+    pub budget: u64,
 }
+
+/// The most array elements one evaluation may produce, summed over every
+/// call's result: the interpreter holds each value as a tree (about 2.3 KB
+/// per point of a matrix product's grid was measured), so a larger
+/// evaluation is refused instead of exhausting memory. Layout patterns
+/// count too (each copies its array), so a tiled matrix product of 64^3
+/// produces several million.
+pub const MAX_WORK: u64 = 1 << 26;
 
 pub fn literal_value(l: &Literal) -> Value {
     match l {
@@ -43,7 +56,14 @@ impl Interp<'_> {
             }
             ExprKind::Call(f, args) => {
                 let vals = args.iter().map(|a| self.eval(a)).collect::<Result<Vec<_>, _>>()?;
-                self.apply(f, vals, e.span)
+                let v = self.apply(f, vals, e.span)?;
+                if let Value::Array(xs) = &v {
+                    self.work = self.work.saturating_add(xs.len() as u64);
+                    if self.work > self.budget {
+                        return Err(InterpError::TooLarge { limit: self.budget, span: e.span });
+                    }
+                }
+                Ok(v)
             }
         }
     }

@@ -11,6 +11,7 @@ mod builtins;
 mod cfun;
 mod error;
 mod eval;
+pub use eval::MAX_WORK;
 mod flat;
 mod sizes;
 mod value;
@@ -34,6 +35,18 @@ pub fn eval_def(
     args: &BTreeMap<String, Value>,
     sizes: &BTreeMap<String, i64>,
 ) -> Result<Value, InterpError> {
+    eval_def_within(program, def, args, sizes, MAX_WORK)
+}
+
+/// [`eval_def`] refusing to produce more than `budget` array elements in
+/// all (see [`MAX_WORK`]).
+pub fn eval_def_within(
+    program: &Program,
+    def: &str,
+    args: &BTreeMap<String, Value>,
+    sizes: &BTreeMap<String, i64>,
+    budget: u64,
+) -> Result<Value, InterpError> {
     let d = program.def(def).ok_or_else(|| InterpError::NoSuchDef(def.to_string()))?;
     let sizes = sizes::infer_with(d, args, sizes.clone())?;
     let mut env = HashMap::new();
@@ -42,6 +55,6 @@ pub fn eval_def(
             env.insert(p.id, v.clone());
         }
     }
-    let mut it = eval::Interp { program, env, sizes };
+    let mut it = eval::Interp { program, env, sizes, work: 0, budget };
     it.eval(&d.body)
 }

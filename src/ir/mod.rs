@@ -28,7 +28,7 @@ pub mod visit;
 pub use build::IdGen;
 pub(crate) use pattern::layout_pattern;
 pub use pattern::{IndexFun, MapKind, PadMode, Pattern, PatternName, ReduceKind};
-pub use span::{Location, SourceFile, Span};
+pub use span::{read_text, Location, ReadError, SourceFile, Span};
 pub use visit::Path;
 
 use crate::types::Type;

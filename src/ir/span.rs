@@ -70,3 +70,43 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     }
     i
 }
+
+/// A text file (a program, a derivation, a config) that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    #[error("{file}: {msg}")]
+    Io { file: String, msg: String },
+    /// Not UTF-8: the position of the first byte that is not.
+    #[error("{file}:{line}:{col}: error: not UTF-8 text (byte 0x{byte:02x} at byte offset {offset})")]
+    Utf8 { file: String, line: usize, col: usize, byte: u8, offset: usize },
+}
+
+/// The text of the file at `path`; an error names the file, and for text
+/// that is not UTF-8 the line, column and byte where it stops being so.
+pub fn read_text(path: &std::path::Path) -> Result<String, ReadError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: file.clone(), msg: e.to_string() })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        // The prefix before `offset` is valid UTF-8 by construction.
+        let valid = std::str::from_utf8(&bytes[..offset]).unwrap_or("");
+        let loc = SourceFile::new(file.clone(), valid).location(offset as u32);
+        ReadError::Utf8 { file, line: loc.line, col: loc.col, byte: bytes[offset], offset }
+    })
+}
+
+impl SourceFile {
+    /// The message for a `def` the file lacks: `def: None` when it has no
+    /// `def` at all (positioned at the end of the file), else the name
+    /// asked for (positioned at 1:1, with the defs it has).
+    pub fn missing_def(&self, def: Option<&str>, have: &[&str]) -> String {
+        match def {
+            None => format!("{}: error: no `def` in the file", self.location(self.text.len() as u32)),
+            Some(d) => {
+                let list = if have.is_empty() { "none".to_string() } else { have.join(", ") };
+                format!("{}: error: no `def {d}` in the file (its defs: {list})", self.location(0))
+            }
+        }
+    }
+}

@@ -172,7 +172,7 @@ pub fn extract(prog: &Program, def: &str, path: &Path) -> Result<Program, String
 /// as `file:line:col: error: ...`.
 pub fn derive_file(prog: &Program, def: &str, path: &std::path::Path) -> Result<Program, String> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let text = crate::ir::read_text(path).map_err(|e| e.to_string())?;
     let d = parse_derivation(&text).map_err(|e| e.render(&name))?;
     let start = super::prepare(prog, def).map_err(|e| format!("{name}: error: {e}"))?;
     let steps = replay(&start, def, &d).map_err(|e| e.render(&name))?;

@@ -184,7 +184,8 @@ impl Runtime {
             let log = program.get_build_log(self.info.id).unwrap_or_default();
             let log =
                 if log.trim().is_empty() { format!("(empty log; {e})") } else { log.trim_end().to_string() };
-            return Err(RuntimeError::Build { file: label.to_string(), log });
+            let kept = keep_build_log(label, source, options, &log);
+            return Err(RuntimeError::Build { file: label.to_string(), log, kept });
         }
         if let Some((dir, counter)) = &self.dump {
             let n = counter.get();
@@ -268,4 +269,18 @@ impl Runtime {
         }
         Ok(times)
     }
+}
+
+/// Writes a failed build's log and source to the system temp folder
+/// (`lift-build-<pid>-<label>.log`), so that the one-line error can say
+/// where the whole log is; `None` where it cannot be written.
+fn keep_build_log(label: &str, source: &str, options: &str, log: &str) -> Option<String> {
+    let path =
+        std::env::temp_dir().join(format!("lift-build-{}-{}.log", std::process::id(), super::slugify(label)));
+    let text = format!("build of {label}\noptions: {options}\n\n{log}\n\n---- source ----\n{source}");
+    // Never through a link someone left at that name: remove, then create anew.
+    let _ = std::fs::remove_file(&path);
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).ok()?;
+    std::io::Write::write_all(&mut f, text.as_bytes()).ok()?;
+    Some(path.display().to_string())
 }

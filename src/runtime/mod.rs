@@ -22,8 +22,11 @@ pub enum RuntimeError {
     NoMatch { selector: String, available: String },
     #[error("OpenCL error while {what}: {code}")]
     Cl { what: String, code: String },
-    #[error("building {file} failed; OpenCL build log:\n{log}")]
-    Build { file: String, log: String },
+    /// One line: the log's first error, its position moved from the
+    /// driver's temporary file to `file` (lines of the source built), and
+    /// where the whole log and source were kept.
+    #[error("building {file} failed: {}{}", first_error(log, file), kept.as_ref().map(|p| format!(" (full build log and source: {p})")).unwrap_or_default())]
+    Build { file: String, log: String, kept: Option<String> },
     #[error("allocating device buffer `{name}` of {bytes} bytes failed: {code}")]
     Alloc { name: String, bytes: usize, code: String },
     #[error("kernel `{kernel}`: {msg}")]
@@ -32,7 +35,46 @@ pub enum RuntimeError {
     Dump { path: String, msg: String },
 }
 
+/// The first line of a build log that reports an error (else its first
+/// line), with a driver's temporary file name (`/…/tempfile_Ab12.cl:4:27`)
+/// replaced by `label`.
+pub fn first_error(log: &str, label: &str) -> String {
+    let line = log
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| log.lines().find(|l| !l.trim().is_empty()))
+        .unwrap_or("(empty log)")
+        .trim();
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    // A path ending in `.cl:` followed by a position.
+    match line.find(".cl:") {
+        Some(i) if line[..i].contains('/') || line[..i].contains("tempfile") => {
+            let start = line[..i].rfind(|c: char| c.is_whitespace()).map_or(0, |s| s + 1);
+            format!("{}{label}{}", &line[..start], &line[i + 3..])
+        }
+        _ => line.to_string(),
+    }
+}
+
 pub(crate) fn cl_err(what: impl Into<String>) -> impl FnOnce(opencl3::error_codes::ClError) -> RuntimeError {
     let what = what.into();
     move |e| RuntimeError::Cl { what, code: format!("{e} ({})", e.0) }
+}
+
+#[cfg(test)]
+mod build_error_tests {
+    use super::*;
+
+    #[test]
+    fn build_errors_are_one_line() {
+        let log = "error: /root/.cache/pocl/kcache/tempfile_GeDoYJ.cl:4:27: subscripted value is not an array\nDevice x failed";
+        assert_eq!(
+            first_error(log, "k.lift (generated)"),
+            "k.lift (generated):4:27: subscripted value is not an array"
+        );
+        assert_eq!(first_error("<kernel>:3:1: error: x\nmore", "f.cl"), "<kernel>:3:1: error: x");
+        assert_eq!(first_error("", "f.cl"), "(empty log)");
+        let e = RuntimeError::Build { file: "f.cl".into(), log: "a\nb".into(), kept: Some("/tmp/l".into()) };
+        assert_eq!(e.to_string(), "building f.cl failed: a (full build log and source: /tmp/l)");
+    }
 }

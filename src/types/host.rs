@@ -20,3 +20,37 @@ impl HostArray {
         self.len() == 0
     }
 }
+
+/// The most bytes one host array may take: half the machine's physical
+/// memory (`MemTotal` of `/proc/meminfo`), or 8 GiB where that cannot be
+/// read. Inputs, generated data and results are checked against it before
+/// they are allocated, so that an oversized size gives an error instead of
+/// an allocation failure that aborts the process.
+pub fn host_cap_bytes() -> u64 {
+    static CAP: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| {
+        let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        total_kib.map_or(8 << 30, |k| k.saturating_mul(1024) / 2)
+    })
+}
+
+/// A host allocation larger than [`host_cap_bytes`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} would take {bytes} bytes of host memory, more than the host cap of {cap} bytes (half the physical memory)")]
+pub struct HostMemError {
+    pub what: String,
+    pub bytes: u64,
+    pub cap: u64,
+}
+
+/// `bytes` for `what` fit [`host_cap_bytes`].
+pub fn check_host_bytes(what: &str, bytes: u64) -> Result<(), HostMemError> {
+    let cap = host_cap_bytes();
+    if bytes > cap {
+        return Err(HostMemError { what: what.to_string(), bytes, cap });
+    }
+    Ok(())
+}

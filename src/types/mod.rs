@@ -7,7 +7,7 @@
 
 mod host;
 
-pub use host::HostArray;
+pub use host::{check_host_bytes, host_cap_bytes, HostArray, HostMemError};
 
 use crate::arith::ArithExpr;
 use std::fmt;
