@@ -6,10 +6,15 @@ use lift::ir::SourceFile;
 
 /// Compiles the last `def` of `src` and checks the rendered error.
 fn check(src: &str, expected: &str) {
+    check_with(src, &CompileOptions::default(), expected)
+}
+
+/// [`check`] with options (known sizes).
+fn check_with(src: &str, opts: &CompileOptions, expected: &str) {
     let file = SourceFile::new("t.lift", src);
     let program = lift::parse::parse_program(&file).unwrap_or_else(|e| panic!("{}", e.render(&file)));
     let def = program.defs.last().expect("a def").name.clone();
-    let err = compile(&program, &def, &CompileOptions::default()).expect_err("must not compile");
+    let err = compile(&program, &def, opts).expect_err("must not compile");
     let rendered = match err.span() {
         Some(s) => format!("{}: {err}", file.location(s.start)),
         None => err.to_string(),
@@ -301,5 +306,27 @@ fn at_outside_its_array() {
     check(
         "def f(x: [[float]N]M) = mapGlb(\\row -> toGlobal(id) $ at(N + 5, row)) $ x",
         "t.lift:1:55: cannot compile: at(N + 5) is outside the N elements of its array",
+    );
+}
+
+/// Issue 23: known sizes are checked as `lift exec` checks them (an `int`
+/// index constant of 2^40 was emitted).
+#[test]
+fn known_size_beyond_an_int() {
+    let opts = CompileOptions { sizes: [("N".to_string(), 1 << 40)].into(), ..Default::default() };
+    check_with(
+        "def f(x: [float]N) = mapGlb(id) $ x",
+        &opts,
+        "t.lift:1:1: size N = 1099511627776 exceeds 2147483647: kernels index with 32-bit ints",
+    );
+}
+
+/// Issue 23: 65,536 private floats overflowed PoCL's thread stack.
+#[test]
+fn private_array_too_large() {
+    check(
+        "userfun inc(x: float): float { return x + 1.0f; }\n\
+         def f(x: [[float]65536]N) = mapGlb(toGlobal(mapSeq(id)) o toPrivate(mapSeq(inc))) $ x",
+        "t.lift:2:59: cannot compile: a private array of 65536 float is more than 4096 scalars (a thread's stack on CPU devices; registers on GPUs): use toLocal or toGlobal",
     );
 }
