@@ -243,6 +243,7 @@ impl Parser<'_> {
             bad_decl: None,
             bad_assign: None,
             bad_rem: None,
+            bad_cond: None,
             bad_call: None,
             calls: Vec::new(),
         };
@@ -294,6 +295,13 @@ impl Parser<'_> {
                 name_span,
                 format!("`%` on a {} in `{name}`", t.c_name()),
                 "integer operands of `%` (fmod computes the remainder of floats)",
+            ));
+        }
+        if let Some((t, what)) = rc.bad_cond {
+            return Err(ParseError::new(
+                name_span,
+                format!("a {t} as the condition of {what} in `{name}`"),
+                "a scalar condition (OpenCL takes no vector here; select(a, b, c) chooses component-wise)",
             ));
         }
         if let Some((a, b)) = rc.bad_mix {
