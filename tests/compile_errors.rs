@@ -302,6 +302,14 @@ fn index_function_overflowing_an_int() {
 }
 
 #[test]
+fn index_function_dividing_by_zero() {
+    check(
+        "def f(x: [float]N) = mapGlb(id) o gather(\\i -> (0 / i) % N) $ x",
+        "t.lift:1:35: cannot compile: cannot prove that the divisor `i` in the index of `gather` is never 0",
+    );
+}
+
+#[test]
 fn at_outside_its_array() {
     check(
         "def f(x: [[float]N]M) = mapGlb(\\row -> toGlobal(id) $ at(N + 5, row)) $ x",

@@ -7,6 +7,8 @@
 //! elements, that
 //!
 //! * the index it gives lies in `[0, n)`, and
+//! * every divisor is provably not 0 (the interpreter reports a division by
+//!   zero; x86 traps), and
 //! * every sum and product of the user's expression lies within
 //!   `[-limit, limit]`, where `limit` is `2^31 - 1` when the length is a
 //!   constant and `n` otherwise (a length fits an `int`: `sizes_fit`), so
@@ -122,12 +124,27 @@ impl Lowerer<'_> {
     fn check_terms(&self, what: &str, e: &ArithExpr, n: &ArithExpr, span: Span) -> Result<(), CompileError> {
         let limit = if n.as_cst().is_some() { ArithExpr::Cst(INT_MAX) } else { n.clone() };
         let neg = ArithExpr::mul(ArithExpr::Cst(-1), limit.clone());
-        let mut bad = None;
-        visit_terms(e, &mut |t| {
-            if bad.is_none() && !within(t, &neg, &limit) {
-                bad = Some(t.clone());
+        let (mut bad, mut zero) = (None, None);
+        visit_terms(e, &mut |t| match t {
+            ArithExpr::Div(_, d) | ArithExpr::ExactDiv(_, d) | ArithExpr::Mod(_, d) => {
+                let neg = ArithExpr::mul(ArithExpr::Cst(-1), (**d).clone());
+                let nonzero = at_least_one(d) || at_least_one(&neg);
+                if zero.is_none() && !nonzero {
+                    zero = Some((**d).clone());
+                }
+            }
+            _ => {
+                if bad.is_none() && !within(t, &neg, &limit) {
+                    bad = Some(t.clone());
+                }
             }
         });
+        if let Some(d) = zero {
+            return self.unsupported(
+                span,
+                format!("cannot prove that the divisor `{d}` in the index of `{what}` is never 0"),
+            );
+        }
         match bad {
             None => Ok(()),
             Some(t) => self.unsupported(
@@ -177,8 +194,8 @@ fn outside(v: &ArithExpr, n: &ArithExpr) -> bool {
     prove_lt(v, &ArithExpr::Cst(0)) || prove_le(n, v)
 }
 
-/// Calls `f` on every sum and product of `e` (the operations that can
-/// overflow; quotients and remainders are bounded by their operands).
+/// Calls `f` on every sum, product, quotient and remainder of `e` (the
+/// operations that can overflow or divide by zero), outermost first.
 fn visit_terms(e: &ArithExpr, f: &mut dyn FnMut(&ArithExpr)) {
     match e {
         ArithExpr::Cst(_) | ArithExpr::Var(_) => {}
@@ -186,11 +203,12 @@ fn visit_terms(e: &ArithExpr, f: &mut dyn FnMut(&ArithExpr)) {
             f(e);
             ts.iter().for_each(|t| visit_terms(t, f));
         }
-        ArithExpr::Div(a, b)
-        | ArithExpr::ExactDiv(a, b)
-        | ArithExpr::Mod(a, b)
-        | ArithExpr::Min(a, b)
-        | ArithExpr::Max(a, b) => {
+        ArithExpr::Div(a, b) | ArithExpr::ExactDiv(a, b) | ArithExpr::Mod(a, b) => {
+            f(e);
+            visit_terms(a, f);
+            visit_terms(b, f);
+        }
+        ArithExpr::Min(a, b) | ArithExpr::Max(a, b) => {
             visit_terms(a, f);
             visit_terms(b, f);
         }
@@ -214,6 +232,12 @@ fn inside(e: &ArithExpr, n: &ArithExpr) -> bool {
         (Some(lo), Some(hi)) => prove_le(&zero, &lo) && prove_lt(&hi, n),
         _ => false,
     }
+}
+
+/// `e >= 1` for every value of the index variables.
+fn at_least_one(e: &ArithExpr) -> bool {
+    let one = ArithExpr::Cst(1);
+    prove_le(&one, e) || bound(e, false).is_some_and(|l| prove_le(&one, &l))
 }
 
 /// `lo <= e <= hi` for every value of the index variables.
