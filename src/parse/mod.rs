@@ -53,13 +53,14 @@ pub fn parse_program(file: &SourceFile) -> Result<Program, ParseError> {
     }
 }
 
+/// What a name the kernel would get must be (`ir::cfun::is_reserved_name`).
+const RESERVED_NAME: &str =
+    "a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or a generated name \
+     such as `priv_0` or `gl_id_0` (reserved for generated code)";
+
 /// Rejects a name already taken by a def, a user function, a pattern or a
 /// type. A def may be named like a pattern (`def transpose(...)`): it is a
 /// kernel name, and inside later defs the pattern keeps the name.
-/// What a name the kernel would get must be (`ir::cfun::is_reserved_name`).
-const RESERVED_NAME: &str =
-    "a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or `..._<digits>` \
-     (reserved for generated code)";
 
 fn check_new_name(prog: &Program, name: &str, span: Span, src: &str, is_def: bool) -> Result<(), ParseError> {
     let taken = prog.defs.iter().any(|d| d.name == name)
