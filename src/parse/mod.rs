@@ -61,7 +61,6 @@ const RESERVED_NAME: &str =
 /// Rejects a name already taken by a def, a user function, a pattern or a
 /// type. A def may be named like a pattern (`def transpose(...)`): it is a
 /// kernel name, and inside later defs the pattern keeps the name.
-
 fn check_new_name(prog: &Program, name: &str, span: Span, src: &str, is_def: bool) -> Result<(), ParseError> {
     let taken = prog.defs.iter().any(|d| d.name == name)
         || prog.user_funs.iter().any(|u| u.name == name)
