@@ -48,6 +48,12 @@ pub struct Kernel {
 /// allocation, views, control-flow simplification), printing.
 pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Kernel, CompileError> {
     let d = program.def(def).ok_or_else(|| CompileError::NoSuchDef(def.to_string()))?;
+    if !opts.sizes.is_empty() {
+        // Known sizes fit the def as `lift exec` checks them: each fits an
+        // `int`, and so does every array at these sizes.
+        passes::sizes_fit::sizes_fit(program, d, &opts.sizes)
+            .map_err(|e| CompileError::Type { msg: e.msg, span: e.span.unwrap_or(d.span) })?;
+    }
     let types = passes::typecheck::typecheck_def(program, d)
         .map_err(|e| CompileError::Type { msg: e.msg, span: e.span })?;
     passes::wellformed::check(d).map_err(|e| CompileError::Unsupported { msg: e.msg, span: e.span })?;

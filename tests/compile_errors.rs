@@ -6,10 +6,15 @@ use lift::ir::SourceFile;
 
 /// Compiles the last `def` of `src` and checks the rendered error.
 fn check(src: &str, expected: &str) {
+    check_with(src, &CompileOptions::default(), expected)
+}
+
+/// [`check`] with options (known sizes).
+fn check_with(src: &str, opts: &CompileOptions, expected: &str) {
     let file = SourceFile::new("t.lift", src);
     let program = lift::parse::parse_program(&file).unwrap_or_else(|e| panic!("{}", e.render(&file)));
     let def = program.defs.last().expect("a def").name.clone();
-    let err = compile(&program, &def, &CompileOptions::default()).expect_err("must not compile");
+    let err = compile(&program, &def, opts).expect_err("must not compile");
     let rendered = match err.span() {
         Some(s) => format!("{}: {err}", file.location(s.start)),
         None => err.to_string(),
@@ -141,8 +146,8 @@ fn vector_over_clamped_padding() {
 #[test]
 fn vector_not_aligned() {
     check(
-        "def f(x: [float]N) = mapGlb(0, id) o asVector(4) o at(1) o slide(8, 6) $ x",
-        "t.lift:1:22: cannot compile: asVector(4) over data that starts 2 scalars past a multiple of 4 in \
+        "def f(x: [float]20) = mapGlb(0, id) o asVector(4) o at(1) o slide(8, 6) $ x",
+        "t.lift:1:23: cannot compile: asVector(4) over data that starts 2 scalars past a multiple of 4 in \
          memory (a slide or pad offset): vectors must be aligned to their width",
     );
 }
@@ -268,5 +273,68 @@ fn parallel_map_inside_slide_seq_plus() {
     check(
         &format!("{ADD}def f(a: [[float]N]M) = mapGlb(0, slideSeqPlus(3, 1, mapGlb(1, \\x -> add(x, x)))) $ a"),
         "t.lift:2:54: cannot compile: mapGlb(1) inside slideSeqPlus: its window is in one thread's private memory, so its function runs in that thread (use mapSeq)",
+    );
+}
+
+/// Issue 23: user index arithmetic stays inside its buffer, or the program is refused.
+#[test]
+fn index_function_outside_its_array() {
+    check(
+        "def f(x: [float]N) = scatter(\\i -> i - 1000000) o mapGlb(id) $ x",
+        "t.lift:1:22: cannot compile: the index function `\\i -> i - 1000000` of `scatter` gives -1000000 at i = 0, outside the N elements of its array",
+    );
+}
+
+#[test]
+fn index_function_range_not_proven() {
+    check(
+        "def f(x: [float]N) = mapGlb(id) o gather(\\i -> i / 2) $ x",
+        "t.lift:1:35: cannot compile: cannot prove that the index `i / 2` of `gather` stays inside the N elements of its array (kernels do not check bounds): bound it (`% N`) or give the sizes (--size)",
+    );
+}
+
+#[test]
+fn index_function_overflowing_an_int() {
+    check(
+        "def f(x: [float]N) = mapGlb(id) o gather(\\i -> (i * 1000000007) % N) $ x",
+        "t.lift:1:35: cannot compile: cannot prove that `1000000007 * i` in the index of `gather` fits a 32-bit int (within ±N): kernels compute indices in `int`",
+    );
+}
+
+#[test]
+fn index_function_dividing_by_zero() {
+    check(
+        "def f(x: [float]N) = mapGlb(id) o gather(\\i -> (0 / i) % N) $ x",
+        "t.lift:1:35: cannot compile: cannot prove that the divisor `i` in the index of `gather` is never 0",
+    );
+}
+
+#[test]
+fn at_outside_its_array() {
+    check(
+        "def f(x: [[float]N]M) = mapGlb(\\row -> toGlobal(id) $ at(N + 5, row)) $ x",
+        "t.lift:1:55: cannot compile: at(N + 5) is outside the N elements of its array",
+    );
+}
+
+/// Issue 23: known sizes are checked as `lift exec` checks them (an `int`
+/// index constant of 2^40 was emitted).
+#[test]
+fn known_size_beyond_an_int() {
+    let opts = CompileOptions { sizes: [("N".to_string(), 1 << 40)].into(), ..Default::default() };
+    check_with(
+        "def f(x: [float]N) = mapGlb(id) $ x",
+        &opts,
+        "t.lift:1:1: size N = 1099511627776 exceeds 2147483647: kernels index with 32-bit ints",
+    );
+}
+
+/// Issue 23: 65,536 private floats overflowed PoCL's thread stack.
+#[test]
+fn private_array_too_large() {
+    check(
+        "userfun inc(x: float): float { return x + 1.0f; }\n\
+         def f(x: [[float]65536]N) = mapGlb(toGlobal(mapSeq(id)) o toPrivate(mapSeq(inc))) $ x",
+        "t.lift:2:59: cannot compile: a private array of 65536 float is more than 4096 scalars (a thread's stack on CPU devices; registers on GPUs): use toLocal or toGlobal",
     );
 }

@@ -478,3 +478,26 @@ fn evaluations_past_the_budget_are_refused() {
     let small = ok("x: [float]N", body, vec![("x", fs(&[1.0, 2.0]))]);
     assert_eq!(small, arr(vec![fs(&[5.0]), fs(&[7.0])]));
 }
+
+/// Issue 23: `int` arithmetic wraps at 32 bits (as the devices compute it);
+/// what C leaves undefined and devices answer differently is an error:
+/// an out-of-range float-to-int conversion and `INT_MIN / -1`.
+#[test]
+fn int_overflow_wraps_and_undefined_conversions_are_errors() {
+    let src = "userfun sq(x: int): int { return x * x + 2147483647; }\n\
+               userfun toint(x: float): int { return (int)x; }\n\
+               userfun quot(x: int): int { return x / -1; }\n\
+               def w(x: [int]N) = mapSeq(sq) $ x\n\
+               def c(x: [float]N) = mapSeq(toint) $ x\n\
+               def q(x: [int]N) = mapSeq(quot) $ x";
+    let p = parse(src);
+    let eval = |d: &str, v: Value| eval_def(&p, d, &BTreeMap::from([("x".to_string(), v)]), &BTreeMap::new());
+    assert_eq!(eval("w", is(&[65536, 3])).unwrap(), is(&[2147483647, -2147483640]));
+    assert_eq!(eval("c", fs(&[-2.9, 2147483520.0])).unwrap(), is(&[-2, 2147483520]));
+    for bad in [3e9f32, -3e9, f32::NAN] {
+        let e = eval("c", fs(&[bad])).unwrap_err().to_string();
+        assert!(e.contains("outside the int range"), "{e}");
+    }
+    let e = eval("q", is(&[i32::MIN])).unwrap_err().to_string();
+    assert!(e.contains("integer division overflow"), "{e}");
+}

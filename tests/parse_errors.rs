@@ -91,6 +91,13 @@ fn all_error_messages() {
         (deepening_defs(20), "t.lift:15:5: error: expected a def of expressions nested at most 4000 deep (inlined calls of earlier defs included), found `d14`"),
         ("def f(x: [float]N) = x # y".into(), "t.lift:1:24: error: expected a token, found `#`"),
         ("def (x: [float]N) = x".into(), "t.lift:1:5: error: expected a name for the `def`, found `(`"),
+        // Issue 23: user names that reach the kernel never meet generated ones.
+        ("def f(priv_0: [float]N) = x".into(), "t.lift:1:7: error: expected a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or a generated name such as `priv_0` or `gl_id_0` (reserved for generated code), found `priv_0`"),
+        ("def f(x: [float]gl_id_0) = x".into(), "t.lift:1:7: error: expected a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or a generated name such as `priv_0` or `gl_id_0` (reserved for generated code), found `gl_id_0`"),
+        ("userfun lift_f(x: float): float { return x; }".into(), "t.lift:1:9: error: expected a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or a generated name such as `priv_0` or `gl_id_0` (reserved for generated code), found `lift_f`"),
+        ("userfun g(v: float4, a: float, b: float): float { return (v > 0.0f) ? a : b; }".into(), "t.lift:1:9: error: expected a scalar condition (OpenCL takes no vector here; select(a, b, c) chooses component-wise), found `a int4 as the condition of a conditional `?:` (except an int vector choosing between vectors of its width) in `g``"),
+        ("userfun add_v4(x: float): float { return x; }".into(), "t.lift:1:9: error: expected a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or a generated name such as `priv_0` or `gl_id_0` (reserved for generated code), found `add_v4`"),
+        ("def pow(x: [float]N) = x".into(), "t.lift:1:5: error: expected a name not already used by a def, user function or type, found `pow`"),
         ("def f(x: [float]N) = (\\a -> a)(x, x)".into(), "t.lift:1:22: error: expected 1 argument for this function, not 2, found `(\\a -> a)(x, x)`"),
     ];
     let mut failures = Vec::new();

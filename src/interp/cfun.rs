@@ -287,7 +287,7 @@ pub fn convert(v: Value, ty: &Type) -> R<Value> {
         (Type::Scalar(ScalarType::Float), Value::Float(f)) => Ok(Value::Float(f)),
         (Type::Scalar(ScalarType::Float), Value::Int(i)) => Ok(Value::Float(i as f32)),
         (Type::Scalar(ScalarType::Int), Value::Int(i)) => Ok(Value::Int(i)),
-        (Type::Scalar(ScalarType::Int), Value::Float(f)) => Ok(Value::Int(f as i32)),
+        (Type::Scalar(ScalarType::Int), Value::Float(f)) => float_to_int(f),
         (Type::Vector(s, n), Value::Vector(cs)) if cs.len() == *n as usize => {
             Ok(Value::Vector(cs.into_iter().map(|c| convert(c, &Type::Scalar(*s))).collect::<R<_>>()?))
         }
@@ -299,6 +299,19 @@ pub fn convert(v: Value, ty: &Type) -> R<Value> {
             Ok(Value::Tuple(vs.into_iter().zip(ts).map(|(v, t)| convert(v, t)).collect::<R<_>>()?))
         }
         (ty, v) => Err(format!("cannot convert {} to {ty}", v.describe())),
+    }
+}
+
+/// `f` truncated to an `int`, as C converts; a value outside the `int`
+/// range (or NaN) is an error: C leaves it undefined and devices differ
+/// (x86 gives -2147483648, NVIDIA GPUs saturate), so no answer would be
+/// the device's.
+fn float_to_int(f: f32) -> R<Value> {
+    let t = f.trunc();
+    if (-2147483648.0..2147483648.0).contains(&t) {
+        Ok(Value::Int(t as i32))
+    } else {
+        Err(format!("the float {f} converted to int is outside the int range (undefined in OpenCL C)"))
     }
 }
 
@@ -320,6 +333,14 @@ fn binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
     componentwise(&[a.clone(), b.clone()], &|x| scalar_binary(op, x[0], x[1], vector))
 }
 
+fn op_text(op: BinOp) -> &'static str {
+    if op == BinOp::Div {
+        "/"
+    } else {
+        "%"
+    }
+}
+
 fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
     // OpenCL vector comparisons yield -1 for true, scalar ones 1.
     let t = if vector { -1 } else { 1 };
@@ -331,6 +352,12 @@ fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
             BinOp::Sub => Value::Int(x.wrapping_sub(y)),
             BinOp::Mul => Value::Int(x.wrapping_mul(y)),
             BinOp::Div | BinOp::Rem if y == 0 => return Err("integer division by zero".to_string()),
+            BinOp::Div | BinOp::Rem if x == i32::MIN && y == -1 => {
+                return Err(format!(
+                    "integer division overflow ({x} {} -1: undefined in C, traps on x86)",
+                    op_text(op)
+                ))
+            }
             BinOp::Div => Value::Int(x.wrapping_div(y)),
             BinOp::Rem => Value::Int(x.wrapping_rem(y)),
             BinOp::Lt => cmp(x < y),

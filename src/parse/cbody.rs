@@ -437,6 +437,10 @@ pub struct ReturnCheck<'a> {
     pub bad_assign: Option<(String, Type, Type)>,
     /// The first `%` with a floating operand (its type).
     pub bad_rem: Option<CType>,
+    /// The first vector used as a condition (`v ? a : b`, `if (v)`): its
+    /// type and what it conditions. OpenCL takes only scalar conditions
+    /// here (`select` chooses component-wise).
+    pub bad_cond: Option<(Type, &'static str)>,
     /// The first call no overload of the built-in (or the user function)
     /// takes.
     pub bad_call: Option<BadCall>,
@@ -503,6 +507,7 @@ impl ReturnCheck<'_> {
             }
             CStmt::If { cond, then, otherwise } => {
                 self.literals(cond);
+                self.scalar_cond(cond, "an `if`");
                 self.stmts(then)?;
                 self.stmts(otherwise)
             }
@@ -510,6 +515,7 @@ impl ReturnCheck<'_> {
                 self.scopes.push(Vec::new());
                 let r = self.stmt(init).and_then(|()| {
                     self.literals(cond);
+                    self.scalar_cond(cond, "a `for`");
                     self.stmt(step)?;
                     self.stmts(body)
                 });
@@ -526,6 +532,13 @@ impl ReturnCheck<'_> {
                 }
             }
             CStmt::Block(b) => self.stmts(b),
+        }
+    }
+
+    /// Records in `bad_cond` the first vector condition (`c` of `what`).
+    fn scalar_cond(&mut self, c: &CExpr, what: &'static str) {
+        if let (None, Some(t @ Type::Vector(..))) = (&self.bad_cond, self.ty(c)) {
+            self.bad_cond = Some((t, what));
         }
     }
 
@@ -564,6 +577,18 @@ impl ReturnCheck<'_> {
                 self.literals(c);
                 self.literals(a);
                 self.literals(b);
+                // A vector of ints chooses component-wise between vectors
+                // of its width (OpenCL C 1.2, 6.3.i: `select`); the vectoriser
+                // writes `(d > 0.0f) ? (1.0f - c) : c` of `float8`s.
+                let result = self.ty(e);
+                let chooses = matches!((self.ty(c), &result),
+                    (Some(Type::Vector(ScalarType::Int, n)), Some(Type::Vector(_, m))) if n == *m);
+                if !chooses {
+                    self.scalar_cond(
+                        c,
+                        "a conditional `?:` (except an int vector choosing between vectors of its width)",
+                    );
+                }
             }
             CExpr::Call(name, args) => {
                 // Counted before the arguments: `f(f(x))` names the outer call first.

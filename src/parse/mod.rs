@@ -53,6 +53,11 @@ pub fn parse_program(file: &SourceFile) -> Result<Program, ParseError> {
     }
 }
 
+/// What a name the kernel would get must be (`ir::cfun::is_reserved_name`).
+const RESERVED_NAME: &str =
+    "a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or a generated name \
+     such as `priv_0` or `gl_id_0` (reserved for generated code)";
+
 /// Rejects a name already taken by a def, a user function, a pattern or a
 /// type. A def may be named like a pattern (`def transpose(...)`): it is a
 /// kernel name, and inside later defs the pattern keeps the name.
@@ -61,7 +66,9 @@ fn check_new_name(prog: &Program, name: &str, span: Span, src: &str, is_def: boo
         || prog.user_funs.iter().any(|u| u.name == name)
         || (!is_def && patterns::is_pattern(name))
         || named_type(name).is_some()
-        || KEYWORDS.contains(&name);
+        || KEYWORDS.contains(&name)
+        // The kernel of `def pow` would be the index helper `lift_pow` (compile.rs).
+        || (is_def && matches!(name, "pow" | "log2"));
     if taken {
         return Err(ParseError::new(
             span,
@@ -95,6 +102,13 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
     };
     let mut params = Vec::new();
     for sp in &sd.params {
+        let mut names = vec![sp.name.clone()];
+        if let Some(t) = &sp.ty {
+            size_names(t, &mut names);
+        }
+        if let Some(bad) = names.into_iter().find(|n| crate::ir::cfun::is_reserved_name(n)) {
+            return Err(ParseError::new(sp.span, bad, RESERVED_NAME));
+        }
         if params.iter().any(|q: &crate::ir::Param| q.name == sp.name) || ctx.sizes.contains(&sp.name) {
             return Err(ctx.err(sp.span, "a parameter name not used by another parameter or size"));
         }
@@ -168,12 +182,8 @@ impl Parser<'_> {
         let start = self.expect_word("userfun")?;
         let (name, name_span) = self.ident("a name for the user function")?;
         check_new_name(prog, &name, name_span, self.text, false)?;
-        if crate::ir::cfun::is_reserved_c(&name) {
-            return Err(ParseError::new(
-                name_span,
-                name,
-                "a user-function name that is not an OpenCL C word or built-in",
-            ));
+        if crate::ir::cfun::is_reserved_name(&name) {
+            return Err(ParseError::new(name_span, name, RESERVED_NAME));
         }
         self.expect_punct("(")?;
         let mut params: Vec<(String, Type)> = Vec::new();
@@ -183,12 +193,8 @@ impl Parser<'_> {
                 if params.iter().any(|(n, _)| *n == pname) {
                     return Err(ParseError::new(pspan, pname, "a parameter name not used twice"));
                 }
-                if crate::ir::cfun::is_reserved_c(&pname) {
-                    return Err(ParseError::new(
-                        pspan,
-                        pname,
-                        "a parameter name that is not an OpenCL C word or built-in",
-                    ));
+                if crate::ir::cfun::is_reserved_name(&pname) {
+                    return Err(ParseError::new(pspan, pname, RESERVED_NAME));
                 }
                 self.expect_punct(":")?;
                 params.push((pname, self.scalar_like_type()?));
@@ -237,6 +243,7 @@ impl Parser<'_> {
             bad_decl: None,
             bad_assign: None,
             bad_rem: None,
+            bad_cond: None,
             bad_call: None,
             calls: Vec::new(),
         };
@@ -288,6 +295,13 @@ impl Parser<'_> {
                 name_span,
                 format!("`%` on a {} in `{name}`", t.c_name()),
                 "integer operands of `%` (fmod computes the remainder of floats)",
+            ));
+        }
+        if let Some((t, what)) = rc.bad_cond {
+            return Err(ParseError::new(
+                name_span,
+                format!("a {t} as the condition of {what} in `{name}`"),
+                "a scalar condition (OpenCL takes no vector here; select(a, b, c) chooses component-wise)",
             ));
         }
         if let Some((a, b)) = rc.bad_mix {

@@ -20,6 +20,24 @@ pub struct SizeFitError {
     pub msg: String,
 }
 
+/// Every size is at least 1 (the arithmetic assumes it) and fits an `int`:
+/// the one check of size values, made wherever sizes enter (`lift exec`,
+/// the harness, and `compile` for its known sizes, so `lift compile`,
+/// `lift explore` and configs too).
+pub fn check_values(sizes: &BTreeMap<String, i64>) -> Result<(), SizeFitError> {
+    for (k, v) in sizes {
+        let why = if *v > MAX_ELEMS {
+            format!("exceeds {MAX_ELEMS}: kernels index with 32-bit ints")
+        } else if *v < 1 {
+            "must be at least 1".to_string()
+        } else {
+            continue;
+        };
+        return Err(SizeFitError { span: None, msg: format!("size {k} = {v} {why}") });
+    }
+    Ok(())
+}
+
 /// `ty` with every size variable in `sizes` replaced by its value.
 fn subst_type(ty: &Type, m: &HashMap<String, ArithExpr>) -> Type {
     match ty {
@@ -44,14 +62,7 @@ pub fn sizes_fit(program: &Program, def: &Def, sizes: &BTreeMap<String, i64>) ->
         span: Some(span),
         msg: format!("the sizes do not fit the program ({}): {what}", show(sizes)),
     };
-    for (k, v) in sizes {
-        if *v > MAX_ELEMS {
-            return Err(SizeFitError {
-                span: None,
-                msg: format!("size {k} = {v} exceeds {MAX_ELEMS}: kernels index with 32-bit ints"),
-            });
-        }
-    }
+    check_values(sizes)?;
     let m: HashMap<String, ArithExpr> = sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
     let mut concrete = def.clone();
     for p in &mut concrete.params {

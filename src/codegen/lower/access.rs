@@ -200,7 +200,14 @@ impl Lowerer<'_> {
                 _ => None,
             },
             Pattern::Split(n) => Some(View::Join { n: n.clone(), of }),
-            Pattern::Scatter(g) => Some(View::Gather { f: g.clone(), of }),
+            Pattern::Scatter(g) => {
+                let n = match arg_ty {
+                    Type::Array(_, n) => n.clone(),
+                    _ => return Err(CompileError::Internal("scatter of a non-array".into())),
+                };
+                self.check_index_fun("scatter", g, &n, f.span)?;
+                Some(View::Gather { f: g.clone(), of })
+            }
             Pattern::Transpose => Some(View::Transpose { of }),
             Pattern::AsVector(n) => Some(View::AsScalar { n: *n, of }),
             Pattern::AsScalar => match arg_ty {

@@ -55,6 +55,7 @@ impl<'a> Lowerer<'a> {
             return Err(CompileError::Internal("iterate body does not return an array".into()));
         };
         let first_out = self.decide(&step_len.substitute(&HashMap::from([(var.name.clone(), l0.clone())])));
+        self.note_iter_lens(&var.name, l0, step_len, n);
         let elem_c = c_type(elem);
         let buf_a = self.alloc(&Type::array((**elem).clone(), first_out), space, span)?;
         let buf_b = self.alloc(&Type::array((**elem).clone(), l0.clone()), space, span)?;
@@ -167,6 +168,22 @@ impl<'a> Lowerer<'a> {
         }
         let result = Rc::new(Memory { name: in_p, space, elem: (**elem).clone(), kind: MemKind::Array });
         Ok(rc(View::Mem { mem: result, ty: out_ty.clone() }))
+    }
+
+    /// Records the lengths the input of each iteration has: `l0`, then the
+    /// body's output length `step` of the previous one (the type checker
+    /// bounds how many differ).
+    fn note_iter_lens(&mut self, var: &str, l0: &ArithExpr, step: &ArithExpr, n: u32) {
+        let mut lens = vec![self.decide(l0)];
+        for _ in 1..n {
+            let last = lens[lens.len() - 1].clone();
+            let next = self.decide(&step.substitute(&HashMap::from([(var.to_string(), last.clone())])));
+            if next == last {
+                break;
+            }
+            lens.push(next);
+        }
+        self.iter_lens.insert(var.to_string(), lens);
     }
 
     /// The body's result type for input length `var`.

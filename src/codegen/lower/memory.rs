@@ -29,6 +29,22 @@ pub struct GlobalTemp {
     pub bytes: ArithExpr,
 }
 
+/// Most scalars one private array may hold (16 KiB of floats): PoCL runs
+/// a work-item on a thread whose stack 65,536 floats overflowed, and GPUs
+/// spill far smaller arrays. The benchmarks' largest holds 80 (20
+/// `float4`s); `docs/LANGUAGE.md`.
+pub(crate) const MAX_PRIVATE_SCALARS: i64 = 4096;
+
+/// Scalars in one value of type `t`.
+fn scalars(t: &Type) -> i64 {
+    match t {
+        Type::Scalar(_) => 1,
+        Type::Vector(_, w) => i64::from(*w),
+        Type::Tuple(ts) => ts.iter().map(scalars).sum(),
+        Type::Array(e, n) => n.as_cst().unwrap_or(1).saturating_mul(scalars(e)),
+    }
+}
+
 impl Lowerer<'_> {
     /// Allocates memory for a value of type `ty` in `space`; returns the
     /// view to write (and later read) it through.
@@ -74,6 +90,15 @@ impl Lowerer<'_> {
                 let len = match kind {
                     MemKind::Variable => None,
                     MemKind::Array | MemKind::Buffer => match count.as_cst() {
+                        Some(c) if c.saturating_mul(scalars(&elem)) > MAX_PRIVATE_SCALARS => {
+                            return self.unsupported(
+                                span,
+                                format!(
+                                    "a private array of {c} {c_elem} is more than {MAX_PRIVATE_SCALARS} scalars \
+                                     (a thread's stack on CPU devices; registers on GPUs): use toLocal or toGlobal"
+                                ),
+                            )
+                        }
                         Some(c) => Some(ArithExpr::Cst(c)),
                         None => {
                             return self.unsupported(

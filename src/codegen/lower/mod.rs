@@ -8,6 +8,7 @@
 //! patterns only build views.
 
 mod access;
+mod bounds;
 mod iterate;
 mod loops;
 mod memory;
@@ -81,6 +82,9 @@ pub(crate) struct Lowerer<'a> {
     memo: crate::arith::Memo,
     /// Loop iterations unrolled so far (bounded by `loops::MAX_UNROLLED`).
     unrolled_iters: usize,
+    /// The lengths each `iterate`'s length variable (`iter_len_k`) takes,
+    /// for the bounds of index functions in its body (`bounds`).
+    iter_lens: HashMap<String, Vec<ArithExpr>>,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -104,6 +108,7 @@ pub fn lower(
         divergence: 0,
         memo: crate::arith::Memo::default(),
         unrolled_iters: 0,
+        iter_lens: HashMap::new(),
     };
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);

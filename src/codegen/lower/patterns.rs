@@ -382,7 +382,10 @@ impl<'a> Lowerer<'a> {
                 Some(n) => View::Join { n, of },
                 None => return Err(CompileError::Internal("join of a flat array".into())),
             },
-            Pattern::Gather(g) => View::Gather { f: g.clone(), of },
+            Pattern::Gather(g) => {
+                self.check_index_fun("gather", g, &len_of(&at), span)?;
+                View::Gather { f: g.clone(), of }
+            }
             Pattern::Scatter(_) => {
                 return self.unsupported(
                     span,
@@ -392,7 +395,10 @@ impl<'a> Lowerer<'a> {
             Pattern::Transpose => View::Transpose { of },
             Pattern::Zip(_) => View::Zip { of: args.to_vec() },
             Pattern::Get(k) => View::Get { k: *k, of },
-            Pattern::At(i) => View::Access { index: i.clone(), of },
+            Pattern::At(i) => {
+                self.check_at(i, &len_of(&at), span)?;
+                View::Access { index: i.clone(), of }
+            }
             Pattern::AsVector(n) => View::AsVector { n: *n, of },
             Pattern::AsScalar => match elem_of(&at).and_then(|(e, _)| e.as_scalar_elem()) {
                 Some((_, n)) => View::AsScalar { n, of },
