@@ -33,6 +33,19 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -603,15 +616,26 @@ fn build_errors_are_one_line_with_the_kept_log() {
     // A reference kernel with a C error, run through a config.
     let cfgs = d.join("configs");
     std::fs::create_dir_all(&cfgs).unwrap();
-    let cl = write(&d, "bad.cl", "kernel void scal(global float* x) { x[0] = undefined_name; }\n");
-    let scal =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/scal.yaml")).unwrap();
+    // Config paths stay inside the root: a scratch root with the
+    // repository's programs and the bad kernel among its references.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in ["benchmarks", "references"] {
+        copy_tree(&repo.join(dir), &d.join(dir));
+    }
+    let cl = write(
+        &d.join("references"),
+        "bad.cl",
+        "kernel void scal(global float* x) { x[0] = undefined_name; }\n",
+    );
+    let scal = std::fs::read_to_string(repo.join("configs/scal.yaml")).unwrap();
     assert!(scal.contains("references/scal/scal.cl"));
-    write(&cfgs, "scal.yaml", &scal.replace("references/scal/scal.cl", &cl));
+    write(&cfgs, "scal.yaml", &scal.replace("references/scal/scal.cl", "references/bad.cl"));
     let outdir = d.join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_lift"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "scal", "--size", "tiny", "--runs", "1", "--variants", "reference", "--configs"])
+        .args(["run", "scal", "--size", "tiny", "--runs", "1", "--variants", "reference", "--root"])
+        .arg(&d)
+        .arg("--configs")
         .arg(&cfgs)
         .arg("--out")
         .arg(&outdir)

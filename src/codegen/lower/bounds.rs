@@ -185,8 +185,66 @@ impl Lowerer<'_> {
     fn known_raw(&self, e: &ArithExpr) -> ArithExpr {
         let mut e = e.clone();
         e.substitute_known(&self.inp.opts.sizes);
-        e
+        // A size that the kernel's own `split(m)` or `asVector(m)` splits
+        // is a multiple of m at every launch (`sizes_fit` refuses others):
+        // write it so, `N` as `m * N`, which proves strided index functions
+        // such as `reorder-stride`'s `(N/s) * (i % s) + i / s`.
+        let divisors = self.size_divisors();
+        let map: HashMap<String, ArithExpr> = e
+            .vars()
+            .into_iter()
+            .filter_map(|v| {
+                let d = *divisors.get(&v.name)?;
+                (d > 1).then(|| (v.name.clone(), ArithExpr::mul(ArithExpr::Cst(d), ArithExpr::Var(v))))
+            })
+            .collect();
+        if map.is_empty() {
+            e
+        } else {
+            e.substitute(&map)
+        }
     }
+
+    /// Per size variable, the least common multiple of the constant
+    /// factors that split an array of exactly that length in the def.
+    fn size_divisors(&self) -> HashMap<String, i64> {
+        use crate::ir::{ExprKind, FunKind, Pattern};
+        let mut out: HashMap<String, i64> = HashMap::new();
+        for d in &self.inp.program.defs {
+            for (_, e) in crate::ir::visit::expr_positions(&d.body) {
+                let ExprKind::Call(f, args) = &e.kind else { continue };
+                let FunKind::Pattern(p) = &f.kind else { continue };
+                let m = match p {
+                    Pattern::Split(n) => n.as_cst(),
+                    Pattern::AsVector(w) => Some(i64::from(*w)),
+                    _ => None,
+                };
+                let len = args.first().and_then(|a| self.inp.types.exprs.get(&a.id));
+                if let (Some(m), Some(crate::types::Type::Array(_, len))) = (m, len) {
+                    if let (true, ArithExpr::Var(v)) = (m > 1, crate::arith::simplify(len)) {
+                        // (A multiple too large to be a length is dropped.)
+                        let old = out.get(&v.name).copied().unwrap_or(1);
+                        let l = lcm(old, m);
+                        if l <= 1 << 30 {
+                            out.insert(v.name.clone(), l);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn lcm(a: i64, b: i64) -> i64 {
+    fn gcd(a: i64, b: i64) -> i64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b) * b
 }
 
 /// Provably below 0 or at least `n`.
