@@ -311,6 +311,8 @@ fn explore_validates_as_the_config_does() {
     let o =
         lift().args(base).args(["--config", "configs/icfp15-md.yaml", "--out"]).arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", text(&o));
+    // How far from the limit: the best's bytes against a copy's bandwidth.
+    assert!(text(&o).contains("MB moved at least: ") && text(&o).contains("% of a copy's "), "{}", text(&o));
     let rows = rows(&out.join("explore.csv"));
     assert!(rows.len() >= 2, "{}", text(&o));
     // Column 4 is the status: every candidate that keeps MD's sequential
