@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+#[path = "support/fs.rs"]
+mod fs;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -329,19 +331,6 @@ fn explore_validates_as_the_config_does() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
-
 /// A device with no committed program runs another device's (the one
 /// whose slug starts with the same word, here the only one), validated,
 /// and its row says whose program ran.
@@ -352,8 +341,8 @@ fn a_device_without_its_own_program_runs_another_devices() {
         return;
     }
     let root = root_with("stand-in", &|c| c);
-    copy_dir(&repo().join("benchmarks/icfp15"), &root.join("benchmarks/icfp15"));
-    copy_dir(&repo().join("references/icfp15"), &root.join("references/icfp15"));
+    fs::copy_tree(&repo().join("benchmarks/icfp15"), &root.join("benchmarks/icfp15"));
+    fs::copy_tree(&repo().join("references/icfp15"), &root.join("references/icfp15"));
     // The committed programs of one device, under a name no device has.
     let from = std::fs::read_dir(repo().join("benchmarks/explored"))
         .unwrap()

@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+#[path = "support/fs.rs"]
+mod fs;
 #[path = "support/npy.rs"]
 mod npy;
 
@@ -31,19 +33,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_tree(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -620,7 +609,7 @@ fn build_errors_are_one_line_with_the_kept_log() {
     // repository's programs and the bad kernel among its references.
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     for dir in ["benchmarks", "references"] {
-        copy_tree(&repo.join(dir), &d.join(dir));
+        fs::copy_tree(&repo.join(dir), &d.join(dir));
     }
     let cl = write(
         &d.join("references"),

@@ -97,6 +97,16 @@ pub struct ExploredSpec {
 }
 
 impl ExploredSpec {
+    /// The slugs of the devices with a committed program, sorted.
+    pub fn committed_slugs(&self) -> Vec<String> {
+        let mut slugs: Vec<String> = std::fs::read_dir(&self.dir)
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        slugs.retain(|s| self.program_for(s).is_file());
+        slugs.sort();
+        slugs
+    }
+
     /// The program committed for the device with this slug (it may not exist).
     pub fn program_for(&self, slug: &str) -> PathBuf {
         self.dir.join(slug).join(&self.file)
@@ -393,13 +403,9 @@ pub fn run_explored(
 pub(super) fn other_rows(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Vec<Row> {
     let Some(spec) = &b.p.cfg.explored else { return Vec::new() };
     let own = b.rt.info.slug();
-    let mut slugs: Vec<String> = std::fs::read_dir(&spec.dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    slugs.sort();
-    slugs
+    spec.committed_slugs()
         .into_iter()
-        .filter(|s| *s != own && spec.program_for(s).is_file())
+        .filter(|s| *s != own)
         .map(|s| program_row(b, reference_gold, &s, variant_name(b.p.cfg)))
         .collect()
 }
@@ -428,11 +434,7 @@ pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, Str
 /// The committed device whose program stands in for `own`'s: the first
 /// (by name) whose slug starts with the same word, else the first.
 fn stand_in_slug(spec: &ExploredSpec, own: &str) -> Option<String> {
-    let mut slugs: Vec<String> = std::fs::read_dir(&spec.dir)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    slugs.retain(|s| spec.program_for(s).is_file());
-    slugs.sort();
+    let slugs = spec.committed_slugs();
     let word = |s: &str| s.split('-').next().unwrap_or("").to_string();
     slugs.iter().find(|s| word(s) == word(own)).or(slugs.first()).cloned()
 }

@@ -189,7 +189,7 @@ impl Lowerer<'_> {
         // is a multiple of m at every launch (`sizes_fit` refuses others):
         // write it so, `N` as `m * N`, which proves strided index functions
         // such as `reorder-stride`'s `(N/s) * (i % s) + i / s`.
-        let divisors = self.size_divisors();
+        let divisors = &self.size_divisors;
         let map: HashMap<String, ArithExpr> = e
             .vars()
             .into_iter()
@@ -204,47 +204,39 @@ impl Lowerer<'_> {
             e.substitute(&map)
         }
     }
+}
 
-    /// Per size variable, the least common multiple of the constant
-    /// factors that split an array of exactly that length in the def.
-    fn size_divisors(&self) -> HashMap<String, i64> {
-        use crate::ir::{ExprKind, FunKind, Pattern};
-        let mut out: HashMap<String, i64> = HashMap::new();
-        for d in &self.inp.program.defs {
-            for (_, e) in crate::ir::visit::expr_positions(&d.body) {
-                let ExprKind::Call(f, args) = &e.kind else { continue };
-                let FunKind::Pattern(p) = &f.kind else { continue };
-                let m = match p {
-                    Pattern::Split(n) => n.as_cst(),
-                    Pattern::AsVector(w) => Some(i64::from(*w)),
-                    _ => None,
-                };
-                let len = args.first().and_then(|a| self.inp.types.exprs.get(&a.id));
-                if let (Some(m), Some(crate::types::Type::Array(_, len))) = (m, len) {
-                    if let (true, ArithExpr::Var(v)) = (m > 1, crate::arith::simplify(len)) {
-                        // (A multiple too large to be a length is dropped.)
-                        let old = out.get(&v.name).copied().unwrap_or(1);
-                        let l = lcm(old, m);
-                        if l <= 1 << 30 {
-                            out.insert(v.name.clone(), l);
-                        }
+/// Per size variable, the least common multiple of the constant factors
+/// that split (`split(m)`, `asVector(m)`) an array of exactly that length
+/// in the def being lowered; computed once per lowering.
+pub(super) fn size_divisors(inp: &super::Inputs<'_>) -> HashMap<String, i64> {
+    use crate::ir::{ExprKind, FunKind, Pattern};
+    let mut out: HashMap<String, i64> = HashMap::new();
+    for d in &inp.program.defs {
+        for (_, e) in crate::ir::visit::expr_positions(&d.body) {
+            let ExprKind::Call(f, args) = &e.kind else { continue };
+            let m = if let FunKind::Pattern(Pattern::Split(n)) = &f.kind {
+                n.as_cst()
+            } else if let FunKind::Pattern(Pattern::AsVector(w)) = &f.kind {
+                Some(i64::from(*w))
+            } else {
+                None
+            };
+            // Only the lowered def's expressions have types here.
+            let len = args.first().and_then(|a| inp.types.exprs.get(&a.id));
+            if let (Some(m @ 2..), Some(crate::types::Type::Array(_, len))) = (m, len) {
+                if let ArithExpr::Var(v) = crate::arith::simplify(len) {
+                    // (A multiple too large to be a length is dropped.)
+                    let old = out.get(&v.name).copied().unwrap_or(1);
+                    let l = old / crate::arith::gcd(old as u64, m as u64) as i64 * m;
+                    if l <= 1 << 30 {
+                        out.insert(v.name, l);
                     }
                 }
             }
         }
-        out
     }
-}
-
-fn lcm(a: i64, b: i64) -> i64 {
-    fn gcd(a: i64, b: i64) -> i64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
-    a / gcd(a, b) * b
+    out
 }
 
 /// Provably below 0 or at least `n`.

@@ -85,6 +85,8 @@ pub(crate) struct Lowerer<'a> {
     /// The lengths each `iterate`'s length variable (`iter_len_k`) takes,
     /// for the bounds of index functions in its body (`bounds`).
     iter_lens: HashMap<String, Vec<ArithExpr>>,
+    /// Sizes the def's own splits divide (`bounds::size_divisors`).
+    size_divisors: HashMap<String, i64>,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -94,6 +96,7 @@ pub fn lower(
     body: &Expr,
     output: Rc<View>,
 ) -> Result<Lowered, CompileError> {
+    let size_divisors = bounds::size_divisors(&inp);
     let mut l = Lowerer {
         inp,
         names: NameGen::default(),
@@ -109,6 +112,7 @@ pub fn lower(
         memo: crate::arith::Memo::default(),
         unrolled_iters: 0,
         iter_lens: HashMap::new(),
+        size_divisors,
     };
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);
