@@ -284,9 +284,19 @@ pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
     // A stencil results file draws that suite's figures (one file each);
     // the others are CGO 2017's and draw Figure 8 together.
     let stencil_file = suite::results_file(suite::STENCIL_SUITE);
+    let named = |c: &PathBuf, name: &str| c.file_name().is_some_and(|n| *n == *name);
+    let (generality_csvs, csvs): (Vec<PathBuf>, Vec<PathBuf>) =
+        csvs.iter().cloned().partition(|c| named(c, crate::harness::generality::RESULTS));
     let (stencils, cgo17): (Vec<PathBuf>, Vec<PathBuf>) =
-        csvs.iter().cloned().partition(|c| c.file_name().is_some_and(|n| *n == *stencil_file));
+        csvs.iter().cloned().partition(|c| named(c, &stencil_file));
     let mut files = Vec::new();
+    for c in &generality_csvs {
+        let dir = c.parent().map_or_else(|| out.to_path_buf(), Path::to_path_buf);
+        files.extend(
+            chart::render_generality_figure(c, &dir, &chart::FontSource::System)
+                .map_err(|e| CliError::Failed(e.to_string()))?,
+        );
+    }
     if !cgo17.is_empty() {
         files.extend(chart::render_figure8(&cgo17, out).map_err(|e| CliError::Failed(e.to_string()))?);
     }

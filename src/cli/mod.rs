@@ -5,6 +5,7 @@ mod bench;
 mod compile_cmd;
 mod exec_check;
 mod explore_cmd;
+mod generality_cmd;
 
 mod rewrite_cmd;
 
@@ -67,7 +68,8 @@ enum Cmd {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
-    /// Render Figure 8 from result CSVs (a results-cgo18.csv: the stencil figures 7 and 8).
+    /// Render Figure 8 from result CSVs (a results-cgo18.csv: the stencil figures 7 and 8;
+    /// a results-generality.csv: its figure, beside it).
     Plot {
         #[arg(required = true)]
         csvs: Vec<PathBuf>,
@@ -90,6 +92,9 @@ enum Cmd {
     /// Search rewrites and parameters of a high-level def for the fastest
     /// validated kernel on each device.
     Explore(explore_cmd::ExploreArgs),
+    /// Explore the generality suite (benchmarks/generality/) with no hints, beside
+    /// PyTorch; write results-generality.csv and its figure.
+    Generality(generality_cmd::GeneralityArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -212,6 +217,7 @@ fn run() -> i32 {
         Cmd::Exec(a) => compile_cmd::exec_cmd(&a),
         Cmd::Rewrite(a) => rewrite_cmd::rewrite_cmd(&a),
         Cmd::Explore(a) => explore_cmd::explore_cmd(&a),
+        Cmd::Generality(a) => generality_cmd::generality_cmd(&a),
     };
     match result {
         Ok(()) => 0,

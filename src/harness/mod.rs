@@ -12,6 +12,7 @@ pub mod data;
 pub mod env;
 pub mod expected;
 pub mod explored;
+pub mod generality;
 pub mod gold;
 pub mod halide;
 pub mod inputs;

@@ -5,6 +5,7 @@
 //! `pdf` converts that SVG into a PDF with real text.
 
 mod figure;
+mod generality_figure;
 mod icfp15_figures;
 mod model;
 mod names;
@@ -16,6 +17,7 @@ mod stencil_table;
 use std::path::{Path, PathBuf};
 
 pub use figure::{figure8_svg, legend_label, variant_color};
+pub use generality_figure::{generality_svg, render_generality_figure};
 pub use icfp15_figures::{
     figure10_svg as icfp15_figure10_svg, figure11_svg as icfp15_figure11_svg, render_icfp15_figures,
     render_icfp15_figures_with_fonts,

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""PyTorch beside the generality suite (`lift generality`): each program of
+benchmarks/generality/ written as a PyTorch user would write it, at the same
+sizes, on the same GPU.
+
+Reads lines `NAME K=V ...` on stdin (the program and its sizes), prints one
+CSV line per program: `NAME,median_ms,timing,expression` or
+`NAME,,error,message`. On a CUDA device each call is timed with CUDA events
+(the device-side clock, as Lift's OpenCL profiling events), median of --runs
+after --warmup untimed calls; TF32 is off so matrix products are FP32 on
+both sides. Without CUDA it runs on the CPU, timed on the host clock
+(`timing` says which).
+
+    python3 peers/pytorch/generality.py [--runs 20] [--warmup 2] < jobs.txt
+"""
+import sys
+import time
+
+try:
+    import torch
+except ImportError as e:  # reported per program by the caller
+    print(f"#error,torch is not importable: {e}")
+    sys.exit(3)
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+DEV = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def r(*shape):
+    return torch.rand(*shape, device=DEV) * 2.0 - 1.0
+
+
+F = torch.nn.functional
+
+# name -> (inputs from the sizes, the computation, its text for the CSV).
+PROGRAMS = {
+    "saxpy": (lambda s: [1.5, r(s["N"]), r(s["N"])], lambda a, x, y: a * x + y, "a * x + y"),
+    "fma3": (lambda s: [r(s["N"]), r(s["N"]), r(s["N"])], lambda a, b, c: torch.addcmul(c, a, b), "addcmul(c, a, b)"),
+    "sigmoid": (lambda s: [r(s["N"])], torch.sigmoid, "sigmoid(x)"),
+    "bias_relu": (lambda s: [r(s["M"], s["N"]), r(s["N"])], lambda a, b: torch.relu(a + b), "relu(a + b)"),
+    "scale_rows": (lambda s: [r(s["M"], s["N"]), r(s["M"])], lambda a, v: a * v[:, None], "a * s[:, None]"),
+    "sum": (lambda s: [r(s["N"])], torch.sum, "x.sum()"),
+    "maxall": (lambda s: [r(s["N"])], torch.max, "x.max()"),
+    "l1norm": (lambda s: [r(s["N"])], lambda x: x.abs().sum(), "x.abs().sum()"),
+    "l2norm": (lambda s: [r(s["N"])], torch.linalg.vector_norm, "linalg.vector_norm(x)"),
+    "argmax": (lambda s: [r(s["N"])], torch.argmax, "x.argmax()"),
+    "dot": (lambda s: [r(s["N"]), r(s["N"])], torch.dot, "dot(x, y)"),
+    "rowsum": (lambda s: [r(s["M"], s["N"])], lambda a: a.sum(dim=1), "a.sum(dim=1)"),
+    "rowmax": (lambda s: [r(s["M"], s["N"])], lambda a: a.amax(dim=1), "a.amax(dim=1)"),
+    "colsum": (lambda s: [r(s["M"], s["N"])], lambda a: a.sum(dim=0), "a.sum(dim=0)"),
+    "colmax": (lambda s: [r(s["M"], s["N"])], lambda a: a.amax(dim=0), "a.amax(dim=0)"),
+    "rownorm": (lambda s: [r(s["M"], s["N"])], lambda a: (a * a).sum(dim=1), "(a * a).sum(dim=1)"),
+    "rowexpsum": (lambda s: [r(s["M"], s["N"])], lambda a: a.exp().sum(dim=1), "a.exp().sum(dim=1)"),
+    "gemv": (lambda s: [r(s["M"], s["N"]), r(s["N"])], torch.mv, "mv(a, x)"),
+    "gemvt": (lambda s: [r(s["M"], s["N"]), r(s["M"])], lambda a, x: torch.mv(a.t(), x), "mv(a.t(), x)"),
+    "mm_nn": (lambda s: [r(s["M"], s["K"]), r(s["K"], s["N"])], torch.mm, "mm(a, b)"),
+    "mm_nt": (lambda s: [r(s["M"], s["K"]), r(s["N"], s["K"])], lambda a, b: torch.mm(a, b.t()), "mm(a, b.t())"),
+    "mm_tn": (lambda s: [r(s["K"], s["M"]), r(s["K"], s["N"])], lambda a, b: torch.mm(a.t(), b), "mm(a.t(), b)"),
+    "mm_tt": (lambda s: [r(s["K"], s["M"]), r(s["N"], s["K"])], lambda a, b: torch.mm(a.t(), b.t()), "mm(a.t(), b.t())"),
+    "bmm": (lambda s: [r(s["B"], s["M"], s["K"]), r(s["B"], s["K"], s["N"])], torch.bmm, "bmm(a, b)"),
+    "transpose": (lambda s: [r(s["M"], s["N"])], lambda a: a.t().contiguous(), "a.t().contiguous()"),
+    "outer": (lambda s: [r(s["M"]), r(s["N"])], torch.outer, "outer(x, y)"),
+    "pdist": (lambda s: [r(s["M"], s["D"]), r(s["N"], s["D"])], lambda p, q: torch.cdist(p, q) ** 2, "cdist(p, q) ** 2"),
+    "blur1d": (
+        lambda s: [r(s["N"]), torch.full((1, 1, 3), 1.0 / 3.0, device=DEV)],
+        lambda x, w: F.conv1d(F.pad(x[None, None], (1, 1), mode="replicate"), w)[0, 0],
+        "conv1d(pad(x, replicate), 1/3)",
+    ),
+    "box2d": (
+        lambda s: [r(s["H"], s["W"]), torch.full((1, 1, 3, 3), 1.0 / 9.0, device=DEV)],
+        lambda a, w: F.conv2d(a[None, None], w, padding=1)[0, 0],
+        "conv2d(a, 1/9, padding=1)",
+    ),
+    "lap2d": (
+        lambda s: [
+            r(s["H"], s["W"]),
+            torch.tensor([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]], device=DEV)[None, None],
+        ],
+        lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
+        "conv2d(pad(a, reflect), laplacian)",
+    ),
+    "heat3d": (
+        lambda s: [r(s["Z"], s["Y"], s["X"]), heat_weights()],
+        lambda a, w: F.conv3d(F.pad(a[None, None], (1, 1, 1, 1, 1, 1), mode="circular"), w)[0, 0],
+        "conv3d(pad(a, circular), 7-point)",
+    ),
+    "softmax": (lambda s: [r(s["M"], s["N"])], lambda a: torch.softmax(a, dim=1), "softmax(a, dim=1)"),
+}
+
+
+def heat_weights():
+    w = torch.zeros(3, 3, 3, device=DEV)
+    w[1, 1, 1] = 0.4
+    for z, y, x in [(0, 1, 1), (2, 1, 1), (1, 0, 1), (1, 2, 1), (1, 1, 0), (1, 1, 2)]:
+        w[z, y, x] = 0.1
+    return w[None, None]
+
+
+def median(ts):
+    ts = sorted(ts)
+    n = len(ts)
+    return ts[n // 2] if n % 2 else (ts[n // 2 - 1] + ts[n // 2]) / 2
+
+
+def time_one(f, args, runs, warmup):
+    with torch.no_grad():
+        for _ in range(warmup):
+            f(*args)
+        times = []
+        for _ in range(runs):
+            if DEV == "cuda":
+                torch.cuda.synchronize()
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                f(*args)
+                b.record()
+                torch.cuda.synchronize()
+                times.append(a.elapsed_time(b))
+            else:
+                t = time.perf_counter()
+                f(*args)
+                times.append((time.perf_counter() - t) * 1e3)
+    return median(times)
+
+
+def main(argv):
+    runs, warmup = 20, 2
+    if "--runs" in argv:
+        runs = int(argv[argv.index("--runs") + 1])
+    if "--warmup" in argv:
+        warmup = int(argv[argv.index("--warmup") + 1])
+    timing = "cuda-events" if DEV == "cuda" else "host"
+    for line in sys.stdin:
+        parts = line.split()
+        if not parts:
+            continue
+        name = parts[0]
+        try:
+            sizes = dict((k, int(v)) for k, v in (p.split("=", 1) for p in parts[1:]))
+            make, f, text = PROGRAMS[name]
+            args = make(sizes)
+            ms = time_one(f, args, runs, warmup)
+            print(f"{name},{ms:.6f},{timing},{text}", flush=True)
+            del args
+            if DEV == "cuda":
+                torch.cuda.empty_cache()
+        except KeyError:
+            print(f"{name},,error,no PyTorch version of this program", flush=True)
+        except Exception as e:  # one program's failure loses none of the others
+            msg = str(e).splitlines()[0].replace(",", ";") if str(e) else type(e).__name__
+            print(f"{name},,error,{msg}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

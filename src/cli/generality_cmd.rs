@@ -1,0 +1,93 @@
+//! `lift generality`: the generality suite (`harness::generality`) from the
+//! command line.
+
+use super::{bad, CliError};
+use crate::harness::chart::{self, FontSource};
+use crate::harness::{env, generality};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct GeneralityArgs {
+    /// Device: substring of platform, vendor or device name, `gpu`, `cpu`, or P:D.
+    #[arg(long)]
+    device: Option<String>,
+    /// The search's wall-time budget per program: `60s`, `2m`.
+    #[arg(long, default_value = "60s")]
+    budget: String,
+    /// Only these programs (comma-separated names of benchmarks/generality/suite.yaml).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Keep the `ok` rows of results-generality.csv (same commit) and run the other programs.
+    #[arg(long)]
+    resume: bool,
+    /// The Python that runs the PyTorch peer (peers/pytorch/generality.py).
+    #[arg(long, default_value = "python3")]
+    python: PathBuf,
+    /// Run no PyTorch peer.
+    #[arg(long)]
+    no_peer: bool,
+    /// Timed runs of each PyTorch program (the median is kept).
+    #[arg(long, default_value_t = 20, value_parser = super::positive)]
+    peer_runs: usize,
+    /// Reports directory; results go to DIR/<device-slug>/.
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    /// Repository root (the programs, their manifest and the peer).
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+}
+
+pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
+    let budget = super::explore_cmd::parse_budget(&a.budget)?;
+    let device = crate::runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
+    eprintln!("device: {}", device.short());
+    let out_dir = a.out.join(device.slug());
+    let opts = generality::Options {
+        root: a.root.clone(),
+        out_dir: out_dir.clone(),
+        budget,
+        only: a.only.clone(),
+        resume: a.resume,
+        python: (!a.no_peer).then(|| a.python.clone()),
+        peer_runs: a.peer_runs,
+        // The GPU machine's copy of the tree has no git: the commit comes
+        // with the binary's run script there, as for `lift all`.
+        commit: std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.root)),
+        date: env::now_utc(),
+        progress: true,
+    };
+    let rows = generality::run(&opts, &device).map_err(|e| match e {
+        generality::GeneralityError::Manifest(_) => bad(e.to_string()),
+        _ => CliError::Failed(e.to_string()),
+    })?;
+    for r in &rows {
+        println!("{}", summary_line(r));
+    }
+    let csv = generality::results_path(&out_dir);
+    println!("results: {}", csv.display());
+    // The GPU machine may have no fonts: a figure that cannot be drawn is
+    // a warning (`lift plot` draws it later), never a lost result.
+    match chart::render_generality_figure(&csv, &out_dir, &FontSource::System) {
+        Ok(files) => files.iter().for_each(|f| println!("chart: {}", f.display())),
+        Err(e) => eprintln!("warning: no figure: {e}"),
+    }
+    let failed = rows.iter().filter(|r| r.status != "ok").count();
+    if failed > 0 {
+        return Err(CliError::Failed(format!(
+            "{failed} of {} programs found no validated kernel",
+            rows.len()
+        )));
+    }
+    Ok(())
+}
+
+fn summary_line(r: &generality::Row) -> String {
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.4} ms"));
+    if r.status != "ok" {
+        return format!("{:<12} failed: {}", r.program, r.message);
+    }
+    let limit = r.pct_of_limit().map_or(String::new(), |p| format!(", {p:.0}% of the limit"));
+    let vs = r.speedup.map_or(String::new(), |s| format!(", {s:.2}x PyTorch ({})", ms(r.peer_ms)));
+    format!("{:<12} {} ({} valid of {}){limit}{vs}", r.program, ms(r.lift_ms), r.valid, r.tried)
+}

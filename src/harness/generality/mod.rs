@@ -1,0 +1,199 @@
+//! The generality suite (`lift generality`): programs the project was not
+//! written for, explored as a new user would (the def, its sizes and a
+//! time budget, nothing else), beside PyTorch on the same device.
+//!
+//! For each program of `benchmarks/generality/suite.yaml` it runs
+//! `explore::explore` (every candidate validated against the interpreter
+//! at sizes that are not powers of two before it is timed; full
+//! reductions get their derived second stages), keeps the search's log
+//! and best program under `<out>/generality/<name>/`, and appends one row
+//! to `<out>/results-generality.csv` as soon as the program is done, so a
+//! failure later loses nothing. Each row says how far the best is from
+//! the device's limits (the bytes it must move against a copy measured in
+//! the same run, and the FP32 rate where the manifest gives its flops) and
+//! its speedup over PyTorch, timed on the device clock on both sides
+//! (OpenCL profiling events; CUDA events around the PyTorch call).
+
+pub mod manifest;
+pub mod peer;
+pub mod row;
+
+use crate::explore::{self, ExploreOptions};
+use crate::runtime::DeviceInfo;
+use manifest::Entry;
+use peer::PeerTime;
+pub use row::Row;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The suite's results file in a device's report folder.
+pub const RESULTS: &str = "results-generality.csv";
+
+/// What a run of the suite does.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The repository root (programs, the manifest, the peer script).
+    pub root: PathBuf,
+    /// The device's report folder (`reports/<slug>/`).
+    pub out_dir: PathBuf,
+    /// The search's budget per program.
+    pub budget: Duration,
+    /// Only these programs (all when empty).
+    pub only: Vec<String>,
+    /// Keep the rows already in the results file and run the others.
+    pub resume: bool,
+    /// The Python that runs the PyTorch peer; `None`: no peer.
+    pub python: Option<PathBuf>,
+    /// Timed runs of the peer.
+    pub peer_runs: usize,
+    /// The commit and date stamped on every row.
+    pub commit: String,
+    pub date: String,
+    pub progress: bool,
+}
+
+/// Why the suite could not run at all (one program's failure is a row).
+#[derive(Debug, thiserror::Error)]
+pub enum GeneralityError {
+    #[error(transparent)]
+    Manifest(#[from] manifest::ManifestError),
+    #[error("{path}: {msg}")]
+    Results { path: String, msg: String },
+    #[error("measuring the device's limits: {0}")]
+    Roofline(String),
+}
+
+/// The device's limits, measured once per run.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub copy_gbps: f64,
+    pub gflops: f64,
+}
+
+/// Runs the suite on one device; returns the rows of this run (those kept
+/// by `--resume` are not repeated).
+pub fn run(opts: &Options, device: &DeviceInfo) -> Result<Vec<Row>, GeneralityError> {
+    let entries = manifest::load(&opts.root, &opts.only)?;
+    let path = opts.out_dir.join(RESULTS);
+    let mut writer = row::Writer::open(&path, opts.resume, &opts.commit)?;
+    let todo: Vec<&Entry> = entries.iter().filter(|e| !writer.has(&e.name, &device.name)).collect();
+    let gpu = device.is_gpu();
+    let limits = measure_limits(device)?;
+    let peer = match &opts.python {
+        Some(py) => {
+            let jobs: Vec<_> = todo.iter().map(|e| (e.name.clone(), e.sizes(gpu).clone())).collect();
+            peer::run(py, &opts.root, &jobs, opts.peer_runs)
+        }
+        None => BTreeMap::new(),
+    };
+    let bar = progress_bar(opts.progress, todo.len());
+    let mut rows = Vec::new();
+    for e in todo {
+        bar.set_message(e.name.clone());
+        let peer_time = peer.get(&e.name).cloned().unwrap_or(PeerTime::Missing("no peer (--no-peer)".into()));
+        let r = one(opts, device, e, limits, peer_time);
+        writer.append(&r)?;
+        bar.inc(1);
+        rows.push(r);
+    }
+    bar.finish_and_clear();
+    Ok(rows)
+}
+
+fn progress_bar(show: bool, n: usize) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(n as u64);
+    let style =
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} exploring {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+fn measure_limits(device: &DeviceInfo) -> Result<Limits, GeneralityError> {
+    let rt =
+        crate::runtime::Runtime::new(device.clone()).map_err(|e| GeneralityError::Roofline(e.to_string()))?;
+    let roof = super::roofline::measure(&rt, "").map_err(GeneralityError::Roofline)?;
+    Ok(Limits { copy_gbps: roof.bandwidth_gbps, gflops: roof.gflops })
+}
+
+/// Explores one program and makes its row; every failure is the row's
+/// status and message.
+fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: PeerTime) -> Row {
+    let sizes = e.sizes(device.is_gpu()).clone();
+    let mut r = Row::new(e, device, &sizes, opts, peer);
+    let (_, program) = match super::variant::load_program_for_row(&e.file) {
+        Ok(p) => p,
+        Err(m) => return r.failed(m),
+    };
+    let xo = ExploreOptions {
+        def: e.name.clone(),
+        sizes: sizes.clone(),
+        budget: opts.budget,
+        seed: 1,
+        out: opts.out_dir.join("generality").join(&e.name),
+        resume: false,
+        limits: Default::default(),
+        max_candidates: None,
+        warmup: 1,
+        runs: 5,
+        progress: false,
+        then: Vec::new(),
+        config: None,
+    };
+    let report = match explore::explore(&program, std::slice::from_ref(device), &xo) {
+        Ok(rep) => rep,
+        Err(err) => return r.failed(err.to_string()),
+    };
+    let Some(d) = report.devices.into_iter().next() else {
+        return r.failed("the search returned no device".into());
+    };
+    r.tried = d.tried;
+    r.valid = d.valid;
+    r.naive_ms = d.naive_ms;
+    let Some(best) = d.best else {
+        return r.failed(format!("none of {} candidates validated", d.tried));
+    };
+    r.set_best(best.median_ms, best.candidate, &best.params);
+    match min_traffic(&program, &e.name, &sizes) {
+        Ok(bytes) => r.set_bytes(bytes, limits.copy_gbps),
+        Err(m) => r.message = format!("no byte count: {m}"),
+    }
+    if let Some(f) = &e.flops {
+        if let Ok(flops) = f.eval_with(&|v| sizes.get(v).copied()) {
+            r.set_flops(flops as f64, limits.gflops);
+        }
+    }
+    r
+}
+
+/// The bytes a program must move at least: each input read once and its
+/// result written once, from the def's own types at `sizes`.
+pub fn min_traffic(
+    program: &crate::ir::Program,
+    def: &str,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<u64, String> {
+    let d = program.def(def).ok_or_else(|| format!("no def `{def}`"))?;
+    let types = crate::passes::typecheck::typecheck_def(program, d).map_err(|e| e.to_string())?;
+    let bytes = |t: &crate::types::Type| {
+        t.size_in_bytes()
+            .eval_with(&|v| sizes.get(v).copied())
+            .map_err(|e| e.to_string())
+            .map(|b| b.max(0) as u64)
+    };
+    let mut total = bytes(types.of(&d.body))?;
+    for p in &d.params {
+        let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` has no type", p.name))?;
+        total += bytes(ty)?;
+    }
+    Ok(total)
+}
+
+/// The report folder's results file.
+pub fn results_path(out_dir: &Path) -> PathBuf {
+    out_dir.join(RESULTS)
+}

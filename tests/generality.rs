@@ -1,0 +1,113 @@
+//! The generality suite (`lift generality`, `harness::generality`): its
+//! manifest, every program's def and byte count, a short run on PoCL with
+//! resuming, and the manifest's errors.
+
+use lift::harness::generality::{self, manifest, Options};
+use lift::ir::SourceFile;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lift-generality-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn opts(out: &Path, only: &[&str]) -> Options {
+    Options {
+        root: root(),
+        out_dir: out.to_path_buf(),
+        budget: Duration::from_secs(4),
+        only: only.iter().map(|s| s.to_string()).collect(),
+        resume: false,
+        python: None,
+        peer_runs: 3,
+        commit: "c0ffee".into(),
+        date: "2026-11-25T00:00:00Z".into(),
+        progress: false,
+    }
+}
+
+/// At least 30 programs, each a `def` of its own name that type-checks,
+/// with a byte count at both size sets, and every class the issue names.
+#[test]
+fn every_program_of_the_suite_parses_and_has_a_byte_count() {
+    let entries = manifest::load(&root(), &[]).unwrap();
+    assert!(entries.len() >= 30, "{} programs", entries.len());
+    for e in &entries {
+        let text = std::fs::read_to_string(&e.file).unwrap();
+        let p = lift::parse::parse_program(&SourceFile::new(e.file.display().to_string(), text))
+            .unwrap_or_else(|err| panic!("{}: {err:?}", e.name));
+        for gpu in [true, false] {
+            let bytes = generality::min_traffic(&p, &e.name, e.sizes(gpu)).unwrap();
+            assert!(bytes > 0, "{}", e.name);
+        }
+    }
+    let classes: std::collections::BTreeSet<&str> = entries.iter().map(|e| e.class.as_str()).collect();
+    for c in
+        ["elementwise", "full reduction", "row reduction", "column reduction", "matrix product", "stencil"]
+    {
+        assert!(classes.contains(c), "no {c} program");
+    }
+}
+
+/// Two programs explored on PoCL: validated rows with their fraction of
+/// the copy bandwidth; `--resume` at the same commit runs nothing again,
+/// at another commit it is refused.
+#[test]
+fn runs_and_resumes_on_pocl() {
+    let Ok(device) = lift::runtime::select_device(Some("pocl")) else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("run");
+    let o = opts(&out, &["sum", "transpose"]);
+    let rows = generality::run(&o, &device).unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r.status, "ok", "{r:?}");
+        assert!(r.valid > 0 && r.lift_ms.is_some_and(|t| t > 0.0), "{r:?}");
+        assert!(r.pct_copy.is_some_and(|p| p > 0.0), "{r:?}");
+        assert!(r.message.starts_with("no PyTorch time"), "{r:?}");
+        assert!(out.join("generality").join(&r.program).join("best.lift").is_file());
+    }
+    let written = generality::row::read(&generality::results_path(&out)).unwrap();
+    assert_eq!(written, rows);
+    let again = generality::run(&Options { resume: true, ..o.clone() }, &device).unwrap();
+    assert!(again.is_empty(), "{again:?}");
+    let err = generality::run(&Options { resume: true, commit: "beef".into(), ..o }, &device).unwrap_err();
+    assert!(err.to_string().contains("come from commit c0ffee, this run is beef"), "{err}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+fn manifest_error(yaml: &str, only: &[&str]) -> String {
+    let dir = tmp("manifest");
+    std::fs::create_dir_all(dir.join(manifest::SUITE_DIR)).unwrap();
+    std::fs::write(dir.join(manifest::SUITE_DIR).join(manifest::MANIFEST), yaml).unwrap();
+    let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
+    let e = manifest::load(&dir, &only).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).ok();
+    e
+}
+
+#[test]
+fn manifest_errors_name_the_file_and_the_program() {
+    let one = |name: &str, n: i64| {
+        format!("  - {{ name: {name}, class: c, sizes: {{ N: {n} }}, cpu: {{ N: 8 }} }}\n")
+    };
+    let cases = [
+        (format!("programs:\n{}", one("../x", 8)), vec![], "program `../x`: `../x`: expected a plain name"),
+        (format!("programs:\n{}{}", one("a", 8), one("a", 8)), vec![], "program `a`: declared twice"),
+        (format!("programs:\n{}", one("a", 0)), vec![], "size N = 0: expected 1 to 2147483647"),
+        (format!("programs:\n{}", one("a", 8)), vec!["b"], "no program named `b` (the suite has: a)"),
+        ("programs:\n  - { name: a, klass: c }\n".to_string(), vec![], "unknown field `klass`"),
+    ];
+    for (yaml, only, want) in cases {
+        let e = manifest_error(&yaml, &only);
+        assert!(e.contains("suite.yaml") && e.contains(want), "{e}");
+    }
+}
