@@ -36,19 +36,35 @@ const TREE_LANES: u32 = 256;
 pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let base = crate::rewrite::prepare(program, def).ok()?;
     let d = base.def(def)?;
-    let ExprKind::Call(fd, args) = &d.body.kind else { return None };
+    let (red, _) = super::reduction::reduction_at(&d.body)?;
+    let ExprKind::Call(fd, args) = &red.kind else { return None };
     let FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, f }) = &fd.kind else { return None };
     let [z, _] = args.as_slice() else { return None };
     let ExprKind::Literal(lit) = &z.kind else { return None };
     let acc = lit.ty();
-    // At the root only the def's parameters are in scope: `f` must not use
-    // them (the second stage has only the partials).
-    let free = d.params.iter().any(|p| crate::ir::visit::fun_uses(f, p.id));
-    if !matches!(acc, Type::Scalar(_)) || free {
+    // A map over the one result (`map(h) $ reduce(...)`) is applied by the
+    // second stage, after the last reduction.
+    let post = match &d.body.kind {
+        ExprKind::Call(m, _) if !std::ptr::eq(red, &d.body) => match &m.kind {
+            FunKind::Pattern(Pattern::Map { f: h, .. }) => Some(h),
+            _ => return None,
+        },
+        _ => None,
+    };
+    // At the root only the def's parameters are in scope: `f` (and `h`)
+    // must not use them (the second stage has only the partials).
+    let uses_params = |g: &crate::ir::FunDecl| d.params.iter().any(|p| crate::ir::visit::fun_uses(g, p.id));
+    let scalars = |t: &Type| match t {
+        Type::Scalar(_) => true,
+        Type::Tuple(ts) => ts.iter().all(|t| matches!(t, Type::Scalar(_))),
+        _ => false,
+    };
+    if !scalars(&acc) || uses_params(f) || post.is_some_and(|h| uses_params(h)) {
         return None;
     }
     let f = crate::parse::print_fun(&base, f);
     let z = crate::parse::print_expr(&base, z);
+    let last = post.map_or_else(|| "id".to_string(), |h| crate::parse::print_fun(&base, h));
     let seq = fresh_name(program, &format!("{def}_then_seq"));
     let tree = fresh_name(program, &format!("{def}_then_tree"));
     let lanes = TREE_LANES;
@@ -56,9 +72,9 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let mut text = crate::parse::print_program(program);
     text.push_str(&format!(
         "// Second stages derived by `lift explore` from `{def}`'s reduction.\n\
-         def {seq}(p: [{acc}]P) =\n  toGlobal(mapSeq(id)) o reduceSeq({f}, {z}) $ p\n\
+         def {seq}(p: [{acc}]P) =\n  toGlobal(mapSeq({last})) o reduceSeq({f}, {z}) $ p\n\
          def {tree}(p: [{acc}]P) =\n  join o mapWrg(0, \\all ->\n    \
-         toGlobal(mapLcl(0, mapSeq(id))) o split(1) o\n    \
+         toGlobal(mapLcl(0, mapSeq({last}))) o split(1) o\n    \
          iterate({steps}, \\xs -> join o mapLcl(0, \\two -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ two) o split(2) $ xs) o\n    \
          join o mapLcl(0, \\lane -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ lane) o transpose o split({lanes}) $ all\n  \
          ) o split(P) $ p\n"

@@ -122,34 +122,60 @@ const VECTOR_INNER: &[u16] = &[2, 1];
 /// A recipe and the position its positions are relative to.
 type Part = (Vec<RStep>, &'static [u16]);
 
-/// The shape of the parts' recipes, in order.
-fn build(parts: Vec<Part>, slots: Vec<Slot>) -> Option<Shape> {
+/// The shape of the parts' recipes, in order. The steps up to `extract`
+/// are taken under `outer`, where the reduction sits in the def (after
+/// `extract` the partial results are the root).
+fn build(parts: Vec<Part>, slots: Vec<Slot>, outer: &[u16]) -> Option<Shape> {
     let mut steps = Vec::new();
+    let mut extracted = false;
     for (recipe, prefix) in parts {
         for (name, path, args) in recipe {
             let rule = if name == "extract" { None } else { Some(rewrite::find_rule(name)?) };
             let below: Path = path.parse().ok()?;
-            let path = Path(prefix.iter().copied().chain(below.0).collect());
+            let above = if extracted { &[][..] } else { outer };
+            let path = Path(above.iter().chain(prefix).copied().chain(below.0).collect());
             steps.push(super::space::Step { rule, path, args });
+            extracted |= name == "extract";
         }
     }
     let n = steps.len();
     Some(Shape { steps, slots, algorithmic: n })
 }
 
-/// The length of `xs` in `reduce(f, z) $ map(g, xs)` at the def's root,
-/// and whether the map is missing (`reduce(f, z) $ xs`: the shapes then
-/// start with `map-id`, which gives the reduction its map of `id`).
-fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
+/// Where a full reduction sits in the def: at the root, or under a map
+/// over its one result (`map(h) $ reduce(f, z) $ xs`, a norm's square
+/// root: the derived second stage applies `h`, see `finish`).
+pub(super) fn reduction_at(body: &crate::ir::Expr) -> Option<(&crate::ir::Expr, &'static [u16])> {
+    let is_reduce =
+        |e: &crate::ir::Expr| matches!(&e.kind, ExprKind::Call(f, _) if matches!(f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })));
+    if is_reduce(body) {
+        return Some((body, ROOT));
+    }
+    let ExprKind::Call(m, args) = &body.kind else { return None };
+    let FunKind::Pattern(Pattern::Map { .. }) = &m.kind else { return None };
+    match args.as_slice() {
+        [r] if is_reduce(r) => Some((r, UNDER_MAP)),
+        _ => None,
+    }
+}
+
+/// The reduction's position under a root `map(h) $ reduce(...)`.
+const UNDER_MAP: &[u16] = &[1];
+
+/// The length of `xs` in `reduce(f, z) $ map(g, xs)` (see
+/// [`reduction_at`] for where), whether the map is missing
+/// (`reduce(f, z) $ xs`: the shapes then start with `map-id`, which gives
+/// the reduction its map of `id`), and the reduction's position.
+fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool, &'static [u16])> {
     let d = base.def(def)?;
-    let ExprKind::Call(f, args) = &d.body.kind else { return None };
-    let FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. }) = &f.kind else { return None };
+    let (red, at) = reduction_at(&d.body)?;
+    let ExprKind::Call(_, args) = &red.kind else { return None };
     let arr = args.last()?;
     let mapped =
         matches!(&arr.kind, ExprKind::Call(m, _) if matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })));
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
     match types.exprs.get(&arr.id)? {
-        crate::types::Type::Array(_, n) => Some((crate::arith::simplify(n), !mapped)),
+        crate::types::Type::Array(_, n) => Some((crate::arith::simplify(n), !mapped, at)),
         _ => None,
     }
 }
@@ -157,7 +183,7 @@ fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
 /// The reduction shapes for `def` (none unless its body is a full
 /// reduction of a map); each replays with its default slot values.
 pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
-    let Some((len, add_map)) = reduced_len(base, def) else { return Vec::new() };
+    let Some((len, add_map, outer)) = reduced_len(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
     let chunk = |lo, hi, d| slot("c", pow2(lo, hi, n), d);
     let mut out = Vec::new();
@@ -166,7 +192,7 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>
         if add_map {
             parts.insert(0, (vec![("map-id", "2", vec![])], ROOT));
         }
-        if let Some(s) = build(parts, slots) {
+        if let Some(s) = build(parts, slots, outer) {
             if s.instantiate(base, def, &s.defaults()).is_ok() {
                 out.push(s);
             }
