@@ -425,10 +425,10 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
         super::exec_check::interp_fits(&kernel, &host, &sizes)?;
     }
     let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
-    let (global, local) = super::exec_check::launch_dims(&info, global, local)?;
+    let ndrange = super::exec_check::launch_dims(&info, global, local)?;
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
     let (out, shape) =
-        run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, global, local).map_err(CliError::Failed)?;
+        run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange).map_err(CliError::Failed)?;
     write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None }).map_err(CliError::Failed)?;
     println!("wrote {}", a.output.display());
     if a.check {
@@ -480,14 +480,15 @@ fn launch_sizes(
     Ok((global, local))
 }
 
+/// Builds `k` and runs it once through [`launch::run`] on the def's inputs
+/// (vectors padded): its output, unpadded, and the output's .npy shape.
 fn run_kernel(
     rt: &Runtime,
     file: &Path,
     k: &Kernel,
     host: &Arrays,
     sizes: &Sizes,
-    global: Vec<usize>,
-    local: Option<Vec<usize>>,
+    (global, local): (Vec<usize>, Option<Vec<usize>>),
 ) -> Result<(HostArray, Vec<usize>), String> {
     let ev = |e: &ArithExpr, what: &str| -> Result<i64, String> {
         e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| format!("{what} `{e}`: {err}; pass --size"))
@@ -509,6 +510,7 @@ fn run_kernel(
     let step = Step {
         kernel: k,
         program: &program,
+        // The parameters are bound by name: no error names the def.
         def: &k.name,
         sizes,
         global,
