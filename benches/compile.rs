@@ -12,8 +12,9 @@ static ALLOC: lift::alloc::MiMalloc = lift::alloc::MiMalloc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use lift::compile::{compile, CompileOptions};
 use lift::harness::config::load_dir;
-use lift::harness::variant::{kernel_options, load_program};
+use lift::harness::variant::kernel_options;
 use lift::ir::{Program, SourceFile};
+use lift::parse::load_program;
 use std::path::Path;
 
 fn load(name: &str) -> (Program, String) {

@@ -6,7 +6,8 @@
 
 use lift::compile::compile;
 use lift::harness::config::load_dir;
-use lift::harness::variant::{kernel_options, load_program};
+use lift::harness::variant::kernel_options;
+use lift::parse::load_program;
 use std::path::Path;
 
 // The allocator the `lift` binary uses (src/main.rs), so the counts match.
@@ -29,7 +30,7 @@ fn main() -> Result<(), String> {
         }
         let sizes = &cfg.sizes.iter().find(|(p, _)| p == preset).ok_or("no such preset")?.1;
         for k in &lift.kernels {
-            let (_, program) = load_program(&k.program)?;
+            let (_, program) = load_program(&k.program).map_err(|e| e.to_string())?;
             let opts = kernel_options(k, level, sizes)?;
             for _ in 0..n {
                 bytes += compile(&program, &k.def, &opts).map_err(|e| e.to_string())?.source.len();

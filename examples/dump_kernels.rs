@@ -7,7 +7,8 @@
 
 use lift::compile::compile;
 use lift::harness::config::load_dir;
-use lift::harness::variant::{kernel_options, load_program};
+use lift::harness::variant::kernel_options;
+use lift::parse::load_program;
 use std::path::Path;
 use std::time::Instant;
 
@@ -31,7 +32,7 @@ fn main() -> Result<(), String> {
         for (size, sizes) in &cfg.sizes {
             for level in ["none", "barrier", "barrier+cf", "all"] {
                 for (i, k) in lift.kernels.iter().enumerate() {
-                    let (_, program) = load_program(&k.program)?;
+                    let (_, program) = load_program(&k.program).map_err(|e| e.to_string())?;
                     let opts = kernel_options(k, level, sizes)?;
                     let mut best = f64::INFINITY;
                     let mut source = String::new();

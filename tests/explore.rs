@@ -32,7 +32,7 @@ fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize)
         runs: 3,
         progress: false,
         then: Vec::new(),
-        config: None,
+        reference: None,
     }
 }
 
@@ -207,7 +207,7 @@ fn then_names_a_def_of_the_file() {
 /// value (the `vec-chunks` shape of `dot` relies on it).
 #[test]
 fn asvector_map_over_zip_keeps_the_value() {
-    use lift::explore::measure::{gold, make_inputs};
+    use lift::validate::{gold, make_inputs};
     let prog = load("benchmarks/icfp15/dot.lift");
     let base = lift::rewrite::prepare(&prog, "dot").unwrap();
     let der = lift::rewrite::parse_derivation("vectorize-reduce @ root n=4\nasvector-map @ 2.1.2\n").unwrap();
@@ -217,7 +217,7 @@ fn asvector_map_over_zip_keeps_the_value() {
     let s = sizes(1004);
     let inputs = make_inputs(&prog, "dot", &s, 3).unwrap();
     let (a, b) = (gold(&prog, "dot", &inputs, &s).unwrap(), gold(&last, "dot", &inputs, &s).unwrap());
-    let c = lift::harness::validate::compare(&b, &a, 1e-5, 1e-6);
+    let c = lift::validate::compare(&b, &a, 1e-5, 1e-6);
     assert!(c.ok, "{}", c.message);
 }
 

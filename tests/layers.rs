@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Module -> the modules it may use.
-const ALLOWED: [(&str, &[&str]); 14] = [
+const ALLOWED: [(&str, &[&str]); 17] = [
     ("arith", &[]),
     ("types", &["arith"]),
     ("ir", &["arith", "types"]),
@@ -17,31 +17,47 @@ const ALLOWED: [(&str, &[&str]); 14] = [
     ("codegen", &["arith", "types", "ir", "passes", "view"]),
     ("compile", &["arith", "types", "ir", "passes", "view", "codegen"]),
     ("runtime", &["types"]),
+    // Files written under `--out`, never through links: plain `std`.
+    ("outfile", &[]),
+    // Launching a compiled kernel and validating its output sit below both
+    // the search and the harness, and know neither.
+    ("launch", &["arith", "types", "passes", "compile", "runtime"]),
+    ("validate", &["arith", "types", "ir", "interp", "passes"]),
     // Rules are checked with the type checker and print through the parser's printer.
     ("rewrite", &["arith", "types", "ir", "parse", "passes"]),
-    (
-        "harness",
-        &[
-            "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
-            "rewrite",
-        ],
-    ),
-    // The search builds, validates and times candidates as the harness does.
+    // The search builds, launches and validates candidates through the
+    // layers below it, never through the harness (which may call it).
     (
         "explore",
         &[
             "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
-            "rewrite", "harness",
+            "outfile", "launch", "validate", "rewrite",
+        ],
+    ),
+    (
+        "harness",
+        &[
+            "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
+            "outfile", "launch", "validate", "rewrite", "explore",
         ],
     ),
     (
         "cli",
         &[
             "arith", "types", "ir", "parse", "interp", "passes", "view", "codegen", "compile", "runtime",
-            "rewrite", "harness", "explore",
+            "outfile", "launch", "validate", "rewrite", "explore", "harness",
         ],
     ),
 ];
+
+/// The modules `module` may use, as [`ALLOWED`] lists them.
+fn allowed(module: &str) -> &'static [&'static str] {
+    ALLOWED
+        .iter()
+        .find(|(m, _)| *m == module)
+        .map(|(_, a)| *a)
+        .unwrap_or_else(|| panic!("{module} not listed"))
+}
 
 /// The modules named as `crate::NAME` in the code (comments skipped).
 fn used_modules(text: &str) -> BTreeSet<String> {
@@ -100,6 +116,22 @@ fn modules_depend_only_on_lower_layers() {
     }
     assert!(checked > 50, "found only {checked} module references under src/");
     assert!(violations.is_empty(), "dependencies against the layering:\n{}", violations.join("\n"));
+}
+
+/// The order of issue 22: `cli -> harness -> explore -> (launch, validate)
+/// -> compile`. The search imports nothing from the harness, so that the
+/// harness can call it; launching and validation know neither.
+#[test]
+fn the_search_is_below_the_harness_and_launching_below_both() {
+    assert!(!allowed("explore").contains(&"harness"));
+    assert!(allowed("harness").contains(&"explore"));
+    for m in ["launch", "validate"] {
+        assert!(allowed("explore").contains(&m) && allowed("harness").contains(&m), "{m}");
+        for above in ["explore", "harness", "cli"] {
+            assert!(!allowed(m).contains(&above), "{m} may not use {above}");
+        }
+    }
+    assert!(allowed("launch").contains(&"compile"));
 }
 
 #[test]

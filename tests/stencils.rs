@@ -7,7 +7,7 @@
 use lift::harness::config::{load, load_dir, Config};
 use lift::harness::expected::{interpreter_gold, rust_gold};
 use lift::harness::inputs::make_host_arrays;
-use lift::harness::validate::compare;
+use lift::validate::compare;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -12,7 +12,7 @@ use lift::harness::config::{load, Config, Gold};
 use lift::harness::data::{Arrays, HostArray, Sizes};
 use lift::harness::expected::rust_gold_scaled;
 use lift::harness::inputs::make_host_arrays;
-use lift::harness::validate::compare_scaled;
+use lift::validate::compare_scaled;
 
 fn floats<'a>(a: &'a mut Arrays, name: &str) -> &'a mut Vec<f32> {
     match a.get_mut(name) {

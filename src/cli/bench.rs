@@ -4,8 +4,8 @@ use super::{bad, CliError, ConfigArgs, RunArgs};
 use crate::harness::config::{self, Config, LIFT_LEVELS};
 use crate::harness::runner::{self, RunOptions};
 use crate::harness::table1::Table1Entry;
-use crate::harness::variant::RunCounts;
 use crate::harness::{chart, env, roofline, suite};
+use crate::launch::RunCounts;
 use crate::runtime::{self, Runtime};
 use std::path::{Path, PathBuf};
 
@@ -186,7 +186,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         if report.rows.iter().any(|r| r.variant.starts_with("explored@")) {
             let path = report_dir.join("portability.csv");
             let text = crate::harness::explored::portability_csv(&report.rows);
-            match crate::harness::outfile::replace(&path, text.as_bytes()) {
+            match crate::outfile::replace(&path, text.as_bytes()) {
                 Ok(()) => println!("portability: {}", path.display()),
                 Err(e) => eprintln!("error: {}: {e}", path.display()),
             }

@@ -3,14 +3,14 @@
 use super::{bad, CliError};
 use crate::arith::ArithExpr;
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
-use crate::harness::data::HostArray;
 use crate::harness::npy::{read_npy, write_npy, NpyArray};
-use crate::harness::validate::compare;
 use crate::interp;
 use crate::ir::{Program, SourceFile};
+use crate::launch::{self, Buffers, RunCounts, Step, Stop};
 use crate::passes::sizes_fit::MAX_ELEMS;
-use crate::runtime::{self, ElemKind, KernelArg, Launch, Runtime};
-use crate::types::{ScalarType, Type};
+use crate::runtime::{self, Runtime};
+use crate::types::{Arrays, HostArray, ScalarType, Sizes, Type};
+use crate::validate::compare;
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -101,7 +101,7 @@ fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
 }
 
 /// `NAME=VALUE` sizes, each from 1 to [`MAX_ELEMS`].
-pub(crate) fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliError> {
+pub(crate) fn parse_sizes(list: &[String]) -> Result<Sizes, CliError> {
     let mut out = BTreeMap::new();
     for s in list {
         let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
@@ -120,10 +120,7 @@ pub(crate) fn parse_sizes(list: &[String]) -> Result<BTreeMap<String, i64>, CliE
 }
 
 fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
-    let text = crate::ir::read_text(path).map_err(|e| bad(e.to_string()))?;
-    let file = SourceFile::new(path.display().to_string(), text);
-    let program = crate::parse::parse_program(&file).map_err(|e| bad(e.render(&file)))?;
-    Ok((file, program))
+    crate::parse::load_program(path).map_err(|e| bad(e.to_string()))
 }
 
 /// The program after the `--derivation`, if one is given.
@@ -147,7 +144,7 @@ pub(crate) fn missing_def(file: &SourceFile, program: &Program, def: Option<&str
     bad(file.missing_def(def, &have))
 }
 
-fn options(flags: &CompileFlags, sizes: BTreeMap<String, i64>) -> Result<CompileOptions, CliError> {
+fn options(flags: &CompileFlags, sizes: Sizes) -> Result<CompileOptions, CliError> {
     Ok(CompileOptions {
         arith_simplify: !flags.no_arith_simplify,
         barrier_elim: !flags.no_barrier_elim,
@@ -158,11 +155,7 @@ fn options(flags: &CompileFlags, sizes: BTreeMap<String, i64>) -> Result<Compile
     })
 }
 
-fn compile_file(
-    path: &Path,
-    flags: &CompileFlags,
-    sizes: BTreeMap<String, i64>,
-) -> Result<(String, Kernel), CliError> {
+fn compile_file(path: &Path, flags: &CompileFlags, sizes: Sizes) -> Result<(String, Kernel), CliError> {
     let (file, program) = load(path)?;
     let def = def_name(&program, flags, &file)?;
     if program.def(&def).is_none() {
@@ -237,12 +230,7 @@ fn shape_of(ty: &Type) -> Result<(Vec<ArithExpr>, usize, ScalarType), String> {
     Ok((ty.lengths(), w, s))
 }
 
-fn bind_shape(
-    name: &str,
-    ty: &Type,
-    shape: &[usize],
-    sizes: &mut BTreeMap<String, i64>,
-) -> Result<(), String> {
+fn bind_shape(name: &str, ty: &Type, shape: &[usize], sizes: &mut Sizes) -> Result<(), String> {
     let (lens, w, _) = shape_of(ty)?;
     let mut want = lens.len();
     if w > 1 {
@@ -323,7 +311,7 @@ fn unpad_lanes(data: HostArray, ty: &Type, w: usize) -> HostArray {
 }
 
 /// Refuses `--size` names that are not sizes of the def.
-fn known_sizes(def: &crate::ir::Def, sizes: &BTreeMap<String, i64>, file: &Path) -> Result<(), CliError> {
+fn known_sizes(def: &crate::ir::Def, sizes: &Sizes, file: &Path) -> Result<(), CliError> {
     let mut names: Vec<String> = Vec::new();
     for p in &def.params {
         if let Some(t) = &p.ty {
@@ -374,7 +362,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
         .and_then(|()| std::fs::remove_file(&probe))
         .map_err(|e| bad(format!("--output {}: {e}", a.output.display())))?;
     let mut sizes = compile_sizes.clone();
-    let mut host: BTreeMap<String, HostArray> = BTreeMap::new();
+    let mut host: Arrays = BTreeMap::new();
     for p in &def.params {
         let ty =
             p.ty.as_ref()
@@ -422,7 +410,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     })?;
     let info = runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
     eprintln!("device: {}", info.short());
-    let mut uploads: BTreeMap<String, HostArray> = BTreeMap::new();
+    let mut uploads: Arrays = BTreeMap::new();
     for p in &def.params {
         if let Some(ty @ Type::Array(..)) = &p.ty {
             let (w, _) = elem_layout(ty).map_err(bad)?;
@@ -437,10 +425,10 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
         super::exec_check::interp_fits(&kernel, &host, &sizes)?;
     }
     let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
-    let (global, local) = super::exec_check::launch_dims(&info, global, local)?;
+    let ndrange = super::exec_check::launch_dims(&info, global, local)?;
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
     let (out, shape) =
-        run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, global, local).map_err(CliError::Failed)?;
+        run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange).map_err(CliError::Failed)?;
     write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None }).map_err(CliError::Failed)?;
     println!("wrote {}", a.output.display());
     if a.check {
@@ -467,7 +455,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
 /// Global and local sizes: the flags' when given, else the kernel's.
 fn launch_sizes(
     k: &Kernel,
-    sizes: &BTreeMap<String, i64>,
+    sizes: &Sizes,
     flags: &CompileFlags,
 ) -> Result<([i64; 3], Option<[i64; 3]>), CliError> {
     let ev = |e: &ArithExpr, what: &str| -> Result<i64, CliError> {
@@ -492,21 +480,22 @@ fn launch_sizes(
     Ok((global, local))
 }
 
+/// Builds `k` and runs it once through [`launch::run`] on the def's inputs
+/// (vectors padded): its output, unpadded, and the output's .npy shape.
 fn run_kernel(
     rt: &Runtime,
     file: &Path,
     k: &Kernel,
-    host: &BTreeMap<String, HostArray>,
-    sizes: &BTreeMap<String, i64>,
-    global: Vec<usize>,
-    local: Option<Vec<usize>>,
+    host: &Arrays,
+    sizes: &Sizes,
+    (global, local): (Vec<usize>, Option<Vec<usize>>),
 ) -> Result<(HostArray, Vec<usize>), String> {
     let ev = |e: &ArithExpr, what: &str| -> Result<i64, String> {
         e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| format!("{what} `{e}`: {err}; pass --size"))
     };
     let program =
         rt.build(&format!("{} (generated)", file.display()), &k.source, "").map_err(|e| e.to_string())?;
-    let (olens, w, os) = shape_of(&k.output_type)?;
+    let (olens, w, _) = shape_of(&k.output_type)?;
     let mut shape = Vec::new();
     for e in &olens {
         shape.push(ev(e, "output length")? as usize);
@@ -514,47 +503,24 @@ fn run_kernel(
     if w > 1 {
         shape.push(w);
     }
-    let out_bytes = ev(&k.output_type.size_in_bytes(), "output size")?.max(0) as usize;
-    let kind = if os == ScalarType::Float { ElemKind::F32 } else { ElemKind::I32 };
-    let mut bufs = Vec::new();
-    let mut out_index = 0;
-    for p in &k.params {
-        match p {
-            KernelParam::Input { name, .. } => {
-                let h = host
-                    .get(name)
-                    .ok_or_else(|| format!("the kernel wants input `{name}`, which the def lacks"))?;
-                bufs.push(rt.upload(name, h).map_err(|e| e.to_string())?)
-            }
-            KernelParam::Output { .. } => {
-                out_index = bufs.len();
-                bufs.push(rt.zeroed("output", kind, out_bytes).map_err(|e| e.to_string())?)
-            }
-            KernelParam::Temp { name, bytes } => bufs.push(
-                rt.zeroed(name, ElemKind::F32, ev(bytes, "temporary size")?.max(0) as usize)
-                    .map_err(|e| e.to_string())?,
-            ),
-            _ => {}
-        }
-    }
-    let mut it = bufs.iter();
-    let mut args = Vec::new();
-    for p in &k.params {
-        args.push(match p {
-            KernelParam::Scalar { name, .. } => match host.get(name) {
-                Some(HostArray::F32(v)) if !v.is_empty() => KernelArg::Float(v[0]),
-                Some(HostArray::I32(v)) if !v.is_empty() => KernelArg::Int(v[0]),
-                _ => return Err(format!("the kernel wants scalar `{name}`, which the def lacks")),
-            },
-            KernelParam::Size { name } => KernelArg::Int(
-                *sizes.get(name).ok_or_else(|| format!("size `{name}` unknown; pass --size {name}=..."))?
-                    as i32,
-            ),
-            _ => KernelArg::Buffer(it.next().ok_or("buffer missing")?),
-        });
-    }
-    rt.run(&[Launch { program: &program, kernel: &k.name, args, global, local }])
-        .map_err(|e| e.to_string())?;
-    let out = rt.download(&bufs[out_index]).map_err(|e| e.to_string())?;
+    // The output's name is no identifier: no input of the def shadows it.
+    const OUT: &str = "<output>";
+    let mut device = launch::upload_inputs(rt, k, host)?;
+    device.insert(OUT.into(), launch::output_buffer(rt, "output", &k.output_type, sizes)?);
+    let step = Step {
+        kernel: k,
+        program: &program,
+        // The parameters are bound by name: no error names the def.
+        def: &k.name,
+        sizes,
+        global,
+        local,
+        args: launch::Args::ByName,
+        output: OUT,
+    };
+    let once = RunCounts { warmup: 0, runs: 1 };
+    launch::run(rt, &[step], Buffers { device: &device, host }, once, Stop::NEVER)?;
+    let out = device.get(OUT).ok_or("the output buffer is missing")?;
+    let out = rt.download(out).map_err(|e| e.to_string())?;
     Ok((unpad_lanes(out, &k.output_type, w), shape))
 }

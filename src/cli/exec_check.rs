@@ -9,6 +9,7 @@ use crate::compile::{Kernel, KernelParam};
 use crate::ir::{Def, Program, SourceFile};
 use crate::passes::sizes_fit::MAX_ELEMS;
 use crate::runtime::DeviceInfo;
+use crate::types::Sizes;
 use std::collections::BTreeMap;
 
 /// The sizes fit the program ([`crate::passes::sizes_fit`]), as an error
@@ -17,7 +18,7 @@ pub(crate) fn sizes_fit(
     file: &SourceFile,
     program: &Program,
     def: &Def,
-    sizes: &BTreeMap<String, i64>,
+    sizes: &Sizes,
 ) -> Result<(), CliError> {
     crate::passes::sizes_fit::sizes_fit(program, def, sizes).map_err(|e| match e.span {
         Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
@@ -31,7 +32,7 @@ pub(crate) fn buffers_fit(
     info: &DeviceInfo,
     k: &Kernel,
     input_bytes: &BTreeMap<String, usize>,
-    sizes: &BTreeMap<String, i64>,
+    sizes: &Sizes,
 ) -> Result<(), CliError> {
     let ev =
         |e: &ArithExpr| e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| bad(format!("`{e}`: {err}")));
@@ -75,11 +76,7 @@ pub(crate) fn buffers_fit(
 /// `--check` can run: the output and every input hold at most the
 /// interpreter's budget of elements ([`crate::interp::MAX_WORK`]),
 /// checked before the kernel runs.
-pub(crate) fn interp_fits(
-    k: &Kernel,
-    host: &BTreeMap<String, crate::types::HostArray>,
-    sizes: &BTreeMap<String, i64>,
-) -> Result<(), CliError> {
+pub(crate) fn interp_fits(k: &Kernel, host: &crate::types::Arrays, sizes: &Sizes) -> Result<(), CliError> {
     let limit = crate::interp::MAX_WORK;
     let out =
         k.output_type.size_in_bytes().eval_with(&|n| sizes.get(n).copied()).unwrap_or(0).max(0) as u64 / 4;

@@ -103,7 +103,7 @@ fn inputs_fit(
     opts: &ExploreOptions,
     devices: &[crate::runtime::DeviceInfo],
 ) -> Result<(), String> {
-    use crate::explore::measure::{input_counts, InputSizeError};
+    use crate::validate::{input_counts, InputSizeError};
     let counts = match input_counts(program, &opts.def, &opts.sizes) {
         Ok(c) => c,
         Err(InputSizeError::Unknown(_)) => return Ok(()),
@@ -130,7 +130,7 @@ fn inputs_fit(
 }
 
 pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
-    let (file, program) = crate::harness::variant::load_program(&a.file).map_err(bad)?;
+    let (file, program) = crate::parse::load_program(&a.file).map_err(|e| bad(e.to_string()))?;
     if program.def(&a.def).is_none() {
         return Err(super::compile_cmd::missing_def(&file, &program, Some(&a.def)));
     }
@@ -156,12 +156,13 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         runs: a.runs,
         progress: true,
         then: a.then.clone(),
-        config: None,
+        reference: None,
     };
     if let Some(path) = &a.config {
         let cfg =
             crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
-        crate::explore::measure::Oracle::from_config(&cfg).map_err(bad)?;
+        let reference = crate::harness::expected::ConfigReference::new(cfg).map_err(bad)?;
+        let cfg = reference.config();
         if let Some(d) = program.def(&a.def) {
             if let Some(p) = d.params.iter().find(|p| !cfg.inputs.iter().any(|i| i.name == p.name)) {
                 return Err(bad(format!(
@@ -172,7 +173,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
                 )));
             }
         }
-        opts.config = Some(cfg);
+        opts.reference = Some(std::sync::Arc::new(reference));
     }
     for t in &a.then {
         if program.def(t).is_none() {
@@ -184,14 +185,14 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     for d in &devices {
         eprintln!("device: {}", d.short());
     }
-    if opts.config.is_none() {
+    if opts.reference.is_none() {
         inputs_fit(&program, &opts, &devices).map_err(|e| bad(format!("{file}: --size: {e}")))?;
     }
     let report = explore::explore(&program, &devices, &opts).map_err(|e| match e {
         ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
             bad(format!("{file}: {e}"))
         }
-        ExploreError::Locked(crate::harness::outfile::LockError::Held { .. }) => bad(e.to_string()),
+        ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
         ExploreError::Log(_)
         | ExploreError::Runtime(_)
         | ExploreError::Io { .. }
@@ -237,7 +238,7 @@ fn limit_line(
     devices: &[crate::runtime::DeviceInfo],
     d: &explore::DeviceResult,
     def: &str,
-    sizes: &std::collections::BTreeMap<String, i64>,
+    sizes: &crate::types::Sizes,
     b: &explore::Best,
 ) -> Result<String, String> {
     use crate::compile::{compile, CompileOptions, KernelParam};

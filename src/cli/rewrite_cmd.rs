@@ -93,9 +93,7 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let path = a.file.as_ref().ok_or_else(|| bad("lift rewrite: expected a .lift file (or --rules)"))?;
-    let text = crate::ir::read_text(path).map_err(|e| bad(e.to_string()))?;
-    let file = SourceFile::new(path.display().to_string(), text);
-    let program = crate::parse::parse_program(&file).map_err(|e| bad(e.render(&file)))?;
+    let (file, program) = crate::parse::load_program(path).map_err(|e| bad(e.to_string()))?;
     let def = match &a.def {
         Some(d) => d.clone(),
         None => program

@@ -138,10 +138,10 @@ fn plausible(r: &Row) -> Result<(), String> {
 /// The complete rows of an earlier log (a torn last record is cut off the
 /// file), leaving out, with a note, rows that cannot be measurements.
 fn read_previous(path: &Path, notes: &mut Vec<String>) -> Result<Vec<Row>, LogError> {
-    if let Some(d) = crate::harness::outfile::drop_torn_record(path).map_err(|e| err(path, e))? {
+    if let Some(d) = crate::outfile::drop_torn_record(path).map_err(|e| err(path, e))? {
         notes.push(d);
     }
-    match crate::harness::outfile::csv_header(path).map_err(|e| err(path, e))? {
+    match crate::outfile::csv_header(path).map_err(|e| err(path, e))? {
         Some(h) if !h.iter().map(String::as_str).eq(HEADER) => {
             return Err(err(
                 path,
@@ -184,7 +184,7 @@ impl Log {
     /// new one started. Never writes through a symbolic link. The caller
     /// holds the folder's lock (`outfile::lock_beside`).
     pub fn open(path: &Path, resume: bool) -> Result<Log, LogError> {
-        crate::harness::outfile::not_a_link(path).map_err(|e| err(path, e))?;
+        crate::outfile::not_a_link(path).map_err(|e| err(path, e))?;
         let mut notes = Vec::new();
         let mut previous = Vec::new();
         if resume && path.exists() {
@@ -192,7 +192,7 @@ impl Log {
         } else if path.exists() {
             std::fs::rename(path, path.with_extension("csv.bak")).map_err(|e| err(path, e))?;
         }
-        let mut file = crate::harness::outfile::append(path).map_err(|e| err(path, e))?;
+        let mut file = crate::outfile::append(path).map_err(|e| err(path, e))?;
         if file.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
             writeln!(file, "{}", HEADER.join(",")).map_err(|e| err(path, e))?;
         }

@@ -35,7 +35,7 @@ use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
 use crate::ir::visit::Path;
 use crate::ir::Program;
 use crate::rewrite;
-use std::collections::BTreeMap;
+use crate::types::Sizes;
 
 /// The slots, in this order.
 const SLOTS: [&str; 7] = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
@@ -105,7 +105,7 @@ fn mm_slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
 }
 
 /// `(M, N, K)` of the product at `p`: the rows of X, of Y, and their length.
-fn dims(base: &Program, def: &str, p: &Path, sizes: &BTreeMap<String, i64>) -> Option<[Option<i64>; 3]> {
+fn dims(base: &Program, def: &str, p: &Path, sizes: &Sizes) -> Option<[Option<i64>; 3]> {
     let d = base.def(def)?;
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
     let e = crate::ir::visit::expr_at(&d.body, p).ok()?;
@@ -128,7 +128,7 @@ fn dims(base: &Program, def: &str, p: &Path, sizes: &BTreeMap<String, i64>) -> O
 
 /// The matrix-product shapes for `def` (none unless `tile-mm` applies),
 /// each replaying with its default slot values.
-pub fn matmul_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
+pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Ok(cands) = rewrite::applicable(base, def) else { return Vec::new() };
     let Some(p) = cands.into_iter().find(|c| c.rule.name == "tile-mm").map(|c| c.path) else {
         return Vec::new();
@@ -169,8 +169,7 @@ mod tests {
 
     #[test]
     fn shapes_replay_the_committed_derivation() {
-        let sizes: BTreeMap<String, i64> =
-            [("M".into(), 1024), ("N".into(), 1024), ("K".into(), 1024)].into();
+        let sizes: Sizes = [("M".into(), 1024), ("N".into(), 1024), ("K".into(), 1024)].into();
         let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
         assert_eq!(shapes.len(), 2);
@@ -195,7 +194,7 @@ mod tests {
     #[test]
     fn domains_follow_the_sizes() {
         // 96 = 32 * 3: tiles of 16 and 32 rows only; K = 40: chunks of 4 and 8.
-        let sizes: BTreeMap<String, i64> = [("M".into(), 96), ("N".into(), 64), ("K".into(), 40)].into();
+        let sizes: Sizes = [("M".into(), 96), ("N".into(), 64), ("K".into(), 40)].into();
         let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
         assert_eq!(shapes.len(), 2);
@@ -206,7 +205,7 @@ mod tests {
 
     #[test]
     fn no_shapes_without_a_product() {
-        let sizes: BTreeMap<String, i64> = [("M".into(), 64), ("N".into(), 64)].into();
+        let sizes: Sizes = [("M".into(), 64), ("N".into(), 64)].into();
         assert!(matmul_shapes(&prepared("benchmarks/gemv.lift", "gemvHigh"), "gemvHigh", &sizes).is_empty());
     }
 }

@@ -5,99 +5,17 @@
 
 use crate::arith::{self, ArithExpr};
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
-use crate::harness::data::HostArray;
-use crate::harness::inputs::SplitMix64;
-use crate::harness::validate::compare;
 use crate::ir::{Pattern, Program};
-use crate::passes::sizes_fit::MAX_ELEMS;
+use crate::launch::{self, Args, Buffers, RunCounts, Step, Stop, Times};
 use crate::rewrite::Constraint;
-use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime};
-use crate::types::{ScalarType, Type};
+use crate::runtime::{Runtime, RuntimeProgram};
+use crate::types::{Arrays, HostArray, Sizes, Type};
+use crate::validate::{Expected, Oracle};
 use std::collections::BTreeMap;
 
 /// The validation-size time below which a candidate's time at the requested
 /// size is not predicted (see `measure`).
 const PREDICT_FLOOR_MS: f64 = 0.5;
-
-pub type Sizes = BTreeMap<String, i64>;
-pub type Inputs = BTreeMap<String, HostArray>;
-
-/// Where inputs and expected results come from. `Interpreter`: random
-/// inputs (`make_inputs`) and the interpreter's result of the original
-/// def, compared with rtol 1e-4, atol 1e-5. `Config`: the benchmark
-/// config's generators, its Rust gold (with its per-element error scale)
-/// and its tolerances, so the search validates as the harness does
-/// (`lift explore --config`; MD's random positions put atoms almost on
-/// top of each other, whose cancelling forces failed the fixed tolerance).
-#[derive(Clone, Copy)]
-pub enum Oracle<'a> {
-    Interpreter,
-    Config { cfg: &'a crate::harness::config::Config, gold: &'a str },
-}
-
-/// A validation size's inputs, expected result and its error scale.
-pub type Expected = (Inputs, HostArray, Option<HostArray>);
-
-impl<'a> Oracle<'a> {
-    /// The oracle of `--config`: the config must have a Rust gold.
-    pub fn from_config(cfg: &'a crate::harness::config::Config) -> Result<Oracle<'a>, String> {
-        match &cfg.validation.gold {
-            crate::harness::config::Gold::Rust(gold) => Ok(Oracle::Config { cfg, gold }),
-            crate::harness::config::Gold::Interpreter | crate::harness::config::Gold::Reference => {
-                Err(format!(
-                    "--config {}: its gold is not a Rust function (`gold: rust:NAME`); \
-                 without --config the search validates against the interpreter",
-                    cfg.name
-                ))
-            }
-        }
-    }
-
-    /// Inputs of `def` at `sizes`.
-    pub fn inputs(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Inputs, String> {
-        match self {
-            Oracle::Interpreter => make_inputs(prog, def, sizes, seed),
-            Oracle::Config { cfg, .. } => crate::harness::inputs::make_host_arrays(cfg, sizes)
-                .map(|(inputs, _)| inputs)
-                .map_err(|e| format!("{}: inputs: {e}", cfg.name)),
-        }
-    }
-
-    /// Inputs and the expected result at `sizes`.
-    pub fn expected(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Expected, String> {
-        let inputs = self.inputs(prog, def, sizes, seed)?;
-        match self {
-            Oracle::Interpreter => {
-                let out = gold(prog, def, &inputs, sizes)?;
-                Ok((inputs, out, None))
-            }
-            Oracle::Config { cfg, gold } => {
-                let output = cfg.explored.as_ref().map_or("", |e| e.output.as_str());
-                let (out, scale) = crate::harness::expected::rust_gold_scaled(gold, &inputs, sizes, output)?;
-                Ok((inputs, out, scale))
-            }
-        }
-    }
-
-    /// Compares a candidate's output with the expected one.
-    pub fn check(
-        &self,
-        out: &HostArray,
-        want: &HostArray,
-        scale: Option<&HostArray>,
-    ) -> crate::harness::validate::Check {
-        match self {
-            Oracle::Interpreter => compare(out, want, 1e-4, 1e-5),
-            Oracle::Config { cfg, .. } => crate::harness::validate::compare_scaled(
-                out,
-                want,
-                scale,
-                cfg.validation.rtol,
-                cfg.validation.atol,
-            ),
-        }
-    }
-}
 
 /// How a candidate ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,114 +80,6 @@ impl Outcome {
     }
 }
 
-/// Random inputs for every parameter of `def` at `sizes`: floats uniform in
-/// [0, 1) (well-conditioned sums, so a reordered reduction validates with a
-/// tight tolerance), ints uniform in `[0, m)` where `m` is the shortest
-/// outer length of any parameter: a program that indexes one input with
-/// another (MD's neighbour lists) gets valid, varied indices, so a candidate
-/// that reads the wrong neighbour fails validation (all-zero indices, as
-/// before, let it pass).
-pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Inputs, String> {
-    let d = prog.def(def).ok_or_else(|| format!("no def `{def}`"))?;
-    let mut out = Inputs::new();
-    let mut index_bound = i64::MAX;
-    for p in &d.params {
-        if let Some(l) = p.ty.as_ref().and_then(|t| t.lengths().first().cloned()) {
-            if let Ok(v) = l.eval_with(&|v| sizes.get(v).copied()) {
-                index_bound = index_bound.min(v.max(1));
-            }
-        }
-    }
-    let index_bound = if index_bound == i64::MAX { 1 } else { index_bound } as u64;
-    let counts = input_counts(prog, def, sizes)?;
-    for (i, (p, (_, n, float))) in d.params.iter().zip(counts).enumerate() {
-        let mut rng = SplitMix64::new(seed.wrapping_add(i as u64));
-        out.insert(
-            p.name.clone(),
-            if float {
-                HostArray::F32((0..n).map(|_| rng.next_f64() as f32).collect())
-            } else {
-                HostArray::I32((0..n).map(|_| (rng.next_u64() % index_bound) as i32).collect())
-            },
-        );
-    }
-    Ok(out)
-}
-
-/// Why [`input_counts`] refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InputSizeError {
-    /// The def, a type or a size is missing (reported elsewhere first).
-    #[error("{0}")]
-    Unknown(String),
-    /// The sizes are known and too large to allocate.
-    #[error("{0}")]
-    TooLarge(String),
-}
-
-impl From<InputSizeError> for String {
-    fn from(e: InputSizeError) -> String {
-        e.to_string()
-    }
-}
-
-/// Each parameter's name, scalar count and whether it is float, at
-/// `sizes`: checked against 32-bit indices and, together, the host cap
-/// ([`crate::types::host_cap_bytes`]) before anything is allocated.
-pub fn input_counts(
-    prog: &Program,
-    def: &str,
-    sizes: &Sizes,
-) -> Result<Vec<(String, usize, bool)>, InputSizeError> {
-    use InputSizeError::{TooLarge, Unknown};
-    let d = prog.def(def).ok_or_else(|| Unknown(format!("no def `{def}`")))?;
-    let mut out = Vec::new();
-    let mut total: u64 = 0;
-    for p in &d.params {
-        let ty = p.ty.as_ref().ok_or_else(|| Unknown(format!("parameter `{}` has no type", p.name)))?;
-        let mut n: i64 = match ty.base_elem() {
-            Type::Vector(_, w) => i64::from(*w),
-            _ => 1,
-        };
-        for l in ty.lengths() {
-            let v = l
-                .eval_with(&|v| sizes.get(v).copied())
-                .map_err(|e| Unknown(format!("length of `{}`: {e}", p.name)))?;
-            n = n.checked_mul(v).filter(|n| *n <= MAX_ELEMS).ok_or_else(|| {
-                TooLarge(format!("parameter `{}` has more than {MAX_ELEMS} scalars (32-bit indices)", p.name))
-            })?;
-        }
-        let float = match ty.base_elem() {
-            Type::Scalar(s) | Type::Vector(s, _) => *s == ScalarType::Float,
-            _ => {
-                return Err(Unknown(format!(
-                    "parameter `{}`: only arrays of scalars or vectors are generated",
-                    p.name
-                )))
-            }
-        };
-        let n = usize::try_from(n)
-            .map_err(|_| TooLarge(format!("parameter `{}` has a negative size", p.name)))?;
-        total = total.saturating_add(n as u64 * 4);
-        out.push((p.name.clone(), n, float));
-    }
-    crate::types::check_host_bytes("the inputs", total).map_err(|e| TooLarge(e.to_string()))?;
-    Ok(out)
-}
-
-/// The interpreter's result of `def` on `inputs`.
-pub fn gold(prog: &Program, def: &str, inputs: &Inputs, sizes: &Sizes) -> Result<HostArray, String> {
-    let d = prog.def(def).ok_or_else(|| format!("no def `{def}`"))?;
-    let mut args = BTreeMap::new();
-    for p in &d.params {
-        let ty = p.ty.as_ref().ok_or("untyped parameter")?;
-        let v = crate::interp::value_from_flat(ty, &inputs[&p.name], sizes).map_err(|e| e.to_string())?;
-        args.insert(p.name.clone(), v);
-    }
-    let v = crate::interp::eval_def(prog, def, &args, sizes).map_err(|e| format!("interpreter: {e}"))?;
-    Ok(crate::interp::value_to_flat(&v))
-}
-
 /// Divisibility the program itself needs: every `split(n)` and
 /// `asVector(n)` must divide the length it splits.
 pub fn split_constraints(prog: &Program, def: &str) -> Vec<Constraint> {
@@ -326,87 +136,10 @@ fn eval_at(e: &ArithExpr, sizes: &Sizes, what: &str) -> Result<i64, String> {
     e.eval_with(&|v| sizes.get(v).copied()).map_err(|err| format!("{what} `{e}`: {err}"))
 }
 
-/// The NDRange of a kernel at `sizes`: trailing 1s dropped; the local size
-/// given overrides the compiler's.
-fn ndrange(k: &Kernel, sizes: &Sizes) -> Result<(Vec<usize>, Option<Vec<usize>>), String> {
-    let mut global = k
-        .global
-        .iter()
-        .map(|e| eval_at(e, sizes, "global size").map(|v| v as usize))
-        .collect::<Result<Vec<_>, _>>()?;
-    while global.len() > 1 && global.last() == Some(&1) {
-        global.pop();
-    }
-    let local = match &k.local {
-        Some(l) => Some(
-            l.iter()
-                .take(global.len())
-                .map(|e| eval_at(e, sizes, "local size").map(|v| v as usize))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        None => None,
-    };
-    Ok((global, local))
-}
-
-/// A kernel with its device buffers at one size, ready to launch.
-struct Bound {
-    bufs: Vec<DeviceBuffer>,
-    out_index: usize,
-}
-
-fn bind(rt: &Runtime, k: &Kernel, inputs: &Inputs, sizes: &Sizes) -> Result<Bound, String> {
-    let mut bufs = Vec::new();
-    let mut out_index = 0;
-    for p in &k.params {
-        match p {
-            KernelParam::Input { name, .. } => {
-                let h = inputs.get(name).ok_or_else(|| format!("no input `{name}`"))?;
-                bufs.push(rt.upload(name, h).map_err(|e| e.to_string())?);
-            }
-            KernelParam::Output { ty } => {
-                out_index = bufs.len();
-                let bytes = eval_at(&ty.size_in_bytes(), sizes, "output size")?;
-                let kind = if matches!(
-                    ty.base_elem(),
-                    Type::Scalar(ScalarType::Int) | Type::Vector(ScalarType::Int, _)
-                ) {
-                    ElemKind::I32
-                } else {
-                    ElemKind::F32
-                };
-                bufs.push(rt.zeroed("out", kind, bytes.max(0) as usize).map_err(|e| e.to_string())?);
-            }
-            KernelParam::Temp { name, bytes } => {
-                let b = eval_at(bytes, sizes, "temporary size")?;
-                bufs.push(rt.zeroed(name, ElemKind::F32, b.max(0) as usize).map_err(|e| e.to_string())?);
-            }
-            KernelParam::Scalar { .. } | KernelParam::Size { .. } => {}
-        }
-    }
-    Ok(Bound { bufs, out_index })
-}
-
-fn args<'a>(k: &Kernel, b: &'a Bound, inputs: &Inputs, sizes: &Sizes) -> Result<Vec<KernelArg<'a>>, String> {
-    let mut it = b.bufs.iter();
-    let mut out = Vec::new();
-    for p in &k.params {
-        out.push(match p {
-            KernelParam::Scalar { name, .. } => match inputs.get(name) {
-                Some(HostArray::F32(v)) if !v.is_empty() => KernelArg::Float(v[0]),
-                Some(HostArray::I32(v)) if !v.is_empty() => KernelArg::Int(v[0]),
-                _ => return Err(format!("no scalar `{name}`")),
-            },
-            KernelParam::Size { name } => {
-                KernelArg::Int(*sizes.get(name).ok_or_else(|| format!("size `{name}` unknown"))? as i32)
-            }
-            KernelParam::Input { .. } | KernelParam::Output { .. } | KernelParam::Temp { .. } => {
-                KernelArg::Buffer(it.next().ok_or("buffer missing")?)
-            }
-        });
-    }
-    Ok(out)
-}
+/// The device buffers of a candidate's output and of its second stage's,
+/// by name: not identifiers, so that no parameter's array shadows them.
+const OUT: &str = "<out>";
+const FINAL: &str = "<final>";
 
 /// The fixed second stage of a candidate that leaves partial results
 /// (`lift explore --then DEF`): a one-input def compiled with its size
@@ -421,7 +154,9 @@ fn args<'a>(k: &Kernel, b: &'a Bound, inputs: &Inputs, sizes: &Sizes) -> Result<
 pub struct Finisher {
     pub def: String,
     pub kernel: Kernel,
-    pub program: crate::runtime::RuntimeProgram,
+    pub program: RuntimeProgram,
+    /// Its one input reads the candidate's output.
+    args: BTreeMap<String, String>,
 }
 
 impl Finisher {
@@ -470,36 +205,31 @@ impl Finisher {
             return Err(format!("--then {def}: expected a def of one array `[T]P`, found {inputs} arrays"));
         }
         let program = rt.build(&format!("--then {def}"), &kernel.source, "").map_err(|e| e.to_string())?;
-        Ok(Finisher { def: def.to_string(), kernel, program })
+        let args = kernel
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                KernelParam::Input { name, .. } => Some((name.clone(), OUT.to_string())),
+                _ => None,
+            })
+            .collect();
+        Ok(Finisher { def: def.to_string(), kernel, program, args })
     }
 
-    /// The launch on `input` (of `len` elements) into `out`.
-    fn launch<'a>(
-        &'a self,
-        input: &'a DeviceBuffer,
-        out: &'a DeviceBuffer,
-        len: i64,
-    ) -> Result<Launch<'a>, String> {
-        let sizes: Sizes = self.sized(len);
-        let mut a = Vec::new();
-        for p in &self.kernel.params {
-            a.push(match p {
-                KernelParam::Input { .. } => KernelArg::Buffer(input),
-                KernelParam::Output { .. } => KernelArg::Buffer(out),
-                KernelParam::Size { .. } => KernelArg::Int(len as i32),
-                KernelParam::Scalar { name, .. } | KernelParam::Temp { name, .. } => {
-                    return Err(format!("the second stage's parameter `{name}` is not supported"))
-                }
-            });
-        }
-        let (global, local) = ndrange(&self.kernel, &sizes)?;
-        Ok(Launch { program: &self.program, kernel: &self.kernel.name, args: a, global, local })
-    }
-
-    fn out_buffer(&self, rt: &Runtime, len: i64) -> Result<DeviceBuffer, String> {
-        let sizes: Sizes = self.sized(len);
-        let bytes = eval_at(&self.kernel.output_type.size_in_bytes(), &sizes, "output size")?;
-        rt.zeroed("final", ElemKind::F32, bytes.max(0) as usize).map_err(|e| e.to_string())
+    /// Its launch on the candidate's `parts` partial results (sized
+    /// `sizes`, from [`Finisher::sized`]), into [`FINAL`].
+    fn step<'a>(&'a self, sizes: &'a Sizes) -> Result<Step<'a>, String> {
+        let (global, local) = launch::ndrange(&self.kernel, sizes)?;
+        Ok(Step {
+            kernel: &self.kernel,
+            program: &self.program,
+            def: &self.def,
+            sizes,
+            global,
+            local,
+            args: Args::Mapped(&self.args),
+            output: FINAL,
+        })
     }
 }
 
@@ -512,7 +242,7 @@ pub struct Bench<'a> {
     pub original: &'a Program,
     pub def: &'a str,
     pub sizes: &'a Sizes,
-    pub inputs: &'a Inputs,
+    pub inputs: &'a Arrays,
     pub oracle: Oracle<'a>,
     pub seed: u64,
     pub warmup: usize,
@@ -530,17 +260,6 @@ pub struct Bench<'a> {
     /// The smallest length per size the candidate is validated at (the
     /// interpreter computes the gold result there).
     pub validation_floor: i64,
-}
-
-/// Median of a non-empty list.
-pub fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 impl Bench<'_> {
@@ -591,47 +310,8 @@ impl Bench<'_> {
             Ok(k) => k,
             Err(e) => return fail(Status::Refused, e.to_string()),
         };
-        // Device limits and launch shape, at both sizes.
-        for s in [&vsizes, self.sizes] {
-            match ndrange(&kernel, s) {
-                Ok((g, Some(l))) => {
-                    let wg: usize = l.iter().product();
-                    if wg > self.rt.info.max_work_group {
-                        return fail(
-                            Status::Limits,
-                            format!(
-                                "work-group of {wg} exceeds the device's {}",
-                                self.rt.info.max_work_group
-                            ),
-                        );
-                    }
-                    if g.iter().zip(&l).any(|(g, l)| *l == 0 || g % l != 0) {
-                        return fail(
-                            Status::Limits,
-                            format!("global size {g:?} is not a multiple of local size {l:?}"),
-                        );
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => return fail(Status::Refused, e),
-            }
-        }
-        if !self.then.is_empty() {
-            let parts = [&vsizes, self.sizes]
-                .iter()
-                .map(|s| eval_at(&kernel.output_type.size_in_bytes(), s, "output size").map(|b| b / 4))
-                .collect::<Result<Vec<i64>, String>>();
-            let parts = match parts {
-                Ok(p) => p,
-                Err(e) => return fail(Status::Refused, e),
-            };
-            if !fin.is_some_and(|f| parts.iter().all(|&n| f.fits(self.original, n))) {
-                let names: Vec<&str> = self.then.iter().map(|f| f.def.as_str()).collect();
-                return fail(
-                    Status::Refused,
-                    format!("no second stage ({}) fits {parts:?} partial results", names.join(", ")),
-                );
-            }
+        if let Err((status, message)) = self.fits(&kernel, &vsizes, fin) {
+            return fail(status, message);
         }
         let program = match self.rt.build("explored candidate", &kernel.source, "") {
             Ok(p) => p,
@@ -642,56 +322,10 @@ impl Bench<'_> {
             Ok(x) => x,
             Err(e) => return fail(Status::Invalid, format!("no gold result: {e}")),
         };
-        let run = |inputs: &Inputs,
-                   sizes: &Sizes,
-                   times: usize,
-                   warm: usize|
-         -> Result<(Vec<f64>, HostArray, bool), String> {
-            let b = bind(self.rt, &kernel, inputs, sizes)?;
-            let a = args(&kernel, &b, inputs, sizes)?;
-            let (global, local) = ndrange(&kernel, sizes)?;
-            let mut launch = vec![Launch { program: &program, kernel: &kernel.name, args: a, global, local }];
-            // The second stage reads the candidate's output (its length
-            // counted
-            // in scalars: a vector output (`[float4]M`) is read as `[float]4M`.
-            let parts = eval_at(&kernel.output_type.size_in_bytes(), sizes, "output size")? / 4;
-            let fin_out = match fin {
-                Some(f) => Some(f.out_buffer(self.rt, parts)?),
-                None => None,
-            };
-            if let (Some(f), Some(o)) = (fin, &fin_out) {
-                launch.push(f.launch(&b.bufs[b.out_index], o, parts)?);
-            }
-            let (mut t, mut out_of_budget) = (Vec::new(), false);
-            let started = std::time::Instant::now();
-            for i in 0..warm.saturating_add(times) {
-                let ns: u64 = self.rt.run(&launch).map_err(|e| e.to_string())?.iter().sum();
-                let ms = ns as f64 / 1e6;
-                if i >= warm {
-                    t.push(ms);
-                }
-                // A candidate far slower than the best so far is not worth
-                // more runs: its first time ranks it already.
-                if self.cutoff_ms.is_some_and(|c| ms > 4.0 * c) && warm + times > 1 {
-                    t = vec![ms];
-                    break;
-                }
-                // Nor are runs past the budget (a large --runs): the times
-                // taken so far give the median.
-                if !t.is_empty() && started.elapsed().as_secs_f64() * 1e3 > self.left_ms {
-                    out_of_budget = i + 1 < warm + times;
-                    break;
-                }
-            }
-            let out = self
-                .rt
-                .download(fin_out.as_ref().unwrap_or(&b.bufs[b.out_index]))
-                .map_err(|e| e.to_string())?;
-            Ok((t, out, out_of_budget))
-        };
-        match run(&vin, &vsizes, 1, 0) {
+        let cand = Candidate { kernel: &kernel, program: &program, fin };
+        match self.run(&cand, &vin, &vsizes, RunCounts { warmup: 0, runs: 1 }) {
             Err(e) => return fail(Status::RunFailed, e),
-            Ok((t, out, _)) => {
+            Ok((t, out)) => {
                 let c = self.oracle.check(&out, &want, scale.as_ref());
                 if !c.ok {
                     return fail(Status::Invalid, c.message);
@@ -701,7 +335,7 @@ impl Bench<'_> {
                 // as launch overheads are scaled too) and skip hopeless ones.
                 let ratio: f64 =
                     self.sizes.iter().map(|(k, v)| *v as f64 / *vsizes.get(k).unwrap_or(v) as f64).product();
-                let small = t.first().copied().unwrap_or(0.0);
+                let small = t.ms.first().copied().unwrap_or(0.0);
                 let predicted = small * ratio;
                 let limit = self.cutoff_ms.map_or(f64::INFINITY, |c| 50.0 * c).min(self.left_ms / 2.0);
                 // Below PREDICT_FLOOR_MS the small run's time is launch
@@ -710,17 +344,18 @@ impl Bench<'_> {
                 if small >= PREDICT_FLOOR_MS && predicted > limit {
                     return fail(
                         Status::Slow,
-                        format!("predicted {predicted:.1} ms from {:.3} ms at the validation size", t[0]),
+                        format!("predicted {predicted:.1} ms from {small:.3} ms at the validation size"),
                     );
                 }
             }
         }
-        match run(self.inputs, self.sizes, self.runs.max(1), self.warmup) {
+        let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
+        match self.run(&cand, self.inputs, self.sizes, counts) {
             Err(e) => fail(Status::RunFailed, e),
-            Ok((mut t, _, out_of_budget)) => {
-                let mut message = if out_of_budget {
-                    format!("timed {} of {} runs: the budget ran out", t.len(), self.runs)
-                } else if t.len() < self.runs.max(1) {
+            Ok((t, _)) => {
+                let mut message = if t.out_of_budget {
+                    format!("timed {} of {} runs: the budget ran out", t.ms.len(), self.runs)
+                } else if t.ms.len() < self.runs.max(1) {
                     "over 4x slower than the best so far: timed once".to_string()
                 } else {
                     String::new()
@@ -730,8 +365,99 @@ impl Bench<'_> {
                     let sep = if message.is_empty() { "" } else { "; " };
                     message = format!("{message}{sep}then {}", f.def);
                 }
-                Outcome { status: Status::Ok, median_ms: Some(median(&mut t)), message, valid_sizes: vsizes }
+                Outcome { status: Status::Ok, median_ms: t.median(), message, valid_sizes: vsizes }
             }
         }
     }
+
+    /// The device's limits and the launch shape at both sizes, and a
+    /// second stage for the partial results at both, where one is needed.
+    fn fits(&self, kernel: &Kernel, vsizes: &Sizes, fin: Option<&Finisher>) -> Result<(), (Status, String)> {
+        for s in [vsizes, self.sizes] {
+            match launch::ndrange(kernel, s) {
+                Ok((g, Some(l))) => {
+                    let wg: usize = l.iter().product();
+                    if wg > self.rt.info.max_work_group {
+                        let max = self.rt.info.max_work_group;
+                        return Err((
+                            Status::Limits,
+                            format!("work-group of {wg} exceeds the device's {max}"),
+                        ));
+                    }
+                    if g.iter().zip(&l).any(|(g, l)| *l == 0 || g % l != 0) {
+                        return Err((
+                            Status::Limits,
+                            format!("global size {g:?} is not a multiple of local size {l:?}"),
+                        ));
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => return Err((Status::Refused, e.to_string())),
+            }
+        }
+        if self.then.is_empty() {
+            return Ok(());
+        }
+        let parts = [vsizes, self.sizes]
+            .iter()
+            .map(|s| eval_at(&kernel.output_type.size_in_bytes(), s, "output size").map(|b| b / 4))
+            .collect::<Result<Vec<i64>, String>>()
+            .map_err(|e| (Status::Refused, e))?;
+        if !fin.is_some_and(|f| parts.iter().all(|&n| f.fits(self.original, n))) {
+            let names: Vec<&str> = self.then.iter().map(|f| f.def.as_str()).collect();
+            return Err((
+                Status::Refused,
+                format!("no second stage ({}) fits {parts:?} partial results", names.join(", ")),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs a candidate and its second stage on `inputs` at `sizes`: the
+    /// times (the search's early stops apply) and the final output.
+    fn run(
+        &self,
+        c: &Candidate<'_>,
+        inputs: &Arrays,
+        sizes: &Sizes,
+        counts: RunCounts,
+    ) -> Result<(Times, HostArray), String> {
+        // The second stage reads the candidate's output, its length counted
+        // in scalars: a vector output (`[float4]M`) is read as `[float]4M`.
+        let fin_sizes = match c.fin {
+            Some(f) => {
+                Some(f.sized(eval_at(&c.kernel.output_type.size_in_bytes(), sizes, "output size")? / 4))
+            }
+            None => None,
+        };
+        let mut device = launch::upload_inputs(self.rt, c.kernel, inputs)?;
+        device.insert(OUT.into(), launch::output_buffer(self.rt, "out", &c.kernel.output_type, sizes)?);
+        let (global, local) = launch::ndrange(c.kernel, sizes)?;
+        let mut steps = vec![Step {
+            kernel: c.kernel,
+            program: c.program,
+            def: self.def,
+            sizes,
+            global,
+            local,
+            args: Args::ByName,
+            output: OUT,
+        }];
+        if let (Some(f), Some(s)) = (c.fin, &fin_sizes) {
+            device.insert(FINAL.into(), launch::output_buffer(self.rt, "final", &f.kernel.output_type, s)?);
+            steps.push(f.step(s)?);
+        }
+        let stop = Stop { cutoff_ms: self.cutoff_ms, budget_ms: self.left_ms };
+        let times = launch::run(self.rt, &steps, Buffers { device: &device, host: inputs }, counts, stop)?;
+        let key = if c.fin.is_some() { FINAL } else { OUT };
+        let out = device.get(key).ok_or("the output buffer is missing")?;
+        Ok((times, self.rt.download(out).map_err(|e| e.to_string())?))
+    }
+}
+
+/// A built candidate and the second stage it takes, if any.
+struct Candidate<'a> {
+    kernel: &'a Kernel,
+    program: &'a RuntimeProgram,
+    fin: Option<&'a Finisher>,
 }

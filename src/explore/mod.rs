@@ -24,8 +24,9 @@ use crate::compile::{compile, CompileOptions};
 use crate::ir::equiv::canonical_def;
 use crate::ir::Program;
 use crate::runtime::{self, DeviceInfo, Runtime};
+use crate::types::Sizes;
 use log::{fnv_hex, Log, LogError, Row};
-use measure::{Bench, Sizes, Status};
+use measure::{Bench, Status};
 use space::{Shape, Slot, SpaceLimits};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -52,10 +53,10 @@ pub struct ExploreOptions {
     /// (`--then DEF[,DEF...]`, defs of the same file, the first that fits
     /// a candidate's partial results is used; see `reduction`). Empty: none.
     pub then: Vec<String>,
-    /// Validate as this benchmark config does (`--config`: its input
-    /// generators, Rust gold and tolerances; see `measure::Oracle`).
-    /// `None`: random inputs against the interpreter.
-    pub config: Option<crate::harness::config::Config>,
+    /// Validate against this reference (`--config`: a benchmark config's
+    /// input generators, Rust gold and tolerances; see
+    /// `validate::Oracle`). `None`: random inputs against the interpreter.
+    pub reference: Option<std::sync::Arc<dyn crate::validate::Reference>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +75,7 @@ pub enum ExploreError {
     Io { path: String, msg: String },
     /// Another explorer holds `--out` (its `explore.csv.lock`).
     #[error(transparent)]
-    Locked(#[from] crate::harness::outfile::LockError),
+    Locked(#[from] crate::outfile::LockError),
 }
 
 /// The program in normal form and the shapes to search.
@@ -302,9 +303,9 @@ impl Worker<'_> {
         let slug = info.slug();
         let (max_wg, units) = (info.max_work_group, info.compute_units);
         let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
-        let oracle = match &opts.config {
-            None => measure::Oracle::Interpreter,
-            Some(cfg) => measure::Oracle::from_config(cfg).map_err(ExploreError::Runtime)?,
+        let oracle = match &opts.reference {
+            None => crate::validate::Oracle::Interpreter,
+            Some(r) => crate::validate::Oracle::Reference(r.as_ref()),
         };
         let inputs =
             oracle.inputs(self.original, &opts.def, &opts.sizes, opts.seed).map_err(ExploreError::Runtime)?;
@@ -582,7 +583,7 @@ fn write_best(
         ));
     }
     text.push_str(&crate::parse::print_program(&b.program));
-    crate::harness::outfile::replace(&lift, text.as_bytes()).map_err(|e| io(&lift, e))?;
+    crate::outfile::replace(&lift, text.as_bytes()).map_err(|e| io(&lift, e))?;
     let der = dir.join("best.derivation");
     let mut text = format!("# def {def}, found by `lift explore` on {device}; {}\n", b.params);
     if let Some(l) = b.local {
@@ -592,7 +593,7 @@ fn write_best(
         text.push_str(l);
         text.push('\n');
     }
-    crate::harness::outfile::replace(&der, text.as_bytes()).map_err(|e| io(&der, e))?;
+    crate::outfile::replace(&der, text.as_bytes()).map_err(|e| io(&der, e))?;
     Ok(vec![lift, der])
 }
 
@@ -623,7 +624,7 @@ pub fn explore(
     let csv = opts.out.join("explore.csv");
     // One explorer per folder, as one run per results file: the lock is
     // taken before the log is opened and held until the best is written.
-    let _lock = crate::harness::outfile::lock_beside(&csv)?;
+    let _lock = crate::outfile::lock_beside(&csv)?;
     let log = Log::open(&csv, opts.resume)?;
     let mut notes = log.notes.clone();
     let log = Mutex::new(log);

@@ -31,7 +31,7 @@ use crate::arith::ArithExpr;
 use crate::ir::visit::Path;
 use crate::ir::{ExprKind, FunKind, Pattern, Program, ReduceKind};
 use crate::rewrite;
-use std::collections::BTreeMap;
+use crate::types::Sizes;
 
 /// One step of a recipe: rule name (`extract` for the extract step),
 /// position relative to the root, parameters.
@@ -182,7 +182,7 @@ fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool, &'static [
 
 /// The reduction shapes for `def` (none unless its body is a full
 /// reduction of a map); each replays with its default slot values.
-pub fn reduction_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
+pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((len, add_map, outer)) = reduced_len(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
     let chunk = |lo, hi, d| slot("c", pow2(lo, hi, n), d);

@@ -36,7 +36,7 @@
 use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
 use crate::ir::visit::{self, Node, Path};
 use crate::ir::{ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
-use std::collections::BTreeMap;
+use crate::types::Sizes;
 
 /// Where the shapes start: the rows map `o`, the reduction `r` (somewhere
 /// in `o`'s function), and whether `r`'s parent is a map over its result.
@@ -175,7 +175,7 @@ pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
     Some([l, 1, 1])
 }
 
-fn row_len(base: &Program, def: &str, r: &Path, sizes: &BTreeMap<String, i64>) -> Option<i64> {
+fn row_len(base: &Program, def: &str, r: &Path, sizes: &Sizes) -> Option<i64> {
     let d = base.def(def)?;
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
     let ExprKind::Call(_, args) = &visit::expr_at(&d.body, r).ok()?.kind else { return None };
@@ -189,7 +189,7 @@ fn row_len(base: &Program, def: &str, r: &Path, sizes: &BTreeMap<String, i64>) -
 
 /// The row-reduction shapes for `def` (none unless it reduces inside a
 /// map over rows), each replaying with its default slot values.
-pub fn row_shapes(base: &Program, def: &str, sizes: &BTreeMap<String, i64>) -> Vec<Shape> {
+pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some(site) = find_site(base, def) else { return Vec::new() };
     let n = row_len(base, def, &site.r, sizes);
     let d = |v: i64| vec![("d", Arg::Fixed(v))];
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn row_shapes_replay_on_both_gemv_defs() {
-        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1024)].into();
+        let sizes: Sizes = [("M".into(), 37), ("N".into(), 1024)].into();
         for (file, def) in [("benchmarks/icfp15/gemv.lift", "gemv"), ("benchmarks/gemv.lift", "gemvHigh")] {
             let b = prepared(file, def);
             let shapes = row_shapes(&b, def, &sizes);
@@ -250,10 +250,10 @@ mod tests {
 
     #[test]
     fn vec_shapes_need_n_a_multiple_of_4() {
-        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1026)].into();
+        let sizes: Sizes = [("M".into(), 37), ("N".into(), 1026)].into();
         let b = prepared("benchmarks/icfp15/gemv.lift", "gemv");
         assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 0, "no power of two from 16 divides 1026");
-        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1040)].into();
+        let sizes: Sizes = [("M".into(), 37), ("N".into(), 1040)].into();
         // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones (260 float4s).
         assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 1);
     }
@@ -264,7 +264,7 @@ mod tests {
                    def rowmax(a: [[float]N]M) = map(\\r -> reduce(mx, -3.0e38f) $ r) $ a\n";
         let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
         let b = crate::rewrite::prepare(&p, "rowmax").unwrap();
-        let sizes: BTreeMap<String, i64> = [("M".into(), 37), ("N".into(), 1024)].into();
+        let sizes: Sizes = [("M".into(), 37), ("N".into(), 1024)].into();
         // The scalar lanes (the float4 form needs a vector `map(id)`).
         let shapes = row_shapes(&b, "rowmax", &sizes);
         assert!(!shapes.is_empty());
@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn no_row_shapes_without_a_row_reduction() {
-        let sizes: BTreeMap<String, i64> = [("N".into(), 1024)].into();
+        let sizes: Sizes = [("N".into(), 1024)].into();
         assert!(row_shapes(&prepared("benchmarks/icfp15/dot.lift", "dot"), "dot", &sizes).is_empty());
         assert!(row_shapes(&prepared("benchmarks/icfp15/scal.lift", "scal"), "scal", &sizes).is_empty());
     }

@@ -13,7 +13,8 @@ use crate::ir::equiv::canonical_def;
 use crate::ir::visit::{self, Node, Path};
 use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
 use crate::rewrite::{self, Args, Constraint, Rule};
-use std::collections::{BTreeMap, HashSet};
+use crate::types::Sizes;
+use std::collections::HashSet;
 
 /// Where a step's parameter comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,7 +184,7 @@ pub struct SpaceLimits {
     pub reductions: bool,
     /// Other sizes every kept candidate's rule constraints must hold at
     /// (`--valid-at`): a committed program runs at every size preset.
-    pub valid_at: Vec<BTreeMap<String, i64>>,
+    pub valid_at: Vec<Sizes>,
 }
 
 impl Default for SpaceLimits {
@@ -208,7 +209,7 @@ fn size_domain(len: Option<i64>) -> Vec<i64> {
 const WIDTHS: [i64; 3] = [2, 4, 8];
 
 /// The length of the array a rule's site works on, at `sizes`.
-fn site_len(prog: &Program, def: &str, path: &Path, sizes: &BTreeMap<String, i64>) -> Option<i64> {
+fn site_len(prog: &Program, def: &str, path: &Path, sizes: &Sizes) -> Option<i64> {
     let d = prog.def(def)?;
     let types = crate::passes::typecheck::typecheck_def(prog, d).ok()?;
     let e = visit::expr_at(&d.body, path).ok()?;
@@ -257,12 +258,7 @@ fn rule_slots(
 /// Stage 1: every program reachable in at most `limits.depth` algorithmic
 /// steps, breadth first, the original first, duplicates (by structural
 /// hash) dropped. Returned as shapes with only algorithmic steps.
-pub fn algorithmic_shapes(
-    base: &Program,
-    def: &str,
-    sizes: &BTreeMap<String, i64>,
-    limits: &SpaceLimits,
-) -> Vec<Shape> {
+pub fn algorithmic_shapes(base: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -> Vec<Shape> {
     let mut seen = HashSet::new();
     let hash = |p: &Program| p.def(def).map(|d| canonical_def(p, d)).unwrap_or_default();
     seen.insert(hash(base));
@@ -313,7 +309,7 @@ pub fn algorithmic_shapes(
 }
 
 /// Whether every constraint evaluates to 0 at `sizes`.
-pub fn constraints_hold(cs: &[Constraint], sizes: &BTreeMap<String, i64>) -> bool {
+pub fn constraints_hold(cs: &[Constraint], sizes: &Sizes) -> bool {
     cs.iter().all(|c| c.expr.eval_with(&|v| sizes.get(v).copied()) == Ok(0))
 }
 
@@ -507,7 +503,7 @@ mod tests {
     #[test]
     fn split_domains_divide_the_valid_at_sizes_too() {
         let base = prepared("benchmarks/icfp15/md.lift", "md");
-        let sizes = BTreeMap::from([("M".to_string(), 128), ("N".to_string(), 12288)]);
+        let sizes = Sizes::from([("M".to_string(), 128), ("N".to_string(), 12288)]);
         let splits = |limits: &SpaceLimits| -> Vec<Vec<i64>> {
             algorithmic_shapes(&base, "md", &sizes, limits)
                 .iter()
@@ -516,7 +512,7 @@ mod tests {
         };
         let open = splits(&SpaceLimits::default());
         assert!(!open.is_empty() && open.iter().all(|d| d.contains(&128)), "{open:?}");
-        let tiny = BTreeMap::from([("M".to_string(), 128), ("N".to_string(), 3008)]);
+        let tiny = Sizes::from([("M".to_string(), 128), ("N".to_string(), 3008)]);
         let kept = splits(&SpaceLimits { valid_at: vec![tiny], ..SpaceLimits::default() });
         assert!(!kept.is_empty(), "the split shapes stay");
         for d in &kept {

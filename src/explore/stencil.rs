@@ -33,7 +33,7 @@ use crate::arith;
 use crate::ir::visit::{self, Path};
 use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
 use crate::rewrite::{self, Args};
-use std::collections::BTreeMap;
+use crate::types::Sizes;
 
 /// The local-size slots of a stencil shape: `tx` 0 leaves the local size
 /// to the driver.
@@ -242,7 +242,7 @@ impl<'a> Build<'a> {
 
 /// The length of the array at `dim` (0 = outermost) of the def's first
 /// parameter at `sizes`.
-fn param_len(base: &Program, def: &str, dim: usize, sizes: &BTreeMap<String, i64>) -> Option<i64> {
+fn param_len(base: &Program, def: &str, dim: usize, sizes: &Sizes) -> Option<i64> {
     let mut t = base.def(def)?.params.first()?.ty.as_ref()?;
     for _ in 0..dim {
         let crate::types::Type::Array(e, _) = t else { return None };
@@ -266,15 +266,10 @@ fn dividing(values: &[i64], lens: &[Option<i64>]) -> Vec<i64> {
 
 /// The shapes of a stencil def (see the module comment), `None` when the
 /// def is no stencil. `base` is in the rules' normal form.
-pub fn shapes(
-    base: &Program,
-    def: &str,
-    sizes: &BTreeMap<String, i64>,
-    valid_at: &[BTreeMap<String, i64>],
-) -> Option<Vec<Shape>> {
+pub fn shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> Option<Vec<Shape>> {
     let dims = stencil_dims(base, def)?;
     // Lengths of a dimension at the timed size and every `valid_at` size.
-    let all: Vec<&BTreeMap<String, i64>> = std::iter::once(sizes).chain(valid_at).collect();
+    let all: Vec<&Sizes> = std::iter::once(sizes).chain(valid_at).collect();
     let lens =
         |dim: usize| -> Vec<Option<i64>> { all.iter().map(|s| param_len(base, def, dim, s)).collect() };
     let mut out = Vec::new();
@@ -375,7 +370,7 @@ const LOCAL_BYTES: i64 = 32 * 1024;
 /// element by element into local memory (`map-id-nd`, `to-local`), a
 /// work-item per output. Slot values are those whose rule constraints
 /// hold at every size in `all`.
-fn tiled(base: &Program, def: &str, all: &[&BTreeMap<String, i64>], ov: i64, dims: usize) -> Option<Shape> {
+fn tiled(base: &Program, def: &str, all: &[&Sizes], ov: i64, dims: usize) -> Option<Shape> {
     let mut b = Build::new(base, def);
     let at = if dims == 2 { Path::root() } else { Path::root().child(0).child(0).child(0) };
     if dims == 3 && b.sites("stencil-3d-planes").contains(&Path::root()) {

@@ -8,7 +8,7 @@
 //! for a given seed and the same times the sequence is the same; the times
 //! only decide which shapes survive.
 
-use crate::harness::inputs::SplitMix64;
+use crate::validate::SplitMix64;
 use std::collections::HashSet;
 
 /// A point of the search space: a shape and one value per slot.

@@ -5,7 +5,8 @@
 
 use super::config::{BlasCall, BlasScalar, ClBlastSpec, Config};
 use super::data::{Arrays, HostArray, Sizes};
-use super::variant::{upload_all, Execution, RunCounts};
+use super::variant::{upload_all, Execution};
+use crate::launch::RunCounts;
 use crate::runtime::{ClBlast, DeviceBuffer, Runtime};
 use std::collections::BTreeMap;
 use std::time::Instant;

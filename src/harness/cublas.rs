@@ -11,7 +11,8 @@ use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
 use super::results::Row;
 use super::runner::{base_row, error_row, Bench};
-use super::variant::{Execution, RunCounts};
+use super::variant::Execution;
+use crate::launch::RunCounts;
 use crate::runtime::{CuBlas, CudaBuffer};
 use std::collections::BTreeMap;
 

@@ -1,12 +1,5 @@
-//! Named host arrays and size bindings of the harness; the arrays
-//! themselves are [`HostArray`]s.
+//! Named host arrays and size bindings of the harness: the crate's
+//! [`HostArray`], [`Arrays`] and [`Sizes`] (defined in `types`, shared with
+//! launching, validation and the search).
 
-use std::collections::BTreeMap;
-
-pub use crate::types::HostArray;
-
-/// Named arrays (inputs or outputs).
-pub type Arrays = BTreeMap<String, HostArray>;
-
-/// Bound size names (`N -> 4096`).
-pub type Sizes = BTreeMap<String, i64>;
+pub use crate::types::{Arrays, HostArray, Sizes};

@@ -1,12 +1,57 @@
 //! Where a benchmark's expected output comes from: a Rust gold function, the
 //! interpreter running the Lift program, or the validated reference output.
 
-use super::config::Config;
+use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
 use super::gold;
+use super::inputs::make_host_arrays;
 use super::variant::load_program_for_row;
 use crate::interp::{self, Value};
 use std::collections::BTreeMap;
+
+/// A benchmark config as the search's validation oracle (`lift explore
+/// --config`): its input generators, its Rust gold with its error scale,
+/// and its tolerances.
+#[derive(Debug)]
+pub struct ConfigReference {
+    cfg: Config,
+    gold: String,
+}
+
+impl ConfigReference {
+    /// The config must have a Rust gold.
+    pub fn new(cfg: Config) -> Result<ConfigReference, String> {
+        match &cfg.validation.gold {
+            Gold::Rust(gold) => Ok(ConfigReference { gold: gold.clone(), cfg }),
+            Gold::Interpreter | Gold::Reference => Err(format!(
+                "--config {}: its gold is not a Rust function (`gold: rust:NAME`); \
+                 without --config the search validates against the interpreter",
+                cfg.name
+            )),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+}
+
+impl crate::validate::Reference for ConfigReference {
+    fn inputs(&self, sizes: &Sizes) -> Result<Arrays, String> {
+        make_host_arrays(&self.cfg, sizes)
+            .map(|(inputs, _)| inputs)
+            .map_err(|e| format!("{}: inputs: {e}", self.cfg.name))
+    }
+
+    fn expected(&self, inputs: &Arrays, sizes: &Sizes) -> Result<(HostArray, Option<HostArray>), String> {
+        let output = self.cfg.explored.as_ref().map_or("", |e| e.output.as_str());
+        rust_gold_scaled(&self.gold, inputs, sizes, output)
+    }
+
+    fn tolerances(&self) -> (f64, f64) {
+        (self.cfg.validation.rtol, self.cfg.validation.atol)
+    }
+}
 
 /// Runs Rust gold `name` and picks the array named `output` (or the only one).
 pub fn rust_gold(name: &str, inputs: &Arrays, sizes: &Sizes, output: &str) -> Result<HostArray, String> {

@@ -17,11 +17,11 @@ use super::config::{eval, Config};
 use super::data::{Arrays, HostArray, Sizes};
 use super::results::Row;
 use super::runner::{base_row, error_row, Bench};
-use super::variant::{bind_args, upload_all, Binding, Execution, RunCounts};
-use super::variant::{eval_dims, level_options, load_program_for_row, pad3, time_runs, trim_dims};
+use super::variant::{launch_message, level_options, load_program_for_row, pad3, upload_all, Execution};
 use crate::arith::{parse_arith, ArithExpr};
 use crate::compile::{compile, KernelParam};
-use crate::runtime::{DeviceBuffer, ElemKind, Launch, Runtime};
+use crate::launch::{self, Args, Buffers, RunCounts, Step, Stop};
+use crate::runtime::{DeviceBuffer, ElemKind, Runtime};
 use crate::types::Type;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -274,7 +274,6 @@ pub fn run_explored(
     let mut bufs = upload_all(rt, cfg, inputs, buffers)?;
     let mut compile_ms = 0.0;
     let mut built = Vec::new();
-    let mut temps: Vec<Vec<DeviceBuffer>> = Vec::new();
     for k in &spec.kernels {
         let path = k.program.as_deref().unwrap_or(device_file);
         let (file, program) = load_program_for_row(path)?;
@@ -288,8 +287,9 @@ pub fn run_explored(
         if k.static_sizes {
             opts.sizes = sizes.clone();
         }
-        let cfg_global = k.global.as_ref().map(|g| eval_dims(g, &sizes, "global size")).transpose()?;
-        let cfg_local = k.local.as_ref().map(|l| eval_dims(l, &sizes, "local size")).transpose()?;
+        let cfg_global =
+            k.global.as_ref().map(|g| launch::eval_dims(g, &sizes, "global size")).transpose()?;
+        let cfg_local = k.local.as_ref().map(|l| launch::eval_dims(l, &sizes, "local size")).transpose()?;
         opts.global = cfg_global.as_deref().map(pad3);
         opts.local = cfg_local.as_deref().map(pad3);
         let t0 = Instant::now();
@@ -324,22 +324,14 @@ pub fn run_explored(
             let b = rt.zeroed(&k.output, ElemKind::F32, bytes.max(0) as usize).map_err(|e| e.to_string())?;
             bufs.insert(k.output.clone(), b);
         }
-        let mut t = Vec::new();
-        for p in &kernel.params {
-            if let KernelParam::Temp { name, bytes } = p {
-                let n = eval(bytes, &sizes).map_err(|e| format!("size of temporary `{name}`: {e}"))?;
-                t.push(rt.zeroed(name, ElemKind::F32, n.max(0) as usize).map_err(|e| e.to_string())?);
-            }
-        }
-        temps.push(t);
         let global = match cfg_global {
             Some(g) => g,
-            None => trim_dims(eval_dims(&kernel.global, &sizes, "compiler's global size")?),
+            None => launch::compiler_global(&kernel, &sizes)?,
         };
         let mut kernel = kernel;
         let local = match (cfg_local, &kernel.local) {
             (Some(l), _) => Some(l),
-            (None, Some(l)) => Some(eval_dims(l, &sizes, "compiler's local size")?[..global.len()].to_vec()),
+            (None, Some(_)) => launch::compiler_local(&kernel, &sizes, global.len())?,
             // The tuned local size, where it divides this size's global one
             // (else the driver's choice).
             (None, None) => {
@@ -371,19 +363,24 @@ pub fn run_explored(
         let program = rt.build(&label, &kernel.source, &build_options).map_err(|e| e.to_string())?;
         built.push((program, kernel, global, local, def));
     }
-    let mut launches = Vec::new();
-    for ((k, (program, kernel, global, local, def)), temps) in spec.kernels.iter().zip(&built).zip(&temps) {
-        let binding = Binding { section: "explored.kernels", cfg, def, args: &k.args, output: &k.output };
-        let args = bind_args(&kernel.params, &binding, &bufs, inputs, &sizes, temps)?;
-        launches.push(Launch {
+    let steps: Vec<Step> = spec
+        .kernels
+        .iter()
+        .zip(&built)
+        .map(|(k, (program, kernel, global, local, def))| Step {
+            kernel,
             program,
-            kernel: &kernel.name,
-            args,
+            def,
+            sizes: &sizes,
             global: global.clone(),
             local: local.clone(),
-        });
-    }
-    let times_ms = time_runs(rt, &launches, counts)?;
+            args: Args::Mapped(&k.args),
+            output: &k.output,
+        })
+        .collect();
+    let times = launch::run(rt, &steps, Buffers { device: &bufs, host: inputs }, counts, Stop::NEVER)
+        .map_err(|e| launch_message(e, cfg, "explored.kernels"))?;
+    let times_ms = times.ms;
     let out =
         bufs.get(&spec.output).ok_or_else(|| format!("explored.output `{}` is not a buffer", spec.output))?;
     let output = rt.download(out).map_err(|e| e.to_string())?;

@@ -54,7 +54,7 @@ pub enum ResultsError {
     #[error("{path}: row {row}: {msg}")]
     Parse { path: PathBuf, row: usize, msg: String },
     #[error(transparent)]
-    Lock(#[from] super::outfile::LockError),
+    Lock(#[from] crate::outfile::LockError),
     /// `--resume` onto a file of another format: rows of another width
     /// would be appended.
     #[error("{path}: line 1: {msg}")]
@@ -66,7 +66,7 @@ pub enum ResultsError {
 fn check_header(path: &Path) -> Result<(), ResultsError> {
     let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
     let want = &crate::harness::chart::RESULTS_HEADER;
-    let Some(got) = super::outfile::csv_header(path).map_err(io)? else {
+    let Some(got) = crate::outfile::csv_header(path).map_err(io)? else {
         return Ok(());
     };
     if got.iter().map(String::as_str).eq(want.iter().copied()) {
@@ -121,13 +121,13 @@ impl ResultsWriter {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let lock = super::outfile::lock_beside(path)?;
-        super::outfile::not_a_link(path).map_err(io)?;
+        let lock = crate::outfile::lock_beside(path)?;
+        crate::outfile::not_a_link(path).map_err(io)?;
         let mut done = BTreeSet::new();
         let mut dropped = None;
         if path.exists() {
             if resume {
-                dropped = super::outfile::drop_torn_record(path).map_err(io)?;
+                dropped = crate::outfile::drop_torn_record(path).map_err(io)?;
                 check_header(path)?;
                 done = read_rows(path)?.iter().map(Row::key).collect();
             } else {
@@ -149,7 +149,7 @@ impl ResultsWriter {
     pub fn append(&mut self, row: &Row) -> Result<(), ResultsError> {
         let io = |e: std::io::Error| ResultsError::Io { path: self.path.clone(), msg: e.to_string() };
         let new = std::fs::metadata(&self.path).map(|m| m.len() == 0).unwrap_or(true);
-        let file = super::outfile::append(&self.path).map_err(io)?;
+        let file = crate::outfile::append(&self.path).map_err(io)?;
         let mut w = csv::WriterBuilder::new().has_headers(new).from_writer(file);
         w.serialize(row).map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
         let mut file =

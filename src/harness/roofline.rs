@@ -100,7 +100,7 @@ pub fn save(r: &Roofline, path: &Path) -> Result<(), String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.serialize(r).map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes = w.into_inner().map_err(|e| format!("{}: {e}", path.display()))?;
-    super::outfile::replace(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
+    crate::outfile::replace(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads `roofline.csv` if it exists and holds a row.

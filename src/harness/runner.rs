@@ -8,10 +8,11 @@ use super::expected::{interpreter_gold, rust_gold_scaled};
 use super::inputs::{check_fits, make_host_arrays};
 use super::results::{ResultsError, ResultsWriter, Row};
 use super::roofline::Roofline;
-use super::stats::summarize;
-use super::validate::compare_scaled;
-use super::variant::{run_lift, run_reference, Execution, RunCounts};
+use super::variant::{run_lift, run_reference, Execution};
+use crate::launch::stats::summarize;
+use crate::launch::RunCounts;
 use crate::runtime::{ClBlast, CuBlas, Runtime};
+use crate::validate::compare_scaled;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 

@@ -304,7 +304,7 @@ pub fn write_table1(entries: &[Table1Entry], out_dir: &Path) -> Result<Table1, T
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Table1Error> {
-    super::outfile::replace(path, text.as_bytes())
+    crate::outfile::replace(path, text.as_bytes())
         .map_err(|e| Table1Error::Write { path: path.to_path_buf(), msg: e.to_string() })
 }
 

@@ -4,10 +4,10 @@
 
 use super::config::{self, eval, Config, LiftKernel, RefArg};
 use super::data::{Arrays, HostArray, Sizes};
-use crate::arith::ArithExpr;
-use crate::compile::{compile, CompileOptions, KernelParam};
+use crate::compile::{compile, CompileOptions};
 use crate::ir::{Program, SourceFile};
-use crate::runtime::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime, RuntimeProgram};
+use crate::launch::{self, Args, Buffers, LaunchError, RunCounts, Step, Stop};
+use crate::runtime::{DeviceBuffer, KernelArg, Launch, Runtime, RuntimeProgram};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
@@ -24,13 +24,6 @@ pub struct Execution {
     pub build_options: String,
 }
 
-/// How many times to run.
-#[derive(Clone, Copy, Debug)]
-pub struct RunCounts {
-    pub warmup: usize,
-    pub runs: usize,
-}
-
 /// The CompileOptions of a Lift level (`none`, `barrier`, `barrier+cf`, `all`).
 pub fn level_options(level: &str) -> Option<CompileOptions> {
     let (b, c, a) = match level {
@@ -41,21 +34,6 @@ pub fn level_options(level: &str) -> Option<CompileOptions> {
         _ => return None,
     };
     Some(CompileOptions { barrier_elim: b, cf_simplify: c, arith_simplify: a, ..CompileOptions::default() })
-}
-
-pub(super) fn eval_dims(es: &[ArithExpr], sizes: &Sizes, what: &str) -> Result<Vec<usize>, String> {
-    es.iter()
-        .map(|e| {
-            let v = eval(e, sizes).map_err(|err| format!("{what} `{e}`: {err}"))?;
-            // OpenCL launches at most 2^31 - 1 work-items per dimension
-            // here (the kernels' `int` ids); more crashed the driver.
-            let max = crate::passes::sizes_fit::MAX_ELEMS;
-            usize::try_from(v)
-                .ok()
-                .filter(|&v| v > 0 && v as i64 <= max)
-                .ok_or_else(|| format!("{what} `{e}` is {v}, expected 1 to {max}"))
-        })
-        .collect()
 }
 
 /// Device copies of every non-scalar input and every buffer.
@@ -81,29 +59,6 @@ pub(crate) fn upload_all(
         );
     }
     Ok(out)
-}
-
-fn scalar_arg(a: &HostArray) -> KernelArg<'static> {
-    match a {
-        HostArray::F32(v) => KernelArg::Float(v.first().copied().unwrap_or(0.0)),
-        HostArray::I32(v) => KernelArg::Int(v.first().copied().unwrap_or(0)),
-    }
-}
-
-pub(super) fn time_runs(
-    rt: &Runtime,
-    launches: &[Launch<'_>],
-    counts: RunCounts,
-) -> Result<Vec<f64>, String> {
-    for _ in 0..counts.warmup {
-        rt.run(launches).map_err(|e| e.to_string())?;
-    }
-    let mut times = Vec::with_capacity(counts.runs);
-    for _ in 0..counts.runs.max(1) {
-        let ns: u64 = rt.run(launches).map_err(|e| e.to_string())?.iter().sum();
-        times.push(ns as f64 / 1e6);
-    }
-    Ok(times)
 }
 
 fn read_sources(cfg: &Config) -> Result<(String, String), String> {
@@ -142,7 +97,7 @@ pub fn run_reference(
             args.push(match a {
                 RefArg::Array(n) => match bufs.get(n) {
                     Some(b) => KernelArg::Buffer(b),
-                    None => scalar_arg(&inputs[n]),
+                    None => launch::scalar_arg(&inputs[n]),
                 },
                 RefArg::Int(v) => KernelArg::Int(*v as i32),
                 RefArg::Float(v) => KernelArg::Float(*v as f32),
@@ -155,11 +110,11 @@ pub fn run_reference(
             program: &program,
             kernel: &k.name,
             args,
-            global: eval_dims(&k.global, sizes, "global size")?,
-            local: k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?,
+            global: launch::eval_dims(&k.global, sizes, "global size")?,
+            local: k.local.as_ref().map(|l| launch::eval_dims(l, sizes, "local size")).transpose()?,
         });
     }
-    let times_ms = time_runs(rt, &launches, counts)?;
+    let times_ms = launch::time(rt, &launches, counts, Stop::NEVER).map_err(|e| e.to_string())?.ms;
     let out = bufs
         .get(&r.output)
         .ok_or_else(|| format!("reference.output `{}` is a scalar, not a buffer", r.output))?;
@@ -174,23 +129,23 @@ pub fn run_reference(
     })
 }
 
-/// Reads and parses a `.lift` file; errors come rendered as `file:line:col`.
-pub fn load_program(path: &Path) -> Result<(SourceFile, Program), String> {
-    let text = crate::ir::read_text(path).map_err(|e| e.to_string())?;
-    let file = SourceFile::new(path.display().to_string(), text);
-    let program = crate::parse::parse_program(&file).map_err(|e| e.render(&file))?;
-    Ok((file, program))
+/// [`crate::parse::load_program`] for a result row: a syntax error gives
+/// its position and what was expected, never the text found there, so
+/// that no line of a source file is copied into a `results.csv` (issue 23).
+pub(crate) fn load_program_for_row(path: &Path) -> Result<(SourceFile, Program), String> {
+    crate::parse::load_program(path).map_err(|e| e.without_source_text())
 }
 
-/// [`load_program`] for a result row: a syntax error gives its position and
-/// what was expected, never the text found there, so that no line of a
-/// source file is copied into a `results.csv` (issue 23).
-pub(crate) fn load_program_for_row(path: &Path) -> Result<(SourceFile, Program), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = SourceFile::new(path.display().to_string(), text);
-    let program = crate::parse::parse_program(&file)
-        .map_err(|e| format!("{}: error: expected {}", file.location(e.span.start), e.expected))?;
-    Ok((file, program))
+/// A launch error as a results row says it: a config's `args` that
+/// misses a parameter is named with its file and `section`.
+pub(super) fn launch_message(e: LaunchError, cfg: &Config, section: &str) -> String {
+    match e {
+        LaunchError::Unbound { def, param } => {
+            format!("{}: {section}: `args` does not bind parameter `{param}` of `{def}`", cfg.file.display())
+        }
+        LaunchError::UnknownSize(name) => format!("size `{name}` is not bound by the preset"),
+        e => e.to_string(),
+    }
 }
 
 /// Replays the derivation at `path` for a result row: errors give the
@@ -233,8 +188,8 @@ pub fn kernel_options(k: &LiftKernel, level: &str, sizes: &Sizes) -> Result<Comp
     if k.static_sizes {
         opts.sizes = sizes.clone();
     }
-    let cfg_global = k.global.as_ref().map(|g| eval_dims(g, sizes, "global size")).transpose()?;
-    let cfg_local = k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?;
+    let cfg_global = k.global.as_ref().map(|g| launch::eval_dims(g, sizes, "global size")).transpose()?;
+    let cfg_local = k.local.as_ref().map(|l| launch::eval_dims(l, sizes, "local size")).transpose()?;
     opts.global = cfg_global.as_deref().map(pad3);
     opts.local = cfg_local.as_deref().map(pad3);
     Ok(opts)
@@ -262,98 +217,25 @@ fn compile_one(
         })?;
     }
     let opts = kernel_options(k, level, sizes)?;
-    let cfg_global = k.global.as_ref().map(|g| eval_dims(g, sizes, "global size")).transpose()?;
-    let cfg_local = k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?;
+    let cfg_global = k.global.as_ref().map(|g| launch::eval_dims(g, sizes, "global size")).transpose()?;
+    let cfg_local = k.local.as_ref().map(|l| launch::eval_dims(l, sizes, "local size")).transpose()?;
     let t0 = Instant::now();
     let kernel = compile(&program, &k.def, &opts).map_err(|e| match e.span() {
         Some(span) => format!("{}: error: {e}", file.location(span.start)),
         None => format!("{}: error: {e}", k.program.display()),
     })?;
     *compile_ms += t0.elapsed().as_secs_f64() * 1e3;
-    // Trailing dimensions of size 1 are dropped so a 1-D kernel launches 1-D.
     let global = match cfg_global {
         Some(g) => g,
-        None => trim_dims(eval_dims(&kernel.global, sizes, "compiler's global size")?),
+        None => launch::compiler_global(&kernel, sizes)?,
     };
     let local = match cfg_local {
         Some(l) => Some(l),
-        None => match &kernel.local {
-            Some(l) => Some(eval_dims(l, sizes, "compiler's local size")?[..global.len()].to_vec()),
-            None => None,
-        },
+        None => launch::compiler_local(&kernel, sizes, global.len())?,
     };
     let label = format!("{} (def {}, generated at level {level})", k.program.display(), k.def);
     let program = rt.build(&label, &kernel.source, build_options).map_err(|e| e.to_string())?;
     Ok(Built { program, kernel, global, local })
-}
-
-pub(super) fn trim_dims(mut v: Vec<usize>) -> Vec<usize> {
-    while v.len() > 1 && v.last() == Some(&1) {
-        v.pop();
-    }
-    v
-}
-
-/// Where a Lift kernel's arguments come from: its config entry (`section`
-/// names it in messages).
-pub(super) struct Binding<'c> {
-    pub(super) section: &'c str,
-    pub(super) cfg: &'c Config,
-    pub(super) def: &'c str,
-    pub(super) args: &'c BTreeMap<String, String>,
-    pub(super) output: &'c str,
-}
-
-/// The arguments of a compiled Lift kernel, in parameter order: inputs and
-/// scalars through the binding's `args`, its output buffer (checked to hold
-/// what the kernel writes), the temporaries in order, sizes from the preset.
-pub(super) fn bind_args<'a>(
-    params: &[KernelParam],
-    binding: &Binding,
-    bufs: &'a BTreeMap<String, DeviceBuffer>,
-    inputs: &Arrays,
-    sizes: &Sizes,
-    temps: &'a [DeviceBuffer],
-) -> Result<Vec<KernelArg<'a>>, String> {
-    let mut temps = temps.iter();
-    let mut args = Vec::new();
-    for p in params {
-        args.push(match p {
-            KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
-                let src = binding.args.get(name).ok_or_else(|| {
-                    format!(
-                        "{}: {}: `args` does not bind parameter `{name}` of `{}`",
-                        binding.cfg.file.display(),
-                        binding.section,
-                        binding.def
-                    )
-                })?;
-                match bufs.get(src) {
-                    Some(buf) => KernelArg::Buffer(buf),
-                    None => scalar_arg(inputs.get(src).ok_or_else(|| format!("no input `{src}`"))?),
-                }
-            }
-            KernelParam::Output { ty } => {
-                let out = bufs
-                    .get(binding.output)
-                    .ok_or_else(|| format!("output `{}` is a scalar, not a buffer", binding.output))?;
-                if let Ok(need) = eval(&ty.size_in_bytes(), sizes) {
-                    if (need as usize) > out.bytes {
-                        return Err(format!(
-                            "output `{}` holds {} bytes but the kernel writes {need} ({ty})",
-                            binding.output, out.bytes
-                        ));
-                    }
-                }
-                KernelArg::Buffer(out)
-            }
-            KernelParam::Temp { .. } => KernelArg::Buffer(temps.next().ok_or("temporary buffer missing")?),
-            KernelParam::Size { name } => KernelArg::Int(
-                *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound by the preset"))? as i32,
-            ),
-        });
-    }
-    Ok(args)
 }
 
 /// Compiles every Lift kernel of the benchmark at `level` (a level, or a
@@ -382,30 +264,23 @@ pub fn run_lift(
         built.push(compile_one(rt, k, level, sizes, &build_options, &mut compile_ms)?);
     }
     let bufs = upload_all(rt, cfg, inputs, buffers)?;
-    let mut temps: Vec<Vec<DeviceBuffer>> = Vec::new();
-    for b in &built {
-        let mut t = Vec::new();
-        for p in &b.kernel.params {
-            if let KernelParam::Temp { name, bytes } = p {
-                let n = eval(bytes, sizes).map_err(|e| format!("size of temporary `{name}`: {e}"))?;
-                t.push(rt.zeroed(name, ElemKind::F32, n.max(0) as usize).map_err(|e| e.to_string())?);
-            }
-        }
-        temps.push(t);
-    }
-    let mut launches = Vec::new();
-    for ((k, b), temps) in kernels.iter().zip(&built).zip(&temps) {
-        let binding = Binding { section: "lift.kernels", cfg, def: &k.def, args: &k.args, output: &k.output };
-        let args = bind_args(&b.kernel.params, &binding, &bufs, inputs, sizes, temps)?;
-        launches.push(Launch {
+    let steps: Vec<Step> = kernels
+        .iter()
+        .zip(&built)
+        .map(|(k, b)| Step {
+            kernel: &b.kernel,
             program: &b.program,
-            kernel: &b.kernel.name,
-            args,
+            def: &k.def,
+            sizes,
             global: b.global.clone(),
             local: b.local.clone(),
-        });
-    }
-    let times_ms = time_runs(rt, &launches, counts)?;
+            args: Args::Mapped(&k.args),
+            output: &k.output,
+        })
+        .collect();
+    let times = launch::run(rt, &steps, Buffers { device: &bufs, host: inputs }, counts, Stop::NEVER)
+        .map_err(|e| launch_message(e, cfg, "lift.kernels"))?;
+    let times_ms = times.ms;
     let out = bufs
         .get(&lift.output)
         .ok_or_else(|| format!("lift.output `{}` is a scalar, not a buffer", lift.output))?;

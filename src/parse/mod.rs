@@ -4,7 +4,8 @@
 //! Files: `lexer` (tokens), `grammar` (expressions and `def`s into a surface
 //! tree, `ast`), `types`, `cbody` (user-function bodies in the C subset),
 //! `desugar` and `patterns` (surface tree into IR), `pretty` (a printer
-//! whose output re-parses to the same program).
+//! whose output re-parses to the same program), `load` (a file read and
+//! parsed, the one program loader).
 
 mod ast;
 mod cbody;
@@ -12,12 +13,14 @@ mod desugar;
 mod error;
 mod grammar;
 mod lexer;
+mod load;
 mod patterns;
 mod pretty;
 mod types;
 
 pub use cbody::{c_type_name, type_from_c_name};
 pub use error::ParseError;
+pub use load::{load_program, LoadError};
 pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
 
 use crate::types::size_names;

@@ -2,6 +2,15 @@
 //! generators, the OpenCL runtime, the interpreter and gold functions.
 //! Arrays are flat; vector elements are stored component by component.
 
+use std::collections::BTreeMap;
+
+/// Values of size variables (`N -> 4096`): the one map of sizes that
+/// compiling, launching, validating, the search and the harness share.
+pub type Sizes = BTreeMap<String, i64>;
+
+/// Named host arrays (inputs, outputs, scalars as one-element arrays).
+pub type Arrays = BTreeMap<String, HostArray>;
+
 /// A flat host array.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostArray {

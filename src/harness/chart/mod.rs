@@ -111,6 +111,6 @@ fn write_figures(
 /// write (a full disk) never leaves a truncated chart under the real name
 /// and a symbolic link there is replaced, not followed.
 fn write(path: &Path, bytes: &[u8]) -> Result<(), ChartError> {
-    crate::harness::outfile::replace(path, bytes)
+    crate::outfile::replace(path, bytes)
         .map_err(|e| ChartError::Output { path: path.to_path_buf(), msg: e.to_string() })
 }

@@ -142,7 +142,7 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
         runs: 5,
         progress: false,
         then: Vec::new(),
-        config: None,
+        reference: None,
     };
     let report = match explore::explore(&program, std::slice::from_ref(device), &xo) {
         Ok(rep) => rep,

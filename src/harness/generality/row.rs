@@ -220,7 +220,7 @@ impl Writer {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
-        crate::harness::outfile::replace(&self.path, &bytes).map_err(|e| e.to_string())
+        crate::outfile::replace(&self.path, &bytes).map_err(|e| e.to_string())
     }
 }
 

@@ -5,11 +5,11 @@
 
 use lift::arith::ArithExpr;
 use lift::compile::{compile, CompileError, CompileOptions, Kernel, KernelParam};
-use lift::harness::validate::compare;
 use lift::interp;
 use lift::ir::{ExprKind, FunKind, Pattern, Program, SourceFile};
 use lift::runtime::{ElemKind, KernelArg, Launch, Runtime};
 use lift::types::{HostArray, ScalarType, Type};
+use lift::validate::compare;
 use std::collections::{BTreeMap, HashSet};
 
 use super::Rng;

@@ -1,6 +1,6 @@
 //! Element-wise comparison of a kernel's output with the gold result.
 
-use super::data::HostArray;
+use crate::types::HostArray;
 
 /// The outcome of a comparison.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,15 +15,32 @@ pub struct Summary {
 
 /// Summarises samples; `None` when there are none.
 pub fn summarize(samples: &[f64]) -> Option<Summary> {
-    if samples.is_empty() {
-        return None;
-    }
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
+    let s = sorted(samples);
+    let median = median_of_sorted(&s)?;
     let n = s.len();
-    let median = if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 };
     let (lo, hi) = median_ci_ranks(n, 0.95);
     Some(Summary { median, min: s[0], max: s[n - 1], ci_low: s[lo], ci_high: s[hi], runs: n })
+}
+
+/// The median of the samples (the mean of the middle two of an even
+/// count); `None` when there are none.
+pub fn median(samples: &[f64]) -> Option<f64> {
+    median_of_sorted(&sorted(samples))
+}
+
+fn sorted(samples: &[f64]) -> Vec<f64> {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    s
+}
+
+fn median_of_sorted(s: &[f64]) -> Option<f64> {
+    let n = s.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(s[n / 2]),
+        _ => Some((s[n / 2 - 1] + s[n / 2]) / 2.0),
+    }
 }
 
 /// 0-based ranks (l, u) such that [x_(l), x_(u)] covers the median with
@@ -68,5 +85,8 @@ mod tests {
         assert_eq!((s.median, s.min, s.max, s.runs), (5.5, 1.0, 10.0, 10));
         assert_eq!((s.ci_low, s.ci_high), (2.0, 9.0));
         assert!(summarize(&[]).is_none());
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
     }
 }
