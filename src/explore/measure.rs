@@ -190,6 +190,18 @@ impl Finisher {
             .collect()
     }
 
+    /// The bytes of one element of its input (`T` of `[T]P`).
+    fn input_elem_bytes(&self) -> ArithExpr {
+        self.kernel
+            .params
+            .iter()
+            .find_map(|p| match p {
+                KernelParam::Input { ty, .. } => Some(ty.base_elem().size_in_bytes()),
+                _ => None,
+            })
+            .unwrap_or(ArithExpr::Cst(4))
+    }
+
     /// Whether the def's constraints hold for `parts` partial results.
     pub fn fits(&self, original: &Program, parts: i64) -> bool {
         let Some(def) = original.def(&self.def) else { return false };
@@ -263,6 +275,18 @@ pub struct Bench<'a> {
 }
 
 impl Bench<'_> {
+    /// Whether a candidate's kernel computes the def's whole result (its
+    /// output has the def's type, as the naive lowering's has): it gets no
+    /// second stage, which would apply a map after the reduction (a norm's
+    /// square root) a second time.
+    fn computes_everything(&self, k: &Kernel) -> bool {
+        let Some(d) = self.original.def(self.def) else { return false };
+        match crate::passes::typecheck::typecheck_def(self.original, d) {
+            Ok(t) => crate::passes::typecheck::same_type(t.of(&d.body), &k.output_type),
+            Err(_) => false,
+        }
+    }
+
     fn gold_at(&self, sizes: &Sizes) -> Result<Expected, String> {
         let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let mut g = self.golds.borrow_mut();
@@ -293,9 +317,12 @@ impl Bench<'_> {
         // size; they join the candidate's own, so the validation size fits
         // it too and the stage validated is the stage timed.
         let mut fin = None;
-        if let Ok(k) = &kernel {
-            let parts = arith::simplify(&ArithExpr::div(k.output_type.size_in_bytes(), ArithExpr::Cst(4)));
+        if let Some(k) = kernel.as_ref().ok().filter(|k| !self.computes_everything(k)) {
             for f in self.then {
+                // Partial results counted in the stage's elements (a
+                // candidate may leave them as vectors of them).
+                let elem = f.input_elem_bytes();
+                let parts = arith::simplify(&ArithExpr::div(k.output_type.size_in_bytes(), elem));
                 let cs = f.constraints(self.original, &parts);
                 if crate::explore::space::constraints_hold(&cs, self.sizes) {
                     all.extend(cs);
@@ -395,12 +422,14 @@ impl Bench<'_> {
                 Err(e) => return Err((Status::Refused, e.to_string())),
             }
         }
-        if self.then.is_empty() {
+        if self.then.is_empty() || self.computes_everything(kernel) {
             return Ok(());
         }
+        let elem = fin.map_or(ArithExpr::Cst(4), Finisher::input_elem_bytes);
+        let count = arith::simplify(&ArithExpr::div(kernel.output_type.size_in_bytes(), elem));
         let parts = [vsizes, self.sizes]
             .iter()
-            .map(|s| eval_at(&kernel.output_type.size_in_bytes(), s, "output size").map(|b| b / 4))
+            .map(|s| eval_at(&count, s, "output size"))
             .collect::<Result<Vec<i64>, String>>()
             .map_err(|e| (Status::Refused, e))?;
         if !fin.is_some_and(|f| parts.iter().all(|&n| f.fits(self.original, n))) {
