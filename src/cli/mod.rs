@@ -6,7 +6,7 @@ mod compile_cmd;
 mod exec_check;
 mod explore_cmd;
 mod generality_cmd;
-
+mod report_cmd;
 mod rewrite_cmd;
 
 use clap::{Args, Parser, Subcommand};
@@ -83,6 +83,9 @@ enum Cmd {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
+    /// Regenerate the README's result tables and reports/paper-vs-reproduced.md
+    /// from the committed CSVs (--check: only compare).
+    Report(report_cmd::ReportArgs),
     /// Compile a Lift program to an OpenCL kernel.
     Compile(compile_cmd::CompileArgs),
     /// Compile, run on an OpenCL device, and write the result as .npy.
@@ -213,6 +216,7 @@ fn run() -> i32 {
         Cmd::Roofline { device, out } => bench::roofline_cmd(device.as_deref(), &out),
         Cmd::Plot { csvs, out } => bench::plot_cmd(&csvs, &out),
         Cmd::Table1 { cfg, out } => bench::table1_cmd(&cfg, &out),
+        Cmd::Report(a) => report_cmd::report_cmd(&a),
         Cmd::Compile(a) => compile_cmd::compile_cmd(&a),
         Cmd::Exec(a) => compile_cmd::exec_cmd(&a),
         Cmd::Rewrite(a) => rewrite_cmd::rewrite_cmd(&a),

@@ -146,8 +146,7 @@ fn build(parts: Vec<Part>, slots: Vec<Slot>, outer: &[u16]) -> Option<Shape> {
 /// over its one result (`map(h) $ reduce(f, z) $ xs`, a norm's square
 /// root: the derived second stage applies `h`, see `finish`).
 pub(super) fn reduction_at(body: &crate::ir::Expr) -> Option<(&crate::ir::Expr, &'static [u16])> {
-    let is_reduce =
-        |e: &crate::ir::Expr| matches!(&e.kind, ExprKind::Call(f, _) if matches!(f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })));
+    let is_reduce = |e: &crate::ir::Expr| matches!(&e.kind, ExprKind::Call(f, _) if matches!(f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })));
     if is_reduce(body) {
         return Some((body, ROOT));
     }

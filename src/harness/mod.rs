@@ -17,6 +17,7 @@ pub mod gold;
 pub mod halide;
 pub mod inputs;
 pub mod npy;
+pub mod report;
 pub mod results;
 pub mod roofline;
 pub mod runner;

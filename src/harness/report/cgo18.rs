@@ -1,0 +1,130 @@
+//! The CGO 2018 block: GElements/s of the reference, each Lift variant and
+//! Halide per stencil and size (Figure 7), the best Lift variant over Halide
+//! (Figure 8), `lift-tuned`'s fraction of the copy bandwidth, and their
+//! geometric means.
+
+use std::path::Path;
+
+use super::cgo17::mean_and_lowest;
+use super::rows::{self, display, first_seen, last, ordered, Provenance};
+use super::table::{self, Table, NONE};
+use super::{ReportError, Sources};
+use crate::harness::results::Row;
+
+const LIFT_VARIANTS: [&str; 4] = ["lift-naive", "lift-tiled", "lift-slideseq", "lift-tuned"];
+
+/// A validated row's GElements/s.
+fn gelems(row: Option<&Row>) -> Option<f64> {
+    row.filter(|r| r.status == "ok").and_then(|r| r.gelems).filter(|g| *g > 0.0)
+}
+
+fn cell(row: Option<&Row>) -> String {
+    match (gelems(row), row) {
+        (Some(g), _) => table::gelems(g),
+        (None, Some(r)) if r.status != "ok" => r.status.clone(),
+        _ => NONE.to_string(),
+    }
+}
+
+/// Whether a `lift-tuned` row's program tiles (the runner's note ends with
+/// `; tiled` or `; not tiled`).
+pub(super) fn tiles(row: &Row) -> Option<bool> {
+    if row.message.ends_with("; not tiled") {
+        Some(false)
+    } else if row.message.ends_with("; tiled") {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The Lift variants of the file, the known ones first.
+fn lift_variants(rows: &[Row]) -> Vec<String> {
+    let present = first_seen(rows.iter().map(|r| r.variant.as_str()).filter(|v| v.starts_with("lift-")));
+    ordered(present, &LIFT_VARIANTS)
+}
+
+/// The fastest Lift variant's GElements/s.
+fn best_lift(rows: &[Row], lifts: &[String], b: &str, s: &str) -> Option<f64> {
+    lifts.iter().filter_map(|v| gelems(last(rows, b, s, v))).max_by(|x, y| x.total_cmp(y))
+}
+
+/// `cgo18 FILE`: the table and its summary lines.
+pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, ReportError> {
+    let rows = sources.results(csv)?;
+    let lifts = lift_variants(&rows);
+    let mut header = vec!["benchmark".to_string(), "size".into(), "reference".into()];
+    header.extend(lifts.iter().cloned());
+    header.extend([
+        "Halide".into(),
+        "best Lift / Halide".into(),
+        "lift-tuned: fraction of copy bandwidth".into(),
+    ]);
+    let mut t = Table::new(&header);
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in rows.iter() {
+        let k = (r.benchmark.clone(), r.size.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let (mut best_h, mut tuned_h, mut tuned_r) = (Vec::new(), Vec::new(), Vec::new());
+    for (b, s) in &keys {
+        let g = |v: &str| gelems(last(&rows, b, s, v));
+        let what = format!("{} {s}", display(b));
+        let best = best_lift(&rows, &lifts, b, s);
+        let over = |x: Option<f64>, y: Option<f64>| Some(x? / y?);
+        let bh = over(best, g("halide"));
+        best_h.extend(bh.map(|x| (x, what.clone())));
+        tuned_h.extend(over(g("lift-tuned"), g("halide")).map(|x| (x, what.clone())));
+        tuned_r.extend(over(g("lift-tuned"), g("reference")).map(|x| (x, what.clone())));
+        let mut line = vec![display(b), s.clone(), cell(last(&rows, b, s, "reference"))];
+        line.extend(lifts.iter().map(|v| cell(last(&rows, b, s, v))));
+        let frac =
+            last(&rows, b, s, "lift-tuned").filter(|r| r.status == "ok").and_then(|r| r.frac_bandwidth);
+        line.extend([
+            cell(last(&rows, b, s, "halide")),
+            table::opt(bh, table::ratio),
+            table::opt(frac, table::fraction),
+        ]);
+        t.push(line);
+    }
+    let mut prov = Provenance::default();
+    rows.iter().for_each(|r| prov.add(r));
+    let mut out = format!(
+        "From `{}` ({}; {}): GElements/s (output elements over the median kernel time).\n\n",
+        csv.display(),
+        rows::counted(&rows.iter().collect::<Vec<_>>()),
+        prov.describe()
+    );
+    out.push_str(&t.markdown());
+    out.push_str(&format!(
+        "\nGeometric means: best Lift variant over Halide {}; `lift-tuned` over Halide {}; \
+         `lift-tuned` over the reference (where there is one) {}. {}\n",
+        mean_and_lowest(&best_h),
+        mean_and_lowest(&tuned_h),
+        mean_and_lowest(&tuned_r),
+        tiling_line(&rows)
+    ));
+    let mut variants = vec!["reference".to_string()];
+    variants.extend(lifts);
+    variants.push("halide".into());
+    out.push_str(&format!("Clocks (`timing`): {}.\n", rows::clocks(&rows, &variants)));
+    Ok(out)
+}
+
+/// Of the benchmarks of `rows` (one program's rows), how many programs
+/// tile, and how many benchmarks there are.
+pub(super) fn tiling_counts(rows: &[&Row]) -> (usize, usize) {
+    let ok: Vec<&Row> = rows.iter().copied().filter(|r| r.status == "ok").collect();
+    let benches = first_seen(ok.iter().map(|r| r.benchmark.as_str()));
+    let tiled =
+        benches.iter().filter(|b| ok.iter().any(|r| &r.benchmark == *b && tiles(r) == Some(true))).count();
+    (tiled, benches.len())
+}
+
+fn tiling_line(rows: &[Row]) -> String {
+    let tuned: Vec<&Row> = rows.iter().filter(|r| r.variant == "lift-tuned").collect();
+    let (tiled, of) = tiling_counts(&tuned);
+    format!("`lift-tuned` tiles in local memory for {tiled} of {of} benchmarks.")
+}

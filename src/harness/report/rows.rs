@@ -1,0 +1,154 @@
+//! Picking rows out of a results file, and the provenance and clock of the
+//! rows a table shows.
+
+use std::collections::BTreeSet;
+
+use crate::harness::results::Row;
+
+/// The last row of a benchmark, size and variant: rows are appended, so it
+/// is the latest run.
+pub(super) fn last<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
+    rows.iter().rev().find(|r| r.benchmark == bench && r.size == size && r.variant == variant)
+}
+
+/// The median of a row that validated.
+pub(super) fn ok_ms(row: Option<&Row>) -> Option<f64> {
+    row.filter(|r| r.status == "ok").and_then(|r| r.median_ms).filter(|m| *m > 0.0)
+}
+
+/// Whether `variant` is one of `patterns`: a name, or a prefix ending in `*`.
+pub(super) fn matches(patterns: &[String], variant: &str) -> bool {
+    patterns.iter().any(|p| match p.strip_suffix('*') {
+        Some(prefix) => variant.starts_with(prefix),
+        None => p == variant,
+    })
+}
+
+/// The fastest validated row among the variants `patterns` names.
+pub(super) fn fastest<'a>(rows: &'a [Row], bench: &str, size: &str, patterns: &[String]) -> Option<&'a Row> {
+    let variants: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r.benchmark == bench && r.size == size && matches(patterns, &r.variant))
+        .map(|r| r.variant.as_str())
+        .collect();
+    variants
+        .into_iter()
+        .filter_map(|v| last(rows, bench, size, v))
+        .filter(|r| ok_ms(Some(r)).is_some())
+        .min_by(|a, b| ok_ms(Some(a)).unwrap_or(f64::MAX).total_cmp(&ok_ms(Some(b)).unwrap_or(f64::MAX)))
+}
+
+/// `over`'s median over `of`'s: above 1 when `of` is faster.
+pub(super) fn speedup(rows: &[Row], bench: &str, size: &str, over: &str, of: &str) -> Option<f64> {
+    Some(ok_ms(last(rows, bench, size, over))? / ok_ms(last(rows, bench, size, of))?)
+}
+
+/// The speedup as a cell, or why there is none: the variant's status where
+/// it did not validate, `–` where it has no row or the reference none.
+pub(super) fn speedup_cell(rows: &[Row], bench: &str, size: &str, over: &str, of: &str) -> String {
+    match (speedup(rows, bench, size, over, of), last(rows, bench, size, of)) {
+        (Some(s), _) => super::table::ratio(s),
+        (None, Some(r)) if r.status != "ok" => r.status.clone(),
+        _ => super::table::NONE.to_string(),
+    }
+}
+
+/// Values in the order they first appear.
+pub(super) fn first_seen<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        if !out.iter().any(|o| o == v) {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+/// `known` in its order, where present, then the rest in first-seen order.
+pub(super) fn ordered(present: Vec<String>, known: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> =
+        known.iter().filter(|k| present.iter().any(|p| p == *k)).map(|k| k.to_string()).collect();
+    out.extend(present.into_iter().filter(|p| !known.contains(&p.as_str())));
+    out
+}
+
+/// A benchmark as the papers name it (`mm-amd` -> `MM (AMD)`, `icfp15-md`
+/// -> `MD`).
+pub(super) fn display(bench: &str) -> String {
+    match bench.strip_prefix("icfp15-") {
+        Some("blackscholes") => "BlackScholes".into(),
+        Some("md") => "MD".into(),
+        Some(other) => other.into(),
+        None => crate::harness::chart::display_name(bench),
+    }
+}
+
+/// The commits and devices of the rows behind a number.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Provenance {
+    pub commits: BTreeSet<String>,
+    pub devices: BTreeSet<String>,
+}
+
+impl Provenance {
+    pub fn add(&mut self, row: &Row) {
+        self.commits.insert(or_unknown(&row.git_commit));
+        self.devices.insert(or_unknown(&row.device));
+    }
+
+    /// `commit `abc1234`, NVIDIA H100 80GB HBM3` (several of either joined).
+    pub fn describe(&self) -> String {
+        let commits: Vec<String> = self.commits.iter().map(|c| format!("`{c}`")).collect();
+        let noun = if commits.len() > 1 { "commits" } else { "commit" };
+        let devices: Vec<&str> = self.devices.iter().map(String::as_str).collect();
+        format!("{noun} {}, {}", commits.join(", "), devices.join(", "))
+    }
+}
+
+fn or_unknown(s: &str) -> String {
+    if s.trim().is_empty() {
+        "unknown".into()
+    } else {
+        s.trim().to_string()
+    }
+}
+
+/// What the `timing` column of `variants`' rows says, for instance
+/// `reference, explored: profiling events; clblast: host`.
+pub(super) fn clocks(rows: &[Row], variants: &[String]) -> String {
+    let mut by_clock: Vec<(String, Vec<String>)> = Vec::new();
+    for v in variants {
+        let clocks = first_seen(rows.iter().filter(|r| &r.variant == v).map(|r| r.timing.as_str()));
+        let clock = match clocks.as_slice() {
+            [] => continue,
+            [one] => clock_name(one),
+            several => several.iter().map(|c| clock_name(c)).collect::<Vec<_>>().join(" or "),
+        };
+        match by_clock.iter_mut().find(|(c, _)| *c == clock) {
+            Some((_, vs)) => vs.push(v.clone()),
+            None => by_clock.push((clock, vec![v.clone()])),
+        }
+    }
+    let parts: Vec<String> = by_clock.into_iter().map(|(c, vs)| format!("{}: {c}", vs.join(", "))).collect();
+    parts.join("; ")
+}
+
+fn clock_name(timing: &str) -> String {
+    match timing {
+        "profiling" => "OpenCL profiling events".into(),
+        "host" => "host clock".into(),
+        "cuda-events" => "CUDA events".into(),
+        "" => "not recorded".into(),
+        other => other.into(),
+    }
+}
+
+/// `N rows, all ok` or `N rows, K ok`.
+pub(super) fn counted(rows: &[&Row]) -> String {
+    let ok = rows.iter().filter(|r| r.status == "ok").count();
+    if ok == rows.len() {
+        format!("{} rows, all ok", rows.len())
+    } else {
+        format!("{} rows, {ok} ok", rows.len())
+    }
+}
