@@ -452,10 +452,12 @@ impl Bench<'_> {
         counts: RunCounts,
     ) -> Result<(Times, HostArray), String> {
         // The second stage reads the candidate's output, its length counted
-        // in scalars: a vector output (`[float4]M`) is read as `[float]4M`.
+        // in the stage's elements: a vector output (`[float4]M`) is read as
+        // `[float]4M`, a tuple (`(float, int)`, 8 bytes) as one element.
         let fin_sizes = match c.fin {
             Some(f) => {
-                Some(f.sized(eval_at(&c.kernel.output_type.size_in_bytes(), sizes, "output size")? / 4))
+                let count = ArithExpr::div(c.kernel.output_type.size_in_bytes(), f.input_elem_bytes());
+                Some(f.sized(eval_at(&arith::simplify(&count), sizes, "output size")?))
             }
             None => None,
         };

@@ -11,6 +11,7 @@
 //! (the space of stencil defs, instead of stages 1 and 2).
 
 pub mod finish;
+pub mod flatten;
 pub mod log;
 pub mod matmul;
 pub mod measure;
@@ -604,6 +605,10 @@ pub fn explore(
     devices: &[DeviceInfo],
     opts: &ExploreOptions,
 ) -> Result<Report, ExploreError> {
+    // A product written without `join` is explored in the joined form the
+    // tiled shapes match (`flatten`: the same values in the same order).
+    let joined = flatten::joined_products(program, &opts.def, &opts.sizes);
+    let program = joined.as_ref().unwrap_or(program);
     // A full reduction without `--then` gets second stages derived from
     // its own `reduce` (`finish`), and with them the reduction shapes.
     let derived = if opts.then.is_empty() { finish::derive(program, &opts.def) } else { None };

@@ -1,0 +1,115 @@
+//! Products written as a user writes them: `map(\a -> map(\b -> reduce(f,
+//! z) ... $ zip(a, b)) $ Y) $ X` gives each result as a one-element array
+//! (`reduce` returns `[T]1`), so a row of results is `[[T]1]N`. The tiled
+//! matrix-product rule (`tile-mm`) matches the form with a `join` over the
+//! inner map (`map(\a -> join o map(\b -> ...) $ Y) $ X`, rows `[T]N`), as
+//! the CGO 2017 programs write it. Both forms hold the same values in the
+//! same order in memory; the search explores the joined one, whose
+//! interpretation is its gold, so every candidate still computes what the
+//! user's program computes (the def's result type loses its last `1`).
+
+use crate::ir::build::IdGen;
+use crate::ir::{Expr, ExprKind, FunKind, Pattern, Program};
+use crate::types::{Sizes, Type};
+
+/// The program with `def`'s inner maps of one-element results joined, if
+/// its body is a map whose function's body is such a map and the tiled
+/// product shapes then apply; `None` otherwise (the program is explored
+/// as written).
+pub fn joined_products(program: &Program, def: &str, sizes: &Sizes) -> Option<Program> {
+    let base = crate::rewrite::prepare(program, def).ok()?;
+    let d = base.def(def)?;
+    let types = crate::passes::typecheck::typecheck_def(&base, d).ok()?;
+    let ExprKind::Call(outer, args) = &d.body.kind else { return None };
+    let FunKind::Pattern(Pattern::Map { f, .. }) = &outer.kind else { return None };
+    let FunKind::Lambda(lam) = &f.kind else { return None };
+    let inner = &lam.body;
+    let ExprKind::Call(m, _) = &inner.kind else { return None };
+    if !matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })) {
+        return None;
+    }
+    // The inner map's elements are one-element arrays.
+    let Some(Type::Array(elem, _)) = types.exprs.get(&inner.id) else { return None };
+    let Type::Array(_, one) = elem.as_ref() else { return None };
+    if crate::arith::simplify(one) != crate::arith::ArithExpr::Cst(1) {
+        return None;
+    }
+    let mut out = base.clone();
+    let mut gen = IdGen::for_program(&base);
+    let joined = gen.call_pattern(Pattern::Join, vec![(**inner).clone()], inner.span);
+    let mut lam2 = lam.clone();
+    lam2.body = Box::new(joined);
+    let mut f2 = (**f).clone();
+    f2.kind = FunKind::Lambda(lam2);
+    let mut outer2 = (**outer).clone();
+    if let FunKind::Pattern(Pattern::Map { f, .. }) = &mut outer2.kind {
+        *f = Box::new(f2);
+    }
+    let body =
+        Expr { id: d.body.id, kind: ExprKind::Call(Box::new(outer2), args.clone()), span: d.body.span };
+    let od = out.defs.iter_mut().find(|x| x.name == def)?;
+    od.body = body;
+    gen.store(&mut out);
+    // Only where the tiled shapes apply: elsewhere the program as written
+    // keeps its own shapes (rows, reductions).
+    let d2 = out.def(def)?;
+    crate::passes::typecheck::typecheck_def(&out, d2).ok()?;
+    (!super::matmul::matmul_shapes(&out, def, sizes).is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+
+    const FUNS: &str = "userfun add(x: float, y: float): float { return x + y; }\n\
+                        userfun mul(x: float, y: float): float { return x * y; }\n";
+
+    fn parse(src: &str) -> Program {
+        crate::parse::parse_program(&SourceFile::new("t.lift", format!("{FUNS}{src}"))).unwrap()
+    }
+
+    fn sizes() -> Sizes {
+        [("M", 64), ("N", 64), ("K", 64)].into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    }
+
+    #[test]
+    fn a_product_without_join_gets_the_tiled_shapes_and_the_same_values() {
+        let p = parse(
+            "def mm(a: [[float]K]M, b: [[float]N]K) =\n  map(\\r -> map(\\c -> reduce(add, 0.0f) o \
+             map(\\(x, y) -> mul(x, y)) $ zip(r, c)) o transpose $ b) $ a\n",
+        );
+        let s: Sizes = [("M", 3), ("N", 5), ("K", 4)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let j = joined_products(&p, "mm", &sizes()).expect("joined");
+        use crate::interp::Value;
+        let mat = |rows: usize, cols: usize, k: f32| {
+            Value::Array(
+                (0..rows)
+                    .map(|i| {
+                        Value::Array((0..cols).map(|j| Value::Float(k * (i * cols + j) as f32)).collect())
+                    })
+                    .collect(),
+            )
+        };
+        let args = [("a".to_string(), mat(3, 4, 0.5)), ("b".to_string(), mat(4, 5, 0.25))].into();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        crate::interp::eval_def(&p, "mm", &args, &s).unwrap().flatten(&mut a);
+        crate::interp::eval_def(&j, "mm", &args, &s).unwrap().flatten(&mut b);
+        assert_eq!(a.len(), 15);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn other_programs_are_left_as_written() {
+        // A product already joined, rows of a matrix reduced, a map.
+        let p = parse(
+            "def mm(a: [[float]K]M, b: [[float]N]K) =\n  map(\\r -> join o map(\\c -> reduce(add, 0.0f) o \
+             map(\\(x, y) -> mul(x, y)) $ zip(r, c)) o transpose $ b) $ a\n\
+             def rs(a: [[float]N]M) = map(\\r -> reduce(add, 0.0f) $ r) $ a\n\
+             def m(a: [[float]N]M) = map(\\r -> map(\\x -> mul(x, x)) $ r) $ a\n",
+        );
+        for d in ["mm", "rs", "m"] {
+            assert!(joined_products(&p, d, &sizes()).is_none(), "{d}");
+        }
+    }
+}
