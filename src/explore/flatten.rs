@@ -43,7 +43,7 @@ pub fn joined_products(program: &Program, def: &str, sizes: &Sizes) -> Option<Pr
     f2.kind = FunKind::Lambda(lam2);
     let mut outer2 = (**outer).clone();
     if let FunKind::Pattern(Pattern::Map { f, .. }) = &mut outer2.kind {
-        *f = Box::new(f2);
+        **f = f2;
     }
     let body =
         Expr { id: d.body.id, kind: ExprKind::Call(Box::new(outer2), args.clone()), span: d.body.span };
