@@ -20,7 +20,7 @@ pub(crate) fn sizes_fit(
     sizes: &BTreeMap<String, i64>,
 ) -> Result<(), CliError> {
     crate::passes::sizes_fit::sizes_fit(program, def, sizes).map_err(|e| match e.span {
-        Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
+        Some(span) => bad(file.error_at(span, &e)),
         None => bad(format!("{}: {e}", file.name)),
     })
 }

@@ -189,7 +189,7 @@ pub(crate) fn load_program_for_row(path: &Path) -> Result<(SourceFile, Program),
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let file = SourceFile::new(path.display().to_string(), text);
     let program = crate::parse::parse_program(&file)
-        .map_err(|e| format!("{}: error: expected {}", file.location(e.span.start), e.expected))?;
+        .map_err(|e| file.error_at(e.span, format_args!("expected {}", e.expected)))?;
     Ok((file, program))
 }
 
@@ -200,7 +200,7 @@ fn derive_for_row(program: &Program, def: &str, path: &Path) -> Result<Program, 
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
     let quiet = |e: crate::rewrite::DerivationError| {
         let msg = e.msg.split(", found `").next().unwrap_or("");
-        format!("{name}:{}:{}: error: {msg}", e.line, e.col)
+        e.location(&name).error(msg)
     };
     let d = crate::rewrite::parse_derivation(&text).map_err(quiet)?;
     let start = crate::rewrite::prepare(program, def).map_err(|e| format!("{name}: error: {e}"))?;
@@ -257,7 +257,7 @@ fn compile_one(
     // elements) are refused here, naming the place, before any launch.
     if let Some(def) = program.def(&k.def) {
         crate::passes::sizes_fit::sizes_fit(&program, def, sizes).map_err(|e| match e.span {
-            Some(span) => format!("{}: error: {e}", file.location(span.start)),
+            Some(span) => file.error_at(span, &e),
             None => format!("{}: {e}", k.program.display()),
         })?;
     }
@@ -265,10 +265,7 @@ fn compile_one(
     let cfg_global = k.global.as_ref().map(|g| eval_dims(g, sizes, "global size")).transpose()?;
     let cfg_local = k.local.as_ref().map(|l| eval_dims(l, sizes, "local size")).transpose()?;
     let t0 = Instant::now();
-    let kernel = compile(&program, &k.def, &opts).map_err(|e| match e.span() {
-        Some(span) => format!("{}: error: {e}", file.location(span.start)),
-        None => format!("{}: error: {e}", k.program.display()),
-    })?;
+    let kernel = compile(&program, &k.def, &opts).map_err(|e| file.error_in(e.span(), &e))?;
     *compile_ms += t0.elapsed().as_secs_f64() * 1e3;
     // Trailing dimensions of size 1 are dropped so a 1-D kernel launches 1-D.
     let global = match cfg_global {

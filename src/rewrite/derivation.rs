@@ -17,7 +17,7 @@ use super::engine::{apply, RewriteError};
 use super::rule::{Args, Constraint, Rule};
 use crate::arith::parse_arith;
 use crate::ir::visit::{self, Path};
-use crate::ir::{IdGen, Program};
+use crate::ir::{IdGen, Location, Program};
 
 #[derive(Clone, Debug)]
 pub enum StepAction {
@@ -51,8 +51,13 @@ pub struct DerivationError {
 }
 
 impl DerivationError {
+    /// Where the error is, in the derivation file named `file`.
+    pub fn location(&self, file: &str) -> Location {
+        Location { file: file.to_string(), line: self.line, col: self.col }
+    }
+
     pub fn render(&self, file: &str) -> String {
-        format!("{file}:{}:{}: error: {}", self.line, self.col, self.msg)
+        self.location(file).error(&self.msg)
     }
 }
 
