@@ -199,7 +199,8 @@ fn derive_for_row(program: &Program, def: &str, path: &Path) -> Result<Program, 
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
     let quiet = |e: crate::rewrite::DerivationError| {
-        let msg = e.msg.split(", found `").next().unwrap_or("");
+        let msg = e.fault.to_string();
+        let msg = msg.split(", found `").next().unwrap_or("");
         e.location(&name).error(msg)
     };
     let d = crate::rewrite::parse_derivation(&text).map_err(quiet)?;
