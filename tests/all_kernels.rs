@@ -20,11 +20,14 @@ use lift::ir::Program;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+/// A kernel text and the `size/level` pairs that give it.
+type Text = (String, Vec<String>);
+
 /// The kernels of one config: entry label -> distinct texts in order of
-/// first appearance, each with the `size/level` pairs that give it.
+/// first appearance.
 #[derive(Default)]
 struct Snapshot {
-    entries: Vec<(String, Vec<(String, Vec<String>)>)>,
+    entries: Vec<(String, Vec<Text>)>,
 }
 
 impl Snapshot {
