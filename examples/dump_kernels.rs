@@ -1,7 +1,7 @@
 //! Compiles every Lift kernel of every benchmark config at every size preset
 //! and level, writes the kernels to a directory and prints the compile time
-//! of each (the fastest of several compiles). Comparing two dumps with
-//! `diff -r` shows whether a compiler change altered any generated kernel.
+//! of each (the fastest of several compiles). Whether a compiler change
+//! altered any generated kernel is checked by `tests/all_kernels.rs`.
 //!
 //! `cargo run --release --example dump_kernels -- OUT_DIR [CONFIG_DIR [BENCHMARK]]`
 

@@ -67,59 +67,10 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         None => inferred.local,
     };
 
-    let mut kparams = Vec::new();
-    let mut cparams = Vec::new();
-    let mut views = Vec::new();
-    for p in &d.params {
-        let ty = types
-            .params
-            .get(&p.id)
-            .cloned()
-            .ok_or_else(|| CompileError::Internal(format!("parameter `{}` untyped", p.name)))?;
-        match &ty {
-            Type::Array(..) => {
-                let elem = ty.base_elem().clone();
-                cparams.push(ast::Param {
-                    ty: format!("const global {}* restrict", c_type(&elem)),
-                    name: p.name.clone(),
-                });
-                let mem = Rc::new(Memory {
-                    name: p.name.clone(),
-                    space: AddressSpace::Global,
-                    elem,
-                    kind: MemKind::Buffer,
-                });
-                views.push((p.id, Rc::new(View::Mem { mem, ty: ty.clone() })));
-                kparams.push(KernelParam::Input { name: p.name.clone(), ty });
-            }
-            _ => {
-                cparams.push(ast::Param { ty: c_type(&ty), name: p.name.clone() });
-                views.push((p.id, Rc::new(View::Value { c: p.name.clone(), ty: ty.clone() })));
-                kparams.push(KernelParam::Scalar { name: p.name.clone(), ty });
-            }
-        }
-    }
+    let mut sig = Signature::default();
+    sig.inputs(d, &types)?;
+    let out_view = sig.output(d, &types)?;
     let out_ty = types.of(&d.body).clone();
-    let out_elem = out_ty.base_elem().clone();
-    let out_name = "out".to_string();
-    if d.params.iter().any(|p| p.name == out_name) {
-        return Err(CompileError::Unsupported {
-            msg: "a parameter may not be called `out`".into(),
-            span: d.span,
-        });
-    }
-    let out_mem = Rc::new(Memory {
-        name: out_name.clone(),
-        space: AddressSpace::Global,
-        elem: out_elem.clone(),
-        kind: MemKind::Buffer,
-    });
-    let out_view = Rc::new(View::Mem { mem: out_mem, ty: out_ty.clone() });
-    // The result and the temporaries are buffers of their own (the caller
-    // must not pass an input as the output): `restrict` lets the driver keep
-    // input loads on its read-only path and reorder them across stores.
-    cparams.push(ast::Param { ty: format!("global {}* restrict", c_type(&out_elem)), name: out_name });
-    kparams.push(KernelParam::Output { ty: out_ty.clone() });
 
     let lowered = lower::lower(
         lower::Inputs {
@@ -131,17 +82,17 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
             global: global.clone(),
             local: local.clone(),
         },
-        &views,
+        &sig.views,
         &d.body,
         out_view,
     )?;
     for t in &lowered.temps {
-        cparams.push(ast::Param { ty: format!("global {}* restrict", t.c_elem), name: t.name.clone() });
-        kparams.push(KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() });
+        sig.cparams.push(ast::Param { ty: format!("global {}* restrict", t.c_elem), name: t.name.clone() });
+        sig.kparams.push(KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() });
     }
     for s in size_names(d, &types) {
-        cparams.push(ast::Param { ty: "int".into(), name: s.clone() });
-        kparams.push(KernelParam::Size { name: s });
+        sig.cparams.push(ast::Param { ty: "int".into(), name: s.clone() });
+        sig.kparams.push(KernelParam::Size { name: s });
     }
 
     let name = format!("lift_{}", d.name);
@@ -152,7 +103,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
             [ArithExpr::Cst(x), ArithExpr::Cst(y), ArithExpr::Cst(z)] => Some([*x, *y, *z]),
             _ => None,
         }),
-        params: cparams,
+        params: sig.cparams,
         body: lowered.body,
     };
     let mut source = String::new();
@@ -162,7 +113,80 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     if source.contains("lift_pow(") || source.contains("lift_log2(") {
         source = format!("{INDEX_HELPERS}{source}");
     }
-    Ok(Kernel { name, source, params: kparams, global, local, output_type: out_ty })
+    Ok(Kernel { name, source, params: sig.kparams, global, local, output_type: out_ty })
+}
+
+/// The kernel's parameters as it declares them (`cparams`) and as callers
+/// bind them (`kparams`), and the views through which the body reads the
+/// def's parameters.
+#[derive(Default)]
+struct Signature {
+    kparams: Vec<KernelParam>,
+    cparams: Vec<ast::Param>,
+    views: Vec<(crate::ir::ParamId, Rc<View>)>,
+}
+
+impl Signature {
+    /// The def's parameters: arrays as `const restrict` buffers, scalars by value.
+    fn inputs(&mut self, d: &crate::ir::Def, types: &passes::Types) -> Result<(), CompileError> {
+        for p in &d.params {
+            let ty = types
+                .params
+                .get(&p.id)
+                .cloned()
+                .ok_or_else(|| CompileError::Internal(format!("parameter `{}` untyped", p.name)))?;
+            match &ty {
+                Type::Array(..) => {
+                    let elem = ty.base_elem().clone();
+                    self.cparams.push(ast::Param {
+                        ty: format!("const global {}* restrict", c_type(&elem)),
+                        name: p.name.clone(),
+                    });
+                    let mem = Rc::new(Memory {
+                        name: p.name.clone(),
+                        space: AddressSpace::Global,
+                        elem,
+                        kind: MemKind::Buffer,
+                    });
+                    self.views.push((p.id, Rc::new(View::Mem { mem, ty: ty.clone() })));
+                    self.kparams.push(KernelParam::Input { name: p.name.clone(), ty });
+                }
+                _ => {
+                    self.cparams.push(ast::Param { ty: c_type(&ty), name: p.name.clone() });
+                    self.views.push((p.id, Rc::new(View::Value { c: p.name.clone(), ty: ty.clone() })));
+                    self.kparams.push(KernelParam::Scalar { name: p.name.clone(), ty });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The result buffer `out`; returns the view the body writes it through.
+    fn output(&mut self, d: &crate::ir::Def, types: &passes::Types) -> Result<Rc<View>, CompileError> {
+        let out_ty = types.of(&d.body).clone();
+        let out_elem = out_ty.base_elem().clone();
+        let out_name = "out".to_string();
+        if d.params.iter().any(|p| p.name == out_name) {
+            return Err(CompileError::Unsupported {
+                msg: "a parameter may not be called `out`".into(),
+                span: d.span,
+            });
+        }
+        let out_mem = Rc::new(Memory {
+            name: out_name.clone(),
+            space: AddressSpace::Global,
+            elem: out_elem.clone(),
+            kind: MemKind::Buffer,
+        });
+        let out_view = Rc::new(View::Mem { mem: out_mem, ty: out_ty.clone() });
+        // The result and the temporaries are buffers of their own (the caller
+        // must not pass an input as the output): `restrict` lets the driver keep
+        // input loads on its read-only path and reorder them across stores.
+        self.cparams
+            .push(ast::Param { ty: format!("global {}* restrict", c_type(&out_elem)), name: out_name });
+        self.kparams.push(KernelParam::Output { ty: out_ty });
+        Ok(out_view)
+    }
 }
 
 /// Integer helpers for `Pow` and `Log2` in index expressions.

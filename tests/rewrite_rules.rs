@@ -506,7 +506,7 @@ fn errors_say_why() {
     let e = apply_err("def f(x: [float]N) = slide(3, 1) $ x", "slide-tile", "root", &[("u", 5), ("v", 2)]);
     assert_eq!(e.to_string(), "`slide-tile`: side condition violated: u - v = 3 but size - step = 2");
     let e = apply_err("def f(x: [float]N) = map(pos) $ x", "vectorize", "root", &[("n", 4)]);
-    assert!(matches!(e, RewriteError::Rule(RuleError::SideCondition { .. })), "{e}");
+    assert!(matches!(e, RewriteError::Rule(RuleError::NoVectorVersion { .. })), "{e}");
     assert!(e.to_string().contains("no vector version"), "{e}");
 }
 

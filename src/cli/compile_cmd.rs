@@ -166,10 +166,7 @@ fn compile_file(path: &Path, flags: &CompileFlags, sizes: Sizes) -> Result<(Stri
         known_sizes(d, &sizes, path)?;
     }
     let opts = options(flags, sizes)?;
-    let kernel = compile(&program, &def, &opts).map_err(|e| match e.span() {
-        Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
-        None => bad(format!("{}: error: {e}", path.display())),
-    })?;
+    let kernel = compile(&program, &def, &opts).map_err(|e| bad(file.error_in(e.span(), &e)))?;
     Ok((def, kernel))
 }
 
@@ -404,10 +401,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     }
     super::exec_check::sizes_fit(&file, &program, def, &sizes)?;
     let opts = options(&a.flags, compile_sizes)?;
-    let kernel = compile(&program, &def_name, &opts).map_err(|e| match e.span() {
-        Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
-        None => bad(format!("{}: error: {e}", a.file.display())),
-    })?;
+    let kernel = compile(&program, &def_name, &opts).map_err(|e| bad(file.error_in(e.span(), &e)))?;
     let info = runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
     eprintln!("device: {}", info.short());
     let mut uploads: Arrays = BTreeMap::new();

@@ -21,7 +21,7 @@ pub(crate) fn sizes_fit(
     sizes: &Sizes,
 ) -> Result<(), CliError> {
     crate::passes::sizes_fit::sizes_fit(program, def, sizes).map_err(|e| match e.span {
-        Some(span) => bad(format!("{}: error: {e}", file.location(span.start))),
+        Some(span) => bad(file.error_at(span, &e)),
         None => bad(format!("{}: {e}", file.name)),
     })
 }

@@ -295,10 +295,7 @@ pub fn run_explored(
         let t0 = Instant::now();
         let mut chosen = None;
         for (i, def) in k.defs.iter().enumerate() {
-            let kernel = compile(&program, def, &opts).map_err(|e| match e.span() {
-                Some(span) => format!("{}: error: {e}", file.location(span.start)),
-                None => format!("{}: error: {e}", path.display()),
-            })?;
+            let kernel = compile(&program, def, &opts).map_err(|e| file.error_in(e.span(), &e))?;
             let mut s = sizes.clone();
             infer_sizes(&kernel.params, k, &bufs, &mut s)?;
             let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;

@@ -154,8 +154,9 @@ fn derive_for_row(program: &Program, def: &str, path: &Path) -> Result<Program, 
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
     let quiet = |e: crate::rewrite::DerivationError| {
-        let msg = e.msg.split(", found `").next().unwrap_or("");
-        format!("{name}:{}:{}: error: {msg}", e.line, e.col)
+        let msg = e.fault.to_string();
+        let msg = msg.split(", found `").next().unwrap_or("");
+        e.location(&name).error(msg)
     };
     let d = crate::rewrite::parse_derivation(&text).map_err(quiet)?;
     let start = crate::rewrite::prepare(program, def).map_err(|e| format!("{name}: error: {e}"))?;
@@ -212,7 +213,7 @@ fn compile_one(
     // elements) are refused here, naming the place, before any launch.
     if let Some(def) = program.def(&k.def) {
         crate::passes::sizes_fit::sizes_fit(&program, def, sizes).map_err(|e| match e.span {
-            Some(span) => format!("{}: error: {e}", file.location(span.start)),
+            Some(span) => file.error_at(span, &e),
             None => format!("{}: {e}", k.program.display()),
         })?;
     }
@@ -220,10 +221,7 @@ fn compile_one(
     let cfg_global = k.global.as_ref().map(|g| launch::eval_dims(g, sizes, "global size")).transpose()?;
     let cfg_local = k.local.as_ref().map(|l| launch::eval_dims(l, sizes, "local size")).transpose()?;
     let t0 = Instant::now();
-    let kernel = compile(&program, &k.def, &opts).map_err(|e| match e.span() {
-        Some(span) => format!("{}: error: {e}", file.location(span.start)),
-        None => format!("{}: error: {e}", k.program.display()),
-    })?;
+    let kernel = compile(&program, &k.def, &opts).map_err(|e| file.error_in(e.span(), &e))?;
     *compile_ms += t0.elapsed().as_secs_f64() * 1e3;
     let global = match cfg_global {
         Some(g) => g,

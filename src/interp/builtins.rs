@@ -188,6 +188,27 @@ fn value_type(v: &Value) -> CType {
 /// (`pown(x, 2.5f)` takes 2) and evaluates. The error is a message for the
 /// caller to locate.
 pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
+    let args = resolve_args(name, args)?;
+    let args = args.as_slice();
+    if let Some((_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
+        arity(name, args, 1)?;
+        return componentwise(args, &|x| Ok(Value::Float(f(as_f32(x[0])?))));
+    }
+    if let Some((_, f)) = BINARY.iter().find(|(n, _)| *n == name) {
+        arity(name, args, 2)?;
+        return componentwise(args, &|x| Ok(Value::Float(f(as_f32(x[0])?, as_f32(x[1])?))));
+    }
+    match name {
+        "select" => select(args),
+        "cross" => cross(args),
+        "dot" | "length" | "fast_length" | "distance" | "normalize" => geometric(name, args),
+        _ => common(name, args),
+    }
+}
+
+/// The arguments converted to the parameter types of the overload of
+/// `name` that OpenCL would call.
+fn resolve_args(name: &str, args: &[Value]) -> Result<Vec<Value>, String> {
     let types: Vec<CType> = args.iter().map(value_type).collect();
     let resolved = cbuiltins::resolve(name, &types).map_err(|e| {
         let found: Vec<String> = args
@@ -200,30 +221,23 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
             .collect();
         format!("`{name}({})`: expected {}", found.join(", "), e.expected)
     })?;
-    let args: Vec<Value> = args
-        .iter()
-        .zip(&resolved.params)
-        .map(|(v, p)| convert(v.clone(), &p.lift()))
-        .collect::<Result<_, _>>()?;
-    let args = args.as_slice();
-    let arity = |n: usize| {
-        if args.len() == n {
-            Ok(())
-        } else {
-            Err(format!("`{name}` takes {n} arguments, got {}", args.len()))
-        }
-    };
-    if let Some((_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
-        arity(1)?;
-        return componentwise(args, &|x| Ok(Value::Float(f(as_f32(x[0])?))));
+    args.iter().zip(&resolved.params).map(|(v, p)| convert(v.clone(), &p.lift())).collect()
+}
+
+fn arity(name: &str, args: &[Value], n: usize) -> Result<(), String> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(format!("`{name}` takes {n} arguments, got {}", args.len()))
     }
-    if let Some((_, f)) = BINARY.iter().find(|(n, _)| *n == name) {
-        arity(2)?;
-        return componentwise(args, &|x| Ok(Value::Float(f(as_f32(x[0])?, as_f32(x[1])?))));
-    }
+}
+
+/// The common functions of OpenCL (integer and float), component by
+/// component; any other name is unknown.
+fn common(name: &str, args: &[Value]) -> Result<Value, String> {
     match name {
         "min" | "max" => {
-            arity(2)?;
+            arity(name, args, 2)?;
             let is_min = name == "min";
             componentwise(args, &|x| {
                 if let (Value::Int(a), Value::Int(b)) = (x[0], x[1]) {
@@ -234,14 +248,14 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
             })
         }
         "abs" => {
-            arity(1)?;
+            arity(name, args, 1)?;
             componentwise(args, &|x| match x[0] {
                 Value::Int(i) => Ok(Value::Int(i.wrapping_abs())),
                 other => Ok(Value::Float(as_f32(other)?.abs())),
             })
         }
         "clamp" => {
-            arity(3)?;
+            arity(name, args, 3)?;
             componentwise(args, &|x| {
                 if let (Value::Int(v), Value::Int(lo), Value::Int(hi)) = (x[0], x[1], x[2]) {
                     return Ok(Value::Int(*v.max(lo).min(hi)));
@@ -251,68 +265,76 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
             })
         }
         "mad" | "fma" => {
-            arity(3)?;
+            arity(name, args, 3)?;
             componentwise(args, &|x| {
                 let v = floats(x)?;
                 Ok(Value::Float(v[0].mul_add(v[1], v[2])))
             })
         }
         "mix" => {
-            arity(3)?;
+            arity(name, args, 3)?;
             componentwise(args, &|x| {
                 let v = floats(x)?;
                 Ok(Value::Float(v[0] + (v[1] - v[0]) * v[2]))
             })
         }
-        "select" => {
-            // select(a, b, c): c ? b : a; for vectors the test is the sign bit.
-            arity(3)?;
-            let vector = matches!(args[2], Value::Vector(_));
-            componentwise(args, &|x| {
-                let c = match x[2] {
-                    Value::Int(i) => {
-                        if vector {
-                            *i < 0
-                        } else {
-                            *i != 0
-                        }
-                    }
-                    other => as_f32(other)? != 0.0,
-                };
-                Ok(if c { x[1].clone() } else { x[0].clone() })
-            })
-        }
+        _ => Err(format!("unknown built-in `{name}`")),
+    }
+}
+
+/// `select(a, b, c)`: `c ? b : a`; for vectors the test is the sign bit.
+fn select(args: &[Value]) -> Result<Value, String> {
+    arity("select", args, 3)?;
+    let vector = matches!(args[2], Value::Vector(_));
+    componentwise(args, &|x| {
+        let c = match x[2] {
+            Value::Int(i) => {
+                if vector {
+                    *i < 0
+                } else {
+                    *i != 0
+                }
+            }
+            other => as_f32(other)? != 0.0,
+        };
+        Ok(if c { x[1].clone() } else { x[0].clone() })
+    })
+}
+
+/// The geometric functions of OpenCL, over whole vectors.
+fn geometric(name: &str, args: &[Value]) -> Result<Value, String> {
+    match name {
         "dot" => {
-            arity(2)?;
+            arity(name, args, 2)?;
             Ok(Value::Float(dot(&args[0], &args[1])?))
         }
         "length" | "fast_length" => {
-            arity(1)?;
+            arity(name, args, 1)?;
             Ok(Value::Float(dot(&args[0], &args[0])?.sqrt()))
         }
         "distance" => {
-            arity(2)?;
+            arity(name, args, 2)?;
             let (a, b) = (components(&args[0])?, components(&args[1])?);
             Ok(Value::Float(a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum::<f32>().sqrt()))
         }
         "normalize" => {
-            arity(1)?;
+            arity(name, args, 1)?;
             let len = dot(&args[0], &args[0])?.sqrt();
             componentwise(args, &|x| Ok(Value::Float(as_f32(x[0])? / len)))
         }
-        "cross" => {
-            arity(2)?;
-            let (a, b) = (components(&args[0])?, components(&args[1])?);
-            if a.len() < 3 || b.len() != a.len() {
-                return Err("cross needs two float3 or float4 vectors".to_string());
-            }
-            let mut out =
-                vec![a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-            out.resize(a.len(), 0.0);
-            Ok(Value::Vector(out.into_iter().map(Value::Float).collect()))
-        }
         _ => Err(format!("unknown built-in `{name}`")),
     }
+}
+
+fn cross(args: &[Value]) -> Result<Value, String> {
+    arity("cross", args, 2)?;
+    let (a, b) = (components(&args[0])?, components(&args[1])?);
+    if a.len() < 3 || b.len() != a.len() {
+        return Err("cross needs two float3 or float4 vectors".to_string());
+    }
+    let mut out = vec![a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    out.resize(a.len(), 0.0);
+    Ok(Value::Vector(out.into_iter().map(Value::Float).collect()))
 }
 
 #[cfg(test)]

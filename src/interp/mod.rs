@@ -3,7 +3,8 @@
 //! map; address-space wrappers are the identity). It is the oracle of tests
 //! and of the harness's validation.
 //!
-//! Files: `eval` (expressions and patterns), `cfun` (user-function bodies),
+//! Files: `eval` (expressions and functions), `patterns` (the meaning of
+//! each pattern), `cfun` (user-function bodies),
 //! `builtins` (OpenCL built-ins), `sizes` (size inference and argument
 //! checks), `flat` (conversion to and from flat host arrays).
 
@@ -11,6 +12,7 @@ mod builtins;
 mod cfun;
 mod error;
 mod eval;
+mod patterns;
 pub use eval::MAX_WORK;
 mod flat;
 mod sizes;

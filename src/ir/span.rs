@@ -40,6 +40,14 @@ impl fmt::Display for Location {
     }
 }
 
+impl Location {
+    /// The one rendering of an error at a position, whatever its layer:
+    /// `file:line:col: error: msg`.
+    pub fn error(&self, msg: impl fmt::Display) -> String {
+        format!("{self}: error: {msg}")
+    }
+}
+
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
         SourceFile { name: name.into(), text: text.into() }
@@ -52,6 +60,19 @@ impl SourceFile {
         let line = before.matches('\n').count() + 1;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         Location { file: self.name.clone(), line, col }
+    }
+
+    /// An error at the start of `span` ([`Location::error`]).
+    pub fn error_at(&self, span: Span, msg: impl fmt::Display) -> String {
+        self.location(span.start).error(msg)
+    }
+
+    /// An error at `span`, or at no position in the file (`file: error: msg`).
+    pub fn error_in(&self, span: Option<Span>, msg: impl fmt::Display) -> String {
+        match span {
+            Some(span) => self.error_at(span, msg),
+            None => format!("{}: error: {msg}", self.name),
+        }
     }
 
     /// The source text a span covers, cut to one line for messages.
@@ -77,8 +98,12 @@ pub enum ReadError {
     #[error("{file}: {msg}")]
     Io { file: String, msg: String },
     /// Not UTF-8: the position of the first byte that is not.
-    #[error("{file}:{line}:{col}: error: not UTF-8 text (byte 0x{byte:02x} at byte offset {offset})")]
-    Utf8 { file: String, line: usize, col: usize, byte: u8, offset: usize },
+    #[error("{}", not_utf8(.at, *.byte, *.offset))]
+    Utf8 { at: Location, byte: u8, offset: usize },
+}
+
+fn not_utf8(at: &Location, byte: u8, offset: usize) -> String {
+    at.error(format_args!("not UTF-8 text (byte 0x{byte:02x} at byte offset {offset})"))
 }
 
 /// The text of the file at `path`; an error names the file, and for text
@@ -91,8 +116,8 @@ pub fn read_text(path: &std::path::Path) -> Result<String, ReadError> {
         let bytes = e.as_bytes();
         // The prefix before `offset` is valid UTF-8 by construction.
         let valid = std::str::from_utf8(&bytes[..offset]).unwrap_or("");
-        let loc = SourceFile::new(file.clone(), valid).location(offset as u32);
-        ReadError::Utf8 { file, line: loc.line, col: loc.col, byte: bytes[offset], offset }
+        let at = SourceFile::new(file, valid).location(offset as u32);
+        ReadError::Utf8 { at, byte: bytes[offset], offset }
     })
 }
 
@@ -102,10 +127,10 @@ impl SourceFile {
     /// asked for (positioned at 1:1, with the defs it has).
     pub fn missing_def(&self, def: Option<&str>, have: &[&str]) -> String {
         match def {
-            None => format!("{}: error: no `def` in the file", self.location(self.text.len() as u32)),
+            None => self.location(self.text.len() as u32).error("no `def` in the file"),
             Some(d) => {
                 let list = if have.is_empty() { "none".to_string() } else { have.join(", ") };
-                format!("{}: error: no `def {d}` in the file (its defs: {list})", self.location(0))
+                self.location(0).error(format_args!("no `def {d}` in the file (its defs: {list})"))
             }
         }
     }

@@ -22,7 +22,7 @@ impl ParseError {
 
     /// One line: `file:line:col: error: expected <what>, found `<text>``.
     pub fn render(&self, file: &SourceFile) -> String {
-        format!("{}: error: {}", file.location(self.span.start), self)
+        file.error_at(self.span, self)
     }
 }
 

@@ -23,6 +23,7 @@ pub use error::ParseError;
 pub use load::{load_program, LoadError};
 pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
 
+use crate::ir::cfun::CStmt;
 use crate::types::size_names;
 use ast::SDef;
 use cbody::{NameCheck, ReturnCheck};
@@ -179,6 +180,53 @@ fn check_size(body: &crate::ir::Expr, sd: &SDef, src: &str) -> Result<(), ParseE
     Ok(())
 }
 
+/// What the checks of a user function's body need to know of it.
+struct BodyCheck<'b> {
+    name: &'b str,
+    name_span: Span,
+    params: &'b [(String, Type)],
+    ret: &'b Type,
+    /// The index of the body's first token.
+    first_tok: usize,
+    /// The whole function.
+    span: Span,
+}
+
+/// A bad assignment, `%`, condition or mix of vector types, at the
+/// function's name.
+fn function_type_error(b: &BodyCheck, rc: &mut ReturnCheck) -> Result<(), ParseError> {
+    let (name, at) = (b.name, b.name_span);
+    if let Some((target, ty, found)) = rc.bad_assign.take() {
+        return Err(ParseError::new(
+            at,
+            format!("`{target}` assigned a {found} in `{name}`"),
+            format!("a value of the type {ty} of `{target}` (OpenCL converts only scalars)"),
+        ));
+    }
+    if let Some(t) = rc.bad_rem.take() {
+        return Err(ParseError::new(
+            at,
+            format!("`%` on a {} in `{name}`", t.c_name()),
+            "integer operands of `%` (fmod computes the remainder of floats)",
+        ));
+    }
+    if let Some((t, what)) = rc.bad_cond.take() {
+        return Err(ParseError::new(
+            at,
+            format!("a {t} as the condition of {what} in `{name}`"),
+            "a scalar condition (OpenCL takes no vector here; select(a, b, c) chooses component-wise)",
+        ));
+    }
+    if let Some((a, b)) = rc.bad_mix.take() {
+        return Err(ParseError::new(
+            at,
+            format!("an operation on a {a} and a {b} in `{name}`"),
+            "operands of one vector type (OpenCL converts only scalars to vectors)",
+        ));
+    }
+    Ok(())
+}
+
 impl Parser<'_> {
     /// `userfun name(a: T, ...): R { C body }`.
     fn user_fun(&mut self, prog: &Program) -> Result<UserFun, ParseError> {
@@ -188,6 +236,23 @@ impl Parser<'_> {
         if crate::ir::cfun::is_reserved_name(&name) {
             return Err(ParseError::new(name_span, name, RESERVED_NAME));
         }
+        let params = self.user_fun_params()?;
+        self.expect_punct(":")?;
+        let ret = self.scalar_like_type()?;
+        let open = self.expect_punct("{")?;
+        let first_tok = self.pos;
+        let body = self.c_block_items()?;
+        let close = self.expect_punct("}")?;
+        let body_text = self.text.get(open.end as usize..close.start as usize).unwrap_or("").to_string();
+        let span = start.to(close);
+        let b = BodyCheck { name: &name, name_span, params: &params, ret: &ret, first_tok, span };
+        self.check_body_names(prog, &b, &body)?;
+        self.check_body_types(prog, &b, &body)?;
+        Ok(UserFun { name, params, ret, body_text, body, span })
+    }
+
+    /// `(a: T, ...)`: distinct names, none reserved.
+    fn user_fun_params(&mut self) -> Result<Vec<(String, Type)>, ParseError> {
         self.expect_punct("(")?;
         let mut params: Vec<(String, Type)> = Vec::new();
         if !self.is_punct(")") {
@@ -207,38 +272,52 @@ impl Parser<'_> {
             }
         }
         self.expect_punct(")")?;
-        self.expect_punct(":")?;
-        let ret = self.scalar_like_type()?;
-        let open = self.expect_punct("{")?;
-        let first_tok = self.pos;
-        let body = self.c_block_items()?;
-        let close = self.expect_punct("}")?;
-        let body_text = self.text.get(open.end as usize..close.start as usize).unwrap_or("").to_string();
-        let span = start.to(close);
-        // Names used in the body must be parameters, locals, built-ins or earlier user functions.
+        Ok(params)
+    }
+
+    /// The tokens of the body just parsed (errors point at one of them).
+    fn body_tokens(&self, b: &BodyCheck) -> &[lexer::Token] {
+        &self.toks[b.first_tok..self.pos]
+    }
+
+    /// The span of the first identifier `name` of the body, else the
+    /// whole function's.
+    fn body_ident(&self, b: &BodyCheck, name: &str) -> Span {
+        self.body_tokens(b)
+            .iter()
+            .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == name))
+            .map_or(b.span, |t| t.span)
+    }
+
+    /// Names used in the body must be parameters, locals, built-ins or
+    /// earlier user functions.
+    fn check_body_names(&self, prog: &Program, b: &BodyCheck, body: &[CStmt]) -> Result<(), ParseError> {
         let callable = |n: &str| crate::ir::cfun::is_builtin(n) || prog.user_funs.iter().any(|u| u.name == n);
         let mut check = NameCheck {
-            scopes: vec![params.iter().map(|(n, _)| n.clone()).collect()],
+            scopes: vec![b.params.iter().map(|(n, _)| n.clone()).collect()],
             is_callable: &callable,
-            span,
+            span: b.span,
         };
-        if let Err(mut e) = check.stmts(&body) {
+        check.stmts(body).map_err(|mut e| {
             // Point at the first use of the offending name in the body.
-            let hit = self.toks[first_tok..self.pos]
-                .iter()
-                .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == e.found));
+            let hit = self.body_tokens(b).iter().find(|t| matches!(&t.tok, Tok::Ident(s) if *s == e.found));
             if let Some(t) = hit {
                 e.span = t.span;
             }
-            return Err(e);
-        }
+            e
+        })
+    }
+
+    /// The body's types as OpenCL takes them: the first problem found, in
+    /// the order below, is the error.
+    fn check_body_types(&self, prog: &Program, b: &BodyCheck, body: &[CStmt]) -> Result<(), ParseError> {
         let user_fun = |n: &str| {
             let u = prog.user_funs.iter().find(|u| u.name == n)?;
             Some((u.params.iter().map(|(_, t)| t.clone()).collect(), u.ret.clone()))
         };
         let mut rc = ReturnCheck {
-            ret: &ret,
-            scopes: vec![params.clone()],
+            ret: b.ret,
+            scopes: vec![b.params.to_vec()],
             user_fun: &user_fun,
             returns: 0,
             bad_literal: None,
@@ -250,84 +329,57 @@ impl Parser<'_> {
             bad_call: None,
             calls: Vec::new(),
         };
-        let returns = rc.stmts(&body);
-        if let Some(bad) = rc.bad_call {
+        let returns = rc.stmts(body);
+        self.located_type_error(b, &mut rc)?;
+        function_type_error(b, &mut rc)?;
+        if let Err((k, found)) = returns {
+            // The k-th `return` token of the body, in source order.
+            let tok = self
+                .body_tokens(b)
+                .iter()
+                .filter(|t| matches!(&t.tok, Tok::Ident(s) if s == "return"))
+                .nth(k)
+                .map_or(b.span, |t| t.span);
+            return Err(ParseError::new(
+                tok,
+                format!("return of a {found}"),
+                format!("a value of the declared result type {} of `{}`", b.ret, b.name),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A bad call, vector literal or declaration, at its token in the body.
+    fn located_type_error(&self, b: &BodyCheck, rc: &mut ReturnCheck) -> Result<(), ParseError> {
+        if let Some(bad) = rc.bad_call.take() {
             // The nth `name(` of the body, in source order.
-            let tok = self.toks[first_tok..self.pos]
+            let tok = self
+                .body_tokens(b)
                 .windows(2)
                 .filter(|w| {
                     matches!(&w[0].tok, Tok::Ident(s) if *s == bad.name) && w[1].tok == Tok::Punct("(")
                 })
                 .nth(bad.nth)
-                .map_or(span, |w| w[0].span);
+                .map_or(b.span, |w| w[0].span);
             return Err(ParseError::new(tok, bad.found, bad.expected));
         }
-        if let Some((lit, found)) = rc.bad_literal {
+        if let Some((lit, found)) = rc.bad_literal.take() {
             // The literal's type name, `(float4)`, in the body.
             let name = crate::types::c_type(&lit);
-            let tok = self.toks[first_tok..self.pos]
-                .iter()
-                .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == name))
-                .map_or(span, |t| t.span);
             return Err(ParseError::new(
-                tok,
+                self.body_ident(b, &name),
                 format!("({name})(...) with {found}"),
                 format!("a literal of type {name}: one scalar, or components adding up to its width"),
             ));
         }
-        if let Some((var, ty, found)) = rc.bad_decl {
-            let tok = self.toks[first_tok..self.pos]
-                .iter()
-                .find(|t| matches!(&t.tok, Tok::Ident(s) if *s == var))
-                .map_or(span, |t| t.span);
+        if let Some((var, ty, found)) = rc.bad_decl.take() {
             return Err(ParseError::new(
-                tok,
+                self.body_ident(b, &var),
                 format!("`{var}` initialised with a {found}"),
                 format!("a value of the declared type {ty} of `{var}`"),
             ));
         }
-        if let Some((target, ty, found)) = rc.bad_assign {
-            return Err(ParseError::new(
-                name_span,
-                format!("`{target}` assigned a {found} in `{name}`"),
-                format!("a value of the type {ty} of `{target}` (OpenCL converts only scalars)"),
-            ));
-        }
-        if let Some(t) = rc.bad_rem {
-            return Err(ParseError::new(
-                name_span,
-                format!("`%` on a {} in `{name}`", t.c_name()),
-                "integer operands of `%` (fmod computes the remainder of floats)",
-            ));
-        }
-        if let Some((t, what)) = rc.bad_cond {
-            return Err(ParseError::new(
-                name_span,
-                format!("a {t} as the condition of {what} in `{name}`"),
-                "a scalar condition (OpenCL takes no vector here; select(a, b, c) chooses component-wise)",
-            ));
-        }
-        if let Some((a, b)) = rc.bad_mix {
-            return Err(ParseError::new(
-                name_span,
-                format!("an operation on a {a} and a {b} in `{name}`"),
-                "operands of one vector type (OpenCL converts only scalars to vectors)",
-            ));
-        }
-        if let Err((k, found)) = returns {
-            // The k-th `return` token of the body, in source order.
-            let tok = self.toks[first_tok..self.pos]
-                .iter()
-                .filter(|t| matches!(&t.tok, Tok::Ident(s) if s == "return"))
-                .nth(k)
-                .map_or(span, |t| t.span);
-            return Err(ParseError::new(
-                tok,
-                format!("return of a {found}"),
-                format!("a value of the declared result type {ret} of `{name}`"),
-            ));
-        }
-        Ok(UserFun { name, params, ret, body_text, body, span })
+        Ok(())
     }
 
     /// A parameter or result type of a user function: anything but an array.

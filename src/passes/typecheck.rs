@@ -8,7 +8,7 @@
 
 use crate::arith::{self, ArithExpr, Range, Var, VarKind};
 use crate::ir::{
-    Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, PadMode, ParamId, Pattern, Program, Span,
+    Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, Literal, PadMode, ParamId, Pattern, Program, Span,
 };
 use crate::types::Type;
 use std::collections::HashMap;
@@ -213,241 +213,318 @@ impl Checker<'_> {
         Ok(init.clone())
     }
 
+    /// The result type of a pattern: one arm per pattern, each calling the
+    /// check of its family (maps and reductions, which type their
+    /// functions; layout patterns; padding; generation and selection).
     fn pattern(&mut self, f: &FunDecl, p: &Pattern, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let name = p.name();
         match p {
-            Pattern::Map { f: g, .. } => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, n) = self.array(name, t, span)?;
-                let out = self.apply(g, std::slice::from_ref(elem), span)?;
-                Ok(Type::array(out, n.clone()))
-            }
-            Pattern::MapVec { f: g } => {
-                let t = self.one_arg(name, args, span)?;
-                let Type::Vector(s, w) = t else {
-                    return err(span, format!("mapVec: expected a vector, found {t}"));
-                };
-                match self.apply(g, &[Type::Scalar(*s)], span)? {
-                    Type::Scalar(r) => Ok(Type::Vector(r, *w)),
-                    other => err(span, format!("mapVec: the function must return a scalar, found {other}")),
-                }
-            }
+            Pattern::Map { f: g, .. } => self.map(name, g, args, span),
+            Pattern::MapVec { f: g } => self.map_vec(name, g, args, span),
             Pattern::Reduce { f: g, .. } => {
                 Ok(Type::array(self.reduction(name, g, args, span)?, ArithExpr::Cst(1)))
             }
             Pattern::PartRed { f: g, m } => Ok(Type::array(self.reduction(name, g, args, span)?, m.clone())),
-            Pattern::Iterate { n, f: g } => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, l0) = self.array(name, t, span)?;
-                let var = Var {
-                    name: format!("iter_len_{}", self.types.iterate_vars.len()),
-                    // A run-time value bounded by the input length; as an
-                    // index-like variable its range bounds are used in proofs.
-                    kind: VarKind::Index,
-                    range: Range::new(ArithExpr::Cst(1), len(ArithExpr::add(l0.clone(), ArithExpr::Cst(1)))),
-                };
-                // Ids key this table: a duplicate would give two iterates one
-                // length (an invariant of parser and rewrites, `ir::FunId`).
-                if f.id == crate::ir::FunId::FRESH || self.types.iterate_vars.contains_key(&f.id) {
-                    return err(span, format!("internal error: iterate with a non-unique id {:?}", f.id));
-                }
-                self.types.iterate_vars.insert(f.id, var.clone());
-                let out = self.apply(g, &[Type::array(elem.clone(), ArithExpr::Var(var.clone()))], span)?;
-                let (out_elem, step) = self.array(name, &out, span)?;
-                if !same_type(out_elem, elem) {
-                    return err(
-                        span,
-                        format!("iterate: the function changes the element type from {elem} to {out_elem}"),
-                    );
-                }
-                // The length after each iteration, until it stops changing
-                // (`iterate(2147483647, ...)` looped here; found by fuzzing).
-                let mut l = l0.clone();
-                for k in 0..*n {
-                    let m = HashMap::from([(var.name.clone(), l.clone())]);
-                    let next = len(step.substitute(&m));
-                    if next == l {
-                        break;
-                    }
-                    if next.as_cst().is_some_and(|c| c < 1) {
-                        return err(
-                            span,
-                            format!("iterate({n}): the array is empty after {} iterations", k + 1),
-                        );
-                    }
-                    if k >= MAX_ITERATE_STEPS {
-                        return err(
-                            span,
-                            format!(
-                                "iterate({n}): the length still changes after {MAX_ITERATE_STEPS} iterations \
-                                 (at most {MAX_ITERATE_STEPS} iterations may change it)"
-                            ),
-                        );
-                    }
-                    l = next;
-                }
-                Ok(Type::array(elem.clone(), l))
-            }
-            Pattern::Split(m) => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, n) = self.array(name, t, span)?;
-                if let Some(b @ ..=0) = m.as_cst() {
-                    return err(span, format!("split: the chunk size must be positive, found {b}"));
-                }
-                if let (Some(a), Some(b)) = (n.as_cst(), m.as_cst()) {
-                    if b <= 0 || a % b != 0 {
-                        return err(span, format!("split: length {a} is not divisible by {b}"));
-                    }
-                }
-                let outer = len(ArithExpr::exact_div(n.clone(), m.clone()));
-                Ok(Type::array(Type::array(elem.clone(), m.clone()), outer))
-            }
-            Pattern::Join => {
-                let t = self.one_arg(name, args, span)?;
-                let (inner, n) = self.array(name, t, span)?;
-                let (elem, m) = self.array("join (inner)", inner, span)?;
-                Ok(Type::array(elem.clone(), len(ArithExpr::mul(n.clone(), m.clone()))))
-            }
+            Pattern::Iterate { n, f: g } => self.iterate(f, *n, g, args, span),
+            Pattern::Split(m) => self.split(name, m, args, span),
+            Pattern::Join => self.join(name, args, span),
             Pattern::Gather(_) | Pattern::Scatter(_) | Pattern::Id => {
                 Ok(self.one_arg(name, args, span)?.clone())
             }
-            Pattern::Transpose => {
-                let t = self.one_arg(name, args, span)?;
-                let (inner, n) = self.array(name, t, span)?;
-                let (elem, m) = self.array("transpose (inner)", inner, span)?;
-                Ok(Type::array(Type::array(elem.clone(), n.clone()), m.clone()))
-            }
-            Pattern::Zip(k) => {
-                if args.len() != *k || *k < 2 {
-                    return err(span, format!("zip: expected {k} arrays, found {}", args.len()));
-                }
-                let mut elems = Vec::new();
-                let mut first: Option<ArithExpr> = None;
-                for t in args {
-                    let (e, n) = self.array(name, t, span)?;
-                    if let Some(f0) = &first {
-                        if !same_len(f0, n) {
-                            return err(span, format!("zip: lengths {f0} and {n} differ"));
-                        }
-                    } else {
-                        first = Some(n.clone());
-                    }
-                    elems.push(e.clone());
-                }
-                Ok(Type::array(Type::Tuple(elems), first.unwrap_or(ArithExpr::Cst(0))))
-            }
-            Pattern::Get(i) => match self.one_arg(name, args, span)? {
-                Type::Tuple(ts) if *i < ts.len() => Ok(ts[*i].clone()),
-                Type::Tuple(ts) => err(span, format!("get({i}): the tuple has only {} components", ts.len())),
-                other => err(span, format!("get({i}): expected a tuple, found {other}")),
-            },
-            Pattern::At(_) => {
-                let t = self.one_arg(name, args, span)?;
-                Ok(self.array(name, t, span)?.0.clone())
-            }
-            Pattern::AsVector(w) => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, n) = self.array(name, t, span)?;
-                let Type::Scalar(s) = elem else {
-                    return err(span, format!("asVector({w}): expected an array of scalars, found {t}"));
-                };
-                if let Some(c) = n.as_cst() {
-                    if c % (*w as i64) != 0 {
-                        return err(span, format!("asVector({w}): length {c} is not a multiple of {w}"));
-                    }
-                }
-                let outer = len(ArithExpr::exact_div(n.clone(), ArithExpr::Cst(*w as i64)));
-                Ok(Type::array(Type::Vector(*s, *w), outer))
-            }
-            Pattern::AsScalar => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, n) = self.array(name, t, span)?;
-                let Some((scalars, w)) = elem.as_scalar_elem() else {
-                    return err(
-                        span,
-                        format!(
-                            "asScalar: expected an array of vectors or of tuples of vectors of one width, found {t}"
-                        ),
-                    );
-                };
-                Ok(Type::array(scalars, len(ArithExpr::mul(n.clone(), ArithExpr::Cst(w as i64)))))
-            }
+            Pattern::Transpose => self.transpose(name, args, span),
+            Pattern::Zip(k) => self.zip(name, *k, args, span),
+            Pattern::Get(i) => self.get(name, *i, args, span),
+            Pattern::At(_) => Ok(self.array_arg(name, args, span)?.0.clone()),
+            Pattern::AsVector(w) => self.as_vector(name, *w, args, span),
+            Pattern::AsScalar => self.as_scalar(name, args, span),
             Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => self.apply(g, args, span),
-            Pattern::Slide { size, step } => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, n) = self.array(name, t, span)?;
-                let (window, windows) = slide_type(name, elem, n, size, step, span)?;
-                Ok(Type::array(window, windows))
+            Pattern::Slide { size, step } => self.slide(name, (size, step), None, args, span),
+            Pattern::SlideSeq { size, step, f: g } => self.slide(name, (size, step), Some(g), args, span),
+            Pattern::Pad { left, right, mode } => self.pad(name, (left, right), *mode, args, span),
+            Pattern::PadConst { left, right, value } => {
+                self.pad_const(name, (left, right), value, args, span)
             }
-            // `mapSeq(f) o slide(size, step)`.
-            Pattern::SlideSeq { size, step, f: g } => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, n) = self.array(name, t, span)?;
-                let (window, windows) = slide_type(name, elem, n, size, step, span)?;
-                let out = self.apply(g, &[window], span)?;
-                Ok(Type::array(out, windows))
-            }
-            Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
-                let t = self.one_arg(name, args, span)?;
-                let (elem, n) = self.array(name, t, span)?;
-                if let Pattern::Pad { mode, .. } = p {
-                    // The kernel reflects (mirror) or wraps once, as stencils
-                    // need; padding by more than the array's length would
-                    // read outside it (the interpreter repeats the pattern).
-                    // Refused where the lengths show it: at compile time for
-                    // constants, before launch once sizes are known.
-                    let wider = |side: &ArithExpr| matches!(arith::simplify(&ArithExpr::sub(side.clone(), n.clone())), ArithExpr::Cst(c) if c > 0);
-                    let sides: &[&ArithExpr] = match mode {
-                        PadMode::Clamp => &[],
-                        PadMode::Mirror => &[left, right],
-                        PadMode::Wrap => &[left],
-                    };
-                    if let Some(side) = sides.iter().find(|s| wider(s)) {
-                        return err(
-                            span,
-                            format!(
-                                "pad({left}, {right}, {}): pads {side} elements on one side of an array of {n}; \
-                                 {} pads at most the array's length",
-                                mode.name(),
-                                mode.name()
-                            ),
-                        );
-                    }
-                }
-                if let Pattern::PadConst { value, .. } = p {
-                    if !same_type(&value.ty(), elem) {
-                        return err(
-                            span,
-                            format!("padConst: value of type {} for elements of type {elem}", value.ty()),
-                        );
-                    }
-                }
-                Ok(Type::array(
-                    elem.clone(),
-                    len(ArithExpr::sum(vec![left.clone(), n.clone(), right.clone()])),
-                ))
-            }
-            Pattern::Generate { len: n, f: g } => {
-                if !args.is_empty() {
-                    return err(span, format!("generate: expected no data argument, found {}", args.len()));
-                }
-                let out = self.apply(g, &[Type::INT], span)?;
-                Ok(Type::array(out, n.clone()))
-            }
-            Pattern::Filter => {
-                let [xs, idx] = args else {
-                    return err(
-                        span,
-                        format!("filter: expected 2 arguments (array, indices), found {}", args.len()),
-                    );
-                };
-                let (elem, _) = self.array(name, xs, span)?;
-                let (ie, m) = self.array(name, idx, span)?;
-                if *ie != Type::INT {
-                    return err(span, format!("filter: indices must be [int], found {idx}"));
-                }
-                Ok(Type::array(elem.clone(), m.clone()))
-            }
+            Pattern::Generate { len: n, f: g } => self.generate(n, g, args, span),
+            Pattern::Filter => self.filter(name, args, span),
         }
     }
+
+    /// The one argument of a pattern, an array: its element type and length.
+    fn array_arg<'t>(
+        &self,
+        name: &str,
+        args: &'t [Type],
+        span: Span,
+    ) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
+        let t = self.one_arg(name, args, span)?;
+        self.array(name, t, span)
+    }
+
+    // Maps and iteration: the function is typed on the elements.
+
+    fn map(&mut self, name: &str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let (elem, n) = self.array_arg(name, args, span)?;
+        let out = self.apply(g, std::slice::from_ref(elem), span)?;
+        Ok(Type::array(out, n.clone()))
+    }
+
+    fn map_vec(&mut self, name: &str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let t = self.one_arg(name, args, span)?;
+        let Type::Vector(s, w) = t else {
+            return err(span, format!("mapVec: expected a vector, found {t}"));
+        };
+        match self.apply(g, &[Type::Scalar(*s)], span)? {
+            Type::Scalar(r) => Ok(Type::Vector(r, *w)),
+            other => err(span, format!("mapVec: the function must return a scalar, found {other}")),
+        }
+    }
+
+    /// `iterate(n, g)` (the pattern's declaration `f` keys its length
+    /// variable): `g` is typed once on `[elem]iter_len_k`.
+    fn iterate(
+        &mut self,
+        f: &FunDecl,
+        n: u32,
+        g: &FunDecl,
+        args: &[Type],
+        span: Span,
+    ) -> Result<Type, TypeError> {
+        let (elem, l0) = self.array_arg("iterate", args, span)?;
+        let var = Var {
+            name: format!("iter_len_{}", self.types.iterate_vars.len()),
+            // A run-time value bounded by the input length; as an
+            // index-like variable its range bounds are used in proofs.
+            kind: VarKind::Index,
+            range: Range::new(ArithExpr::Cst(1), len(ArithExpr::add(l0.clone(), ArithExpr::Cst(1)))),
+        };
+        // Ids key this table: a duplicate would give two iterates one
+        // length (an invariant of parser and rewrites, `ir::FunId`).
+        if f.id == crate::ir::FunId::FRESH || self.types.iterate_vars.contains_key(&f.id) {
+            return err(span, format!("internal error: iterate with a non-unique id {:?}", f.id));
+        }
+        self.types.iterate_vars.insert(f.id, var.clone());
+        let out = self.apply(g, &[Type::array(elem.clone(), ArithExpr::Var(var.clone()))], span)?;
+        let (out_elem, step) = self.array("iterate", &out, span)?;
+        if !same_type(out_elem, elem) {
+            return err(
+                span,
+                format!("iterate: the function changes the element type from {elem} to {out_elem}"),
+            );
+        }
+        Ok(Type::array(elem.clone(), iterated_len(n, l0, step, &var, span)?))
+    }
+
+    /// `[elem]n` as windows of `slide(size, step)`, each passed to `g` for
+    /// `slideSeqPlus` (`mapSeq(g) o slide(size, step)`).
+    fn slide(
+        &mut self,
+        name: &str,
+        (size, step): (&ArithExpr, &ArithExpr),
+        g: Option<&FunDecl>,
+        args: &[Type],
+        span: Span,
+    ) -> Result<Type, TypeError> {
+        let (elem, n) = self.array_arg(name, args, span)?;
+        let (window, windows) = slide_type(name, elem, n, size, step, span)?;
+        match g {
+            Some(g) => Ok(Type::array(self.apply(g, &[window], span)?, windows)),
+            None => Ok(Type::array(window, windows)),
+        }
+    }
+
+    fn generate(&mut self, n: &ArithExpr, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        if !args.is_empty() {
+            return err(span, format!("generate: expected no data argument, found {}", args.len()));
+        }
+        let out = self.apply(g, &[Type::INT], span)?;
+        Ok(Type::array(out, n.clone()))
+    }
+
+    // Layout patterns.
+
+    fn split(&self, name: &str, m: &ArithExpr, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let (elem, n) = self.array_arg(name, args, span)?;
+        if let Some(b @ ..=0) = m.as_cst() {
+            return err(span, format!("split: the chunk size must be positive, found {b}"));
+        }
+        if let (Some(a), Some(b)) = (n.as_cst(), m.as_cst()) {
+            if b <= 0 || a % b != 0 {
+                return err(span, format!("split: length {a} is not divisible by {b}"));
+            }
+        }
+        let outer = len(ArithExpr::exact_div(n.clone(), m.clone()));
+        Ok(Type::array(Type::array(elem.clone(), m.clone()), outer))
+    }
+
+    fn join(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let (inner, n) = self.array_arg(name, args, span)?;
+        let (elem, m) = self.array("join (inner)", inner, span)?;
+        Ok(Type::array(elem.clone(), len(ArithExpr::mul(n.clone(), m.clone()))))
+    }
+
+    fn transpose(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let (inner, n) = self.array_arg(name, args, span)?;
+        let (elem, m) = self.array("transpose (inner)", inner, span)?;
+        Ok(Type::array(Type::array(elem.clone(), n.clone()), m.clone()))
+    }
+
+    fn zip(&self, name: &str, k: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        if args.len() != k || k < 2 {
+            return err(span, format!("zip: expected {k} arrays, found {}", args.len()));
+        }
+        let mut elems = Vec::new();
+        let mut first: Option<ArithExpr> = None;
+        for t in args {
+            let (e, n) = self.array(name, t, span)?;
+            if let Some(f0) = &first {
+                if !same_len(f0, n) {
+                    return err(span, format!("zip: lengths {f0} and {n} differ"));
+                }
+            } else {
+                first = Some(n.clone());
+            }
+            elems.push(e.clone());
+        }
+        Ok(Type::array(Type::Tuple(elems), first.unwrap_or(ArithExpr::Cst(0))))
+    }
+
+    fn get(&self, name: &str, i: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        match self.one_arg(name, args, span)? {
+            Type::Tuple(ts) if i < ts.len() => Ok(ts[i].clone()),
+            Type::Tuple(ts) => err(span, format!("get({i}): the tuple has only {} components", ts.len())),
+            other => err(span, format!("get({i}): expected a tuple, found {other}")),
+        }
+    }
+
+    fn as_vector(&self, name: &str, w: u8, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let t = self.one_arg(name, args, span)?;
+        let (elem, n) = self.array(name, t, span)?;
+        let Type::Scalar(s) = elem else {
+            return err(span, format!("asVector({w}): expected an array of scalars, found {t}"));
+        };
+        if let Some(c) = n.as_cst() {
+            if c % (w as i64) != 0 {
+                return err(span, format!("asVector({w}): length {c} is not a multiple of {w}"));
+            }
+        }
+        let outer = len(ArithExpr::exact_div(n.clone(), ArithExpr::Cst(w as i64)));
+        Ok(Type::array(Type::Vector(*s, w), outer))
+    }
+
+    fn as_scalar(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let t = self.one_arg(name, args, span)?;
+        let (elem, n) = self.array(name, t, span)?;
+        let Some((scalars, w)) = elem.as_scalar_elem() else {
+            return err(
+                span,
+                format!(
+                    "asScalar: expected an array of vectors or of tuples of vectors of one width, found {t}"
+                ),
+            );
+        };
+        Ok(Type::array(scalars, len(ArithExpr::mul(n.clone(), ArithExpr::Cst(w as i64)))))
+    }
+
+    /// `filter(xs, indices)`: the elements of `xs` at the indices.
+    fn filter(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        let [xs, idx] = args else {
+            return err(span, format!("filter: expected 2 arguments (array, indices), found {}", args.len()));
+        };
+        let (elem, _) = self.array(name, xs, span)?;
+        let (ie, m) = self.array(name, idx, span)?;
+        if *ie != Type::INT {
+            return err(span, format!("filter: indices must be [int], found {idx}"));
+        }
+        Ok(Type::array(elem.clone(), m.clone()))
+    }
+
+    // Padding.
+
+    fn pad(
+        &self,
+        name: &str,
+        (left, right): (&ArithExpr, &ArithExpr),
+        mode: PadMode,
+        args: &[Type],
+        span: Span,
+    ) -> Result<Type, TypeError> {
+        let (elem, n) = self.array_arg(name, args, span)?;
+        // The kernel reflects (mirror) or wraps once, as stencils
+        // need; padding by more than the array's length would
+        // read outside it (the interpreter repeats the pattern).
+        // Refused where the lengths show it: at compile time for
+        // constants, before launch once sizes are known.
+        let wider = |side: &ArithExpr| matches!(arith::simplify(&ArithExpr::sub(side.clone(), n.clone())), ArithExpr::Cst(c) if c > 0);
+        let sides: &[&ArithExpr] = match mode {
+            PadMode::Clamp => &[],
+            PadMode::Mirror => &[left, right],
+            PadMode::Wrap => &[left],
+        };
+        if let Some(side) = sides.iter().find(|s| wider(s)) {
+            return err(
+                span,
+                format!(
+                    "pad({left}, {right}, {}): pads {side} elements on one side of an array of {n}; \
+                     {} pads at most the array's length",
+                    mode.name(),
+                    mode.name()
+                ),
+            );
+        }
+        Ok(padded(elem, n, left, right))
+    }
+
+    fn pad_const(
+        &self,
+        name: &str,
+        (left, right): (&ArithExpr, &ArithExpr),
+        value: &Literal,
+        args: &[Type],
+        span: Span,
+    ) -> Result<Type, TypeError> {
+        let (elem, n) = self.array_arg(name, args, span)?;
+        if !same_type(&value.ty(), elem) {
+            return err(span, format!("padConst: value of type {} for elements of type {elem}", value.ty()));
+        }
+        Ok(padded(elem, n, left, right))
+    }
+}
+
+/// `[elem](left + n + right)`.
+fn padded(elem: &Type, n: &ArithExpr, left: &ArithExpr, right: &ArithExpr) -> Type {
+    Type::array(elem.clone(), len(ArithExpr::sum(vec![left.clone(), n.clone(), right.clone()])))
+}
+
+/// The length of an `iterate(n)`'s array: the body's result length `step`
+/// (a function of `var`, the input's length) applied from `l0` until it
+/// stops changing (`iterate(2147483647, ...)` looped here; found by fuzzing).
+fn iterated_len(
+    n: u32,
+    l0: &ArithExpr,
+    step: &ArithExpr,
+    var: &Var,
+    span: Span,
+) -> Result<ArithExpr, TypeError> {
+    let mut l = l0.clone();
+    for k in 0..n {
+        let m = HashMap::from([(var.name.clone(), l.clone())]);
+        let next = len(step.substitute(&m));
+        if next == l {
+            break;
+        }
+        if next.as_cst().is_some_and(|c| c < 1) {
+            return err(span, format!("iterate({n}): the array is empty after {} iterations", k + 1));
+        }
+        if k >= MAX_ITERATE_STEPS {
+            return err(
+                span,
+                format!(
+                    "iterate({n}): the length still changes after {MAX_ITERATE_STEPS} iterations \
+                     (at most {MAX_ITERATE_STEPS} iterations may change it)"
+                ),
+            );
+        }
+        l = next;
+    }
+    Ok(l)
 }

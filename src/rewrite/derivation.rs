@@ -15,9 +15,10 @@
 
 use super::engine::{apply, RewriteError};
 use super::rule::{Args, Constraint, Rule};
-use crate::arith::parse_arith;
+use crate::arith::{parse_arith, ArithParseError};
 use crate::ir::visit::{self, Path};
-use crate::ir::{IdGen, Program};
+use crate::ir::{IdGen, Location, Program};
+use crate::passes::typecheck::TypeError;
 
 #[derive(Clone, Debug)]
 pub enum StepAction {
@@ -40,19 +41,57 @@ pub struct Derivation {
     pub steps: Vec<Step>,
 }
 
-/// A bad derivation line, or a step that does not apply: printed as
-/// `file:line:col: error: msg`.
+/// A bad derivation line, or a step that does not apply, at its line and
+/// column: printed as `file:line:col: error: <fault>` ([`Self::render`]).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{line}:{col}: error: {msg}")]
+#[error("{line}:{col}: error: {fault}")]
 pub struct DerivationError {
     pub line: usize,
     pub col: usize,
-    pub msg: String,
+    pub fault: StepFault,
+}
+
+/// What is wrong with a derivation line or step.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StepFault {
+    #[error("expected `RULE @ POSITION [name=value ...]`, found `{found}`")]
+    NotAStep { found: String },
+    #[error(transparent)]
+    Position(#[from] visit::PathError),
+    #[error("expected the end of the line after `extract @ POSITION`, found `{found}`")]
+    AfterExtract { found: String },
+    #[error("expected a rule name (see `lift rewrite --rules`), found `{name}`")]
+    UnknownRule { name: String },
+    #[error("expected a parameter `name=value`, found `{found}`")]
+    NotAParameter { found: String },
+    #[error("parameter `{param}`: {reason}")]
+    BadParameter { param: String, reason: ArithParseError },
+    /// The step's rule does not apply (its own message names it).
+    #[error("{reason}")]
+    Rule { rule: &'static str, reason: RewriteError },
+    #[error(transparent)]
+    Extract(#[from] ExtractError),
+}
+
+/// Why an `extract @ P` step fails.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ExtractError {
+    #[error("no def `{0}`")]
+    NoDef(String),
+    #[error(transparent)]
+    Position(#[from] visit::PathError),
+    #[error("after extract: {0}")]
+    Type(#[from] TypeError),
 }
 
 impl DerivationError {
+    /// Where the error is, in the derivation file named `file`.
+    pub fn location(&self, file: &str) -> Location {
+        Location { file: file.to_string(), line: self.line, col: self.col }
+    }
+
     pub fn render(&self, file: &str) -> String {
-        format!("{file}:{}:{}: error: {}", self.line, self.col, self.msg)
+        self.location(file).error(&self.fault)
     }
 }
 
@@ -78,33 +117,27 @@ pub fn parse_derivation(text: &str) -> Result<Derivation, DerivationError> {
                 _ => {}
             }
         }
-        let err = |col: usize, msg: String| DerivationError { line, col, msg };
+        let err = |col: usize, fault: StepFault| DerivationError { line, col, fault };
         let (name, name_col) = words[0];
         let (Some(&("@", _)), Some(&(path_text, path_col))) = (words.get(1), words.get(2)) else {
-            return Err(err(
-                name_col,
-                format!("expected `RULE @ POSITION [name=value ...]`, found `{}`", content.trim()),
-            ));
+            return Err(err(name_col, StepFault::NotAStep { found: content.trim().to_string() }));
         };
-        let path: Path = path_text.parse().map_err(|e: visit::PathError| err(path_col, e.to_string()))?;
+        let path: Path = path_text.parse().map_err(|e: visit::PathError| err(path_col, e.into()))?;
         let action = if name == "extract" {
             if let Some(&(w, c)) = words.get(3) {
-                return Err(err(
-                    c,
-                    format!("expected the end of the line after `extract @ POSITION`, found `{w}`"),
-                ));
+                return Err(err(c, StepFault::AfterExtract { found: w.to_string() }));
             }
             StepAction::Extract { path }
         } else {
-            let rule = super::find_rule(name).ok_or_else(|| {
-                err(name_col, format!("expected a rule name (see `lift rewrite --rules`), found `{name}`"))
-            })?;
+            let rule = super::find_rule(name)
+                .ok_or_else(|| err(name_col, StepFault::UnknownRule { name: name.to_string() }))?;
             let mut args = Args::new();
             for &(w, c) in &words[3..] {
                 let (k, v) = w
                     .split_once('=')
-                    .ok_or_else(|| err(c, format!("expected a parameter `name=value`, found `{w}`")))?;
-                let v = parse_arith(v).map_err(|e| err(c, format!("parameter `{k}`: {e}")))?;
+                    .ok_or_else(|| err(c, StepFault::NotAParameter { found: w.to_string() }))?;
+                let v = parse_arith(v)
+                    .map_err(|reason| err(c, StepFault::BadParameter { param: k.to_string(), reason }))?;
                 args.insert(k.to_string(), v);
             }
             StepAction::Rule { rule, path, args }
@@ -129,20 +162,24 @@ pub fn replay(prog: &Program, def: &str, d: &Derivation) -> Result<Vec<Replayed>
     for step in &d.steps {
         let next = match &step.action {
             StepAction::Rule { rule, path, args } => {
-                let a = apply(&cur, def, rule, path, args).map_err(|e| {
-                    let col = match e {
+                let a = apply(&cur, def, rule, path, args).map_err(|reason| {
+                    let col = match reason {
                         RewriteError::Path(_) => step.path_col,
                         _ => 1,
                     };
-                    DerivationError { line: step.line, col, msg: e.to_string() }
+                    DerivationError {
+                        line: step.line,
+                        col,
+                        fault: StepFault::Rule { rule: rule.name, reason },
+                    }
                 })?;
                 Replayed { program: a.program, constraints: a.constraints }
             }
             StepAction::Extract { path } => {
-                let program = extract(&cur, def, path).map_err(|msg| DerivationError {
+                let program = extract(&cur, def, path).map_err(|e| DerivationError {
                     line: step.line,
                     col: step.path_col,
-                    msg,
+                    fault: e.into(),
                 })?;
                 Replayed { program, constraints: Vec::new() }
             }
@@ -155,15 +192,16 @@ pub fn replay(prog: &Program, def: &str, d: &Derivation) -> Result<Vec<Replayed>
 
 /// The `extract @ path` step: the expression at `path` becomes the def's
 /// whole body (normalised and type-checked again).
-pub fn extract(prog: &Program, def: &str, path: &Path) -> Result<Program, String> {
+pub fn extract(prog: &Program, def: &str, path: &Path) -> Result<Program, ExtractError> {
     let mut p = prog.clone();
-    let d = p.defs.iter_mut().find(|x| x.name == def).ok_or_else(|| format!("no def `{def}`"))?;
-    let sub = visit::expr_at(&d.body, path).map_err(|x| x.to_string())?.clone();
+    let no_def = || ExtractError::NoDef(def.to_string());
+    let d = p.defs.iter_mut().find(|x| x.name == def).ok_or_else(no_def)?;
+    let sub = visit::expr_at(&d.body, path)?.clone();
     let mut gen = IdGen::for_program(prog);
     d.body = visit::normalize(&sub, &mut gen);
     gen.store(&mut p);
-    let d = p.def(def).ok_or_else(|| format!("no def `{def}`"))?;
-    crate::passes::typecheck::typecheck_def(&p, d).map_err(|t| format!("after extract: {t}"))?;
+    let d = p.def(def).ok_or_else(no_def)?;
+    crate::passes::typecheck::typecheck_def(&p, d)?;
     Ok(p)
 }
 

@@ -280,7 +280,7 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
         }
         let width = w as u8;
         let v = super::vectorize::vectorise_fun(b, s.prog, &update, width)
-            .map_err(|what| RuleError::SideCondition { rule: NAME, what })?;
+            .map_err(|reason| RuleError::NoVectorVersion { rule: NAME, reason })?;
         (v, Some(super::vectorize::splat_fun(b, width)))
     };
     let step = Step { x, update, splat, wx: wx as u8, wy: wa };

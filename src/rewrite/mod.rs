@@ -29,7 +29,8 @@ pub mod vector_body;
 pub mod vectorize;
 
 pub use derivation::{
-    derive_file, extract, parse_derivation, replay, Derivation, DerivationError, Replayed, Step, StepAction,
+    derive_file, extract, parse_derivation, replay, Derivation, DerivationError, ExtractError, Replayed,
+    Step, StepAction, StepFault,
 };
 pub use engine::{applicable, apply, prepare, release, Applied, Candidate, RewriteError};
 pub use rule::{Args, Builder, Constraint, Family, ParamSpec, Rule, RuleError, Site};

@@ -293,7 +293,7 @@ fn b_vectorize(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let len = s.len(xs).ok_or_else(|| s.no_match("vectorize", "a map over an array"))?;
     b.divides("vectorize", &ArithExpr::Cst(n.into()), &len)?;
     let fv = vectorise_fun(b, s.prog, f, n)
-        .map_err(|what| RuleError::SideCondition { rule: "vectorize", what })?;
+        .map_err(|reason| RuleError::NoVectorVersion { rule: "vectorize", reason })?;
     let v = b.pattern(Pattern::AsVector(n), vec![xs.clone()], span);
     let m = b.pattern(Pattern::Map { kind, f: Box::new(fv) }, vec![v], span);
     Ok(b.pattern(Pattern::AsScalar, vec![m], span))
@@ -325,7 +325,7 @@ fn b_asvector_map(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     };
     let (kind, f, xs, span) = map_parts(x).ok_or_else(|| s.no_match("asvector-map", "a map"))?;
     let fv = vectorise_fun(b, s.prog, f, n)
-        .map_err(|what| RuleError::SideCondition { rule: "asvector-map", what })?;
+        .map_err(|reason| RuleError::NoVectorVersion { rule: "asvector-map", reason })?;
     // Over `zip(a, b)`: `map(vect_n(f)) $ zip(asVector(n) a, asVector(n) b)`.
     let v = match zipped_scalars(s, xs) {
         Some(parts) => {
@@ -356,7 +356,7 @@ fn b_vectorize_reduce(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let len = s.len(xs).ok_or_else(|| s.no_match("vectorize-reduce", "a reduce over an array"))?;
     b.divides("vectorize-reduce", &ArithExpr::Cst(n.into()), &len)?;
     let fv = vectorise_fun(b, s.prog, f, n)
-        .map_err(|what| RuleError::SideCondition { rule: "vectorize-reduce", what })?;
+        .map_err(|reason| RuleError::NoVectorVersion { rule: "vectorize-reduce", reason })?;
     let splat = splat_fun(b, n);
     let z2 = b.gen.refresh_expr(z);
     let zv = b.gen.call(FunDecl { id: FunId::FRESH, kind: FunKind::UserFun(splat), span }, vec![z2], span);

@@ -85,6 +85,9 @@ pub enum RuleError {
     NoMatch { rule: &'static str, expected: &'static str, found: String },
     #[error("`{rule}`: side condition violated: {what}")]
     SideCondition { rule: &'static str, what: String },
+    /// The function the rule vectorises has no vector version.
+    #[error("`{rule}`: side condition violated: {reason}")]
+    NoVectorVersion { rule: &'static str, reason: super::vectorize::VectorError },
     #[error("`{rule}` needs the parameter `{param}` ({what})")]
     MissingParam { rule: &'static str, param: &'static str, what: &'static str },
     #[error("`{rule}` takes no parameter `{param}` (it takes: {takes})")]

@@ -12,7 +12,7 @@
 //! component or field access, casts) keeps the function scalar; the rule
 //! that asked then does not apply.
 
-use super::vectorize::COMPONENTWISE;
+use super::vectorize::{VectorError, COMPONENTWISE};
 use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 use crate::ir::UserFun;
 use crate::types::{ScalarType, Type};
@@ -21,7 +21,42 @@ use std::collections::HashSet;
 /// Vectorised callees: `callee(name, which_args_are_vectors)` gives the
 /// name of the version of user function `name` taking vectors where
 /// marked, or why there is none.
-pub type Callee<'a> = dyn FnMut(&str, &[bool]) -> Result<String, String> + 'a;
+pub type Callee<'a> = dyn FnMut(&str, &[bool]) -> Result<String, VectorError> + 'a;
+
+/// What in a user function's body has no vector version.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BodyReason {
+    #[error("has an empty body")]
+    Empty,
+    #[error("does not end with its only `return`")]
+    NoFinalReturn,
+    #[error("has an `if` that does more than assign its locals")]
+    IfDoesMore,
+    #[error("has an `if` whose condition reads a variable it assigns")]
+    IfReadsAssigned,
+    #[error("declares a local that is not a float")]
+    NonFloatLocal,
+    #[error("assigns something other than its float locals")]
+    AssignsOther,
+    #[error("has a loop")]
+    Loop,
+    #[error("returns before its end")]
+    EarlyReturn,
+    #[error("has a block or an expression statement")]
+    BlockOrExpr,
+    #[error("does not return a float or a tuple literal of floats")]
+    BadResult,
+    #[error("has a condition that is not one comparison")]
+    BadCondition,
+    #[error("has a literal without the `f` suffix (a double)")]
+    Double,
+    #[error("calls `{0}`, which is not component-wise")]
+    NotComponentwise(String),
+    #[error("uses `!`, `%`, `&&`, `||` or a comparison outside a condition")]
+    NonArithmetic,
+    #[error("accesses components or fields, casts, or builds a literal")]
+    Access,
+}
 
 /// The body of `u` for `width`-vectors, its parameters at `vec_params`
 /// being vectors (the others uniform scalars).
@@ -30,7 +65,7 @@ pub fn vector_body(
     vec_params: &[bool],
     width: u8,
     callee: &mut Callee<'_>,
-) -> Result<Vec<CStmt>, String> {
+) -> Result<Vec<CStmt>, VectorError> {
     let mut v = Vectoriser {
         fun: &u.name,
         width,
@@ -38,14 +73,14 @@ pub fn vector_body(
         locals: HashSet::new(),
         callee,
     };
-    let (last, init) = u.body.split_last().ok_or_else(|| v.why("has an empty body"))?;
+    let (last, init) = u.body.split_last().ok_or_else(|| v.why(BodyReason::Empty))?;
     let mut out = Vec::new();
     for s in init {
         v.stmt(s, &mut out)?;
     }
     match last {
         CStmt::Return(e) => out.push(CStmt::Return(v.result(e, &u.ret)?)),
-        _ => return Err(v.why("does not end with its only `return`")),
+        _ => return Err(v.why(BodyReason::NoFinalReturn)),
     }
     Ok(out)
 }
@@ -60,15 +95,15 @@ struct Vectoriser<'a, 'b> {
 }
 
 impl Vectoriser<'_, '_> {
-    fn why(&self, what: &str) -> String {
-        format!("user function `{}` {what}, so it has no vector version", self.fun)
+    fn why(&self, reason: BodyReason) -> VectorError {
+        VectorError::Body { fun: self.fun.to_string(), reason }
     }
 
     fn vector(&self) -> Type {
         Type::Vector(ScalarType::Float, self.width)
     }
 
-    fn stmt(&mut self, s: &CStmt, out: &mut Vec<CStmt>) -> Result<(), String> {
+    fn stmt(&mut self, s: &CStmt, out: &mut Vec<CStmt>) -> Result<(), VectorError> {
         match s {
             CStmt::Decl { ty: Type::Scalar(ScalarType::Float), name, init } => {
                 let init = init.as_ref().map(|e| self.expr(e)).transpose()?;
@@ -90,12 +125,12 @@ impl Vectoriser<'_, '_> {
                             CStmt::Assign { target: CExpr::Var(x), op, value } if self.locals.contains(x) => {
                                 assigns.push((x, *op, value, taken))
                             }
-                            _ => return Err(self.why("has an `if` that does more than assign its locals")),
+                            _ => return Err(self.why(BodyReason::IfDoesMore)),
                         }
                     }
                 }
                 if assigns.iter().any(|(x, ..)| mentions(cond, x)) {
-                    return Err(self.why("has an `if` whose condition reads a variable it assigns"));
+                    return Err(self.why(BodyReason::IfReadsAssigned));
                 }
                 let c = self.cond(cond)?;
                 for (x, op, value, taken) in assigns {
@@ -110,16 +145,16 @@ impl Vectoriser<'_, '_> {
                 }
                 Ok(())
             }
-            CStmt::Decl { .. } => Err(self.why("declares a local that is not a float")),
-            CStmt::Assign { .. } => Err(self.why("assigns something other than its float locals")),
-            CStmt::For { .. } => Err(self.why("has a loop")),
-            CStmt::Return(_) => Err(self.why("returns before its end")),
-            CStmt::Block(_) | CStmt::Expr(_) => Err(self.why("has a block or an expression statement")),
+            CStmt::Decl { .. } => Err(self.why(BodyReason::NonFloatLocal)),
+            CStmt::Assign { .. } => Err(self.why(BodyReason::AssignsOther)),
+            CStmt::For { .. } => Err(self.why(BodyReason::Loop)),
+            CStmt::Return(_) => Err(self.why(BodyReason::EarlyReturn)),
+            CStmt::Block(_) | CStmt::Expr(_) => Err(self.why(BodyReason::BlockOrExpr)),
         }
     }
 
     /// The returned value: a float, or a tuple literal of floats.
-    fn result(&mut self, e: &CExpr, ret: &Type) -> Result<CExpr, String> {
+    fn result(&mut self, e: &CExpr, ret: &Type) -> Result<CExpr, VectorError> {
         match (e, ret) {
             (CExpr::TupleLit(_, parts), Type::Tuple(ts))
                 if ts.iter().all(|t| *t == Type::Scalar(ScalarType::Float)) && parts.len() == ts.len() =>
@@ -128,7 +163,7 @@ impl Vectoriser<'_, '_> {
                 Ok(CExpr::TupleLit(Type::Tuple(vec![self.vector(); ts.len()]), parts))
             }
             (_, Type::Scalar(ScalarType::Float)) => self.expr(e),
-            _ => Err(self.why("does not return a float or a tuple literal of floats")),
+            _ => Err(self.why(BodyReason::BadResult)),
         }
     }
 
@@ -140,22 +175,22 @@ impl Vectoriser<'_, '_> {
     /// integer vector (all bits set where true), which a selection takes
     /// lane by lane; used as a number it would be -1, not 1, so a
     /// comparison is only allowed here.
-    fn cond(&mut self, e: &CExpr) -> Result<CExpr, String> {
+    fn cond(&mut self, e: &CExpr) -> Result<CExpr, VectorError> {
         match e {
             CExpr::Binary(
                 op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne),
                 a,
                 b,
             ) => Ok(CExpr::Binary(*op, Box::new(self.expr(a)?), Box::new(self.expr(b)?))),
-            _ => Err(self.why("has a condition that is not one comparison")),
+            _ => Err(self.why(BodyReason::BadCondition)),
         }
     }
 
-    fn expr(&mut self, e: &CExpr) -> Result<CExpr, String> {
+    fn expr(&mut self, e: &CExpr) -> Result<CExpr, VectorError> {
         Ok(match e {
             CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => e.clone(),
             // OpenCL refuses a double scalar with a float vector.
-            CExpr::Double(_) => return Err(self.why("has a literal without the `f` suffix (a double)")),
+            CExpr::Double(_) => return Err(self.why(BodyReason::Double)),
             CExpr::Unary(UnOp::Neg, a) => CExpr::Unary(UnOp::Neg, Box::new(self.expr(a)?)),
             CExpr::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div), a, b) => {
                 CExpr::Binary(*op, Box::new(self.expr(a)?), Box::new(self.expr(b)?))
@@ -175,14 +210,12 @@ impl Vectoriser<'_, '_> {
                     CExpr::Call(name.clone(), args)
                 }
             }
-            CExpr::Call(name, _) => {
-                return Err(self.why(&format!("calls `{name}`, which is not component-wise")))
-            }
+            CExpr::Call(name, _) => return Err(self.why(BodyReason::NotComponentwise(name.clone()))),
             CExpr::Unary(UnOp::Not, _) | CExpr::Binary(..) => {
-                return Err(self.why("uses `!`, `%`, `&&`, `||` or a comparison outside a condition"));
+                return Err(self.why(BodyReason::NonArithmetic));
             }
             CExpr::Field(..) | CExpr::Cast(..) | CExpr::VectorLit(..) | CExpr::TupleLit(..) => {
-                return Err(self.why("accesses components or fields, casts, or builds a literal"));
+                return Err(self.why(BodyReason::Access));
             }
         })
     }

@@ -7,6 +7,7 @@
 //! (`vector_body`).
 
 use super::rule::Builder;
+use super::vector_body::BodyReason;
 use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
 use crate::ir::{
     Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
@@ -59,18 +60,36 @@ fn cexpr_ok(e: &CExpr) -> bool {
     }
 }
 
-/// Why a user function cannot be vectorised, if it cannot.
-pub fn not_vectorisable(u: &UserFun) -> Option<String> {
+/// Why a function has no vector version.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VectorError {
+    #[error("user function `{fun}` does not take and return floats only")]
+    NotFloats { fun: String },
+    #[error(
+        "user function `{fun}` is not one `return` of component-wise arithmetic, so it has no vector version"
+    )]
+    NotOneReturn { fun: String },
+    #[error("user function `{fun}` {reason}, so it has no vector version")]
+    Body { fun: String, reason: BodyReason },
+    #[error("`{0}` is not a user function")]
+    NotUserFun(String),
+    #[error("only user functions and lambdas over them are vectorised")]
+    Pattern,
+    #[error("a tuple literal has no vector version")]
+    TupleLiteral,
+    #[error("only calls of user functions are vectorised")]
+    NotUserFunCall,
+}
+
+/// Why a user function cannot be vectorised as one `return`, if it cannot.
+pub fn not_vectorisable(u: &UserFun) -> Option<VectorError> {
     let scalar = |t: &Type| matches!(t, Type::Scalar(ScalarType::Float));
     if !u.params.iter().all(|(_, t)| scalar(t)) || !scalar(&u.ret) {
-        return Some(format!("user function `{}` does not take and return floats only", u.name));
+        return Some(VectorError::NotFloats { fun: u.name.clone() });
     }
     match u.body.as_slice() {
         [CStmt::Return(e)] if cexpr_ok(e) => None,
-        _ => Some(format!(
-            "user function `{}` is not one `return` of component-wise arithmetic, so it has no vector version",
-            u.name
-        )),
+        _ => Some(VectorError::NotOneReturn { fun: u.name.clone() }),
     }
 }
 
@@ -82,7 +101,7 @@ pub fn vector_user_fun(
     id: UserFunId,
     vec_params: &[bool],
     width: u8,
-) -> Result<UserFunId, String> {
+) -> Result<UserFunId, VectorError> {
     let u = b.user_funs[id.0 as usize].clone();
     let (body_text, body) = match not_vectorisable(&u) {
         None => (u.body_text.clone(), u.body.clone()),
@@ -94,9 +113,9 @@ pub fn vector_user_fun(
             }
             // A body of several statements: vectorised statement by
             // statement, the user functions it calls first.
-            let mut callee = |name: &str, which: &[bool]| -> Result<String, String> {
+            let mut callee = |name: &str, which: &[bool]| -> Result<String, VectorError> {
                 let Some(i) = b.user_funs.iter().position(|w| w.name == name) else {
-                    return Err(format!("`{name}` is not a user function"));
+                    return Err(VectorError::NotUserFun(name.to_string()));
                 };
                 let v = vector_user_fun(b, UserFunId(i as u32), which, width)?;
                 Ok(b.user_funs[v.0 as usize].name.clone())
@@ -160,7 +179,12 @@ pub fn splat_fun(b: &mut Builder, width: u8) -> UserFunId {
 /// `vect_n(f)` for a function applied to scalars: a unary user function
 /// becomes `mapVec(f)`; a user function or lambda over user-function calls
 /// gets vectorised user functions where its parameters flow.
-pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -> Result<FunDecl, String> {
+pub fn vectorise_fun(
+    b: &mut Builder,
+    _prog: &Program,
+    f: &FunDecl,
+    width: u8,
+) -> Result<FunDecl, VectorError> {
     match &f.kind {
         FunKind::UserFun(id) => {
             let n = b.user_funs[id.0 as usize].params.len();
@@ -177,7 +201,8 @@ pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -
         FunKind::Lambda(_) => {
             // A fresh copy: the original may stay in the program.
             let fresh = b.gen.refresh_fun(f);
-            let FunKind::Lambda(l) = &fresh.kind else { return Err("a lambda".into()) };
+            // A refreshed lambda is a lambda.
+            let FunKind::Lambda(l) = &fresh.kind else { return Err(VectorError::Pattern) };
             let vars: HashSet<ParamId> = l.params.iter().map(|p| p.id).collect();
             let (body, _) = vectorise_expr(b, &l.body, &vars, width)?;
             let params = l.params.iter().map(|p| crate::ir::Param { ty: None, ..p.clone() }).collect();
@@ -187,7 +212,7 @@ pub fn vectorise_fun(b: &mut Builder, _prog: &Program, f: &FunDecl, width: u8) -
                 span: f.span,
             })
         }
-        FunKind::Pattern(_) => Err("only user functions and lambdas over them are vectorised".into()),
+        FunKind::Pattern(_) => Err(VectorError::Pattern),
     }
 }
 
@@ -197,14 +222,14 @@ fn vectorise_expr(
     e: &Expr,
     vars: &HashSet<ParamId>,
     width: u8,
-) -> Result<(Expr, bool), String> {
+) -> Result<(Expr, bool), VectorError> {
     match &e.kind {
         ExprKind::Param(p) => Ok((e.clone(), vars.contains(p))),
         ExprKind::Literal(Literal::Float(_) | Literal::Int(_)) => Ok((e.clone(), false)),
-        ExprKind::Literal(Literal::Tuple(_)) => Err("a tuple literal has no vector version".into()),
+        ExprKind::Literal(Literal::Tuple(_)) => Err(VectorError::TupleLiteral),
         ExprKind::Call(f, args) => {
             let FunKind::UserFun(id) = &f.kind else {
-                return Err("only calls of user functions are vectorised".into());
+                return Err(VectorError::NotUserFunCall);
             };
             let mut out = Vec::new();
             let mut which = Vec::new();

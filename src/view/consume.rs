@@ -3,10 +3,11 @@
 
 use super::{MemRef, View};
 use crate::arith::{ArithExpr, CanonicalNames, CmpOp, Memo, Pred};
-use crate::ir::{MapKind, PadMode};
+use crate::ir::{IndexFun, MapKind, PadMode};
 use crate::types::Type;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Where a read or write goes, before printing.
 #[derive(Clone, Debug)]
@@ -219,15 +220,8 @@ impl Consumer<'_> {
     fn scalar_index(&self, of: &View, at: ArithExpr, flags: &Flags) -> Result<Option<ArithExpr>, ViewError> {
         let mut stack = self.stack.clone();
         stack.push(at);
-        let mut sub = Consumer {
-            stack,
-            tuple: self.tuple.clone(),
-            print: self.print,
-            memo: self.memo,
-            ty: None,
-            subst: self.subst.clone(),
-            threads: self.threads,
-        };
+        let mut sub = self.sub(stack, self.subst.clone());
+        sub.tuple = self.tuple.clone();
         let a = sub.go(of, Flags { vector: None, ..flags.clone() })?;
         Ok(match substitute(a, &sub.subst) {
             Access::Mem { index, .. } => Some(index),
@@ -341,214 +335,280 @@ impl Consumer<'_> {
         Ok(i)
     }
 
+    /// Consumes `view`: one arm per kind of view, each calling the
+    /// consumption of its family (memory and values at the leaves, layout
+    /// views that rewrite the indices, tuples, vectors, padding, private
+    /// maps).
     fn go(&mut self, view: &View, flags: Flags) -> Result<Access, ViewError> {
         match view {
-            View::Mem { mem, ty } => {
-                let mut flat = ArithExpr::Cst(0);
-                let mut t = ty;
-                let mut first = true;
-                while let Type::Array(elem, n) = t {
-                    let i = match self.stack.pop() {
-                        Some(i) => i,
-                        None => {
-                            return Err(ViewError(format!(
-                                "internal: array `{}` of type {ty} read without enough indices",
-                                mem.name
-                            )))
-                        }
-                    };
-                    flat = if first { i } else { ArithExpr::add(ArithExpr::mul(flat, n.clone()), i) };
-                    first = false;
-                    t = elem;
-                }
-                let fields: Vec<usize> = self.tuple.drain(..).rev().collect();
-                if let (Some((_, n)), Type::Tuple(ts)) = (&flags.component, t) {
-                    // asScalar of tuples of vectors in memory: the code
-                    // generator reads one field's component, or all of them.
-                    let vector = |t: &Type| matches!(t, Type::Vector(_, w) if w == n);
-                    let fits = match fields[..] {
-                        [] => ts.iter().all(vector),
-                        [k] => ts.get(k).is_some_and(vector),
-                        _ => false,
-                    };
-                    if !fits {
-                        return Err(ViewError(format!(
-                            "asScalar over memory of {t} read as fields {fields:?}: only tuples of \
-                             {n}-vectors (or one such field) can be read as scalars"
-                        )));
-                    }
-                }
-                Ok(Access::Mem {
-                    mem: mem.clone(),
-                    index: flat,
-                    vector: flags.vector,
-                    component: flags.component,
-                    fields,
-                })
-            }
-            View::Value { c, .. } => {
-                let fields: Vec<usize> = self.tuple.drain(..).rev().collect();
-                Ok(Access::Value { c: c.clone(), fields })
-            }
-            View::Access { index, of } => {
-                self.stack.push(index.clone());
-                self.go(of, flags)
-            }
-            View::Split { n, of } => {
-                let i = self.pop("split")?;
-                let j = self.pop("split")?;
-                self.stack.push(ArithExpr::add(ArithExpr::mul(i, n.clone()), j));
-                self.go(of, flags)
-            }
-            View::Join { n, of } => {
-                let k = self.pop("join")?;
-                self.stack.push(ArithExpr::modulo(k.clone(), n.clone()));
-                self.stack.push(ArithExpr::div(k, n.clone()));
-                self.go(of, flags)
-            }
-            View::Transpose { of } => {
-                let i = self.pop("transpose")?;
-                let j = self.pop("transpose")?;
-                self.stack.push(i);
-                self.stack.push(j);
-                self.go(of, flags)
-            }
-            View::Gather { f, of } => {
-                let i = self.pop("gather")?;
-                let m = HashMap::from([(f.param.clone(), i)]);
-                self.stack.push(f.body.substitute(&m));
-                self.go(of, flags)
-            }
-            View::Slide { step, of } => {
-                let i = self.pop("slide")?;
-                let j = self.pop("slide")?;
-                self.stack.push(ArithExpr::add(ArithExpr::mul(i, step.clone()), j));
-                self.go(of, flags)
-            }
-            View::Pad { left, len, mode, of } => {
-                let i = self.pop("pad")?;
-                let j = ArithExpr::sub(i, left.clone());
-                self.stack.push(pad_index(j, len, *mode));
-                self.go(of, flags)
-            }
-            View::PadConst { left, len, value, of } => {
-                let i = self.pop("padConst")?;
-                let j = ArithExpr::sub(i, left.clone());
-                self.stack.push(j.clone());
-                let inner = self.go(of, flags)?;
-                Ok(Access::Select {
-                    conds: vec![
-                        Pred { lhs: j.clone(), op: CmpOp::Ge, rhs: ArithExpr::Cst(0) },
-                        Pred { lhs: j, op: CmpOp::Lt, rhs: len.clone() },
-                    ],
-                    then: Box::new(inner),
-                    otherwise: value.clone(),
-                })
-            }
-            View::Zip { of } => match self.tuple.pop() {
-                Some(k) => {
-                    let v =
-                        of.get(k).ok_or_else(|| ViewError(format!("internal: zip has no component {k}")))?;
-                    self.go(v, flags)
-                }
-                None => {
-                    let ty = self
-                        .ty
-                        .cloned()
-                        .ok_or_else(|| ViewError("internal: whole tuple read without its type".into()))?;
-                    let mut parts = Vec::new();
-                    for v in of {
-                        let mut sub = Consumer {
-                            stack: self.stack.clone(),
-                            tuple: Vec::new(),
-                            print: self.print,
-                            memo: self.memo,
-                            ty: None,
-                            subst: HashMap::new(),
-                            threads: self.threads,
-                        };
-                        parts.push(sub.go(v, flags.clone())?);
-                        self.subst.extend(sub.subst);
-                    }
-                    self.stack.clear();
-                    Ok(Access::Tuple { parts, ty })
-                }
-            },
-            View::Get { k, of } => {
-                self.tuple.push(*k);
-                self.go(of, flags)
-            }
-            View::AsVector { n, of } => {
-                let i = self.pop("asVector")?;
-                let base = ArithExpr::mul(i, ArithExpr::Cst(*n as i64));
-                // A component of the vector (asScalar over asVector, perhaps
-                // through a zip): the one scalar it is, no vector access.
-                if let Some((c, _)) = &flags.component {
-                    self.stack.push(ArithExpr::add(base, c.clone()));
-                    return self.go(of, Flags { component: None, ..flags });
-                }
-                self.check_consecutive(of, &base, *n, &flags)?;
-                self.stack.push(base);
-                self.go(of, Flags { vector: Some(*n), ..flags })
-            }
-            View::AsScalar { n, of } => {
-                let i = self.pop("asScalar")?;
-                let w = ArithExpr::Cst(*n as i64);
-                self.stack.push(ArithExpr::div(i.clone(), w.clone()));
-                self.go(of, Flags { component: Some((ArithExpr::modulo(i, w), *n)), ..flags })
-            }
-            View::Filter { of, idx, of_len } => {
-                let i = self.pop("filter")?;
-                let mut sub = Consumer {
-                    stack: vec![i],
-                    tuple: Vec::new(),
-                    print: self.print,
-                    memo: self.memo,
-                    ty: None,
-                    subst: self.subst.clone(),
-                    threads: self.threads,
-                };
-                let at = substitute(sub.go(idx, Flags::default())?, &sub.subst);
-                // The loaded index is opaque to the simplifier; its range is
-                // that of a valid index into `of`.
-                let text = (self.print)(&at);
-                self.stack.push(ArithExpr::index(&text, ArithExpr::Cst(0), of_len.clone()));
-                self.go(of, flags)
-            }
+            View::Mem { mem, ty } => self.memory(mem, ty, flags),
+            View::Value { c, .. } => Ok(Access::Value { c: c.clone(), fields: self.fields() }),
+            View::Access { index, of } => self.push_then(index.clone(), of, flags),
+            View::Split { n, of } => self.split(n, of, flags),
+            View::Join { n, of } => self.join(n, of, flags),
+            View::Transpose { of } => self.transpose(of, flags),
+            View::Gather { f, of } => self.gather(f, of, flags),
+            View::Slide { step, of } => self.slide(step, of, flags),
+            View::Pad { left, len, mode, of } => self.pad(left, (len, *mode), of, flags),
+            View::PadConst { left, len, value, of } => self.pad_const(left, (len, value), of, flags),
+            View::Zip { of } => self.zip(of, flags),
+            View::Get { k, of } => self.get(*k, of, flags),
+            View::AsVector { n, of } => self.as_vector(*n, of, flags),
+            View::AsScalar { n, of } => self.as_scalar(*n, of, flags),
+            View::Filter { of, idx, of_len } => self.filter(of, idx, of_len, flags),
             View::IndexValue(e) => Ok(Access::IndexValue(e.clone())),
-            View::DropIndex { of, kind, keep, depth } => {
-                // A kept index is only looked at (none yet: nothing to check).
-                let i = if *keep {
-                    self.stack.len().checked_sub(1 + depth).map(|at| self.stack[at].clone())
-                } else {
-                    Some(self.pop("private map")?)
-                };
-                if let (Some(ts), Some(i)) = (self.threads, i) {
-                    let i = if self.subst.is_empty() { i } else { i.substitute(&self.subst) };
-                    let own = |v: &ArithExpr| {
-                        *v == i || crate::arith::simplify(&i) == *v || crate::arith::prove_eq(&i, v)
-                    };
-                    if !ts.iter().any(|(k, v)| k == kind && own(v)) {
-                        return Err(ViewError(format!(
-                            "private memory written by a parallel map holds only each thread's own \
-                             element, but it is read here at index {i}, which another thread holds \
-                             (a gather, transpose or other reordering): write it to local memory \
-                             (toLocal) instead"
-                        )));
-                    }
+            View::DropIndex { of, kind, keep, depth } => self.drop_index(of, *kind, (*keep, *depth), flags),
+            View::MapLayout { var, body } => self.map_layout(var, body, flags),
+            View::Generate { fun } => Ok(Access::Call { fun: fun.clone(), index: self.pop("generate")? }),
+        }
+    }
+
+    /// A consumer for a part of the view (a zip's component, a filter's
+    /// indices, one scalar of a vector) with its own index stack.
+    fn sub(&self, stack: Vec<ArithExpr>, subst: HashMap<String, ArithExpr>) -> Consumer<'_> {
+        Consumer {
+            stack,
+            tuple: Vec::new(),
+            print: self.print,
+            memo: self.memo,
+            ty: None,
+            subst,
+            threads: self.threads,
+        }
+    }
+
+    /// The tuple fields taken so far, outermost first (consumed).
+    fn fields(&mut self) -> Vec<usize> {
+        self.tuple.drain(..).rev().collect()
+    }
+
+    fn push_then(&mut self, index: ArithExpr, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        self.stack.push(index);
+        self.go(of, flags)
+    }
+
+    // Leaves.
+
+    /// A memory read: the indices flattened row-major.
+    fn memory(&mut self, mem: &MemRef, ty: &Type, flags: Flags) -> Result<Access, ViewError> {
+        let mut flat = ArithExpr::Cst(0);
+        let mut t = ty;
+        let mut first = true;
+        while let Type::Array(elem, n) = t {
+            let i = match self.stack.pop() {
+                Some(i) => i,
+                None => {
+                    return Err(ViewError(format!(
+                        "internal: array `{}` of type {ty} read without enough indices",
+                        mem.name
+                    )))
                 }
-                self.go(of, flags)
-            }
-            View::MapLayout { var, body } => {
-                let i = self.pop("map")?;
-                self.subst.insert(var.clone(), i);
-                self.go(body, flags)
-            }
-            View::Generate { fun } => {
-                let i = self.pop("generate")?;
-                Ok(Access::Call { fun: fun.clone(), index: i })
+            };
+            flat = if first { i } else { ArithExpr::add(ArithExpr::mul(flat, n.clone()), i) };
+            first = false;
+            t = elem;
+        }
+        let fields = self.fields();
+        if let (Some((_, n)), Type::Tuple(ts)) = (&flags.component, t) {
+            // asScalar of tuples of vectors in memory: the code
+            // generator reads one field's component, or all of them.
+            let vector = |t: &Type| matches!(t, Type::Vector(_, w) if w == n);
+            let fits = match fields[..] {
+                [] => ts.iter().all(vector),
+                [k] => ts.get(k).is_some_and(vector),
+                _ => false,
+            };
+            if !fits {
+                return Err(ViewError(format!(
+                    "asScalar over memory of {t} read as fields {fields:?}: only tuples of \
+                     {n}-vectors (or one such field) can be read as scalars"
+                )));
             }
         }
+        Ok(Access::Mem {
+            mem: mem.clone(),
+            index: flat,
+            vector: flags.vector,
+            component: flags.component,
+            fields,
+        })
+    }
+
+    // Layout views: each rewrites the indices it pops.
+
+    fn split(&mut self, n: &ArithExpr, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        let i = self.pop("split")?;
+        let j = self.pop("split")?;
+        self.push_then(ArithExpr::add(ArithExpr::mul(i, n.clone()), j), of, flags)
+    }
+
+    fn join(&mut self, n: &ArithExpr, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        let k = self.pop("join")?;
+        self.stack.push(ArithExpr::modulo(k.clone(), n.clone()));
+        self.push_then(ArithExpr::div(k, n.clone()), of, flags)
+    }
+
+    fn transpose(&mut self, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        let i = self.pop("transpose")?;
+        let j = self.pop("transpose")?;
+        self.stack.push(i);
+        self.push_then(j, of, flags)
+    }
+
+    fn gather(&mut self, f: &IndexFun, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        let i = self.pop("gather")?;
+        let m = HashMap::from([(f.param.clone(), i)]);
+        self.push_then(f.body.substitute(&m), of, flags)
+    }
+
+    fn slide(&mut self, step: &ArithExpr, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        let i = self.pop("slide")?;
+        let j = self.pop("slide")?;
+        self.push_then(ArithExpr::add(ArithExpr::mul(i, step.clone()), j), of, flags)
+    }
+
+    /// A layout map's element: its index variable stands for the index.
+    fn map_layout(&mut self, var: &str, body: &View, flags: Flags) -> Result<Access, ViewError> {
+        let i = self.pop("map")?;
+        self.subst.insert(var.to_string(), i);
+        self.go(body, flags)
+    }
+
+    /// `filter`: the index is the value loaded from `idx`.
+    fn filter(
+        &mut self,
+        of: &View,
+        idx: &View,
+        of_len: &ArithExpr,
+        flags: Flags,
+    ) -> Result<Access, ViewError> {
+        let i = self.pop("filter")?;
+        let mut sub = self.sub(vec![i], self.subst.clone());
+        let at = substitute(sub.go(idx, Flags::default())?, &sub.subst);
+        // The loaded index is opaque to the simplifier; its range is
+        // that of a valid index into `of`.
+        let text = (self.print)(&at);
+        self.push_then(ArithExpr::index(&text, ArithExpr::Cst(0), of_len.clone()), of, flags)
+    }
+
+    // Padding.
+
+    fn pad(
+        &mut self,
+        left: &ArithExpr,
+        (len, mode): (&ArithExpr, PadMode),
+        of: &View,
+        flags: Flags,
+    ) -> Result<Access, ViewError> {
+        let i = self.pop("pad")?;
+        let j = ArithExpr::sub(i, left.clone());
+        self.push_then(pad_index(j, len, mode), of, flags)
+    }
+
+    /// `padConst`: the value outside `[0, len)`, else the element.
+    fn pad_const(
+        &mut self,
+        left: &ArithExpr,
+        (len, value): (&ArithExpr, &String),
+        of: &View,
+        flags: Flags,
+    ) -> Result<Access, ViewError> {
+        let i = self.pop("padConst")?;
+        let j = ArithExpr::sub(i, left.clone());
+        let inner = self.push_then(j.clone(), of, flags)?;
+        Ok(Access::Select {
+            conds: vec![
+                Pred { lhs: j.clone(), op: CmpOp::Ge, rhs: ArithExpr::Cst(0) },
+                Pred { lhs: j, op: CmpOp::Lt, rhs: len.clone() },
+            ],
+            then: Box::new(inner),
+            otherwise: value.clone(),
+        })
+    }
+
+    // Tuples.
+
+    /// A zip's component when a `get` chose one, else the whole tuple.
+    fn zip(&mut self, of: &[Rc<View>], flags: Flags) -> Result<Access, ViewError> {
+        if let Some(k) = self.tuple.pop() {
+            let v = of.get(k).ok_or_else(|| ViewError(format!("internal: zip has no component {k}")))?;
+            return self.go(v, flags);
+        }
+        let ty = self
+            .ty
+            .cloned()
+            .ok_or_else(|| ViewError("internal: whole tuple read without its type".into()))?;
+        let mut parts = Vec::new();
+        for v in of {
+            let mut sub = self.sub(self.stack.clone(), HashMap::new());
+            parts.push(sub.go(v, flags.clone())?);
+            let subst = sub.subst;
+            self.subst.extend(subst);
+        }
+        self.stack.clear();
+        Ok(Access::Tuple { parts, ty })
+    }
+
+    fn get(&mut self, k: usize, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        self.tuple.push(k);
+        self.go(of, flags)
+    }
+
+    // Vectors.
+
+    fn as_vector(&mut self, n: u8, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        let i = self.pop("asVector")?;
+        let base = ArithExpr::mul(i, ArithExpr::Cst(n as i64));
+        // A component of the vector (asScalar over asVector, perhaps
+        // through a zip): the one scalar it is, no vector access.
+        if let Some((c, _)) = &flags.component {
+            self.stack.push(ArithExpr::add(base, c.clone()));
+            return self.go(of, Flags { component: None, ..flags });
+        }
+        self.check_consecutive(of, &base, n, &flags)?;
+        self.stack.push(base);
+        self.go(of, Flags { vector: Some(n), ..flags })
+    }
+
+    fn as_scalar(&mut self, n: u8, of: &View, flags: Flags) -> Result<Access, ViewError> {
+        let i = self.pop("asScalar")?;
+        let w = ArithExpr::Cst(n as i64);
+        self.stack.push(ArithExpr::div(i.clone(), w.clone()));
+        self.go(of, Flags { component: Some((ArithExpr::modulo(i, w), n)), ..flags })
+    }
+
+    // Private memory of parallel maps.
+
+    /// Private memory written by a parallel map of `kind`: read only at the
+    /// reading thread's own index. With `keep`, the index stays on the
+    /// stack (`depth` below its top).
+    fn drop_index(
+        &mut self,
+        of: &View,
+        kind: MapKind,
+        (keep, depth): (bool, usize),
+        flags: Flags,
+    ) -> Result<Access, ViewError> {
+        // A kept index is only looked at (none yet: nothing to check).
+        let i = if keep {
+            self.stack.len().checked_sub(1 + depth).map(|at| self.stack[at].clone())
+        } else {
+            Some(self.pop("private map")?)
+        };
+        if let (Some(ts), Some(i)) = (self.threads, i) {
+            let i = if self.subst.is_empty() { i } else { i.substitute(&self.subst) };
+            let own =
+                |v: &ArithExpr| *v == i || crate::arith::simplify(&i) == *v || crate::arith::prove_eq(&i, v);
+            if !ts.iter().any(|(k, v)| *k == kind && own(v)) {
+                return Err(ViewError(format!(
+                    "private memory written by a parallel map holds only each thread's own \
+                     element, but it is read here at index {i}, which another thread holds \
+                     (a gather, transpose or other reordering): write it to local memory \
+                     (toLocal) instead"
+                )));
+            }
+        }
+        self.go(of, flags)
     }
 }
 

@@ -13,6 +13,15 @@ use crate::types::Type;
 use crate::view::{consume_in, Access, MemKind, View};
 use std::rc::Rc;
 
+/// Where `write_lanes` writes: `n` tuples of scalars from element `index`
+/// of `mem` (through the tuple fields `fields`, which must be none).
+struct Lanes<'v> {
+    mem: &'v crate::view::Memory,
+    index: &'v ArithExpr,
+    n: u8,
+    fields: &'v [usize],
+}
+
 impl Lowerer<'_> {
     fn consume(&mut self, v: &View, ty: &Type, span: Span) -> Result<Access, CompileError> {
         // Printing nested accesses (filter) needs the same index treatment.
@@ -71,7 +80,7 @@ impl Lowerer<'_> {
         let fin = |e: &ArithExpr| finish_index(e, simplify, known, memo);
         match a {
             Access::Mem { mem, index, vector: Some(n), fields, .. } if matches!(ty, Type::Tuple(_)) => {
-                self.write_lanes(&mem, &index, n, &fields, value, ty, span)
+                self.write_lanes(Lanes { mem: &mem, index: &index, n, fields: &fields }, value, ty, span)
             }
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
@@ -121,17 +130,8 @@ impl Lowerer<'_> {
     /// `asScalar` of tuples of vectors) as the `n` tuples of scalars that
     /// start at element `index` of `mem`: through a private copy, lane by
     /// lane and field by field (`mem[index + j]._k = tmp._k.sj`).
-    #[allow(clippy::too_many_arguments)]
-    fn write_lanes(
-        &mut self,
-        mem: &crate::view::Memory,
-        index: &ArithExpr,
-        n: u8,
-        fields: &[usize],
-        value: CExpr,
-        ty: &Type,
-        span: Span,
-    ) -> Result<(), CompileError> {
+    fn write_lanes(&mut self, at: Lanes, value: CExpr, ty: &Type, span: Span) -> Result<(), CompileError> {
+        let Lanes { mem, index, n, fields } = at;
         let Type::Tuple(ts) = ty else {
             return Err(CompileError::Internal("write_lanes of a non-tuple".into()));
         };

@@ -8,7 +8,7 @@
 //! view directly.
 
 use super::loops::rc;
-use super::Lowerer;
+use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
@@ -20,22 +20,46 @@ use crate::view::{consume, Access, MemKind, Memory, View};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// What the iterations of one `iterate` share.
+struct Iteration<'g> {
+    /// The body.
+    g: &'g FunDecl,
+    /// The arrays' element type.
+    elem: Type,
+    /// The input length of the current iteration (`iter_len_k`).
+    lvar: ArithExpr,
+    /// The body's result type, of length `step_len`.
+    body_ty: Type,
+    step_len: ArithExpr,
+    space: AddressSpace,
+    span: Span,
+}
+
 impl<'a> Lowerer<'a> {
-    #[allow(clippy::too_many_arguments)]
+    /// `iterate(n, g)` as `c` applies it (the pattern's declaration `f`
+    /// names its length variable).
     pub(crate) fn iterate(
         &mut self,
         f: &FunDecl,
         n: u32,
         g: &FunDecl,
-        input: Rc<View>,
-        in_ty: &Type,
-        out_ty: &Type,
-        space: AddressSpace,
-        span: Span,
+        c: Call,
     ) -> Result<Rc<View>, CompileError> {
-        if n == 0 {
-            return Ok(input);
-        }
+        let v = match n {
+            0 => c.arg()?,
+            _ => self.double_buffered(f, n, g, &c)?,
+        };
+        self.finish_value(v, c.out, c.ty, c.span)
+    }
+
+    fn double_buffered(
+        &mut self,
+        f: &FunDecl,
+        n: u32,
+        g: &FunDecl,
+        c: &Call,
+    ) -> Result<Rc<View>, CompileError> {
+        let (input, in_ty, space, span) = (c.arg()?, c.arg_ty()?, c.space, c.span);
         let Some(var) = self.inp.types.iterate_vars.get(&f.id).cloned() else {
             return Err(CompileError::Internal("iterate without a length variable".into()));
         };
@@ -48,126 +72,131 @@ impl<'a> Lowerer<'a> {
                 "iterate needs its buffers in local or global memory (use toLocal or toGlobal)",
             );
         }
-        let lvar = ArithExpr::Var(var.clone());
         // The body's output length as a function of its input length.
         let body_ty = self.body_type(g, &var, elem, span)?;
         let Type::Array(_, step_len) = &body_ty else {
             return Err(CompileError::Internal("iterate body does not return an array".into()));
         };
+        let it = Iteration {
+            g,
+            elem: (**elem).clone(),
+            lvar: ArithExpr::Var(var.clone()),
+            step_len: step_len.clone(),
+            body_ty: body_ty.clone(),
+            space,
+            span,
+        };
         let first_out = self.decide(&step_len.substitute(&HashMap::from([(var.name.clone(), l0.clone())])));
         self.note_iter_lens(&var.name, l0, step_len, n);
-        let elem_c = c_type(elem);
-        let buf_a = self.alloc(&Type::array((**elem).clone(), first_out), space, span)?;
-        let buf_b = self.alloc(&Type::array((**elem).clone(), l0.clone()), space, span)?;
+        let buf_a = self.alloc(&Type::array(it.elem.clone(), first_out), space, span)?;
+        let buf_b = self.alloc(&Type::array(it.elem.clone(), l0.clone()), space, span)?;
         // Inside parallel maps the buffers are multiplied (one slice per
         // thread or row); the pointers start at this slice.
-        let name_a = self.slice_start(&buf_a, span)?;
-        let name_b = self.slice_start(&buf_b, span)?;
-        let q = space.c_qualifier();
-        let in_p = self.names.fresh("in");
-        let out_p = self.names.fresh("out");
-        let len_name = var.name.clone();
-
+        let bufs = [self.slice_start(&buf_a, span)?, self.slice_start(&buf_b, span)?];
+        let ptrs = [self.names.fresh("in"), self.names.fresh("out")];
         let mut remaining = n;
         let first_in = self.plain_memory(&input, in_ty, space);
         self.emit(Stmt::Decl {
             qualifier: None,
             ty: "int".into(),
-            name: len_name.clone(),
+            name: var.name.clone(),
             len: None,
             init: Some(CExpr::Arith(self.index(l0))),
         });
         let init_in = match &first_in {
             Some(name) => name.clone(),
             None => {
-                // Peel the first iteration: it reads the argument's view.
-                // Found by fuzzing (`toLocal(toGlobal(id))` in dot's
-                // iterate): per-thread slices of the buffers with an input
-                // in another memory were an internal error.
-                // A per-thread slice is written through its own view: only
-                // inner lengths enter its indices, and they are the body's.
-                let out_view = match buf_a.mem_ref() {
-                    Ok(mem) => rc(View::Mem { mem, ty: body_ty.clone() }),
-                    Err(_) => buf_a.clone(),
-                };
-                self.apply(
-                    g,
-                    vec![input.clone()],
-                    &[Type::array((**elem).clone(), lvar.clone())],
-                    &body_ty,
-                    Some(out_view),
-                    space,
-                    None,
-                    span,
-                )?;
-                self.emit(Stmt::Assign {
-                    lhs: CExpr::raw(len_name.clone()),
-                    rhs: CExpr::Arith(self.index(step_len)),
-                });
+                self.peel_first(&it, &var.name, input, &buf_a)?;
                 remaining -= 1;
-                name_a.clone()
+                bufs[0].clone()
             }
         };
-        let init_out = if first_in.is_some() { name_a.clone() } else { name_b.clone() };
-        self.emit(Stmt::Decl {
-            qualifier: Some(q),
-            ty: format!("{elem_c}*"),
-            name: in_p.clone(),
-            len: None,
-            init: Some(CExpr::raw(init_in)),
-        });
-        self.emit(Stmt::Decl {
-            qualifier: Some(q),
-            ty: format!("{elem_c}*"),
-            name: out_p.clone(),
-            len: None,
-            init: Some(CExpr::raw(init_out)),
-        });
-        if remaining > 0 {
-            let in_mem =
-                Rc::new(Memory { name: in_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
-            let out_mem =
-                Rc::new(Memory { name: out_p.clone(), space, elem: (**elem).clone(), kind: MemKind::Array });
-            let in_view = rc(View::Mem { mem: in_mem, ty: Type::array((**elem).clone(), lvar.clone()) });
-            let out_view = rc(View::Mem { mem: out_mem, ty: body_ty.clone() });
-            let it = self.names.fresh("iter");
-            let (mut body, _) = self.in_block(|l| {
-                l.apply(
-                    g,
-                    vec![in_view],
-                    &[Type::array((**elem).clone(), lvar.clone())],
-                    &body_ty,
-                    Some(out_view),
-                    space,
-                    None,
-                    span,
-                )
-            })?;
-            body.push(Stmt::Assign {
-                lhs: CExpr::raw(len_name.clone()),
-                rhs: CExpr::Arith(self.index(step_len)),
+        let init_out = if first_in.is_some() { &bufs[0] } else { &bufs[1] };
+        for (p, init) in ptrs.iter().zip([&init_in, init_out]) {
+            self.emit(Stmt::Decl {
+                qualifier: Some(space.c_qualifier()),
+                ty: format!("{}*", c_type(&it.elem)),
+                name: p.clone(),
+                len: None,
+                init: Some(CExpr::raw(init.clone())),
             });
-            body.push(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(out_p.clone()) });
-            body.push(Stmt::Assign {
-                lhs: CExpr::raw(out_p.clone()),
-                rhs: CExpr::Ternary {
-                    cond: Box::new(CExpr::binary("==", CExpr::raw(in_p.clone()), CExpr::raw(name_a.clone()))),
-                    then: Box::new(CExpr::raw(name_b.clone())),
-                    otherwise: Box::new(CExpr::raw(name_a.clone())),
-                },
-            });
-            self.emit(Stmt::For {
-                var: it,
-                init: CExpr::raw("0"),
-                bound: CExpr::raw(remaining.to_string()),
-                step: CExpr::raw("1"),
-                body,
-            });
-        } else {
-            self.emit(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(name_a.clone()) });
         }
-        let result = Rc::new(Memory { name: in_p, space, elem: (**elem).clone(), kind: MemKind::Array });
-        Ok(rc(View::Mem { mem: result, ty: out_ty.clone() }))
+        if remaining > 0 {
+            self.iteration_loop(&it, &var.name, &ptrs, &bufs, remaining)?;
+        } else {
+            self.emit(Stmt::Assign { lhs: CExpr::raw(ptrs[0].clone()), rhs: CExpr::raw(bufs[0].clone()) });
+        }
+        let [in_p, _] = ptrs;
+        let result = Rc::new(Memory { name: in_p, space, elem: it.elem, kind: MemKind::Array });
+        Ok(rc(View::Mem { mem: result, ty: c.ty.clone() }))
+    }
+
+    /// The first iteration, peeled off: it reads the argument's view.
+    /// Found by fuzzing (`toLocal(toGlobal(id))` in dot's iterate):
+    /// per-thread slices of the buffers with an input in another memory
+    /// were an internal error. A per-thread slice is written through its
+    /// own view: only inner lengths enter its indices, and they are the body's.
+    fn peel_first(
+        &mut self,
+        it: &Iteration,
+        len_name: &str,
+        input: Rc<View>,
+        buf_a: &Rc<View>,
+    ) -> Result<(), CompileError> {
+        let out_view = match buf_a.mem_ref() {
+            Ok(mem) => rc(View::Mem { mem, ty: it.body_ty.clone() }),
+            Err(_) => buf_a.clone(),
+        };
+        let in_ty = [Type::array(it.elem.clone(), it.lvar.clone())];
+        self.apply(it.g, Call::inner(vec![input], &in_ty, &it.body_ty, Some(out_view), it.space, it.span))?;
+        self.emit(Stmt::Assign { lhs: CExpr::raw(len_name), rhs: CExpr::Arith(self.index(&it.step_len)) });
+        Ok(())
+    }
+
+    /// The remaining iterations: the body from pointer `in` to pointer
+    /// `out`, then the length updated and the pointers swapped between the
+    /// two buffers.
+    fn iteration_loop(
+        &mut self,
+        it: &Iteration,
+        len_name: &str,
+        [in_p, out_p]: &[String; 2],
+        [name_a, name_b]: &[String; 2],
+        remaining: u32,
+    ) -> Result<(), CompileError> {
+        let mem = |name: &String| {
+            Rc::new(Memory {
+                name: name.clone(),
+                space: it.space,
+                elem: it.elem.clone(),
+                kind: MemKind::Array,
+            })
+        };
+        let in_ty = [Type::array(it.elem.clone(), it.lvar.clone())];
+        let in_view = rc(View::Mem { mem: mem(in_p), ty: in_ty[0].clone() });
+        let out_view = rc(View::Mem { mem: mem(out_p), ty: it.body_ty.clone() });
+        let iter = self.names.fresh("iter");
+        let (mut body, _) = self.in_block(|l| {
+            l.apply(it.g, Call::inner(vec![in_view], &in_ty, &it.body_ty, Some(out_view), it.space, it.span))
+        })?;
+        body.push(Stmt::Assign { lhs: CExpr::raw(len_name), rhs: CExpr::Arith(self.index(&it.step_len)) });
+        body.push(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(out_p.clone()) });
+        body.push(Stmt::Assign {
+            lhs: CExpr::raw(out_p.clone()),
+            rhs: CExpr::Ternary {
+                cond: Box::new(CExpr::binary("==", CExpr::raw(in_p.clone()), CExpr::raw(name_a.clone()))),
+                then: Box::new(CExpr::raw(name_b.clone())),
+                otherwise: Box::new(CExpr::raw(name_a.clone())),
+            },
+        });
+        self.emit(Stmt::For {
+            var: iter,
+            init: CExpr::raw("0"),
+            bound: CExpr::raw(remaining.to_string()),
+            step: CExpr::raw("1"),
+            body,
+        });
+        Ok(())
     }
 
     /// Records the lengths the input of each iteration has: `l0`, then the

@@ -30,6 +30,14 @@ pub(crate) const MAX_UNROLLED: usize = 65_536;
 /// unrolled, a constant).
 pub(crate) type Body<'b, 'a> = dyn FnMut(&mut Lowerer<'a>, ArithExpr) -> Result<(), CompileError> + 'b;
 
+/// A loop body lowered once with its index as the variable `name`.
+struct Symbolic<'s> {
+    name: &'s str,
+    stmts: &'s [Stmt],
+    /// The iterations unrolled inside the body, which every copy repeats.
+    inner: usize,
+}
+
 impl<'a> Lowerer<'a> {
     /// Thread-id function, stride function and thread count of a parallel map kind.
     fn thread_loop(&self, kind: MapKind) -> Option<(String, String, Option<ArithExpr>)> {
@@ -227,7 +235,7 @@ impl<'a> Lowerer<'a> {
                 && self.unrolled_iters + c as usize <= MAX_UNROLLED;
             if unroll || private {
                 let inner = self.unrolled_iters - iters;
-                return self.copies_of(&name, &stmts, c, inner, map, body);
+                return self.copies_of(Symbolic { name: &name, stmts: &stmts, inner }, c, map, body);
             }
         }
         self.emit(Stmt::For {
@@ -263,19 +271,16 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// The unrolled copies of a loop whose body `stmts` was lowered with
-    /// its index as the variable `name` (see `unroll`): the body with each
-    /// constant in turn. `inner` counts the iterations unrolled inside the
-    /// body, which every copy repeats.
+    /// The unrolled copies of a loop whose body was lowered once with its
+    /// index symbolic (see `unroll`): the body with each constant in turn.
     fn copies_of(
         &mut self,
-        name: &str,
-        stmts: &[Stmt],
+        sym: Symbolic,
         count: i64,
-        inner: usize,
         map: Option<MapKind>,
         body: &mut Body<'_, 'a>,
     ) -> Result<(), CompileError> {
+        let Symbolic { name, stmts, inner } = sym;
         if super::unroll::names_outside_indices(stmts, name) {
             return self.unrolled(count, map, body);
         }

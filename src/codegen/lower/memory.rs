@@ -57,22 +57,7 @@ impl Lowerer<'_> {
         self.note_tuple(ty);
         let elem = ty.base_elem().clone();
         let c_elem = c_type(&elem);
-        // Enclosing parallel maps that share this address space.
-        let shared: Vec<(ArithExpr, ArithExpr)> = match space {
-            AddressSpace::Private => Vec::new(),
-            AddressSpace::Local => self
-                .maps
-                .iter()
-                .filter(|m| matches!(m.kind, MapKind::Lcl(_)))
-                .map(|m| (m.var.clone(), range_len(&m.var)))
-                .collect(),
-            AddressSpace::Global => self
-                .maps
-                .iter()
-                .filter(|m| matches!(m.kind, MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_)))
-                .map(|m| (m.var.clone(), range_len(&m.var)))
-                .collect(),
-        };
+        let shared = self.shared_maps(space);
         let mut full = ty.clone();
         for (_, n) in shared.iter().rev() {
             full = Type::array(full, n.clone());
@@ -89,24 +74,7 @@ impl Lowerer<'_> {
             AddressSpace::Private => {
                 let len = match kind {
                     MemKind::Variable => None,
-                    MemKind::Array | MemKind::Buffer => match count.as_cst() {
-                        Some(c) if c.saturating_mul(scalars(&elem)) > MAX_PRIVATE_SCALARS => {
-                            return self.unsupported(
-                                span,
-                                format!(
-                                    "a private array of {c} {c_elem} is more than {MAX_PRIVATE_SCALARS} scalars \
-                                     (a thread's stack on CPU devices; registers on GPUs): use toLocal or toGlobal"
-                                ),
-                            )
-                        }
-                        Some(c) => Some(ArithExpr::Cst(c)),
-                        None => {
-                            return self.unsupported(
-                                span,
-                                format!("private memory of type {ty} needs a length known at compile time, found {count}"),
-                            )
-                        }
-                    },
+                    MemKind::Array | MemKind::Buffer => Some(self.private_len(&count, &elem, ty, span)?),
                 };
                 self.emit(Stmt::Decl {
                     qualifier: None,
@@ -132,29 +100,7 @@ impl Lowerer<'_> {
                 });
             }
             AddressSpace::Global => {
-                // Inside an iterate the length is a run-time variable: the
-                // buffer gets room for the longest input, the first (a
-                // temporary's length grows with its input's). Found by the
-                // random programs: the size named an unbound `iter_len_k`.
-                let longest: HashMap<String, ArithExpr> = self
-                    .inp
-                    .types
-                    .iterate_vars
-                    .values()
-                    .filter_map(|v| {
-                        let stop = v.range.stop.as_ref()?;
-                        Some((v.name.clone(), ArithExpr::sub((**stop).clone(), ArithExpr::Cst(1))))
-                    })
-                    .collect();
-                // (Nested iterates: an inner bound names an outer length.)
-                let mut count = count;
-                for _ in 0..=longest.len() {
-                    count = count.substitute(&longest);
-                }
-                let bytes = arith::simplify(&ArithExpr::mul(
-                    count,
-                    ArithExpr::Cst(elem.scalar_like_bytes().unwrap_or(4)),
-                ));
+                let bytes = self.global_bytes(count, &elem);
                 self.temps.push(GlobalTemp { name: name.clone(), c_elem: c_elem.clone(), bytes });
             }
         }
@@ -164,6 +110,66 @@ impl Lowerer<'_> {
             v = View::access(var.clone(), v);
         }
         Ok(Rc::new(v))
+    }
+
+    /// The enclosing parallel maps whose threads share memory in `space`
+    /// (each gets its own part): their variables and lengths.
+    fn shared_maps(&self, space: AddressSpace) -> Vec<(ArithExpr, ArithExpr)> {
+        let shares = |k: MapKind| match space {
+            AddressSpace::Private => false,
+            AddressSpace::Local => matches!(k, MapKind::Lcl(_)),
+            AddressSpace::Global => matches!(k, MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_)),
+        };
+        self.maps.iter().filter(|m| shares(m.kind)).map(|m| (m.var.clone(), range_len(&m.var))).collect()
+    }
+
+    /// The length of a private array of `count` elements: a constant, and
+    /// at most [`MAX_PRIVATE_SCALARS`] scalars.
+    fn private_len(
+        &self,
+        count: &ArithExpr,
+        elem: &Type,
+        ty: &Type,
+        span: Span,
+    ) -> Result<ArithExpr, CompileError> {
+        match count.as_cst() {
+            Some(c) if c.saturating_mul(scalars(elem)) > MAX_PRIVATE_SCALARS => self.unsupported(
+                span,
+                format!(
+                    "a private array of {c} {} is more than {MAX_PRIVATE_SCALARS} scalars \
+                     (a thread's stack on CPU devices; registers on GPUs): use toLocal or toGlobal",
+                    c_type(elem)
+                ),
+            ),
+            Some(c) => Ok(ArithExpr::Cst(c)),
+            None => self.unsupported(
+                span,
+                format!("private memory of type {ty} needs a length known at compile time, found {count}"),
+            ),
+        }
+    }
+
+    /// The bytes of a global temporary of `count` elements. Inside an
+    /// iterate the length is a run-time variable: the buffer gets room for
+    /// the longest input, the first (a temporary's length grows with its
+    /// input's). Found by the random programs: the size named an unbound
+    /// `iter_len_k`.
+    fn global_bytes(&self, mut count: ArithExpr, elem: &Type) -> ArithExpr {
+        let longest: HashMap<String, ArithExpr> = self
+            .inp
+            .types
+            .iterate_vars
+            .values()
+            .filter_map(|v| {
+                let stop = v.range.stop.as_ref()?;
+                Some((v.name.clone(), ArithExpr::sub((**stop).clone(), ArithExpr::Cst(1))))
+            })
+            .collect();
+        // (Nested iterates: an inner bound names an outer length.)
+        for _ in 0..=longest.len() {
+            count = count.substitute(&longest);
+        }
+        arith::simplify(&ArithExpr::mul(count, ArithExpr::Cst(elem.scalar_like_bytes().unwrap_or(4))))
     }
 }
 

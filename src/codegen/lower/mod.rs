@@ -60,6 +60,51 @@ struct MapCtx {
     var: ArithExpr,
 }
 
+/// One application of a function to argument views: their types, the
+/// result's type and where the result goes.
+pub(crate) struct Call<'c> {
+    pub(crate) args: Vec<Rc<View>>,
+    pub(crate) arg_types: &'c [Type],
+    /// The result type.
+    pub(crate) ty: &'c Type,
+    /// Where the result must be written, when a consumer further up knows.
+    pub(crate) out: Option<Rc<View>>,
+    /// Where a fresh result is allocated.
+    pub(crate) space: AddressSpace,
+    /// The call expression, when the call is written in the program (the
+    /// barrier analysis names calls by it).
+    pub(crate) id: Option<ExprId>,
+    pub(crate) span: Span,
+}
+
+impl<'c> Call<'c> {
+    /// A call the lowering makes itself (a map's function on one element,
+    /// a reduction's on the accumulator and one element): no expression id.
+    pub(crate) fn inner(
+        args: Vec<Rc<View>>,
+        arg_types: &'c [Type],
+        ty: &'c Type,
+        out: Option<Rc<View>>,
+        space: AddressSpace,
+        span: Span,
+    ) -> Self {
+        Call { args, arg_types, ty, out, space, id: None, span }
+    }
+
+    /// The first argument.
+    pub(crate) fn arg(&self) -> Result<Rc<View>, CompileError> {
+        self.args
+            .first()
+            .cloned()
+            .ok_or_else(|| CompileError::Internal("pattern applied to no argument".into()))
+    }
+
+    /// The first argument's type.
+    pub(crate) fn arg_ty(&self) -> Result<&'c Type, CompileError> {
+        self.arg_types.first().ok_or_else(|| CompileError::Internal("pattern argument has no type".into()))
+    }
+}
+
 pub(crate) struct Lowerer<'a> {
     inp: Inputs<'a>,
     names: NameGen,
@@ -227,10 +272,7 @@ impl<'a> Lowerer<'a> {
                 })?;
                 self.finish_value(v, out, &ty, e.span)
             }
-            ExprKind::Call(f, args) => {
-                let space = self.inp.spaces.of(e);
-                self.call(f, args, &ty, out, space, Some(e.id), e.span)
-            }
+            ExprKind::Call(f, args) => self.call(e, f, args, &ty, out),
         }
     }
 
@@ -259,17 +301,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Evaluates a call of `f` with argument expressions `args`.
-    #[allow(clippy::too_many_arguments)]
+    /// Evaluates the call expression `e`, of `f` to the argument
+    /// expressions `args`, whose result has type `ty`.
     fn call(
         &mut self,
+        e: &Expr,
         f: &FunDecl,
         args: &[Expr],
         ty: &Type,
         out: Option<Rc<View>>,
-        space: AddressSpace,
-        id: Option<ExprId>,
-        span: Span,
     ) -> Result<Rc<View>, CompileError> {
         // A layout pattern in a writing position passes the inverted output
         // view to its argument (Section 5.3: output views).
@@ -287,31 +327,21 @@ impl<'a> Lowerer<'a> {
             views.push(self.expr(a, None)?);
             arg_types.push(self.inp.types.of(a).clone());
         }
-        self.apply(f, views, &arg_types, ty, out, space, id, span)
+        let space = self.inp.spaces.of(e);
+        let c = Call { args: views, arg_types: &arg_types, ty, out, space, id: Some(e.id), span: e.span };
+        self.apply(f, c)
     }
 
-    /// Applies `f` to argument views. `ty` is the result type, `space` where
-    /// a fresh result is allocated, `id` the call expression when explicit.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn apply(
-        &mut self,
-        f: &FunDecl,
-        args: Vec<Rc<View>>,
-        arg_types: &[Type],
-        ty: &Type,
-        out: Option<Rc<View>>,
-        space: AddressSpace,
-        id: Option<ExprId>,
-        span: Span,
-    ) -> Result<Rc<View>, CompileError> {
+    /// Applies `f` as `c` says.
+    pub(crate) fn apply(&mut self, f: &FunDecl, c: Call) -> Result<Rc<View>, CompileError> {
         match &f.kind {
             FunKind::Lambda(l) => {
                 // `\(a, b) -> e` applied to one tuple destructures it.
-                let args = match (&args[..], arg_types) {
+                let args = match (&c.args[..], c.arg_types) {
                     ([t], [Type::Tuple(ts)]) if l.params.len() > 1 && ts.len() == l.params.len() => {
                         (0..ts.len()).map(|k| Rc::new(View::Get { k, of: t.clone() })).collect()
                     }
-                    _ => args,
+                    _ => c.args,
                 };
                 if l.params.len() != args.len() {
                     return Err(CompileError::Internal(format!(
@@ -323,22 +353,22 @@ impl<'a> Lowerer<'a> {
                 for (p, v) in l.params.iter().zip(args) {
                     self.env.insert(p.id, v);
                 }
-                self.expr(&l.body, out)
+                self.expr(&l.body, c.out)
             }
             FunKind::UserFun(uf) => {
                 let name = self.inp.program.user_fun(*uf).name.clone();
-                let mut cargs = Vec::with_capacity(args.len());
-                for (v, t) in args.iter().zip(arg_types) {
-                    cargs.push(self.read(v, t, span)?);
+                let mut cargs = Vec::with_capacity(c.args.len());
+                for (v, t) in c.args.iter().zip(c.arg_types) {
+                    cargs.push(self.read(v, t, c.span)?);
                 }
-                let target = match out {
+                let target = match c.out {
                     Some(o) => o,
-                    None => self.alloc(ty, space, span)?,
+                    None => self.alloc(c.ty, c.space, c.span)?,
                 };
-                self.write(&target, super::ast::CExpr::call(name, cargs), ty, span)?;
+                self.write(&target, super::ast::CExpr::call(name, cargs), c.ty, c.span)?;
                 Ok(target)
             }
-            FunKind::Pattern(p) => self.pattern(f, p, args, arg_types, ty, out, space, id, span),
+            FunKind::Pattern(p) => self.pattern(f, p, c),
         }
     }
 
@@ -389,8 +419,6 @@ fn with_known_ranges(
         .collect();
     e.substitute(&vars)
 }
-
-impl Lowerer<'_> {}
 
 /// The name of the vectorised version of user function `name` for width `w`.
 pub fn vector_fun_name(name: &str, w: u8) -> String {

@@ -1,11 +1,11 @@
 //! Lowering of each pattern.
 
 use super::loops::rc;
-use super::Lowerer;
+use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
 use crate::codegen::ast::CExpr;
 use crate::codegen::CompileError;
-use crate::ir::{layout_pattern, ExprId, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
+use crate::ir::{layout_pattern, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
 use crate::view::View;
@@ -59,239 +59,247 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn pattern(
-        &mut self,
-        f: &FunDecl,
-        p: &Pattern,
-        args: Vec<Rc<View>>,
-        arg_types: &[Type],
-        ty: &Type,
-        out: Option<Rc<View>>,
-        space: AddressSpace,
-        id: Option<ExprId>,
-        span: Span,
-    ) -> Result<Rc<View>, CompileError> {
-        let arg = || {
-            args.first()
-                .cloned()
-                .ok_or_else(|| CompileError::Internal("pattern applied to no argument".into()))
-        };
-        let arg_ty = || {
-            arg_types
-                .first()
-                .cloned()
-                .ok_or_else(|| CompileError::Internal("pattern argument has no type".into()))
-        };
+    /// Lowers a pattern: one arm per pattern, each calling the lowering of
+    /// its family (maps, reductions, iteration, writes of single values,
+    /// generated arrays, layout patterns as views).
+    pub(crate) fn pattern(&mut self, f: &FunDecl, p: &Pattern, c: Call) -> Result<Rc<View>, CompileError> {
         match p {
-            Pattern::Map { kind: MapKind::Map, f: g } => {
-                if !super::is_layout_only(g) {
-                    return self.unsupported(
-                        span,
-                        "a high-level `map` whose function computes must be lowered to mapGlb, mapWrg, mapLcl or mapSeq first",
-                    );
-                }
-                let v = self.map_layout(g, arg()?, &arg_ty()?, ty, span)?;
-                self.finish_value(v, out, ty, span)
-            }
-            Pattern::Map { kind, f: g } => {
-                let xs = arg()?;
-                let at = arg_ty()?;
-                let (Some((elem, n)), Some((res_elem, _))) = (elem_of(&at), elem_of(ty)) else {
-                    return Err(CompileError::Internal("map over a non-array after type checking".into()));
-                };
-                let target = match out {
-                    Some(o) => o,
-                    None if space == AddressSpace::Private && parallel(*kind) && self.runs_once(*kind, n) => {
-                        // Each thread keeps only its own elements: drop the
-                        // dimensions of this and directly nested parallel maps.
-                        let (t, nested) = self.private_elem(g, res_elem);
-                        let mut v = self.alloc(&t, space, span)?;
-                        // Innermost first: consumption pops the outermost index first.
-                        for k in nested.iter().rev().chain([kind]) {
-                            v = rc(View::DropIndex { of: v, kind: *k, keep: false, depth: 0 });
-                        }
-                        v
-                    }
-                    None if space == AddressSpace::Private && parallel(*kind) => {
-                        // Each thread's array has room for every element but
-                        // holds only those of its own iterations: reads are
-                        // checked like those of the case above (found by
-                        // fuzzing: a mapLcl over 4 rows read back by a mapLcl
-                        // over their 12 elements read other threads' rows).
-                        // Directly nested parallel maps give each thread only
-                        // its own inner elements too: their indices are
-                        // checked as well (found by fuzzing: a mapLcl(0)
-                        // inside such a mapLcl(1), read back by a mapLcl(2),
-                        // read the other threads' columns).
-                        let mut v = self.alloc(ty, space, span)?;
-                        for (depth, k) in [*kind].into_iter().chain(nested_parallel(g)).enumerate() {
-                            v = rc(View::DropIndex { of: v, kind: k, keep: true, depth });
-                        }
-                        v
-                    }
-                    None => self.alloc(ty, space, span)?,
-                };
-                if let MapKind::Lcl(d) = kind {
-                    self.check_no_redundant_update(*d, &xs, &target, span)?;
-                }
-                let (elem, res_elem) = (elem.clone(), res_elem.clone());
-                let t2 = target.clone();
-                let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
-                    let x = rc(View::access(i.clone(), (*xs).clone()));
-                    let o = rc(View::access(i, (*t2).clone()));
-                    l.apply(g, vec![x], std::slice::from_ref(&elem), &res_elem, Some(o), space, None, span)?;
-                    Ok(())
-                };
-                self.map_loop(*kind, n, &mut body, span)?;
-                if let MapKind::Lcl(_) = kind {
-                    let elim = id.is_some_and(|i| self.inp.no_barrier.contains(&i));
-                    self.barrier_after(&target, elim);
-                }
-                Ok(target)
-            }
-            Pattern::MapVec { f: g } => {
-                let FunKind::UserFun(uf) = &g.kind else {
-                    return self.unsupported(
-                        span,
-                        "mapVec applies a user function; wrap other functions in a user function",
-                    );
-                };
-                let Type::Vector(_, w) = arg_ty()? else {
-                    return Err(CompileError::Internal(
-                        "mapVec over a non-vector after type checking".into(),
-                    ));
-                };
-                if !self.vector_funs.contains(&(*uf, w)) {
-                    self.vector_funs.push((*uf, w));
-                }
-                let name = crate::codegen::lower::vector_fun_name(&self.inp.program.user_fun(*uf).name, w);
-                let x = self.read(&*arg()?, &arg_ty()?, span)?;
-                let target = match out {
-                    Some(o) => o,
-                    None => self.alloc(ty, space, span)?,
-                };
-                self.write(&target, CExpr::call(name, vec![x]), ty, span)?;
-                Ok(target)
-            }
+            Pattern::Map { kind: MapKind::Map, f: g } => self.high_level_map(g, c),
+            Pattern::Map { kind, f: g } => self.map(*kind, g, c),
+            Pattern::MapVec { f: g } => self.map_vec(g, c),
             Pattern::Reduce { kind: ReduceKind::Reduce, .. } | Pattern::PartRed { .. } => self.unsupported(
-                span,
+                c.span,
                 "the high-level `reduce`/`partRed` must be lowered to reduceSeq (inside maps) first",
             ),
-            Pattern::Reduce { kind, f: g } => {
-                let [init, xs] = &args[..] else {
-                    return Err(CompileError::Internal("reduction without init and array".into()));
-                };
-                let (Some(acc_ty), Some((elem, n))) = (arg_types.first(), arg_types.get(1).and_then(elem_of))
-                else {
-                    return Err(CompileError::Internal("reduction argument types".into()));
-                };
-                let (acc_ty, elem, n) = (acc_ty.clone(), elem.clone(), n.clone());
-                // The accumulator lives in private memory (Algorithm 1:
-                // a reduction writes into its initialiser's memory).
-                // An array accumulator is updated in place in the memory its
-                // initialiser was written to; a single value is copied into a
-                // fresh private variable.
-                let acc = if let Type::Array(..) = acc_ty {
-                    if super::loops::root_space(init).is_none() {
-                        return self.unsupported(span, "an array accumulator must be computed into memory first, e.g. with toPrivate(mapSeq(...))");
-                    }
-                    init.clone()
-                } else {
-                    let acc = self.alloc(&acc_ty, AddressSpace::Private, span)?;
-                    let v0 = self.read(init, &acc_ty, span)?;
-                    self.write(&acc, v0, &acc_ty, span)?;
-                    acc
-                };
-                let xs = xs.clone();
-                let acc2 = acc.clone();
-                let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
-                    let x = rc(View::access(i, (*xs).clone()));
-                    l.apply(
-                        g,
-                        vec![acc2.clone(), x],
-                        &[acc_ty.clone(), elem.clone()],
-                        &acc_ty,
-                        Some(acc2.clone()),
-                        AddressSpace::Private,
-                        None,
-                        span,
-                    )?;
-                    Ok(())
-                };
-                let n = self.decide(&n);
-                self.seq_loop(&n, matches!(kind, ReduceKind::SeqUnroll), None, &mut body, span)?;
-                // The result is the accumulator seen as a one-element array.
-                let result = match &*acc {
-                    View::Mem { mem, .. } => rc(View::Mem { mem: mem.clone(), ty: ty.clone() }),
-                    _ => rc(View::Split { n: acc_len(arg_types), of: acc.clone() }),
-                };
-                match out {
-                    None => Ok(result),
-                    // An array accumulator updated in place where the result goes.
-                    Some(o)
-                        if matches!(acc_ty, Type::Array(..))
-                            && self.same_place(&o, &acc, acc_ty.lengths().len())? =>
-                    {
-                        Ok(o)
-                    }
-                    Some(o) => {
-                        let et = elem_of(ty).map(|(e, _)| e.clone()).unwrap_or(Type::FLOAT);
-                        let v = self.read(&View::access(ArithExpr::Cst(0), (*result).clone()), &et, span)?;
-                        self.write(&View::access(ArithExpr::Cst(0), (*o).clone()), v, &et, span)?;
-                        Ok(o)
-                    }
-                }
-            }
-            Pattern::SlideSeq { size, step, f: g } => {
-                self.slide_seq(size, step, g, arg()?, &arg_ty()?, ty, out, space, span)
-            }
-            Pattern::Iterate { n, f: g } => {
-                let v = self.iterate(f, *n, g, arg()?, &arg_ty()?, ty, space, span)?;
-                self.finish_value(v, out, ty, span)
-            }
-            Pattern::ToGlobal(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Global, id, span),
-            Pattern::ToLocal(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Local, id, span),
-            Pattern::ToPrivate(g) => self.apply(g, args, arg_types, ty, out, AddressSpace::Private, id, span),
-            Pattern::Id => {
-                if let Type::Array(..) = ty {
-                    return self
-                        .unsupported(span, "`id` copies single values; copy an array with a map of id");
-                }
-                let v = self.read(&*arg()?, ty, span)?;
-                let target = match out {
-                    Some(o) => o,
-                    None => self.alloc(ty, space, span)?,
-                };
-                self.write(&target, v, ty, span)?;
-                Ok(target)
-            }
-            Pattern::Generate { f: g, len } => {
-                let v = match &g.kind {
-                    FunKind::UserFun(uf) => rc(View::Generate { fun: self.inp.program.user_fun(*uf).name.clone() }),
-                    // `generate(n, id)`: the indices themselves.
-                    FunKind::Pattern(Pattern::Id) => {
-                        let var = self.names.fresh("g");
-                        let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
-                        rc(View::MapLayout { var, body: rc(View::IndexValue(h)) })
-                    }
-                    FunKind::Lambda(_) | FunKind::Pattern(_) if super::is_layout_only(g) => {
-                        // Element i is g applied to the index value i.
-                        let var = self.names.fresh("g");
-                        let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
-                        let elem = elem_of(ty).map(|(e, _)| e.clone()).unwrap_or(Type::INT);
-                        let body = self.apply(g, vec![rc(View::IndexValue(h))], &[Type::INT], &elem, None, AddressSpace::Private, None, span)?;
-                        rc(View::MapLayout { var, body })
-                    }
-                    FunKind::Lambda(_) | FunKind::Pattern(_) => return self.unsupported(span, "generate takes a user function of the index, or a lambda that computes nothing (a literal, another generate)"),
-                };
-                self.finish_value(v, out, ty, span)
-            }
+            Pattern::Reduce { kind, f: g } => self.reduce_seq(*kind, g, c),
+            Pattern::SlideSeq { size, step, f: g } => self.slide_seq((size, step), g, c),
+            Pattern::Iterate { n, f: g } => self.iterate(f, *n, g, c),
+            Pattern::ToGlobal(g) => self.apply(g, Call { space: AddressSpace::Global, ..c }),
+            Pattern::ToLocal(g) => self.apply(g, Call { space: AddressSpace::Local, ..c }),
+            Pattern::ToPrivate(g) => self.apply(g, Call { space: AddressSpace::Private, ..c }),
+            Pattern::Id => self.id(c),
+            Pattern::Generate { f: g, len } => self.generate(g, len, c),
             layout_pattern!() => {
-                let v = self.layout(p, &args, arg_types, span)?;
-                self.finish_value(v, out, ty, span)
+                let v = self.layout(p, &c.args, c.arg_types, c.span)?;
+                self.finish_value(v, c.out, c.ty, c.span)
             }
         }
+    }
+
+    /// The high-level `map`, of a function that only rearranges data.
+    fn high_level_map(&mut self, g: &FunDecl, c: Call) -> Result<Rc<View>, CompileError> {
+        if !super::is_layout_only(g) {
+            return self.unsupported(
+                c.span,
+                "a high-level `map` whose function computes must be lowered to mapGlb, mapWrg, mapLcl or mapSeq first",
+            );
+        }
+        let v = self.map_layout(g, c.arg()?, c.arg_ty()?, c.ty, c.span)?;
+        self.finish_value(v, c.out, c.ty, c.span)
+    }
+
+    /// A parallel or sequential map: a loop (or block, or guard) writing
+    /// element `i` of its target.
+    fn map(&mut self, kind: MapKind, g: &FunDecl, c: Call) -> Result<Rc<View>, CompileError> {
+        let xs = c.arg()?;
+        let at = c.arg_ty()?;
+        let (Some((elem, n)), Some((res_elem, _))) = (elem_of(at), elem_of(c.ty)) else {
+            return Err(CompileError::Internal("map over a non-array after type checking".into()));
+        };
+        let target = self.map_target(kind, g, n, res_elem, &c)?;
+        if let MapKind::Lcl(d) = kind {
+            self.check_no_redundant_update(d, &xs, &target, c.span)?;
+        }
+        let (elem, res_elem, space, span) = (elem.clone(), res_elem.clone(), c.space, c.span);
+        let t2 = target.clone();
+        let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
+            let x = rc(View::access(i.clone(), (*xs).clone()));
+            let o = rc(View::access(i, (*t2).clone()));
+            l.apply(g, Call::inner(vec![x], std::slice::from_ref(&elem), &res_elem, Some(o), space, span))?;
+            Ok(())
+        };
+        self.map_loop(kind, n, &mut body, span)?;
+        if let MapKind::Lcl(_) = kind {
+            let elim = c.id.is_some_and(|i| self.inp.no_barrier.contains(&i));
+            self.barrier_after(&target, elim);
+        }
+        Ok(target)
+    }
+
+    /// Where a map writes: the output view, or fresh memory; in private
+    /// memory, each thread's part of the result only.
+    fn map_target(
+        &mut self,
+        kind: MapKind,
+        g: &FunDecl,
+        n: &ArithExpr,
+        res_elem: &Type,
+        c: &Call,
+    ) -> Result<Rc<View>, CompileError> {
+        let (ty, space, span) = (c.ty, c.space, c.span);
+        Ok(match &c.out {
+            Some(o) => o.clone(),
+            None if space == AddressSpace::Private && parallel(kind) && self.runs_once(kind, n) => {
+                // Each thread keeps only its own elements: drop the
+                // dimensions of this and directly nested parallel maps.
+                let (t, nested) = self.private_elem(g, res_elem);
+                let mut v = self.alloc(&t, space, span)?;
+                // Innermost first: consumption pops the outermost index first.
+                for k in nested.iter().rev().chain([&kind]) {
+                    v = rc(View::DropIndex { of: v, kind: *k, keep: false, depth: 0 });
+                }
+                v
+            }
+            None if space == AddressSpace::Private && parallel(kind) => {
+                // Each thread's array has room for every element but
+                // holds only those of its own iterations: reads are
+                // checked like those of the case above (found by
+                // fuzzing: a mapLcl over 4 rows read back by a mapLcl
+                // over their 12 elements read other threads' rows).
+                // Directly nested parallel maps give each thread only
+                // its own inner elements too: their indices are
+                // checked as well (found by fuzzing: a mapLcl(0)
+                // inside such a mapLcl(1), read back by a mapLcl(2),
+                // read the other threads' columns).
+                let mut v = self.alloc(ty, space, span)?;
+                for (depth, k) in [kind].into_iter().chain(nested_parallel(g)).enumerate() {
+                    v = rc(View::DropIndex { of: v, kind: k, keep: true, depth });
+                }
+                v
+            }
+            None => self.alloc(ty, space, span)?,
+        })
+    }
+
+    /// `mapVec(uf)`: the vectorised version of the user function.
+    fn map_vec(&mut self, g: &FunDecl, c: Call) -> Result<Rc<View>, CompileError> {
+        let FunKind::UserFun(uf) = &g.kind else {
+            return self.unsupported(
+                c.span,
+                "mapVec applies a user function; wrap other functions in a user function",
+            );
+        };
+        let Type::Vector(_, w) = c.arg_ty()?.clone() else {
+            return Err(CompileError::Internal("mapVec over a non-vector after type checking".into()));
+        };
+        if !self.vector_funs.contains(&(*uf, w)) {
+            self.vector_funs.push((*uf, w));
+        }
+        let name = crate::codegen::lower::vector_fun_name(&self.inp.program.user_fun(*uf).name, w);
+        let x = self.read(&*c.arg()?, c.arg_ty()?, c.span)?;
+        let target = match c.out {
+            Some(o) => o,
+            None => self.alloc(c.ty, c.space, c.span)?,
+        };
+        self.write(&target, CExpr::call(name, vec![x]), c.ty, c.span)?;
+        Ok(target)
+    }
+
+    /// `reduceSeq(g)` (or its unrolled form) of `[init, xs]`: a loop
+    /// updating an accumulator in private memory.
+    fn reduce_seq(&mut self, kind: ReduceKind, g: &FunDecl, c: Call) -> Result<Rc<View>, CompileError> {
+        let [init, xs] = &c.args[..] else {
+            return Err(CompileError::Internal("reduction without init and array".into()));
+        };
+        let (Some(acc_ty), Some((elem, n))) = (c.arg_types.first(), c.arg_types.get(1).and_then(elem_of))
+        else {
+            return Err(CompileError::Internal("reduction argument types".into()));
+        };
+        let (acc_ty, elem, n, span) = (acc_ty.clone(), elem.clone(), n.clone(), c.span);
+        let acc = self.accumulator(init, &acc_ty, span)?;
+        let xs = xs.clone();
+        let acc2 = acc.clone();
+        let types = [acc_ty.clone(), elem];
+        let mut body = |l: &mut Lowerer<'a>, i: ArithExpr| -> Result<(), CompileError> {
+            let x = rc(View::access(i, (*xs).clone()));
+            let args = vec![acc2.clone(), x];
+            l.apply(g, Call::inner(args, &types, &acc_ty, Some(acc2.clone()), AddressSpace::Private, span))?;
+            Ok(())
+        };
+        let n = self.decide(&n);
+        self.seq_loop(&n, matches!(kind, ReduceKind::SeqUnroll), None, &mut body, span)?;
+        self.reduction_result(acc, &types[0], c)
+    }
+
+    /// The accumulator of a reduction, in private memory (Algorithm 1: a
+    /// reduction writes into its initialiser's memory). An array
+    /// accumulator is updated in place in the memory its initialiser was
+    /// written to; a single value is copied into a fresh private variable.
+    fn accumulator(&mut self, init: &Rc<View>, acc_ty: &Type, span: Span) -> Result<Rc<View>, CompileError> {
+        if let Type::Array(..) = acc_ty {
+            if super::loops::root_space(init).is_none() {
+                return self.unsupported(span, "an array accumulator must be computed into memory first, e.g. with toPrivate(mapSeq(...))");
+            }
+            return Ok(init.clone());
+        }
+        let acc = self.alloc(acc_ty, AddressSpace::Private, span)?;
+        let v0 = self.read(init, acc_ty, span)?;
+        self.write(&acc, v0, acc_ty, span)?;
+        Ok(acc)
+    }
+
+    /// The result of a reduction: the accumulator seen as a one-element
+    /// array, copied to the output view when there is one elsewhere.
+    fn reduction_result(&mut self, acc: Rc<View>, acc_ty: &Type, c: Call) -> Result<Rc<View>, CompileError> {
+        let result = match &*acc {
+            View::Mem { mem, .. } => rc(View::Mem { mem: mem.clone(), ty: c.ty.clone() }),
+            _ => rc(View::Split { n: acc_len(c.arg_types), of: acc.clone() }),
+        };
+        match c.out {
+            None => Ok(result),
+            // An array accumulator updated in place where the result goes.
+            Some(o)
+                if matches!(acc_ty, Type::Array(..))
+                    && self.same_place(&o, &acc, acc_ty.lengths().len())? =>
+            {
+                Ok(o)
+            }
+            Some(o) => {
+                let et = elem_of(c.ty).map(|(e, _)| e.clone()).unwrap_or(Type::FLOAT);
+                let v = self.read(&View::access(ArithExpr::Cst(0), (*result).clone()), &et, c.span)?;
+                self.write(&View::access(ArithExpr::Cst(0), (*o).clone()), v, &et, c.span)?;
+                Ok(o)
+            }
+        }
+    }
+
+    /// `id` of a single value: a copy.
+    fn id(&mut self, c: Call) -> Result<Rc<View>, CompileError> {
+        if let Type::Array(..) = c.ty {
+            return self.unsupported(c.span, "`id` copies single values; copy an array with a map of id");
+        }
+        let v = self.read(&*c.arg()?, c.ty, c.span)?;
+        let target = match c.out {
+            Some(o) => o,
+            None => self.alloc(c.ty, c.space, c.span)?,
+        };
+        self.write(&target, v, c.ty, c.span)?;
+        Ok(target)
+    }
+
+    /// `generate(len, g)`: a view whose element `i` is `g(i)`.
+    fn generate(&mut self, g: &FunDecl, len: &ArithExpr, c: Call) -> Result<Rc<View>, CompileError> {
+        let span = c.span;
+        let v = match &g.kind {
+            FunKind::UserFun(uf) => rc(View::Generate { fun: self.inp.program.user_fun(*uf).name.clone() }),
+            // `generate(n, id)`: the indices themselves.
+            FunKind::Pattern(Pattern::Id) => {
+                let var = self.names.fresh("g");
+                let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
+                rc(View::MapLayout { var, body: rc(View::IndexValue(h)) })
+            }
+            FunKind::Lambda(_) | FunKind::Pattern(_) if super::is_layout_only(g) => {
+                // Element i is g applied to the index value i.
+                let var = self.names.fresh("g");
+                let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
+                let elem = elem_of(c.ty).map(|(e, _)| e.clone()).unwrap_or(Type::INT);
+                let args = vec![rc(View::IndexValue(h))];
+                let body = self.apply(g, Call::inner(args, &[Type::INT], &elem, None, AddressSpace::Private, span))?;
+                rc(View::MapLayout { var, body })
+            }
+            FunKind::Lambda(_) | FunKind::Pattern(_) => return self.unsupported(span, "generate takes a user function of the index, or a lambda that computes nothing (a literal, another generate)"),
+        };
+        self.finish_value(v, c.out, c.ty, span)
     }
 
     /// `map(g)` where `g` only rearranges data: a view, no loop (CGO 2018,
@@ -312,13 +320,7 @@ impl<'a> Lowerer<'a> {
         let x = rc(View::access(h, (*xs).clone()));
         let body = self.apply(
             g,
-            vec![x],
-            std::slice::from_ref(elem),
-            res_elem,
-            None,
-            AddressSpace::Private,
-            None,
-            span,
+            Call::inner(vec![x], std::slice::from_ref(elem), res_elem, None, AddressSpace::Private, span),
         )?;
         Ok(rc(View::MapLayout { var, body }))
     }

@@ -17,7 +17,7 @@
 //! kept and each iteration loads a whole window.
 
 use super::loops::{rc, MAX_UNROLL};
-use super::Lowerer;
+use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::CompileError;
@@ -28,21 +28,15 @@ use crate::view::View;
 use std::rc::Rc;
 
 impl<'a> Lowerer<'a> {
-    /// Lowers `slideSeqPlus(size, step, g)` applied to `xs` (of type
-    /// `xs_ty`), giving `ty`; writes to `out` or to fresh memory in `space`.
-    #[allow(clippy::too_many_arguments)]
+    /// Lowers `slideSeqPlus(size, step, g)` as `c` applies it; writes to
+    /// `c.out` or to fresh memory in `c.space`.
     pub(crate) fn slide_seq(
         &mut self,
-        size: &ArithExpr,
-        step: &ArithExpr,
+        (size, step): (&ArithExpr, &ArithExpr),
         g: &FunDecl,
-        xs: Rc<View>,
-        xs_ty: &Type,
-        ty: &Type,
-        out: Option<Rc<View>>,
-        space: AddressSpace,
-        span: Span,
+        c: Call,
     ) -> Result<Rc<View>, CompileError> {
+        let (xs, xs_ty, ty, out, space, span) = (c.arg()?, c.arg_ty()?, c.ty, c.out, c.space, c.span);
         let (Type::Array(elem, _), Type::Array(res_elem, windows)) = (xs_ty, ty) else {
             return Err(CompileError::Internal("slideSeqPlus over a non-array after type checking".into()));
         };
@@ -95,7 +89,10 @@ impl<'a> Lowerer<'a> {
                 }
                 let o = rc(View::access(i, (*t2).clone()));
                 let w = window.clone();
-                l.apply(g, vec![w], std::slice::from_ref(&window_ty), &res_elem, Some(o), space, None, span)?;
+                l.apply(
+                    g,
+                    Call::inner(vec![w], std::slice::from_ref(&window_ty), &res_elem, Some(o), space, span),
+                )?;
                 for k in 0..keep {
                     let src = View::access(ArithExpr::Cst(k + step), (*window).clone());
                     l.copy(&src, &View::access(ArithExpr::Cst(k), (*window).clone()), &elem, span)?;
