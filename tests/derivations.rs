@@ -87,7 +87,7 @@ const CASES: &[Case] = &[
         partial_sums: false,
         runs: true,
     },
-    // Overlapped tiling (seed 003, Section 4.1) of every CGO 2018 stencil,
+    // Overlapped tiling (CGO 2018, Section 4.1) of every CGO 2018 stencil,
     // derived from its high-level def (`tiled` below lists them).
     Case {
         file: "benchmarks/cgo18/acoustic.lift",

@@ -5,7 +5,7 @@
 //! fast programs tile: a work-group computes a tile of results, walks the
 //! reduction in chunks whose tiles of both operands it copies to local
 //! memory, and each work-item keeps a block of results in private memory
-//! (seed 003's tiling and register blocking; Steuwer et al., CASES 2016).
+//! (CGO 2018's tiling and register blocking; Steuwer et al., CASES 2016).
 //!
 //! `mm-tiled(mt, nt, kc, rm, rn, wx, wy)`: `tile-mm` (`src/rewrite/matmul.rs`) at
 //! the product, then its fixed lowering: `mapWrg(1)` over the tiles of

@@ -1,4 +1,4 @@
-//! Macro shapes for full reductions (seed 001, Figure 9): a def whose body
+//! Macro shapes for full reductions (ICFP 2015, Figure 9): a def whose body
 //! is `reduce(f, z) $ map(g, xs)` has no parallel single-kernel lowering,
 //! and the derivations that make it parallel are 6 to 40 small steps long,
 //! beyond breadth-first enumeration. Each shape here is a fixed sequence of

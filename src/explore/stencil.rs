@@ -1,4 +1,4 @@
-//! The stencil tuning space (seed 003, Sections 4 and 6): shapes built from
+//! The stencil tuning space (CGO 2018, Sections 4 and 6): shapes built from
 //! a high-level stencil def (`map_n(f) o slide_n o pad_n`), searched by the
 //! same tuner as every other def (`docs/EXPLORE.md`, "Stencils").
 //!
@@ -19,7 +19,7 @@
 //!   work-group per tile, a work-item per output. Tiling is one choice among the others, never forced.
 //! * `slideseq` (3D, one grid): `stencil-3d-columns` then `slide-seq-plus`:
 //!   a work-item per (y, x) walks z keeping its window of planes in
-//!   registers (the 2.5D technique of seed 004); `tx`, `ty` slots.
+//!   registers (the 2.5D technique of the Lift pattern reference); `tx`, `ty` slots.
 //!
 //! A shape is offered only where its steps replay; slot domains hold the
 //! values whose rule constraints hold at the timed size and every

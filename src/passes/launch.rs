@@ -1,4 +1,4 @@
-//! OpenCL thread-count inference (seed 004, Section 2.4).
+//! OpenCL thread-count inference (the Lift pattern reference, Section 2.4).
 //!
 //! Thread counts are chosen to match the lengths the maps iterate over, so
 //! that as many map loops as possible run exactly once: a `mapGlb` over `n`

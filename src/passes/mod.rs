@@ -4,7 +4,7 @@
 //!    [`wellformed`]: parallel maps nest as the OpenCL thread hierarchy allows;
 //! 2. [`address_space`]: where each value lives (Algorithm 1 of CGO 2017);
 //! 3. [`barrier`]: which `mapLcl` calls need no barrier after them (5.4);
-//! 4. [`launch`]: the OpenCL thread counts (seed 004, Section 2.4).
+//! 4. [`launch`]: the OpenCL thread counts (the Lift pattern reference, Section 2.4).
 //!
 //! [`sizes_fit`] is not part of compilation: it checks concrete sizes
 //! against a def before `lift exec` or the harness launches it.

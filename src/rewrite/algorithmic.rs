@@ -1,4 +1,4 @@
-//! Algorithmic rules (seed 001, Figure 3): valid for any execution
+//! Algorithmic rules (ICFP 2015, Figure 3): valid for any execution
 //! strategy. `f*` below is a fresh copy of `f`. Reductions assume what
 //! `reduce` promises: `f` associative and commutative with neutral `z`.
 
@@ -515,7 +515,7 @@ fn m_slide(s: &Site<'_>) -> R {
     }
 }
 
-/// Checks the overlapped-tiling constraint (seed 003, Section 4) for tiles
+/// Checks the overlapped-tiling constraint (CGO 2018, Section 4) for tiles
 /// `slide(u, v)` of windows `slide(size, step)` over `len` elements: the
 /// tiles overlap by what neighbouring windows share (`u - v = size -
 /// step`), tile starts are window starts (`step | v`), and the tiles cover

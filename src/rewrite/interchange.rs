@@ -1,4 +1,4 @@
-//! The newer algorithmic rules of the pattern reference (seed 004, Section
+//! The newer algorithmic rules of the pattern reference (the Lift pattern reference, Section
 //! 2.2.1), both of which move a `transpose` through another pattern. The
 //! reference lists them as "possibly unimplemented/unverified", and as
 //! written there the right-hand sides do not have the type of the

@@ -1,16 +1,16 @@
 //! Macro rules: one step that stands for a sequence of smaller rules.
 //!
-//! * `overlapped-tiling` (seed 003, Section 4.1) is `slide-tile`, then
+//! * `overlapped-tiling` (CGO 2018, Section 4.1) is `slide-tile`, then
 //!   `map-join`, then `map-fusion`; the test suite checks it gives the
 //!   same program as those three steps.
-//! * `overlapped-tiling-2d` is the two-dimensional rule of seed 003 on
+//! * `overlapped-tiling-2d` is the two-dimensional rule of CGO 2018 on
 //!   `map_2(f) o slide_2(size, step)`, where
 //!   `slide_2(s, t) = map(transpose) o slide(s, t) o map(slide(s, t))`.
 //! * `map-interchange`, `tile-2d` and `register-blocking` rearrange nested
 //!   maps through `transpose` and `split`/`join`.
 //! * `map-id-nd` copies an n-dimensional array that a lambda receives
 //!   (a tile) element by element: the copy `to-local` then moves to local
-//!   memory (seed 003, Section 4.2; `map-id` only wraps calls).
+//!   memory (CGO 2018, Section 4.2; `map-id` only wraps calls).
 
 use super::algorithmic::{check_tiles, map_parts};
 use super::rule::{arg, view, Args, Builder, Family, ParamSpec, Rule, RuleError, Site, View};

@@ -11,7 +11,7 @@
 //! pairs, [`engine::apply`] applies one.
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
-//! (`algorithmic`, `interchange` (seed 004's newer rules), `opencl`, `slide_seq` (seed 004's
+//! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `opencl`, `slide_seq` (the Lift pattern reference's
 //! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs), `matmul` (tiling a matrix product)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 

@@ -1,4 +1,4 @@
-//! OpenCL-specific rules (seed 001, Figure 4; seed 003, Section 4.3):
+//! OpenCL-specific rules (ICFP 2015, Figure 4; CGO 2018, Section 4.3):
 //! choosing how a map or reduction executes, where results are stored,
 //! and vectorisation.
 
@@ -91,7 +91,7 @@ fn m_map(s: &Site<'_>) -> R {
     }
 }
 
-/// Checks the thread hierarchy (seed 001, Section 4.2): `mapLcl` only
+/// Checks the thread hierarchy (ICFP 2015, Section 4.2): `mapLcl` only
 /// inside a `mapWrg`, no parallel map of a dimension inside another of the
 /// same dimension, no `mapGlb`/`mapWrg` inside work-group level maps.
 fn lower_map(s: &Site<'_>, a: &Args, b: &mut Builder, rule: &'static str) -> B {

@@ -13,12 +13,12 @@ use std::collections::BTreeMap;
 /// Which figure a rule comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
-    /// Algorithmic rules (seed 001, Figure 3), valid at any level.
+    /// Algorithmic rules (ICFP 2015, Figure 3), valid at any level.
     Algorithmic,
-    /// OpenCL-specific lowering rules (seed 001, Figure 4).
+    /// OpenCL-specific lowering rules (ICFP 2015, Figure 4).
     OpenCl,
     /// Rules composed of smaller ones: tiling, interchange, register
-    /// blocking, overlapped tiling (seed 003, Section 4).
+    /// blocking, overlapped tiling (CGO 2018, Section 4).
     Macro,
 }
 

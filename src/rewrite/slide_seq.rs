@@ -1,4 +1,4 @@
-//! The OpenCL rule of seed 004 (Section 2.2.2) that fuses a sequential map
+//! The OpenCL rule of the Lift pattern reference (Section 2.2.2) that fuses a sequential map
 //! over sliding windows into `slideSeqPlus`, whose lowering keeps the
 //! current window in private memory and loads only `step` new elements per
 //! iteration (the register reuse of stencils along a sequential dimension).

@@ -1,5 +1,5 @@
 //! Overlapped tiling of the stencil defs as written in
-//! `benchmarks/cgo18/*.lift` (seed 003, Section 4.1):
+//! `benchmarks/cgo18/*.lift` (CGO 2018, Section 4.1):
 //!
 //! * `overlapped-tiling-2d-rect` tiles a 2D stencil with tiles of their own
 //!   size and step per dimension (rows `uy`, `vy`; columns `ux`, `vx`), on

@@ -1,4 +1,4 @@
-//! Vectorised user functions for the vectorisation rules (seed 001,
+//! Vectorised user functions for the vectorisation rules (ICFP 2015,
 //! Figure 4e: `vect_n(f)`). A user function whose body is one `return` of
 //! component-wise arithmetic (`+ - * /`, negation, component-wise OpenCL
 //! built-ins) means the same on `floatn` as on `float`, so its vectorised

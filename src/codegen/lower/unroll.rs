@@ -1,7 +1,7 @@
 //! Unrolled copies of a loop body from one lowering of it.
 //!
 //! A loop is unrolled when it is marked so or when its index addresses a
-//! private array (seed 003, Section 5.4: private arrays live in registers
+//! private array (CGO 2018, Section 5.4: private arrays live in registers
 //! only when every index is a constant). The body is lowered once with the
 //! index as a variable `i` in `[0, n)`, which is correct for every value of
 //! `i` in that range; copy `k` is that body with `i` replaced by `k` and

@@ -100,7 +100,7 @@ pub fn hotspot3d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     }))
 }
 
-/// Room acoustics (seed 003, Section 3.5): zero outside the room; `nn`
+/// Room acoustics (CGO 2018, Section 3.5): zero outside the room; `nn`
 /// counts the neighbours inside it; boundary points lose energy.
 pub fn acoustic(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     let cur = grid(inputs, sizes, "cur", Boundary::Zero)?;
