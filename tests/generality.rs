@@ -43,7 +43,7 @@ fn every_program_of_the_suite_parses_and_has_a_byte_count() {
         let p = lift::parse::parse_program(&SourceFile::new(e.file.display().to_string(), text))
             .unwrap_or_else(|err| panic!("{}: {err:?}", e.name));
         for gpu in [true, false] {
-            let bytes = generality::min_traffic(&p, &e.name, e.sizes(gpu)).unwrap();
+            let bytes = lift::harness::roofline::min_traffic(&p, &e.name, e.sizes(gpu)).unwrap();
             assert!(bytes > 0, "{}", e.name);
         }
     }

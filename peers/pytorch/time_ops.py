@@ -13,8 +13,8 @@ op,sizes,median_ms.
 import sys
 import torch
 
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
+# Importing it also turns TF32 off.
+from generality import time_one
 
 OPS = {
     "sum_sq": (lambda s: [torch.rand(s["N"], device="cuda")], lambda x: (x * x).sum()),
@@ -34,19 +34,8 @@ def main(argv):
         argv = argv[:i] + argv[i + 2:]
     op, sizes = argv[0], dict((k, int(v)) for k, v in (a.split("=") for a in argv[1:]))
     make, f = OPS[op]
-    args = make(sizes)
-    f(*args)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        f(*args)
-        b.record()
-        torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    med = times[len(times) // 2] if runs % 2 else (times[runs // 2 - 1] + times[runs // 2]) / 2
+    # The generality suite's clock: CUDA events around each call, median.
+    med = time_one(f, make(sizes), runs, 1)
     text = ";".join(f"{k}={v}" for k, v in sizes.items())
     print(f"{op},{text},{med:.5f}")
 

@@ -212,7 +212,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
                     "{} [{}]: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
                     d.device, d.slug, d.tried, d.valid, b.median_ms, b.candidate, b.params
                 );
-                match limit_line(&devices, d, &a.def, &opts.sizes, b) {
+                match limit_line(&devices, d, &program, &a.def, &opts.sizes, b) {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),
                 }
@@ -237,26 +237,19 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
 fn limit_line(
     devices: &[crate::runtime::DeviceInfo],
     d: &explore::DeviceResult,
+    program: &crate::ir::Program,
     def: &str,
     sizes: &crate::types::Sizes,
     b: &explore::Best,
 ) -> Result<String, String> {
-    use crate::compile::{compile, CompileOptions, KernelParam};
     let info = devices.iter().find(|i| i.name == d.device).ok_or("device not found")?;
-    let kernel = compile(&b.program, def, &CompileOptions::default()).map_err(|e| e.to_string())?;
-    let bytes_of = |t: &crate::types::Type| t.size_in_bytes().eval_with(&|v| sizes.get(v).copied()).ok();
-    let mut bytes = bytes_of(&kernel.output_type).ok_or("output size unknown")?;
-    for p in &kernel.params {
-        if let KernelParam::Input { ty, .. } = p {
-            bytes += bytes_of(ty).ok_or("input size unknown")?;
-        }
-    }
+    let bytes = crate::harness::roofline::min_traffic(program, def, sizes)?;
     let rt = crate::runtime::Runtime::new(info.clone()).map_err(|e| e.to_string())?;
     let roof = crate::harness::roofline::measure(&rt, "")?;
     let gbps = bytes as f64 / (b.median_ms * 1e6);
     let pct = 100.0 * gbps / roof.bandwidth_gbps;
     // A problem smaller than the copy can be served from a cache.
-    let why = if pct > 100.0 && (bytes as u64) < roof.copy_bytes {
+    let why = if pct > 100.0 && bytes < roof.copy_bytes {
         format!(
             " (over 100%: {:.1} MB fit in a cache that the copy's {:.1} MB do not)",
             bytes as f64 / 1e6,

@@ -36,7 +36,7 @@ const TREE_LANES: u32 = 256;
 pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let base = crate::rewrite::prepare(program, def).ok()?;
     let d = base.def(def)?;
-    let (red, _) = super::reduction::reduction_at(&d.body)?;
+    let (red, at) = super::reduction::reduction_at(&d.body)?;
     let ExprKind::Call(fd, args) = &red.kind else { return None };
     let FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, f }) = &fd.kind else { return None };
     let [z, _] = args.as_slice() else { return None };
@@ -45,7 +45,7 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     // A map over the one result (`map(h) $ reduce(...)`) is applied by the
     // second stage, after the last reduction.
     let post = match &d.body.kind {
-        ExprKind::Call(m, _) if !std::ptr::eq(red, &d.body) => match &m.kind {
+        ExprKind::Call(m, _) if !at.is_empty() => match &m.kind {
             FunKind::Pattern(Pattern::Map { f: h, .. }) => Some(h),
             _ => return None,
         },

@@ -190,16 +190,21 @@ impl Finisher {
             .collect()
     }
 
-    /// The bytes of one element of its input (`T` of `[T]P`).
-    fn input_elem_bytes(&self) -> ArithExpr {
-        self.kernel
+    /// How many of its input's elements (`T` of `[T]P`) a candidate's
+    /// output of type `out` holds: a vector output (`[float4]M`) is
+    /// `[float]4M` to a stage of floats, a tuple (`(float, int)`, 8 bytes)
+    /// one element.
+    fn parts(&self, out: &Type) -> ArithExpr {
+        let elem = self
+            .kernel
             .params
             .iter()
             .find_map(|p| match p {
                 KernelParam::Input { ty, .. } => Some(ty.base_elem().size_in_bytes()),
                 _ => None,
             })
-            .unwrap_or(ArithExpr::Cst(4))
+            .unwrap_or(ArithExpr::Cst(4));
+        arith::simplify(&ArithExpr::div(out.size_in_bytes(), elem))
     }
 
     /// Whether the def's constraints hold for `parts` partial results.
@@ -266,6 +271,8 @@ pub struct Bench<'a> {
     pub left_ms: f64,
     /// Gold results by validation sizes, computed once each.
     pub golds: std::cell::RefCell<GoldCache>,
+    /// The def's result type, found once (`computes_everything`).
+    pub whole: std::cell::OnceCell<Option<Type>>,
     /// The fixed second stages (the first that fits is used), if
     /// candidates leave partial results; empty otherwise.
     pub then: &'a [Finisher],
@@ -280,11 +287,12 @@ impl Bench<'_> {
     /// second stage, which would apply a map after the reduction (a norm's
     /// square root) a second time.
     fn computes_everything(&self, k: &Kernel) -> bool {
-        let Some(d) = self.original.def(self.def) else { return false };
-        match crate::passes::typecheck::typecheck_def(self.original, d) {
-            Ok(t) => crate::passes::typecheck::same_type(t.of(&d.body), &k.output_type),
-            Err(_) => false,
-        }
+        let whole = self.whole.get_or_init(|| {
+            let d = self.original.def(self.def)?;
+            let t = crate::passes::typecheck::typecheck_def(self.original, d).ok()?;
+            Some(t.of(&d.body).clone())
+        });
+        whole.as_ref().is_some_and(|t| crate::passes::typecheck::same_type(t, &k.output_type))
     }
 
     fn gold_at(&self, sizes: &Sizes) -> Result<Expected, String> {
@@ -319,11 +327,7 @@ impl Bench<'_> {
         let mut fin = None;
         if let Some(k) = kernel.as_ref().ok().filter(|k| !self.computes_everything(k)) {
             for f in self.then {
-                // Partial results counted in the stage's elements (a
-                // candidate may leave them as vectors of them).
-                let elem = f.input_elem_bytes();
-                let parts = arith::simplify(&ArithExpr::div(k.output_type.size_in_bytes(), elem));
-                let cs = f.constraints(self.original, &parts);
+                let cs = f.constraints(self.original, &f.parts(&k.output_type));
                 if crate::explore::space::constraints_hold(&cs, self.sizes) {
                     all.extend(cs);
                     fin = Some(f);
@@ -425,8 +429,11 @@ impl Bench<'_> {
         if self.then.is_empty() || self.computes_everything(kernel) {
             return Ok(());
         }
-        let elem = fin.map_or(ArithExpr::Cst(4), Finisher::input_elem_bytes);
-        let count = arith::simplify(&ArithExpr::div(kernel.output_type.size_in_bytes(), elem));
+        // Without a stage that fits, the counts in the message are scalars.
+        let count = match fin {
+            Some(f) => f.parts(&kernel.output_type),
+            None => arith::simplify(&ArithExpr::div(kernel.output_type.size_in_bytes(), ArithExpr::Cst(4))),
+        };
         let parts = [vsizes, self.sizes]
             .iter()
             .map(|s| eval_at(&count, s, "output size"))
@@ -451,14 +458,9 @@ impl Bench<'_> {
         sizes: &Sizes,
         counts: RunCounts,
     ) -> Result<(Times, HostArray), String> {
-        // The second stage reads the candidate's output, its length counted
-        // in the stage's elements: a vector output (`[float4]M`) is read as
-        // `[float]4M`, a tuple (`(float, int)`, 8 bytes) as one element.
+        // The second stage reads the candidate's output as its partials.
         let fin_sizes = match c.fin {
-            Some(f) => {
-                let count = ArithExpr::div(c.kernel.output_type.size_in_bytes(), f.input_elem_bytes());
-                Some(f.sized(eval_at(&arith::simplify(&count), sizes, "output size")?))
-            }
+            Some(f) => Some(f.sized(eval_at(&f.parts(&c.kernel.output_type), sizes, "output size")?)),
             None => None,
         };
         let mut device = launch::upload_inputs(self.rt, c.kernel, inputs)?;

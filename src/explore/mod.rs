@@ -328,6 +328,7 @@ impl Worker<'_> {
             cutoff_ms: None,
             left_ms: f64::INFINITY,
             golds: Default::default(),
+            whole: Default::default(),
             then: &then,
             // Stencils validate on smaller grids: a few hundred points per
             // dimension hold every boundary case, and the interpreter's

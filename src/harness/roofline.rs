@@ -108,3 +108,30 @@ pub fn load(path: &Path) -> Option<Roofline> {
     let mut rd = csv::Reader::from_path(path).ok()?;
     rd.deserialize().next()?.ok()
 }
+
+/// The bytes a program must move at least: each array input read once and
+/// its result written once, from the def's own types at `sizes` (scalar
+/// parameters are passed by value). What `lift explore` and the generality
+/// suite hold a best candidate's time against.
+pub fn min_traffic(
+    program: &crate::ir::Program,
+    def: &str,
+    sizes: &crate::types::Sizes,
+) -> Result<u64, String> {
+    let d = program.def(def).ok_or_else(|| format!("no def `{def}`"))?;
+    let types = crate::passes::typecheck::typecheck_def(program, d).map_err(|e| e.to_string())?;
+    let bytes = |t: &crate::types::Type| {
+        t.size_in_bytes()
+            .eval_with(&|v| sizes.get(v).copied())
+            .map_err(|e| e.to_string())
+            .map(|b| b.max(0) as u64)
+    };
+    let mut total = bytes(types.of(&d.body))?;
+    for p in &d.params {
+        let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` has no type", p.name))?;
+        if matches!(ty, crate::types::Type::Array(..)) {
+            total += bytes(ty)?;
+        }
+    }
+    Ok(total)
+}

@@ -158,7 +158,7 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
         return r.failed(format!("none of {} candidates validated", d.tried));
     };
     r.set_best(best.median_ms, best.candidate, &best.params);
-    match min_traffic(&program, &e.name, &sizes) {
+    match super::roofline::min_traffic(&program, &e.name, &sizes) {
         Ok(bytes) => r.set_bytes(bytes, limits.copy_gbps),
         Err(m) => r.message = format!("no byte count: {m}"),
     }
@@ -168,29 +168,6 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
         }
     }
     r
-}
-
-/// The bytes a program must move at least: each input read once and its
-/// result written once, from the def's own types at `sizes`.
-pub fn min_traffic(
-    program: &crate::ir::Program,
-    def: &str,
-    sizes: &BTreeMap<String, i64>,
-) -> Result<u64, String> {
-    let d = program.def(def).ok_or_else(|| format!("no def `{def}`"))?;
-    let types = crate::passes::typecheck::typecheck_def(program, d).map_err(|e| e.to_string())?;
-    let bytes = |t: &crate::types::Type| {
-        t.size_in_bytes()
-            .eval_with(&|v| sizes.get(v).copied())
-            .map_err(|e| e.to_string())
-            .map(|b| b.max(0) as u64)
-    };
-    let mut total = bytes(types.of(&d.body))?;
-    for p in &d.params {
-        let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` has no type", p.name))?;
-        total += bytes(ty)?;
-    }
-    Ok(total)
 }
 
 /// The report folder's results file.

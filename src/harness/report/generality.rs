@@ -3,6 +3,7 @@
 //! PyTorch's, the speedup, the fraction of the limit that binds it, and a
 //! summary line (geometric mean, programs below 0.8x, the run).
 
+use super::rows::first_seen;
 use super::table::{ms, opt, times, Table, NONE};
 use super::ReportError;
 use crate::harness::chart::geometric_mean;
@@ -56,10 +57,8 @@ fn summary(rows: &[Row]) -> String {
         .filter(|r| r.speedup.is_none_or(|x| x < 0.8))
         .map(|r| format!("`{}`", r.program))
         .collect();
-    let mut commits: Vec<&str> = rows.iter().map(|r| r.commit.as_str()).collect();
-    commits.dedup();
-    let mut devices: Vec<&str> = rows.iter().map(|r| r.device.as_str()).collect();
-    devices.dedup();
+    let commits = first_seen(rows.iter().map(|r| r.commit.as_str()));
+    let devices = first_seen(rows.iter().map(|r| r.device.as_str()));
     let ok = rows.iter().filter(|r| r.status == "ok").count();
     format!(
         "{} programs ({ok} validated) on {} at commit {}; Lift timed by {}, PyTorch by {}. \
