@@ -13,16 +13,38 @@ use crate::ir::{Expr, ExprKind, FunKind, Pattern, Program};
 use crate::types::{Sizes, Type};
 
 /// The program with `def`'s inner maps of one-element results joined, if
-/// its body is a map whose function's body is such a map and the tiled
-/// product shapes then apply; `None` otherwise (the program is explored
-/// as written).
+/// its body is such a product, or a map (a batch) whose function's body
+/// is one, and the tiled product shapes then apply; `None` otherwise (the
+/// program is explored as written).
 pub fn joined_products(program: &Program, def: &str, sizes: &Sizes) -> Option<Program> {
     let base = crate::rewrite::prepare(program, def).ok()?;
     let d = base.def(def)?;
     let types = crate::passes::typecheck::typecheck_def(&base, d).ok()?;
-    let ExprKind::Call(outer, args) = &d.body.kind else { return None };
-    let FunKind::Pattern(Pattern::Map { f, .. }) = &outer.kind else { return None };
-    let FunKind::Lambda(lam) = &f.kind else { return None };
+    let mut gen = IdGen::for_program(&base);
+    let body = match joined(&mut gen, &types, &d.body) {
+        Some(b) => b,
+        // A batch of products: `map(\(x, y) -> PRODUCT) $ zip(a, b)`.
+        None => {
+            let (lam, _) = map_lambda(&d.body)?;
+            let inner = joined(&mut gen, &types, &lam.body)?;
+            with_lambda_body(&d.body, inner)?
+        }
+    };
+    let mut out = base.clone();
+    let od = out.defs.iter_mut().find(|x| x.name == def)?;
+    od.body = body;
+    gen.store(&mut out);
+    // Only where the tiled shapes apply: elsewhere the program as written
+    // keeps its own shapes (rows, reductions).
+    let d2 = out.def(def)?;
+    crate::passes::typecheck::typecheck_def(&out, d2).ok()?;
+    (!super::matmul::matmul_shapes(&out, def, sizes).is_empty()).then_some(out)
+}
+
+/// `e = map(\r -> m) $ X` with `m` a map of one-element arrays: `e` with
+/// `m` joined.
+fn joined(gen: &mut IdGen, types: &crate::passes::typecheck::Types, e: &Expr) -> Option<Expr> {
+    let (lam, _) = map_lambda(e)?;
     let inner = &lam.body;
     let ExprKind::Call(m, _) = &inner.kind else { return None };
     if !matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })) {
@@ -34,27 +56,26 @@ pub fn joined_products(program: &Program, def: &str, sizes: &Sizes) -> Option<Pr
     if crate::arith::simplify(one) != crate::arith::ArithExpr::Cst(1) {
         return None;
     }
-    let mut out = base.clone();
-    let mut gen = IdGen::for_program(&base);
-    let joined = gen.call_pattern(Pattern::Join, vec![(**inner).clone()], inner.span);
-    let mut lam2 = lam.clone();
-    lam2.body = Box::new(joined);
-    let mut f2 = (**f).clone();
-    f2.kind = FunKind::Lambda(lam2);
+    let j = gen.call_pattern(Pattern::Join, vec![(**inner).clone()], inner.span);
+    with_lambda_body(e, j)
+}
+
+/// The lambda of `map(\x -> ...) $ X` and the map's arguments.
+fn map_lambda(e: &Expr) -> Option<(&crate::ir::Lambda, &Vec<Expr>)> {
+    let ExprKind::Call(outer, args) = &e.kind else { return None };
+    let FunKind::Pattern(Pattern::Map { f, .. }) = &outer.kind else { return None };
+    let FunKind::Lambda(lam) = &f.kind else { return None };
+    Some((lam, args))
+}
+
+/// `map(\x -> body) $ X` (the same ids) with another body.
+fn with_lambda_body(e: &Expr, body: Expr) -> Option<Expr> {
+    let ExprKind::Call(outer, args) = &e.kind else { return None };
     let mut outer2 = (**outer).clone();
-    if let FunKind::Pattern(Pattern::Map { f, .. }) = &mut outer2.kind {
-        **f = f2;
-    }
-    let body =
-        Expr { id: d.body.id, kind: ExprKind::Call(Box::new(outer2), args.clone()), span: d.body.span };
-    let od = out.defs.iter_mut().find(|x| x.name == def)?;
-    od.body = body;
-    gen.store(&mut out);
-    // Only where the tiled shapes apply: elsewhere the program as written
-    // keeps its own shapes (rows, reductions).
-    let d2 = out.def(def)?;
-    crate::passes::typecheck::typecheck_def(&out, d2).ok()?;
-    (!super::matmul::matmul_shapes(&out, def, sizes).is_empty()).then_some(out)
+    let FunKind::Pattern(Pattern::Map { f, .. }) = &mut outer2.kind else { return None };
+    let FunKind::Lambda(lam) = &mut f.kind else { return None };
+    *lam.body = body;
+    Some(Expr { id: e.id, kind: ExprKind::Call(Box::new(outer2), args.clone()), span: e.span })
 }
 
 #[cfg(test)]

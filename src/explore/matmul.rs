@@ -28,8 +28,10 @@
 //!
 //! Not reached: the reference's register prefetch of the next chunk.
 //!
-//! The position is the first where `tile-mm` matches; a shape is offered
-//! only where its replay with default slot values succeeds.
+//! The position is the first where `tile-mm` matches: the root, or the
+//! body of the root map's function (a batch of products, whose map becomes
+//! `mapWrg(2)`); a shape is offered only where its replay with default
+//! slot values succeeds.
 
 use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
 use crate::ir::visit::Path;
@@ -95,6 +97,14 @@ fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
     ]);
     if unroll {
         v.push(rule_step("reduce-seq-unroll", ir, vec![])?);
+    }
+    // A batch of products (`map(\(x, y) -> PRODUCT) $ zip(a, b)`, the
+    // product the body of the root map's function): a work-group's third
+    // dimension walks the batch.
+    match p.0.as_slice() {
+        [] => {}
+        [0, 0, 0] => v.push(rule_step("map-wrg", Path::root(), d(2))?),
+        _ => return None,
     }
     Some(v)
 }
@@ -207,5 +217,25 @@ mod tests {
     fn no_shapes_without_a_product() {
         let sizes: Sizes = [("M".into(), 64), ("N".into(), 64)].into();
         assert!(matmul_shapes(&prepared("benchmarks/gemv.lift", "gemvHigh"), "gemvHigh", &sizes).is_empty());
+    }
+
+    #[test]
+    fn a_batch_of_products_gets_tiled_shapes_over_a_third_dimension() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun mul(x: float, y: float): float { return x * y; }\n\
+                   def bmm(a: [[[float]K]M]B, b: [[[float]N]K]B) =\n  map(\\(x, y) -> map(\\r -> \
+                   map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) o \
+                   transpose $ y) $ x) $ zip(a, b)\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let sizes: Sizes =
+            [("B", 3), ("M", 64), ("N", 32), ("K", 16)].into_iter().map(|(k, v)| (k.into(), v)).collect();
+        let joined = super::super::flatten::joined_products(&p, "bmm", &sizes).expect("joined");
+        let base = rewrite::prepare(&joined, "bmm").unwrap();
+        let shapes = matmul_shapes(&base, "bmm", &sizes);
+        assert_eq!(shapes.len(), 2);
+        let inst = shapes[0].instantiate(&base, "bmm", &[32, 32, 8, 4, 4, 1, 1]).unwrap();
+        assert_eq!(inst.derivation.last().map(String::as_str), Some("map-wrg @ root d=2"));
+        let k = crate::compile::compile(&inst.program, "bmm", &Default::default()).unwrap();
+        assert!(k.source.contains("get_group_id(2)"), "{}", k.source);
     }
 }

@@ -269,6 +269,8 @@ pub struct Bench<'a> {
     /// Milliseconds of budget left: a candidate predicted to take longer
     /// than half of it is not timed.
     pub left_ms: f64,
+    /// A run longer than this is the candidate's only one (`Stop`).
+    pub once_over_ms: f64,
     /// Gold results by validation sizes, computed once each.
     pub golds: std::cell::RefCell<GoldCache>,
     /// The def's result type, found once (`computes_everything`).
@@ -386,6 +388,8 @@ impl Bench<'_> {
             Ok((t, _)) => {
                 let mut message = if t.out_of_budget {
                     format!("timed {} of {} runs: the budget ran out", t.ms.len(), self.runs)
+                } else if t.ms.len() < self.runs.max(1) && t.median().is_some_and(|m| m > self.once_over_ms) {
+                    format!("one run over {:.0} ms (1% of the budget): timed once", self.once_over_ms)
                 } else if t.ms.len() < self.runs.max(1) {
                     "over 4x slower than the best so far: timed once".to_string()
                 } else {
@@ -480,7 +484,8 @@ impl Bench<'_> {
             device.insert(FINAL.into(), launch::output_buffer(self.rt, "final", &f.kernel.output_type, s)?);
             steps.push(f.step(s)?);
         }
-        let stop = Stop { cutoff_ms: self.cutoff_ms, budget_ms: self.left_ms };
+        let stop =
+            Stop { cutoff_ms: self.cutoff_ms, budget_ms: self.left_ms, once_over_ms: self.once_over_ms };
         let times = launch::run(self.rt, &steps, Buffers { device: &device, host: inputs }, counts, stop)?;
         let key = if c.fin.is_some() { FINAL } else { OUT };
         let out = device.get(key).ok_or("the output buffer is missing")?;

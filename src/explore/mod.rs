@@ -86,6 +86,9 @@ pub struct Plan {
     pub shapes: Vec<Shape>,
     /// Whether the shapes are the stencil space's.
     pub stencil: bool,
+    /// The shapes that come from macro recipes (`reduction`, `rows`,
+    /// `matmul`), by index.
+    pub macros: Vec<usize>,
 }
 
 /// Stages 1 and 2: every lowering of every stage-1 program. The first
@@ -108,35 +111,37 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
     let base = crate::rewrite::prepare(program, def)?;
     // Stencils get their own space (`stencil`): the generic one cannot
     // reach k outputs per work-item or tiles in local memory.
+    let mut macros = Vec::new();
     let (shapes, is_stencil) = match stencil::shapes(&base, def, sizes, &limits.valid_at) {
         Some(s) if !s.is_empty() => (s, true),
         _ => {
             let mut shapes = Vec::new();
             for (i, alg) in space::algorithmic_shapes(&base, def, sizes, limits).into_iter().enumerate() {
                 shapes.extend(space::lowerings(&base, def, &alg, limits.max_lowerings));
-                // The reduction macro shapes right after the program as
-                // written, so that a short budget measures them.
-                if i == 0 && limits.reductions {
-                    for r in reduction::reduction_shapes(&base, def, sizes) {
-                        shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
-                    }
+                if i != 0 {
+                    continue;
                 }
-                // Likewise the row-reduction shapes (a reduce in a map over
-                // rows); they need no second stage.
-                if i == 0 {
-                    for r in rows::row_shapes(&base, def, sizes) {
-                        shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
-                    }
-                    // And the tiled matrix-product shapes (`matmul`).
-                    for r in matmul::matmul_shapes(&base, def, sizes) {
-                        shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
-                    }
+                // The macro shapes of the program as written (reductions,
+                // rows, tiled products): measured right after the naive
+                // lowering (`spaces_for`), so that a short budget reaches
+                // them.
+                let mut recipes = Vec::new();
+                if limits.reductions {
+                    recipes.extend(reduction::reduction_shapes(&base, def, sizes));
+                }
+                // The row shapes need no second stage.
+                recipes.extend(rows::row_shapes(&base, def, sizes));
+                recipes.extend(matmul::matmul_shapes(&base, def, sizes));
+                for r in recipes {
+                    let from = shapes.len();
+                    shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
+                    macros.extend(from..shapes.len());
                 }
             }
             (shapes, false)
         }
     };
-    Ok(Plan { base, def: def.to_string(), shapes, stencil: is_stencil })
+    Ok(Plan { base, def: def.to_string(), shapes, stencil: is_stencil, macros })
 }
 
 /// The best candidate of one device.
@@ -224,7 +229,8 @@ fn local_domain(max_wg: usize) -> Vec<i64> {
 /// Per device: the tuner's spaces (slots plus a local-size slot where the
 /// kernel leaves the local size open) and the order of the first phase:
 /// the naive lowering first, then shapes launching enough work-items to
-/// fill the device before those that cannot, each group in plan order.
+/// fill the device before those that cannot, each group with the macro
+/// shapes first, then in plan order.
 fn spaces_for(
     plan: &Plan,
     sizes: &Sizes,
@@ -248,10 +254,10 @@ fn spaces_for(
                 k.global.iter().filter_map(|g| g.eval_with(&|v| sizes.get(v).copied()).ok()).product();
             few = items < i64::from(units.max(1)) * 4;
         }
-        rank.push((i != 0, few, i));
+        rank.push((i != 0, few, !plan.macros.contains(&i), i));
     }
     rank.sort();
-    let order = rank.into_iter().map(|(_, _, i)| i).collect();
+    let order = rank.into_iter().map(|(_, _, _, i)| i).collect();
     let spaces = shapes
         .iter()
         .map(|s| ShapeSpace {
@@ -279,6 +285,7 @@ pub fn dry_run(plan: &Plan, sizes: &Sizes, seed: u64, n: usize) -> Vec<String> {
             Some(u64::from_str_radix(&h[..6], 16).unwrap_or(0) as f64)
         },
         &|| count.get() >= n,
+        &|| false,
     );
     out
 }
@@ -327,6 +334,10 @@ impl Worker<'_> {
             runs: opts.runs,
             cutoff_ms: None,
             left_ms: f64::INFINITY,
+            // A candidate of a hundredth of the budget per run is timed
+            // once: the naive lowering of a large product (0.5 s a run on
+            // an H100) spent a fifth of a 30 s budget on its five runs.
+            once_over_ms: (opts.budget.as_secs_f64() * 10.0).max(MIN_ONCE_OVER_MS),
             golds: Default::default(),
             whole: Default::default(),
             then: &then,
@@ -487,7 +498,9 @@ impl Worker<'_> {
                 self.bar.set_position(self.elapsed_secs());
                 Instant::now() >= self.deadline || opts.max_candidates.is_some_and(|m| count.get() >= m)
             };
-            tuner.run(&mut measure, &stop);
+            // The first phase's share: half of the budget (`Tuner::run`).
+            let share_spent = || Instant::now() + opts.budget / 2 >= self.deadline;
+            tuner.run(&mut measure, &stop, &share_spent);
         }
         if let Some(e) = failure {
             return Err(e);
@@ -502,6 +515,9 @@ impl Worker<'_> {
         total.saturating_sub(self.deadline.saturating_duration_since(Instant::now()).as_secs())
     }
 }
+
+/// Runs shorter than this are always repeated, whatever the budget.
+const MIN_ONCE_OVER_MS: f64 = 20.0;
 
 /// Logged candidates measured again at most, per device, before the best
 /// is written (`confirm`).

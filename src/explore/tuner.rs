@@ -87,28 +87,73 @@ impl Tuner {
     }
 
     /// Runs the search: `measure` evaluates a point (`None` when it failed
-    /// or was skipped); `stop` is asked before every point.
-    pub fn run(&mut self, measure: &mut dyn FnMut(&Point) -> Measure, stop: &dyn Fn() -> bool) {
-        // Phase 1: every shape at its representative values.
-        for s in self.order.clone() {
-            if stop() {
+    /// or was skipped); `stop` is asked before every point. `share_spent`
+    /// says when the first phase has had its share of the budget: the
+    /// shapes it has not reached wait until the second phase runs out of
+    /// new points (the first phase's order puts the likely ones first).
+    pub fn run(
+        &mut self,
+        measure: &mut dyn FnMut(&Point) -> Measure,
+        stop: &dyn Fn() -> bool,
+        share_spent: &dyn Fn() -> bool,
+    ) {
+        let mut rest = self.order.clone().into_iter();
+        // Phase 1: every shape at its representative values, until its share.
+        if !self.first_phase(&mut rest, measure, stop, share_spent) {
+            return;
+        }
+        loop {
+            if !self.halving(measure, stop) {
                 return;
             }
+            // Phase 2 has nothing new: the rest of phase 1, then again.
+            if rest.len() == 0 || !self.first_phase(&mut rest, measure, stop, &|| false) {
+                return;
+            }
+        }
+    }
+
+    /// Measures the shapes of `rest` at their representative values until
+    /// `enough` (once one has a time) or the end; false when `stop`.
+    fn first_phase(
+        &mut self,
+        rest: &mut std::vec::IntoIter<usize>,
+        measure: &mut dyn FnMut(&Point) -> Measure,
+        stop: &dyn Fn() -> bool,
+        enough: &dyn Fn() -> bool,
+    ) -> bool {
+        loop {
+            if stop() {
+                return false;
+            }
+            if enough() && self.best.iter().any(Option::is_some) {
+                return true;
+            }
+            let Some(s) = rest.next() else { return true };
             let p = Point { shape: s, values: self.spaces[s].defaults.clone() };
             self.seen.insert(p.clone());
             let m = measure(&p);
             self.record(&p, m);
         }
-        // Phase 2: successive halving with local search.
+    }
+
+    /// Phase 2: successive halving with local search, over the shapes
+    /// within `KEEP_WITHIN` of the best; false when `stop`, true when no
+    /// shape has a new point.
+    fn halving(&mut self, measure: &mut dyn FnMut(&Point) -> Measure, stop: &dyn Fn() -> bool) -> bool {
         let mut round = 0u32;
         loop {
             let mut ranked: Vec<(f64, usize)> =
                 self.best.iter().enumerate().filter_map(|(i, b)| b.as_ref().map(|(t, _)| (*t, i))).collect();
             if ranked.is_empty() {
-                return;
+                return true;
             }
             ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let keep = (ranked.len() >> (round + 1)).max(1);
+            // A shape many times slower than the best rarely overtakes it
+            // by its parameters; halving alone would spend half of the
+            // first round on such shapes when there are hundreds.
+            let close = ranked.iter().filter(|(t, _)| *t <= KEEP_WITHIN * ranked[0].0).count();
+            let keep = (ranked.len() >> (round + 1)).min(close).max(1);
             let per = 2usize << round.min(6);
             let mut progressed = false;
             // The kept shapes first; where their neighbourhoods are used up
@@ -128,7 +173,7 @@ impl Tuner {
                         continue;
                     }
                     if stop() {
-                        return;
+                        return false;
                     }
                     let m = measure(&q);
                     self.record(&q, m);
@@ -137,12 +182,16 @@ impl Tuner {
                 }
             }
             if !progressed {
-                return;
+                return true;
             }
             round += 1;
         }
     }
 }
+
+/// Shapes whose best time is within this factor of the best shape's are
+/// the ones the second phase tunes (at least one).
+const KEEP_WITHIN: f64 = 4.0;
 
 #[cfg(test)]
 mod tests {
@@ -176,6 +225,7 @@ mod tests {
                 cost(p)
             },
             &|| count.get() >= limit,
+            &|| false,
         );
         seen
     }
@@ -227,8 +277,51 @@ mod tests {
                 })
             },
             &|| false,
+            &|| false,
         );
         assert!(seen.contains(&Point { shape: 1, values: vec![32] }), "{seen:?}");
         assert_eq!(seen.len(), 2 + 3 + 2, "every point once: {seen:?}");
+    }
+
+    #[test]
+    fn the_first_phase_yields_to_halving_once_its_share_is_spent() {
+        // Shape 0 is measured first and is the best by far; the other 20
+        // shapes wait while shape 0's neighbourhood has new points, and
+        // are measured once it is used up.
+        let mut spaces = vec![ShapeSpace { domains: vec![vec![1, 2, 3, 4, 5]], defaults: vec![3] }];
+        spaces.extend((0..20).map(|_| ShapeSpace { domains: vec![], defaults: vec![] }));
+        let mut t = Tuner::new(spaces, (0..21).collect(), 5);
+        let mut seen = Vec::new();
+        t.run(
+            &mut |p| {
+                seen.push(p.clone());
+                Some(if p.shape == 0 { 1.0 + p.values[0] as f64 / 100.0 } else { 50.0 })
+            },
+            &|| false,
+            &|| true,
+        );
+        assert_eq!(seen[0], Point { shape: 0, values: vec![3] });
+        assert!(seen[1..5].iter().all(|p| p.shape == 0), "{seen:?}");
+        assert_eq!(seen.len(), 25, "every point once: {seen:?}");
+    }
+
+    #[test]
+    fn halving_tunes_only_the_shapes_close_to_the_best() {
+        // Shapes 1 and 2 are 10 times slower than shape 0: the first round
+        // of halving searches shape 0's neighbours only.
+        let dom = || ShapeSpace { domains: vec![vec![1, 2, 3, 4, 5, 6, 7, 8]], defaults: vec![1] };
+        let mut t = Tuner::new(vec![dom(), dom(), dom()], vec![0, 1, 2], 9);
+        let mut seen = Vec::new();
+        let count = std::cell::Cell::new(0);
+        t.run(
+            &mut |p| {
+                seen.push(p.clone());
+                count.set(count.get() + 1);
+                Some(if p.shape == 0 { 1.0 } else { 10.0 })
+            },
+            &|| count.get() >= 5,
+            &|| false,
+        );
+        assert!(seen[3..].iter().all(|p| p.shape == 0), "{seen:?}");
     }
 }

@@ -204,10 +204,15 @@ pub struct Stop {
     pub cutoff_ms: Option<f64>,
     /// Milliseconds of budget: once spent, the times taken so far are kept.
     pub budget_ms: f64,
+    /// A run (warm-up included) longer than this ends the runs, its time
+    /// the only one kept: where one run costs a sizeable part of the
+    /// search's budget, its first time ranks it already, and the launch
+    /// overhead a warm-up removes is lost in it.
+    pub once_over_ms: f64,
 }
 
 impl Stop {
-    pub const NEVER: Stop = Stop { cutoff_ms: None, budget_ms: f64::INFINITY };
+    pub const NEVER: Stop = Stop { cutoff_ms: None, budget_ms: f64::INFINITY, once_over_ms: f64::INFINITY };
 }
 
 /// The times of the timed runs, in milliseconds.
@@ -327,6 +332,10 @@ pub fn time(
         let t = rt.run(launches)?.iter().sum::<u64>() as f64 / 1e6;
         if i >= counts.warmup {
             ms.push(t);
+        }
+        if t > stop.once_over_ms && total > 1 {
+            ms = vec![t];
+            break;
         }
         if stop.cutoff_ms.is_some_and(|c| t > 4.0 * c) && total > 1 {
             ms = vec![t];
