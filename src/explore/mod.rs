@@ -341,15 +341,7 @@ impl Worker<'_> {
             golds: Default::default(),
             whole: Default::default(),
             then: &then,
-            // Stencils validate on smaller grids: a few hundred points per
-            // dimension hold every boundary case, and the interpreter's
-            // gold of a million points took most of a short budget.
-            validation_floor: match (self.plan.stencil, opts.sizes.len() >= 3) {
-                (true, true) => 41,
-                (true, false) => 257,
-                (false, true) => 101,
-                (false, false) => 1001,
-            },
+            validation_floor: validation_floor(self.plan.stencil, &opts.sizes),
         };
         let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units);
         let naive =
@@ -515,6 +507,44 @@ impl Worker<'_> {
         total.saturating_sub(self.deadline.saturating_duration_since(Instant::now()).as_secs())
     }
 }
+
+/// The smallest length per size a candidate is validated at. Stencils
+/// validate on smaller grids: a few hundred points per dimension hold every
+/// boundary case, and the interpreter's gold of a million points took most
+/// of a short budget. Other programs: about `VALIDATION_POINTS` points in
+/// all (1001 for one size), the sizes requested below the floor (a batch of
+/// 16) counted at their value: the interpreter's gold of a batch of 16
+/// products at 101 cubed took 15 s of a 30 s budget.
+fn validation_floor(stencil: bool, sizes: &Sizes) -> i64 {
+    match (stencil, sizes.len()) {
+        (true, n) if n >= 3 => 41,
+        (true, _) => 257,
+        (false, 0 | 1) => 1001,
+        (false, _) => {
+            let mut wants: Vec<i64> = sizes.values().copied().collect();
+            wants.sort_unstable();
+            let mut points = VALIDATION_POINTS as f64;
+            let mut floor = 1.0;
+            for (i, &w) in wants.iter().enumerate() {
+                // The floor if this size and the larger ones share what is left.
+                floor = points.powf(1.0 / (wants.len() - i) as f64);
+                if (w as f64) >= floor {
+                    break;
+                }
+                points /= w.max(1) as f64;
+            }
+            // Odd: the scan upwards from it meets no power of two first.
+            let f = (floor.ceil() as i64).max(MIN_VALIDATION_FLOOR);
+            f | 1
+        }
+    }
+}
+
+/// Points of a non-stencil program's validation sizes (`validation_floor`):
+/// 101 cubed, a million.
+const VALIDATION_POINTS: i64 = 101 * 101 * 101;
+/// No size is validated below this (where it is requested larger).
+const MIN_VALIDATION_FLOOR: i64 = 17;
 
 /// Runs shorter than this are always repeated, whatever the budget.
 const MIN_ONCE_OVER_MS: f64 = 20.0;
@@ -695,4 +725,27 @@ pub fn explore(
         out.push(r);
     }
     Ok(Report { shapes: plan.shapes.len(), csv, notes, devices: out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(v: &[(&str, i64)]) -> Sizes {
+        v.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn validation_floors_keep_the_points_near_a_million() {
+        let big = 1 << 12;
+        assert_eq!(validation_floor(false, &sizes(&[("N", big)])), 1001);
+        assert_eq!(validation_floor(false, &sizes(&[("M", big), ("N", big)])), 1017);
+        assert_eq!(validation_floor(false, &sizes(&[("M", big), ("N", big), ("K", big)])), 101);
+        // A batch of 16 counts at its value: the other three share the rest.
+        let batch = sizes(&[("B", 16), ("M", 256), ("N", 256), ("K", 256)]);
+        assert_eq!(validation_floor(false, &batch), 41);
+        // Stencils as before.
+        assert_eq!(validation_floor(true, &sizes(&[("H", big), ("W", big)])), 257);
+        assert_eq!(validation_floor(true, &sizes(&[("X", 256), ("Y", 256), ("Z", 256)])), 41);
+    }
 }
