@@ -14,9 +14,8 @@
 //     (TX float4s) and one slice of rows; each of its TY row-threads walks
 //     every TY-th row of the slice reading a float4 of A; the slice of tmp
 //     is staged through local memory. Splitting the rows into `slices`
-//     slices gives enough work-groups
-//     to saturate memory at these sizes (N / 4 columns alone would be too few
-//     work-items).
+//     slices gives enough work-groups to saturate memory at these sizes
+//     (N / 4 columns alone would be too few work-items).
 //  3. atax_sum: y = sum over the `slices` partial vectors (coalesced float4).
 // Requirements: N % 4 == 0. Rows and columns are otherwise guarded.
 //

@@ -2,9 +2,10 @@
 // (OpenCL): BX x BY work-groups (Rodinia's 16 x 16 by default) load their
 // temperature tile plus a one-element halo into local memory (Rodinia's
 // pyramid with height 1, as one iteration is run), then each work-item
-// updates one cell from the tile and its power value. Borders are clamped (Rodinia uses the cell itself
-// for a missing neighbour). Fixed coefficients as in the Lift program:
-// step/Cap = 0.5, 1/Rx = 0.1, 1/Ry = 0.12, 1/Rz = 0.0125, ambient 80.
+// updates one cell from the tile and its power value. Borders are clamped
+// (Rodinia uses the cell itself for a missing neighbour). Fixed
+// coefficients as in the Lift program: step/Cap = 0.5, 1/Rx = 0.1,
+// 1/Ry = 0.12, 1/Rz = 0.0125, ambient 80.
 
 // Tuning parameters (references/TUNING.md): the work-group shape, which is
 // the tile's.
