@@ -2,7 +2,9 @@
 // seed 003 Section 3.5 (after Webb 2014): a 2D grid of work-items, one per
 // (x, y) column, marches along z; outside the room the pressure is zero;
 // nbrs holds the number of neighbours inside the room, and points next to
-// a wall (nbrs < 6) apply the loss factors 0.99 and 1.01.
+// a wall (nbrs < 6) apply the loss factors 0.99 and 1.01. Any 2D
+// work-group: its shape (BX x BY, 32 x 4 by default) is a tuning parameter
+// of the config's launch (references/TUNING.md).
 
 kernel void acoustic(const global float* restrict cur, const global float* restrict prev,
                      const global int* restrict nbrs, global float* restrict out, int W, int H, int D) {

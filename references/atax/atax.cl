@@ -4,25 +4,26 @@
 // Follows CLBlast's use of its matrix-vector kernel (Xgemv) twice, once
 // plain and once transposed (written from the technique, not from its code):
 //  1. atax_ax: tmp = A x. A work-group computes 16 consecutive rows; x is
-//     staged through local memory in chunks of 1024 floats and read from
+//     staged through local memory in chunks of 4 WG floats and read from
 //     there by every row; groups of 32 lanes read consecutive float4s of a
 //     row (coalesced, vectorised); partial sums are combined through local
 //     memory.
 //  2. atax_atv: partial[p] = A[slice p]^T tmp[slice p]. The transposed
 //     product is computed column-oriented so reads of A stay coalesced: a
-//     work-group (64 x 4) owns 256 consecutive columns (64 float4s) and one
-//     slice of rows; each of its 4 row-threads walks every 4th row of the
-//     slice reading a float4 of A; the slice of tmp is staged through local
-//     memory. Splitting the rows into SLICES slices gives enough work-groups
-//     to saturate memory at these sizes (N / 4 columns alone would be too few
-//     work-items).
-//  3. atax_sum: y = sum over the SLICES partial vectors (coalesced float4).
+//     work-group (TX x TY, 64 x 4 by default) owns 4 TX consecutive columns
+//     (TX float4s) and one slice of rows; each of its TY row-threads walks
+//     every TY-th row of the slice reading a float4 of A; the slice of tmp
+//     is staged through local memory. Splitting the rows into `slices`
+//     slices gives enough work-groups to saturate memory at these sizes
+//     (N / 4 columns alone would be too few work-items).
+//  3. atax_sum: y = sum over the `slices` partial vectors (coalesced float4).
 // Requirements: N % 4 == 0. Rows and columns are otherwise guarded.
 //
-// Launch: atax_ax  global (ceil(M / 16) * 256), local (256)
-//         atax_atv global (ceil(N / 256) * 64, 4 * slices), local (64, 4)
-//         atax_sum global (ceil(N / 256) * 64), local (64)
-// `slices` is a kernel argument (the config uses 64) and partial holds
+// Launch: atax_ax  global (ceil(M / ROWS_PER_WG) * WG), local (WG)
+//         atax_atv global (ceil(N / (4 TX)) * TX, TY * slices), local (TX, TY)
+//         atax_sum global (ceil(N / (4 TX)) * TX), local (TX)
+// (by default ROWS_PER_WG 16, WG 256, TX 64, TY 4). `slices` is a kernel
+// argument (the config's SLICES, 64 by default) and partial holds
 // slices * N floats.
 
 // Sizes: compile-time constants when the build options define STATIC_<size>
@@ -35,11 +36,19 @@
 #define STATIC_N N_arg
 #endif
 
+// Tuning parameters (references/TUNING.md): the work-group size WG (a
+// multiple of LANES) and the rows ROWS each group of LANES owns (the work
+// per work-item: one partial sum per row).
+#ifndef WG
 #define WG 256
+#endif
+#ifndef ROWS
+#define ROWS 2
+#endif
 #define LANES 32
 #define GROUPS (WG / LANES)
-#define ROWS_PER_GROUP 2
-#define ROWS_PER_WG (GROUPS * ROWS_PER_GROUP)  // 16
+#define ROWS_PER_GROUP ROWS
+#define ROWS_PER_WG (GROUPS * ROWS_PER_GROUP)  // 16 by default
 #define CHUNK4 WG
 #define PER_LANE (CHUNK4 / LANES)
 
@@ -104,9 +113,14 @@ void atax_ax(__global const float* restrict A, __global const float* restrict x,
     }
 }
 
+// Tuning parameters of the transposed product (references/TUNING.md).
+#ifndef TX
 #define TX 64        // float4 columns per work-group (256 floats)
+#endif
+#ifndef TY
 #define TY 4         // row-threads per work-group
-#define TMP_CHUNK 256  // rows of tmp staged per step (one per work-item)
+#endif
+#define TMP_CHUNK (TX * TY)  // rows of tmp staged per step (one per work-item)
 
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void atax_atv(__global const float* restrict A, __global const float* restrict tmp,
@@ -144,7 +158,9 @@ void atax_atv(__global const float* restrict A, __global const float* restrict t
     red[ly][lx] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (ly == 0 && c < N4) {
-        const float4 s = red[0][lx] + red[1][lx] + red[2][lx] + red[3][lx];
+        float4 s = red[0][lx];
+#pragma unroll
+        for (int t = 1; t < TY; ++t) s += red[t][lx];
         ((__global float4*)partial)[(size_t)p * N4 + c] = s;
     }
 }

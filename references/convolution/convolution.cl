@@ -5,9 +5,10 @@
 //
 // Follows the scheme of the NVIDIA OpenCL SDK "convolutionSeparable" sample
 // (written from the technique, not from its code):
-//  * 2D work-groups (32 x 8); each work-group computes a tile of the output
-//    and each work-item several outputs (STEPS) spaced one work-group width
-//    (rows) or height (columns) apart, so the halo is amortised;
+//  * 2D work-groups (BX x BY, 32 x 8 by default); each work-group computes
+//    a tile of the output and each work-item several outputs (STEPS) spaced
+//    one work-group width (rows) or height (columns) apart, so the halo is
+//    amortised;
 //  * the tile plus its halo is staged through local memory once and read 17
 //    times from there;
 //  * loads and stores are coalesced: consecutive work-items touch
@@ -17,20 +18,32 @@
 // clamped instead of zero-padded, and edges are guarded, so W and H are
 // arbitrary (no divisibility needed).
 //
-// Launch: conv_rows    global (ceil(W / 256) * 32, ceil(H / 8) * 8), local (32, 8)
-//         conv_columns global (ceil(W / 32) * 32, ceil(H / 64) * 8), local (32, 8)
+// Launch: conv_rows    global (ceil(W / ROW_TILE) * BX, ceil(H / BY) * BY), local (BX, BY)
+//         conv_columns global (ceil(W / BX) * BX, ceil(H / COL_TILE) * BY), local (BX, BY)
+// By default ROW_TILE 256 and COL_TILE 64: (ceil(W / 256) * 32,
+// ceil(H / 8) * 8) and (ceil(W / 32) * 32, ceil(H / 64) * 8), local (32, 8).
 
 #define RADIUS 8
 #define TAPS (2 * RADIUS + 1)
 
+// Tuning parameters (references/TUNING.md): the work-group shape and the
+// outputs per work-item of each pass; the local tiles follow from them.
+#ifndef BX
 #define BX 32
+#endif
+#ifndef BY
 #define BY 8
+#endif
+#ifndef ROW_STEPS
 #define ROW_STEPS 8
+#endif
+#ifndef COL_STEPS
 #define COL_STEPS 8
+#endif
 
-#define ROW_TILE (ROW_STEPS * BX)        // outputs per work-group row: 256
+#define ROW_TILE (ROW_STEPS * BX)        // outputs per work-group row: 256 by default
 #define ROW_TILE_H (ROW_TILE + 2 * RADIUS) // with halo: 272
-#define COL_TILE (COL_STEPS * BY)        // outputs per work-group column: 64
+#define COL_TILE (COL_STEPS * BY)        // outputs per work-group column: 64 by default
 #define COL_TILE_H (COL_TILE + 2 * RADIUS) // with halo: 80
 
 __kernel __attribute__((reqd_work_group_size(BX, BY, 1)))

@@ -8,7 +8,7 @@
 //  * x is staged through local memory in chunks of CHUNK floats, loaded once
 //    per work-group (coalesced, float4) and then read from local memory by
 //    every row of the block;
-//  * reads of A are coalesced and vectorised: the 256 work-items form
+//  * reads of A are coalesced and vectorised: the WG work-items form
 //    GROUPS groups of LANES; a group owns ROWS_PER_GROUP rows and its
 //    lanes read consecutive float4s of a row (512 contiguous bytes per warp
 //    access); every work-item keeps one partial sum per row in registers;
@@ -17,7 +17,8 @@
 // Requirements: N % 4 == 0 (float4 rows). M and N are otherwise arbitrary:
 // rows past M and float4 columns past N / 4 are guarded.
 //
-// Launch: global (ceil(M / 16) * 256), local (256).
+// Launch: global (ceil(M / ROWS_PER_WG) * WG), local (WG); by default
+// ceil(M / 16) * 256 and 256.
 
 // Sizes: compile-time constants when the build options define STATIC_<size>
 // (the configs do exactly when the Lift program is compiled with its sizes
@@ -29,12 +30,20 @@
 #define STATIC_N N_arg
 #endif
 
+// Tuning parameters (references/TUNING.md): the work-group size WG (a
+// multiple of LANES) and the rows ROWS each group of LANES owns (the work
+// per work-item: one partial sum per row).
+#ifndef WG
 #define WG 256
+#endif
+#ifndef ROWS
+#define ROWS 2
+#endif
 #define LANES 32
-#define GROUPS (WG / LANES)          // 8
-#define ROWS_PER_GROUP 2
-#define ROWS_PER_WG (GROUPS * ROWS_PER_GROUP)  // 16
-#define CHUNK4 WG                     // float4s of x per chunk (1024 floats)
+#define GROUPS (WG / LANES)          // 8 by default
+#define ROWS_PER_GROUP ROWS
+#define ROWS_PER_WG (GROUPS * ROWS_PER_GROUP)  // 16 by default
+#define CHUNK4 WG                     // float4s of x per chunk (1024 floats by default)
 #define PER_LANE (CHUNK4 / LANES)     // float4s of a row a lane reads per chunk
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))

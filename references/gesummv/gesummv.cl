@@ -5,10 +5,10 @@
 // from the technique, not from its code), applied to both matrices in one
 // fused kernel so x is staged once for both products:
 //  * a work-group computes a block of ROWS_PER_WG consecutive rows of y;
-//  * x is staged through local memory in chunks of 1024 floats, loaded once
+//  * x is staged through local memory in chunks of 4 WG floats, loaded once
 //    per work-group (coalesced, float4) and read from local memory by every
 //    row of the block, for both A and B;
-//  * reads of A and B are coalesced and vectorised: the 256 work-items form
+//  * reads of A and B are coalesced and vectorised: the WG work-items form
 //    GROUPS groups of LANES; a group owns ROWS_PER_GROUP rows and its lanes
 //    read consecutive float4s of a row; every work-item keeps two partial
 //    sums per row (one for A x, one for B x) in registers;
@@ -16,7 +16,8 @@
 // Requirements: N % 4 == 0. Rows past M and float4 columns past N / 4 are
 // guarded.
 //
-// Launch: global (ceil(M / 16) * 256), local (256).
+// Launch: global (ceil(M / ROWS_PER_WG) * WG), local (WG); by default
+// ceil(M / 16) * 256 and 256.
 
 // Sizes: compile-time constants when the build options define STATIC_<size>
 // (the configs do exactly when the Lift program is compiled with its sizes
@@ -28,11 +29,19 @@
 #define STATIC_N N_arg
 #endif
 
+// Tuning parameters (references/TUNING.md): the work-group size WG (a
+// multiple of LANES) and the rows ROWS each group of LANES owns (the work
+// per work-item: one partial sum per row).
+#ifndef WG
 #define WG 256
+#endif
+#ifndef ROWS
+#define ROWS 2
+#endif
 #define LANES 32
 #define GROUPS (WG / LANES)
-#define ROWS_PER_GROUP 2
-#define ROWS_PER_WG (GROUPS * ROWS_PER_GROUP)  // 16
+#define ROWS_PER_GROUP ROWS
+#define ROWS_PER_WG (GROUPS * ROWS_PER_GROUP)  // 16 by default
 #define CHUNK4 WG
 #define PER_LANE (CHUNK4 / LANES)
 

@@ -1,21 +1,29 @@
 // Hand-written reference for hotspot2d, following Rodinia 3.1 Hotspot
-// (OpenCL): 16 x 16 work-groups load their temperature tile plus a
-// one-element halo into local memory (Rodinia's pyramid with height 1, as
-// one iteration is run), then each work-item updates one cell from the tile
-// and its power value. Borders are clamped (Rodinia uses the cell itself
-// for a missing neighbour). Fixed coefficients as in the Lift program:
-// step/Cap = 0.5, 1/Rx = 0.1, 1/Ry = 0.12, 1/Rz = 0.0125, ambient 80.
+// (OpenCL): BX x BY work-groups (Rodinia's 16 x 16 by default) load their
+// temperature tile plus a one-element halo into local memory (Rodinia's
+// pyramid with height 1, as one iteration is run), then each work-item
+// updates one cell from the tile and its power value. Borders are clamped
+// (Rodinia uses the cell itself for a missing neighbour). Fixed
+// coefficients as in the Lift program: step/Cap = 0.5, 1/Rx = 0.1,
+// 1/Ry = 0.12, 1/Rz = 0.0125, ambient 80.
 
-#define B 16
+// Tuning parameters (references/TUNING.md): the work-group shape, which is
+// the tile's.
+#ifndef BX
+#define BX 16
+#endif
+#ifndef BY
+#define BY 16
+#endif
 
 kernel void hotspot(const global float* restrict temp, const global float* restrict power,
                     global float* restrict out, int W, int H) {
-    local float t[B + 2][B + 2];
+    local float t[BY + 2][BX + 2];
     const int lx = get_local_id(0), ly = get_local_id(1);
     const int x = get_global_id(0), y = get_global_id(1);
-    const int x0 = get_group_id(0) * B - 1, y0 = get_group_id(1) * B - 1;
-    for (int j = ly; j < B + 2; j += B)
-        for (int i = lx; i < B + 2; i += B)
+    const int x0 = get_group_id(0) * BX - 1, y0 = get_group_id(1) * BY - 1;
+    for (int j = ly; j < BY + 2; j += BY)
+        for (int i = lx; i < BX + 2; i += BX)
             t[j][i] = temp[clamp(y0 + j, 0, H - 1) * W + clamp(x0 + i, 0, W - 1)];
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= W || y >= H) return;

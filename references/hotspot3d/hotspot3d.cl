@@ -3,6 +3,8 @@
 // keeping the planes below, at and above in registers, so each input is read
 // once from global memory per column. Borders are clamped (Rodinia uses the
 // cell itself for a missing neighbour). Coefficients as in the Lift program.
+// Any 2D work-group: its shape (BX x BY, 32 x 4 by default) is a tuning
+// parameter of the config's launch (references/TUNING.md).
 
 kernel void hotspot3d(const global float* restrict temp, const global float* restrict power,
                       global float* restrict out, int W, int H, int D) {

@@ -8,7 +8,14 @@
 // straight-line body with the Abramowitz-Stegun polynomial for the
 // cumulative normal distribution (26.2.17) and one exp for the discount.
 //
-// Launch: global (G * 128), local (128) for any G; any N.
+// Launch: global (G * WG), local (WG) for any G; any N.
+//
+// Tuning parameters (references/TUNING.md): the work-group size WG (the
+// SDK's 128 by default) and, in the config's launch expression, the number
+// of work-groups G (the SDK's fixed 240, or one option per work-item).
+#ifndef WG
+#define WG 128
+#endif
 
 static float cnd(float d) {
     const float k = 1.0f / (1.0f + 0.2316419f * fabs(d));
@@ -17,7 +24,7 @@ static float cnd(float d) {
     return d > 0.0f ? 1.0f - c : c;
 }
 
-kernel __attribute__((reqd_work_group_size(128, 1, 1)))
+kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void blackscholes(const global float* restrict s, global float2* restrict out,
                   float x, float t, float r, float v, int n) {
     for (int i = get_global_id(0); i < n; i += get_global_size(0)) {

@@ -11,10 +11,16 @@
 //  2. dot_final: one work-group of 256 reduces the partial sums the same way.
 // Any N works: the last N % 4 products are added by the first work-items.
 //
-// Launch: dot_partial global (G * 256), local (256) with G partial sums;
-//         dot_final global (256), local (256).
+// Launch: dot_partial global (G * WG), local (WG) with G partial sums;
+//         dot_final global (WG), local (WG).
 
+// Tuning parameters (references/TUNING.md): the work-group size WG (a power
+// of two, for the halving tree) and, in the config's launch expression, the
+// number of partial sums G (the grid's work-groups), which sets how many
+// float4s each work-item's grid-stride loop handles.
+#ifndef WG
 #define WG 256
+#endif
 
 static float wg_sum(local float* scratch, float v) {
     const int l = get_local_id(0);

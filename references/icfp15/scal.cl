@@ -7,9 +7,15 @@
 // time by the first work-items. Any N works (the NDRange is rounded up and
 // guarded).
 //
-// Launch: global (ceil(ceil(N / 4) / 256) * 256), local (256).
+// Launch: global (ceil(ceil(N / 4) / WG) * WG), local (WG).
 
-kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+// Tuning parameter (references/TUNING.md): the work-group size. One float4
+// per work-item, as clBLAS: the kernel has no loop to give more work to.
+#ifndef WG
+#define WG 256
+#endif
+
+kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scal(const global float* restrict x, global float* restrict out, float alpha, int n) {
     const int i = get_global_id(0);
     const int n4 = n / 4;

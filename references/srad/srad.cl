@@ -4,7 +4,9 @@
 // OpenCL SRAD), neighbours clamped at the borders (Rodinia's iN/iS/jW/jE
 // index arrays). Rodinia's first kernel also stores the four derivatives
 // for the second; here the second recomputes them from J, as the Lift
-// programs do (benchmarks/cgo18/srad2.lift).
+// programs do (benchmarks/cgo18/srad2.lift). Any 2D work-group: its shape
+// (BX x BY, Rodinia's 16 x 16 by default) is a tuning parameter of the
+// configs' launch (references/TUNING.md).
 
 #define AT(g, y, x) g[clamp(y, 0, H - 1) * W + clamp(x, 0, W - 1)]
 
