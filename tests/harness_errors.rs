@@ -365,7 +365,8 @@ fn out_files_are_not_written_through_links() {
 }
 
 /// Issue 23: a folder lift writes into is never a symbolic link (`--out`
-/// itself, the device's subfolder of `lift run`, the generality suite's
+/// itself for run, explore, generality, plot and roofline, the device's
+/// subfolder of `lift run`, the generality suite's
 /// folders): each is refused with one line and exit 2, the link's target
 /// left empty. A folder another run holds and an explore log of another
 /// format are bad input (exit 2) for `lift run`, `lift generality` and
@@ -419,6 +420,9 @@ fn out_folders_are_not_links_and_held_or_older_files_are_bad_input() {
     assert!(o.status.success(), "{}", text(&o));
     let dev = std::fs::read_dir(&reports).unwrap().next().unwrap().unwrap().path();
     let slug = dev.file_name().unwrap().to_owned();
+    let plot = lift(&repo()).arg("plot").arg(dev.join("results.csv")).arg("--out").arg(&out_link).output();
+    refused(&plot.unwrap());
+    refused(&lift(&repo()).args(["roofline", "--out"]).arg(&out_link).output().unwrap());
     let planted = base.join("planted");
     link(&planted.join(&slug));
     refused(&run(&planted));

@@ -269,6 +269,7 @@ pub(crate) fn devices_cmd() -> Result<(), CliError> {
 }
 
 pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliError> {
+    crate::outfile::not_a_link(out).map_err(|e| bad(format!("--out: {e}")))?;
     let rt = open_device(device)?;
     let r = roofline::measure(&rt, &env::now_utc()).map_err(CliError::Failed)?;
     let path = out.join(rt.info.slug()).join("roofline.csv");
@@ -284,6 +285,7 @@ pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliEr
 }
 
 pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
+    crate::outfile::not_a_link(out).map_err(|e| bad(format!("--out: {e}")))?;
     for c in csvs {
         if !c.is_file() {
             return Err(bad(format!("{}: no such file", c.display())));
