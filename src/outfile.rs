@@ -2,8 +2,9 @@
 //! never through a symbolic link (issue 23). A link planted where one of
 //! these files goes would otherwise make `lift` truncate or append to its
 //! target; every open here refuses a link in the last component
-//! (`O_NOFOLLOW`), and a write that replaces a file renames a fresh one
-//! over it (the rename replaces a link, never its target).
+//! (`O_NOFOLLOW`), a write that replaces a file renames a fresh one
+//! over it (the rename replaces a link, never its target), and a folder
+//! lift creates is refused when a link stands in its place.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -60,6 +61,15 @@ pub fn not_a_link(path: &Path) -> std::io::Result<()> {
         return Err(link_error(path));
     }
     Ok(())
+}
+
+/// Creates the folder `path` (and missing parents) unless `path` is a
+/// symbolic link: a link planted where lift makes a folder (`--out` itself,
+/// a device's or a program's subfolder) would send every file written in
+/// it to the link's target. Callers create each level they own with it.
+pub fn create_dir(path: &Path) -> std::io::Result<()> {
+    not_a_link(path)?;
+    std::fs::create_dir_all(path)
 }
 
 /// Writes `bytes` to a fresh temporary file beside `path` and renames it

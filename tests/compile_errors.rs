@@ -285,6 +285,45 @@ fn index_function_outside_its_array() {
     );
 }
 
+/// Issue 23: a scatter whose index function maps two indices to one
+/// element (two work-items writing one element) is refused: constant,
+/// halving and digit maps that collide, at a symbolic and a known length.
+#[test]
+fn scatter_that_is_no_permutation() {
+    check(
+        "def f(x: [float]N) = scatter(\\i -> 7 % N) o mapGlb(id) $ x",
+        "t.lift:1:22: cannot compile: cannot prove that the index function `\\i -> 7 % N` of `scatter` is a permutation of its N elements (two work-items could write one element): use one such as `\\i -> N - 1 - i`, `(i + c) % N` or `(i % a) * b + i / a` with a * b = N",
+    );
+    check(
+        "def f(x: [float]16) = scatter(\\i -> (i % 4) * 2 + i / 8) o mapGlb(id) $ x",
+        "t.lift:1:23: cannot compile: cannot prove that the index function `\\i -> (i % 4) * 2 + i / 8` of `scatter` is a permutation of its 16 elements (two work-items could write one element): use one such as `\\i -> 16 - 1 - i`, `(i + c) % 16` or `(i % a) * b + i / a` with a * b = 16",
+    );
+    let opts = CompileOptions { sizes: [("N".to_string(), 16)].into(), ..Default::default() };
+    check_with(
+        "def f(x: [float]N) = scatter(\\i -> i / 2) o mapGlb(id) $ x",
+        &opts,
+        "t.lift:1:22: cannot compile: cannot prove that the index function `\\i -> i / 2` of `scatter` is a permutation of its 16 elements (two work-items could write one element): use one such as `\\i -> 16 - 1 - i`, `(i + c) % 16` or `(i % a) * b + i / a` with a * b = 16",
+    );
+}
+
+/// The permutations the check proves compile (with a symbolic length and
+/// with constant ones).
+#[test]
+fn scatter_permutations_compile() {
+    for src in [
+        "def f(x: [float]N) = scatter(\\i -> N - 1 - i) o mapGlb(id) $ x",
+        "def f(x: [float]N) = scatter(\\i -> (i + 1) % N) o mapGlb(id) $ x",
+        "def f(x: [float]16) = scatter(\\i -> (i % 4) * 4 + i / 4) o mapGlb(id) $ x",
+        "def f(x: [float]128) = scatter(\\i -> ((i % 8) / 4) * 64 + (i / 8) * 4 + i % 4) o mapGlb(id) $ x",
+    ] {
+        let file = SourceFile::new("t.lift", src);
+        let program = lift::parse::parse_program(&file).unwrap_or_else(|e| panic!("{}", e.render(&file)));
+        if let Err(e) = compile(&program, "f", &CompileOptions::default()) {
+            panic!("{src}: {e}");
+        }
+    }
+}
+
 #[test]
 fn index_function_range_not_proven() {
     check(

@@ -364,6 +364,96 @@ fn out_files_are_not_written_through_links() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Issue 23: a folder lift writes into is never a symbolic link (`--out`
+/// itself for run, explore, generality, plot and roofline, the device's
+/// subfolder of `lift run`, the generality suite's
+/// folders): each is refused with one line and exit 2, the link's target
+/// left empty. A folder another run holds and an explore log of another
+/// format are bad input (exit 2) for `lift run`, `lift generality` and
+/// `lift explore --resume` alike.
+#[cfg(unix)]
+#[test]
+fn out_folders_are_not_links_and_held_or_older_files_are_bad_input() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let base = std::env::temp_dir().join(format!("lift-dirlinks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let target = base.join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    let link = |p: &Path| {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, p).unwrap()
+    };
+    let refused = |o: &std::process::Output| {
+        assert_eq!(o.status.code(), Some(2), "{}", text(o));
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+        assert_eq!(errors.len(), 1, "{err}");
+        assert!(errors[0].contains("is a symbolic link"), "{err}");
+        assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0, "nothing written through the link");
+    };
+    let run = |out: &Path| {
+        lift(&repo())
+            .args(["run", "scal", "--size", "tiny", "--runs", "1", "--variants", "reference", "--out"])
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let generality = |out: &Path| {
+        lift(&repo())
+            .args(["generality", "--only", "sum", "--budget", "1s", "--no-peer", "--device", "pocl", "--out"])
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    // --out itself.
+    let out_link = base.join("out-link");
+    link(&out_link);
+    refused(&run(&out_link));
+    refused(&explore(&out_link, &[]));
+    refused(&generality(&out_link));
+    // The device's subfolder, found by a first run.
+    let reports = base.join("reports");
+    let o = run(&reports);
+    assert!(o.status.success(), "{}", text(&o));
+    let dev = std::fs::read_dir(&reports).unwrap().next().unwrap().unwrap().path();
+    let slug = dev.file_name().unwrap().to_owned();
+    let plot = lift(&repo()).arg("plot").arg(dev.join("results.csv")).arg("--out").arg(&out_link).output();
+    refused(&plot.unwrap());
+    refused(&lift(&repo()).args(["roofline", "--out"]).arg(&out_link).output().unwrap());
+    let planted = base.join("planted");
+    link(&planted.join(&slug));
+    refused(&run(&planted));
+    // The generality suite's folder of searches.
+    let suite = base.join("suite");
+    link(&suite.join(&slug).join("generality"));
+    let o = generality(&suite);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("is a symbolic link"), "{}", text(&o));
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0, "nothing written through the link");
+    // A folder another run holds: exit 2 and one line, as for explore.
+    for (file, cmd) in [("results.csv", "run"), ("results-generality.csv", "generality")] {
+        let held = std::fs::File::create(dev.join(format!("{file}.lock"))).unwrap();
+        held.try_lock().unwrap();
+        let o = if cmd == "run" { run(&reports) } else { generality(&reports) };
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", text(&o));
+        assert!(text(&o).contains(&format!("another run is writing to this folder (it holds {file}.lock)")));
+        drop(held);
+    }
+    // An explore log of another format with --resume.
+    let explored = base.join("explored");
+    std::fs::create_dir_all(&explored).unwrap();
+    let old = "candidate,device,hash\n0,x,y\n";
+    std::fs::write(explored.join("explore.csv"), old).unwrap();
+    let o = explore(&explored, &["--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("found 3 columns"), "{}", text(&o));
+    assert_eq!(std::fs::read_to_string(explored.join("explore.csv")).unwrap(), old, "nothing appended");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Issue 23: a NaN or infinite generator bound, or an int range beyond 32
 /// bits, is refused at load with the file, line and key (a NaN bound made
 /// every input NaN and every row `ok`).

@@ -41,10 +41,14 @@ fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
 
 /// Creates `dir` and probes that a file can be written in it, so that an
 /// unwritable `--out` is bad input found before anything runs.
+/// Neither `dir` nor its parent (`--out`) may be a symbolic link.
 fn writable_dir(dir: &Path) -> Result<(), CliError> {
     let probe = dir.join(".lift-write-probe");
     let _ = std::fs::remove_file(&probe);
-    std::fs::create_dir_all(dir)
+    dir.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or(Ok(()), crate::outfile::create_dir)
+        .and_then(|()| crate::outfile::create_dir(dir))
         .and_then(|()| std::fs::OpenOptions::new().write(true).create_new(true).open(&probe))
         .and_then(|_| std::fs::remove_file(&probe))
         .map_err(|e| bad(format!("--out: cannot write in {}: {e}", dir.display())))
@@ -163,7 +167,11 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         println!("suite {s}: {} benchmark(s)", these.len());
         let report = runner::run(&rt, &these, &opts).map_err(|e| match e {
             // --resume onto a results file of another format is bad input.
-            crate::harness::results::ResultsError::Format { .. } => bad(e.to_string()),
+            // So is a folder another run is writing to (as for explore).
+            crate::harness::results::ResultsError::Format { .. }
+            | crate::harness::results::ResultsError::Lock(crate::outfile::LockError::Held { .. }) => {
+                bad(e.to_string())
+            }
             _ => CliError::Failed(e.to_string()),
         })?;
         for n in &report.notes {
@@ -261,6 +269,7 @@ pub(crate) fn devices_cmd() -> Result<(), CliError> {
 }
 
 pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliError> {
+    crate::outfile::not_a_link(out).map_err(|e| bad(format!("--out: {e}")))?;
     let rt = open_device(device)?;
     let r = roofline::measure(&rt, &env::now_utc()).map_err(CliError::Failed)?;
     let path = out.join(rt.info.slug()).join("roofline.csv");
@@ -276,6 +285,7 @@ pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliEr
 }
 
 pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
+    crate::outfile::not_a_link(out).map_err(|e| bad(format!("--out: {e}")))?;
     for c in csvs {
         if !c.is_file() {
             return Err(bad(format!("{}: no such file", c.display())));

@@ -134,6 +134,8 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     if program.def(&a.def).is_none() {
         return Err(super::compile_cmd::missing_def(&file, &program, Some(&a.def)));
     }
+    // A link in place of `--out` is bad input, as for `lift run`.
+    crate::outfile::not_a_link(&a.out).map_err(|e| bad(format!("--out: {e}")))?;
     let mut opts = ExploreOptions {
         def: a.def.clone(),
         sizes: parse_sizes(&a.sizes)?,
@@ -193,6 +195,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
             bad(format!("{file}: {e}"))
         }
         ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
+        ExploreError::Log(ref l) if l.format => bad(e.to_string()),
         ExploreError::Log(_)
         | ExploreError::Runtime(_)
         | ExploreError::Io { .. }

@@ -42,6 +42,9 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
     let budget = super::explore_cmd::parse_budget(&a.budget)?;
     let device = crate::runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
     eprintln!("device: {}", device.short());
+    // `--out` itself is never a link (its subfolders are checked where
+    // they are made).
+    crate::outfile::create_dir(&a.out).map_err(|e| bad(format!("--out: {e}")))?;
     let out_dir = a.out.join(device.slug());
     let opts = generality::Options {
         root: a.root.clone(),
@@ -58,7 +61,8 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
         progress: true,
     };
     let rows = generality::run(&opts, &device).map_err(|e| match e {
-        generality::GeneralityError::Manifest(_) => bad(e.to_string()),
+        generality::GeneralityError::Manifest(_)
+        | generality::GeneralityError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
         _ => CliError::Failed(e.to_string()),
     })?;
     for r in &rows {

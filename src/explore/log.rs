@@ -97,6 +97,9 @@ pub fn fnv_hex(text: &str) -> String {
 pub struct LogError {
     pub path: String,
     pub msg: String,
+    /// The file is a log of another format (`--resume` onto it is bad
+    /// input, as for `results.csv`), not a failed read or write.
+    pub format: bool,
 }
 
 /// The open log, the rows kept from an earlier run, and the cache.
@@ -118,7 +121,7 @@ pub struct Log {
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> LogError {
-    LogError { path: path.display().to_string(), msg: e.to_string() }
+    LogError { path: path.display().to_string(), msg: e.to_string(), format: false }
 }
 
 /// Whether a row read back may stand for a measurement: an `ok` row needs
@@ -143,16 +146,14 @@ fn read_previous(path: &Path, notes: &mut Vec<String>) -> Result<Vec<Row>, LogEr
     }
     match crate::outfile::csv_header(path).map_err(|e| err(path, e))? {
         Some(h) if !h.iter().map(String::as_str).eq(HEADER) => {
-            return Err(err(
-                path,
-                format!(
-                    "line 1: expected the header `{}` ({} columns), found {} columns; \
-                     move the file aside or run without --resume",
-                    HEADER.join(","),
-                    HEADER.len(),
-                    h.len()
-                ),
-            ))
+            let msg = format!(
+                "line 1: expected the header `{}` ({} columns), found {} columns; \
+                 move the file aside or run without --resume",
+                HEADER.join(","),
+                HEADER.len(),
+                h.len()
+            );
+            return Err(LogError { format: true, ..err(path, msg) });
         }
         _ => {}
     }

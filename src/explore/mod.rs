@@ -614,7 +614,7 @@ fn write_best(
 ) -> Result<Vec<PathBuf>, ExploreError> {
     let io =
         |p: &Path, e: std::io::Error| ExploreError::Io { path: p.display().to_string(), msg: e.to_string() };
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    crate::outfile::create_dir(dir).map_err(|e| io(dir, e))?;
     let lift = dir.join("best.lift");
     let mut text = format!(
         "// Found by `lift explore` on {device}: candidate {} ({}), median {:.4} ms.\n",
@@ -671,7 +671,7 @@ pub fn explore(
         None => (program, opts),
     };
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
-    std::fs::create_dir_all(&opts.out)
+    crate::outfile::create_dir(&opts.out)
         .map_err(|e| ExploreError::Io { path: opts.out.display().to_string(), msg: e.to_string() })?;
     let csv = opts.out.join("explore.csv");
     // One explorer per folder, as one run per results file: the lock is

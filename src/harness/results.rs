@@ -119,7 +119,7 @@ impl ResultsWriter {
     pub fn open(path: &Path, resume: bool) -> Result<ResultsWriter, ResultsError> {
         let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+            crate::outfile::create_dir(dir).map_err(io)?;
         }
         let lock = crate::outfile::lock_beside(path)?;
         crate::outfile::not_a_link(path).map_err(io)?;

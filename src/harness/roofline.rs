@@ -95,7 +95,7 @@ pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, String> {
 /// Writes `roofline.csv` (one row).
 pub fn save(r: &Roofline, path: &Path) -> Result<(), String> {
     if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        crate::outfile::create_dir(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
     let mut w = csv::Writer::from_writer(Vec::new());
     w.serialize(r).map_err(|e| format!("{}: {e}", path.display()))?;

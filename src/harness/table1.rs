@@ -294,7 +294,7 @@ fn cell(n: Option<usize>) -> String {
 /// `out_dir`, rows in the order given.
 pub fn write_table1(entries: &[Table1Entry], out_dir: &Path) -> Result<Table1, Table1Error> {
     let rows = entries.iter().map(table1_row).collect::<Result<Vec<_>, _>>()?;
-    std::fs::create_dir_all(out_dir)
+    crate::outfile::create_dir(out_dir)
         .map_err(|e| Table1Error::Write { path: out_dir.to_path_buf(), msg: e.to_string() })?;
     let csv = out_dir.join("table1.csv");
     let markdown = out_dir.join("table1.md");

@@ -77,7 +77,19 @@ impl Lowerer<'_> {
             }
         }
         self.check_inside(what, &body, &n, span)?;
-        self.check_terms(what, &raw, &n, span)
+        self.check_terms(what, &raw, &n, span)?;
+        if what == "scatter" && !super::injective::proven_injective(&body, &g.param, &n) {
+            let text = format!("\\{} -> {}", g.param, g.body);
+            return self.unsupported(
+                span,
+                format!(
+                    "cannot prove that the index function `{text}` of `scatter` is a permutation of its {n} \
+                     elements (two work-items could write one element): use one such as `\\i -> {n} - 1 - i`, \
+                     `(i + c) % {n}` or `(i % a) * b + i / a` with a * b = {n}"
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// Refuses `at(index)` of an array of `n` elements unless the index is

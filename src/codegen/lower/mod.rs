@@ -9,6 +9,7 @@
 
 mod access;
 mod bounds;
+mod injective;
 mod iterate;
 mod loops;
 mod memory;

@@ -94,7 +94,7 @@ fn write_figures(
     fonts: &FontSource,
 ) -> Result<Vec<PathBuf>, ChartError> {
     let pdfs = figures.iter().map(|(_, svg)| svg_to_pdf(svg, fonts)).collect::<Result<Vec<_>, _>>()?;
-    std::fs::create_dir_all(out_dir)
+    crate::outfile::create_dir(out_dir)
         .map_err(|e| ChartError::Output { path: out_dir.to_path_buf(), msg: e.to_string() })?;
     let mut written = Vec::new();
     for ((name, svg), pdf) in figures.iter().zip(&pdfs) {

@@ -62,6 +62,9 @@ pub enum GeneralityError {
     Results { path: String, msg: String },
     #[error("measuring the device's limits: {0}")]
     Roofline(String),
+    /// Another run holds the folder (its `results-generality.csv.lock`).
+    #[error(transparent)]
+    Locked(#[from] crate::outfile::LockError),
 }
 
 /// The device's limits, measured once per run.
@@ -129,12 +132,17 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
         Ok(p) => p,
         Err(m) => return r.failed(m),
     };
+    // The search makes `<name>/` itself; the folder above it is ours.
+    let searches = opts.out_dir.join("generality");
+    if let Err(err) = crate::outfile::create_dir(&searches) {
+        return r.failed(format!("{}: {err}", searches.display()));
+    }
     let xo = ExploreOptions {
         def: e.name.clone(),
         sizes: sizes.clone(),
         budget: opts.budget,
         seed: 1,
-        out: opts.out_dir.join("generality").join(&e.name),
+        out: searches.join(&e.name),
         resume: false,
         limits: Default::default(),
         max_candidates: None,

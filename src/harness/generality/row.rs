@@ -167,6 +167,8 @@ pub fn read(path: &Path) -> Result<Vec<Row>, String> {
 pub(super) struct Writer {
     path: PathBuf,
     kept: Vec<Row>,
+    /// One run per folder, as for `results.csv` (`outfile::lock_beside`).
+    _lock: std::fs::File,
 }
 
 impl Writer {
@@ -175,12 +177,17 @@ impl Writer {
     /// since a report comes from one run at one commit.
     pub(super) fn open(path: &Path, resume: bool, commit: &str) -> Result<Writer, GeneralityError> {
         let err = |msg: String| GeneralityError::Results { path: path.display().to_string(), msg };
+        if let Some(dir) = path.parent() {
+            crate::outfile::create_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+        }
+        let lock = crate::outfile::lock_beside(path)?;
+        crate::outfile::not_a_link(path).map_err(|e| err(e.to_string()))?;
         let kept: Vec<Row> = if resume && path.exists() {
             read(path).map_err(err)?.into_iter().filter(|r| r.status == "ok").collect()
         } else {
             Vec::new()
         };
-        let w = Writer { path: path.to_path_buf(), kept };
+        let w = Writer { path: path.to_path_buf(), kept, _lock: lock };
         w.check_commit(commit)?;
         w.rewrite().map_err(err)?;
         Ok(w)
@@ -218,7 +225,7 @@ impl Writer {
         }
         let bytes = w.into_inner().map_err(|e| e.to_string())?;
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            crate::outfile::create_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
         crate::outfile::replace(&self.path, &bytes).map_err(|e| e.to_string())
     }
