@@ -152,14 +152,14 @@ pub fn figure8_svg(panels: &[Panel]) -> Result<String, ChartError> {
     Ok(svg)
 }
 
-/// The CLBlast entry of the legend, which says the bars' clock: CLBlast is
+/// The CLBlast entry of the legend ([`legend_label`] and the bars' clock): CLBlast is
 /// timed on the host, and so is the reference it is divided by unless the
 /// file has no host-timed reference.
 fn clblast_label(panels: &[Panel]) -> &'static str {
     if panels.iter().any(Panel::clblast_mixed_clocks) {
-        "clblast (CLBlast, host-timed; reference: profiling events)"
+        "clblast (CLBlast library), host-timed / reference by profiling"
     } else {
-        "clblast (CLBlast; it and the reference host-timed)"
+        "clblast (CLBlast library) / host-timed reference"
     }
 }
 
