@@ -95,6 +95,33 @@ fn tiny_run_of_first_benchmarks() {
     for b in ["gemv", "atax", "gesummv", "mm-amd", "mm-nvidia"] {
         assert!(blas.iter().any(|r| &r[0] == b), "no clblast row for {b}");
     }
+    // CLBlast is host-timed; beside a validated CLBlast row the reference
+    // and the Lift levels have host-timed twins from the same runs, so
+    // that the chart compares CLBlast with them on one clock.
+    let twins: Vec<&csv::StringRecord> = rows.iter().filter(|r| r[2].ends_with("@host")).collect();
+    for r in &blas {
+        assert_eq!(&r[18], "host", "{} clblast timing", &r[0]);
+        if &r[3] != "ok" {
+            continue;
+        }
+        for v in ["reference@host", "all@host"] {
+            let t = twins.iter().find(|t| t[0] == r[0] && &t[2] == v);
+            let t = t.unwrap_or_else(|| panic!("no {v} row beside {} clblast", &r[0]));
+            assert_eq!(&t[18], "host", "{} {v} timing", &r[0]);
+            assert!(t[4].parse::<f64>().unwrap() > 0.0, "{} {v} has a median", &r[0]);
+        }
+    }
+    for t in &twins {
+        assert!(
+            blas.iter().any(|r| r[0] == t[0] && &r[3] == "ok"),
+            "{} {}: a twin without a host-timed peer",
+            &t[0],
+            &t[2]
+        );
+    }
+    for r in rows.iter().filter(|r| variants.contains(&&r[2])) {
+        assert_eq!(&r[18], "profiling", "{} {} timing", &r[0], &r[2]);
+    }
     // Derived programs (`lift-derived`): dot, scal and gemv, validated.
     let derived: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[2] == "lift-derived").collect();
     for b in ["dot", "scal", "gemv"] {
@@ -105,7 +132,7 @@ fn tiny_run_of_first_benchmarks() {
     }
     assert_eq!(
         rows.len(),
-        benches.len() * variants.len() + blas.len() + derived.len(),
+        benches.len() * variants.len() + blas.len() + derived.len() + twins.len(),
         "exactly one row per benchmark and variant"
     );
     // The exit code reports failed rows; with all rows ok it is 0.

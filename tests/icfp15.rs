@@ -84,10 +84,19 @@ fn tiny_suite_runs_and_validates_every_variant() {
         }
         if BLAS.contains(&b) {
             let blas = row("clblast");
+            assert_eq!(&blas[18], "host", "{name}: CLBlast is host-timed");
             if blas[25].contains("CLBlast not found") {
                 assert_eq!(&blas[3], "skipped");
             } else {
                 ok(&blas);
+                // Beside it, the reference and the explored program on the
+                // host clock too (from the same runs).
+                let twin = row("reference@host");
+                ok(&twin);
+                assert_eq!(&twin[18], "host");
+                if &explored[3] == "ok" {
+                    assert_eq!(&row("explored@host")[18], "host");
+                }
             }
             let cu = row("cublas");
             assert!(["ok", "skipped"].contains(&&cu[3]), "{name} cublas: {} {}", &cu[3], &cu[25]);
@@ -102,7 +111,12 @@ fn tiny_suite_runs_and_validates_every_variant() {
             assert!(!rows.iter().any(|r| r[0] == *name && (&r[2] == "clblast" || &r[2] == "cublas")));
         }
     }
-    assert_eq!(rows.len(), BENCHMARKS.len() * 2 + BLAS.len() * 2, "one row per benchmark and variant\n{log}");
+    let twins = rows.iter().filter(|r| r[2].ends_with("@host")).count();
+    assert_eq!(
+        rows.len(),
+        BENCHMARKS.len() * 2 + BLAS.len() * 2 + twins,
+        "one row per benchmark and variant, and the host-timed twins beside CLBlast\n{log}"
+    );
     for fig in ["icfp15-figure10", "icfp15-figure11"] {
         let svg = dirs[0].join(format!("{fig}.svg"));
         assert!(svg.is_file() && dirs[0].join(format!("{fig}.pdf")).is_file(), "{fig} written\n{log}");

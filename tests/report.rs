@@ -221,3 +221,29 @@ fn refuses_unknown_blocks_and_claims_without_rows() {
     let e = generate(&root).unwrap_err().to_string();
     assert!(e.contains("paper-claims.yaml") && e.contains("median"), "{e}");
 }
+
+/// A host-timed peer is divided by the host-timed twin of the row beside
+/// it; without a twin the ratio is marked as one of two clocks.
+#[test]
+fn a_host_timed_peer_is_compared_on_the_host_clock() {
+    let readme = "<!-- lift report: cgo17 reports/tiny/results.csv begin -->\n\
+                  <!-- lift report: cgo17 reports/tiny/results.csv end -->\n";
+    let root = tiny_root("clocks", readme);
+    let rows = [
+        row("gemv", "small", "reference", "ok", 1.0, "profiling"),
+        row("gemv", "small", "all", "ok", 0.5, "profiling"),
+        row("gemv", "small", "clblast", "ok", 2.0, "host"),
+        row("gemv", "small", "reference@host", "ok", 3.0, "host"),
+        row("atax", "small", "reference", "ok", 1.0, "profiling"),
+        row("atax", "small", "all", "ok", 0.5, "profiling"),
+        row("atax", "small", "clblast", "ok", 2.0, "host"),
+    ];
+    std::fs::write(root.join("reports/tiny/results.csv"), format!("{HEADER}\n{}\n", rows.join("\n")))
+        .unwrap();
+    let text = generate(&root).unwrap()[0].generated.clone();
+    // GEMV: the host-timed reference (3.0) over CLBlast (2.0); ATAX: the
+    // profiling-timed reference, marked.
+    assert!(text.contains("| GEMV | 2.00 | 1.50 |\n"), "{text}");
+    assert!(text.contains("| ATAX | 2.00 | 0.50† |\n"), "{text}");
+    assert!(text.contains("† compares a host-timed peer with profiling events"), "{text}");
+}

@@ -119,7 +119,7 @@ fn every_stencil_validates_at_tiny() {
         if c.reference.is_some() {
             variants.push("reference");
         }
-        for v in variants {
+        for v in variants.clone() {
             let r = rows
                 .iter()
                 .find(|r| &r[0] == c.name.as_str() && &r[2] == v)
@@ -148,6 +148,25 @@ fn every_stencil_validates_at_tiny() {
         }
         let h = rows.iter().find(|r| &r[0] == c.name.as_str() && &r[2] == "halide").expect("halide row");
         assert!(["ok", "skipped"].contains(&&h[3]), "{} halide: {}", c.name, &h[25]);
+        // A host-timed Halide (its CPU build on a CPU device) is compared
+        // with the Lift rows' host-timed twins; a device-timed one names
+        // its clock and keeps the host figure in its message.
+        let twin = |v: &str| rows.iter().find(|r| &r[0] == c.name.as_str() && r[2] == *format!("{v}@host"));
+        match (&h[3], &h[18]) {
+            ("ok", "host") => {
+                for v in &variants {
+                    let t =
+                        twin(v).unwrap_or_else(|| panic!("{} {v}@host beside a host-timed Halide", c.name));
+                    assert_eq!((&t[3], &t[18]), ("ok", "host"), "{} {v}@host: {}", c.name, &t[25]);
+                }
+            }
+            ("ok", clock) => {
+                assert!(["profiling", "cuda-events"].contains(&clock), "{} halide timing {clock}", c.name);
+                assert!(h[25].contains("host-timed median"), "{}", &h[25]);
+                assert!(twin("lift-naive").is_none(), "{}: no twins beside a device-timed peer", c.name);
+            }
+            _ => assert!(twin("lift-naive").is_none(), "{}: no twins without a peer", c.name),
+        }
     }
     for f in ["cgo18-figure7.svg", "cgo18-figure7.pdf", "cgo18-figure8.svg", "cgo18-figure8.pdf"] {
         assert!(dir.join(f).exists(), "{f} written");
@@ -228,9 +247,11 @@ fn halide_contract_through_stand_in_executables() {
         return;
     }
     let dir = scratch("halide-peer");
-    for (name, body, status) in [
-        ("copy", "cp \"$1\" \"$2\"; [ \"$3\" = 2 ] && echo median_ms=0.25", "FAILED"),
-        ("silent", "cp \"$1\" \"$2\"", "error"),
+    let device = "echo median_ms=0.25 schedule=s device_ms=0.2 clock=profiling";
+    for (name, body, status, timing) in [
+        ("copy", "cp \"$1\" \"$2\"; [ \"$3\" = 2 ] && echo median_ms=0.25", "FAILED", "host"),
+        ("device", &*format!("cp \"$1\" \"$2\"; {device}"), "FAILED", "profiling"),
+        ("silent", "cp \"$1\" \"$2\"", "error", "host"),
     ] {
         let exe = dir.join(name);
         script(&exe, body);
@@ -264,8 +285,12 @@ fn halide_contract_through_stand_in_executables() {
             .collect();
         assert_eq!(rows.len(), 1, "{stdout}");
         assert_eq!(&rows[0][3], status, "{name}: {}", &rows[0][25]);
-        assert_eq!(&rows[0][18], "host");
-        if status == "FAILED" {
+        assert_eq!(&rows[0][18], timing, "{name}");
+        if name == "device" {
+            // The device figure is the row's time; the host one is in its message.
+            assert_eq!(&rows[0][4], "0.2");
+            assert!(rows[0][25].contains("host-timed median 0.250000"), "{}", &rows[0][25]);
+        } else if status == "FAILED" {
             assert_eq!(&rows[0][4], "0.25");
             assert!(rows[0][25].contains("differ"), "{}", &rows[0][25]);
         } else {

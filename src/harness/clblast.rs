@@ -116,6 +116,7 @@ pub fn run_clblast(
     }
     Ok(Execution {
         times_ms,
+        host_ms: Vec::new(),
         output,
         compile_ms: None,
         kernel_lines: None,

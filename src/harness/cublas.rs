@@ -146,6 +146,7 @@ pub fn run_cublas(
     }
     Ok(Execution {
         times_ms,
+        host_ms: Vec::new(),
         output,
         compile_ms: None,
         kernel_lines: None,

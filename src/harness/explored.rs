@@ -377,12 +377,12 @@ pub fn run_explored(
         .collect();
     let times = launch::run(rt, &steps, Buffers { device: &bufs, host: inputs }, counts, Stop::NEVER)
         .map_err(|e| launch_message(e, cfg, "explored.kernels"))?;
-    let times_ms = times.ms;
     let out =
         bufs.get(&spec.output).ok_or_else(|| format!("explored.output `{}` is not a buffer", spec.output))?;
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
-        times_ms,
+        times_ms: times.ms,
+        host_ms: times.host_ms,
         output,
         compile_ms: Some(compile_ms),
         kernel_lines: Some(built.iter().map(|b| b.1.source.lines().count()).sum()),

@@ -165,7 +165,12 @@ impl PeerTarget {
 /// What the peer produced.
 #[derive(Debug)]
 pub struct PeerRun {
+    /// The median host time of one call (the call and its device sync).
     pub median_ms: f64,
+    /// The median device time of one call and its clock (the `timing` of
+    /// the row), where the executable printed one (`device_ms=<x>
+    /// clock=<c>` on its median line): its kernels' durations summed.
+    pub device: Option<(f64, String)>,
     pub output: HostArray,
     pub executable: PathBuf,
     /// The schedule the peer picked, when it says (`schedule=<name>` on its
@@ -200,10 +205,37 @@ pub fn parse_median(stdout: &str) -> Result<f64, String> {
     }
 }
 
+/// The `KEY=<value>` word of the executable's median line, if any.
+fn median_word<'a>(stdout: &'a str, key: &str) -> Option<&'a str> {
+    let line = stdout.lines().rev().find(|l| l.trim().starts_with("median_ms="))?;
+    line.split_whitespace().find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+}
+
 /// The `schedule=<name>` word of the executable's median line, if any.
 pub fn parse_schedule(stdout: &str) -> Option<String> {
-    let line = stdout.lines().rev().find(|l| l.trim().starts_with("median_ms="))?;
-    line.split_whitespace().find_map(|w| w.strip_prefix("schedule=")).map(str::to_string)
+    median_word(stdout, "schedule").map(str::to_string)
+}
+
+/// The clocks a device figure may come from: OpenCL profiling events (the
+/// Lift rows' own `timing`) or CUDA events around each kernel.
+const DEVICE_CLOCKS: [&str; 2] = ["profiling", "cuda-events"];
+
+/// The `device_ms=<x> clock=<c>` words of the median line: `None` where the
+/// executable timed on the host only (an older build, the CPU build);
+/// an error where they are there but malformed.
+pub fn parse_device(stdout: &str) -> Result<Option<(f64, String)>, String> {
+    let (Some(v), clock) = (median_word(stdout, "device_ms"), median_word(stdout, "clock")) else {
+        return Ok(None);
+    };
+    let ms = match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => x,
+        _ => return Err(format!("`device_ms={v}` is not a positive number")),
+    };
+    match clock {
+        Some(c) if DEVICE_CLOCKS.contains(&c) => Ok(Some((ms, c.to_string()))),
+        Some(c) => Err(format!("unknown clock `{c}` (expected profiling or cuda-events)")),
+        None => Err("`device_ms` without `clock=<clock>`".into()),
+    }
 }
 
 /// A fresh folder in the system temp folder for one peer run, named by
@@ -299,11 +331,14 @@ pub fn run_halide(
         return Err(format!("the Halide output has shape {:?}, expected {:?}", got.shape, want));
     }
     let schedule = parse_schedule(&stdout);
-    Ok(PeerRun { median_ms, output: got.data, executable: exe.to_path_buf(), schedule })
+    let device = parse_device(&stdout)?;
+    Ok(PeerRun { median_ms, device, output: got.data, executable: exe.to_path_buf(), schedule })
 }
 
 /// The `halide` row: `skipped` where no executable exists, else validated
-/// like the Lift rows and labelled host-timed.
+/// like the Lift rows. Its time is the device figure where the executable
+/// gave one (`timing` names its clock), else the host one (`timing = host`);
+/// the message keeps the host figure.
 pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
     let (p, rt, opts) = (b.p, b.rt, b.opts);
     let Some(spec) = &p.cfg.halide else {
@@ -339,8 +374,11 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
             }
         };
     let gold = b.gold_for(&spec.output, reference_gold);
+    let (ms, timing) = run.device.clone().unwrap_or((run.median_ms, "host".into()));
+    let note = peer_note(&run);
     let exec = Execution {
-        times_ms: vec![run.median_ms],
+        times_ms: vec![ms],
+        host_ms: Vec::new(),
         output: run.output,
         compile_ms: None,
         kernel_lines: None,
@@ -354,13 +392,30 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     row.max_ms = None;
     row.ci_low_ms = None;
     row.ci_high_ms = None;
-    row.timing = "host".into();
-    let note = match &run.schedule {
-        Some(s) => format!("host-timed by {}, schedule {s}", run.executable.display()),
-        None => format!("host-timed by {}", run.executable.display()),
-    };
+    row.timing = timing;
     row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
     row
+}
+
+/// How the peer's row was timed, for its message.
+fn peer_note(run: &PeerRun) -> String {
+    let clock = match &run.device {
+        Some((_, c)) if c == "cuda-events" => format!(
+            "timed by CUDA events around each kernel in {} (host-timed median {:.6} ms)",
+            run.executable.display(),
+            run.median_ms
+        ),
+        Some(_) => format!(
+            "timed by OpenCL profiling events in {} (host-timed median {:.6} ms)",
+            run.executable.display(),
+            run.median_ms
+        ),
+        None => format!("host-timed by {}", run.executable.display()),
+    };
+    match &run.schedule {
+        Some(s) => format!("{clock}, schedule {s}"),
+        None => clock,
+    }
 }
 
 #[cfg(test)]
@@ -388,5 +443,22 @@ mod tests {
         assert_eq!(parse_median(out).unwrap(), 1.5);
         assert_eq!(parse_schedule(out).as_deref(), Some("tile32x8_k2"));
         assert_eq!(parse_schedule("median_ms=1.5\n"), None);
+        assert_eq!(parse_device(out).unwrap(), None);
+    }
+
+    #[test]
+    fn device_figure_and_clock() {
+        let out = "schedule=a median_ms=0.03 device_ms=0.01\nmedian_ms=0.03 schedule=a device_ms=0.012 clock=profiling\n";
+        assert_eq!(parse_device(out).unwrap(), Some((0.012, "profiling".to_string())));
+        assert_eq!(parse_median(out).unwrap(), 0.03);
+        assert_eq!(parse_schedule(out).as_deref(), Some("a"));
+        let cuda = "median_ms=0.03 schedule=a device_ms=0.02 clock=cuda-events\n";
+        assert_eq!(parse_device(cuda).unwrap(), Some((0.02, "cuda-events".to_string())));
+        let bad = "median_ms=0.03 device_ms=0.02 clock=wall\n";
+        assert!(parse_device(bad).unwrap_err().contains("unknown clock `wall`"));
+        assert!(parse_device("median_ms=0.03 device_ms=0.02\n").unwrap_err().contains("without `clock"));
+        assert!(parse_device("median_ms=0.03 device_ms=0 clock=profiling\n")
+            .unwrap_err()
+            .contains("positive"));
     }
 }

@@ -5,6 +5,7 @@ pub mod blas_spec;
 pub mod buildopts;
 pub mod chart;
 pub mod clblast;
+pub mod clock;
 pub mod config;
 pub mod confine;
 pub mod cublas;

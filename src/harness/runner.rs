@@ -2,6 +2,7 @@
 //! validates and records one row, and carries on past failures.
 
 use super::clblast::run_clblast;
+use super::clock::HOST_TWIN;
 use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
 use super::expected::{interpreter_gold, rust_gold_scaled};
@@ -132,7 +133,11 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
     );
     let mut rows = Vec::new();
     for p in &planned {
+        // Whether a peer of this benchmark and size was timed on the host:
+        // then the rows it is compared with get their host-timed twins.
+        let host_peer = std::cell::Cell::new(false);
         let mut emit = |row: Row, writer: &mut ResultsWriter| -> Result<(), ResultsError> {
+            host_peer.set(host_peer.get() || is_host_timed_peer(&row));
             writer.append(&row)?;
             let line = row_line(&row);
             if pb.is_hidden() {
@@ -171,6 +176,7 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
             interp: None,
             blas: &blas,
             cublas: &cublas,
+            twins: Vec::new(),
         };
         // The reference runs first: its validated output is the gold of
         // the Lift rows at sizes beyond the interpreter's reach, so it also
@@ -205,9 +211,25 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
             };
             emit(row, &mut writer)?;
         }
+        if host_peer.get() {
+            for twin in std::mem::take(&mut bench.twins) {
+                let parent = twin.variant.strip_suffix(HOST_TWIN).unwrap_or_default();
+                if pending.iter().any(|v| *v == parent)
+                    && !writer.is_done(&p.cfg.name, &p.preset, &twin.variant)
+                {
+                    pb.inc_length(1);
+                    emit(twin, &mut writer)?;
+                }
+            }
+        }
     }
     pb.finish_and_clear();
     Ok(RunReport { csv, rows, notes })
+}
+
+/// A validated peer row timed on the host.
+fn is_host_timed_peer(row: &Row) -> bool {
+    matches!(row.variant.as_str(), "clblast" | "halide") && row.timing == "host" && row.status == "ok"
 }
 
 pub(super) struct Bench<'a> {
@@ -223,6 +245,10 @@ pub(super) struct Bench<'a> {
     blas: &'a Result<ClBlast, String>,
     /// cuBLAS, or why it is not used.
     pub(super) cublas: &'a Result<CuBlas, String>,
+    /// The host-timed twins of the rows finished so far (the same runs timed
+    /// on the host as a host-timed peer is: CLBlast, Halide's CPU build),
+    /// written only where such a peer ran beside them (`super::clock`).
+    twins: Vec<Row>,
 }
 
 impl Bench<'_> {
@@ -350,7 +376,7 @@ impl Bench<'_> {
     /// against (recorded as ok with a note); `Some(Err)` means the gold
     /// itself failed, which makes the row an error.
     pub(super) fn finish_row(
-        &self,
+        &mut self,
         variant: &str,
         exec: &Execution,
         gold: Option<&Result<HostArray, String>>,
@@ -377,31 +403,47 @@ impl Bench<'_> {
         row.kernel_lines = exec.kernel_lines;
         row.kernel_bytes = exec.kernel_bytes;
         row.build_options = exec.build_options.clone();
-        if let Some(s) = summarize(&exec.times_ms) {
-            row.median_ms = Some(s.median);
-            row.min_ms = Some(s.min);
-            row.max_ms = Some(s.max);
-            row.ci_low_ms = Some(s.ci_low);
-            row.ci_high_ms = Some(s.ci_high);
-            row.runs = Some(s.runs);
-            let secs = s.median / 1e3;
-            let cfg = self.p.cfg;
-            let metric = |e: &Option<crate::arith::ArithExpr>| {
-                e.as_ref()
-                    .and_then(|e| super::config::eval(e, &self.p.sizes).ok())
-                    .map(|x| x as f64 / secs / 1e9)
-            };
-            if secs > 0.0 {
-                row.gelems = metric(&cfg.elements);
-                row.gbps = metric(&cfg.bytes);
-                row.gflops = metric(&cfg.flops);
-                if let Some(r) = &self.opts.roofline {
-                    row.frac_bandwidth = row.gbps.map(|g| g / r.bandwidth_gbps);
-                    row.frac_flops = row.gflops.map(|g| g / r.gflops);
-                }
-            }
+        self.set_times(&mut row, &exec.times_ms);
+        // An explored program of another device (`explored@<slug>`) is
+        // compared with this device's rows, not with a peer.
+        if !exec.host_ms.is_empty() && !variant.contains('@') {
+            let mut twin = row.clone();
+            twin.variant = super::clock::twin(variant);
+            twin.timing = "host".into();
+            self.set_times(&mut twin, &exec.host_ms);
+            let note = format!(
+                "`{variant}`'s runs timed on the host (from the first kernel object made to the queue's finish), \
+                 as the host-timed peer beside it"
+            );
+            twin.message = if row.message.is_empty() { note } else { format!("{note}; {}", row.message) };
+            self.twins.push(twin);
         }
         row
+    }
+
+    /// The row's times and the rates derived from their median.
+    fn set_times(&self, row: &mut Row, times_ms: &[f64]) {
+        let Some(s) = summarize(times_ms) else { return };
+        row.median_ms = Some(s.median);
+        row.min_ms = Some(s.min);
+        row.max_ms = Some(s.max);
+        row.ci_low_ms = Some(s.ci_low);
+        row.ci_high_ms = Some(s.ci_high);
+        row.runs = Some(s.runs);
+        let secs = s.median / 1e3;
+        let cfg = self.p.cfg;
+        let metric = |e: &Option<crate::arith::ArithExpr>| {
+            e.as_ref().and_then(|e| super::config::eval(e, &self.p.sizes).ok()).map(|x| x as f64 / secs / 1e9)
+        };
+        if secs > 0.0 {
+            row.gelems = metric(&cfg.elements);
+            row.gbps = metric(&cfg.bytes);
+            row.gflops = metric(&cfg.flops);
+            if let Some(r) = &self.opts.roofline {
+                row.frac_bandwidth = row.gbps.map(|g| g / r.bandwidth_gbps);
+                row.frac_flops = row.gflops.map(|g| g / r.gflops);
+            }
+        }
     }
 }
 

@@ -17,6 +17,9 @@ use std::time::Instant;
 pub struct Execution {
     /// Kernel time per timed run (kernels summed), in milliseconds.
     pub times_ms: Vec<f64>,
+    /// The same runs timed on the host (empty where not measured): the
+    /// row's `@host` twin, compared with host-timed peers.
+    pub host_ms: Vec<f64>,
     pub output: HostArray,
     pub compile_ms: Option<f64>,
     pub kernel_lines: Option<usize>,
@@ -114,13 +117,14 @@ pub fn run_reference(
             local: k.local.as_ref().map(|l| launch::eval_dims(l, sizes, "local size")).transpose()?,
         });
     }
-    let times_ms = launch::time(rt, &launches, counts, Stop::NEVER).map_err(|e| e.to_string())?.ms;
+    let times = launch::time(rt, &launches, counts, Stop::NEVER).map_err(|e| e.to_string())?;
     let out = bufs
         .get(&r.output)
         .ok_or_else(|| format!("reference.output `{}` is a scalar, not a buffer", r.output))?;
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
-        times_ms,
+        times_ms: times.ms,
+        host_ms: times.host_ms,
         output,
         compile_ms: None,
         kernel_lines: Some(source.lines().count()),
@@ -278,13 +282,13 @@ pub fn run_lift(
         .collect();
     let times = launch::run(rt, &steps, Buffers { device: &bufs, host: inputs }, counts, Stop::NEVER)
         .map_err(|e| launch_message(e, cfg, "lift.kernels"))?;
-    let times_ms = times.ms;
     let out = bufs
         .get(&lift.output)
         .ok_or_else(|| format!("lift.output `{}` is a scalar, not a buffer", lift.output))?;
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
-        times_ms,
+        times_ms: times.ms,
+        host_ms: times.host_ms,
         output,
         compile_ms: Some(compile_ms),
         kernel_lines: Some(built.iter().map(|b| b.kernel.source.lines().count()).sum()),

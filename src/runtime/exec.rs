@@ -12,6 +12,7 @@ use opencl3::types::{cl_float, cl_int, CL_BLOCKING};
 use std::cell::Cell;
 use std::path::PathBuf;
 use std::ptr;
+use std::time::Instant;
 
 /// The element type of a device buffer (vector components are flat).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +47,15 @@ pub enum KernelArg<'a> {
     Buffer(&'a DeviceBuffer),
     Int(i32),
     Float(f32),
+}
+
+/// The times of one [`Runtime::run_clocked`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunTimes {
+    /// Each launch's kernel time by its profiling event (END - START).
+    pub kernel_ns: Vec<u64>,
+    /// The wall time of the whole run on the host.
+    pub host_ns: u64,
 }
 
 /// One kernel launch: name, arguments and NDRange.
@@ -211,6 +221,15 @@ impl Runtime {
     /// Enqueues the launches in order, waits for all, and returns each one's
     /// kernel time in nanoseconds (profiling END - START).
     pub fn run(&self, launches: &[Launch<'_>]) -> Result<Vec<u64>, RuntimeError> {
+        Ok(self.run_clocked(launches)?.kernel_ns)
+    }
+
+    /// [`Runtime::run`], also timed on the host: from before the first
+    /// kernel object is made to the queue's finish, the window in which a
+    /// host-timed library call (CLBlast's) is timed, so that the two can be
+    /// compared on one clock.
+    pub fn run_clocked(&self, launches: &[Launch<'_>]) -> Result<RunTimes, RuntimeError> {
+        let started = Instant::now();
         let mut kernels = Vec::with_capacity(launches.len());
         for l in launches {
             let kerr = |msg: String| RuntimeError::Kernel { kernel: l.kernel.to_string(), msg };
@@ -260,6 +279,7 @@ impl Runtime {
             events.push(ev);
         }
         self.queue.finish().map_err(cl_err("waiting for the kernels"))?;
+        let host_ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let mut times = Vec::with_capacity(events.len());
         for (l, ev) in launches.iter().zip(&events) {
             let what = format!("reading the profiling times of `{}`", l.kernel);
@@ -267,7 +287,7 @@ impl Runtime {
             let end = ev.profiling_command_end().map_err(cl_err(what))?;
             times.push(end.saturating_sub(start));
         }
-        Ok(times)
+        Ok(RunTimes { kernel_ns: times, host_ns })
     }
 }
 

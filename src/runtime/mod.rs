@@ -9,7 +9,7 @@ mod exec;
 pub use clblast::ClBlast;
 pub use cublas::{CuBlas, CudaBuffer};
 pub use device::{list_devices, select_device, slugify, DeviceInfo};
-pub use exec::{DeviceBuffer, ElemKind, KernelArg, Launch, Runtime, RuntimeProgram};
+pub use exec::{DeviceBuffer, ElemKind, KernelArg, Launch, RunTimes, Runtime, RuntimeProgram};
 
 /// What went wrong talking to OpenCL.
 #[derive(Debug, thiserror::Error)]

@@ -134,7 +134,7 @@ pub fn figure8_svg(panels: &[Panel]) -> Result<String, ChartError> {
     let layouts: Vec<_> = panels.iter().map(place).collect();
     let max_units = layouts.iter().map(|(_, units)| *units).fold(0.0, f64::max);
     let width = ((max_units * SLOT_PX) as u32 + Y_LABEL_W + MARGIN_RIGHT + 10).max(MIN_WIDTH);
-    let legend = legend_layout(&legend_variants(panels), width);
+    let legend = legend_layout(&legend_variants(panels), width, clblast_label(panels));
     let legend_h = legend_height(&legend);
     let height = legend_h + PANEL_H * panels.len().max(1) as u32;
     let mut svg = String::new();
@@ -150,6 +150,17 @@ pub fn figure8_svg(panels: &[Panel]) -> Result<String, ChartError> {
         root.present().map_err(draw_err)?;
     }
     Ok(svg)
+}
+
+/// The CLBlast entry of the legend ([`legend_label`] and the bars' clock): CLBlast is
+/// timed on the host, and so is the reference it is divided by unless the
+/// file has no host-timed reference.
+fn clblast_label(panels: &[Panel]) -> &'static str {
+    if panels.iter().any(Panel::clblast_mixed_clocks) {
+        "clblast (CLBlast library), host-timed / reference by profiling"
+    } else {
+        "clblast (CLBlast library) / host-timed reference"
+    }
 }
 
 fn legend_variants(panels: &[Panel]) -> Vec<Variant> {
@@ -183,11 +194,10 @@ impl LegendItem {
 
 /// Flows the legend entries into centred rows that fit `width`; returns each
 /// entry with its position relative to the legend area.
-fn legend_layout(variants: &[Variant], width: u32) -> Vec<(LegendItem, (i32, i32))> {
-    let mut items: Vec<LegendItem> = variants
-        .iter()
-        .map(|v| LegendItem { variant: Some(*v), cross: false, label: legend_label(*v) })
-        .collect();
+fn legend_layout(variants: &[Variant], width: u32, clblast: &'static str) -> Vec<(LegendItem, (i32, i32))> {
+    let label = |v: Variant| if v == Variant::Clblast { clblast } else { legend_label(v) };
+    let mut items: Vec<LegendItem> =
+        variants.iter().map(|v| LegendItem { variant: Some(*v), cross: false, label: label(*v) }).collect();
     items.push(LegendItem { variant: None, cross: false, label: "reference = 1.0" });
     items.push(LegendItem { variant: None, cross: true, label: "failed / missing" });
     let max_w = width as i32 - 20;

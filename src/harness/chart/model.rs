@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::results::{ResultRow, Status, Variant};
+use super::results::{ResultRow, Status, Timing, Variant};
 
 /// What one bar position holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,6 +49,9 @@ pub struct Group {
     /// only appears for groups that have a CLBlast row, since most benchmarks
     /// have no library counterpart and a "missing" mark there would be noise.
     pub cells: Vec<(Variant, Cell)>,
+    /// The CLBlast bar divides the reference's profiling time by CLBlast's
+    /// host time: the file has no host-timed reference (`reference@host`).
+    pub clblast_mixed_clocks: bool,
 }
 
 /// All groups of one device, plus their geometric means.
@@ -66,6 +69,11 @@ impl Panel {
     pub fn has_clblast(&self) -> bool {
         self.groups.iter().any(|g| g.cells.iter().any(|(v, _)| *v == Variant::Clblast))
     }
+
+    /// Whether some CLBlast bar compares two clocks.
+    pub fn clblast_mixed_clocks(&self) -> bool {
+        self.groups.iter().any(|g| g.clblast_mixed_clocks)
+    }
 }
 
 /// The device name of a panel whose rows have an empty `device` column.
@@ -79,7 +87,7 @@ pub fn build_panels(rows: &[ResultRow]) -> Vec<Panel> {
     let mut devices: Vec<String> = Vec::new();
     // Per device: benchmarks in first-seen order, each with its sizes.
     let mut order: HashMap<String, Vec<(String, Vec<String>)>> = HashMap::new();
-    let mut latest: HashMap<(&str, &str, &str, Variant), &ResultRow> = HashMap::new();
+    let mut latest: HashMap<(&str, &str, &str, Variant, bool), &ResultRow> = HashMap::new();
     for row in rows {
         let device = device_name(row);
         if !devices.iter().any(|d| d == device) {
@@ -96,7 +104,7 @@ pub fn build_panels(rows: &[ResultRow]) -> Vec<Panel> {
         if !benches[idx].1.contains(&row.size) {
             benches[idx].1.push(row.size.clone());
         }
-        latest.insert((device, &row.benchmark, &row.size, row.variant), row);
+        latest.insert((device, &row.benchmark, &row.size, row.variant, row.twin), row);
     }
     devices
         .into_iter()
@@ -104,7 +112,9 @@ pub fn build_panels(rows: &[ResultRow]) -> Vec<Panel> {
             let mut groups = Vec::new();
             for (bench, sizes) in order.remove(&device).unwrap_or_default() {
                 for size in sizes {
-                    let get = |v: Variant| latest.get(&(device.as_str(), bench.as_str(), size.as_str(), v));
+                    let get = |v: Variant, twin: bool| {
+                        latest.get(&(device.as_str(), bench.as_str(), size.as_str(), v, twin))
+                    };
                     groups.push(build_group(&bench, &size, get));
                 }
             }
@@ -123,25 +133,42 @@ fn device_name(row: &ResultRow) -> &str {
     }
 }
 
-fn build_group<'a>(bench: &str, size: &str, get: impl Fn(Variant) -> Option<&'a &'a ResultRow>) -> Group {
-    let reference_ms = get(Variant::Reference).filter(|r| r.status == Status::Ok).and_then(|r| r.median_ms);
+/// `get(variant, twin)`: the latest row of a variant, or of its host-timed
+/// twin. Each bar divides the reference's time by the variant's, both on
+/// the variant's clock: a host-timed CLBlast bar uses `reference@host`
+/// where there is one.
+fn build_group<'a>(
+    bench: &str,
+    size: &str,
+    get: impl Fn(Variant, bool) -> Option<&'a &'a ResultRow>,
+) -> Group {
+    let ok_ms = |r: Option<&&ResultRow>| r.filter(|r| r.status == Status::Ok).and_then(|r| r.median_ms);
+    let reference_ms = ok_ms(get(Variant::Reference, false));
+    let host_reference_ms = ok_ms(get(Variant::Reference, true));
     let mut cells = Vec::new();
+    let mut clblast_mixed_clocks = false;
     for v in Variant::COMPARED {
-        let row = get(v);
+        let row = get(v, false);
         if v == Variant::Clblast && row.is_none() {
             continue;
         }
+        let host_timed = row.is_some_and(|r| r.timing == Some(Timing::Host));
+        let baseline =
+            if host_timed && host_reference_ms.is_some() { host_reference_ms } else { reference_ms };
         let cell = match row {
             None => Cell::Missing,
             Some(r) if r.status != Status::Ok => Cell::NotOk(r.status),
-            Some(r) => match (reference_ms, r.median_ms) {
-                (Some(reference), Some(median)) if median > 0.0 => Cell::Speedup(reference / median),
+            Some(r) => match (baseline, r.median_ms) {
+                (Some(reference), Some(median)) if median > 0.0 => {
+                    clblast_mixed_clocks |= host_timed && host_reference_ms.is_none();
+                    Cell::Speedup(reference / median)
+                }
                 _ => Cell::NoReference,
             },
         };
         cells.push((v, cell));
     }
-    Group { benchmark: bench.to_string(), size: size.to_string(), reference_ms, cells }
+    Group { benchmark: bench.to_string(), size: size.to_string(), reference_ms, cells, clblast_mixed_clocks }
 }
 
 fn geo_means(groups: &[Group]) -> Vec<(Variant, Cell)> {
@@ -231,6 +258,7 @@ fn reference_marker(rows: &[ResultRow], panel: &Panel, g: &Group) -> String {
         .rev()
         .find(|r| {
             r.variant == Variant::Reference
+                && !r.twin
                 && r.benchmark == g.benchmark
                 && r.size == g.size
                 && device_name(r) == panel.device

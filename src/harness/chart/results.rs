@@ -146,6 +146,8 @@ pub enum Timing {
     Profiling,
     /// Wall time around a finish.
     Host,
+    /// CUDA events around the kernels.
+    CudaEvents,
 }
 
 /// One row of `results.csv`. Numbers that do not apply are `None`.
@@ -179,6 +181,10 @@ pub struct ResultRow {
     pub message: String,
     /// Giga-elements updated per second (stencils); `None` in older files.
     pub gelems: Option<f64>,
+    /// A host-timed twin (`reference@host`: the reference's runs timed on
+    /// the host, for the host-timed CLBlast bars); `variant` is the
+    /// variant it twins.
+    pub twin: bool,
 }
 
 /// Reads and checks one `results.csv`.
@@ -228,7 +234,9 @@ fn is_other_variant(v: &str) -> bool {
     let named = v.strip_prefix("lift-").is_some_and(|n| {
         !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     });
-    named || v == "explored" || v.starts_with("explored@") || v == "cublas" || v == "halide"
+    // Of the host-timed twins only the reference's is used (`model`).
+    let twin = crate::harness::clock::is_twin(v) && v != "reference@host";
+    named || twin || v == "explored" || v.starts_with("explored@") || v == "cublas" || v == "halide"
 }
 
 fn csv_error(path: &Path, e: &csv::Error) -> ChartError {
@@ -323,7 +331,8 @@ fn parse_row(
     }
     let f = Fields { record, path, line };
     let variant_text = f.required(2)?;
-    let variant = Variant::parse(variant_text).ok_or_else(|| {
+    let twin = crate::harness::clock::is_twin(variant_text);
+    let variant = Variant::parse(variant_text.strip_suffix(crate::harness::clock::HOST_TWIN).unwrap_or(variant_text)).ok_or_else(|| {
         f.err(
             2,
             format!(
@@ -344,7 +353,12 @@ fn parse_row(
         "" => None,
         "profiling" => Some(Timing::Profiling),
         "host" => Some(Timing::Host),
-        other => return Err(f.err(18, format!("unknown timing `{other}` (expected profiling or host)"))),
+        "cuda-events" => Some(Timing::CudaEvents),
+        other => {
+            return Err(
+                f.err(18, format!("unknown timing `{other}` (expected profiling, cuda-events or host)"))
+            )
+        }
     };
     Ok(ResultRow {
         benchmark: f.required(0)?.to_string(),
@@ -374,5 +388,6 @@ fn parse_row(
         date: f.text(24),
         message: f.text(25),
         gelems: f.float(26)?,
+        twin,
     })
 }

@@ -62,6 +62,7 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     );
     out.push_str(&t.markdown());
     out.push('\n');
+    out.push_str(&rows::mixed_note(&t.markdown()));
     out.push_str(&halves_line(&rows, &sizes));
     out.push('\n');
     out.push_str(&levels_line(&rows, &sizes));

@@ -40,13 +40,31 @@ pub(super) fn tiles(row: &Row) -> Option<bool> {
 
 /// The Lift variants of the file, the known ones first.
 fn lift_variants(rows: &[Row]) -> Vec<String> {
-    let present = first_seen(rows.iter().map(|r| r.variant.as_str()).filter(|v| v.starts_with("lift-")));
+    let present = first_seen(
+        rows.iter().map(|r| r.variant.as_str()).filter(|v| v.starts_with("lift-") && !v.contains('@')),
+    );
     ordered(present, &LIFT_VARIANTS)
 }
 
-/// The fastest Lift variant's GElements/s.
-fn best_lift(rows: &[Row], lifts: &[String], b: &str, s: &str) -> Option<f64> {
-    lifts.iter().filter_map(|v| gelems(last(rows, b, s, v))).max_by(|x, y| x.total_cmp(y))
+/// The best of `lifts` over Halide (GElements/s), each Lift variant on
+/// Halide's clock (its host-timed twin where Halide was host-timed); the
+/// flag says whether the clocks matched.
+fn over_halide(rows: &[Row], lifts: &[String], b: &str, s: &str) -> Option<(f64, bool)> {
+    let h = last(rows, b, s, "halide")?;
+    let hg = gelems(Some(h))?;
+    lifts
+        .iter()
+        .filter_map(|v| {
+            let (r, same) = rows::on_clock_of(rows, b, s, v, h)?;
+            Some((gelems(Some(r))? / hg, same))
+        })
+        .max_by(|x, y| x.0.total_cmp(&y.0))
+}
+
+fn ratio_cell(x: Option<(f64, bool)>) -> String {
+    x.map_or(NONE.to_string(), |(x, same)| {
+        format!("{}{}", table::ratio(x), if same { "" } else { rows::MIXED })
+    })
 }
 
 /// `cgo18 FILE`: the table and its summary lines.
@@ -72,21 +90,16 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     for (b, s) in &keys {
         let g = |v: &str| gelems(last(&rows, b, s, v));
         let what = format!("{} {s}", display(b));
-        let best = best_lift(&rows, &lifts, b, s);
         let over = |x: Option<f64>, y: Option<f64>| Some(x? / y?);
-        let bh = over(best, g("halide"));
-        best_h.extend(bh.map(|x| (x, what.clone())));
-        tuned_h.extend(over(g("lift-tuned"), g("halide")).map(|x| (x, what.clone())));
+        let bh = over_halide(&rows, &lifts, b, s);
+        best_h.extend(bh.map(|(x, _)| (x, what.clone())));
+        tuned_h.extend(over_halide(&rows, &["lift-tuned".to_string()], b, s).map(|(x, _)| (x, what.clone())));
         tuned_r.extend(over(g("lift-tuned"), g("reference")).map(|x| (x, what.clone())));
         let mut line = vec![display(b), s.clone(), cell(last(&rows, b, s, "reference"))];
         line.extend(lifts.iter().map(|v| cell(last(&rows, b, s, v))));
         let frac =
             last(&rows, b, s, "lift-tuned").filter(|r| r.status == "ok").and_then(|r| r.frac_bandwidth);
-        line.extend([
-            cell(last(&rows, b, s, "halide")),
-            table::opt(bh, table::ratio),
-            table::opt(frac, table::fraction),
-        ]);
+        line.extend([cell(last(&rows, b, s, "halide")), ratio_cell(bh), table::opt(frac, table::fraction)]);
         t.push(line);
     }
     let mut prov = Provenance::default();
@@ -99,8 +112,9 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     );
     out.push_str(&t.markdown());
     out.push_str(&format!(
-        "\nGeometric means: best Lift variant over Halide {}; `lift-tuned` over Halide {}; \
+        "\n{}Geometric means: best Lift variant over Halide {}; `lift-tuned` over Halide {}; \
          `lift-tuned` over the reference (where there is one) {}. {}\n",
+        rows::mixed_note(&t.markdown()),
         mean_and_lowest(&best_h),
         mean_and_lowest(&tuned_h),
         mean_and_lowest(&tuned_r),

@@ -161,7 +161,15 @@ pub(super) fn evaluate(sources: &mut Sources, m: &Measure) -> Result<(String, Pr
     if items.is_empty() {
         return Err(no_rows(m));
     }
-    Ok((labelled(m, summarise(m, &items)), prov))
+    let mut text = labelled(m, summarise(m, &items));
+    let mixed = items.iter().filter(|i| i.detail.ends_with(rows::MIXED)).count();
+    if mixed > 0 {
+        text.push_str(&format!(
+            " ({mixed} of {} compare a host-timed peer with profiling events: no host-timed twin in the file)",
+            items.len()
+        ));
+    }
+    Ok((text, prov))
 }
 
 fn no_rows(m: &Measure) -> ReportError {
@@ -220,20 +228,48 @@ fn run_items(rows: &[Row], m: &Measure, prov: &mut Provenance) -> Vec<Item> {
             }
             continue;
         }
-        let Some(of) = fastest(rows, &b, &s, &m.of) else { continue };
+        let Some(mut of) = fastest(rows, &b, &s, &m.of) else { continue };
+        let mut same = true;
         let value = match m.quantity {
             Quantity::Gelems => of.gelems.filter(|g| *g > 0.0),
             _ => fastest(rows, &b, &s, &m.over).and_then(|over| {
                 prov.add(over);
+                (of, same) = fastest_on_clock(rows, &b, &s, &m.of, over)?;
                 Some(ok_ms(Some(over))? / ok_ms(Some(of))?)
             }),
         };
         if let Some(value) = value {
             prov.add(of);
-            items.push(item(value, &of.variant));
+            let mut it = item(value, of.variant.trim_end_matches(crate::harness::clock::HOST_TWIN));
+            if !same {
+                it.detail.push_str(rows::MIXED);
+            }
+            items.push(it);
         }
     }
     items
+}
+
+/// The fastest validated row of the variants `patterns` names, each on
+/// `peer`'s clock (`rows::on_clock_of`); the flag says whether the clocks
+/// of the one chosen match.
+fn fastest_on_clock<'a>(
+    rows: &'a [Row],
+    b: &str,
+    s: &str,
+    patterns: &[String],
+    peer: &Row,
+) -> Option<(&'a Row, bool)> {
+    let variants = rows::first_seen(
+        rows.iter()
+            .filter(|r| r.benchmark == b && r.size == s && matches(patterns, &r.variant))
+            .map(|r| r.variant.as_str()),
+    );
+    variants
+        .iter()
+        .filter_map(|v| rows::on_clock_of(rows, b, s, v, peer))
+        .filter(|(r, _)| ok_ms(Some(r)).is_some())
+        .min_by(|x, y| ok_ms(Some(x.0)).unwrap_or(f64::MAX).total_cmp(&ok_ms(Some(y.0)).unwrap_or(f64::MAX)))
 }
 
 /// One row of `table1.csv`.

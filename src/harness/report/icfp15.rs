@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::cgo17::mean_and_lowest;
-use super::rows::{self, display, fastest, first_seen, ok_ms, ordered, speedup_cell, Provenance};
+use super::rows::{self, display, first_seen, ordered, speedup_cell, Provenance};
 use super::table::{self, Table};
 use super::{ReportError, Sources};
 use crate::harness::results::Row;
@@ -35,11 +35,11 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
             line.extend(sizes.iter().map(|s| speedup_cell(&rows, b, s, "reference", v)));
         }
         for s in &sizes {
-            let explored = ok_ms(rows::last(&rows, b, s, "explored"));
-            let best = fastest(&rows, b, s, &others).and_then(|r| ok_ms(Some(r)));
-            let x = explored.zip(best).map(|(e, o)| o / e);
-            over_best.extend(x.map(|x| (x, format!("{} {s}", display(b)))));
-            line.push(table::opt(x, table::ratio));
+            let x = over_fastest(&rows, b, s, &others);
+            over_best.extend(x.map(|(x, _)| (x, format!("{} {s}", display(b)))));
+            line.push(x.map_or(table::NONE.to_string(), |(x, same)| {
+                format!("{}{}", table::ratio(x), if same { "" } else { rows::MIXED })
+            }));
         }
         t.push(line);
         rows.iter().filter(|r| &r.benchmark == b && !r.variant.contains('@')).for_each(|r| prov.add(r));
@@ -54,6 +54,7 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
         prov.describe()
     );
     out.push_str(&t.markdown());
+    out.push_str(&rows::mixed_note(&t.markdown()));
     let variants: Vec<String> = ["reference", "explored", "clblast", "cublas"].map(String::from).to_vec();
     out.push_str(&format!(
         "\nThe explored program over the fastest of the reference and the libraries: geometric mean {}. \
@@ -62,6 +63,16 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
         rows::clocks(&rows, &variants)
     ));
     Ok(out)
+}
+
+/// The explored program's speedup over the strongest of `others`, each
+/// compared on its own clock (the explored program's host-timed twin
+/// against host-timed CLBlast); the flag says whether the clocks matched.
+fn over_fastest(rows: &[Row], b: &str, s: &str, others: &[String]) -> Option<(f64, bool)> {
+    others
+        .iter()
+        .filter_map(|o| rows::speedup_on_clock(rows, b, s, "explored", o).map(|(x, same)| (1.0 / x, same)))
+        .min_by(|x, y| x.0.total_cmp(&y.0))
 }
 
 /// One row of `portability.csv`.

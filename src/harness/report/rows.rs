@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::harness::clock::{self, is_twin};
 use crate::harness::results::Row;
 
 /// The last row of a benchmark, size and variant: rows are appended, so it
@@ -16,9 +17,11 @@ pub(super) fn ok_ms(row: Option<&Row>) -> Option<f64> {
     row.filter(|r| r.status == "ok").and_then(|r| r.median_ms).filter(|m| *m > 0.0)
 }
 
-/// Whether `variant` is one of `patterns`: a name, or a prefix ending in `*`.
+/// Whether `variant` is one of `patterns`: a name, or a prefix ending in `*`
+/// (which leaves out host-timed twins, `<variant>@host`, unless it names them).
 pub(super) fn matches(patterns: &[String], variant: &str) -> bool {
     patterns.iter().any(|p| match p.strip_suffix('*') {
+        Some(_) if is_twin(variant) && !is_twin(p.trim_end_matches('*')) => false,
         Some(prefix) => variant.starts_with(prefix),
         None => p == variant,
     })
@@ -38,16 +41,59 @@ pub(super) fn fastest<'a>(rows: &'a [Row], bench: &str, size: &str, patterns: &[
         .min_by(|a, b| ok_ms(Some(a)).unwrap_or(f64::MAX).total_cmp(&ok_ms(Some(b)).unwrap_or(f64::MAX)))
 }
 
+/// `variant`'s row on `peer`'s clock (`crate::harness::clock::on_clock_of`).
+pub(super) fn on_clock_of<'a>(
+    rows: &'a [Row],
+    bench: &str,
+    size: &str,
+    variant: &str,
+    peer: &Row,
+) -> Option<(&'a Row, bool)> {
+    clock::on_clock_of(|v| last(rows, bench, size, v), variant, peer)
+}
+
+/// `over`'s median over `of`'s, with `over` on `of`'s clock where the file
+/// allows: above 1 when `of` is faster. The flag says whether the clocks
+/// match.
+pub(super) fn speedup_on_clock(
+    rows: &[Row],
+    bench: &str,
+    size: &str,
+    over: &str,
+    of: &str,
+) -> Option<(f64, bool)> {
+    let of_row = last(rows, bench, size, of)?;
+    let (over_row, same) = on_clock_of(rows, bench, size, over, of_row)?;
+    Some((ok_ms(Some(over_row))? / ok_ms(Some(of_row))?, same))
+}
+
 /// `over`'s median over `of`'s: above 1 when `of` is faster.
 pub(super) fn speedup(rows: &[Row], bench: &str, size: &str, over: &str, of: &str) -> Option<f64> {
-    Some(ok_ms(last(rows, bench, size, over))? / ok_ms(last(rows, bench, size, of))?)
+    speedup_on_clock(rows, bench, size, over, of).map(|(x, _)| x)
+}
+
+/// The mark of a ratio whose two sides are on different clocks.
+pub(super) const MIXED: &str = "†";
+
+/// The sentence that explains [`MIXED`], where some cell has it.
+pub(super) const MIXED_NOTE: &str =
+    "† compares a host-timed peer with profiling events: the file has no host-timed twin (`<variant>@host`) of the other side.";
+
+/// [`MIXED_NOTE`] on a line of its own where `text` has a [`MIXED`] cell.
+pub(super) fn mixed_note(text: &str) -> String {
+    if text.contains(MIXED) {
+        format!("{MIXED_NOTE}\n")
+    } else {
+        String::new()
+    }
 }
 
 /// The speedup as a cell, or why there is none: the variant's status where
-/// it did not validate, `–` where it has no row or the reference none.
+/// it did not validate, `–` where it has no row or the reference none; `†`
+/// after a ratio of two clocks.
 pub(super) fn speedup_cell(rows: &[Row], bench: &str, size: &str, over: &str, of: &str) -> String {
-    match (speedup(rows, bench, size, over, of), last(rows, bench, size, of)) {
-        (Some(s), _) => super::table::ratio(s),
+    match (speedup_on_clock(rows, bench, size, over, of), last(rows, bench, size, of)) {
+        (Some((s, same)), _) => format!("{}{}", super::table::ratio(s), if same { "" } else { MIXED }),
         (None, Some(r)) if r.status != "ok" => r.status.clone(),
         _ => super::table::NONE.to_string(),
     }

@@ -1,0 +1,67 @@
+//! Which rows compare on one clock. A row's `timing` names how it was
+//! timed: `profiling` (the sum of its kernels' OpenCL profiling events, the
+//! Lift rows' and the references'), `cuda-events` (CUDA events around the
+//! kernels: cuBLAS, Halide's CUDA build) or `host` (wall time around the
+//! call and a device synchronisation: CLBlast, Halide's CPU build). The
+//! first two time the device; a host-timed peer is compared with the
+//! host-timed twin of the row beside it (`<variant>@host`, the same runs
+//! timed on the host), where the results file has one.
+
+use super::results::Row;
+
+/// The suffix of a row's host-timed twin (`reference@host`, `all@host`).
+pub const HOST_TWIN: &str = "@host";
+
+/// Whether two `timing` values time the same thing: both the device, or
+/// both the host. An empty or unknown value matches nothing.
+pub fn same_clock(a: &str, b: &str) -> bool {
+    let class = |t: &str| match t {
+        "profiling" | "cuda-events" => Some(true),
+        "host" => Some(false),
+        _ => None,
+    };
+    class(a).is_some() && class(a) == class(b)
+}
+
+/// `variant`'s row on `peer`'s clock: its own row (`find(variant)`), else
+/// its host-timed twin's; the flag says whether the clocks match (a file
+/// without twins compares a host-timed peer with profiling events).
+pub fn on_clock_of<'a>(
+    find: impl Fn(&str) -> Option<&'a Row>,
+    variant: &str,
+    peer: &Row,
+) -> Option<(&'a Row, bool)> {
+    let own = find(variant)?;
+    if same_clock(&own.timing, &peer.timing) {
+        return Some((own, true));
+    }
+    match find(&twin(variant)).filter(|t| same_clock(&t.timing, &peer.timing)) {
+        Some(t) => Some((t, true)),
+        None => Some((own, false)),
+    }
+}
+
+/// The host-timed twin's variant name of `variant`.
+pub fn twin(variant: &str) -> String {
+    format!("{variant}{HOST_TWIN}")
+}
+
+/// Whether `variant` is a host-timed twin.
+pub fn is_twin(variant: &str) -> bool {
+    variant.ends_with(HOST_TWIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_clocks_match_each_other_and_not_the_host() {
+        assert!(same_clock("profiling", "cuda-events"));
+        assert!(same_clock("host", "host"));
+        assert!(!same_clock("profiling", "host"));
+        assert!(!same_clock("", ""));
+        assert_eq!(twin("all"), "all@host");
+        assert!(is_twin("all@host") && !is_twin("explored@nvidia-h100"));
+    }
+}
