@@ -118,7 +118,7 @@ pub(super) fn ordered(present: Vec<String>, known: &[&str]) -> Vec<String> {
     out
 }
 
-/// A benchmark as the papers name it (`mm-amd` -> `MM (AMD)`, `icfp15-md`
+/// A benchmark as the papers name it (`mm-amd` -> `MM (AMD version)`, `icfp15-md`
 /// -> `MD`).
 pub(super) fn display(bench: &str) -> String {
     match bench.strip_prefix("icfp15-") {
