@@ -559,6 +559,27 @@ fn cli_numbers_are_bounded() {
     }
 }
 
+/// Issue 23: a command-line error is one line with exit 2 (clap's usage
+/// block and `--help` hint left out), and names what was expected.
+#[test]
+fn command_line_errors_are_one_line() {
+    let cases: [(&[&str], &str); 3] = [
+        (&["explore", "benchmarks/dot.lift"], "--def <DEF>"),
+        (&["run", "dot", "--runs", "many"], "invalid value 'many' for '--runs <RUNS>'"),
+        (&["frobnicate"], "unrecognized subcommand 'frobnicate'"),
+    ];
+    for (args, what) in cases {
+        let o = lift(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(what), "{args:?}: {err}");
+    }
+    // --help still prints its text and succeeds.
+    let o = lift(&["explore", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
 /// Issue 23: text that is not UTF-8 and a missing `def` are one
 /// positioned line (no device needed).
 #[test]

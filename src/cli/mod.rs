@@ -199,13 +199,25 @@ pub fn main() -> i32 {
     }
 }
 
+/// A command-line error as one line (bad input is one line and a non-zero
+/// exit): clap's message up to its first blank line, the indented lines of
+/// a list (the missing arguments) joined onto it, without its usage and
+/// `--help` hint.
+fn one_line_usage_error(text: &str) -> String {
+    text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect::<Vec<_>>().join(" ")
+}
+
 fn run() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            eprintln!("{}", one_line_usage_error(&e.render().to_string()));
+            return 2;
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            // --help and --version print their text and succeed.
             let _ = e.print();
-            return code;
+            return 0;
         }
     };
     let result = match cli.cmd {
