@@ -62,13 +62,12 @@ fn summary(rows: &[Row]) -> String {
     let ok = rows.iter().filter(|r| r.status == "ok").count();
     format!(
         "{} programs ({ok} validated) on {} at commit {}; Lift timed by {}, PyTorch by {}. \
-         Geometric mean of explored over PyTorch: {mean}; below 0.8x: {} ({}).",
+         Geometric mean of explored over PyTorch: {mean}; below 0.8x: {}.",
         rows.len(),
         devices.join(", "),
         commits.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "),
         rows[0].lift_timing,
         rows.iter().find(|r| !r.peer_timing.is_empty()).map_or(NONE, |r| r.peer_timing.as_str()),
-        below.len(),
-        below.join(", "),
+        if below.is_empty() { "none".to_string() } else { format!("{} ({})", below.len(), below.join(", ")) },
     )
 }
