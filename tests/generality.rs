@@ -69,7 +69,7 @@ fn runs_and_resumes_on_pocl() {
     let rows = generality::run(&o, &device).unwrap();
     assert_eq!(rows.len(), 2);
     for r in &rows {
-        assert_eq!(r.status, "ok", "{r:?}");
+        assert_eq!(r.status, generality::Outcome::Ok, "{r:?}");
         assert!(r.valid > 0 && r.lift_ms.is_some_and(|t| t > 0.0), "{r:?}");
         assert!(r.pct_copy.is_some_and(|p| p > 0.0), "{r:?}");
         assert!(r.message.starts_with("no PyTorch time"), "{r:?}");

@@ -76,7 +76,7 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
         Ok(files) => files.iter().for_each(|f| println!("chart: {}", f.display())),
         Err(e) => eprintln!("warning: no figure: {e}"),
     }
-    let failed = rows.iter().filter(|r| r.status != "ok").count();
+    let failed = rows.iter().filter(|r| r.status != generality::Outcome::Ok).count();
     if failed > 0 {
         return Err(CliError::Failed(format!(
             "{failed} of {} programs found no validated kernel",
@@ -88,7 +88,7 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
 
 fn summary_line(r: &generality::Row) -> String {
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |t| format!("{t:.4} ms"));
-    if r.status != "ok" {
+    if r.status != generality::Outcome::Ok {
         return format!("{:<12} failed: {}", r.program, r.message);
     }
     let limit = r.pct_of_limit().map_or(String::new(), |p| format!(", {p:.0}% of the limit"));

@@ -9,7 +9,7 @@ use super::blas_spec::{BlasCall, BlasSpec};
 use super::clblast::{dim, scalar};
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
-use super::results::Row;
+use super::results::{Row, Status};
 use super::runner::{base_row, error_row, Bench};
 use super::variant::Execution;
 use crate::launch::RunCounts;
@@ -164,7 +164,7 @@ pub(super) fn cublas_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
     };
     let skipped = |msg: String| {
         let mut row = base_row(p, "cublas", rt, opts);
-        row.status = "skipped".into();
+        row.status = Status::Skipped;
         row.timing = "cuda-events".into();
         row.message = msg;
         row

@@ -15,7 +15,7 @@
 
 use super::config::{eval, Config};
 use super::data::{Arrays, HostArray, Sizes};
-use super::results::Row;
+use super::results::{Row, Status};
 use super::runner::{base_row, error_row, Bench};
 use super::variant::{launch_message, level_options, load_program_for_row, pad3, upload_all, Execution};
 use crate::arith::{parse_arith, ArithExpr};
@@ -444,7 +444,7 @@ fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: 
     let file = spec.program_for(slug);
     if !file.is_file() {
         let mut row = base_row(p, &variant, rt, opts);
-        row.status = "skipped".into();
+        row.status = Status::Skipped;
         row.message = format!(
             "no explored program for device `{slug}`: run `lift explore` on this device and commit its best program as {}",
             file.display()
@@ -499,7 +499,7 @@ pub fn portability_csv(rows: &[Row]) -> String {
         for other in rows.iter().filter(|r| {
             r.benchmark == own.benchmark && r.size == own.size && r.variant.starts_with("explored@")
         }) {
-            let ms = |r: &Row| r.median_ms.filter(|_| r.status == "ok");
+            let ms = |r: &Row| r.median_ms.filter(|_| r.status == Status::Ok);
             let speedup = match (ms(own), ms(other)) {
                 (Some(a), Some(b)) if a > 0.0 => format!("{:.3}", b / a),
                 _ => String::new(),

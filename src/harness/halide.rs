@@ -17,7 +17,7 @@
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
 use super::npy::{read_npy, write_npy, NpyArray};
-use super::results::Row;
+use super::results::{Row, Status};
 use super::runner::{base_row, error_row, Bench};
 use super::variant::Execution;
 use serde::Deserialize;
@@ -348,7 +348,7 @@ pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, Strin
         Ok(e) => e,
         Err(msg) => {
             let mut row = base_row(p, "halide", rt, opts);
-            row.status = "skipped".into();
+            row.status = Status::Skipped;
             row.timing = "host".into();
             row.message = msg;
             return row;

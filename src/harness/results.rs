@@ -1,10 +1,73 @@
 //! `results.csv` (columns in `docs/CONFIG.md`): rows are appended and
 //! flushed one at a time so an interrupted run keeps what it finished.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeSet;
+use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// How a run ended: the `status` column of `results.csv`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Ran, and the result was right (or there was nothing to check it against).
+    Ok,
+    /// Ran, but the result was wrong.
+    Failed,
+    /// Did not build or run. A row not yet filled in is one, never `ok`.
+    #[default]
+    Error,
+    /// Not run: a library or a section it needs is missing.
+    Skipped,
+}
+
+impl Status {
+    /// The spelling used in `results.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Failed => "FAILED",
+            Status::Error => "error",
+            Status::Skipped => "skipped",
+        }
+    }
+
+    /// Parses the `results.csv` spelling.
+    pub fn parse(s: &str) -> Option<Status> {
+        Some(match s {
+            "ok" => Status::Ok,
+            "FAILED" => Status::Failed,
+            "error" => Status::Error,
+            "skipped" => Status::Skipped,
+            _ => return None,
+        })
+    }
+
+    /// The complaint about a status that is none of the four.
+    pub fn unknown(s: &str) -> String {
+        format!("unknown status `{s}` (expected ok, FAILED, error or skipped)")
+    }
+}
+
+impl fmt::Display for Status {
+    /// The `results.csv` spelling; widths and alignment apply (`{:<7}`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Status, D::Error> {
+        let s = String::deserialize(d)?;
+        Status::parse(&s).ok_or_else(|| serde::de::Error::custom(Status::unknown(&s)))
+    }
+}
 
 /// One row: a benchmark at one size in one variant. Empty `Option`s are
 /// written as empty cells.
@@ -13,7 +76,7 @@ pub struct Row {
     pub benchmark: String,
     pub size: String,
     pub variant: String,
-    pub status: String,
+    pub status: Status,
     pub median_ms: Option<f64>,
     pub min_ms: Option<f64>,
     pub max_ms: Option<f64>,
@@ -173,7 +236,7 @@ mod tests {
             benchmark: "dot".into(),
             size: "tiny".into(),
             variant: v.into(),
-            status: "ok".into(),
+            status: Status::Ok,
             median_ms: Some(1.5),
             message: "has, comma".into(),
             ..Row::default()
@@ -193,6 +256,29 @@ mod tests {
         drop(w2);
         ResultsWriter::open(&path, false).unwrap();
         assert!(dir.join("results.csv.bak").exists() && !path.exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn status_is_written_and_read_in_the_csv_spelling() {
+        for st in [Status::Ok, Status::Failed, Status::Error, Status::Skipped] {
+            assert_eq!(Status::parse(st.as_str()), Some(st));
+            assert_eq!(format!("[{st:<7}]"), format!("[{:<7}]", st.as_str()));
+        }
+        let dir = std::env::temp_dir().join(format!("lift-results-status-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("results.csv");
+        let mut w = ResultsWriter::open(&path, false).unwrap();
+        let row = Row { benchmark: "dot".into(), status: Status::Failed, ..Row::default() };
+        w.append(&row).unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.lines().nth(1).unwrap().starts_with("dot,,,FAILED,"), "{text}");
+        assert_eq!(read_rows(&path).unwrap(), vec![row]);
+        std::fs::write(&path, text.replace(",FAILED,", ",failed,")).unwrap();
+        let err = read_rows(&path).unwrap_err().to_string();
+        assert!(err.contains("row 2") && err.contains("unknown status `failed`"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -7,7 +7,7 @@ use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
 use super::expected::{interpreter_gold, rust_gold_scaled};
 use super::inputs::{check_fits, make_host_arrays};
-use super::results::{ResultsError, ResultsWriter, Row};
+use super::results::{ResultsError, ResultsWriter, Row, Status};
 use super::roofline::Roofline;
 use super::variant::{run_lift, run_reference, Execution};
 use crate::launch::stats::summarize;
@@ -51,7 +51,7 @@ pub struct RunReport {
 impl RunReport {
     /// Rows that did not end `ok` or `skipped`.
     pub fn failures(&self) -> usize {
-        self.rows.iter().filter(|r| r.status == "FAILED" || r.status == "error").count()
+        self.rows.iter().filter(|r| matches!(r.status, Status::Failed | Status::Error)).count()
     }
 }
 
@@ -229,7 +229,7 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
 
 /// A validated peer row timed on the host.
 fn is_host_timed_peer(row: &Row) -> bool {
-    matches!(row.variant.as_str(), "clblast" | "halide") && row.timing == "host" && row.status == "ok"
+    matches!(row.variant.as_str(), "clblast" | "halide") && row.timing == "host" && row.status == Status::Ok
 }
 
 pub(super) struct Bench<'a> {
@@ -317,7 +317,7 @@ impl Bench<'_> {
             _ => None,
         };
         let row = self.finish_row("reference", &exec, gold.as_ref());
-        let out = if row.status == "ok" {
+        let out = if row.status == Status::Ok {
             Ok(exec.output)
         } else {
             Err(format!("the reference is {}: {}", row.status, row.message))
@@ -347,7 +347,7 @@ impl Bench<'_> {
             Ok(b) => b,
             Err(msg) => {
                 let mut row = base_row(self.p, "clblast", self.rt, self.opts);
-                row.status = "skipped".into();
+                row.status = Status::Skipped;
                 row.timing = "host".into();
                 row.message = msg.clone();
                 return row;
@@ -385,17 +385,17 @@ impl Bench<'_> {
         let v = &self.p.cfg.validation;
         match gold {
             None => {
-                row.status = "ok".into();
+                row.status = Status::Ok;
                 row.message = "not validated: no gold result at this size".into();
             }
             Some(Err(msg)) => {
-                row.status = "error".into();
+                row.status = Status::Error;
                 row.message = format!("no gold result: {msg}");
             }
             Some(Ok(g)) => {
                 let c = compare_scaled(&exec.output, g, self.rust_scale(), v.rtol, v.atol);
                 row.max_rel_error = Some(c.max_rel_error).filter(|x| x.is_finite());
-                row.status = if c.ok { "ok" } else { "FAILED" }.into();
+                row.status = if c.ok { Status::Ok } else { Status::Failed };
                 row.message = c.message;
             }
         }
@@ -464,7 +464,7 @@ pub(super) fn base_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptio
 
 pub(super) fn error_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions, msg: &str) -> Row {
     let mut row = base_row(p, variant, rt, opts);
-    row.status = "error".into();
+    row.status = Status::Error;
     row.message = msg.to_string();
     row
 }
@@ -491,11 +491,14 @@ pub fn summary_table(rows: &[Row]) -> String {
         let reference = rows
             .iter()
             .find(|x| {
-                x.benchmark == r.benchmark && x.size == r.size && x.variant == "reference" && x.status == "ok"
+                x.benchmark == r.benchmark
+                    && x.size == r.size
+                    && x.variant == "reference"
+                    && x.status == Status::Ok
             })
             .and_then(|x| x.median_ms);
-        let speedup = match (reference, r.median_ms, r.status.as_str()) {
-            (Some(a), Some(b), "ok") if b > 0.0 => format!("{:.2}x", a / b),
+        let speedup = match (reference, r.median_ms, r.status) {
+            (Some(a), Some(b), Status::Ok) if b > 0.0 => format!("{:.2}x", a / b),
             _ => "-".into(),
         };
         let f = |x: Option<f64>, p: usize| x.map_or("-".to_string(), |v| format!("{v:.p$}"));

@@ -8,14 +8,14 @@ use super::model::geometric_mean;
 use super::pdf::FontSource;
 use super::stencil_figures::{bar_chart, Group};
 use super::ChartError;
-use crate::harness::generality::Row;
+use crate::harness::generality::{Outcome, Row};
 use std::path::{Path, PathBuf};
 
 /// The figure's SVG: one bar per program with a PyTorch time.
 pub fn generality_svg(rows: &[Row]) -> Result<String, ChartError> {
     let mut groups: Vec<Group> = rows
         .iter()
-        .filter(|r| r.status == "ok")
+        .filter(|r| r.status == Outcome::Ok)
         .map(|r| {
             let limit = r.pct_of_limit().map_or(String::new(), |p| format!(" ({p:.0}%)"));
             Group { label: format!("{}{limit}", r.program), values: vec![r.speedup] }

@@ -17,7 +17,7 @@ use super::model::geometric_mean;
 use super::pdf::FontSource;
 use super::stencil_figures::{bar_chart, Group};
 use super::ChartError;
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 /// The suite's benchmark names carry this prefix; the figures drop it.
 const PREFIX: &str = "icfp15-";
@@ -44,7 +44,7 @@ fn keys(rows: &[Row], keep: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
 fn ok_row<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
     rows.iter()
         .rev()
-        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == "ok")
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == Status::Ok)
 }
 
 /// Reference median over the variant's median, the reference on the
@@ -150,12 +150,12 @@ pub fn render_icfp15_figures_with_fonts(
 mod tests {
     use super::*;
 
-    fn row(b: &str, size: &str, v: &str, status: &str, ms: f64) -> Row {
+    fn row(b: &str, size: &str, v: &str, status: Status, ms: f64) -> Row {
         Row {
             benchmark: b.into(),
             size: size.into(),
             variant: v.into(),
-            status: status.into(),
+            status,
             median_ms: Some(ms),
             device: "Test GPU".into(),
             ..Row::default()
@@ -165,12 +165,12 @@ mod tests {
     #[test]
     fn speedups_use_ok_rows_only_and_the_latest() {
         let rows = vec![
-            row("icfp15-dot", "small", "reference", "ok", 2.0),
-            row("icfp15-dot", "small", "explored", "ok", 4.0),
-            row("icfp15-dot", "small", "explored", "ok", 1.0),
-            row("icfp15-dot", "small", "clblast", "FAILED", 0.5),
-            row("icfp15-md", "small", "reference", "ok", 3.0),
-            row("icfp15-md", "small", "explored", "skipped", 1.0),
+            row("icfp15-dot", "small", "reference", Status::Ok, 2.0),
+            row("icfp15-dot", "small", "explored", Status::Ok, 4.0),
+            row("icfp15-dot", "small", "explored", Status::Ok, 1.0),
+            row("icfp15-dot", "small", "clblast", Status::Failed, 0.5),
+            row("icfp15-md", "small", "reference", Status::Ok, 3.0),
+            row("icfp15-md", "small", "explored", Status::Skipped, 1.0),
         ];
         assert_eq!(speedup(&rows, "icfp15-dot", "small", "explored"), Some(2.0));
         assert_eq!(speedup(&rows, "icfp15-dot", "small", "clblast"), None);

@@ -99,45 +99,7 @@ impl fmt::Display for Variant {
     }
 }
 
-/// How a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    Ok,
-    /// Ran, but the result was wrong.
-    Failed,
-    /// Did not build or run.
-    Error,
-    Skipped,
-}
-
-impl Status {
-    /// The spelling used in `results.csv`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Failed => "FAILED",
-            Status::Error => "error",
-            Status::Skipped => "skipped",
-        }
-    }
-
-    /// Parses the `results.csv` spelling.
-    pub fn parse(s: &str) -> Option<Status> {
-        Some(match s {
-            "ok" => Status::Ok,
-            "FAILED" => Status::Failed,
-            "error" => Status::Error,
-            "skipped" => Status::Skipped,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::harness::results::Status;
 
 /// How the time of a run was taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -341,9 +303,7 @@ fn parse_row(
         )
     })?;
     let status_text = f.required(3)?;
-    let status = Status::parse(status_text).ok_or_else(|| {
-        f.err(3, format!("unknown status `{status_text}` (expected ok, FAILED, error or skipped)"))
-    })?;
+    let status = Status::parse(status_text).ok_or_else(|| f.err(3, Status::unknown(status_text)))?;
     let median_ms = f.float(4)?;
     // A speedup is a ratio of medians: an `ok` row must carry a usable one.
     if status == Status::Ok && !median_ms.is_some_and(|m| m > 0.0) {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::model::geometric_mean;
 use super::pdf::FontSource;
 use super::ChartError;
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 const FONT: &str = "sans-serif";
 const SLOT_PX: f64 = 14.0;
@@ -51,7 +51,7 @@ fn ok_row<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option
     // Results are appended: the last row of a key is the latest run.
     rows.iter()
         .rev()
-        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == "ok")
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == Status::Ok)
 }
 
 fn groups(rows: &[Row], bars: &[String], value: &dyn Fn(&str, &str, &str) -> Option<f64>) -> Vec<Group> {

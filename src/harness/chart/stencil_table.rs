@@ -7,12 +7,12 @@
 //! tiles (its row's note).
 
 use super::model::geometric_mean;
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 fn latest<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
     rows.iter()
         .rev()
-        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == "ok")
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == Status::Ok)
 }
 
 fn num(v: Option<f64>, digits: usize) -> String {

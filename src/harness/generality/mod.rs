@@ -22,7 +22,7 @@ use crate::explore::{self, ExploreOptions};
 use crate::runtime::DeviceInfo;
 use manifest::Entry;
 use peer::PeerTime;
-pub use row::Row;
+pub use row::{Outcome, Row};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

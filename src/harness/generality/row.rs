@@ -6,12 +6,63 @@ use super::manifest::Entry;
 use super::peer::PeerTime;
 use super::{GeneralityError, Options};
 use crate::runtime::DeviceInfo;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The clock of Lift's times: the kernels' OpenCL profiling events.
 pub const LIFT_TIMING: &str = "opencl-events";
+
+/// A program's outcome: the `status` column of `results-generality.csv`.
+/// Spelled `ok` and `failed` (the harness's `results.csv` says `FAILED`
+/// and tells errors apart: [`crate::harness::results::Status`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// A validated best.
+    Ok,
+    /// No validated kernel; the row's `message` says why.
+    Failed,
+}
+
+impl Outcome {
+    /// The spelling used in `results-generality.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Failed => "failed",
+        }
+    }
+
+    /// Parses the `results-generality.csv` spelling.
+    pub fn parse(s: &str) -> Option<Outcome> {
+        match s {
+            "ok" => Some(Outcome::Ok),
+            "failed" => Some(Outcome::Failed),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Outcome {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Outcome, D::Error> {
+        let s = String::deserialize(d)?;
+        Outcome::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown status `{s}` (expected ok or failed)")))
+    }
+}
 
 /// A program's outcome on one device.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -24,7 +75,7 @@ pub struct Row {
     pub commit: String,
     pub date: String,
     /// `ok` (a validated best) or `failed` (see `message`).
-    pub status: String,
+    pub status: Outcome,
     /// Median of the best candidate's kernels (its derived second stage
     /// included), on [`LIFT_TIMING`].
     pub lift_ms: Option<f64>,
@@ -76,7 +127,7 @@ impl Row {
             device: d.name.clone(),
             commit: o.commit.clone(),
             date: o.date.clone(),
-            status: "failed".into(),
+            status: Outcome::Failed,
             lift_ms: None,
             lift_timing: LIFT_TIMING.into(),
             naive_ms: None,
@@ -101,13 +152,13 @@ impl Row {
     }
 
     pub(super) fn failed(mut self, why: String) -> Row {
-        self.status = "failed".into();
+        self.status = Outcome::Failed;
         self.message = join(&why, &self.message);
         self
     }
 
     pub(super) fn set_best(&mut self, ms: f64, candidate: usize, params: &str) {
-        self.status = "ok".into();
+        self.status = Outcome::Ok;
         self.lift_ms = Some(ms);
         self.candidate = Some(candidate);
         self.params = params.to_string();
@@ -183,7 +234,7 @@ impl Writer {
         let lock = crate::outfile::lock_beside(path)?;
         crate::outfile::not_a_link(path).map_err(|e| err(e.to_string()))?;
         let kept: Vec<Row> = if resume && path.exists() {
-            read(path).map_err(err)?.into_iter().filter(|r| r.status == "ok").collect()
+            read(path).map_err(err)?.into_iter().filter(|r| r.status == Outcome::Ok).collect()
         } else {
             Vec::new()
         };
@@ -277,7 +328,7 @@ mod tests {
             device: "d".into(),
             commit: "x".into(),
             date: "t".into(),
-            status: "ok".into(),
+            status: Outcome::Ok,
             lift_ms: Some(1.0),
             lift_timing: LIFT_TIMING.into(),
             naive_ms: None,

@@ -6,6 +6,7 @@ use std::path::Path;
 use super::rows::{first_seen, Provenance};
 use super::table::{Table, NONE};
 use super::{cgo17, cgo18, icfp15, ReportError, Sources};
+use crate::harness::results::Status;
 
 /// Every block kind, with what its path names.
 pub const KINDS: [(&str, &str); 8] = [
@@ -69,7 +70,7 @@ fn runs(sources: &mut Sources, dir: &Path) -> Result<String, ReportError> {
         t.push(vec![
             format!("`{name}`"),
             rows.len().to_string(),
-            rows.iter().filter(|r| r.status == "ok").count().to_string(),
+            rows.iter().filter(|r| r.status == Status::Ok).count().to_string(),
             commits.join(", "),
             prov.devices.iter().cloned().collect::<Vec<_>>().join(", "),
             drivers.join(", "),

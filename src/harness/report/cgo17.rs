@@ -9,7 +9,7 @@ use super::rows::{self, display, first_seen, last, ok_ms, ordered, speedup, spee
 use super::table::{self, Table, NONE};
 use super::{ReportError, Sources};
 use crate::harness::chart::geometric_mean;
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 /// Table 1's benchmarks in the paper's order, in its two halves.
 pub(super) const TABLE1_HALVES: [&[&str]; 2] = [
@@ -126,7 +126,7 @@ fn levels_line(rows: &[Row], sizes: &[String]) -> String {
         .collect();
     let largest = rows
         .iter()
-        .filter(|r| r.status == "ok" && LEVELS[..3].contains(&r.variant.as_str()))
+        .filter(|r| r.status == Status::Ok && LEVELS[..3].contains(&r.variant.as_str()))
         .filter_map(|r| r.kernel_bytes.map(|b| (b, r)))
         .max_by_key(|(b, _)| *b);
     let largest = largest.map_or(NONE.to_string(), |(b, r)| {
@@ -159,7 +159,7 @@ pub(super) fn derived(sources: &mut Sources, csv: &Path) -> Result<String, Repor
             row.iter().for_each(|x| prov.add(x));
             match (ok_ms(row), row) {
                 (Some(m), _) => table::ms(m),
-                (None, Some(x)) => x.status.clone(),
+                (None, Some(x)) => x.status.to_string(),
                 (None, None) => NONE.to_string(),
             }
         };
@@ -188,7 +188,7 @@ pub(super) fn times(sources: &mut Sources, csv: &Path) -> Result<String, ReportE
         prov.add(r);
         let ms = match ok_ms(Some(r)) {
             Some(m) => table::ms(m),
-            None => r.status.clone(),
+            None => r.status.to_string(),
         };
         let over = |base: &str| speedup_cell(&rows, &r.benchmark, &r.size, base, &r.variant);
         t.push(vec![

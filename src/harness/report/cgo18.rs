@@ -9,19 +9,19 @@ use super::cgo17::mean_and_lowest;
 use super::rows::{self, display, first_seen, last, ordered, Provenance};
 use super::table::{self, Table, NONE};
 use super::{ReportError, Sources};
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 const LIFT_VARIANTS: [&str; 4] = ["lift-naive", "lift-tiled", "lift-slideseq", "lift-tuned"];
 
 /// A validated row's GElements/s.
 fn gelems(row: Option<&Row>) -> Option<f64> {
-    row.filter(|r| r.status == "ok").and_then(|r| r.gelems).filter(|g| *g > 0.0)
+    row.filter(|r| r.status == Status::Ok).and_then(|r| r.gelems).filter(|g| *g > 0.0)
 }
 
 fn cell(row: Option<&Row>) -> String {
     match (gelems(row), row) {
         (Some(g), _) => table::gelems(g),
-        (None, Some(r)) if r.status != "ok" => r.status.clone(),
+        (None, Some(r)) if r.status != Status::Ok => r.status.to_string(),
         _ => NONE.to_string(),
     }
 }
@@ -98,7 +98,7 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
         let mut line = vec![display(b), s.clone(), cell(last(&rows, b, s, "reference"))];
         line.extend(lifts.iter().map(|v| cell(last(&rows, b, s, v))));
         let frac =
-            last(&rows, b, s, "lift-tuned").filter(|r| r.status == "ok").and_then(|r| r.frac_bandwidth);
+            last(&rows, b, s, "lift-tuned").filter(|r| r.status == Status::Ok).and_then(|r| r.frac_bandwidth);
         line.extend([cell(last(&rows, b, s, "halide")), ratio_cell(bh), table::opt(frac, table::fraction)]);
         t.push(line);
     }
@@ -130,7 +130,7 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
 /// Of the benchmarks of `rows` (one program's rows), how many programs
 /// tile, and how many benchmarks there are.
 pub(super) fn tiling_counts(rows: &[&Row]) -> (usize, usize) {
-    let ok: Vec<&Row> = rows.iter().copied().filter(|r| r.status == "ok").collect();
+    let ok: Vec<&Row> = rows.iter().copied().filter(|r| r.status == Status::Ok).collect();
     let benches = first_seen(ok.iter().map(|r| r.benchmark.as_str()));
     let tiled =
         benches.iter().filter(|b| ok.iter().any(|r| &r.benchmark == *b && tiles(r) == Some(true))).count();

@@ -11,7 +11,7 @@ use super::rows::{self, display, fastest, matches, ok_ms, Provenance};
 use super::table::{self, NONE};
 use super::{ReportError, Sources};
 use crate::harness::chart::geometric_mean;
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -145,7 +145,7 @@ pub(super) fn evaluate(sources: &mut Sources, m: &Measure) -> Result<(String, Pr
         Quantity::Tiled => {
             let rows = sources.results(&m.csv)?;
             let kept: Vec<&Row> = rows.iter().filter(|r| matches(&m.of, &r.variant)).collect();
-            kept.iter().filter(|r| r.status == "ok").for_each(|r| prov.add(r));
+            kept.iter().filter(|r| r.status == Status::Ok).for_each(|r| prov.add(r));
             let (tiled, of) = super::cgo18::tiling_counts(&kept);
             if of == 0 {
                 return Err(no_rows(m));
@@ -220,7 +220,7 @@ fn run_items(rows: &[Row], m: &Measure, prov: &mut Provenance) -> Vec<Item> {
             for r in rows.iter().filter(|r| r.benchmark == b && r.size == s && matches(&m.of, &r.variant)) {
                 if let (Some(bytes), true) = (r.kernel_bytes, rows::last(rows, &b, &s, &r.variant) == Some(r))
                 {
-                    if r.status == "ok" {
+                    if r.status == Status::Ok {
                         prov.add(r);
                         items.push(item(bytes as f64, &r.variant));
                     }

@@ -7,7 +7,7 @@ use super::rows::first_seen;
 use super::table::{ms, opt, times, Table, NONE};
 use super::ReportError;
 use crate::harness::chart::geometric_mean;
-use crate::harness::generality::{row, Row};
+use crate::harness::generality::{row, Outcome, Row};
 use std::path::Path;
 
 pub(super) fn table(root: &Path, rel: &Path) -> Result<String, ReportError> {
@@ -33,7 +33,8 @@ pub(super) fn table(root: &Path, rel: &Path) -> Result<String, ReportError> {
             (Some(c), _) => format!("{c:.0}% copy"),
             _ => NONE.to_string(),
         };
-        let explored = if r.status == "ok" { opt(r.lift_ms, ms) } else { format!("failed: {}", r.message) };
+        let explored =
+            if r.status == Outcome::Ok { opt(r.lift_ms, ms) } else { format!("failed: {}", r.message) };
         t.push(vec![
             format!("`{}`", r.program),
             r.class.clone(),
@@ -59,7 +60,7 @@ fn summary(rows: &[Row]) -> String {
         .collect();
     let commits = first_seen(rows.iter().map(|r| r.commit.as_str()));
     let devices = first_seen(rows.iter().map(|r| r.device.as_str()));
-    let ok = rows.iter().filter(|r| r.status == "ok").count();
+    let ok = rows.iter().filter(|r| r.status == Outcome::Ok).count();
     format!(
         "{} programs ({ok} validated) on {} at commit {}; Lift timed by {}, PyTorch by {}. \
          Geometric mean of explored over PyTorch: {mean}; below 0.8x: {}.",

@@ -8,7 +8,7 @@ use super::cgo17::mean_and_lowest;
 use super::rows::{self, display, first_seen, ordered, speedup_cell, Provenance};
 use super::table::{self, Table};
 use super::{ReportError, Sources};
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 const ORDER: [&str; 6] =
     ["icfp15-scal", "icfp15-asum", "icfp15-dot", "icfp15-gemv", "icfp15-blackscholes", "icfp15-md"];
@@ -86,8 +86,8 @@ struct Portability {
     other_ms: Option<f64>,
     own_speedup: Option<f64>,
     same_derivation: String,
-    own_status: String,
-    other_status: String,
+    own_status: Status,
+    other_status: Status,
 }
 
 /// `portability FILE`: each device's own program against the other
@@ -106,8 +106,8 @@ pub(super) fn portability(sources: &mut Sources, csv: &Path) -> Result<String, R
         "own speedup",
         "same derivation",
     ]);
-    let ms = |v: Option<f64>, status: &str| {
-        if status == "ok" {
+    let ms = |v: Option<f64>, status: Status| {
+        if status == Status::Ok {
             table::opt(v, table::ms)
         } else {
             status.to_string()
@@ -122,9 +122,9 @@ pub(super) fn portability(sources: &mut Sources, csv: &Path) -> Result<String, R
         t.push(vec![
             display(&r.benchmark),
             r.size.clone(),
-            ms(r.own_ms, &r.own_status),
+            ms(r.own_ms, r.own_status),
             r.other_device.clone(),
-            ms(r.other_ms, &r.other_status),
+            ms(r.other_ms, r.other_status),
             table::opt(r.own_speedup, table::times),
             same.to_string(),
         ]);

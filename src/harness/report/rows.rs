@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::harness::clock::{self, is_twin};
-use crate::harness::results::Row;
+use crate::harness::results::{Row, Status};
 
 /// The last row of a benchmark, size and variant: rows are appended, so it
 /// is the latest run.
@@ -14,7 +14,7 @@ pub(super) fn last<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) 
 
 /// The median of a row that validated.
 pub(super) fn ok_ms(row: Option<&Row>) -> Option<f64> {
-    row.filter(|r| r.status == "ok").and_then(|r| r.median_ms).filter(|m| *m > 0.0)
+    row.filter(|r| r.status == Status::Ok).and_then(|r| r.median_ms).filter(|m| *m > 0.0)
 }
 
 /// Whether `variant` is one of `patterns`: a name, or a prefix ending in `*`
@@ -94,7 +94,7 @@ pub(super) fn mixed_note(text: &str) -> String {
 pub(super) fn speedup_cell(rows: &[Row], bench: &str, size: &str, over: &str, of: &str) -> String {
     match (speedup_on_clock(rows, bench, size, over, of), last(rows, bench, size, of)) {
         (Some((s, same)), _) => format!("{}{}", super::table::ratio(s), if same { "" } else { MIXED }),
-        (None, Some(r)) if r.status != "ok" => r.status.clone(),
+        (None, Some(r)) if r.status != Status::Ok => r.status.to_string(),
         _ => super::table::NONE.to_string(),
     }
 }
@@ -191,7 +191,7 @@ fn clock_name(timing: &str) -> String {
 
 /// `N rows, all ok` or `N rows, K ok`.
 pub(super) fn counted(rows: &[&Row]) -> String {
-    let ok = rows.iter().filter(|r| r.status == "ok").count();
+    let ok = rows.iter().filter(|r| r.status == Status::Ok).count();
     if ok == rows.len() {
         format!("{} rows, all ok", rows.len())
     } else {
