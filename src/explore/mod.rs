@@ -294,6 +294,38 @@ fn params_text(s: &Shape, values: &[i64]) -> String {
     s.slots.iter().zip(values).map(|(s, v)| format!("{}={v}", s.name)).collect::<Vec<_>>().join(" ")
 }
 
+/// The local size a candidate is launched with: its `local` slot where it
+/// has one (0: the driver's choice), else the stencil or row shape's.
+fn local_size(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
+    shape
+        .slots
+        .iter()
+        .position(|s| s.name == "local")
+        .map(|i| values[i])
+        .filter(|&l| l > 0)
+        .map(|l| [l, 1, 1])
+        .or_else(|| stencil::local_of(shape, values))
+        .or_else(|| rows::local_of(shape, values))
+}
+
+/// The cache key of a candidate: its def up to renaming, its user
+/// functions and its local size (the same program is measured once).
+fn program_hash(program: &Program, def: &str, local: Option<[i64; 3]>) -> Option<String> {
+    let d = program.def(def)?;
+    let ufs: String =
+        program.user_funs.iter().map(|u| format!("{}({:?}){};", u.name, u.params, u.body_text)).collect();
+    Some(fnv_hex(&format!("{}|{ufs}|local={local:?}", canonical_def(program, d))))
+}
+
+/// How one candidate ended, and whether this run measured it.
+struct Judged {
+    status: String,
+    median: Option<f64>,
+    message: String,
+    valid_sizes: String,
+    measured: bool,
+}
+
 /// One device's search.
 struct Worker<'a> {
     plan: &'a Plan,
@@ -305,30 +337,30 @@ struct Worker<'a> {
 }
 
 impl Worker<'_> {
-    fn run(&self, info: DeviceInfo) -> Result<DeviceResult, ExploreError> {
-        let opts = self.opts;
-        let device = info.name.clone();
-        let slug = info.slug();
-        let (max_wg, units) = (info.max_work_group, info.compute_units);
-        let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
-        let oracle = match &opts.reference {
+    /// What candidates are validated against: the interpreter, or the
+    /// benchmark config's reference (`--config`).
+    fn oracle(&self) -> crate::validate::Oracle<'_> {
+        match &self.opts.reference {
             None => crate::validate::Oracle::Interpreter,
             Some(r) => crate::validate::Oracle::Reference(r.as_ref()),
-        };
-        let inputs =
-            oracle.inputs(self.original, &opts.def, &opts.sizes, opts.seed).map_err(ExploreError::Runtime)?;
-        let then = opts
-            .then
-            .iter()
-            .map(|d| measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut bench = Bench {
-            rt: &rt,
+        }
+    }
+
+    /// The evaluation of this search's candidates on `rt`.
+    fn bench<'b>(
+        &'b self,
+        rt: &'b Runtime,
+        inputs: &'b crate::types::Arrays,
+        then: &'b [measure::Finisher],
+    ) -> Bench<'b> {
+        let opts = self.opts;
+        Bench {
+            rt,
             original: self.original,
             def: &opts.def,
             sizes: &opts.sizes,
-            inputs: &inputs,
-            oracle,
+            inputs,
+            oracle: self.oracle(),
             seed: opts.seed,
             warmup: opts.warmup,
             runs: opts.runs,
@@ -340,9 +372,27 @@ impl Worker<'_> {
             once_over_ms: (opts.budget.as_secs_f64() * 10.0).max(MIN_ONCE_OVER_MS),
             golds: Default::default(),
             whole: Default::default(),
-            then: &then,
+            then,
             validation_floor: validation_floor(self.plan.stencil, &opts.sizes),
-        };
+        }
+    }
+
+    fn run(&self, info: DeviceInfo) -> Result<DeviceResult, ExploreError> {
+        let opts = self.opts;
+        let device = info.name.clone();
+        let slug = info.slug();
+        let (max_wg, units) = (info.max_work_group, info.compute_units);
+        let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
+        let inputs = self
+            .oracle()
+            .inputs(self.original, &opts.def, &opts.sizes, opts.seed)
+            .map_err(ExploreError::Runtime)?;
+        let then = opts
+            .then
+            .iter()
+            .map(|d| measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut bench = self.bench(&rt, &inputs, &then);
         let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units);
         let naive =
             Point { shape: 0, values: spaces.first().map(|s| s.defaults.clone()).unwrap_or_default() };
@@ -375,86 +425,41 @@ impl Worker<'_> {
                     return None;
                 }
                 count.set(count.get() + 1);
-                let local = shape
-                    .slots
-                    .iter()
-                    .position(|s| s.name == "local")
-                    .map(|i| p.values[i])
-                    .filter(|&l| l > 0)
-                    .map(|l| [l, 1, 1])
-                    .or_else(|| stencil::local_of(shape, &p.values))
-                    .or_else(|| rows::local_of(shape, &p.values));
-                let d = inst.program.def(&opts.def)?;
-                let ufs: String = inst
-                    .program
-                    .user_funs
-                    .iter()
-                    .map(|u| format!("{}({:?}){};", u.name, u.params, u.body_text))
-                    .collect();
-                let hash = fnv_hex(&format!("{}|{ufs}|local={local:?}", canonical_def(&inst.program, d)));
+                let local = local_size(shape, &p.values);
+                let hash = program_hash(&inst.program, &opts.def, local)?;
                 let params = params_text(shape, &p.values);
                 let derivation = inst.derivation.join(" ; ");
                 let id = (device.clone(), derivation.clone(), params.clone());
-                let (cached, mut measured) = {
-                    let log = self.log.lock().ok()?;
-                    let c = log.cached(&hash, &device, &size_key).cloned();
-                    let now = c.as_ref().is_some_and(|r| log.measured_now(r));
-                    (c, now)
-                };
-                let (status, median, message, valid_sizes) = match cached {
-                    Some(r) => (
-                        r.status.clone(),
-                        r.median_ms,
-                        format!("same program as candidate {} (cached)", r.candidate),
-                        r.valid_sizes,
-                    ),
-                    None => {
-                        measured = true;
-                        res.measured += 1;
-                        bench.cutoff_ms = res.best.as_ref().map(|b| b.median_ms);
-                        bench.left_ms =
-                            self.deadline.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
-                        let o = bench.evaluate(&inst.program, &inst.constraints, local);
-                        (o.status.as_str().to_string(), o.median_ms, o.message, sizes_text(&o.valid_sizes))
-                    }
-                };
+                let Judged { status, median, message, valid_sizes, measured } =
+                    self.judge(&mut bench, &mut res, &inst, local, &hash, &size_key)?;
                 let ok = Status::parse(&status) == Some(Status::Ok);
-                let candidate;
-                {
-                    let mut log = self.log.lock().ok()?;
-                    if let Some(c) = log.previous_candidate(&id) {
-                        candidate = c;
-                    } else {
-                        let row = Row {
-                            candidate: 0,
-                            device: device.clone(),
-                            hash: hash.clone(),
-                            shape: p.shape,
-                            status,
-                            median_ms: median,
-                            params: params.clone(),
-                            derivation,
-                            sizes: size_key.clone(),
-                            valid_sizes,
-                            message,
-                        };
-                        match log.append(row) {
-                            Ok(r) => candidate = r.candidate,
-                            Err(e) => {
-                                failure = Some(e.into());
-                                return None;
-                            }
-                        }
+                let row = Row {
+                    candidate: 0,
+                    device: device.clone(),
+                    hash: hash.clone(),
+                    shape: p.shape,
+                    status,
+                    median_ms: median,
+                    params: params.clone(),
+                    derivation,
+                    sizes: size_key.clone(),
+                    valid_sizes,
+                    message,
+                };
+                let candidate = match self.record(&id, row) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        failure = Some(e);
+                        return None;
                     }
-                }
+                };
                 res.tried += 1;
                 let t = median.filter(|_| ok)?;
                 res.valid += 1;
                 if *p == naive && measured {
                     res.naive_ms = Some(t);
                 }
-                let beats = |b: &Option<Best>| b.as_ref().is_none_or(|b| t < b.median_ms);
-                if beats(&res.best) || !measured {
+                if res.best.as_ref().is_none_or(|b| t < b.median_ms) || !measured {
                     let entry = Best {
                         median_ms: t,
                         candidate,
@@ -467,23 +472,9 @@ impl Worker<'_> {
                         evaluated: inst.program.clone(),
                         constraints: inst.constraints.clone(),
                     };
-                    if measured {
-                        res.best = Some(entry);
-                    } else {
-                        pending.push(entry);
-                        if pending.len() > 2 * MAX_RETIMED {
-                            pending.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
-                            pending.truncate(MAX_RETIMED);
-                        }
-                    }
+                    keep_best(&mut res, &mut pending, entry);
                 }
-                self.bar.set_position(self.elapsed_secs());
-                self.bar.set_message(format!(
-                    "tried {} valid {} best {}",
-                    res.tried,
-                    res.valid,
-                    res.best.as_ref().map_or("-".into(), |b| format!("{:.4} ms", b.median_ms))
-                ));
+                self.show(&res);
                 Some(t)
             };
             let stop = || {
@@ -500,6 +491,66 @@ impl Worker<'_> {
         confirm(&mut bench, &mut res, pending);
         self.bar.finish();
         Ok(res)
+    }
+
+    /// A candidate's status and time: from the log where the same program
+    /// was measured at these sizes on this device, else measured now (its
+    /// early stops set from the best so far and the budget left).
+    fn judge(
+        &self,
+        bench: &mut Bench,
+        res: &mut DeviceResult,
+        inst: &space::Instance,
+        local: Option<[i64; 3]>,
+        hash: &str,
+        size_key: &str,
+    ) -> Option<Judged> {
+        let (cached, measured_now) = {
+            let log = self.log.lock().ok()?;
+            let c = log.cached(hash, &res.device, size_key).cloned();
+            let now = c.as_ref().is_some_and(|r| log.measured_now(r));
+            (c, now)
+        };
+        if let Some(r) = cached {
+            return Some(Judged {
+                status: r.status.clone(),
+                median: r.median_ms,
+                message: format!("same program as candidate {} (cached)", r.candidate),
+                valid_sizes: r.valid_sizes,
+                measured: measured_now,
+            });
+        }
+        res.measured += 1;
+        bench.cutoff_ms = res.best.as_ref().map(|b| b.median_ms);
+        bench.left_ms = self.deadline.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
+        let o = bench.evaluate(&inst.program, &inst.constraints, local);
+        Some(Judged {
+            status: o.status.as_str().to_string(),
+            median: o.median_ms,
+            message: o.message,
+            valid_sizes: sizes_text(&o.valid_sizes),
+            measured: true,
+        })
+    }
+
+    /// The candidate number of a logged point: the earlier run's, where
+    /// `--resume` found the same (device, derivation, parameters), else
+    /// the number `row` gets when appended to the log.
+    fn record(&self, id: &(String, String, String), row: Row) -> Result<usize, ExploreError> {
+        let mut log = self.log.lock().map_err(|_| {
+            ExploreError::Runtime("internal: another device's worker panicked holding the log".into())
+        })?;
+        if let Some(c) = log.previous_candidate(id) {
+            return Ok(c);
+        }
+        Ok(log.append(row)?.candidate)
+    }
+
+    /// The progress bar: time spent, candidates, the best so far.
+    fn show(&self, res: &DeviceResult) {
+        self.bar.set_position(self.elapsed_secs());
+        let best = res.best.as_ref().map_or("-".into(), |b| format!("{:.4} ms", b.median_ms));
+        self.bar.set_message(format!("tried {} valid {} best {best}", res.tried, res.valid));
     }
 
     fn elapsed_secs(&self) -> u64 {
@@ -548,6 +599,21 @@ const MIN_VALIDATION_FLOOR: i64 = 17;
 
 /// Runs shorter than this are always repeated, whatever the budget.
 const MIN_ONCE_OVER_MS: f64 = 20.0;
+
+/// A candidate faster than the best so far: the best, where this run
+/// measured it; else one of the logged times to measure again before one
+/// is written (`confirm`), the fastest `MAX_RETIMED` kept.
+fn keep_best(res: &mut DeviceResult, pending: &mut Vec<Best>, entry: Best) {
+    if entry.measured {
+        res.best = Some(entry);
+        return;
+    }
+    pending.push(entry);
+    if pending.len() > 2 * MAX_RETIMED {
+        pending.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
+        pending.truncate(MAX_RETIMED);
+    }
+}
 
 /// Logged candidates measured again at most, per device, before the best
 /// is written (`confirm`).
