@@ -133,6 +133,12 @@ table1:
   note: Lines of code.
 "#;
 
+/// `reports/tiny/results.csv` holding `rows` under the header.
+fn write_rows(root: &Path, rows: &[String]) {
+    std::fs::write(root.join("reports/tiny/results.csv"), format!("{HEADER}\n{}\n", rows.join("\n")))
+        .unwrap();
+}
+
 /// A root with a README holding one block, a tiny results file, claims and
 /// a Table 1.
 fn tiny_root(name: &str, readme: &str) -> PathBuf {
@@ -145,8 +151,7 @@ fn tiny_root(name: &str, readme: &str) -> PathBuf {
         row("gemv", "small", "all", "ok", 2.0, "profiling"),
         row("gemv", "small", "clblast", "FAILED", 0.5, "host"),
     ];
-    std::fs::write(root.join("reports/tiny/results.csv"), format!("{HEADER}\n{}\n", rows.join("\n")))
-        .unwrap();
+    write_rows(&root, &rows);
     std::fs::write(root.join("reports/paper-claims.yaml"), CLAIMS).unwrap();
     std::fs::write(
         root.join("reports/table1.csv"),
@@ -238,8 +243,7 @@ fn a_host_timed_peer_is_compared_on_the_host_clock() {
         row("atax", "small", "all", "ok", 0.5, "profiling"),
         row("atax", "small", "clblast", "ok", 2.0, "host"),
     ];
-    std::fs::write(root.join("reports/tiny/results.csv"), format!("{HEADER}\n{}\n", rows.join("\n")))
-        .unwrap();
+    write_rows(&root, &rows);
     let text = generate(&root).unwrap()[0].generated.clone();
     // GEMV: the host-timed reference (3.0) over CLBlast (2.0); ATAX: the
     // profiling-timed reference, marked.

@@ -378,9 +378,7 @@ fn load_program(path: &str) -> lift::ir::Program {
     lift::parse::parse_program(&lift::ir::SourceFile::new(path, text)).unwrap()
 }
 
-fn sizes(list: &[(&str, i64)]) -> std::collections::BTreeMap<String, i64> {
-    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-}
+use lift::types::sizes_of as sizes;
 
 /// The stencil space (`src/explore/stencil.rs`): one output per work-item,
 /// k outputs per work-item, overlapped tiling by the rule (rows and

@@ -25,7 +25,7 @@ pub fn joined_products(program: &Program, def: &str, sizes: &Sizes) -> Option<Pr
         Some(b) => b,
         // A batch of products: `map(\(x, y) -> PRODUCT) $ zip(a, b)`.
         None => {
-            let (lam, _) = map_lambda(&d.body)?;
+            let lam = map_lambda(&d.body)?;
             let inner = joined(&mut gen, &types, &lam.body)?;
             with_lambda_body(&d.body, inner)?
         }
@@ -44,7 +44,7 @@ pub fn joined_products(program: &Program, def: &str, sizes: &Sizes) -> Option<Pr
 /// `e = map(\r -> m) $ X` with `m` a map of one-element arrays: `e` with
 /// `m` joined.
 fn joined(gen: &mut IdGen, types: &crate::passes::typecheck::Types, e: &Expr) -> Option<Expr> {
-    let (lam, _) = map_lambda(e)?;
+    let lam = map_lambda(e)?;
     let inner = &lam.body;
     let ExprKind::Call(m, _) = &inner.kind else { return None };
     if !matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })) {
@@ -60,12 +60,12 @@ fn joined(gen: &mut IdGen, types: &crate::passes::typecheck::Types, e: &Expr) ->
     with_lambda_body(e, j)
 }
 
-/// The lambda of `map(\x -> ...) $ X` and the map's arguments.
-fn map_lambda(e: &Expr) -> Option<(&crate::ir::Lambda, &Vec<Expr>)> {
-    let ExprKind::Call(outer, args) = &e.kind else { return None };
+/// The lambda of `map(\x -> ...) $ X`.
+fn map_lambda(e: &Expr) -> Option<&crate::ir::Lambda> {
+    let ExprKind::Call(outer, _) = &e.kind else { return None };
     let FunKind::Pattern(Pattern::Map { f, .. }) = &outer.kind else { return None };
     let FunKind::Lambda(lam) = &f.kind else { return None };
-    Some((lam, args))
+    Some(lam)
 }
 
 /// `map(\x -> body) $ X` (the same ids) with another body.

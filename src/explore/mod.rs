@@ -797,9 +797,7 @@ pub fn explore(
 mod tests {
     use super::*;
 
-    fn sizes(v: &[(&str, i64)]) -> Sizes {
-        v.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-    }
+    use crate::types::sizes_of as sizes;
 
     #[test]
     fn validation_floors_keep_the_points_near_a_million() {

@@ -215,7 +215,18 @@ mod tests {
     }
 
     fn trace(seed: u64, limit: usize) -> Vec<Point> {
-        let mut t = Tuner::new(spaces(), vec![0, 1, 2], seed);
+        trace_with(spaces(), seed, limit, cost)
+    }
+
+    /// The points a search over `spaces` (first phase in their order,
+    /// no share) measures, `limit` at most, with fake times `cost`.
+    fn trace_with(
+        spaces: Vec<ShapeSpace>,
+        seed: u64,
+        limit: usize,
+        cost: fn(&Point) -> Measure,
+    ) -> Vec<Point> {
+        let mut t = Tuner::new(spaces.clone(), (0..spaces.len()).collect(), seed);
         let mut seen = Vec::new();
         let count = std::cell::Cell::new(0);
         t.run(
@@ -310,18 +321,8 @@ mod tests {
         // Shapes 1 and 2 are 10 times slower than shape 0: the first round
         // of halving searches shape 0's neighbours only.
         let dom = || ShapeSpace { domains: vec![vec![1, 2, 3, 4, 5, 6, 7, 8]], defaults: vec![1] };
-        let mut t = Tuner::new(vec![dom(), dom(), dom()], vec![0, 1, 2], 9);
-        let mut seen = Vec::new();
-        let count = std::cell::Cell::new(0);
-        t.run(
-            &mut |p| {
-                seen.push(p.clone());
-                count.set(count.get() + 1);
-                Some(if p.shape == 0 { 1.0 } else { 10.0 })
-            },
-            &|| count.get() >= 5,
-            &|| false,
-        );
+        let seen =
+            trace_with(vec![dom(), dom(), dom()], 9, 5, |p| Some(if p.shape == 0 { 1.0 } else { 10.0 }));
         assert!(seen[3..].iter().all(|p| p.shape == 0), "{seen:?}");
     }
 }

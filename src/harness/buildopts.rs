@@ -90,9 +90,7 @@ pub fn reference_build(
 mod tests {
     use super::*;
 
-    fn sizes(pairs: &[(&str, i64)]) -> Sizes {
-        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-    }
+    use crate::types::sizes_of as sizes;
 
     #[test]
     fn placeholders_are_expanded_per_preset() {

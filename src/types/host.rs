@@ -8,6 +8,11 @@ use std::collections::BTreeMap;
 /// compiling, launching, validating, the search and the harness share.
 pub type Sizes = BTreeMap<String, i64>;
 
+/// Sizes from `(name, value)` pairs (`sizes_of(&[("N", 4096)])`).
+pub fn sizes_of(pairs: &[(&str, i64)]) -> Sizes {
+    pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+}
+
 /// Named host arrays (inputs, outputs, scalars as one-element arrays).
 pub type Arrays = BTreeMap<String, HostArray>;
 

@@ -7,7 +7,7 @@
 
 mod host;
 
-pub use host::{check_host_bytes, host_cap_bytes, Arrays, HostArray, HostMemError, Sizes};
+pub use host::{check_host_bytes, host_cap_bytes, sizes_of, Arrays, HostArray, HostMemError, Sizes};
 
 use crate::arith::ArithExpr;
 use std::fmt;

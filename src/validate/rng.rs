@@ -2,6 +2,7 @@
 
 /// SplitMix64: tiny, fast, and good enough for benchmark data; written here
 /// so the inputs stay identical across platforms and crate versions.
+#[derive(Clone, Debug)]
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {

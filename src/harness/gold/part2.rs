@@ -121,9 +121,7 @@ fn convolution(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
 mod tests {
     use super::*;
 
-    fn sizes(pairs: &[(&str, i64)]) -> Sizes {
-        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
-    }
+    use crate::types::sizes_of as sizes;
 
     fn arrays(pairs: &[(&str, Vec<f32>)]) -> Arrays {
         pairs.iter().map(|(k, v)| (k.to_string(), HostArray::F32(v.clone()))).collect()

@@ -13,22 +13,18 @@ pub mod gen;
 pub mod mutate;
 pub mod watchdog;
 
-/// SplitMix64: small, seedable, deterministic; every run with one seed
-/// tries the same inputs.
+/// The library's SplitMix64 (`lift::validate::SplitMix64`): small,
+/// seedable, deterministic; every run with one seed tries the same inputs.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(lift::validate::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(lift::validate::SplitMix64::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).

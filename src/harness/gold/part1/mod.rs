@@ -112,11 +112,9 @@ pub(crate) fn output(name: &str, data: HostArray) -> Arrays {
 
 #[cfg(test)]
 pub(crate) mod test_util {
-    use crate::harness::data::{Arrays, HostArray, Sizes};
+    use crate::harness::data::{Arrays, HostArray};
 
-    pub fn sizes(pairs: &[(&str, i64)]) -> Sizes {
-        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-    }
+    pub use crate::types::sizes_of as sizes;
 
     pub fn arrays(pairs: Vec<(&str, HostArray)>) -> Arrays {
         pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()

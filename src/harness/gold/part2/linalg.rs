@@ -116,11 +116,9 @@ fn mm_rows(at: &[f32], b: &[f32], m: usize, n: usize, k: usize, first: usize, ou
 #[cfg(test)]
 mod tests {
     use super::super::gold;
-    use crate::harness::data::{Arrays, HostArray, Sizes};
+    use crate::harness::data::{Arrays, HostArray};
 
-    fn sizes(pairs: &[(&str, i64)]) -> Sizes {
-        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
-    }
+    use crate::types::sizes_of as sizes;
 
     fn arrays(pairs: &[(&str, Vec<f32>)]) -> Arrays {
         pairs.iter().map(|(k, v)| (k.to_string(), HostArray::F32(v.clone()))).collect()
