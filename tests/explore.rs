@@ -314,6 +314,37 @@ fn explores_gemv_with_row_shapes_on_pocl() {
 /// also for a `reduce` with no map in front, at a size that is not a power
 /// of two.
 #[test]
+fn column_reductions_leave_partials_per_chunk_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let src = "userfun mx(x: float, y: float): float { return fmax(x, y); }\n\
+               userfun add(x: float, y: float): float { return x + y; }\n\
+               userfun mul(x: float, y: float): float { return x * y; }\n\
+               def colmax(a: [[float]N]M) = map(\\c -> reduce(mx, -3.0e38f) $ c) o transpose $ a\n\
+               def gemvt(a: [[float]N]M, x: [float]M) = map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(c, x)) o transpose $ a\n";
+    let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
+    for name in ["colmax", "gemvt"] {
+        let out = tmp(&format!("partials-{name}"));
+        let mut o = opts(&out, 60, Some(16), false, 0);
+        o.def = name.into();
+        // Not powers of two: 3 * 256 rows, 100 columns.
+        o.sizes = BTreeMap::from([("M".to_string(), 768), ("N".to_string(), 100)]);
+        let report = explore::explore(&prog, &devs, &o).unwrap();
+        let rows = csv_rows(&report.csv);
+        // Kernels leaving partial results per chunk of each column, added
+        // up by the derived rows stage, validated against the interpreter.
+        let partial = |r: &&Vec<String>| r[4] == "ok" && r[7].contains("map-fission @ root ; extract @ 1");
+        assert!(rows.iter().filter(partial).count() >= 2, "{name}: {rows:?}");
+        let text = std::fs::read_to_string(out.join("best.lift")).unwrap();
+        let again = lift::parse::parse_program(&SourceFile::new("best.lift", text)).unwrap();
+        assert!(again.def(&format!("{name}_then_rows")).is_some());
+        std::fs::remove_dir_all(&out).ok();
+    }
+}
+
+#[test]
 fn full_reductions_need_no_then_on_pocl() {
     let Some(devs) = pocl() else {
         println!("skipped: no OpenCL device");

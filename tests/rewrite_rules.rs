@@ -209,6 +209,27 @@ fn fusions() {
 }
 
 #[test]
+fn fission() {
+    // The inverse of map-fusion: `x` only in the last argument.
+    check_rule(
+        "def f(a: [[float]M]N) = map(\\r -> reduce(add, 0.0f) o map(absVal) $ r) $ a",
+        "map-fission",
+        "root",
+        &[],
+        "map(\\r -> reduce(add, 0.0f, map(absVal, r)), a)",
+        "map(\\_p4 -> reduce(add, 0.0f, _p4), map(\\r -> map(absVal, r), a))",
+    );
+    // Not where the element is the whole argument, nor where it also
+    // occurs elsewhere.
+    for src in [
+        "def f(a: [[float]M]N) = map(\\r -> reduce(add, 0.0f) $ r) $ a",
+        "def f(x: [float]N) = map(\\v -> add(v, absVal(v))) $ x",
+    ] {
+        assert!(matches!(apply_err(src, "map-fission", "root", &[]), RewriteError::Rule(_)), "{src}");
+    }
+}
+
+#[test]
 fn reduce_flatten() {
     check_rule(
         "def f(x: [float]N) = reduce(add, 0.0f) o join o map(reduce(add, 0.0f) o map(absVal)) o split(4) $ x",

@@ -36,14 +36,14 @@ const TREE_LANES: u32 = 256;
 pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let base = crate::rewrite::prepare(program, def).ok()?;
     let d = base.def(def)?;
+    if let Some(red) = super::partials::reduction_under_map(&d.body) {
+        return derive_rows(program, &base, def, red);
+    }
     let (red, at) = super::reduction::reduction_at(&d.body)?;
-    let ExprKind::Call(fd, args) = &red.kind else { return None };
-    let FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, f }) = &fd.kind else { return None };
-    let [z, _] = args.as_slice() else { return None };
-    let ExprKind::Literal(lit) = &z.kind else { return None };
-    let acc = lit.ty();
+    let (f, z, acc) = parts_of(&base, def, red)?;
     // A map over the one result (`map(h) $ reduce(...)`) is applied by the
-    // second stage, after the last reduction.
+    // second stage, after the last reduction; at the root only the def's
+    // parameters are in scope, and `h` must not use them either.
     let post = match &d.body.kind {
         ExprKind::Call(m, _) if !at.is_empty() => match &m.kind {
             FunKind::Pattern(Pattern::Map { f: h, .. }) => Some(h),
@@ -51,19 +51,9 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
         },
         _ => None,
     };
-    // At the root only the def's parameters are in scope: `f` (and `h`)
-    // must not use them (the second stage has only the partials).
-    let uses_params = |g: &crate::ir::FunDecl| d.params.iter().any(|p| crate::ir::visit::fun_uses(g, p.id));
-    let scalars = |t: &Type| match t {
-        Type::Scalar(_) => true,
-        Type::Tuple(ts) => ts.iter().all(|t| matches!(t, Type::Scalar(_))),
-        _ => false,
-    };
-    if !scalars(&acc) || uses_params(f) || post.is_some_and(|h| uses_params(h)) {
+    if post.is_some_and(|h| d.params.iter().any(|p| crate::ir::visit::fun_uses(h, p.id))) {
         return None;
     }
-    let f = crate::parse::print_fun(&base, f);
-    let z = crate::parse::print_expr(&base, z);
     let last = post.map_or_else(|| "id".to_string(), |h| crate::parse::print_fun(&base, h));
     let seq = fresh_name(program, &format!("{def}_then_seq"));
     let tree = fresh_name(program, &format!("{def}_then_tree"));
@@ -82,6 +72,45 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let file = SourceFile::new(format!("<second stages of {def}>"), text);
     let program = crate::parse::parse_program(&file).ok()?;
     Some(Derived { program, defs: vec![tree, seq] })
+}
+
+/// The reduction's function and initial value, printed, and its
+/// accumulator type, when they stand alone (a user function or a closed
+/// lambda; a literal over scalar values) and do not use `def`'s
+/// parameters (the second stage has only the partials).
+fn parts_of(base: &Program, def: &str, red: &crate::ir::Expr) -> Option<(String, String, Type)> {
+    let d = base.def(def)?;
+    let ExprKind::Call(fd, args) = &red.kind else { return None };
+    let FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, f }) = &fd.kind else { return None };
+    let [z, _] = args.as_slice() else { return None };
+    let ExprKind::Literal(lit) = &z.kind else { return None };
+    let acc = lit.ty();
+    let scalars = match &acc {
+        Type::Scalar(_) => true,
+        Type::Tuple(ts) => ts.iter().all(|t| matches!(t, Type::Scalar(_))),
+        _ => false,
+    };
+    if !scalars || d.params.iter().any(|p| crate::ir::visit::fun_uses(f, p.id)) {
+        return None;
+    }
+    Some((crate::parse::print_fun(base, f), crate::parse::print_expr(base, z), acc))
+}
+
+/// The second stage of a map of reductions split into chunks
+/// (`partials`): one work-item per reduction adds up its row of partial
+/// results, `<def>_then_rows(p: [[acc]P]Q)`.
+fn derive_rows(program: &Program, base: &Program, def: &str, red: &crate::ir::Expr) -> Option<Derived> {
+    let (f, z, acc) = parts_of(base, def, red)?;
+    let rows = fresh_name(program, &format!("{def}_then_rows"));
+    let mut text = crate::parse::print_program(program);
+    text.push_str(&format!(
+        "// The second stage derived by `lift explore` from `{def}`'s reductions.\n\
+         def {rows}(p: [[{acc}]P]Q) =\n  \
+         join o mapGlb(0, \\r -> toGlobal(mapSeq(id)) o reduceSeq({f}, {z}) $ r) $ p\n"
+    ));
+    let file = SourceFile::new(format!("<second stage of {def}>"), text);
+    let program = crate::parse::parse_program(&file).ok()?;
+    Some(Derived { program, defs: vec![rows] })
 }
 
 /// `name`, or `name2`, `name3`, ... where a def of that name exists.
@@ -121,14 +150,19 @@ mod tests {
 
     #[test]
     fn other_defs_get_none() {
-        // Not a reduction at the root; a reduction per row (not one value);
-        // a function that uses a def parameter; a def name already taken.
+        // Not a reduction at the root; a reduction per row; a function that
+        // uses a def parameter; a def name already taken.
         let p = parse(&format!(
             "{FUNS}def a(x: [float]N) = map(sq) $ x\n\
              def b(x: [[float]N]M) = map(\\r -> reduce(add, 0.0f) $ r) $ x\n\
              def c(x: [float]N, y: [float]N) = reduce(\\(acc, v) -> add(acc, v), 0.0f) $ x\n"
         ));
-        assert!(derive(&p, "a").is_none() && derive(&p, "b").is_none());
+        assert!(derive(&p, "a").is_none());
+        // A map of reductions gets the rows of its partials added up.
+        let rows = derive(&p, "b").expect("rows");
+        assert_eq!(rows.defs, ["b_then_rows"]);
+        let k = crate::compile::compile(&rows.program, "b_then_rows", &Default::default()).unwrap();
+        assert!(k.source.contains("add("), "{}", k.source);
         // `c`'s lambda is closed: it mentions only its own parameters.
         assert!(derive(&p, "c").is_some());
         let p =

@@ -142,15 +142,20 @@ const OUT: &str = "<out>";
 const FINAL: &str = "<final>";
 
 /// The fixed second stage of a candidate that leaves partial results
-/// (`lift explore --then DEF`): a one-input def compiled with its size
+/// (`lift explore --then DEF`): a one-input def compiled with its sizes
 /// symbolic, run on the candidate's output; both kernels are validated
 /// together and their times summed, as the harness's `explored` variant
 /// runs them.
 ///
 /// Several second stages may be given (`--then A,B`): a candidate gets the
-/// first whose size constraints hold for its number of partial results at
-/// every size it runs at (a work-group tree needs a multiple of its lanes;
-/// a sequential sum takes any count), as the harness chooses them.
+/// first whose size constraints hold for its partial results at every
+/// size it runs at (a work-group tree needs a multiple of its lanes; a
+/// sequential sum takes any count), as the harness chooses them.
+///
+/// A stage of one size (`[T]P`) takes any output as a flat array of `T`;
+/// a stage of several (`[[T]P]Q`, the rows of a column reduction's
+/// partials) takes an output of the same nesting, each of its sizes the
+/// candidate's length at the same level ([`Finisher::bind`]).
 pub struct Finisher {
     pub def: String,
     pub kernel: Kernel,
@@ -159,25 +164,47 @@ pub struct Finisher {
     args: BTreeMap<String, String>,
 }
 
+/// A second stage's sizes as expressions in the candidate's sizes.
+pub type Binding = BTreeMap<String, ArithExpr>;
+
 impl Finisher {
-    /// The def's one size (`P` of `[T]P`, at most one: `new` checks) set
-    /// to `value`.
-    fn sized<T: Clone>(&self, value: T) -> BTreeMap<String, T> {
-        self.kernel
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                KernelParam::Size { name } => Some((name.clone(), value.clone())),
-                _ => None,
-            })
-            .collect()
+    /// The type of its one input.
+    fn input(&self) -> Option<&Type> {
+        self.kernel.params.iter().find_map(|p| match p {
+            KernelParam::Input { ty, .. } => Some(ty),
+            _ => None,
+        })
     }
 
-    /// The def's split constraints with its size `P` replaced by `parts`
-    /// (an expression in the candidate's sizes).
-    pub fn constraints(&self, original: &Program, parts: &ArithExpr) -> Vec<Constraint> {
+    /// Its sizes for a candidate whose output has type `out`, or `None`
+    /// when the output does not have the stage's shape.
+    pub fn bind(&self, out: &Type) -> Option<Binding> {
+        let input = self.input()?;
+        match input {
+            Type::Array(elem, len) if !matches!(**elem, Type::Array(..)) => {
+                let ArithExpr::Var(v) = len else { return None };
+                // A vector output (`[float4]M`) is `[float]4M` to a stage
+                // of floats, a tuple (`(float, int)`, 8 bytes) one element.
+                let parts = arith::simplify(&ArithExpr::div(out.size_in_bytes(), elem.size_in_bytes()));
+                Some([(v.name.clone(), parts)].into())
+            }
+            _ => {
+                let mut b = Binding::new();
+                unify(input, out, &mut b).then_some(b)
+            }
+        }
+    }
+
+    /// The binding's values at the candidate's `sizes`.
+    fn values(b: &Binding, sizes: &Sizes) -> Result<Sizes, String> {
+        b.iter().map(|(k, e)| Ok((k.clone(), eval_at(e, sizes, "output size")?))).collect()
+    }
+
+    /// The def's split constraints with its sizes replaced by the
+    /// binding's expressions (in the candidate's sizes).
+    pub fn constraints(&self, original: &Program, b: &Binding) -> Vec<Constraint> {
         let map: std::collections::HashMap<String, ArithExpr> =
-            self.sized(parts.clone()).into_iter().collect();
+            b.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         split_constraints(original, &self.def)
             .into_iter()
             // A length inside `iterate` depends on the iteration: such a
@@ -190,27 +217,10 @@ impl Finisher {
             .collect()
     }
 
-    /// How many of its input's elements (`T` of `[T]P`) a candidate's
-    /// output of type `out` holds: a vector output (`[float4]M`) is
-    /// `[float]4M` to a stage of floats, a tuple (`(float, int)`, 8 bytes)
-    /// one element.
-    fn parts(&self, out: &Type) -> ArithExpr {
-        let elem = self
-            .kernel
-            .params
-            .iter()
-            .find_map(|p| match p {
-                KernelParam::Input { ty, .. } => Some(ty.base_elem().size_in_bytes()),
-                _ => None,
-            })
-            .unwrap_or(ArithExpr::Cst(4));
-        arith::simplify(&ArithExpr::div(out.size_in_bytes(), elem))
-    }
-
-    /// Whether the def's constraints hold for `parts` partial results.
-    pub fn fits(&self, original: &Program, parts: i64) -> bool {
+    /// Whether the def's constraints hold for its sizes at `values`.
+    pub fn fits(&self, original: &Program, values: &Sizes) -> bool {
         let Some(def) = original.def(&self.def) else { return false };
-        crate::passes::sizes_fit::sizes_fit(original, def, &self.sized(parts)).is_ok()
+        crate::passes::sizes_fit::sizes_fit(original, def, values).is_ok()
     }
 
     pub fn new(rt: &Runtime, prog: &Program, def: &str) -> Result<Finisher, String> {
@@ -218,8 +228,22 @@ impl Finisher {
             compile(prog, def, &CompileOptions::default()).map_err(|e| format!("--then {def}: {e}"))?;
         let inputs = kernel.params.iter().filter(|p| matches!(p, KernelParam::Input { .. })).count();
         let sizes = kernel.params.iter().filter(|p| matches!(p, KernelParam::Size { .. })).count();
-        if inputs != 1 || sizes > 1 {
+        if inputs != 1 {
             return Err(format!("--then {def}: expected a def of one array `[T]P`, found {inputs} arrays"));
+        }
+        let input = kernel.params.iter().find_map(|p| match p {
+            KernelParam::Input { ty, .. } => Some(ty),
+            _ => None,
+        });
+        let lens = input.map(|t| t.lengths()).unwrap_or_default();
+        let distinct: std::collections::BTreeSet<_> = lens.iter().map(|l| l.to_string()).collect();
+        if sizes != lens.len()
+            || distinct.len() != lens.len()
+            || lens.iter().any(|l| !matches!(l, ArithExpr::Var(_)))
+        {
+            return Err(format!(
+                "--then {def}: expected a def of one array whose every length is its own size (`[T]P`, `[[T]P]Q`)"
+            ));
         }
         let program = rt.build(&format!("--then {def}"), &kernel.source, "").map_err(|e| e.to_string())?;
         let args = kernel
@@ -233,8 +257,8 @@ impl Finisher {
         Ok(Finisher { def: def.to_string(), kernel, program, args })
     }
 
-    /// Its launch on the candidate's `parts` partial results (sized
-    /// `sizes`, from [`Finisher::sized`]), into [`FINAL`].
+    /// Its launch on the candidate's partial results (its sizes `sizes`,
+    /// from [`Finisher::bind`]), into [`FINAL`].
     fn step<'a>(&'a self, sizes: &'a Sizes) -> Result<Step<'a>, String> {
         let (global, local) = launch::ndrange(&self.kernel, sizes)?;
         Ok(Step {
@@ -247,6 +271,22 @@ impl Finisher {
             args: Args::Mapped(&self.args),
             output: FINAL,
         })
+    }
+}
+
+/// Binds the size variables of the stage's input type `want` to the
+/// lengths of `got` at the same level; the element types must be equal.
+fn unify(want: &Type, got: &Type, b: &mut Binding) -> bool {
+    match (want, got) {
+        (Type::Array(we, wl), Type::Array(ge, gl)) => {
+            let ArithExpr::Var(v) = wl else { return false };
+            if b.insert(v.name.clone(), gl.clone()).is_some_and(|old| old != *gl) {
+                return false;
+            }
+            unify(we, ge, b)
+        }
+        (Type::Array(..), _) | (_, Type::Array(..)) => false,
+        _ => crate::passes::typecheck::same_type(want, got),
     }
 }
 
@@ -329,10 +369,11 @@ impl Bench<'_> {
         let mut fin = None;
         if let Some(k) = kernel.as_ref().ok().filter(|k| !self.computes_everything(k)) {
             for f in self.then {
-                let cs = f.constraints(self.original, &f.parts(&k.output_type));
+                let Some(b) = f.bind(&k.output_type) else { continue };
+                let cs = f.constraints(self.original, &b);
                 if crate::explore::space::constraints_hold(&cs, self.sizes) {
                     all.extend(cs);
-                    fin = Some(f);
+                    fin = Some((f, b));
                     break;
                 }
             }
@@ -343,7 +384,7 @@ impl Bench<'_> {
             Ok(k) => k,
             Err(e) => return fail(Status::Refused, e.to_string()),
         };
-        if let Err((status, message)) = self.fits(&kernel, &vsizes, fin) {
+        if let Err((status, message)) = self.fits(&kernel, &vsizes, fin.as_ref()) {
             return fail(status, message);
         }
         let program = match self.rt.build("explored candidate", &kernel.source, "") {
@@ -355,7 +396,7 @@ impl Bench<'_> {
             Ok(x) => x,
             Err(e) => return fail(Status::Invalid, format!("no gold result: {e}")),
         };
-        let cand = Candidate { kernel: &kernel, program: &program, fin };
+        let cand = Candidate { kernel: &kernel, program: &program, fin: fin.as_ref() };
         match self.run(&cand, &vin, &vsizes, RunCounts { warmup: 0, runs: 1 }) {
             Err(e) => return fail(Status::RunFailed, e),
             Ok((t, out)) => {
@@ -396,7 +437,7 @@ impl Bench<'_> {
                     String::new()
                 };
                 // Which second stage ran, where there was a choice.
-                if let (Some(f), true) = (fin, self.then.len() > 1) {
+                if let (Some((f, _)), true) = (&fin, self.then.len() > 1) {
                     let sep = if message.is_empty() { "" } else { "; " };
                     message = format!("{message}{sep}then {}", f.def);
                 }
@@ -407,7 +448,12 @@ impl Bench<'_> {
 
     /// The device's limits and the launch shape at both sizes, and a
     /// second stage for the partial results at both, where one is needed.
-    fn fits(&self, kernel: &Kernel, vsizes: &Sizes, fin: Option<&Finisher>) -> Result<(), (Status, String)> {
+    fn fits(
+        &self,
+        kernel: &Kernel,
+        vsizes: &Sizes,
+        fin: Option<&(&Finisher, Binding)>,
+    ) -> Result<(), (Status, String)> {
         for s in [vsizes, self.sizes] {
             match launch::ndrange(kernel, s) {
                 Ok((g, Some(l))) => {
@@ -433,24 +479,32 @@ impl Bench<'_> {
         if self.then.is_empty() || self.computes_everything(kernel) {
             return Ok(());
         }
-        // Without a stage that fits, the counts in the message are scalars.
-        let count = match fin {
-            Some(f) => f.parts(&kernel.output_type),
-            None => arith::simplify(&ArithExpr::div(kernel.output_type.size_in_bytes(), ArithExpr::Cst(4))),
-        };
-        let parts = [vsizes, self.sizes]
-            .iter()
-            .map(|s| eval_at(&count, s, "output size"))
-            .collect::<Result<Vec<i64>, String>>()
-            .map_err(|e| (Status::Refused, e))?;
-        if !fin.is_some_and(|f| parts.iter().all(|&n| f.fits(self.original, n))) {
-            let names: Vec<&str> = self.then.iter().map(|f| f.def.as_str()).collect();
-            return Err((
-                Status::Refused,
-                format!("no second stage ({}) fits {parts:?} partial results", names.join(", ")),
-            ));
+        let fitting = fin.map(|(f, b)| -> Result<bool, String> {
+            for s in [vsizes, self.sizes] {
+                if !f.fits(self.original, &Finisher::values(b, s)?) {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        });
+        match fitting.transpose().map_err(|e| (Status::Refused, e))? {
+            Some(true) => Ok(()),
+            _ => {
+                // The counts in the message are scalars.
+                let count =
+                    arith::simplify(&ArithExpr::div(kernel.output_type.size_in_bytes(), ArithExpr::Cst(4)));
+                let parts = [vsizes, self.sizes]
+                    .iter()
+                    .map(|s| eval_at(&count, s, "output size"))
+                    .collect::<Result<Vec<i64>, String>>()
+                    .map_err(|e| (Status::Refused, e))?;
+                let names: Vec<&str> = self.then.iter().map(|f| f.def.as_str()).collect();
+                Err((
+                    Status::Refused,
+                    format!("no second stage ({}) fits {parts:?} partial results", names.join(", ")),
+                ))
+            }
         }
-        Ok(())
     }
 
     /// Runs a candidate and its second stage on `inputs` at `sizes`: the
@@ -464,7 +518,7 @@ impl Bench<'_> {
     ) -> Result<(Times, HostArray), String> {
         // The second stage reads the candidate's output as its partials.
         let fin_sizes = match c.fin {
-            Some(f) => Some(f.sized(eval_at(&f.parts(&c.kernel.output_type), sizes, "output size")?)),
+            Some((_, b)) => Some(Finisher::values(b, sizes)?),
             None => None,
         };
         let mut device = launch::upload_inputs(self.rt, c.kernel, inputs)?;
@@ -480,7 +534,7 @@ impl Bench<'_> {
             args: Args::ByName,
             output: OUT,
         }];
-        if let (Some(f), Some(s)) = (c.fin, &fin_sizes) {
+        if let (Some((f, _)), Some(s)) = (c.fin, &fin_sizes) {
             device.insert(FINAL.into(), launch::output_buffer(self.rt, "final", &f.kernel.output_type, s)?);
             steps.push(f.step(s)?);
         }
@@ -497,5 +551,5 @@ impl Bench<'_> {
 struct Candidate<'a> {
     kernel: &'a Kernel,
     program: &'a RuntimeProgram,
-    fin: Option<&'a Finisher>,
+    fin: Option<&'a (&'a Finisher, Binding)>,
 }

@@ -15,6 +15,7 @@ pub mod flatten;
 pub mod log;
 pub mod matmul;
 pub mod measure;
+pub mod partials;
 pub mod reduction;
 pub mod rows;
 pub mod space;
@@ -128,6 +129,7 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
                 let mut recipes = Vec::new();
                 if limits.reductions {
                     recipes.extend(reduction::reduction_shapes(&base, def, sizes));
+                    recipes.extend(partials::partial_shapes(&base, def, sizes));
                 }
                 // The row shapes need no second stage.
                 recipes.extend(rows::row_shapes(&base, def, sizes));

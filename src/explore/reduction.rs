@@ -35,12 +35,12 @@ use crate::types::Sizes;
 
 /// One step of a recipe: rule name (`extract` for the extract step),
 /// position relative to the root, parameters.
-type RStep = (&'static str, &'static str, Vec<(&'static str, Arg)>);
+pub(super) type RStep = (&'static str, &'static str, Vec<(&'static str, Arg)>);
 
 /// The steps that turn `reduce(f, z) $ map(g, xs)` into
 /// `join o map(\t -> partRed(f, z, 1) o map(g) $ t) o split(c) $ xs`
 /// (Figure 8, (1) to (5), then `extract`); `c` is slot `c`, `m = len / c`.
-fn chunk_steps(len: &ArithExpr, c: usize) -> Vec<RStep> {
+pub(super) fn chunk_steps(len: &ArithExpr, c: usize) -> Vec<RStep> {
     vec![
         ("reduce-partred", "root", vec![("m", Arg::LenOver(len.clone(), vec![c]))]),
         ("partred-split", "2", vec![("n", Arg::Slot(c))]),
@@ -53,7 +53,7 @@ fn chunk_steps(len: &ArithExpr, c: usize) -> Vec<RStep> {
 
 /// `reduce(f, z) $ gather(stride) $ xs`'s map moved back in front:
 /// `reorder-stride` (stride `s`), then `reorder-map`.
-fn stride_steps(s: Arg) -> Vec<RStep> {
+pub(super) fn stride_steps(s: Arg) -> Vec<RStep> {
     vec![("reorder-stride", "root", vec![("s", s)]), ("reorder-map", "2", vec![])]
 }
 
@@ -114,18 +114,18 @@ fn vec_steps(w: usize) -> Vec<RStep> {
 }
 
 /// Recipe positions taken at the root.
-const ROOT: &[u16] = &[];
+pub(super) const ROOT: &[u16] = &[];
 /// Where `vectorize-reduce` leaves the inner reduction over vectors, which
 /// has the root's shape `reduce(f, z) $ map(g, xs)`.
 const VECTOR_INNER: &[u16] = &[2, 1];
 
 /// A recipe and the position its positions are relative to.
-type Part = (Vec<RStep>, &'static [u16]);
+pub(super) type Part = (Vec<RStep>, &'static [u16]);
 
 /// The shape of the parts' recipes, in order. The steps up to `extract`
 /// are taken under `outer`, where the reduction sits in the def (after
 /// `extract` the partial results are the root).
-fn build(parts: Vec<Part>, slots: Vec<Slot>, outer: &[u16]) -> Option<Shape> {
+pub(super) fn build(parts: Vec<Part>, slots: Vec<Slot>, outer: &[u16]) -> Option<Shape> {
     let mut steps = Vec::new();
     let mut extracted = false;
     for (recipe, prefix) in parts {

@@ -26,7 +26,7 @@ pub(super) const fn rule(
 
 const N: ParamSpec = ParamSpec { name: "n", what: "chunk size" };
 
-pub static RULES: [Rule; 20] = [
+pub static RULES: [Rule; 21] = [
     rule(
         "iterate-decompose",
         "iterate(m+n, f)",
@@ -80,6 +80,14 @@ pub static RULES: [Rule; 20] = [
     rule("asvector-asscalar-id", "asVector(n) o asScalar   (vectors of n)", "id", &[], m_vec_sca, b_vec_sca),
     rule("asscalar-asvector-id", "asScalar o asVector(n)", "id", &[], m_sca_vec, b_sca_vec),
     rule("map-fusion", "map(f) o map(g)   (same kind)", "map(f o g)", &[], m_map_fusion, b_map_fusion),
+    rule(
+        "map-fission",
+        "map(\\x -> f(.., g(x)))   (x only in g)",
+        "map(\\y -> f(.., y)) o map(\\x -> g(x))",
+        &[],
+        m_map_fission,
+        b_map_fission,
+    ),
     rule(
         "reduce-map-fusion",
         "reduceSeq(f, z) o mapSeq(g)",
@@ -444,6 +452,54 @@ fn b_map_fusion(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
         apply_fun(gen, &f, vec![inner], span)
     });
     Ok(b.pattern(Pattern::Map { kind, f: Box::new(fg) }, vec![ys.clone()], span))
+}
+
+/// `map(\x -> F(a, .., e)) $ xs` where `x` occurs in the last argument
+/// `e` only (not in `F`, not in the other arguments) and `e` is more than
+/// `x` itself: `(x, F, a.., e, kind, xs, span)`.
+type Fission<'a> = (&'a crate::ir::Param, &'a FunDecl, &'a [Expr], &'a Expr, MapKind, &'a Expr, Span);
+
+fn fission_parts<'a>(s: &Site<'a>) -> Result<Fission<'a>, RuleError> {
+    let no =
+        || s.no_match("map-fission", "`map(\\x -> f(.., g(x))) $ xs` with `x` only in the last argument");
+    let (kind, f, xs, span) = map_parts(s.expr).ok_or_else(no)?;
+    let crate::ir::FunKind::Lambda(l) = &f.kind else { return Err(no()) };
+    let [x] = l.params.as_slice() else { return Err(no()) };
+    let crate::ir::ExprKind::Call(outer, args) = &l.body.kind else { return Err(no()) };
+    let Some((last, rest)) = args.split_last() else { return Err(no()) };
+    let uses = |e: &Expr| crate::ir::visit::count_uses(e, x.id) > 0;
+    let is_x = matches!(last.kind, crate::ir::ExprKind::Param(p) if p == x.id);
+    if is_x || !uses(last) || rest.iter().any(uses) || crate::ir::visit::fun_uses(outer, x.id) {
+        return Err(no());
+    }
+    Ok((x, outer, rest, last, kind, xs, span))
+}
+
+fn m_map_fission(s: &Site<'_>) -> R {
+    fission_parts(s).map(|_| ())
+}
+
+/// The inverse of `map-fusion`: the inner map computes `g(x)` for every
+/// element, the outer applies `f` to each result (the other arguments
+/// mention no element, so they are the same for every element).
+fn b_map_fission(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (x, outer, rest, last, kind, xs, span) = fission_parts(s)?;
+    let inner = FunDecl {
+        id: FunId::FRESH,
+        kind: crate::ir::FunKind::Lambda(crate::ir::Lambda {
+            params: vec![x.clone()],
+            body: Box::new(last.clone()),
+        }),
+        span,
+    };
+    let inner = b.pattern(Pattern::Map { kind, f: Box::new(inner) }, vec![xs.clone()], span);
+    let (outer, rest) = (outer.clone(), rest.to_vec());
+    let f = b.gen.lambda1(span, |g, y| {
+        let mut args = rest;
+        args.push(y);
+        g.call(outer, args, span)
+    });
+    Ok(b.pattern(Pattern::Map { kind, f: Box::new(f) }, vec![inner], span))
 }
 
 fn m_reduce_map_fusion(s: &Site<'_>) -> R {

@@ -1,0 +1,126 @@
+//! A map of reductions whose reductions are long and few (the sums of a
+//! matrix's 4,096 columns, each over 8,192 rows): one work-item per
+//! reduction leaves most of a GPU idle. Each reduction is split into
+//! chunks, the kernel leaves one partial result per chunk and reduction,
+//! and a second stage derived from the same `reduce` (`finish`, the rows
+//! of partials) adds them up: the per-reduction form of the ICFP 2015
+//! derivation that `reduction` applies to a single reduction.
+//!
+//! `map(\x -> reduce(f, z) $ e(x)) $ xs` becomes, by the chunk steps under
+//! the map (Figure 8, (1) to (5)), `map-fission` and `extract @ 1`,
+//!
+//! ```text
+//! map(\x -> join o map(\t -> partRed(f, z, 1) $ t) o split(c) $ e(x)) $ xs
+//! ```
+//!
+//! of type `[[acc]len/c]n`: the lowering stage then chooses how the
+//! reductions and their chunks map to the thread hierarchy (a 2D global
+//! range, the reductions along dimension 0, keeps a column reduction's
+//! reads coalesced). `partials-strided` reduces elements `k, k + P, ...`
+//! instead (`reorder-stride` first).
+//!
+//! Positions are those of the normal form `map(\x -> reduce(f, z, e), xs)`:
+//! the reduction at `0.0.0`, whatever `f`, `z`, `e` and `xs` are; a shape
+//! that does not replay on a def is not offered.
+
+use super::reduction::{build, chunk_steps, stride_steps, Part, RStep, ROOT};
+use super::space::{pow2, slot, Arg, Shape};
+use crate::arith::ArithExpr;
+use crate::ir::{Expr, ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::types::{Sizes, Type};
+
+/// Where the reduction sits: the body of the root map's lambda.
+const UNDER_LAMBDA: &[u16] = &[0, 0, 0];
+
+/// The reduction of `map(\x -> reduce(f, z) $ e) $ xs` (a high-level map
+/// of one parameter whose body is the reduction), if the body is that.
+pub(super) fn reduction_under_map(body: &Expr) -> Option<&Expr> {
+    let ExprKind::Call(m, args) = &body.kind else { return None };
+    let FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) = &m.kind else { return None };
+    let ([_], FunKind::Lambda(l)) = (args.as_slice(), &f.kind) else { return None };
+    let [_] = l.params.as_slice() else { return None };
+    let ExprKind::Call(r, _) = &l.body.kind else { return None };
+    matches!(r.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })).then_some(&l.body)
+}
+
+/// The length each reduction reduces, and whether its array is a map
+/// already (else the shapes start with `map-id`, as `reduction`'s do).
+fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
+    let d = base.def(def)?;
+    let red = reduction_under_map(&d.body)?;
+    let ExprKind::Call(_, args) = &red.kind else { return None };
+    let arr = args.last()?;
+    let mapped =
+        matches!(&arr.kind, ExprKind::Call(m, _) if matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })));
+    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
+    match types.exprs.get(&arr.id)? {
+        Type::Array(_, n) => Some((crate::arith::simplify(n), mapped)),
+        _ => None,
+    }
+}
+
+/// The partial-result shapes for `def` (none unless its body is a map of
+/// reductions); each replays with its default slot value.
+pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
+    let Some((len, mapped)) = reduced(base, def) else { return Vec::new() };
+    let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
+    let split: Vec<RStep> = vec![("map-fission", "root", vec![]), ("extract", "1", vec![])];
+    let mut out = Vec::new();
+    for strided in [false, true] {
+        let mut under: Vec<RStep> = Vec::new();
+        if !mapped {
+            under.push(("map-id", "2", vec![]));
+        }
+        if strided {
+            under.extend(stride_steps(Arg::LenOver(len.clone(), vec![0])));
+        }
+        let mut chunks = chunk_steps(&len, 0);
+        // The chunk steps end with the whole reduction's `extract`; here
+        // the map's reductions stay, split off by `map-fission`.
+        chunks.pop();
+        under.extend(chunks);
+        let parts: Vec<Part> = vec![(under, UNDER_LAMBDA), (split.clone(), ROOT)];
+        let Some(c) = slot("c", pow2(4, 4096, n), 64) else { continue };
+        let Some(shape) = build(parts, vec![c], ROOT) else { continue };
+        if shape.instantiate(base, def, &shape.defaults()).is_ok() {
+            out.push(shape);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+    use crate::types::sizes_of;
+
+    fn base(src: &str, def: &str) -> Program {
+        let p = crate::parse::parse_program(&SourceFile::new("t.lift", src.to_string())).unwrap();
+        crate::rewrite::prepare(&p, def).unwrap()
+    }
+
+    const ADD: &str = "userfun add(x: float, y: float): float { return x + y; }\n\
+                       userfun mul(x: float, y: float): float { return x * y; }\n";
+
+    #[test]
+    fn column_and_row_reductions_leave_partials_per_chunk() {
+        let sizes = sizes_of(&[("M", 512), ("N", 96)]);
+        for (src, partials) in [
+            ("def c(a: [[float]N]M) = map(\\c -> reduce(add, 0.0f) $ c) o transpose $ a", "[[float](M / 64)]N"),
+            ("def c(a: [[float]N]M, x: [float]M) = map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(c, x)) o transpose $ a", "[[float](M / 64)]N"),
+            ("def c(a: [[float]N]M) = map(\\r -> reduce(add, 0.0f) $ r) $ a", "[[float](N / 16)]M"),
+        ] {
+            let b = base(&format!("{ADD}{src}"), "c");
+            let shapes = partial_shapes(&b, "c", &sizes);
+            assert_eq!(shapes.len(), 2, "{src}");
+            let inst = shapes[0].instantiate(&b, "c", &shapes[0].defaults()).unwrap();
+            let d = inst.program.def("c").unwrap();
+            let t = crate::passes::typecheck::typecheck_def(&inst.program, d).unwrap();
+            assert_eq!(t.of(&d.body).to_string(), partials, "{src}");
+        }
+        // Not a map of reductions.
+        let b = base(&format!("{ADD}def s(x: [float]N) = reduce(add, 0.0f) $ x"), "s");
+        assert!(partial_shapes(&b, "s", &sizes).is_empty());
+    }
+}
