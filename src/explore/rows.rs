@@ -27,8 +27,9 @@
 //! inference gives such a kernel a 1D local size (no `mapWrg(1)`), so the
 //! launch fails, and its local-memory tree had no barriers.
 //!
-//! Positions are found from the def: the first high-level `reduce` under
-//! exactly one high-level `map` (the rows), whose parent is a `map` (the
+//! Positions are found from the def: every high-level `reduce` under
+//! exactly one high-level `map` (the rows, the same map for all; the
+//! shapes give lanes to all of them, and to the first alone), whose parent is a `map` (the
 //! post-map; `map-id` supplies one otherwise) and whose argument is a `map`
 //! (`map-id` supplies one too: `map(\r -> reduce(max, z) $ r)`). A shape is offered only
 //! where its replay with default slot values succeeds.
@@ -54,35 +55,51 @@ fn is_map_call(e: &crate::ir::Expr) -> bool {
         if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, .. })))
 }
 
-fn find_site(base: &Program, def: &str) -> Option<Site> {
-    let body = &base.def(def)?.body;
+/// Every high-level `reduce` under exactly one high-level `map` (the
+/// rows), in the order the positions list them, if they share that map
+/// (softmax's row maximum and row sum); empty where a reduction sits under
+/// no map or under several.
+fn find_sites(base: &Program, def: &str) -> Vec<Site> {
+    let Some(d) = base.def(def) else { return Vec::new() };
+    let body = &d.body;
+    let mut sites: Vec<Site> = Vec::new();
     for (path, e) in visit::expr_positions(body) {
         let ExprKind::Call(f, args) = &e.kind else { continue };
         if !matches!(&f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })) {
             continue;
         }
-        let mapped = args.last().is_some_and(is_map_call);
-        let (_, above) = visit::node_at(body, &path).ok()?;
-        let maps = above
-            .iter()
-            .filter(|n| matches!(n, Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { .. }), .. })))
-            .count();
-        if maps != 1 {
-            return None;
+        let Some(site) = site_at(body, path, args.last().is_some_and(is_map_call)) else {
+            return Vec::new();
+        };
+        if sites.first().is_some_and(|s| s.o != site.o) {
+            return Vec::new();
         }
-        // The rows map: the innermost map call whose function holds `r`.
-        let o = (0..path.0.len())
-            .rev()
-            .filter(|&k| path.0[k] == 0)
-            .map(|k| Path(path.0[..k].to_vec()))
-            .find(|p| visit::expr_at(body, p).is_ok_and(is_map_call))?;
-        let parent = Path(path.0[..path.0.len() - 1].to_vec());
-        let post = path.0.len() > o.0.len() + 1
-            && path.0.last() == Some(&1)
-            && visit::expr_at(body, &parent).is_ok_and(is_map_call);
-        return Some(Site { o, r: path, post, mapped });
+        sites.push(site);
     }
-    None
+    sites
+}
+
+/// The site of the reduction at `path`, if exactly one map holds it.
+fn site_at(body: &crate::ir::Expr, path: Path, mapped: bool) -> Option<Site> {
+    let (_, above) = visit::node_at(body, &path).ok()?;
+    let maps = above
+        .iter()
+        .filter(|n| matches!(n, Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { .. }), .. })))
+        .count();
+    if maps != 1 {
+        return None;
+    }
+    // The rows map: the innermost map call whose function holds `r`.
+    let o = (0..path.0.len())
+        .rev()
+        .filter(|&k| path.0[k] == 0)
+        .map(|k| Path(path.0[..k].to_vec()))
+        .find(|p| visit::expr_at(body, p).is_ok_and(is_map_call))?;
+    let parent = Path(path.0[..path.0.len() - 1].to_vec());
+    let post = path.0.len() > o.0.len() + 1
+        && path.0.last() == Some(&1)
+        && visit::expr_at(body, &parent).is_ok_and(is_map_call);
+    Some(Site { o, r: path, post, mapped })
 }
 
 /// The steps for one row whose reduction is at `r` and whose post-map (if
@@ -190,8 +207,9 @@ fn row_len(base: &Program, def: &str, r: &Path, sizes: &Sizes) -> Option<i64> {
 /// The row-reduction shapes for `def` (none unless it reduces inside a
 /// map over rows), each replaying with its default slot values.
 pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
-    let Some(site) = find_site(base, def) else { return Vec::new() };
-    let n = row_len(base, def, &site.r, sizes);
+    let sites = find_sites(base, def);
+    let Some(first) = sites.first() else { return Vec::new() };
+    let n = row_len(base, def, &first.r, sizes);
     let d = |v: i64| vec![("d", Arg::Fixed(v))];
     let mut out = Vec::new();
     let mut push = |steps: Option<Vec<Step>>, slots: Vec<Option<Slot>>| {
@@ -203,18 +221,42 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
             out.push(shape);
         }
     };
+    // The reductions that get lanes: all of them, with the same lanes
+    // (softmax's maximum, then its sum of exponentials: a reduction left
+    // to `reduceSeq` is walked whole by every work-item of the row's
+    // work-group), then, where there are several, the first alone.
+    let mut groups = vec![&sites[..]];
+    if sites.len() > 1 {
+        groups.push(&sites[..1]);
+    }
     // The sequential sum (tree = false) replays and validates too, but its
     // launch is inferred with 1 work-item per work-group (the most common
     // `mapLcl` length), so it is not offered (see the module comment).
-    for (tree, vec4) in [(true, false), (true, true)] {
-        // row-wg-tree, row-wg-seq, and their -vec forms: slot 0 is l.
-        let lower = rule_step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
-        let lanes = match (vec4, n) {
-            (true, Some(n)) if n % 4 != 0 => Vec::new(),
-            (true, n) => pow2(16, 1024, n.map(|n| n / 4)),
-            (false, n) => pow2(16, 1024, n),
-        };
-        push(row_steps(&site, &site.r, 0, tree, vec4, lower), vec![slot("row-lanes", lanes, 128)]);
+    for group in groups {
+        for (tree, vec4) in [(true, false), (true, true)] {
+            // row-wg-tree and its -vec form: slot 0 is l.
+            let lanes = match (vec4, n) {
+                (true, Some(n)) if n % 4 != 0 => Vec::new(),
+                (true, n) => pow2(16, 1024, n.map(|n| n / 4)),
+                (false, n) => pow2(16, 1024, n),
+            };
+            let mut steps = Some(Vec::new());
+            for (i, site) in group.iter().enumerate() {
+                // The rows map becomes `mapWrg(0)` once, after the first
+                // reduction's algorithmic steps.
+                let lower = if i == 0 {
+                    rule_step("map-wrg", site.o.clone(), d(0)).into_iter().collect()
+                } else {
+                    Vec::new()
+                };
+                let more = row_steps(site, &site.r, 0, tree, vec4, lower);
+                steps = steps.zip(more).map(|(mut a, b)| {
+                    a.extend(b);
+                    a
+                });
+            }
+            push(steps, vec![slot("row-lanes", lanes, 128)]);
+        }
     }
     out
 }
@@ -273,6 +315,27 @@ mod tests {
             assert!(inst.derivation[0].starts_with("map-id @ "), "{:?}", inst.derivation);
             crate::compile::compile(&inst.program, "rowmax", &Default::default()).unwrap();
         }
+    }
+
+    #[test]
+    fn every_reduction_of_a_row_gets_the_lanes() {
+        let b = prepared("benchmarks/generality/softmax.lift", "softmax");
+        let sizes: Sizes = [("M".into(), 37), ("N".into(), 1024)].into();
+        let shapes = row_shapes(&b, "softmax", &sizes);
+        // Both reductions with lanes, then the first alone, with and
+        // without float4s (the float4 form of both does not replay: not
+        // offered).
+        let lanes: Vec<usize> = shapes
+            .iter()
+            .map(|s| {
+                // Its first lowering (the normalising map's) compiles.
+                let low = &super::super::space::lowerings(&b, "softmax", s, 4)[0];
+                let inst = low.instantiate(&b, "softmax", &low.defaults()).unwrap();
+                crate::compile::compile(&inst.program, "softmax", &Default::default()).unwrap();
+                inst.derivation.iter().filter(|l| l.starts_with("reduce-lanes")).count()
+            })
+            .collect();
+        assert_eq!(lanes, [2, 1, 1]);
     }
 
     #[test]
