@@ -39,6 +39,9 @@ pub struct Kernel {
     /// Local size per dimension; `None` leaves it to the OpenCL driver.
     pub local: Option<[ArithExpr; 3]>,
     pub output_type: Type,
+    /// Its global reads and writes (`codegen::coalescing`), for the
+    /// search's ordering.
+    pub accesses: Vec<crate::codegen::coalescing::GlobalAccess>,
 }
 
 /// Compiles `def` of `program` to an OpenCL kernel.
@@ -106,6 +109,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         params: sig.cparams,
         body: lowered.body,
     };
+    let accesses = crate::codegen::coalescing::global_accesses(&module);
     let mut source = String::new();
     print::Writer::new(&mut source)
         .module(&module)
@@ -113,7 +117,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     if source.contains("lift_pow(") || source.contains("lift_log2(") {
         source = format!("{INDEX_HELPERS}{source}");
     }
-    Ok(Kernel { name, source, params: sig.kparams, global, local, output_type: out_ty })
+    Ok(Kernel { name, source, params: sig.kparams, global, local, output_type: out_ty, accesses })
 }
 
 /// The kernel's parameters as it declares them (`cparams`) and as callers

@@ -232,12 +232,15 @@ fn local_domain(max_wg: usize) -> Vec<i64> {
 /// kernel leaves the local size open) and the order of the first phase:
 /// the naive lowering first, then shapes launching enough work-items to
 /// fill the device before those that cannot, each group with the macro
-/// shapes first, then in plan order.
+/// shapes first, then, on a GPU, those whose global accesses are more
+/// often coalesced (`codegen::coalescing`, in quarters), then in plan
+/// order.
 fn spaces_for(
     plan: &Plan,
     sizes: &Sizes,
     max_wg: usize,
     units: u32,
+    gpu: bool,
 ) -> (Vec<Shape>, Vec<ShapeSpace>, Vec<usize>) {
     let mut shapes = plan.shapes.clone();
     let mut rank = Vec::new();
@@ -247,7 +250,12 @@ fn spaces_for(
             .ok()
             .and_then(|inst| compile(&inst.program, &plan.def, &CompileOptions::default()).ok());
         let mut few = false;
+        let mut scattered = 0;
         if let Some(k) = &kernel {
+            if gpu {
+                let share = crate::codegen::coalescing::coalesced_share(&k.accesses, sizes).unwrap_or(1.0);
+                scattered = ((1.0 - share) * 4.0).round() as i64;
+            }
             if k.local.is_none() && !stencil::has_local_slots(s) && rows::local_of(s, &s.defaults()).is_none()
             {
                 s.slots.push(Slot { name: "local".into(), domain: local_domain(max_wg), default: 0 });
@@ -256,10 +264,10 @@ fn spaces_for(
                 k.global.iter().filter_map(|g| g.eval_with(&|v| sizes.get(v).copied()).ok()).product();
             few = items < i64::from(units.max(1)) * 4;
         }
-        rank.push((i != 0, few, !plan.macros.contains(&i), i));
+        rank.push((i != 0, few, !plan.macros.contains(&i), scattered, i));
     }
     rank.sort();
-    let order = rank.into_iter().map(|(_, _, _, i)| i).collect();
+    let order = rank.into_iter().map(|(_, _, _, _, i)| i).collect();
     let spaces = shapes
         .iter()
         .map(|s| ShapeSpace {
@@ -274,7 +282,7 @@ fn spaces_for(
 /// (a deterministic function of the point) instead of a device: for a seed,
 /// the candidate sequence does not depend on anything but the times.
 pub fn dry_run(plan: &Plan, sizes: &Sizes, seed: u64, n: usize) -> Vec<String> {
-    let (shapes, spaces, order) = spaces_for(plan, sizes, 256, 4);
+    let (shapes, spaces, order) = spaces_for(plan, sizes, 256, 4, false);
     let mut t = Tuner::new(spaces, order, seed);
     let mut out = Vec::new();
     let count = std::cell::Cell::new(0);
@@ -383,7 +391,7 @@ impl Worker<'_> {
         let opts = self.opts;
         let device = info.name.clone();
         let slug = info.slug();
-        let (max_wg, units) = (info.max_work_group, info.compute_units);
+        let (max_wg, units, gpu) = (info.max_work_group, info.compute_units, info.is_gpu());
         let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
         let inputs = self
             .oracle()
@@ -395,7 +403,7 @@ impl Worker<'_> {
             .map(|d| measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime))
             .collect::<Result<Vec<_>, _>>()?;
         let mut bench = self.bench(&rt, &inputs, &then);
-        let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units);
+        let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units, gpu);
         let naive =
             Point { shape: 0, values: spaces.first().map(|s| s.defaults.clone()).unwrap_or_default() };
         let size_key = sizes_text(&opts.sizes);
@@ -800,6 +808,28 @@ mod tests {
     use super::*;
 
     use crate::types::sizes_of as sizes;
+
+    #[test]
+    fn on_a_gpu_coalesced_lowerings_come_first() {
+        let src = "userfun mul(x: float, y: float): float { return x * y; }\n\
+                   def f(a: [[float]N]M, s: [float]M) = map(\\(r, si) -> map(\\x -> mul(x, si)) $ r) $ zip(a, s)\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let sz = sizes(&[("M", 8192), ("N", 4096)]);
+        let plan = plan(&p, "f", &sz, &SpaceLimits::default()).unwrap();
+        let share = |shapes: &[Shape], i: usize| {
+            let inst = shapes[i].instantiate(&plan.base, "f", &shapes[i].defaults()).unwrap();
+            let k = compile(&inst.program, "f", &CompileOptions::default()).unwrap();
+            crate::codegen::coalescing::coalesced_share(&k.accesses, &sz).unwrap()
+        };
+        let (shapes, _, order) = spaces_for(&plan, &sz, 1024, 132, true);
+        assert_eq!(order[0], 0, "the naive lowering first");
+        let shares: Vec<f64> = order[1..].iter().map(|&i| share(&shapes, i)).collect();
+        assert!(shares[0] == 1.0, "{shares:?}");
+        // Off a GPU coalescing does not decide: the plan's order differs.
+        let (_, _, cpu) = spaces_for(&plan, &sz, 1024, 132, false);
+        assert_ne!(cpu, order);
+        assert!(share(&shapes, cpu[1]) < 1.0);
+    }
 
     #[test]
     fn validation_floors_keep_the_points_near_a_million() {

@@ -1,0 +1,176 @@
+//! Where a kernel reads and writes global memory, as a side table of the
+//! syntax tree: each access's index, the work-item index of dimension 0 in
+//! scope, and the trip counts of the loops around it. The search orders
+//! candidates with it (on a GPU, neighbouring work-items of dimension 0
+//! reading neighbouring elements share memory transactions: a coalesced
+//! kernel moves a fraction of the bytes an uncoalesced one does).
+
+use super::ast::{CExpr, Module, Stmt};
+use crate::arith::ArithExpr;
+
+/// One read or write of a global buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalAccess {
+    pub buffer: String,
+    pub index: ArithExpr,
+    /// The innermost variable holding `get_global_id(0)` or
+    /// `get_local_id(0)` around the access, if any.
+    pub lane: Option<String>,
+    /// The trip counts of the sequential loops around it, where their
+    /// bounds are index expressions (thread loops and others count once).
+    pub loops: Vec<ArithExpr>,
+}
+
+/// Every global access of the kernel, in the order of its text.
+pub fn global_accesses(m: &Module) -> Vec<GlobalAccess> {
+    let globals: Vec<&str> =
+        m.params.iter().filter(|p| p.ty.contains("global")).map(|p| p.name.as_str()).collect();
+    let mut w = Walk { globals, lane: Vec::new(), loops: Vec::new(), out: Vec::new() };
+    w.stmts(&m.body);
+    w.out
+}
+
+struct Walk<'m> {
+    globals: Vec<&'m str>,
+    /// Lane variables in scope, innermost last (a block's end drops
+    /// those it declared).
+    lane: Vec<String>,
+    loops: Vec<ArithExpr>,
+    out: Vec<GlobalAccess>,
+}
+
+/// Whether `e` is the text `get_global_id(0)` or `get_local_id(0)`.
+fn is_lane_id(e: &CExpr) -> bool {
+    matches!(e, CExpr::Raw(s) if s == "get_global_id(0)" || s == "get_local_id(0)")
+}
+
+impl Walk<'_> {
+    fn stmts(&mut self, body: &[Stmt]) {
+        let lanes = self.lane.len();
+        for s in body {
+            self.stmt(s);
+        }
+        self.lane.truncate(lanes);
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Decl { name, init, .. } => {
+                if let Some(i) = init {
+                    self.expr(i);
+                    if is_lane_id(i) {
+                        self.lane.push(name.clone());
+                    }
+                }
+            }
+            Stmt::Assign { lhs, rhs } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            Stmt::Expr(e) => self.expr(e),
+            Stmt::For { var, init, bound, step, body } => {
+                self.expr(init);
+                self.expr(bound);
+                let lanes = self.lane.len();
+                // A sequential loop counts `bound` times (`for (i = 0; i <
+                // n; i += 1)`); a thread loop once per work-item.
+                let counted = match (init, bound, step) {
+                    _ if is_lane_id(init) => {
+                        self.lane.push(var.clone());
+                        false
+                    }
+                    (CExpr::Raw(lo), CExpr::Arith(n), CExpr::Raw(st)) if lo == "0" && st == "1" => {
+                        self.loops.push(n.clone());
+                        true
+                    }
+                    _ => false,
+                };
+                self.stmts(body);
+                if counted {
+                    self.loops.pop();
+                }
+                self.lane.truncate(lanes);
+            }
+            Stmt::If { cond, then, otherwise } => {
+                self.expr(cond);
+                self.stmts(then);
+                self.stmts(otherwise);
+            }
+            Stmt::Block(b) => self.stmts(b),
+            Stmt::Barrier { .. } | Stmt::Comment(_) => {}
+        }
+    }
+
+    fn expr(&mut self, e: &CExpr) {
+        match e {
+            CExpr::Raw(_) | CExpr::Arith(_) => {}
+            CExpr::Index { base, index } => {
+                if self.globals.contains(&base.as_str()) {
+                    self.out.push(GlobalAccess {
+                        buffer: base.clone(),
+                        index: index.clone(),
+                        lane: self.lane.last().cloned(),
+                        loops: self.loops.clone(),
+                    });
+                }
+            }
+            CExpr::Call { args, .. } | CExpr::StructLit { fields: args, .. } => {
+                for a in args {
+                    self.expr(a);
+                }
+            }
+            CExpr::Field { base, .. } => self.expr(base),
+            CExpr::Ternary { cond, then, otherwise } => {
+                self.expr(cond);
+                self.expr(then);
+                self.expr(otherwise);
+            }
+            CExpr::Binary { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            CExpr::Cast { e, .. } => self.expr(e),
+        }
+    }
+}
+
+/// The share (0 to 1) of global accesses, each weighted by its loops'
+/// trip counts at `sizes`, whose index moves by at most one element from
+/// one work-item of dimension 0 to the next (other index variables at 0).
+/// `None` for a kernel without global accesses.
+pub fn coalesced_share(
+    accesses: &[GlobalAccess],
+    sizes: &std::collections::BTreeMap<String, i64>,
+) -> Option<f64> {
+    let (mut good, mut all) = (0.0, 0.0);
+    for a in accesses {
+        let at = |lane: i64| {
+            a.index
+                .eval_with(&|v| {
+                    if Some(v) == a.lane.as_deref() {
+                        Some(lane)
+                    } else {
+                        Some(sizes.get(v).copied().unwrap_or(0))
+                    }
+                })
+                .ok()
+        };
+        let weight: f64 = a
+            .loops
+            .iter()
+            .map(|n| {
+                n.eval_with(&|v| Some(sizes.get(v).copied().unwrap_or(0)))
+                    .map_or(1.0, |n| n.clamp(1, 1 << 20) as f64)
+            })
+            .product();
+        let stride = match (&a.lane, at(0), at(1)) {
+            (Some(_), Some(x), Some(y)) => Some((y - x).abs()),
+            _ => None,
+        };
+        all += weight;
+        if stride.is_some_and(|s| s <= 1) {
+            good += weight;
+        }
+    }
+    (all > 0.0).then(|| good / all)
+}
