@@ -99,6 +99,11 @@ fn cli_writes_the_csv_and_refuses_a_folder_without_builds() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.lines().nth(2).unwrap().starts_with("1,mm-amd,,none,mmamd,20,"), "{text}");
 
+    // A chart goes beside the CSV; without -o there is nowhere to put it.
+    let o = lift(&["builds", dir.to_str().unwrap(), "--chart", "large"], &root);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("-o"));
+
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let o = lift(&["builds", empty.to_str().unwrap()], &root);

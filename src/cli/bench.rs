@@ -350,8 +350,12 @@ pub(crate) fn builds_cmd(
     dir: &Path,
     results: Option<&Path>,
     out: Option<&Path>,
+    chart: Option<&str>,
     c: &ConfigArgs,
 ) -> Result<(), CliError> {
+    if chart.is_some() && out.is_none() {
+        return Err(bad("lift builds: --chart writes beside the CSV: give -o FILE"));
+    }
     let rows = match results {
         Some(p) => crate::harness::results::read_rows(p).map_err(|e| bad(e.to_string()))?,
         None => Vec::new(),
@@ -365,13 +369,21 @@ pub(crate) fn builds_cmd(
     known.dedup();
     let measured = crate::harness::builds::measure_builds(dir, &known, &rows).map_err(|e| bad(e.to_string()))?;
     let text = crate::harness::builds::builds_csv(&measured);
-    match out {
-        Some(p) => std::fs::write(p, text).map_err(|e| CliError::Failed(format!("{}: {e}", p.display()))),
-        None => {
-            print!("{text}");
-            Ok(())
+    let Some(p) = out else {
+        print!("{text}");
+        return Ok(());
+    };
+    std::fs::write(p, text).map_err(|e| CliError::Failed(format!("{}: {e}", p.display())))?;
+    if let Some(size) = chart {
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let fonts = crate::harness::chart::FontSource::System;
+        let written = crate::harness::chart::render_levels_figure(&measured, size, dir, &fonts)
+            .map_err(|e| bad(e.to_string()))?;
+        for w in written {
+            println!("chart: {}", w.display());
         }
     }
+    Ok(())
 }
 
 pub(crate) fn table1_cmd(c: &ConfigArgs, out: &Path) -> Result<(), CliError> {

@@ -94,6 +94,10 @@ enum Cmd {
         /// Output CSV (default: standard output).
         #[arg(short = 'o')]
         out: Option<PathBuf>,
+        /// Also chart the builds of this size (PTX integer instructions per
+        /// level) as levels-ptx.svg/.pdf beside the CSV; needs -o.
+        #[arg(long)]
+        chart: Option<String>,
         #[command(flatten)]
         cfg: ConfigArgs,
     },
@@ -242,7 +246,9 @@ fn run() -> i32 {
         Cmd::Roofline { device, out } => bench::roofline_cmd(device.as_deref(), &out),
         Cmd::Plot { csvs, out } => bench::plot_cmd(&csvs, &out),
         Cmd::Table1 { cfg, out } => bench::table1_cmd(&cfg, &out),
-        Cmd::Builds { dir, results, out, cfg } => bench::builds_cmd(&dir, results.as_deref(), out.as_deref(), &cfg),
+        Cmd::Builds { dir, results, out, chart, cfg } => {
+            bench::builds_cmd(&dir, results.as_deref(), out.as_deref(), chart.as_deref(), &cfg)
+        }
         Cmd::Report(a) => report_cmd::report_cmd(&a),
         Cmd::Compile(a) => compile_cmd::compile_cmd(&a),
         Cmd::Exec(a) => compile_cmd::exec_cmd(&a),

@@ -7,6 +7,7 @@
 mod figure;
 mod generality_figure;
 mod icfp15_figures;
+mod levels_figure;
 mod model;
 mod names;
 mod pdf;
@@ -25,6 +26,7 @@ pub use icfp15_figures::{
 pub use model::{
     build_panels, format_speedup, geometric_mean, speedup_table, Cell, Group, Panel, UNKNOWN_DEVICE,
 };
+pub use levels_figure::{levels_svg, render_levels_figure};
 pub use names::display_name;
 pub use pdf::{svg_to_pdf, FontSource};
 pub use results::{parse_results, read_results, ResultRow, Status, Timing, Variant, RESULTS_HEADER};
