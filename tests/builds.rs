@@ -54,7 +54,9 @@ fn builds_take_size_and_time_in_order() {
     let rows = measure_builds(&dir, &known, &results).unwrap();
     let got: Vec<_> = rows
         .iter()
-        .map(|r| (r.benchmark.as_str(), r.size.as_str(), r.variant.as_str(), r.median_ms, r.ptx.unwrap().int_arith))
+        .map(|r| {
+            (r.benchmark.as_str(), r.size.as_str(), r.variant.as_str(), r.median_ms, r.ptx.unwrap().int_arith)
+        })
         .collect();
     assert_eq!(
         got,

@@ -367,7 +367,8 @@ pub(crate) fn builds_cmd(
     known.extend(rows.iter().map(|r| r.benchmark.clone()));
     known.sort();
     known.dedup();
-    let measured = crate::harness::builds::measure_builds(dir, &known, &rows).map_err(|e| bad(e.to_string()))?;
+    let measured =
+        crate::harness::builds::measure_builds(dir, &known, &rows).map_err(|e| bad(e.to_string()))?;
     let text = crate::harness::builds::builds_csv(&measured);
     let Some(p) = out else {
         print!("{text}");

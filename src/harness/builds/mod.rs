@@ -54,7 +54,8 @@ fn parse_label(slug: &str, known: &[String]) -> (String, String, String) {
     let (origin, rest, variant) = if let Some(rest) = slug.strip_prefix("references-") {
         ("references", rest, "reference".to_string())
     } else {
-        let level = LIFT_LEVELS.iter().find(|l| slug.ends_with(&format!("-generated-at-level-{}", slugify(l))));
+        let level =
+            LIFT_LEVELS.iter().find(|l| slug.ends_with(&format!("-generated-at-level-{}", slugify(l))));
         let rest = slug.strip_prefix("benchmarks-").unwrap_or(slug);
         (
             "benchmarks",
@@ -189,7 +190,8 @@ pub fn builds_csv(rows: &[BuildRow]) -> String {
         };
         let median = r.median_ms.map_or(String::new(), |m| m.to_string());
         // Labels are slugs and sizes, levels preset names: no commas or quotes.
-        let head = [r.build.to_string(), r.benchmark.clone(), r.size.clone(), r.variant.clone(), r.program.clone()];
+        let head =
+            [r.build.to_string(), r.benchmark.clone(), r.size.clone(), r.variant.clone(), r.program.clone()];
         let bytes = [r.cl_bytes.to_string(), r.binary_bytes.to_string()];
         let cells: Vec<String> = head.into_iter().chain(bytes).chain(counts).chain([median]).collect();
         out += &(cells.join(",") + "\n");

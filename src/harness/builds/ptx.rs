@@ -6,8 +6,6 @@
 //! an unrolled loop counts once per copy, a loop body once however often it
 //! runs. They compare two builds of one kernel, not two kernels' speeds.
 
-
-
 /// Instruction counts of one PTX listing, by class.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PtxStats {

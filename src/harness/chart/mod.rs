@@ -23,10 +23,10 @@ pub use icfp15_figures::{
     figure10_svg as icfp15_figure10_svg, figure11_svg as icfp15_figure11_svg, render_icfp15_figures,
     render_icfp15_figures_with_fonts,
 };
+pub use levels_figure::{levels_svg, render_levels_figure};
 pub use model::{
     build_panels, format_speedup, geometric_mean, speedup_table, Cell, Group, Panel, UNKNOWN_DEVICE,
 };
-pub use levels_figure::{levels_svg, render_levels_figure};
 pub use names::display_name;
 pub use pdf::{svg_to_pdf, FontSource};
 pub use results::{parse_results, read_results, ResultRow, Status, Timing, Variant, RESULTS_HEADER};
