@@ -94,3 +94,57 @@ fn reference_build_options_and_tuning_parameter_errors() {
     let r = cfg.reference.expect("reference");
     assert_eq!((r.params_for("NVIDIA H100")["WG"], r.params_for("pthread-cpu")["WG"]), (128, 64));
 }
+
+/// The work-group size each reference kernel declares with
+/// `reqd_work_group_size`, resolved to numbers: a macro takes the value of
+/// `params` (what the harness passes with -D) or of a plain `#define`.
+fn declared_local(
+    source: &str,
+    kernel: &str,
+    params: &std::collections::BTreeMap<String, i64>,
+) -> Option<Vec<i64>> {
+    let at = source.find(&format!("void {kernel}("))?;
+    let before = &source[..at];
+    let attr = before.rfind("reqd_work_group_size(")?;
+    // The attribute belongs to this kernel only if no function body or
+    // declaration sits between.
+    if before[attr..].contains(['{', ';']) {
+        return None;
+    }
+    let args = &before[attr + "reqd_work_group_size(".len()..];
+    let args = &args[..args.find(')')?];
+    let value = |a: &str| -> Option<i64> {
+        let a = a.trim();
+        a.parse().ok().or_else(|| params.get(a).copied()).or_else(|| {
+            let def = source.lines().find_map(|l| l.trim().strip_prefix(&format!("#define {a} ")))?;
+            def.trim().parse().ok()
+        })
+    };
+    args.split(',').map(value).collect()
+}
+
+#[test]
+fn reference_kernels_declare_their_launched_work_group_size() {
+    let mut checked = 0;
+    for c in load_dir(&repo().join("configs"), &repo()).unwrap() {
+        let c = c.unwrap_or_else(|e| panic!("{e}"));
+        let Some(r) = &c.reference else { continue };
+        let text: String =
+            r.sources.iter().map(|p| std::fs::read_to_string(repo().join(p)).unwrap()).collect();
+        // The defaults and every device's tuned parameters.
+        let mut sets = vec![r.params.clone()];
+        sets.extend(r.per_device.iter().map(|(d, _)| r.params_for(d)));
+        for k in &r.kernels {
+            let Some(local) = &k.local else { continue };
+            for params in &sets {
+                let mut want: Vec<i64> =
+                    local.iter().map(|e| lift::harness::config::eval(e, params).unwrap()).collect();
+                want.resize(3, 1);
+                let got = declared_local(&text, &k.name, params);
+                assert_eq!(got, Some(want), "{}: kernel {} with {params:?}", c.name, k.name);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} kernels checked");
+}

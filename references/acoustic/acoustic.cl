@@ -6,6 +6,16 @@
 // work-group: its shape (BX x BY, 32 x 4 by default) is a tuning parameter
 // of the config's launch (references/TUNING.md).
 
+// The launched work-group size: the config's `params` set it with -D (the
+// default here is theirs), and the attribute below declares it to the compiler.
+#ifndef BX
+#define BX 32
+#endif
+#ifndef BY
+#define BY 4
+#endif
+
+__attribute__((reqd_work_group_size(BX, BY, 1)))
 kernel void acoustic(const global float* restrict cur, const global float* restrict prev,
                      const global int* restrict nbrs, global float* restrict out, int W, int H, int D) {
     const int x = get_global_id(0), y = get_global_id(1);

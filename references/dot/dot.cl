@@ -7,6 +7,7 @@
 
 #define WG 64
 
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 kernel void dot_partial(const global float* restrict x,
                         const global float* restrict y,
                         global float* restrict partial,
@@ -28,6 +29,7 @@ kernel void dot_partial(const global float* restrict x,
 }
 
 // Second stage: one work-group folds `count` partial sums into result[0].
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 kernel void dot_final(const global float* restrict partial,
                       global float* restrict result,
                       int count) {

@@ -16,6 +16,7 @@
 #define BY 16
 #endif
 
+__attribute__((reqd_work_group_size(BX, BY, 1)))
 kernel void hotspot(const global float* restrict temp, const global float* restrict power,
                     global float* restrict out, int W, int H) {
     local float t[BY + 2][BX + 2];

@@ -13,6 +13,13 @@
 //    (F = 34 in every preset) with a remainder step.
 // Ties keep the lower cluster index (strict <), as Rodinia does.
 
+// The launched work-group size: the config's `params` set it with -D (the
+// default here is theirs), and the attribute below declares it to the compiler.
+#ifndef WG
+#define WG 256
+#endif
+
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 __kernel void kmeans(__global const float* restrict features,
                      __constant float* clusters,
                      __global int* restrict membership,

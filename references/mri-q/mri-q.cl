@@ -20,6 +20,13 @@
 
 #define TWO_PI 6.2831853071795864769f
 
+// The launched work-group size: the config's `params` set it with -D (the
+// default here is theirs), and the attribute below declares it to the compiler.
+#ifndef WG
+#define WG 256
+#endif
+
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 __kernel void mriq_phimag(__global const float* restrict kx,
                           __global const float* restrict ky,
                           __global const float* restrict kz,
@@ -43,6 +50,7 @@ inline float2 qstep(float2 q, const float3 x, const float4 s)
     return q + s.w * (float2)(c, sn);
 }
 
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 __kernel void mriq_q(__global const float* restrict x,
                      __global const float* restrict y,
                      __global const float* restrict z,

@@ -32,6 +32,13 @@ inline float4 interact(float4 acc, const float4 me, const float4 other, const fl
     return acc + s * r;
 }
 
+// The launched work-group size: the config's `params` set it with -D (the
+// default here is theirs), and the attribute below declares it to the compiler.
+#ifndef WG
+#define WG 256
+#endif
+
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 __kernel void nbody_amd(__global const float4* restrict pos,
                         __global const float4* restrict vel,
                         __global float4* restrict out,

@@ -6,6 +6,13 @@
 // float2 (latitude, longitude) load, coalesced; the distance is written
 // coalesced. The kernel is bandwidth bound: 8 bytes in, 4 bytes out.
 
+// The launched work-group size: the config's `params` set it with -D (the
+// default here is theirs), and the attribute below declares it to the compiler.
+#ifndef WG
+#define WG 256
+#endif
+
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 __kernel void nn(__global const float2* restrict locations,
                  __global float* restrict distances,
                  const float lat, const float lng, const int N)

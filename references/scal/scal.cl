@@ -10,6 +10,13 @@
 #define PRAGMA_STR(x) _Pragma(#x)
 #define PRAGMA(x) PRAGMA_STR(x)
 
+// The launched work-group size: the config's `params` set it with -D (the
+// default here is theirs), and the attribute below declares it to the compiler.
+#ifndef WG
+#define WG 256
+#endif
+
+__attribute__((reqd_work_group_size(WG, 1, 1)))
 kernel void scal(const global float* restrict x,
                  global float* restrict out,
                  float alpha, int n) {

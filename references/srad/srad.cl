@@ -10,6 +10,16 @@
 
 #define AT(g, y, x) g[clamp(y, 0, H - 1) * W + clamp(x, 0, W - 1)]
 
+// The launched work-group size: the config's `params` set it with -D (the
+// default here is theirs), and the attribute below declares it to the compiler.
+#ifndef BX
+#define BX 16
+#endif
+#ifndef BY
+#define BY 16
+#endif
+
+__attribute__((reqd_work_group_size(BX, BY, 1)))
 kernel void srad1(const global float* restrict J, float q0sqr, global float* restrict c, int W, int H) {
     const int x = get_global_id(0), y = get_global_id(1);
     if (x >= W || y >= H) return;
@@ -26,6 +36,7 @@ kernel void srad1(const global float* restrict J, float q0sqr, global float* res
     c[y * W + x] = coeff < 0.0f ? 0.0f : (coeff > 1.0f ? 1.0f : coeff);
 }
 
+__attribute__((reqd_work_group_size(BX, BY, 1)))
 kernel void srad2(const global float* restrict J, const global float* restrict c, global float* restrict out,
                   int W, int H) {
     const int x = get_global_id(0), y = get_global_id(1);

@@ -20,6 +20,7 @@
 #endif
 #define TH (BY * ROWS_PER_ITEM)
 
+__attribute__((reqd_work_group_size(TW, BY, 1)))
 kernel void stencil2d(const global float* restrict a, global float* restrict out, int W, int H) {
     local float tile[TH + 2][TW + 2];
     const int lx = get_local_id(0), ly = get_local_id(1);

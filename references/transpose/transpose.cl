@@ -8,6 +8,7 @@
 #define TILE 16
 #endif
 
+__attribute__((reqd_work_group_size(TILE, TILE, 1)))
 kernel void transpose_tiled(const global float* restrict in,
                             global float* restrict out,
                             int M, int N) {

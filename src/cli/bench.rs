@@ -345,6 +345,48 @@ pub(crate) fn table1_entries(configs: &[Config]) -> Vec<Table1Entry> {
         .collect()
 }
 
+/// `lift builds`: the dump folder's programs measured, as CSV.
+pub(crate) fn builds_cmd(
+    dir: &Path,
+    results: Option<&Path>,
+    out: Option<&Path>,
+    chart: Option<&str>,
+    c: &ConfigArgs,
+) -> Result<(), CliError> {
+    if chart.is_some() && out.is_none() {
+        return Err(bad("lift builds: --chart writes beside the CSV: give -o FILE"));
+    }
+    let rows = match results {
+        Some(p) => crate::harness::results::read_rows(p).map_err(|e| bad(e.to_string()))?,
+        None => Vec::new(),
+    };
+    // Benchmark names come from the configs and the results (a run of
+    // configs since renamed still matches its own rows).
+    let (configs, _) = load_configs(c)?;
+    let mut known: Vec<String> = configs.into_iter().map(|c| c.name).collect();
+    known.extend(rows.iter().map(|r| r.benchmark.clone()));
+    known.sort();
+    known.dedup();
+    let measured =
+        crate::harness::builds::measure_builds(dir, &known, &rows).map_err(|e| bad(e.to_string()))?;
+    let text = crate::harness::builds::builds_csv(&measured);
+    let Some(p) = out else {
+        print!("{text}");
+        return Ok(());
+    };
+    std::fs::write(p, text).map_err(|e| CliError::Failed(format!("{}: {e}", p.display())))?;
+    if let Some(size) = chart {
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let fonts = crate::harness::chart::FontSource::System;
+        let written = crate::harness::chart::render_levels_figure(&measured, size, dir, &fonts)
+            .map_err(|e| bad(e.to_string()))?;
+        for w in written {
+            println!("chart: {}", w.display());
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn table1_cmd(c: &ConfigArgs, out: &Path) -> Result<(), CliError> {
     let (configs, broken) = load_configs(c)?;
     for b in &broken {

@@ -83,6 +83,24 @@ enum Cmd {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
+    /// Measure the programs of a `lift run --dump-builds` folder (source bytes,
+    /// PTX instructions by class) beside the run's kernel times, as CSV.
+    Builds {
+        /// The folder `--dump-builds` wrote.
+        dir: PathBuf,
+        /// The results.csv of the same run: sizes and kernel times.
+        #[arg(long)]
+        results: Option<PathBuf>,
+        /// Output CSV (default: standard output).
+        #[arg(short = 'o')]
+        out: Option<PathBuf>,
+        /// Also chart the builds of this size (PTX integer instructions per
+        /// level) as levels-ptx.svg/.pdf beside the CSV; needs -o.
+        #[arg(long)]
+        chart: Option<String>,
+        #[command(flatten)]
+        cfg: ConfigArgs,
+    },
     /// Regenerate the README's result tables and reports/paper-vs-reproduced.md
     /// from the committed CSVs (--check: only compare).
     Report(report_cmd::ReportArgs),
@@ -228,6 +246,9 @@ fn run() -> i32 {
         Cmd::Roofline { device, out } => bench::roofline_cmd(device.as_deref(), &out),
         Cmd::Plot { csvs, out } => bench::plot_cmd(&csvs, &out),
         Cmd::Table1 { cfg, out } => bench::table1_cmd(&cfg, &out),
+        Cmd::Builds { dir, results, out, chart, cfg } => {
+            bench::builds_cmd(&dir, results.as_deref(), out.as_deref(), chart.as_deref(), &cfg)
+        }
         Cmd::Report(a) => report_cmd::report_cmd(&a),
         Cmd::Compile(a) => compile_cmd::compile_cmd(&a),
         Cmd::Exec(a) => compile_cmd::exec_cmd(&a),

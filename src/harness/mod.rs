@@ -3,6 +3,7 @@
 
 pub mod blas_spec;
 pub mod buildopts;
+pub mod builds;
 pub mod chart;
 pub mod clblast;
 pub mod clock;

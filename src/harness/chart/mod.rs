@@ -7,6 +7,7 @@
 mod figure;
 mod generality_figure;
 mod icfp15_figures;
+mod levels_figure;
 mod model;
 mod names;
 mod pdf;
@@ -22,6 +23,7 @@ pub use icfp15_figures::{
     figure10_svg as icfp15_figure10_svg, figure11_svg as icfp15_figure11_svg, render_icfp15_figures,
     render_icfp15_figures_with_fonts,
 };
+pub use levels_figure::{levels_svg, render_levels_figure};
 pub use model::{
     build_panels, format_speedup, geometric_mean, speedup_table, Cell, Group, Panel, UNKNOWN_DEVICE,
 };
