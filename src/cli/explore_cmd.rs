@@ -76,6 +76,20 @@ fn depth(s: &str) -> Result<usize, String> {
 
 /// `90s`, `5m`, `1h`, `120`; at most [`MAX_BUDGET_SECS`].
 pub(crate) fn parse_budget(s: &str) -> Result<Duration, CliError> {
+    parse_duration("--budget", s)
+}
+
+/// `--explore-budget` of `lift run`: a budget, or `0`/`off` for none.
+pub(crate) fn parse_explore_budget(s: &str) -> Result<Option<Duration>, CliError> {
+    match s.trim() {
+        "0" | "0s" | "off" => Ok(None),
+        t => parse_duration("--explore-budget", t).map(Some),
+    }
+}
+
+/// A duration given to `flag`: `90s`, `5m`, `1h`, `120`; at most
+/// [`MAX_BUDGET_SECS`].
+fn parse_duration(flag: &str, s: &str) -> Result<Duration, CliError> {
     let t = s.trim();
     let (num, mult) = match t.chars().last() {
         Some('s') => (&t[..t.len() - 1], 1),
@@ -88,10 +102,10 @@ pub(crate) fn parse_budget(s: &str) -> Result<Duration, CliError> {
         .parse::<u64>()
         .ok()
         .filter(|v| *v > 0)
-        .ok_or_else(|| bad(format!("--budget `{s}`: expected a duration like 90s, 5m or 1h")))?;
+        .ok_or_else(|| bad(format!("{flag} `{s}`: expected a duration like 90s, 5m or 1h")))?;
     match secs.checked_mul(mult) {
         Some(v) if v <= MAX_BUDGET_SECS => Ok(Duration::from_secs(v)),
-        _ => Err(bad(format!("--budget `{s}`: at most a week ({MAX_BUDGET_SECS}s, 10080m or 168h)"))),
+        _ => Err(bad(format!("{flag} `{s}`: at most a week ({MAX_BUDGET_SECS}s, 10080m or 168h)"))),
     }
 }
 
@@ -284,6 +298,11 @@ mod tests {
         let e = parse_budget("99999999999999999h").unwrap_err();
         assert_eq!(e.message(), "--budget `99999999999999999h`: at most a week (604800s, 10080m or 168h)");
         assert!(parse_budget("168h").is_ok() && parse_budget("169h").is_err());
+        assert_eq!(parse_explore_budget("off").unwrap(), None);
+        assert_eq!(parse_explore_budget("0").unwrap(), None);
+        assert_eq!(parse_explore_budget("45s").unwrap(), Some(Duration::from_secs(45)));
+        let e = parse_explore_budget("-1").unwrap_err();
+        assert_eq!(e.message(), "--explore-budget `-1`: expected a duration like 90s, 5m or 1h");
         let e = parse_sizes(&["N=1099511627776".into()]).unwrap_err();
         assert_eq!(
             e.message(),
