@@ -424,11 +424,7 @@ pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, Str
     let Some(spec) = b.p.cfg.explored.as_ref().filter(|s| !s.program_for(&own).is_file()) else {
         return program_row(b, reference_gold, &own, variant);
     };
-    let searched = match (&spec.search, b.opts.explore_budget) {
-        (Some(search), Some(budget)) => Some(explore_here(b, spec, search, budget)),
-        (Some(_), None) => Some(Err("exploring is off (--explore-budget 0)".to_string())),
-        (None, _) => None,
-    };
+    let searched = spec.search.as_ref().map(|search| explore_here(b, spec, search));
     let why_not = match searched {
         Some(Ok(found)) => {
             let mut row = file_row(b, reference_gold, &found.file, variant, variant);
@@ -467,19 +463,18 @@ fn explore_here(
     b: &Bench,
     spec: &ExploredSpec,
     search: &super::search::SearchSpec,
-    budget: std::time::Duration,
 ) -> Result<super::search::Found, String> {
     let dir = b.opts.report_dir.join("explored").join(&b.p.cfg.name);
     let run = super::search::SearchRun {
         cfg: b.p.cfg,
         spec: search,
         device: &b.rt.info,
-        budget,
+        budget: b.opts.explore_budget,
         dir: &dir,
         run_presets: &b.opts.sizes,
         counts: b.opts.counts,
     };
-    if !dir.join("best.lift").is_file() {
+    if let (Some(budget), false) = (b.opts.explore_budget, dir.join("best.lift").is_file()) {
         b.progress.set_message(format!(
             "{} {}: exploring `{}` for {}s at most (no program committed in {}; --explore-budget)",
             b.p.cfg.name,

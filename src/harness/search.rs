@@ -148,7 +148,8 @@ pub struct SearchRun<'a> {
     pub cfg: &'a Config,
     pub spec: &'a SearchSpec,
     pub device: &'a DeviceInfo,
-    pub budget: Duration,
+    /// `None`: exploring is off (a cached program is still used).
+    pub budget: Option<Duration>,
     /// The cache: `<out>/<device-slug>/explored/<benchmark>/`.
     pub dir: &'a Path,
     /// The presets this run times: the program must fit them too.
@@ -172,7 +173,8 @@ pub fn device_program(s: &SearchRun) -> Result<Found, String> {
     if let Ok(why) = std::fs::read_to_string(s.dir.join(NONE_FILE)) {
         return Err(format!("{} (delete {} to explore again)", why.trim(), s.dir.display()));
     }
-    let report = search(s)?;
+    let budget = s.budget.ok_or("exploring is off (--explore-budget 0)")?;
+    let report = search(s, budget)?;
     let d = report.devices.first().ok_or("the search ran on no device")?;
     match &d.best {
         Some(b) if best.is_file() => Ok(Found {
@@ -181,7 +183,7 @@ pub fn device_program(s: &SearchRun) -> Result<Found, String> {
                 "explored in this run: {} tried, {} valid in {}s, best {:.4} ms at `{}` (log {})",
                 d.tried,
                 d.valid,
-                s.budget.as_secs(),
+                budget.as_secs(),
                 b.median_ms,
                 s.spec.at,
                 report.csv.display()
@@ -190,7 +192,7 @@ pub fn device_program(s: &SearchRun) -> Result<Found, String> {
         _ => {
             let why = format!(
                 "a search of {}s found no valid program ({} tried; log {})",
-                s.budget.as_secs(),
+                budget.as_secs(),
                 d.tried,
                 report.csv.display()
             );
@@ -222,7 +224,7 @@ fn sizes_of(s: &SearchRun) -> Result<(Sizes, Vec<Sizes>), String> {
 
 /// One search on the device into the cache folder (resuming its log,
 /// where an earlier search was cut short).
-fn search(s: &SearchRun) -> Result<explore::Report, String> {
+fn search(s: &SearchRun, budget: Duration) -> Result<explore::Report, String> {
     let (_, program) = crate::parse::load_program(&s.spec.program).map_err(|e| e.to_string())?;
     let (sizes, valid_at) = sizes_of(s)?;
     let reference: Option<Arc<dyn crate::validate::Reference>> = match s.spec.oracle {
@@ -232,7 +234,7 @@ fn search(s: &SearchRun) -> Result<explore::Report, String> {
     let opts = ExploreOptions {
         def: s.spec.def.clone(),
         sizes,
-        budget: s.budget,
+        budget,
         seed: 1,
         out: s.dir.to_path_buf(),
         resume: true,
