@@ -510,3 +510,42 @@ fn explore_block_errors_name_the_line() {
         let _ = std::fs::remove_dir_all(&root);
     }
 }
+
+/// `lift explore --from CONFIG` explores as the config's
+/// `explored.explore:` block says (what .ci/explore-icfp15.sh runs); a
+/// config without the block, or a file beside it, is bad input.
+#[test]
+fn explore_from_a_config_uses_its_block() {
+    let dir = scratch("from");
+    let o = lift().args(["explore", "--from", "configs/transpose.yaml", "--out"]).arg(&dir).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o)
+            .contains("--from configs/transpose.yaml: expected a config with an `explored.explore:` block"),
+        "{}",
+        text(&o)
+    );
+    let o = lift()
+        .args(["explore", "benchmarks/icfp15/scal.lift", "--from", "configs/icfp15-scal.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    if !has_device() {
+        println!("skipped the search: no OpenCL device");
+        return;
+    }
+    let out = dir.join("scal");
+    let o = lift()
+        .args(["explore", "--from", "configs/icfp15-scal.yaml", "--budget", "30s", "--max-candidates", "2"])
+        .args(["--runs", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let log = rows(&out.join("explore.csv"));
+    assert!(log.iter().any(|r| &r[4] == "ok"), "{}", text(&o));
+    // Timed at the config's `at: small` (column 8: the sizes timed).
+    assert!(log.iter().all(|r| &r[8] == "N=16777216"), "{}", text(&o));
+    assert!(out.join("best.lift").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
