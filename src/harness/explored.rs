@@ -475,14 +475,20 @@ fn explore_here(
         counts: b.opts.counts,
     };
     if let (Some(budget), false) = (b.opts.explore_budget, dir.join("best.lift").is_file()) {
-        b.progress.set_message(format!(
-            "{} {}: exploring `{}` for {}s at most (no program committed in {}; --explore-budget)",
+        let what = format!(
+            "{} {}: exploring `{}` for {}s at most (no {} is committed; --explore-budget)",
             b.p.cfg.name,
             b.p.preset,
             search.def,
             budget.as_secs(),
-            spec.dir.display()
-        ));
+            spec.program_for(&b.rt.info.slug()).display()
+        );
+        // Without a terminal the bar is hidden: a line says why nothing
+        // is printed for a while.
+        if b.progress.is_hidden() {
+            println!("{what}");
+        }
+        b.progress.set_message(what);
         b.progress.enable_steady_tick(std::time::Duration::from_millis(500));
     }
     let found = super::search::device_program(&run);
