@@ -323,7 +323,11 @@ fn explore_validates_as_the_config_does() {
     );
     let interp = dir.join("md-interp.yaml");
     let yaml = std::fs::read_to_string(repo().join("configs/icfp15-md.yaml")).unwrap();
-    std::fs::write(&interp, yaml.replace("gold: rust:md", "gold: interpreter")).unwrap();
+    // (Its `explored.explore` block validates as the config does, which
+    // needs the Rust gold: the interpreter's oracle there.)
+    let yaml =
+        yaml.replace("gold: rust:md", "gold: interpreter").replace("oracle: config", "oracle: interpreter");
+    std::fs::write(&interp, yaml).unwrap();
     if !has_device() {
         println!("skipped the search: no OpenCL device");
         return;
@@ -429,7 +433,8 @@ fn run_explored(root: &Path, out: &Path, budget: &str) -> (csv::StringRecord, St
 /// (asum: the explored kernel and a second stage chosen among
 /// alternatives, at its tiny size 3 * 2^18), validated like a committed
 /// one and cached under the output folder; a second run, and one with
-/// exploring off, reuse the cache without searching (the log is unchanged).
+/// exploring off, reuse the cache without searching (the log is unchanged);
+/// so does a run after a search that found nothing (`none.txt`).
 #[test]
 fn a_device_without_a_program_explores_one_and_a_second_run_reuses_it() {
     if !has_device() {
@@ -458,6 +463,19 @@ fn a_device_without_a_program_explores_one_and_a_second_run_reuses_it() {
         assert!(again[25].contains("by an earlier run"), "{budget}: {}", &again[25]);
         assert_eq!(std::fs::read(cache.join("explore.csv")).unwrap(), log_csv, "{budget}: no new search");
     }
+    // A search that found nothing is not run again either: the row says
+    // why there is no program (nothing stands in for `not-committed.lift`).
+    std::fs::remove_file(cache.join("best.lift")).unwrap();
+    std::fs::write(cache.join("none.txt"), "a search found no valid program (as written by the test)\n")
+        .unwrap();
+    let (none, log) = run_explored(&root, &out, "6s");
+    assert_eq!(&none[3], "skipped", "{}\n{log}", &none[25]);
+    assert!(
+        none[25].contains("as written by the test") && none[25].contains("to explore again"),
+        "{}",
+        &none[25]
+    );
+    assert_eq!(std::fs::read(cache.join("explore.csv")).unwrap(), log_csv, "no new search");
     let _ = std::fs::remove_dir_all(&root);
 }
 

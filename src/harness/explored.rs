@@ -474,7 +474,7 @@ fn explore_here(
         run_presets: &b.opts.sizes,
         counts: b.opts.counts,
     };
-    if let (Some(budget), false) = (b.opts.explore_budget, dir.join("best.lift").is_file()) {
+    if let (Some(budget), false) = (b.opts.explore_budget, super::search::answered(&dir)) {
         let what = format!(
             "{} {}: exploring `{}` for {}s at most (no {} is committed; --explore-budget)",
             b.p.cfg.name,

@@ -143,6 +143,12 @@ pub struct Found {
 /// the next run does not search again (delete the folder to do so).
 const NONE_FILE: &str = "none.txt";
 
+/// Whether the cache folder `dir` already answers (a program, or a search
+/// that found none): then no search runs.
+pub fn answered(dir: &Path) -> bool {
+    dir.join("best.lift").is_file() || dir.join(NONE_FILE).is_file()
+}
+
 /// What one search is given.
 pub struct SearchRun<'a> {
     pub cfg: &'a Config,
