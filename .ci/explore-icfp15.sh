@@ -6,11 +6,11 @@
 # SECONDS: the budget per benchmark (default 150).
 # BENCH: any of scal asum dot gemv blackscholes md cgo-gemv mm-nvidia
 #        (default: the six ICFP 2015 benchmarks).
-# The ICFP 2015 benchmarks are also checked at their config's `tiny` size
-# (`--valid-at`): a committed program must run at every preset (the
-# default size off a GPU). Not gemv: no row-lane count of 16 or more
-# divides its tiny N = 1028, so the check would drop the GPU's row shapes;
-# its split of M must divide 320 (at most 64) for PoCL's `lift run`.
+# The ICFP 2015 benchmarks are explored as their config's
+# `explored.explore:` block says (`lift explore --from`: the program, the
+# def, the second stages, the preset timed and the presets it must also
+# fit, the config's validation), the one source of these arguments that
+# `lift run` uses too where a device has no committed program.
 # Writes OUTDIR/<bench>/ (explore.csv, best.lift, best.derivation) and
 # OUTDIR/explored/<slug>/<bench>.{lift,derivation} with a header naming the
 # command, the commit and the log, plus OUTDIR/reports/<slug>/explore-<bench>.csv:
@@ -28,12 +28,7 @@ commit=${LIFT_GIT_COMMIT:-$(git -c core.fsmonitor= rev-parse --short HEAD 2>/dev
 mkdir -p "$out"
 for b in "${benches[@]}"; do
     case $b in
-        scal)         args=(benchmarks/icfp15/scal.lift --def scal --config configs/icfp15-scal.yaml --size N=16777216 --valid-at N=69632) ;;
-        asum)         args=(benchmarks/icfp15/asum.lift --def asum --config configs/icfp15-asum.yaml --then sumPartialsTree,sumPartials --size N=16777216 --valid-at N=786432) ;;
-        dot)          args=(benchmarks/icfp15/dot.lift --def dot --config configs/icfp15-dot.yaml --then sumPartialsTree,sumPartials --size N=16777216 --valid-at N=786432) ;;
-        gemv)         args=(benchmarks/icfp15/gemv.lift --def gemv --config configs/icfp15-gemv.yaml --size M=4096,N=4096) ;;
-        blackscholes) args=(benchmarks/icfp15/blackscholes.lift --def blackscholes --config configs/icfp15-blackscholes.yaml --size N=4194304 --valid-at N=786432) ;;
-        md)           args=(benchmarks/icfp15/md.lift --def md --config configs/icfp15-md.yaml --size M=128,N=12288 --valid-at M=128,N=3008) ;;
+        scal|asum|dot|gemv|blackscholes|md) args=(--from "configs/icfp15-$b.yaml") ;;
         cgo-gemv)     args=(benchmarks/gemv.lift --def gemvHigh --size M=4096,N=4096) ;;
         mm-nvidia)    args=(benchmarks/mm-nvidia.lift --def mmNvidiaHigh --size M=1024,N=1024,K=1024) ;;
         *) echo "unknown benchmark $b" >&2; exit 2 ;;

@@ -131,10 +131,16 @@ fn tiny_suite_runs_and_validates_every_variant() {
 /// A scratch root: the repository's benchmarks and references, and one
 /// config written by `edit` from `configs/icfp15-scal.yaml`.
 fn root_with(name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
+    root_editing("scal", name, edit)
+}
+
+/// [`root_with`] for the config of `bench` (`configs/icfp15-<bench>.yaml`).
+fn root_editing(bench: &str, name: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
     let root = scratch(name);
     std::fs::create_dir_all(root.join("configs")).unwrap();
-    let cfg = std::fs::read_to_string(repo().join("configs/icfp15-scal.yaml")).unwrap();
-    std::fs::write(root.join("configs/icfp15-scal.yaml"), edit(cfg)).unwrap();
+    let file = format!("configs/icfp15-{bench}.yaml");
+    let cfg = std::fs::read_to_string(repo().join(&file)).unwrap();
+    std::fs::write(root.join(&file), edit(cfg)).unwrap();
     root
 }
 
@@ -151,7 +157,7 @@ fn explored_is_skipped_where_no_program_is_committed_and_cublas_off_nvidia() {
     let root = root_with("skip", &|c| c.replace("file: scal.lift", "file: not-committed.lift"));
     let o = lift()
         .args(["run", "icfp15-scal", "--size", "tiny", "--runs", "1", "--variants", "explored,cublas"])
-        .args(["--cublas-lib", "/nonexistent/cuda/lib", "--root"])
+        .args(["--explore-budget", "off", "--cublas-lib", "/nonexistent/cuda/lib", "--root"])
         .arg(repo())
         .arg("--configs")
         .arg(root.join("configs"))
@@ -167,7 +173,9 @@ fn explored_is_skipped_where_no_program_is_committed_and_cublas_off_nvidia() {
     let explored = rows.iter().find(|r| &r[2] == "explored").unwrap();
     assert_eq!(&explored[3], "skipped");
     assert!(
-        explored[25].contains("not-committed.lift") && explored[25].contains("lift explore"),
+        explored[25].contains("not-committed.lift")
+            && explored[25].contains("lift explore")
+            && explored[25].contains("exploring is off"),
         "{}",
         &explored[25]
     );
@@ -315,7 +323,11 @@ fn explore_validates_as_the_config_does() {
     );
     let interp = dir.join("md-interp.yaml");
     let yaml = std::fs::read_to_string(repo().join("configs/icfp15-md.yaml")).unwrap();
-    std::fs::write(&interp, yaml.replace("gold: rust:md", "gold: interpreter")).unwrap();
+    // (Its `explored.explore` block validates as the config does, which
+    // needs the Rust gold: the interpreter's oracle there.)
+    let yaml =
+        yaml.replace("gold: rust:md", "gold: interpreter").replace("oracle: config", "oracle: interpreter");
+    std::fs::write(&interp, yaml).unwrap();
     if !has_device() {
         println!("skipped the search: no OpenCL device");
         return;
@@ -369,7 +381,8 @@ fn a_device_without_its_own_program_runs_another_devices() {
         std::fs::copy(from.join(f), other.join(f)).unwrap();
     }
     let o = lift()
-        .args(["run", "icfp15-scal", "--size", "tiny", "--runs", "1", "--variants", "explored", "--root"])
+        .args(["run", "icfp15-scal", "--size", "tiny", "--runs", "1", "--variants", "explored"])
+        .args(["--explore-budget", "0", "--root"])
         .arg(&root)
         .arg("--configs")
         .arg(root.join("configs"))
@@ -386,9 +399,171 @@ fn a_device_without_its_own_program_runs_another_devices() {
     assert!(explored[10].parse::<f64>().is_ok(), "validated: {}", &explored[25]);
     assert!(
         explored[25].contains("device `zz-some-other-device`'s program")
+            && explored[25].contains("exploring is off")
             && explored[25].contains("lift explore"),
         "{}",
         &explored[25]
     );
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Runs `lift run icfp15-asum` at the tiny size on the explored variant
+/// with the configs of `root`, results in `out`; returns the explored row
+/// and the log.
+fn run_explored(root: &Path, out: &Path, budget: &str) -> (csv::StringRecord, String) {
+    let o = lift()
+        .args(["run", "icfp15-asum", "--size", "tiny", "--runs", "1", "--variants", "explored"])
+        .args(["--explore-budget", budget, "--root"])
+        .arg(repo())
+        .arg("--configs")
+        .arg(root.join("configs"))
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let log = text(&o);
+    assert!(o.status.success(), "{log}");
+    let dir = std::fs::read_dir(out).unwrap().next().unwrap().unwrap().path();
+    let rows = rows(&dir.join("results-icfp15.csv"));
+    assert_eq!(rows.len(), 1, "{log}");
+    (rows[0].clone(), log)
+}
+
+/// A device with no committed program explores one within the budget
+/// (asum: the explored kernel and a second stage chosen among
+/// alternatives, at its tiny size 3 * 2^18), validated like a committed
+/// one and cached under the output folder; a second run, and one with
+/// exploring off, reuse the cache without searching (the log is unchanged);
+/// so does a run after a search that found nothing (`none.txt`).
+#[test]
+fn a_device_without_a_program_explores_one_and_a_second_run_reuses_it() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    // No device has `not-committed.lift`, so nothing stands in; timed at
+    // tiny to keep the search short.
+    let root = root_editing("asum", "search", &|c| {
+        c.replace("file: asum.lift", "file: not-committed.lift")
+            .replace("at: small, valid_at: [tiny]", "at: tiny")
+    });
+    let out = root.join("reports");
+    let (row, log) = run_explored(&root, &out, "6s");
+    assert_eq!(&row[3], "ok", "{}\n{log}", &row[25]);
+    assert!(row[10].parse::<f64>().is_ok(), "validated: {}", &row[25]);
+    assert!(row[25].contains("explored in this run"), "{}", &row[25]);
+    let cache = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path().join("explored/icfp15-asum");
+    assert!(row[25].contains(&cache.join("best.lift").display().to_string()), "{}", &row[25]);
+    let log_csv = std::fs::read(cache.join("explore.csv")).unwrap();
+    assert!(rows(&cache.join("explore.csv")).iter().any(|r| &r[4] == "ok"), "a candidate validated");
+    for budget in ["6s", "off"] {
+        let (again, log) = run_explored(&root, &out, budget);
+        assert_eq!(&again[3], "ok", "{budget}: {}\n{log}", &again[25]);
+        assert!(again[10].parse::<f64>().is_ok(), "validated: {}", &again[25]);
+        assert!(again[25].contains("by an earlier run"), "{budget}: {}", &again[25]);
+        assert_eq!(std::fs::read(cache.join("explore.csv")).unwrap(), log_csv, "{budget}: no new search");
+    }
+    // A search that found nothing is not run again either: the row says
+    // why there is no program (nothing stands in for `not-committed.lift`).
+    std::fs::remove_file(cache.join("best.lift")).unwrap();
+    std::fs::write(cache.join("none.txt"), "a search found no valid program (as written by the test)\n")
+        .unwrap();
+    let (none, log) = run_explored(&root, &out, "6s");
+    assert_eq!(&none[3], "skipped", "{}\n{log}", &none[25]);
+    assert!(
+        none[25].contains("as written by the test") && none[25].contains("to explore again"),
+        "{}",
+        &none[25]
+    );
+    assert_eq!(std::fs::read(cache.join("explore.csv")).unwrap(), log_csv, "no new search");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Errors of `explored.explore:` name the file, the line and what was
+/// expected.
+#[test]
+fn explore_block_errors_name_the_line() {
+    let block = "explore: { program: benchmarks/icfp15/scal.lift, def: scal, at: small, valid_at: [tiny], oracle: config }";
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "at: small",
+            "at: smal",
+            "key `explored.explore.at`: `smal`: expected a size preset of this config (tiny, small, large)",
+        ),
+        (
+            "valid_at: [tiny]",
+            "valid_at: [tiny, huge]",
+            "key `explored.explore.valid_at[1]`: `huge`: expected a size preset",
+        ),
+        (
+            "def: scal,",
+            "def: scale,",
+            "key `explored.explore.def`: expected a def of benchmarks/icfp15/scal.lift",
+        ),
+        (
+            "oracle: config",
+            "oracle: gold",
+            "key `explored.explore.oracle`: `gold`: expected `config` or `interpreter`",
+        ),
+        (
+            "program: benchmarks/icfp15/scal.lift",
+            "program: ../scal.lift",
+            "key `explored.explore.program`: `../scal.lift`: expected a path inside the repository root",
+        ),
+    ];
+    for (from, to, want) in cases {
+        let root = root_with("explore-block", &|c| {
+            assert!(c.contains(block), "the scal config explores so");
+            c.replace(block, &block.replace(from, to))
+        });
+        let cfg = std::fs::read_to_string(root.join("configs/icfp15-scal.yaml")).unwrap();
+        let line = cfg.lines().position(|l| l.contains("explore: {")).unwrap() + 1;
+        let o = list(&root);
+        let log = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{to}: exit 2\n{log}");
+        assert!(
+            log.contains(&format!("icfp15-scal.yaml:{line}: {want}")),
+            "{to}: expected line {line}: `{want}` in\n{log}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
+
+/// `lift explore --from CONFIG` explores as the config's
+/// `explored.explore:` block says (what .ci/explore-icfp15.sh runs); a
+/// config without the block, or a file beside it, is bad input.
+#[test]
+fn explore_from_a_config_uses_its_block() {
+    let dir = scratch("from");
+    let o = lift().args(["explore", "--from", "configs/transpose.yaml", "--out"]).arg(&dir).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o)
+            .contains("--from configs/transpose.yaml: expected a config with an `explored.explore:` block"),
+        "{}",
+        text(&o)
+    );
+    let o = lift()
+        .args(["explore", "benchmarks/icfp15/scal.lift", "--from", "configs/icfp15-scal.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    if !has_device() {
+        println!("skipped the search: no OpenCL device");
+        return;
+    }
+    let out = dir.join("scal");
+    let o = lift()
+        .args(["explore", "--from", "configs/icfp15-scal.yaml", "--budget", "30s", "--max-candidates", "2"])
+        .args(["--runs", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let log = rows(&out.join("explore.csv"));
+    assert!(log.iter().any(|r| &r[4] == "ok"), "{}", text(&o));
+    // Timed at the config's `at: small` (column 8: the sizes timed).
+    assert!(log.iter().all(|r| &r[8] == "N=16777216"), "{}", text(&o));
+    assert!(out.join("best.lift").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
 }

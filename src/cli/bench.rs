@@ -74,6 +74,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             }
         }
     }
+    let explore_budget = super::explore_cmd::parse_explore_budget(&a.explore_budget)?;
     let (mut configs, broken) = load_configs(&a.cfg)?;
     if let Some(s) = &a.suite {
         let known = suite::suites(&configs);
@@ -163,6 +164,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             git_commit: git_commit.clone(),
             cublas_dir: cublas_dir.clone(),
             icd_filenames: icd_filenames.clone(),
+            explore_budget,
         };
         println!("suite {s}: {} benchmark(s)", these.len());
         let report = runner::run(&rt, &these, &opts).map_err(|e| match e {

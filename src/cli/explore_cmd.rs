@@ -9,11 +9,18 @@ use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
 pub(crate) struct ExploreArgs {
-    /// The .lift file.
-    file: PathBuf,
+    /// The .lift file (not with --from).
+    #[arg(required_unless_present = "from", conflicts_with = "from")]
+    file: Option<PathBuf>,
     /// The high-level `def` to explore.
-    #[arg(long)]
-    def: String,
+    #[arg(long, required_unless_present = "from", conflicts_with = "from")]
+    def: Option<String>,
+    /// Explore as a benchmark config's `explored.explore:` block says (its
+    /// program, def, `then`, the preset `at` as --size, `valid_at` as
+    /// --valid-at, `oracle: config` as --config), as `lift run` does where
+    /// a device has no committed program.
+    #[arg(long, value_name = "CONFIG.yaml", conflicts_with_all = ["sizes", "valid_at", "then", "config"])]
+    from: Option<PathBuf>,
     /// Device(s): a selector (substring, `gpu`, `cpu`, `P:D`), several
     /// separated by commas, or `all`.
     #[arg(long, default_value = "all")]
@@ -76,6 +83,20 @@ fn depth(s: &str) -> Result<usize, String> {
 
 /// `90s`, `5m`, `1h`, `120`; at most [`MAX_BUDGET_SECS`].
 pub(crate) fn parse_budget(s: &str) -> Result<Duration, CliError> {
+    parse_duration("--budget", s)
+}
+
+/// `--explore-budget` of `lift run`: a budget, or `0`/`off` for none.
+pub(crate) fn parse_explore_budget(s: &str) -> Result<Option<Duration>, CliError> {
+    match s.trim() {
+        "0" | "0s" | "off" => Ok(None),
+        t => parse_duration("--explore-budget", t).map(Some),
+    }
+}
+
+/// A duration given to `flag`: `90s`, `5m`, `1h`, `120`; at most
+/// [`MAX_BUDGET_SECS`].
+fn parse_duration(flag: &str, s: &str) -> Result<Duration, CliError> {
     let t = s.trim();
     let (num, mult) = match t.chars().last() {
         Some('s') => (&t[..t.len() - 1], 1),
@@ -88,10 +109,10 @@ pub(crate) fn parse_budget(s: &str) -> Result<Duration, CliError> {
         .parse::<u64>()
         .ok()
         .filter(|v| *v > 0)
-        .ok_or_else(|| bad(format!("--budget `{s}`: expected a duration like 90s, 5m or 1h")))?;
+        .ok_or_else(|| bad(format!("{flag} `{s}`: expected a duration like 90s, 5m or 1h")))?;
     match secs.checked_mul(mult) {
         Some(v) if v <= MAX_BUDGET_SECS => Ok(Duration::from_secs(v)),
-        _ => Err(bad(format!("--budget `{s}`: at most a week ({MAX_BUDGET_SECS}s, 10080m or 168h)"))),
+        _ => Err(bad(format!("{flag} `{s}`: at most a week ({MAX_BUDGET_SECS}s, 10080m or 168h)"))),
     }
 }
 
@@ -129,15 +150,44 @@ fn inputs_fit(
     Ok(())
 }
 
+/// `a` with what `--from CONFIG` gives filled in (unchanged without it).
+fn resolve_from(a: &ExploreArgs) -> Result<ExploreArgs, CliError> {
+    let Some(path) = &a.from else { return Ok(a.clone()) };
+    let cfg =
+        crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
+    let Some(s) = cfg.explored.as_ref().and_then(|e| e.search.as_ref()) else {
+        return Err(bad(format!(
+            "--from {}: expected a config with an `explored.explore:` block (docs/CONFIG.md)",
+            path.display()
+        )));
+    };
+    // The loader checked that the presets exist.
+    let preset = |p: &str| -> Vec<String> {
+        cfg.preset(p).map(|(_, b)| b.iter().map(|(k, v)| format!("{k}={v}")).collect()).unwrap_or_default()
+    };
+    let mut r = a.clone();
+    r.file = Some(s.program.clone());
+    r.def = Some(s.def.clone());
+    r.then = s.then.clone();
+    r.sizes = preset(&s.at);
+    r.valid_at = s.valid_at.iter().map(|p| preset(p).join(",")).collect();
+    r.config = (s.oracle == crate::harness::search::Oracle::Config).then(|| path.clone());
+    Ok(r)
+}
+
 pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
-    let (file, program) = crate::parse::load_program(&a.file).map_err(|e| bad(e.to_string()))?;
-    if program.def(&a.def).is_none() {
-        return Err(super::compile_cmd::missing_def(&file, &program, Some(&a.def)));
+    let a = &resolve_from(a)?;
+    let (Some(file_path), Some(def)) = (&a.file, &a.def) else {
+        return Err(bad("expected a .lift file and --def, or --from CONFIG"));
+    };
+    let (file, program) = crate::parse::load_program(file_path).map_err(|e| bad(e.to_string()))?;
+    if program.def(def).is_none() {
+        return Err(super::compile_cmd::missing_def(&file, &program, Some(def)));
     }
     // A link in place of `--out` is bad input, as for `lift run`.
     crate::outfile::not_a_link(&a.out).map_err(|e| bad(format!("--out: {e}")))?;
     let mut opts = ExploreOptions {
-        def: a.def.clone(),
+        def: def.clone(),
         sizes: parse_sizes(&a.sizes)?,
         budget: parse_budget(&a.budget)?,
         seed: a.seed,
@@ -165,13 +215,13 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
             crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
         let reference = crate::harness::expected::ConfigReference::new(cfg).map_err(bad)?;
         let cfg = reference.config();
-        if let Some(d) = program.def(&a.def) {
+        if let Some(d) = program.def(def) {
             if let Some(p) = d.params.iter().find(|p| !cfg.inputs.iter().any(|i| i.name == p.name)) {
                 return Err(bad(format!(
                     "--config {}: it has no input `{}` for `def {}`'s parameter",
                     path.display(),
                     p.name,
-                    a.def
+                    def
                 )));
             }
         }
@@ -179,10 +229,10 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     }
     for t in &a.then {
         if program.def(t).is_none() {
-            return Err(bad(format!("{}: --then {t}: no `def {t}` in the program", a.file.display())));
+            return Err(bad(format!("{}: --then {t}: no `def {t}` in the program", file_path.display())));
         }
     }
-    let file = a.file.display().to_string();
+    let file = file_path.display().to_string();
     let devices = explore::select_devices(&a.device).map_err(|e| bad(e.to_string()))?;
     for d in &devices {
         eprintln!("device: {}", d.short());
@@ -215,7 +265,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
                     "{} [{}]: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
                     d.device, d.slug, d.tried, d.valid, b.median_ms, b.candidate, b.params
                 );
-                match limit_line(&devices, d, &program, &a.def, &opts.sizes, b) {
+                match limit_line(&devices, d, &program, def, &opts.sizes, b) {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),
                 }
@@ -284,6 +334,11 @@ mod tests {
         let e = parse_budget("99999999999999999h").unwrap_err();
         assert_eq!(e.message(), "--budget `99999999999999999h`: at most a week (604800s, 10080m or 168h)");
         assert!(parse_budget("168h").is_ok() && parse_budget("169h").is_err());
+        assert_eq!(parse_explore_budget("off").unwrap(), None);
+        assert_eq!(parse_explore_budget("0").unwrap(), None);
+        assert_eq!(parse_explore_budget("45s").unwrap(), Some(Duration::from_secs(45)));
+        let e = parse_explore_budget("-1").unwrap_err();
+        assert_eq!(e.message(), "--explore-budget `-1`: expected a duration like 90s, 5m or 1h");
         let e = parse_sizes(&["N=1099511627776".into()]).unwrap_err();
         assert_eq!(
             e.message(),

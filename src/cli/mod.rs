@@ -156,6 +156,13 @@ pub(crate) struct RunArgs {
     /// Reports directory; results go to DIR/<device-slug>/.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
+    /// Where this device has no committed explored program, explore one for
+    /// at most this long per benchmark (`30s`, `5m`; cached in
+    /// DIR/<device-slug>/explored/<benchmark>/ and reused by later runs);
+    /// `0` or `off`: search nothing (a program an earlier run found is still
+    /// used), run another device's program instead, marked so.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    explore_budget: String,
     /// Only the benchmarks of this suite (cgo17, cgo18); default: every suite,
     /// each with its own results file and figures.
     #[arg(long)]

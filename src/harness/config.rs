@@ -817,8 +817,17 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             for (key, rel) in super::explored::program_paths(e) {
                 super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
             }
-            super::explored::parse_spec(e, &raw.name, root, &is_array)
-                .map_err(|(key, msg)| cx.err(key, msg))?
+            let mut spec = super::explored::parse_spec(e, &raw.name, root, &is_array)
+                .map_err(|(key, msg)| cx.err(key, msg))?;
+            if let Some(s) = &e.explore {
+                let presets: Vec<&str> = sizes.iter().map(|(n, _)| n.as_str()).collect();
+                let rust_gold = matches!(gold, Gold::Rust(_));
+                spec.search = Some(
+                    super::search::parse_spec(s, root, &presets, rust_gold)
+                        .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
+                );
+            }
+            spec
         }),
     };
     let cfg = Config {

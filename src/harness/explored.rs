@@ -2,8 +2,10 @@
 //! suite, where the file is `cgo18-<benchmark>.lift`): the low-level program found
 //! for the device the harness runs on, committed as
 //! `benchmarks/explored/<device-slug>/<file>` (with its `.derivation`).
-//! `lift all` never explores: a device without a committed program gets a
-//! `skipped` row that says where the program would be.
+//! Where none is committed, `lift run`/`lift all` explore one within
+//! `--explore-budget` (`super::search`, from the config's
+//! `explored.explore:` block) and cache it under the output folder; with
+//! exploring off, another device's program runs, its row saying whose.
 //!
 //! The config's `explored:` section lists the kernels run in order (times
 //! summed). A kernel's def comes from the device's file unless it names a
@@ -67,6 +69,9 @@ pub(crate) struct RawExplored {
     file: Option<String>,
     kernels: Vec<RawExploredKernel>,
     output: String,
+    /// How to explore the program where none is committed (`search`).
+    #[serde(default)]
+    pub(crate) explore: Option<super::search::RawSearch>,
 }
 
 /// One kernel of the explored program.
@@ -94,6 +99,9 @@ pub struct ExploredSpec {
     pub kernels: Vec<ExploredKernel>,
     /// The buffer validated.
     pub output: String,
+    /// How `lift run` explores a device without a committed program
+    /// (`explored.explore:`); `None`: it does not.
+    pub search: Option<super::search::SearchSpec>,
 }
 
 impl ExploredSpec {
@@ -226,7 +234,7 @@ pub(crate) fn parse_spec(
     }
     // Keep paths short in messages when running from the repository root.
     let dir = if root == Path::new(".") { PathBuf::from(EXPLORED_DIR) } else { root.join(EXPLORED_DIR) };
-    Ok(ExploredSpec { dir, file, kernels, output: raw.output.clone() })
+    Ok(ExploredSpec { dir, file, kernels, output: raw.output.clone(), search: None })
 }
 
 /// Binds the size of every parameter `[T]P` whose `P` is still unknown to
@@ -405,24 +413,87 @@ pub(super) fn other_rows(b: &mut Bench, reference_gold: &Result<HostArray, Strin
 }
 
 /// The `explored` row, validated like the other rows: this device's
-/// committed program, or where it has none another device's (the closest
-/// by name: same first word of the slug, `pthread` for PoCL's CPUs,
-/// `nvidia` for NVIDIA's GPUs), its message saying whose program ran;
-/// `skipped` where no device has one.
+/// committed program; where it has none, the program a search finds here
+/// within `--explore-budget` (cached under the output folder, `search`);
+/// where exploring is off or finds nothing, another device's program (the
+/// closest by name: same first word of the slug, `pthread` for PoCL's
+/// CPUs, `nvidia` for NVIDIA's GPUs), its message saying whose program
+/// ran; `skipped` where no device has one.
 pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, variant: &str) -> Row {
     let own = b.rt.info.slug();
-    let stand_in = match &b.p.cfg.explored {
-        Some(spec) if !spec.program_for(&own).is_file() => stand_in_slug(spec, &own),
-        _ => None,
+    let Some(spec) = b.p.cfg.explored.as_ref().filter(|s| !s.program_for(&own).is_file()) else {
+        return program_row(b, reference_gold, &own, variant);
     };
-    let Some(other) = stand_in else { return program_row(b, reference_gold, &own, variant) };
+    let searched = spec.search.as_ref().map(|search| explore_here(b, spec, search));
+    let why_not = match searched {
+        Some(Ok(found)) => {
+            let mut row = file_row(b, reference_gold, &found.file, variant, variant);
+            row.message = join_notes(&found.note, &row.message);
+            return row;
+        }
+        Some(Err(why)) => format!("{why}; "),
+        None => String::new(),
+    };
+    let Some(other) = stand_in_slug(spec, &own) else {
+        let mut row = program_row(b, reference_gold, &own, variant);
+        row.message = format!("{why_not}{}", row.message);
+        return row;
+    };
     let mut row = program_row(b, reference_gold, &other, variant);
     row.variant = variant.to_string();
     let note = format!(
-        "device `{other}`'s program (none is committed for `{own}`: run `lift explore` here for its own)"
+        "device `{other}`'s program ({why_not}none is committed for `{own}`: run `lift explore` here for its own)"
     );
-    row.message = if row.message.is_empty() { note } else { format!("{note}; {}", row.message) };
+    row.message = join_notes(&note, &row.message);
     row
+}
+
+/// `note`, then `rest` where there is one.
+fn join_notes(note: &str, rest: &str) -> String {
+    if rest.is_empty() {
+        note.to_string()
+    } else {
+        format!("{note}; {rest}")
+    }
+}
+
+/// The program a search finds on this device (or found in an earlier
+/// run), shown on the run's progress bar while it searches.
+fn explore_here(
+    b: &Bench,
+    spec: &ExploredSpec,
+    search: &super::search::SearchSpec,
+) -> Result<super::search::Found, String> {
+    let dir = b.opts.report_dir.join("explored").join(&b.p.cfg.name);
+    let run = super::search::SearchRun {
+        cfg: b.p.cfg,
+        spec: search,
+        device: &b.rt.info,
+        budget: b.opts.explore_budget,
+        dir: &dir,
+        run_presets: &b.opts.sizes,
+        counts: b.opts.counts,
+    };
+    if let (Some(budget), false) = (b.opts.explore_budget, super::search::answered(&dir)) {
+        let what = format!(
+            "{} {}: exploring `{}` for {}s at most (no {} is committed; --explore-budget)",
+            b.p.cfg.name,
+            b.p.preset,
+            search.def,
+            budget.as_secs(),
+            spec.program_for(&b.rt.info.slug()).display()
+        );
+        // Without a terminal the bar is hidden: a line says why nothing
+        // is printed for a while.
+        if b.progress.is_hidden() {
+            println!("{what}");
+        }
+        b.progress.set_message(what);
+        b.progress.enable_steady_tick(std::time::Duration::from_millis(500));
+    }
+    let found = super::search::device_program(&run);
+    b.progress.disable_steady_tick();
+    found
 }
 
 /// The committed device whose program stands in for `own`'s: the first
@@ -445,18 +516,36 @@ fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: 
     if !file.is_file() {
         let mut row = base_row(p, &variant, rt, opts);
         row.status = Status::Skipped;
+        let explore =
+            if spec.search.is_some() { " (or let `lift run` explore it: --explore-budget)" } else { "" };
         row.message = format!(
-            "no explored program for device `{slug}`: run `lift explore` on this device and commit its best program as {}",
+            "no explored program for device `{slug}`: run `lift explore` on this device and commit its best program as {}{explore}",
             file.display()
         );
         return row;
     }
-    let exec = match run_explored(rt, p.cfg, spec, &file, &p.sizes, b.inputs, b.buffers, opts.counts) {
+    file_row(b, reference_gold, &file, &variant, own)
+}
+
+/// The row of the program in `file` run on this device as `variant`;
+/// `own` is the variant's family (`explored`, `lift-tuned`).
+fn file_row(
+    b: &mut Bench,
+    reference_gold: &Result<HostArray, String>,
+    file: &Path,
+    variant: &str,
+    own: &str,
+) -> Row {
+    let (p, rt, opts) = (b.p, b.rt, b.opts);
+    let Some(spec) = &p.cfg.explored else {
+        return error_row(p, variant, rt, opts, "no explored section");
+    };
+    let exec = match run_explored(rt, p.cfg, spec, file, &p.sizes, b.inputs, b.buffers, opts.counts) {
         Ok(e) => e,
-        Err(msg) => return error_row(p, &variant, rt, opts, &msg),
+        Err(msg) => return error_row(p, variant, rt, opts, &format!("program {}: {msg}", file.display())),
     };
     let gold = b.gold_for(&spec.output, reference_gold);
-    let mut row = b.finish_row(&variant, &exec, Some(&gold));
+    let mut row = b.finish_row(variant, &exec, Some(&gold));
     // Whether the tuned kernel tiles (copies to local memory), from the
     // derivation beside the program (the file holds other defs too).
     let der = std::fs::read_to_string(file.with_extension("derivation")).ok();

@@ -23,6 +23,7 @@ pub mod report;
 pub mod results;
 pub mod roofline;
 pub mod runner;
+pub mod search;
 pub mod suite;
 pub mod table1;
 pub mod userfun_size;

@@ -37,6 +37,9 @@ pub struct RunOptions {
     /// `OCL_ICD_FILENAMES` as lift was started (`None`: unset), given to
     /// the peers it starts (see `halide::PeerTarget`).
     pub icd_filenames: Option<String>,
+    /// How long to explore a benchmark whose `explored` program is not
+    /// committed for this device (`--explore-budget`); `None`: never.
+    pub explore_budget: Option<std::time::Duration>,
 }
 
 /// The rows of a run and where they went.
@@ -177,6 +180,7 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
             blas: &blas,
             cublas: &cublas,
             twins: Vec::new(),
+            progress: &pb,
         };
         // The reference runs first: its validated output is the gold of
         // the Lift rows at sizes beyond the interpreter's reach, so it also
@@ -249,6 +253,8 @@ pub(super) struct Bench<'a> {
     /// on the host as a host-timed peer is: CLBlast, Halide's CPU build),
     /// written only where such a peer ran beside them (`super::clock`).
     twins: Vec<Row>,
+    /// The run's progress bar (a search shows itself on it).
+    pub(super) progress: &'a ProgressBar,
 }
 
 impl Bench<'_> {
