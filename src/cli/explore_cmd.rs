@@ -269,6 +269,9 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),
                 }
+                if let Some(line) = untried_line(&d.untried, report.shapes) {
+                    println!("  {line}");
+                }
                 for f in &d.files {
                     println!("  wrote {}", f.display());
                 }
@@ -281,6 +284,25 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     } else {
         Err(CliError::Failed("no candidate validated".into()))
     }
+}
+
+/// Which shapes the budget did not reach (none measured), the first
+/// few by name: a longer `--budget` may find more there.
+fn untried_line(untried: &[String], shapes: usize) -> Option<String> {
+    const SHOWN: usize = 3;
+    let first = untried.first()?;
+    let mut names: Vec<&str> = vec![first];
+    for u in untried {
+        if names.len() < SHOWN && !names.contains(&u.as_str()) {
+            names.push(u);
+        }
+    }
+    let more = if untried.len() > names.len() { ", ..." } else { "" };
+    Some(format!(
+        "{} of {shapes} shapes not reached within the budget ({}{more})",
+        untried.len(),
+        names.join("; ")
+    ))
 }
 
 /// How far the best candidate is from the device's memory bandwidth:
@@ -321,6 +343,17 @@ fn limit_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn untried_shapes_are_named() {
+        assert_eq!(untried_line(&[], 5), None);
+        let u: Vec<String> = ["a", "a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            untried_line(&u, 9).unwrap(),
+            "5 of 9 shapes not reached within the budget (a; b; c, ...)"
+        );
+        assert_eq!(untried_line(&u[..1], 9).unwrap(), "1 of 9 shapes not reached within the budget (a)");
+    }
 
     #[test]
     fn budgets() {

@@ -235,6 +235,12 @@ impl Log {
         self.cache.get(&(hash.to_string(), device.to_string(), sizes.to_string()))
     }
 
+    /// The shapes of which `device` has a logged candidate (this run's
+    /// or, resumed, an earlier run's).
+    pub fn shapes_logged(&self, device: &str) -> std::collections::BTreeSet<usize> {
+        self.cache.values().chain(&self.previous).filter(|r| r.device == device).map(|r| r.shape).collect()
+    }
+
     /// Appends a row (numbered here) and flushes it; it also enters the cache.
     pub fn append(&mut self, mut row: Row) -> Result<Row, LogError> {
         row.candidate = self.next;

@@ -184,6 +184,9 @@ pub struct DeviceResult {
     /// Best candidates of an earlier run's log that did not hold up when
     /// measured again.
     pub notes: Vec<String>,
+    /// The labels of the shapes (`Shape::label`) of which no candidate was
+    /// measured within the budget, in plan order.
+    pub untried: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -417,6 +420,7 @@ impl Worker<'_> {
             best: None,
             files: Vec::new(),
             notes: Vec::new(),
+            untried: Vec::new(),
         };
         // Candidates whose times came from an earlier run's log: measured
         // again before one of them is written as the best (`confirm`).
@@ -791,9 +795,13 @@ pub fn explore(
     });
     let mut out = Vec::new();
     let several = results.len() > 1;
+    let log = log.into_inner().map_err(|_| ExploreError::Runtime("the log's lock was poisoned".into()))?;
     for r in results {
         let mut r = r?;
         notes.append(&mut r.notes);
+        let logged = log.shapes_logged(&r.device);
+        r.untried =
+            plan.shapes.iter().enumerate().filter(|(i, _)| !logged.contains(i)).map(|(_, s)| s.label()).collect();
         if let Some(b) = &r.best {
             let dir = if several { opts.out.join(&r.slug) } else { opts.out.clone() };
             r.files = write_best(&dir, &opts.def, &opts.then, b, &r.device)?;

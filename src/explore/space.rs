@@ -138,6 +138,23 @@ fn step_line(step: &Step, args: &Args) -> String {
 }
 
 impl Shape {
+    /// A short name for messages: its distinct algorithmic rules in order
+    /// (at most four), or `lowering only`.
+    pub fn label(&self) -> String {
+        let mut names: Vec<&str> = Vec::new();
+        for s in &self.steps[..self.algorithmic.min(self.steps.len())] {
+            let n = s.rule.map_or("extract", |r| r.name);
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        match names.len() {
+            0 => "lowering only".to_string(),
+            1..=4 => names.join(", "),
+            _ => format!("{}, ...", names[..4].join(", ")),
+        }
+    }
+
     pub fn defaults(&self) -> Vec<i64> {
         self.slots.iter().map(|s| s.default).collect()
     }
