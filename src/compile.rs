@@ -248,13 +248,13 @@ fn preamble(program: &Program, lowered: &lower::Lowered) -> Vec<String> {
 /// with vector types when it is one arithmetic `return`, otherwise the
 /// function applied to each component.
 fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
-    use crate::ir::cfun::{CExpr as C, CStmt};
+    use crate::ir::c::{CExpr as C, CStmt};
     fn simple(e: &C) -> bool {
         match e {
             C::Int(_) | C::Float(_) | C::Double(_) | C::Var(_) => true,
             C::Unary(_, a) => simple(a),
             C::Binary(op, a, b) => {
-                use crate::ir::cfun::BinOp::*;
+                use crate::ir::c::BinOp::*;
                 matches!(op, Add | Sub | Mul | Div) && simple(a) && simple(b)
             }
             C::Call(_, args) => args.iter().all(simple),

@@ -1,4 +1,4 @@
-//! Interpretation of user-function bodies (the C subset of `ir::cfun`):
+//! Interpretation of user-function bodies (the C subset of `ir::c`):
 //! `float` arithmetic in f32, `int` in i32 with C semantics (truncating
 //! `/` and `%`, comparisons yielding 0 or 1), vectors component-wise with
 //! scalars broadcast, swizzles, tuple fields `._0`, casts and literals.
@@ -6,7 +6,7 @@
 use super::builtins::{call_builtin, componentwise, is_builtin};
 use super::error::InterpError;
 use super::value::Value;
-use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
+use crate::ir::c::{BinOp, CExpr, CStmt, UnOp};
 use crate::ir::{Program, Span, UserFunId};
 use crate::types::{ScalarType, Type};
 

@@ -17,9 +17,7 @@
 //! with fresh ids; so the IR has no composition and no `def` references.
 
 pub mod build;
-pub mod cbuiltins;
-pub mod cfun;
-pub mod cprint;
+pub mod c;
 pub mod equiv;
 mod pattern;
 pub mod span;
@@ -109,7 +107,7 @@ pub struct UserFun {
     /// emits it verbatim.
     pub body_text: String,
     /// The body parsed, for the interpreter.
-    pub body: Vec<cfun::CStmt>,
+    pub body: Vec<c::CStmt>,
     pub span: Span,
 }
 

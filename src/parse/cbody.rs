@@ -1,4 +1,4 @@
-//! The C subset of user-function bodies (see `ir::cfun`), parsed from the
+//! The C subset of user-function bodies (see `ir::c`), parsed from the
 //! same token stream as the rest of the file. The text between the braces
 //! is kept verbatim for the code generator; this parse feeds the
 //! interpreter and catches mistakes early.
@@ -7,8 +7,8 @@ use super::error::{PResult, ParseError};
 use super::grammar::Parser;
 use super::lexer::Tok;
 use super::types::named_type;
-use crate::ir::cbuiltins::{self, CType};
-use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use crate::ir::c::builtins::{self, CType};
+use crate::ir::c::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 use crate::ir::Span;
 use crate::types::{ScalarType, Type};
 
@@ -410,7 +410,7 @@ impl NameCheck<'_> {
 /// Checks that every `return` of a body gives a value OpenCL converts to
 /// the declared result type (scalars convert to scalars and widen to
 /// vectors; vectors and tuples must match exactly), and that every call
-/// resolves to an overload of the built-in (`ir::cbuiltins`) or matches the
+/// resolves to an overload of the built-in (`ir::c::builtins`) or matches the
 /// parameters of the user function it calls. The code generator emits the
 /// body verbatim, so a mismatch would only surface in the OpenCL build, or
 /// be converted silently where the interpreter does not. Types it cannot
@@ -659,11 +659,11 @@ impl ReturnCheck<'_> {
                 .then(|| (found, format!("arguments user function {name}({}) takes", list.join(", "))));
         }
         let known: Option<Vec<CType>> = types.into_iter().collect();
-        let wrong_count = cbuiltins::arity(name).is_some_and(|n| n != args.len());
+        let wrong_count = builtins::arity(name).is_some_and(|n| n != args.len());
         match known {
-            Some(ts) => cbuiltins::resolve(name, &ts).err().map(|e| (found, e.expected)),
+            Some(ts) => builtins::resolve(name, &ts).err().map(|e| (found, e.expected)),
             None if wrong_count => {
-                let e = cbuiltins::resolve(name, &[]).err()?;
+                let e = builtins::resolve(name, &[]).err()?;
                 Some((found, e.expected))
             }
             None => None,
@@ -754,7 +754,7 @@ impl ReturnCheck<'_> {
                     return lift(t);
                 }
                 let ts: Option<Vec<CType>> = args.iter().map(|a| self.cty(a)).collect();
-                cbuiltins::resolve(name, &ts?).ok().map(|r| r.ret)
+                builtins::resolve(name, &ts?).ok().map(|r| r.ret)
             }
             CExpr::Cast(t, _) | CExpr::VectorLit(t, _) | CExpr::TupleLit(t, _) => lift(t.clone()),
         }

@@ -13,7 +13,7 @@
 //! that asked then does not apply.
 
 use super::vectorize::{VectorError, COMPONENTWISE};
-use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use crate::ir::c::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 use crate::ir::UserFun;
 use crate::types::{ScalarType, Type};
 use std::collections::HashSet;
@@ -201,7 +201,7 @@ impl Vectoriser<'_, '_> {
             CExpr::Call(name, args) if COMPONENTWISE.contains(&name.as_str()) => {
                 CExpr::Call(name.clone(), args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?)
             }
-            CExpr::Call(name, args) if !crate::ir::cfun::is_builtin(name) => {
+            CExpr::Call(name, args) if !crate::ir::c::is_builtin(name) => {
                 let which: Vec<bool> = args.iter().map(|a| self.is_vector(a)).collect();
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?;
                 if which.iter().any(|v| *v) {

@@ -8,7 +8,7 @@
 
 use super::rule::Builder;
 use super::vector_body::BodyReason;
-use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
+use crate::ir::c::{BinOp, CExpr, CStmt, UnOp};
 use crate::ir::{
     Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
 };
@@ -121,7 +121,7 @@ pub fn vector_user_fun(
                 Ok(b.user_funs[v.0 as usize].name.clone())
             };
             let body = super::vector_body::vector_body(&u, vec_params, width, &mut callee)?;
-            (crate::ir::cprint::body_text(&body), body)
+            (crate::ir::c::body_text(&body), body)
         }
     };
     let params: Vec<(String, Type)> = u

@@ -1,4 +1,4 @@
-//! Printing user-function bodies (`cfun`) as OpenCL C.
+//! Printing user-function bodies (`ast`) as OpenCL C.
 //!
 //! A user function written by the user is emitted as the text it was
 //! written with; a body the compiler makes (a vectorised version of a
@@ -7,7 +7,7 @@
 //! on. Float literals print the shortest text that reads back as the same
 //! `f32` (the interpreter computes in `f32`).
 
-use super::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use super::ast::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 use crate::types::c_type;
 use std::fmt::Write;
 
