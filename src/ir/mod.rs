@@ -21,12 +21,14 @@ pub mod c;
 pub mod equiv;
 mod pattern;
 pub mod span;
+mod value;
 pub mod visit;
 
 pub use build::IdGen;
 pub(crate) use pattern::layout_pattern;
 pub use pattern::{IndexFun, MapKind, PadMode, Pattern, PatternName, ReduceKind};
 pub use span::{read_text, Location, ReadError, SourceFile, Span};
+pub use value::Value;
 pub use visit::Path;
 
 use crate::types::Type;

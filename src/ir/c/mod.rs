@@ -1,7 +1,10 @@
 //! The C subset user functions are written in, in one place: its syntax
 //! tree (`ast`), the names a user function may not take (`names`), the
 //! OpenCL built-ins a body may call with their overload resolution
-//! (`builtins`) and the printer of a tree as OpenCL C (`print`).
+//! (`builtins`), the evaluation of a body on values (`eval`, the
+//! built-ins' meanings in `eval_builtins`), the printer of a tree as
+//! OpenCL C (`print`) and the vectorisation of a body for `floatn` lanes
+//! (`vector`).
 //!
 //! It sits inside `ir` because a [`crate::ir::UserFun`] holds its parsed
 //! body, and every layer above (the parser, the interpreter, the rewrite
@@ -9,8 +12,11 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod eval;
+mod eval_builtins;
 pub mod names;
 pub mod print;
+pub mod vector;
 
 pub use ast::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 pub use builtins::is_builtin;

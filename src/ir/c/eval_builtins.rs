@@ -4,9 +4,9 @@
 //! to, come from the table of `ir::c::builtins` (the parser's check uses the
 //! same table).
 
-use super::cfun::convert;
-use super::value::Value;
-use crate::ir::c::builtins::{self, CType};
+use super::builtins::{self, CType};
+use super::eval::convert;
+use crate::ir::Value;
 use crate::types::{ScalarType, Type};
 
 type F1 = fn(f32) -> f32;
@@ -97,8 +97,8 @@ const OTHER: [&str; 14] = [
     "fast_length",
 ];
 
-/// Whether `name` is a built-in the interpreter implements (every name of
-/// `ir::c::builtins`, checked by a test).
+/// Whether `name` is a built-in this evaluator implements (every name of
+/// `builtins`, checked by a test).
 pub fn is_builtin(name: &str) -> bool {
     UNARY.iter().any(|(n, _)| *n == name) || BINARY.iter().any(|(n, _)| *n == name) || OTHER.contains(&name)
 }
