@@ -2,10 +2,10 @@
 //! producing the IR of `crate::ir`.
 //!
 //! Files: `lexer` (tokens), `grammar` (expressions and `def`s into a surface
-//! tree, `ast`), `types`, `cbody` (user-function bodies in the C subset),
-//! `desugar` and `patterns` (surface tree into IR), `pretty` (a printer
-//! whose output re-parses to the same program), `load` (a file read and
-//! parsed, the one program loader).
+//! tree, `ast`), `types`, `cbody` (the grammar of user-function bodies; their
+//! tree and checks are `ir::c`), `desugar` and `patterns` (surface tree into
+//! IR), `pretty` (a printer whose output re-parses to the same program),
+//! `load` (a file read and parsed, the one program loader).
 
 mod ast;
 mod cbody;
@@ -23,10 +23,10 @@ pub use error::ParseError;
 pub use load::{load_program, LoadError};
 pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
 
+use crate::ir::c::check::{NameCheck, ReturnCheck};
 use crate::ir::c::CStmt;
 use crate::types::size_names;
 use ast::SDef;
-use cbody::{NameCheck, ReturnCheck};
 use desugar::Ctx;
 use grammar::{Parser, KEYWORDS};
 use lexer::Tok;
@@ -296,15 +296,11 @@ impl Parser<'_> {
         let mut check = NameCheck {
             scopes: vec![b.params.iter().map(|(n, _)| n.clone()).collect()],
             is_callable: &callable,
-            span: b.span,
         };
-        check.stmts(body).map_err(|mut e| {
+        check.stmts(body).map_err(|e| {
             // Point at the first use of the offending name in the body.
             let hit = self.body_tokens(b).iter().find(|t| matches!(&t.tok, Tok::Ident(s) if *s == e.found));
-            if let Some(t) = hit {
-                e.span = t.span;
-            }
-            e
+            ParseError::new(hit.map_or(b.span, |t| t.span), e.found, e.expected)
         })
     }
 

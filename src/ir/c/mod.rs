@@ -1,7 +1,7 @@
 //! The C subset user functions are written in, in one place: its syntax
 //! tree (`ast`), the names a user function may not take (`names`), the
 //! OpenCL built-ins a body may call with their overload resolution
-//! (`builtins`), the evaluation of a body on values (`eval`, the
+//! (`builtins`), the checks of a parsed body's names and types (`check`), the evaluation of a body on values (`eval`, the
 //! built-ins' meanings in `eval_builtins`), the printer of a tree as
 //! OpenCL C (`print`) and the vectorisation of a body for `floatn` lanes
 //! (`vector`).
@@ -12,6 +12,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod check;
 pub mod eval;
 mod eval_builtins;
 pub mod names;

@@ -3,11 +3,11 @@
 //! A body that is one `return` of component-wise arithmetic
 //! ([`is_componentwise`]) means the same on `floatn` as on `float`. A body
 //! of several statements (BlackScholes') is rewritten statement by
-//! statement ([`vector_body`]): float
-//! locals become `floatn`, an `if` that only assigns locals becomes
-//! selections (`x = c ? e : x`, component-wise for a vector condition in
-//! OpenCL C), calls of other user functions call their vectorised
-//! versions, and a returned tuple of floats becomes a tuple of vectors.
+//! statement ([`vector_body`]): float locals become `floatn`, an `if` that
+//! only assigns locals becomes selections (`x = c ? e : x`, component-wise
+//! for a vector condition in OpenCL C), calls of other user functions call
+//! their vectorised versions, and a returned tuple of floats becomes a
+//! tuple of vectors.
 //!
 //! Every float local is made a vector, even one computed from uniform
 //! (scalar) parameters only: OpenCL widens the scalar, and each lane then
