@@ -9,6 +9,7 @@
 //! earlier user functions, casts, vector literals `(float4)(a, b, c, d)`,
 //! component access `v.x` / `v.s0` and tuple fields `t._0`.
 
+use crate::arith::CmpOp;
 use crate::types::Type;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +51,8 @@ pub enum UnOp {
     Not,
 }
 
+/// A binary operator of C, in user-function bodies and in generated
+/// kernels alike (`codegen::ast` builds its operators from this enum).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
     Add,
@@ -88,4 +91,38 @@ pub enum CExpr {
     VectorLit(Type, Vec<CExpr>),
     /// `(T){a, b}`: a tuple (struct) literal.
     TupleLit(Type, Vec<CExpr>),
+}
+
+impl BinOp {
+    /// The operator as C writes it.
+    pub fn text(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+impl From<CmpOp> for BinOp {
+    fn from(c: CmpOp) -> BinOp {
+        match c {
+            CmpOp::Lt => BinOp::Lt,
+            CmpOp::Le => BinOp::Le,
+            CmpOp::Gt => BinOp::Gt,
+            CmpOp::Ge => BinOp::Ge,
+            CmpOp::Eq => BinOp::Eq,
+            CmpOp::Ne => BinOp::Ne,
+        }
+    }
 }

@@ -330,14 +330,6 @@ fn binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
     componentwise(&[a.clone(), b.clone()], &|x| scalar_binary(op, x[0], x[1], vector))
 }
 
-fn op_text(op: BinOp) -> &'static str {
-    if op == BinOp::Div {
-        "/"
-    } else {
-        "%"
-    }
-}
-
 fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
     // OpenCL vector comparisons yield -1 for true, scalar ones 1.
     let t = if vector { -1 } else { 1 };
@@ -352,7 +344,7 @@ fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
             BinOp::Div | BinOp::Rem if x == i32::MIN && y == -1 => {
                 return Err(format!(
                     "integer division overflow ({x} {} -1: undefined in C, traps on x86)",
-                    op_text(op)
+                    op.text()
                 ))
             }
             BinOp::Div => Value::Int(x.wrapping_div(y)),
