@@ -252,19 +252,7 @@ fn preamble(program: &Program, lowered: &lower::Lowered) -> Vec<String> {
 /// with vector types when it is one arithmetic `return`, otherwise the
 /// function applied to each component.
 fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
-    use crate::ir::cfun::{CExpr as C, CStmt};
-    fn simple(e: &C) -> bool {
-        match e {
-            C::Int(_) | C::Float(_) | C::Double(_) | C::Var(_) => true,
-            C::Unary(_, a) => simple(a),
-            C::Binary(op, a, b) => {
-                use crate::ir::cfun::BinOp::*;
-                matches!(op, Add | Sub | Mul | Div) && simple(a) && simple(b)
-            }
-            C::Call(_, args) => args.iter().all(simple),
-            C::Field(..) | C::Ternary(..) | C::Cast(..) | C::VectorLit(..) | C::TupleLit(..) => false,
-        }
-    }
+    use crate::ir::c::{vector::is_overloaded_arithmetic, CStmt};
     let vt = |t: &Type| match t {
         Type::Scalar(s) => format!("{}{w}", s.c_name()),
         other => c_type(other),
@@ -273,7 +261,7 @@ fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
     let ps: Vec<String> = uf.params.iter().map(|(n, t)| format!("{} {n}", vt(t))).collect();
     let header = format!("static {} {name}({})", vt(&uf.ret), ps.join(", "));
     if let [CStmt::Return(e)] = &uf.body[..] {
-        if simple(e) {
+        if is_overloaded_arithmetic(e) {
             return format!("{header} {{{}}}", uf.body_text);
         }
     }

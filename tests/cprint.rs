@@ -1,9 +1,9 @@
-//! Printing user-function bodies (`ir::cprint`): every user function of
+//! Printing user-function bodies (`ir::c::print`): every user function of
 //! the repository's programs, printed from its parsed form and parsed
 //! again, gives the same statements (float literals compared as the `f32`
 //! the interpreter and OpenCL compute with).
 
-use lift::ir::cfun::{CExpr, CStmt};
+use lift::ir::c::{CExpr, CStmt};
 use lift::ir::SourceFile;
 use std::path::{Path, PathBuf};
 
@@ -73,7 +73,7 @@ fn printed_bodies_parse_back_to_the_same_statements() {
             .unwrap_or_else(|e| panic!("{}: {e:?}", f.display()));
         let mut printed = program.clone();
         for u in &mut printed.user_funs {
-            u.body_text = lift::ir::cprint::body_text(&u.body);
+            u.body_text = lift::ir::c::body_text(&u.body);
         }
         let again = lift::parse::print_program(&printed);
         let back = lift::parse::parse_program(&SourceFile::new("printed.lift", again.clone()))
@@ -81,7 +81,7 @@ fn printed_bodies_parse_back_to_the_same_statements() {
         for (a, b) in program.user_funs.iter().zip(&back.user_funs) {
             let (x, y): (Vec<_>, Vec<_>) =
                 (a.body.iter().map(norm).collect(), b.body.iter().map(norm).collect());
-            assert_eq!(x, y, "{} `{}`:\n{}", f.display(), a.name, lift::ir::cprint::body_text(&a.body));
+            assert_eq!(x, y, "{} `{}`:\n{}", f.display(), a.name, lift::ir::c::body_text(&a.body));
             funs += 1;
         }
     }

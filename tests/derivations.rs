@@ -4,7 +4,8 @@
 //! runs on PoCL (`lift exec --derivation --check`) with the interpreter's
 //! result.
 
-use lift::interp::{eval_def, Value};
+use lift::interp::eval_def;
+use lift::ir::Value;
 use lift::ir::{Program, SourceFile};
 use lift::rewrite;
 use lift::types::Type;

@@ -14,8 +14,9 @@
 //! All accepted kernels are built as one program (one PoCL build).
 
 use lift::compile::{compile, CompileOptions, Kernel, KernelParam};
-use lift::interp::{eval_def, Value};
+use lift::interp::eval_def;
 use lift::ir::SourceFile;
+use lift::ir::Value;
 use lift::runtime::{select_device, KernelArg, Launch, Runtime};
 use lift::types::HostArray;
 use std::collections::BTreeMap;

@@ -3,10 +3,8 @@
 //! example programs against plain Rust on random inputs.
 
 use lift::harness::data::HostArray;
-use lift::interp::{
-    eval_def, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError, Value,
-};
-use lift::ir::{Program, SourceFile};
+use lift::interp::{eval_def, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError};
+use lift::ir::{Program, SourceFile, Value};
 use lift::parse::parse_program;
 use lift::types::Type;
 use std::collections::BTreeMap;

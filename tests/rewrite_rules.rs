@@ -5,7 +5,8 @@
 //! reassociated sums are exact too).
 
 use lift::arith::ArithExpr;
-use lift::interp::{eval_def, Value};
+use lift::interp::eval_def;
+use lift::ir::Value;
 use lift::ir::{Path, Program, SourceFile};
 use lift::rewrite::{self, Args, RewriteError, RuleError};
 use lift::types::Type;

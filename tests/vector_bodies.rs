@@ -3,7 +3,8 @@
 //! the interpreter against the scalar program, and each refusal.
 
 use lift::arith::ArithExpr;
-use lift::interp::{eval_def, Value};
+use lift::interp::eval_def;
+use lift::ir::Value;
 use lift::ir::{Path, Program, SourceFile};
 use lift::rewrite::{self, Args, RewriteError};
 use std::collections::BTreeMap;

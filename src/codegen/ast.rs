@@ -2,6 +2,7 @@
 //! printer writes. Only the constructs the compiler emits exist here.
 
 use crate::arith::ArithExpr;
+use crate::ir::c::BinOp;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum CExpr {
@@ -28,8 +29,9 @@ pub enum CExpr {
         then: Box<CExpr>,
         otherwise: Box<CExpr>,
     },
+    /// The operators are the user-function language's (`ir::c::BinOp`).
     Binary {
-        op: &'static str,
+        op: BinOp,
         lhs: Box<CExpr>,
         rhs: Box<CExpr>,
     },
@@ -52,7 +54,7 @@ impl CExpr {
     pub fn call(name: impl Into<String>, args: Vec<CExpr>) -> CExpr {
         CExpr::Call { name: name.into(), args }
     }
-    pub fn binary(op: &'static str, lhs: CExpr, rhs: CExpr) -> CExpr {
+    pub fn binary(op: BinOp, lhs: CExpr, rhs: CExpr) -> CExpr {
         CExpr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }
     }
 }

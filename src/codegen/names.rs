@@ -10,11 +10,11 @@ pub struct NameGen {
 
 impl NameGen {
     /// A fresh `prefix_<n>`; `prefix` is one of the prefixes user names may
-    /// not use (`ir::cfun::GENERATED_PREFIXES`).
+    /// not use (`ir::c::GENERATED_PREFIXES`).
     pub fn fresh(&mut self, prefix: &str) -> String {
         assert!(
-            crate::ir::cfun::GENERATED_PREFIXES.contains(&prefix),
-            "fresh name prefix `{prefix}` not reserved in ir::cfun::GENERATED_PREFIXES"
+            crate::ir::c::GENERATED_PREFIXES.contains(&prefix),
+            "fresh name prefix `{prefix}` not reserved in ir::c::GENERATED_PREFIXES"
         );
         let n = self.next.entry(prefix.to_string()).or_insert(0);
         let name = format!("{prefix}_{n}");

@@ -148,7 +148,7 @@ pub fn expr(e: &CExpr) -> String {
         CExpr::Ternary { cond, then, otherwise } => {
             format!("{} ? {} : {}", paren(cond), paren(then), paren(otherwise))
         }
-        CExpr::Binary { op, lhs, rhs } => format!("{} {op} {}", paren(lhs), paren(rhs)),
+        CExpr::Binary { op, lhs, rhs } => format!("{} {} {}", paren(lhs), op.text(), paren(rhs)),
         CExpr::Cast { ty, e } => format!("({ty}){}", paren(e)),
         CExpr::StructLit { ty, fields } => {
             let fs: Vec<String> = fields.iter().map(expr).collect();

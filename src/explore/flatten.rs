@@ -102,7 +102,7 @@ mod tests {
         );
         let s: Sizes = [("M", 3), ("N", 5), ("K", 4)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let j = joined_products(&p, "mm", &sizes()).expect("joined");
-        use crate::interp::Value;
+        use crate::ir::Value;
         let mat = |rows: usize, cols: usize, k: f32| {
             Value::Array(
                 (0..rows)

@@ -6,7 +6,8 @@ use super::data::{Arrays, HostArray, Sizes};
 use super::gold;
 use super::inputs::make_host_arrays;
 use super::variant::load_program_for_row;
-use crate::interp::{self, Value};
+use crate::interp;
+use crate::ir::Value;
 use std::collections::BTreeMap;
 
 /// A benchmark config as the search's validation oracle (`lift explore

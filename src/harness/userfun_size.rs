@@ -4,7 +4,7 @@
 //! not a Lift program. `lift table1` refuses a benchmark whose program has
 //! a user function over the limit, naming it.
 
-use crate::ir::cfun::{AssignOp, CExpr, CStmt};
+use crate::ir::c::{AssignOp, CExpr, CStmt};
 use crate::ir::Program;
 
 /// The most C operators (arithmetic, comparison, logic, ternary, calls,

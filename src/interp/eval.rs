@@ -2,9 +2,11 @@
 
 use super::error::InterpError;
 use super::sizes::bind_sizes;
-use super::value::Value;
 use crate::arith::ArithExpr;
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, IndexFun, Lambda, Literal, ParamId, Program, Span};
+use crate::ir::c::eval::EvalError;
+use crate::ir::{
+    Expr, ExprKind, FunDecl, FunKind, IndexFun, Lambda, Literal, ParamId, Program, Span, UserFunId, Value,
+};
 use std::collections::{BTreeMap, HashMap};
 
 pub struct Interp<'p> {
@@ -32,6 +34,20 @@ pub fn literal_value(l: &Literal) -> Value {
         Literal::Int(i) => Value::Int(*i),
         Literal::Tuple(ls) => Value::Tuple(ls.iter().map(literal_value).collect()),
     }
+}
+
+/// Calls user function `id` with argument values (`ir::c::eval`), its
+/// errors placed at `span`, the call's position.
+pub fn call_user_fun(
+    program: &Program,
+    id: UserFunId,
+    args: Vec<Value>,
+    span: Span,
+) -> Result<Value, InterpError> {
+    crate::ir::c::eval::call_user_fun(program, id, args).map_err(|e| match e {
+        EvalError::NoSuchFun(_) => rt(span, e.to_string()),
+        EvalError::InFun { fun, msg } => InterpError::UserFun { fun, msg, span },
+    })
 }
 
 pub(super) fn rt(span: Span, msg: impl Into<String>) -> InterpError {
@@ -122,7 +138,7 @@ impl Interp<'_> {
     pub fn apply(&mut self, f: &FunDecl, args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
         match &f.kind {
             FunKind::Lambda(l) => self.apply_lambda(l, args, span),
-            FunKind::UserFun(id) => super::cfun::call_user_fun(self.program, *id, args, span),
+            FunKind::UserFun(id) => call_user_fun(self.program, *id, args, span),
             FunKind::Pattern(p) => self.apply_pattern(p, args, span),
         }
     }

@@ -2,7 +2,7 @@
 //! components and tuple fields consecutive), for the harness and `lift exec`.
 
 use super::error::InterpError;
-use super::value::Value;
+use crate::ir::Value;
 use crate::types::{HostArray, ScalarType, Type};
 use std::collections::BTreeMap;
 

@@ -4,28 +4,23 @@
 //! and of the harness's validation.
 //!
 //! Files: `eval` (expressions and functions), `patterns` (the meaning of
-//! each pattern), `cfun` (user-function bodies),
-//! `builtins` (OpenCL built-ins), `sizes` (size inference and argument
-//! checks), `flat` (conversion to and from flat host arrays).
+//! each pattern), `sizes` (size inference and argument checks), `flat`
+//! (conversion to and from flat host arrays). User-function bodies are
+//! evaluated by `ir::c::eval`.
 
-mod builtins;
-mod cfun;
 mod error;
 mod eval;
 mod patterns;
 pub use eval::MAX_WORK;
 mod flat;
 mod sizes;
-mod value;
 
-pub use builtins::{call_builtin, is_builtin};
-pub use cfun::call_user_fun;
 pub use error::InterpError;
+pub use eval::call_user_fun;
 pub use flat::{value_from_flat, value_to_flat};
 pub use sizes::infer_sizes;
-pub use value::Value;
 
-use crate::ir::Program;
+use crate::ir::{Program, Value};
 use std::collections::{BTreeMap, HashMap};
 
 /// Evaluates `def` on named arguments. Sizes in `sizes` are taken as given;

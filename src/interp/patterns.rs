@@ -4,8 +4,8 @@
 
 use super::error::InterpError;
 use super::eval::{array, get_index, literal_value, rt, Interp};
-use super::value::Value;
 use crate::arith::ArithExpr;
+use crate::ir::Value;
 use crate::ir::{FunDecl, IndexFun, Literal, PadMode, Pattern, ReduceKind, Span};
 
 /// The last data argument (patterns take their array last).

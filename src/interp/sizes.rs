@@ -2,9 +2,9 @@
 //! matching them against the argument values, then checks every length.
 
 use super::error::InterpError;
-use super::value::Value;
 use crate::arith::ArithExpr;
 use crate::ir::Def;
+use crate::ir::Value;
 use crate::types::{ScalarType, Type};
 use std::collections::BTreeMap;
 

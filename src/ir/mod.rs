@@ -17,18 +17,18 @@
 //! with fresh ids; so the IR has no composition and no `def` references.
 
 pub mod build;
-pub mod cbuiltins;
-pub mod cfun;
-pub mod cprint;
+pub mod c;
 pub mod equiv;
 mod pattern;
 pub mod span;
+mod value;
 pub mod visit;
 
 pub use build::IdGen;
 pub(crate) use pattern::layout_pattern;
 pub use pattern::{IndexFun, MapKind, PadMode, Pattern, PatternName, ReduceKind};
 pub use span::{read_text, Location, ReadError, SourceFile, Span};
+pub use value::Value;
 pub use visit::Path;
 
 use crate::types::Type;
@@ -109,7 +109,7 @@ pub struct UserFun {
     /// emits it verbatim.
     pub body_text: String,
     /// The body parsed, for the interpreter.
-    pub body: Vec<cfun::CStmt>,
+    pub body: Vec<c::CStmt>,
     pub span: Span,
 }
 

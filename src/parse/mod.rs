@@ -2,10 +2,10 @@
 //! producing the IR of `crate::ir`.
 //!
 //! Files: `lexer` (tokens), `grammar` (expressions and `def`s into a surface
-//! tree, `ast`), `types`, `cbody` (user-function bodies in the C subset),
-//! `desugar` and `patterns` (surface tree into IR), `pretty` (a printer
-//! whose output re-parses to the same program), `load` (a file read and
-//! parsed, the one program loader).
+//! tree, `ast`), `types`, `cbody` (the grammar of user-function bodies; their
+//! tree and checks are `ir::c`), `desugar` and `patterns` (surface tree into
+//! IR), `pretty` (a printer whose output re-parses to the same program),
+//! `load` (a file read and parsed, the one program loader).
 
 mod ast;
 mod cbody;
@@ -23,10 +23,10 @@ pub use error::ParseError;
 pub use load::{load_program, LoadError};
 pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
 
-use crate::ir::cfun::CStmt;
+use crate::ir::c::check::{NameCheck, ReturnCheck};
+use crate::ir::c::CStmt;
 use crate::types::size_names;
 use ast::SDef;
-use cbody::{NameCheck, ReturnCheck};
 use desugar::Ctx;
 use grammar::{Parser, KEYWORDS};
 use lexer::Tok;
@@ -57,7 +57,7 @@ pub fn parse_program(file: &SourceFile) -> Result<Program, ParseError> {
     }
 }
 
-/// What a name the kernel would get must be (`ir::cfun::is_reserved_name`).
+/// What a name the kernel would get must be (`ir::c::is_reserved_name`).
 const RESERVED_NAME: &str =
     "a name that is not an OpenCL C word or built-in, `out`, `lift_...`, `Tuple<n>...` or a generated name \
      such as `priv_0` or `gl_id_0` (reserved for generated code)";
@@ -110,7 +110,7 @@ fn desugar_def(prog: &mut Program, sd: &SDef, src: &str) -> Result<Def, ParseErr
         if let Some(t) = &sp.ty {
             size_names(t, &mut names);
         }
-        if let Some(bad) = names.into_iter().find(|n| crate::ir::cfun::is_reserved_name(n)) {
+        if let Some(bad) = names.into_iter().find(|n| crate::ir::c::is_reserved_name(n)) {
             return Err(ParseError::new(sp.span, bad, RESERVED_NAME));
         }
         if params.iter().any(|q: &crate::ir::Param| q.name == sp.name) || ctx.sizes.contains(&sp.name) {
@@ -233,7 +233,7 @@ impl Parser<'_> {
         let start = self.expect_word("userfun")?;
         let (name, name_span) = self.ident("a name for the user function")?;
         check_new_name(prog, &name, name_span, self.text, false)?;
-        if crate::ir::cfun::is_reserved_name(&name) {
+        if crate::ir::c::is_reserved_name(&name) {
             return Err(ParseError::new(name_span, name, RESERVED_NAME));
         }
         let params = self.user_fun_params()?;
@@ -261,7 +261,7 @@ impl Parser<'_> {
                 if params.iter().any(|(n, _)| *n == pname) {
                     return Err(ParseError::new(pspan, pname, "a parameter name not used twice"));
                 }
-                if crate::ir::cfun::is_reserved_name(&pname) {
+                if crate::ir::c::is_reserved_name(&pname) {
                     return Err(ParseError::new(pspan, pname, RESERVED_NAME));
                 }
                 self.expect_punct(":")?;
@@ -292,19 +292,15 @@ impl Parser<'_> {
     /// Names used in the body must be parameters, locals, built-ins or
     /// earlier user functions.
     fn check_body_names(&self, prog: &Program, b: &BodyCheck, body: &[CStmt]) -> Result<(), ParseError> {
-        let callable = |n: &str| crate::ir::cfun::is_builtin(n) || prog.user_funs.iter().any(|u| u.name == n);
+        let callable = |n: &str| crate::ir::c::is_builtin(n) || prog.user_funs.iter().any(|u| u.name == n);
         let mut check = NameCheck {
             scopes: vec![b.params.iter().map(|(n, _)| n.clone()).collect()],
             is_callable: &callable,
-            span: b.span,
         };
-        check.stmts(body).map_err(|mut e| {
+        check.stmts(body).map_err(|e| {
             // Point at the first use of the offending name in the body.
             let hit = self.body_tokens(b).iter().find(|t| matches!(&t.tok, Tok::Ident(s) if *s == e.found));
-            if let Some(t) = hit {
-                e.span = t.span;
-            }
-            e
+            ParseError::new(hit.map_or(b.span, |t| t.span), e.found, e.expected)
         })
     }
 

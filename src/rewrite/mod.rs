@@ -25,7 +25,6 @@ pub mod opencl;
 mod rule;
 pub mod slide_seq;
 pub mod tiling;
-pub mod vector_body;
 pub mod vectorize;
 
 pub use derivation::{

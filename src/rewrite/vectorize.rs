@@ -4,61 +4,16 @@
 //! built-ins) means the same on `floatn` as on `float`, so its vectorised
 //! version is the same body with vector parameter and result types. A body
 //! of several statements is vectorised statement by statement
-//! (`vector_body`).
+//! (`ir::c::vector`).
 
 use super::rule::Builder;
-use super::vector_body::BodyReason;
-use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
+use crate::ir::c::vector::{is_componentwise, vector_body, BodyError};
+use crate::ir::c::{CExpr, CStmt};
 use crate::ir::{
     Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
 };
 use crate::types::{ScalarType, Type};
 use std::collections::HashSet;
-
-/// Built-ins that apply component-wise to vectors (and broadcast scalars).
-pub(super) const COMPONENTWISE: [&str; 24] = [
-    "fabs",
-    "sqrt",
-    "rsqrt",
-    "native_sqrt",
-    "native_rsqrt",
-    "exp",
-    "native_exp",
-    "log",
-    "native_log",
-    "sin",
-    "cos",
-    "tan",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "fmin",
-    "fmax",
-    "mad",
-    "fma",
-    "pow",
-    "native_recip",
-    "copysign",
-    "native_divide",
-];
-
-fn cexpr_ok(e: &CExpr) -> bool {
-    match e {
-        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => true,
-        CExpr::Unary(UnOp::Neg, a) => cexpr_ok(a),
-        CExpr::Unary(UnOp::Not, _) => false,
-        CExpr::Binary(op, a, b) => {
-            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && cexpr_ok(a) && cexpr_ok(b)
-        }
-        CExpr::Call(name, args) => COMPONENTWISE.contains(&name.as_str()) && args.iter().all(cexpr_ok),
-        CExpr::Field(..)
-        | CExpr::Ternary(..)
-        | CExpr::Cast(..)
-        | CExpr::VectorLit(..)
-        | CExpr::TupleLit(..) => false,
-    }
-}
 
 /// Why a function has no vector version.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -69,8 +24,8 @@ pub enum VectorError {
         "user function `{fun}` is not one `return` of component-wise arithmetic, so it has no vector version"
     )]
     NotOneReturn { fun: String },
-    #[error("user function `{fun}` {reason}, so it has no vector version")]
-    Body { fun: String, reason: BodyReason },
+    #[error(transparent)]
+    Body(#[from] BodyError),
     #[error("`{0}` is not a user function")]
     NotUserFun(String),
     #[error("only user functions and lambdas over them are vectorised")]
@@ -88,7 +43,7 @@ pub fn not_vectorisable(u: &UserFun) -> Option<VectorError> {
         return Some(VectorError::NotFloats { fun: u.name.clone() });
     }
     match u.body.as_slice() {
-        [CStmt::Return(e)] if cexpr_ok(e) => None,
+        [CStmt::Return(e)] if is_componentwise(e) => None,
         _ => Some(VectorError::NotOneReturn { fun: u.name.clone() }),
     }
 }
@@ -120,8 +75,8 @@ pub fn vector_user_fun(
                 let v = vector_user_fun(b, UserFunId(i as u32), which, width)?;
                 Ok(b.user_funs[v.0 as usize].name.clone())
             };
-            let body = super::vector_body::vector_body(&u, vec_params, width, &mut callee)?;
-            (crate::ir::cprint::body_text(&body), body)
+            let body = vector_body(&u, vec_params, width, &mut callee)?;
+            (crate::ir::c::body_text(&body), body)
         }
     };
     let params: Vec<(String, Type)> = u

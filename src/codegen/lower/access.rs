@@ -7,6 +7,7 @@ use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::codegen::print;
 use crate::codegen::CompileError;
+use crate::ir::c::BinOp;
 use crate::ir::{FunDecl, FunKind, Pattern, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -290,7 +291,7 @@ pub(crate) fn finish_index(
 }
 
 fn pred_expr(p: &Pred, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
-    CExpr::binary(p.op.as_c(), CExpr::Arith(fin(&p.lhs)), CExpr::Arith(fin(&p.rhs)))
+    CExpr::binary(p.op.into(), CExpr::Arith(fin(&p.lhs)), CExpr::Arith(fin(&p.rhs)))
 }
 
 /// The C scalar type of a memory's elements (`float` for `float4` memory).
@@ -430,7 +431,7 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                 let c = pred_expr(p, fin);
                 cond = Some(match cond {
                     None => c,
-                    Some(prev) => CExpr::binary("&&", prev, c),
+                    Some(prev) => CExpr::binary(BinOp::And, prev, c),
                 });
             }
             CExpr::Ternary {

@@ -13,6 +13,7 @@ use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::codegen::CompileError;
+use crate::ir::c::BinOp;
 use crate::ir::{FunDecl, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -184,7 +185,11 @@ impl<'a> Lowerer<'a> {
         body.push(Stmt::Assign {
             lhs: CExpr::raw(out_p.clone()),
             rhs: CExpr::Ternary {
-                cond: Box::new(CExpr::binary("==", CExpr::raw(in_p.clone()), CExpr::raw(name_a.clone()))),
+                cond: Box::new(CExpr::binary(
+                    BinOp::Eq,
+                    CExpr::raw(in_p.clone()),
+                    CExpr::raw(name_a.clone()),
+                )),
                 then: Box::new(CExpr::raw(name_b.clone())),
                 otherwise: Box::new(CExpr::raw(name_a.clone())),
             },

@@ -13,6 +13,7 @@ use super::{Lowerer, MapCtx};
 use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::CompileError;
+use crate::ir::c::BinOp;
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::view::View;
@@ -137,7 +138,7 @@ impl<'a> Lowerer<'a> {
                     let mut b = vec![decl];
                     b.extend(stmts);
                     self.emit(Stmt::If {
-                        cond: CExpr::binary("<", CExpr::raw(start), CExpr::Arith(self.index(&n_dec))),
+                        cond: CExpr::binary(BinOp::Lt, CExpr::raw(start), CExpr::Arith(self.index(&n_dec))),
                         then: b,
                         otherwise: Vec::new(),
                     });

@@ -21,6 +21,7 @@ use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::CompileError;
+use crate::ir::c::BinOp;
 use crate::ir::{FunDecl, MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -102,7 +103,7 @@ impl<'a> Lowerer<'a> {
             l.seq_loop(&windows, false, Some(MapKind::Seq), &mut body, span)
         })?;
         if guarded {
-            let cond = CExpr::binary("<", CExpr::raw("0"), CExpr::Arith(self.index(&windows)));
+            let cond = CExpr::binary(BinOp::Lt, CExpr::raw("0"), CExpr::Arith(self.index(&windows)));
             self.emit(Stmt::If { cond, then: stmts, otherwise: Vec::new() });
         } else {
             if let Some(b) = self.blocks.last_mut() {

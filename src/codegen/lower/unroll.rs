@@ -17,6 +17,7 @@
 
 use crate::arith::{ArithExpr, CmpOp};
 use crate::codegen::ast::{CExpr, Stmt};
+use crate::ir::c::BinOp;
 
 /// Whether `name` occurs as a word in the C text of `stmts` other than as
 /// an index variable (in a raw expression, a declaration, a loop header or
@@ -144,7 +145,7 @@ fn expr(e: &CExpr, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
                 },
             }
         }
-        CExpr::Binary { op, lhs, rhs } => CExpr::binary(op, expr(lhs, fin), expr(rhs, fin)),
+        CExpr::Binary { op, lhs, rhs } => CExpr::binary(*op, expr(lhs, fin), expr(rhs, fin)),
         CExpr::Cast { ty, e } => CExpr::Cast { ty: ty.clone(), e: Box::new(expr(e, fin)) },
         CExpr::StructLit { ty, fields } => {
             CExpr::StructLit { ty: ty.clone(), fields: fields.iter().map(|f| expr(f, fin)).collect() }
@@ -157,14 +158,14 @@ fn expr(e: &CExpr, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
 fn constant_truth(c: &CExpr) -> Option<bool> {
     match c {
         CExpr::Raw(t) if t == "1" => Some(true),
-        CExpr::Binary { op: "&&", lhs, rhs } => Some(constant_truth(lhs)? && constant_truth(rhs)?),
+        CExpr::Binary { op: BinOp::And, lhs, rhs } => Some(constant_truth(lhs)? && constant_truth(rhs)?),
         CExpr::Binary { op, lhs, rhs } => {
             let (CExpr::Arith(ArithExpr::Cst(a)), CExpr::Arith(ArithExpr::Cst(b))) = (&**lhs, &**rhs) else {
                 return None;
             };
             let cmp = [CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne]
                 .into_iter()
-                .find(|c| c.as_c() == *op)?;
+                .find(|c| BinOp::from(*c) == *op)?;
             Some(cmp.holds(*a, *b))
         }
         CExpr::Raw(_)
@@ -206,9 +207,9 @@ mod tests {
         let c = |v| CExpr::Arith(ArithExpr::Cst(v));
         let sel = |a, b| CExpr::Ternary {
             cond: Box::new(CExpr::binary(
-                "&&",
-                CExpr::binary("<", c(a), c(b)),
-                CExpr::binary(">=", c(a), c(0)),
+                BinOp::And,
+                CExpr::binary(BinOp::Lt, c(a), c(b)),
+                CExpr::binary(BinOp::Ge, c(a), c(0)),
             )),
             then: Box::new(CExpr::raw("x")),
             otherwise: Box::new(CExpr::raw("0.0f")),

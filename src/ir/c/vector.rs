@@ -1,9 +1,13 @@
-//! Vectorised versions of user functions with several statements (seed
-//! 001, Figure 4e, `vect_n(f)`, for bodies like BlackScholes'): float
-//! locals become `floatn`, an `if` that only assigns locals becomes
-//! selections (`x = c ? e : x`, component-wise for a vector condition in
-//! OpenCL C), calls of other user functions call their vectorised
-//! versions, and a returned tuple of floats becomes a tuple of vectors.
+//! Vectorised user-function bodies (seed 001, Figure 4e, `vect_n(f)`).
+//!
+//! A body that is one `return` of component-wise arithmetic
+//! ([`is_componentwise`]) means the same on `floatn` as on `float`. A body
+//! of several statements (BlackScholes') is rewritten statement by
+//! statement ([`vector_body`]): float locals become `floatn`, an `if` that
+//! only assigns locals becomes selections (`x = c ? e : x`, component-wise
+//! for a vector condition in OpenCL C), calls of other user functions call
+//! their vectorised versions, and a returned tuple of floats becomes a
+//! tuple of vectors.
 //!
 //! Every float local is made a vector, even one computed from uniform
 //! (scalar) parameters only: OpenCL widens the scalar, and each lane then
@@ -12,16 +16,99 @@
 //! component or field access, casts) keeps the function scalar; the rule
 //! that asked then does not apply.
 
-use super::vectorize::{VectorError, COMPONENTWISE};
-use crate::ir::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use super::ast::{AssignOp, BinOp, CExpr, CStmt, UnOp};
 use crate::ir::UserFun;
 use crate::types::{ScalarType, Type};
 use std::collections::HashSet;
 
 /// Vectorised callees: `callee(name, which_args_are_vectors)` gives the
 /// name of the version of user function `name` taking vectors where
-/// marked, or why there is none.
-pub type Callee<'a> = dyn FnMut(&str, &[bool]) -> Result<String, VectorError> + 'a;
+/// marked, or why there is none (the caller's error, which a body's own
+/// [`BodyError`] converts into).
+pub type Callee<'a, E> = dyn FnMut(&str, &[bool]) -> Result<String, E> + 'a;
+
+/// Built-ins that apply component-wise to vectors (and broadcast scalars).
+pub const COMPONENTWISE: [&str; 24] = [
+    "fabs",
+    "sqrt",
+    "rsqrt",
+    "native_sqrt",
+    "native_rsqrt",
+    "exp",
+    "native_exp",
+    "log",
+    "native_log",
+    "sin",
+    "cos",
+    "tan",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fmin",
+    "fmax",
+    "mad",
+    "fma",
+    "pow",
+    "native_recip",
+    "copysign",
+    "native_divide",
+];
+
+/// Whether `e` is component-wise arithmetic (`+ - * /`, negation and the
+/// [`COMPONENTWISE`] built-ins over literals and variables): as the one
+/// `return` of a float function it vectorises by changing types only.
+pub fn is_componentwise(e: &CExpr) -> bool {
+    match e {
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => true,
+        CExpr::Unary(UnOp::Neg, a) => is_componentwise(a),
+        CExpr::Unary(UnOp::Not, _) => false,
+        CExpr::Binary(op, a, b) => {
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+                && is_componentwise(a)
+                && is_componentwise(b)
+        }
+        CExpr::Call(name, args) => {
+            COMPONENTWISE.contains(&name.as_str()) && args.iter().all(is_componentwise)
+        }
+        CExpr::Field(..)
+        | CExpr::Ternary(..)
+        | CExpr::Cast(..)
+        | CExpr::VectorLit(..)
+        | CExpr::TupleLit(..) => false,
+    }
+}
+
+/// Whether `e` is arithmetic (`+ - * /`, unary operators, calls of any
+/// function) over literals and variables: as the one `return` of a
+/// function, OpenCL's overloading gives the same text a meaning on vectors,
+/// which is how the code generator's vector copy of a function for
+/// `mapVec` reuses the body as written.
+pub fn is_overloaded_arithmetic(e: &CExpr) -> bool {
+    match e {
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => true,
+        CExpr::Unary(_, a) => is_overloaded_arithmetic(a),
+        CExpr::Binary(op, a, b) => {
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+                && is_overloaded_arithmetic(a)
+                && is_overloaded_arithmetic(b)
+        }
+        CExpr::Call(_, args) => args.iter().all(is_overloaded_arithmetic),
+        CExpr::Field(..)
+        | CExpr::Ternary(..)
+        | CExpr::Cast(..)
+        | CExpr::VectorLit(..)
+        | CExpr::TupleLit(..) => false,
+    }
+}
+
+/// A user function's body has no vector version: which function, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("user function `{fun}` {reason}, so it has no vector version")]
+pub struct BodyError {
+    pub fun: String,
+    pub reason: BodyReason,
+}
 
 /// What in a user function's body has no vector version.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -60,12 +147,12 @@ pub enum BodyReason {
 
 /// The body of `u` for `width`-vectors, its parameters at `vec_params`
 /// being vectors (the others uniform scalars).
-pub fn vector_body(
+pub fn vector_body<E: From<BodyError>>(
     u: &UserFun,
     vec_params: &[bool],
     width: u8,
-    callee: &mut Callee<'_>,
-) -> Result<Vec<CStmt>, VectorError> {
+    callee: &mut Callee<'_, E>,
+) -> Result<Vec<CStmt>, E> {
     let mut v = Vectoriser {
         fun: &u.name,
         width,
@@ -85,25 +172,25 @@ pub fn vector_body(
     Ok(out)
 }
 
-struct Vectoriser<'a, 'b> {
+struct Vectoriser<'a, 'b, E> {
     fun: &'a str,
     width: u8,
     /// Names whose values are vectors: vector parameters and every local.
     vectors: HashSet<String>,
     locals: HashSet<String>,
-    callee: &'a mut Callee<'b>,
+    callee: &'a mut Callee<'b, E>,
 }
 
-impl Vectoriser<'_, '_> {
-    fn why(&self, reason: BodyReason) -> VectorError {
-        VectorError::Body { fun: self.fun.to_string(), reason }
+impl<E: From<BodyError>> Vectoriser<'_, '_, E> {
+    fn why(&self, reason: BodyReason) -> E {
+        BodyError { fun: self.fun.to_string(), reason }.into()
     }
 
     fn vector(&self) -> Type {
         Type::Vector(ScalarType::Float, self.width)
     }
 
-    fn stmt(&mut self, s: &CStmt, out: &mut Vec<CStmt>) -> Result<(), VectorError> {
+    fn stmt(&mut self, s: &CStmt, out: &mut Vec<CStmt>) -> Result<(), E> {
         match s {
             CStmt::Decl { ty: Type::Scalar(ScalarType::Float), name, init } => {
                 let init = init.as_ref().map(|e| self.expr(e)).transpose()?;
@@ -154,7 +241,7 @@ impl Vectoriser<'_, '_> {
     }
 
     /// The returned value: a float, or a tuple literal of floats.
-    fn result(&mut self, e: &CExpr, ret: &Type) -> Result<CExpr, VectorError> {
+    fn result(&mut self, e: &CExpr, ret: &Type) -> Result<CExpr, E> {
         match (e, ret) {
             (CExpr::TupleLit(_, parts), Type::Tuple(ts))
                 if ts.iter().all(|t| *t == Type::Scalar(ScalarType::Float)) && parts.len() == ts.len() =>
@@ -175,7 +262,7 @@ impl Vectoriser<'_, '_> {
     /// integer vector (all bits set where true), which a selection takes
     /// lane by lane; used as a number it would be -1, not 1, so a
     /// comparison is only allowed here.
-    fn cond(&mut self, e: &CExpr) -> Result<CExpr, VectorError> {
+    fn cond(&mut self, e: &CExpr) -> Result<CExpr, E> {
         match e {
             CExpr::Binary(
                 op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne),
@@ -186,7 +273,7 @@ impl Vectoriser<'_, '_> {
         }
     }
 
-    fn expr(&mut self, e: &CExpr) -> Result<CExpr, VectorError> {
+    fn expr(&mut self, e: &CExpr) -> Result<CExpr, E> {
         Ok(match e {
             CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => e.clone(),
             // OpenCL refuses a double scalar with a float vector.
@@ -201,7 +288,7 @@ impl Vectoriser<'_, '_> {
             CExpr::Call(name, args) if COMPONENTWISE.contains(&name.as_str()) => {
                 CExpr::Call(name.clone(), args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?)
             }
-            CExpr::Call(name, args) if !crate::ir::cfun::is_builtin(name) => {
+            CExpr::Call(name, args) if !super::is_builtin(name) => {
                 let which: Vec<bool> = args.iter().map(|a| self.is_vector(a)).collect();
                 let args = args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?;
                 if which.iter().any(|v| *v) {

@@ -1,4 +1,5 @@
-//! Runtime values of the interpreter.
+//! The values Lift programs compute: what the interpreter and the
+//! evaluation of user-function bodies (`c::eval`) produce.
 
 /// A value: scalars, vectors (components are scalars), tuples and arrays.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,13 +1,12 @@
-//! Interpretation of user-function bodies (the C subset of `ir::cfun`):
-//! `float` arithmetic in f32, `int` in i32 with C semantics (truncating
-//! `/` and `%`, comparisons yielding 0 or 1), vectors component-wise with
-//! scalars broadcast, swizzles, tuple fields `._0`, casts and literals.
+//! Evaluation of user-function bodies (the tree of `ast`): `float`
+//! arithmetic in f32, `int` in i32 with C semantics (truncating `/` and
+//! `%`, comparisons yielding 0 or 1), vectors component-wise with scalars
+//! broadcast, swizzles, tuple fields `._0`, casts and literals. The
+//! interpreter calls it for every user-function call of a Lift program.
 
-use super::builtins::{call_builtin, componentwise, is_builtin};
-use super::error::InterpError;
-use super::value::Value;
-use crate::ir::cfun::{BinOp, CExpr, CStmt, UnOp};
-use crate::ir::{Program, Span, UserFunId};
+use super::ast::{BinOp, CExpr, CStmt, UnOp};
+use super::eval_builtins::{call_builtin, componentwise, is_builtin};
+use crate::ir::{Program, UserFunId, Value};
 use crate::types::{ScalarType, Type};
 
 /// Nested user-function calls beyond this depth are reported, not followed.
@@ -15,27 +14,26 @@ const MAX_DEPTH: usize = 64;
 /// Loop iterations per call beyond this are reported as a runaway loop.
 const MAX_STEPS: u64 = 100_000_000;
 
-/// Calls user function `id` with argument values.
-pub fn call_user_fun(
-    program: &Program,
-    id: UserFunId,
-    args: Vec<Value>,
-    span: Span,
-) -> Result<Value, InterpError> {
-    call(program, id, args, span, 0)
+/// Why a user-function call has no value.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EvalError {
+    #[error("no user function #{0}")]
+    NoSuchFun(u32),
+    /// An error inside the body of user function `fun`.
+    #[error("in user function `{fun}`: {msg}")]
+    InFun { fun: String, msg: String },
 }
 
-fn call(
-    program: &Program,
-    id: UserFunId,
-    args: Vec<Value>,
-    span: Span,
-    depth: usize,
-) -> Result<Value, InterpError> {
+/// Calls user function `id` with argument values.
+pub fn call_user_fun(program: &Program, id: UserFunId, args: Vec<Value>) -> Result<Value, EvalError> {
+    call(program, id, args, 0)
+}
+
+fn call(program: &Program, id: UserFunId, args: Vec<Value>, depth: usize) -> Result<Value, EvalError> {
     let Some(uf) = program.user_funs.get(id.0 as usize) else {
-        return Err(InterpError::Runtime { msg: format!("no user function #{}", id.0), span });
+        return Err(EvalError::NoSuchFun(id.0));
     };
-    let err = |msg: String| InterpError::UserFun { fun: uf.name.clone(), msg, span };
+    let err = |msg: String| EvalError::InFun { fun: uf.name.clone(), msg };
     if args.len() != uf.params.len() {
         return Err(err(format!("takes {} arguments, got {}", uf.params.len(), args.len())));
     }
@@ -46,7 +44,7 @@ fn call(
     for ((name, ty), v) in uf.params.iter().zip(args) {
         vars.push((name.clone(), convert(v, ty).map_err(err)?));
     }
-    let mut m = Machine { program, scopes: vec![vars], steps: 0, depth, span };
+    let mut m = Machine { program, scopes: vec![vars], steps: 0, depth };
     match m.block(&uf.body).map_err(err)? {
         Flow::Return(v) => convert(v, &uf.ret).map_err(err),
         Flow::Normal => Err(err("reached the end without `return`".to_string())),
@@ -65,7 +63,6 @@ struct Machine<'p> {
     scopes: Vec<Vec<(String, Value)>>,
     steps: u64,
     depth: usize,
-    span: Span,
 }
 
 impl Machine<'_> {
@@ -223,7 +220,7 @@ impl Machine<'_> {
             CExpr::Call(name, args) => {
                 let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
                 if let Some(i) = self.program.user_funs.iter().position(|u| u.name == *name) {
-                    return call(self.program, UserFunId(i as u32), vals, self.span, self.depth + 1)
+                    return call(self.program, UserFunId(i as u32), vals, self.depth + 1)
                         .map_err(|e| e.to_string());
                 }
                 if is_builtin(name) {
@@ -333,14 +330,6 @@ fn binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
     componentwise(&[a.clone(), b.clone()], &|x| scalar_binary(op, x[0], x[1], vector))
 }
 
-fn op_text(op: BinOp) -> &'static str {
-    if op == BinOp::Div {
-        "/"
-    } else {
-        "%"
-    }
-}
-
 fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
     // OpenCL vector comparisons yield -1 for true, scalar ones 1.
     let t = if vector { -1 } else { 1 };
@@ -355,7 +344,7 @@ fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
             BinOp::Div | BinOp::Rem if x == i32::MIN && y == -1 => {
                 return Err(format!(
                     "integer division overflow ({x} {} -1: undefined in C, traps on x86)",
-                    op_text(op)
+                    op.text()
                 ))
             }
             BinOp::Div => Value::Int(x.wrapping_div(y)),

@@ -1,4 +1,4 @@
-//! Printing user-function bodies (`cfun`) as OpenCL C.
+//! Printing user-function bodies (`ast`) as OpenCL C.
 //!
 //! A user function written by the user is emitted as the text it was
 //! written with; a body the compiler makes (a vectorised version of a
@@ -7,7 +7,7 @@
 //! on. Float literals print the shortest text that reads back as the same
 //! `f32` (the interpreter computes in `f32`).
 
-use super::cfun::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use super::ast::{AssignOp, CExpr, CStmt, UnOp};
 use crate::types::c_type;
 use std::fmt::Write;
 
@@ -126,7 +126,7 @@ fn expr(e: &CExpr) -> String {
             };
             format!("({op}{})", atom(a))
         }
-        CExpr::Binary(op, a, b) => format!("({} {} {})", expr(a), bin_op(*op), expr(b)),
+        CExpr::Binary(op, a, b) => format!("({} {} {})", expr(a), op.text(), expr(b)),
         CExpr::Ternary(c, a, b) => format!("({} ? {} : {})", expr(c), expr(a), expr(b)),
         CExpr::Call(name, args) => format!("{name}({})", list(args)),
         CExpr::Cast(t, a) => format!("(({}){})", c_type(t), atom(a)),
@@ -156,22 +156,4 @@ fn atom(e: &CExpr) -> String {
 
 fn list(args: &[CExpr]) -> String {
     args.iter().map(expr).collect::<Vec<_>>().join(", ")
-}
-
-fn bin_op(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::And => "&&",
-        BinOp::Or => "||",
-    }
 }

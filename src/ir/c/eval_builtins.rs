@@ -1,12 +1,12 @@
 //! The OpenCL built-in functions user-function bodies may call, evaluated
 //! component-wise on vectors with scalar arguments broadcast, as in OpenCL.
 //! Which calls are valid, and the parameter types the arguments convert
-//! to, come from the table of `ir::cbuiltins` (the parser's check uses the
+//! to, come from the table of `ir::c::builtins` (the parser's check uses the
 //! same table).
 
-use super::cfun::convert;
-use super::value::Value;
-use crate::ir::cbuiltins::{self, CType};
+use super::builtins::{self, CType};
+use super::eval::convert;
+use crate::ir::Value;
 use crate::types::{ScalarType, Type};
 
 type F1 = fn(f32) -> f32;
@@ -97,8 +97,8 @@ const OTHER: [&str; 14] = [
     "fast_length",
 ];
 
-/// Whether `name` is a built-in the interpreter implements (every name of
-/// `ir::cbuiltins`, checked by a test).
+/// Whether `name` is a built-in this evaluator implements (every name of
+/// `builtins`, checked by a test).
 pub fn is_builtin(name: &str) -> bool {
     UNARY.iter().any(|(n, _)| *n == name) || BINARY.iter().any(|(n, _)| *n == name) || OTHER.contains(&name)
 }
@@ -184,7 +184,7 @@ fn value_type(v: &Value) -> CType {
 }
 
 /// Calls built-in `name`: resolves the overload as OpenCL does
-/// (`ir::cbuiltins`), converts the arguments to its parameter types
+/// (`ir::c::builtins`), converts the arguments to its parameter types
 /// (`pown(x, 2.5f)` takes 2) and evaluates. The error is a message for the
 /// caller to locate.
 pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
@@ -210,7 +210,7 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
 /// `name` that OpenCL would call.
 fn resolve_args(name: &str, args: &[Value]) -> Result<Vec<Value>, String> {
     let types: Vec<CType> = args.iter().map(value_type).collect();
-    let resolved = cbuiltins::resolve(name, &types).map_err(|e| {
+    let resolved = builtins::resolve(name, &types).map_err(|e| {
         let found: Vec<String> = args
             .iter()
             .zip(&types)
@@ -341,12 +341,12 @@ fn cross(args: &[Value]) -> Result<Value, String> {
 mod tests {
     #[test]
     fn implements_exactly_the_builtins_of_the_c_subset() {
-        for name in crate::ir::cbuiltins::names() {
+        for name in crate::ir::c::builtins::names() {
             assert!(super::is_builtin(name), "`{name}` is not implemented");
         }
         let implemented = super::UNARY.iter().map(|(n, _)| *n).chain(super::BINARY.iter().map(|(n, _)| *n));
         for name in implemented.chain(super::OTHER) {
-            assert!(crate::ir::cfun::is_builtin(name), "`{name}` is not in ir::cbuiltins");
+            assert!(crate::ir::c::is_builtin(name), "`{name}` is not in ir::c::builtins");
         }
     }
 }

@@ -1,15 +1,9 @@
-//! The C subset of user-function bodies.
-//!
-//! The code generator emits a user function's body as the text the user
-//! wrote (it is valid OpenCL C); the interpreter evaluates this parsed form.
-//! The subset: declarations, assignments (`=`, `+=`, `-=`, `*=`, `/=`),
-//! `if`/`else`, `for`, `return`, blocks; expressions with C operators,
-//! calls of OpenCL built-ins (`sqrt`, `fabs`, `min`, `dot`, ...: the table
-//! of `ir::cbuiltins`, with their signatures) and of
-//! earlier user functions, casts, vector literals `(float4)(a, b, c, d)`,
-//! component access `v.x` / `v.s0` and tuple fields `t._0`.
+//! Names a user function may not take: the words of OpenCL C, the
+//! built-ins, and the names the code generator makes. The kernel is
+//! printed with user names verbatim, so a clash would fail the OpenCL
+//! build or shadow a generated name.
 
-use crate::types::Type;
+use super::builtins::is_builtin;
 
 /// Words of OpenCL C that a user function or its parameters may not be
 /// named: the kernel is printed with these names verbatim, so `half` or
@@ -73,7 +67,7 @@ pub const RESERVED_C: [&str; 56] = [
     "get_global_id",
 ];
 
-/// Whether `name` is one of [`RESERVED_C`] or a built-in (`ir::cbuiltins`).
+/// Whether `name` is one of [`RESERVED_C`] or a built-in (`ir::c::builtins`).
 pub fn is_reserved_c(name: &str) -> bool {
     RESERVED_C.contains(&name) || is_builtin(name)
 }
@@ -132,89 +126,4 @@ pub fn is_reserved_name(name: &str) -> bool {
         || tuple
         || numbered
         || vector_copy
-}
-
-/// Whether `name` is a built-in a body may call (the table and its
-/// signatures are in `ir::cbuiltins`).
-pub fn is_builtin(name: &str) -> bool {
-    super::cbuiltins::is_builtin(name)
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum CStmt {
-    Decl { ty: Type, name: String, init: Option<CExpr> },
-    Assign { target: CExpr, op: AssignOp, value: CExpr },
-    If { cond: CExpr, then: Vec<CStmt>, otherwise: Vec<CStmt> },
-    For { init: Box<CStmt>, cond: CExpr, step: Box<CStmt>, body: Vec<CStmt> },
-    Return(CExpr),
-    Block(Vec<CStmt>),
-    Expr(CExpr),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AssignOp {
-    Set,
-    Add,
-    Sub,
-    Mul,
-    Div,
-}
-
-impl AssignOp {
-    /// The operator of a compound assignment (`x op= v` is `x = x op v`).
-    pub fn binary(self) -> Option<BinOp> {
-        match self {
-            AssignOp::Set => None,
-            AssignOp::Add => Some(BinOp::Add),
-            AssignOp::Sub => Some(BinOp::Sub),
-            AssignOp::Mul => Some(BinOp::Mul),
-            AssignOp::Div => Some(BinOp::Div),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnOp {
-    Neg,
-    Not,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-    And,
-    Or,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum CExpr {
-    Int(i64),
-    /// A literal with an `f` suffix: a `float`.
-    Float(f64),
-    /// A literal without one (`1.0`): a `double` to OpenCL, which matters
-    /// for overloads (`fmax(x, 1.0)` of a float `x` is ambiguous); the
-    /// interpreter computes it in f32.
-    Double(f64),
-    Var(String),
-    /// `e.name`: a vector component (`x`, `s3`, `xy`) or a tuple field (`_0`).
-    Field(Box<CExpr>, String),
-    Unary(UnOp, Box<CExpr>),
-    Binary(BinOp, Box<CExpr>, Box<CExpr>),
-    Ternary(Box<CExpr>, Box<CExpr>, Box<CExpr>),
-    Call(String, Vec<CExpr>),
-    Cast(Type, Box<CExpr>),
-    /// `(float4)(a, b, c, d)` or `(float4)(a)` (broadcast).
-    VectorLit(Type, Vec<CExpr>),
-    /// `(T){a, b}`: a tuple (struct) literal.
-    TupleLit(Type, Vec<CExpr>),
 }

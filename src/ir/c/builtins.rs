@@ -458,7 +458,7 @@ mod tests {
     #[test]
     fn resolution_matches_the_calls_pocl_builds() {
         let mut checked = 0;
-        for line in include_str!("cbuiltins_pocl.txt").lines().filter(|l| !l.starts_with('#')) {
+        for line in include_str!("builtins_pocl.txt").lines().filter(|l| !l.starts_with('#')) {
             let (verdict, call) = line.split_once(' ').unwrap();
             let (name, rest) = call.split_once('(').unwrap();
             let args: Vec<CType> =

@@ -1,0 +1,128 @@
+//! The syntax tree of user-function bodies.
+//!
+//! The code generator emits a user function's body as the text the user
+//! wrote (it is valid OpenCL C); the interpreter evaluates this parsed form.
+//! The subset: declarations, assignments (`=`, `+=`, `-=`, `*=`, `/=`),
+//! `if`/`else`, `for`, `return`, blocks; expressions with C operators,
+//! calls of OpenCL built-ins (`sqrt`, `fabs`, `min`, `dot`, ...: the table
+//! of `builtins`, with their signatures) and of
+//! earlier user functions, casts, vector literals `(float4)(a, b, c, d)`,
+//! component access `v.x` / `v.s0` and tuple fields `t._0`.
+
+use crate::arith::CmpOp;
+use crate::types::Type;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CStmt {
+    Decl { ty: Type, name: String, init: Option<CExpr> },
+    Assign { target: CExpr, op: AssignOp, value: CExpr },
+    If { cond: CExpr, then: Vec<CStmt>, otherwise: Vec<CStmt> },
+    For { init: Box<CStmt>, cond: CExpr, step: Box<CStmt>, body: Vec<CStmt> },
+    Return(CExpr),
+    Block(Vec<CStmt>),
+    Expr(CExpr),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssignOp {
+    Set,
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl AssignOp {
+    /// The operator of a compound assignment (`x op= v` is `x = x op v`).
+    pub fn binary(self) -> Option<BinOp> {
+        match self {
+            AssignOp::Set => None,
+            AssignOp::Add => Some(BinOp::Add),
+            AssignOp::Sub => Some(BinOp::Sub),
+            AssignOp::Mul => Some(BinOp::Mul),
+            AssignOp::Div => Some(BinOp::Div),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A binary operator of C, in user-function bodies and in generated
+/// kernels alike (`codegen::ast` builds its operators from this enum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CExpr {
+    Int(i64),
+    /// A literal with an `f` suffix: a `float`.
+    Float(f64),
+    /// A literal without one (`1.0`): a `double` to OpenCL, which matters
+    /// for overloads (`fmax(x, 1.0)` of a float `x` is ambiguous); the
+    /// interpreter computes it in f32.
+    Double(f64),
+    Var(String),
+    /// `e.name`: a vector component (`x`, `s3`, `xy`) or a tuple field (`_0`).
+    Field(Box<CExpr>, String),
+    Unary(UnOp, Box<CExpr>),
+    Binary(BinOp, Box<CExpr>, Box<CExpr>),
+    Ternary(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    Call(String, Vec<CExpr>),
+    Cast(Type, Box<CExpr>),
+    /// `(float4)(a, b, c, d)` or `(float4)(a)` (broadcast).
+    VectorLit(Type, Vec<CExpr>),
+    /// `(T){a, b}`: a tuple (struct) literal.
+    TupleLit(Type, Vec<CExpr>),
+}
+
+impl BinOp {
+    /// The operator as C writes it.
+    pub fn text(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+impl From<CmpOp> for BinOp {
+    fn from(c: CmpOp) -> BinOp {
+        match c {
+            CmpOp::Lt => BinOp::Lt,
+            CmpOp::Le => BinOp::Le,
+            CmpOp::Gt => BinOp::Gt,
+            CmpOp::Ge => BinOp::Ge,
+            CmpOp::Eq => BinOp::Eq,
+            CmpOp::Ne => BinOp::Ne,
+        }
+    }
+}
