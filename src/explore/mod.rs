@@ -800,8 +800,13 @@ pub fn explore(
         let mut r = r?;
         notes.append(&mut r.notes);
         let logged = log.shapes_logged(&r.device);
-        r.untried =
-            plan.shapes.iter().enumerate().filter(|(i, _)| !logged.contains(i)).map(|(_, s)| s.label()).collect();
+        r.untried = plan
+            .shapes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !logged.contains(i))
+            .map(|(_, s)| s.label())
+            .collect();
         if let Some(b) = &r.best {
             let dir = if several { opts.out.join(&r.slug) } else { opts.out.clone() };
             r.files = write_best(&dir, &opts.def, &opts.then, b, &r.device)?;
