@@ -27,7 +27,7 @@ use super::reduction::{build, chunk_steps, stride_steps, Part, RStep, ROOT};
 use super::space::{pow2, slot, Arg, Shape};
 use crate::arith::ArithExpr;
 use crate::ir::{Expr, ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
-use crate::types::{Sizes, Type};
+use crate::types::Sizes;
 
 /// Where the reduction sits: the body of the root map's lambda.
 const UNDER_LAMBDA: &[u16] = &[0, 0, 0];
@@ -47,16 +47,7 @@ pub(super) fn reduction_under_map(body: &Expr) -> Option<&Expr> {
 /// already (else the shapes start with `map-id`, as `reduction`'s do).
 fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
     let d = base.def(def)?;
-    let red = reduction_under_map(&d.body)?;
-    let ExprKind::Call(_, args) = &red.kind else { return None };
-    let arr = args.last()?;
-    let mapped =
-        matches!(&arr.kind, ExprKind::Call(m, _) if matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })));
-    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
-    match types.exprs.get(&arr.id)? {
-        Type::Array(_, n) => Some((crate::arith::simplify(n), mapped)),
-        _ => None,
-    }
+    super::reduction::reduced_array(base, d, reduction_under_map(&d.body)?)
 }
 
 /// The partial-result shapes for `def` (none unless its body is a map of

@@ -168,13 +168,24 @@ const UNDER_MAP: &[u16] = &[1];
 fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool, &'static [u16])> {
     let d = base.def(def)?;
     let (red, at) = reduction_at(&d.body)?;
+    let (n, mapped) = reduced_array(base, d, red)?;
+    Some((n, !mapped, at))
+}
+
+/// The length of the array the reduction `red` (a call in `d`'s body)
+/// reduces, and whether that array is a map.
+pub(super) fn reduced_array(
+    base: &Program,
+    d: &crate::ir::Def,
+    red: &crate::ir::Expr,
+) -> Option<(ArithExpr, bool)> {
     let ExprKind::Call(_, args) = &red.kind else { return None };
     let arr = args.last()?;
     let mapped =
         matches!(&arr.kind, ExprKind::Call(m, _) if matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })));
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
     match types.exprs.get(&arr.id)? {
-        crate::types::Type::Array(_, n) => Some((crate::arith::simplify(n), !mapped, at)),
+        crate::types::Type::Array(_, n) => Some((crate::arith::simplify(n), mapped)),
         _ => None,
     }
 }
