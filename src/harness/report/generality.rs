@@ -53,15 +53,21 @@ pub(super) fn table(root: &Path, rel: &Path) -> Result<String, ReportError> {
 fn summary(rows: &[Row]) -> String {
     let s: Vec<f64> = rows.iter().filter_map(|r| r.speedup).collect();
     let mean = geometric_mean(&s).map_or(NONE.to_string(), times);
-    let below: Vec<String> = rows
-        .iter()
-        .filter(|r| r.speedup.is_none_or(|x| x < 0.8))
-        .map(|r| format!("`{}`", r.program))
-        .collect();
+    // Below: a failed program, or one slower than 0.8x of its peer; a
+    // program whose peer did not run is counted apart, never as below.
+    let below = names(rows, |r| r.status != Outcome::Ok || r.speedup.is_some_and(|x| x < 0.8));
+    let no_peer = names(rows, |r| r.status == Outcome::Ok && r.speedup.is_none());
     let commits = first_seen(rows.iter().map(|r| r.commit.as_str()));
     let devices = first_seen(rows.iter().map(|r| r.device.as_str()));
     let ok = rows.iter().filter(|r| r.status == Outcome::Ok).count();
-    format!(
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            format!("{} ({})", v.len(), v.join(", "))
+        }
+    };
+    let mut text = format!(
         "{} programs ({ok} validated) on {} at commit {}; Lift timed by {}, PyTorch by {}. \
          Geometric mean of explored over PyTorch: {mean}; below 0.8x: {}.",
         rows.len(),
@@ -69,6 +75,61 @@ fn summary(rows: &[Row]) -> String {
         commits.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "),
         rows[0].lift_timing,
         rows.iter().find(|r| !r.peer_timing.is_empty()).map_or(NONE, |r| r.peer_timing.as_str()),
-        if below.is_empty() { "none".to_string() } else { format!("{} ({})", below.len(), below.join(", ")) },
-    )
+        list(&below),
+    );
+    if !no_peer.is_empty() {
+        text.push_str(&format!(" Without a PyTorch time: {}.", list(&no_peer)));
+    }
+    // The search against the program as written, on the same clock.
+    let over_naive: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.status == Outcome::Ok)
+        .filter_map(|r| Some(r.naive_ms? / r.lift_ms?))
+        .collect();
+    if let Some(m) = geometric_mean(&over_naive) {
+        let slower = names(rows, |r| r.naive_ms.zip(r.lift_ms).is_some_and(|(n, l)| n < l));
+        text.push_str(&format!(
+            " Explored over its naive lowering: geometric mean {} ({} programs); slower than it: {}.",
+            times(m),
+            over_naive.len(),
+            list(&slower)
+        ));
+    }
+    text
+}
+
+/// The programs of `rows` for which `pick` holds, as code.
+fn names(rows: &[Row], pick: impl Fn(&Row) -> bool) -> Vec<String> {
+    rows.iter().filter(|r| pick(r)).map(|r| format!("`{}`", r.program)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "program,class,sizes,device,commit,date,status,lift_ms,lift_timing,naive_ms,tried,valid,candidate,params,min_bytes,gbps,copy_gbps,pct_copy,min_flops,gflops,peak_gflops,pct_fp32,peer,peer_ms,peer_timing,speedup,message";
+
+    fn rows(lines: &[&str]) -> Vec<Row> {
+        let text = format!("{HEADER}\n{}\n", lines.join("\n"));
+        csv::Reader::from_reader(text.as_bytes()).deserialize().map(|r| r.unwrap()).collect()
+    }
+
+    #[test]
+    fn programs_without_a_peer_are_not_below_and_the_naive_lowering_is_summed_up() {
+        let r = rows(&[
+            // 2x its peer, 4x its naive lowering.
+            "a,c,N=5,dev,abc,d,ok,1.0,opencl-events,4.0,3,3,1,,,,,,,,,,x.sum(),2.0,cuda-events,2.0,",
+            // 0.5x its peer.
+            "b,c,N=5,dev,abc,d,ok,2.0,opencl-events,2.0,3,3,1,,,,,,,,,,x.max(),1.0,cuda-events,0.5,",
+            // No peer time; slower than its naive lowering (0.5x): the
+            // mean over naive is the cube root of 4 x 1 x 0.5.
+            "e,c,N=5,dev,abc,d,ok,2.0,opencl-events,1.0,3,3,1,,,,,,,,,,,,,,",
+            // Failed.
+            "f,c,N=5,dev,abc,d,failed,,opencl-events,,3,0,,,,,,,,,,,,,,,no candidate validated",
+        ]);
+        let s = summary(&r);
+        assert!(s.contains("below 0.8x: 2 (`b`, `f`)"), "{s}");
+        assert!(s.contains("Without a PyTorch time: 1 (`e`)"), "{s}");
+        assert!(s.contains("Explored over its naive lowering: geometric mean 1.26x (3 programs); slower than it: 1 (`e`)"), "{s}");
+    }
 }
