@@ -236,9 +236,9 @@ impl Log {
     }
 
     /// The shapes of which `device` has a logged candidate (this run's
-    /// or, resumed, an earlier run's).
+    /// or, resumed, an earlier run's: the cache holds both).
     pub fn shapes_logged(&self, device: &str) -> std::collections::BTreeSet<usize> {
-        self.cache.values().chain(&self.previous).filter(|r| r.device == device).map(|r| r.shape).collect()
+        self.cache.values().filter(|r| r.device == device).map(|r| r.shape).collect()
     }
 
     /// Appends a row (numbered here) and flushes it; it also enters the cache.

@@ -170,10 +170,7 @@ pub type Binding = BTreeMap<String, ArithExpr>;
 impl Finisher {
     /// The type of its one input.
     fn input(&self) -> Option<&Type> {
-        self.kernel.params.iter().find_map(|p| match p {
-            KernelParam::Input { ty, .. } => Some(ty),
-            _ => None,
-        })
+        input_type(&self.kernel)
     }
 
     /// Its sizes for a candidate whose output has type `out`, or `None`
@@ -231,11 +228,7 @@ impl Finisher {
         if inputs != 1 {
             return Err(format!("--then {def}: expected a def of one array `[T]P`, found {inputs} arrays"));
         }
-        let input = kernel.params.iter().find_map(|p| match p {
-            KernelParam::Input { ty, .. } => Some(ty),
-            _ => None,
-        });
-        let lens = input.map(|t| t.lengths()).unwrap_or_default();
+        let lens = input_type(&kernel).map(|t| t.lengths()).unwrap_or_default();
         let distinct: std::collections::BTreeSet<_> = lens.iter().map(|l| l.to_string()).collect();
         if sizes != lens.len()
             || distinct.len() != lens.len()
@@ -272,6 +265,14 @@ impl Finisher {
             output: FINAL,
         })
     }
+}
+
+/// The type of a kernel's first input array.
+fn input_type(k: &Kernel) -> Option<&Type> {
+    k.params.iter().find_map(|p| match p {
+        KernelParam::Input { ty, .. } => Some(ty),
+        _ => None,
+    })
 }
 
 /// Binds the size variables of the stage's input type `want` to the
