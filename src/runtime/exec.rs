@@ -190,7 +190,7 @@ impl Runtime {
     pub fn build(&self, label: &str, source: &str, options: &str) -> Result<RuntimeProgram, RuntimeError> {
         let mut program = Program::create_from_source(&self.context, source)
             .map_err(cl_err(format!("creating the program of {label}")))?;
-        if let Err(e) = program.build(&[self.info.id], options) {
+        if let Err(e) = super::driver_stderr::filtered(|| program.build(&[self.info.id], options)) {
             let log = program.get_build_log(self.info.id).unwrap_or_default();
             let log =
                 if log.trim().is_empty() { format!("(empty log; {e})") } else { log.trim_end().to_string() };

@@ -4,6 +4,7 @@
 mod clblast;
 mod cublas;
 mod device;
+mod driver_stderr;
 mod exec;
 
 pub use clblast::ClBlast;
