@@ -29,6 +29,7 @@ fn opts(out: &Path, only: &[&str]) -> Options {
         commit: "c0ffee".into(),
         date: "2026-11-25T00:00:00Z".into(),
         progress: false,
+        ported_from: None,
     }
 }
 
@@ -110,4 +111,59 @@ fn manifest_errors_name_the_file_and_the_program() {
         let e = manifest_error(&yaml, &only);
         assert!(e.contains("suite.yaml") && e.contains(want), "{e}");
     }
+}
+
+/// Programs found elsewhere (`--programs-from`), measured as candidates:
+/// a found saxpy and a found sum with its second stage validate and are
+/// timed into the ported results file (not the device's own); a found
+/// program whose split does not divide this device's sizes is refused
+/// with the constraint named.
+#[test]
+fn ported_programs_are_measured_as_candidates_on_pocl() {
+    let Ok(device) = lift::runtime::select_device(Some("pocl")) else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("ported");
+    let found = out.join("found");
+    let put = |name: &str, text: &str| {
+        std::fs::create_dir_all(found.join(name)).unwrap();
+        std::fs::write(found.join(name).join("best.lift"), text).unwrap();
+    };
+    put(
+        "saxpy",
+        "// Found by `lift explore` on elsewhere: candidate 1 (x), median 1 ms.\n\
+         // Launch it with local size 64 (`lift compile --local 64`).\n\
+         userfun axpy(a: float, x: float, y: float): float { return a * x + y; }\n\
+         def saxpy(a: float, x: [float]N, y: [float]N) = join o mapWrg(0, mapLcl(0, \\(xi, yi) -> axpy(a, xi, yi))) o split(64) $ zip(x, y)\n",
+    );
+    put(
+        "sum",
+        "// Found by `lift explore` on elsewhere: candidate 2 (y), median 1 ms.\n\
+         // Its output is followed by the first of sum_then_seq whose size constraints hold for it.\n\
+         userfun add(x: float, y: float): float { return x + y; }\n\
+         def sum(x: [float]N) = join o mapGlb(0, toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f)) o split(1024) $ x\n\
+         def sum_then_seq(p: [float]P) = toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f) $ p\n",
+    );
+    put(
+        "transpose",
+        "userfun id1(x: float): float { return x; }\n\
+         def transpose(a: [[float]N]M) = mapGlb(1, mapGlb(0, id1)) o split(3000000) o join o transpose $ a\n",
+    );
+    let o = Options { ported_from: Some(found.clone()), ..opts(&out, &["saxpy", "sum", "transpose"]) };
+    let rows = generality::run(&o, &device).unwrap();
+    let by = |n: &str| rows.iter().find(|r| r.program == n).unwrap();
+    for n in ["saxpy", "sum"] {
+        let r = by(n);
+        assert_eq!(r.status, generality::Outcome::Ok, "{r:?}");
+        assert!(r.lift_ms.is_some_and(|t| t > 0.0) && r.valid == 1 && r.tried == 1, "{r:?}");
+        assert!(r.params.starts_with("ported from "), "{r:?}");
+    }
+    let t = by("transpose");
+    assert_eq!(t.status, generality::Outcome::Failed, "{t:?}");
+    assert!(t.message.contains("refused: the found program needs"), "{t:?}");
+    let written = generality::row::read(&generality::results_path_for(&o)).unwrap();
+    assert_eq!(written, rows);
+    assert!(!generality::results_path(&out).exists(), "the device's own results file is not written");
+    std::fs::remove_dir_all(&out).ok();
 }

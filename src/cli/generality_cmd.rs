@@ -36,6 +36,11 @@ pub(crate) struct GeneralityArgs {
     /// Repository root (the programs, their manifest and the peer).
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    /// Search nothing: measure the programs another device's search found,
+    /// DIR/<name>/best.lift (e.g. reports/<gpu>/generality), on this device;
+    /// rows go to results-generality-ported.csv.
+    #[arg(long, value_name = "DIR")]
+    programs_from: Option<PathBuf>,
 }
 
 pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
@@ -59,6 +64,7 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
         commit: std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.root)),
         date: env::now_utc(),
         progress: true,
+        ported_from: a.programs_from.clone(),
     };
     let rows = generality::run(&opts, &device).map_err(|e| match e {
         generality::GeneralityError::Manifest(_)
@@ -68,13 +74,16 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
     for r in &rows {
         println!("{}", summary_line(r));
     }
-    let csv = generality::results_path(&out_dir);
+    let csv = generality::results_path_for(&opts);
     println!("results: {}", csv.display());
     // The GPU machine may have no fonts: a figure that cannot be drawn is
-    // a warning (`lift plot` draws it later), never a lost result.
-    match chart::render_generality_figure(&csv, &out_dir, &FontSource::System) {
-        Ok(files) => files.iter().for_each(|f| println!("chart: {}", f.display())),
-        Err(e) => eprintln!("warning: no figure: {e}"),
+    // a warning (`lift plot` draws it later), never a lost result. A
+    // ported run has no figure of its own (`lift report` compares it).
+    if opts.ported_from.is_none() {
+        match chart::render_generality_figure(&csv, &out_dir, &FontSource::System) {
+            Ok(files) => files.iter().for_each(|f| println!("chart: {}", f.display())),
+            Err(e) => eprintln!("warning: no figure: {e}"),
+        }
     }
     let failed = rows.iter().filter(|r| r.status != generality::Outcome::Ok).count();
     if failed > 0 {

@@ -17,6 +17,7 @@ pub mod matmul;
 pub mod measure;
 pub mod partials;
 pub mod reduction;
+pub mod replay;
 pub mod rows;
 pub mod space;
 pub mod stencil;
@@ -580,7 +581,7 @@ impl Worker<'_> {
 /// all (1001 for one size), the sizes requested below the floor (a batch of
 /// 16) counted at their value: the interpreter's gold of a batch of 16
 /// products at 101 cubed took 15 s of a 30 s budget.
-fn validation_floor(stencil: bool, sizes: &Sizes) -> i64 {
+pub(crate) fn validation_floor(stencil: bool, sizes: &Sizes) -> i64 {
     match (stencil, sizes.len()) {
         (true, n) if n >= 3 => 41,
         (true, _) => 257,

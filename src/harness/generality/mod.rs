@@ -16,6 +16,7 @@
 
 pub mod manifest;
 pub mod peer;
+pub mod ported;
 pub mod row;
 
 use crate::explore::{self, ExploreOptions};
@@ -51,6 +52,9 @@ pub struct Options {
     pub commit: String,
     pub date: String,
     pub progress: bool,
+    /// Measure the programs another device's search found
+    /// (`DIR/<name>/best.lift`) instead of searching (`ported`).
+    pub ported_from: Option<PathBuf>,
 }
 
 /// Why the suite could not run at all (one program's failure is a row).
@@ -78,7 +82,7 @@ pub struct Limits {
 /// by `--resume` are not repeated).
 pub fn run(opts: &Options, device: &DeviceInfo) -> Result<Vec<Row>, GeneralityError> {
     let entries = manifest::load(&opts.root, &opts.only)?;
-    let path = opts.out_dir.join(RESULTS);
+    let path = results_path_for(opts);
     let mut writer = row::Writer::open(&path, opts.resume, &opts.commit)?;
     let todo: Vec<&Entry> = entries.iter().filter(|e| !writer.has(&e.name, &device.name)).collect();
     let gpu = device.is_gpu();
@@ -128,6 +132,10 @@ fn measure_limits(device: &DeviceInfo) -> Result<Limits, GeneralityError> {
 fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: PeerTime) -> Row {
     let sizes = e.sizes(device.is_gpu()).clone();
     let mut r = Row::new(e, device, &sizes, opts, peer);
+    if let Some(from) = &opts.ported_from {
+        r = ported::one(r, e, device, from);
+        return with_limits(r, e, &sizes, limits);
+    }
     let (_, program) = match super::variant::load_program_for_row(&e.file) {
         Ok(p) => p,
         Err(m) => return r.failed(m),
@@ -166,7 +174,19 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
         return r.failed(format!("none of {} candidates validated", d.tried));
     };
     r.set_best(best.median_ms, best.candidate, &best.params);
-    match super::roofline::min_traffic(&program, &e.name, &sizes) {
+    with_limits(r, e, &sizes, limits)
+}
+
+/// The row's bytes and flops against the device's limits.
+fn with_limits(mut r: Row, e: &Entry, sizes: &BTreeMap<String, i64>, limits: Limits) -> Row {
+    if r.status != Outcome::Ok {
+        return r;
+    }
+    let program = match super::variant::load_program_for_row(&e.file) {
+        Ok((_, p)) => p,
+        Err(m) => return r.failed(m),
+    };
+    match super::roofline::min_traffic(&program, &e.name, sizes) {
         Ok(bytes) => r.set_bytes(bytes, limits.copy_gbps),
         Err(m) => r.message = format!("no byte count: {m}"),
     }
@@ -181,4 +201,13 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
 /// The report folder's results file.
 pub fn results_path(out_dir: &Path) -> PathBuf {
     out_dir.join(RESULTS)
+}
+
+/// The results file of this run: the ported programs' own beside the
+/// device's search results.
+pub fn results_path_for(opts: &Options) -> PathBuf {
+    match opts.ported_from {
+        Some(_) => opts.out_dir.join(ported::RESULTS),
+        None => results_path(&opts.out_dir),
+    }
 }

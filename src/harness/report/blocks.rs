@@ -9,7 +9,7 @@ use super::{cgo17, cgo18, icfp15, ReportError, Sources};
 use crate::harness::results::Status;
 
 /// Every block kind, with what its path names.
-pub const KINDS: [(&str, &str); 8] = [
+pub const KINDS: [(&str, &str); 9] = [
     ("cgo17", "a CGO 2017 results.csv: Figure 8's speedups"),
     ("cgo17-derived", "a results.csv with lift-derived rows"),
     ("cgo18", "a results-cgo18.csv: the stencils' GElements/s and ratios"),
@@ -18,6 +18,10 @@ pub const KINDS: [(&str, &str); 8] = [
     ("runs", "a device's report folder: one line per results file"),
     ("times", "any results file: each variant's median beside the reference's"),
     ("generality", "a results-generality.csv: explored over PyTorch per program"),
+    (
+        "generality-ported",
+        "a results-generality-ported.csv: the device's explored programs over another device's, per program",
+    ),
 ];
 
 /// Renders the block `kind` of the one path `args` holds.
@@ -36,6 +40,7 @@ pub(super) fn render(sources: &mut Sources, kind: &str, args: &[&str]) -> Result
         "runs" => runs(sources, path),
         "times" => cgo17::times(sources, path),
         "generality" => super::generality::table(&sources.root, path),
+        "generality-ported" => super::generality::ported(&sources.root, path),
         _ => {
             let known: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
             Err(ReportError::Data { what, msg: format!("unknown kind (known: {})", known.join(", ")) })

@@ -98,6 +98,77 @@ fn summary(rows: &[Row]) -> String {
     text
 }
 
+/// `generality-ported PATH`: a `results-generality-ported.csv` (another
+/// device's found programs measured here, `lift generality
+/// --programs-from`) beside the device's own search results in the same
+/// folder: per program both times and the ratio, and a summary line.
+pub(super) fn ported(root: &Path, rel: &Path) -> Result<String, ReportError> {
+    let read = |rel: &Path| {
+        let path = root.join(rel);
+        row::read(&path).map_err(|msg| ReportError::Read { path, msg })
+    };
+    let ported = read(rel)?;
+    let own_rel = rel.with_file_name(crate::harness::generality::RESULTS);
+    let own = read(&own_rel)?;
+    let mut t =
+        Table::new(&["program", "sizes", "explored here (ms)", "ported (ms)", "explored over ported"]);
+    let mut ratios = Vec::new();
+    let (mut slower, mut failed) = (Vec::new(), Vec::new());
+    for p in &ported {
+        let mine = own.iter().find(|r| r.program == p.program && r.status == Outcome::Ok);
+        let here = mine.and_then(|r| r.lift_ms);
+        let there = if p.status == Outcome::Ok { p.lift_ms } else { None };
+        let ratio = here.zip(there).map(|(h, t)| t / h);
+        if let Some(x) = ratio {
+            ratios.push(x);
+            if x < 1.0 {
+                slower.push(format!("`{}`", p.program));
+            }
+        }
+        if p.status != Outcome::Ok {
+            failed.push(format!("`{}`", p.program));
+        }
+        let ported_text =
+            if p.status == Outcome::Ok { opt(p.lift_ms, ms) } else { format!("failed: {}", p.message) };
+        t.push(vec![
+            format!("`{}`", p.program),
+            p.sizes.replace(';', ", "),
+            opt(here, ms),
+            ported_text,
+            opt(ratio, times),
+        ]);
+    }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            format!("{} ({})", v.len(), v.join(", "))
+        }
+    };
+    let quote = |rows: &[Row]| {
+        first_seen(rows.iter().map(|r| r.commit.as_str()))
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let summary = format!(
+        "{} programs found elsewhere, measured on {} at commit {} ({} validated), beside this device's own search results (`{}`, commit {}). \
+         Geometric mean of this device's explored program over the ported one: {} ({} programs); the ported one faster: {}; the ported one not validated: {}.",
+        ported.len(),
+        first_seen(ported.iter().map(|r| r.device.as_str())).join(", "),
+        quote(&ported),
+        ported.iter().filter(|r| r.status == Outcome::Ok).count(),
+        own_rel.display(),
+        quote(&own),
+        geometric_mean(&ratios).map_or(NONE.to_string(), times),
+        ratios.len(),
+        list(&slower),
+        list(&failed),
+    );
+    Ok(format!("{summary}\n\n{}", t.markdown()))
+}
+
 /// The programs of `rows` for which `pick` holds, as code.
 fn names(rows: &[Row], pick: impl Fn(&Row) -> bool) -> Vec<String> {
     rows.iter().filter(|r| pick(r)).map(|r| format!("`{}`", r.program)).collect()
@@ -131,5 +202,40 @@ mod tests {
         assert!(s.contains("below 0.8x: 2 (`b`, `f`)"), "{s}");
         assert!(s.contains("Without a PyTorch time: 1 (`e`)"), "{s}");
         assert!(s.contains("Explored over its naive lowering: geometric mean 1.26x (3 programs); slower than it: 1 (`e`)"), "{s}");
+    }
+
+    #[test]
+    fn ported_programs_are_compared_with_the_devices_own() {
+        let dir = std::env::temp_dir().join(format!("lift-report-ported-{}", std::process::id()));
+        let sub = dir.join("reports").join("cpu");
+        std::fs::create_dir_all(&sub).unwrap();
+        let write = |name: &str, lines: &[&str]| {
+            std::fs::write(sub.join(name), format!("{HEADER}\n{}\n", lines.join("\n"))).unwrap()
+        };
+        write(
+            crate::harness::generality::RESULTS,
+            &[
+                "a,c,N=5,cpu,own1,d,ok,1.0,opencl-events,4.0,3,3,1,,,,,,,,,,,,,,",
+                "b,c,N=5,cpu,own1,d,ok,4.0,opencl-events,4.0,3,3,1,,,,,,,,,,,,,,",
+                "g,c,N=5,cpu,own1,d,ok,1.0,opencl-events,4.0,3,3,1,,,,,,,,,,,,,,",
+            ],
+        );
+        write(
+            crate::harness::generality::ported::RESULTS,
+            &[
+                // 4x slower than the device's own; 2x faster; not validated.
+                "a,c,N=5,cpu,port1,d,ok,4.0,opencl-events,,1,1,0,ported from x,,,,,,,,,,,,,",
+                "b,c,N=5,cpu,port1,d,ok,2.0,opencl-events,,1,1,0,ported from y,,,,,,,,,,,,,",
+                "g,c,N=5,cpu,port1,d,failed,,opencl-events,,1,0,,ported from z,,,,,,,,,,,,,refused: no",
+            ],
+        );
+        let rel = Path::new("reports/cpu").join(crate::harness::generality::ported::RESULTS);
+        let text = ported(&dir, &rel).unwrap();
+        // sqrt(4 x 0.5) over the two both validated.
+        assert!(text.contains("over the ported one: 1.41x (2 programs)"), "{text}");
+        assert!(text.contains("the ported one faster: 1 (`b`)"), "{text}");
+        assert!(text.contains("the ported one not validated: 1 (`g`)"), "{text}");
+        assert!(text.contains("commit `port1`") && text.contains("commit `own1`"), "{text}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -172,7 +172,8 @@ impl Sources {
                 let name = e.file_name().to_string_lossy().into_owned();
                 // The generality suite's file has its own columns (its own
                 // block kind).
-                let own = name == crate::harness::generality::RESULTS;
+                let own = name == crate::harness::generality::RESULTS
+                    || name == crate::harness::generality::ported::RESULTS;
                 (name.starts_with("results") && name.ends_with(".csv") && !own).then(|| rel.join(name))
             })
             .collect();
