@@ -66,6 +66,19 @@ pub(crate) struct ExploreArgs {
     /// tolerances, instead of random inputs against the interpreter.
     #[arg(long, value_name = "CONFIG.yaml")]
     config: Option<PathBuf>,
+    /// Search only shard I of N (by shape; docs/EXPLORE.md), logging into
+    /// --out/explore-shard-I-of-N.csv; `--merge` picks the best later.
+    #[arg(long, value_name = "I/N", value_parser = shard, conflicts_with = "merge")]
+    shard: Option<explore::shard::Shard>,
+    /// Read every shard log in --out, check its rows against this search,
+    /// measure the fastest candidates again on the device and write the
+    /// best into --out.
+    #[arg(long, conflicts_with_all = ["resume", "max_candidates"])]
+    merge: bool,
+}
+
+fn shard(s: &str) -> Result<explore::shard::Shard, String> {
+    explore::shard::Shard::parse(s)
 }
 
 /// The longest `--budget`: a week.
@@ -240,21 +253,34 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     if opts.reference.is_none() {
         inputs_fit(&program, &opts, &devices).map_err(|e| bad(format!("{file}: --size: {e}")))?;
     }
-    let report = explore::explore(&program, &devices, &opts).map_err(|e| match e {
-        ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
-            bad(format!("{file}: {e}"))
-        }
-        ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
-        ExploreError::Log(ref l) if l.format => bad(e.to_string()),
-        ExploreError::Log(_)
-        | ExploreError::Runtime(_)
-        | ExploreError::Io { .. }
-        | ExploreError::Locked(_) => CliError::Failed(e.to_string()),
-    })?;
+    let report = if a.merge {
+        let Some(d) = devices.first() else { return Err(bad("--merge: no device selected")) };
+        eprintln!("merge: the shard logs' fastest candidates are measured again on {}", d.name);
+        explore::shard::merge(&program, d, &opts).map_err(|e| match e {
+            explore::shard::MergeError::Bad(m) => bad(m),
+            explore::shard::MergeError::Explore(e) => explore_error(&file, e),
+        })?
+    } else {
+        let run = match a.shard {
+            Some(s) => explore::explore_shard(&program, &devices, &opts, s),
+            None => explore::explore(&program, &devices, &opts),
+        };
+        run.map_err(|e| explore_error(&file, e))?
+    };
     for n in &report.notes {
         eprintln!("warning: {n}");
     }
-    println!("{} shapes; log {}", report.shapes, report.csv.display());
+    match (a.merge, a.shard) {
+        (true, _) => println!("{} shapes; shard logs merged from {}", report.shapes, report.csv.display()),
+        (false, Some(s)) => println!(
+            "{} shapes, shard {}/{}; log {} (`lift explore --merge` writes the best)",
+            report.shapes,
+            s.index,
+            s.count,
+            report.csv.display()
+        ),
+        (false, None) => println!("{} shapes; log {}", report.shapes, report.csv.display()),
+    }
     let mut any = false;
     for d in &report.devices {
         let naive = d.naive_ms.map_or("-".into(), |t| format!("{t:.4} ms"));
@@ -272,6 +298,9 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
                 if let Some(line) = untried_line(&d.untried, report.shapes) {
                     println!("  {line}");
                 }
+                if let Some(line) = shares_line(&d.shares) {
+                    println!("  {line}");
+                }
                 for f in &d.files {
                     println!("  wrote {}", f.display());
                 }
@@ -284,6 +313,31 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     } else {
         Err(CliError::Failed("no candidate validated".into()))
     }
+}
+
+/// Lift's error for a failed search: bad input (exit 2) or a failure.
+fn explore_error(file: &str, e: ExploreError) -> CliError {
+    match e {
+        ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
+            bad(format!("{file}: {e}"))
+        }
+        ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
+        ExploreError::Log(ref l) if l.format => bad(e.to_string()),
+        ExploreError::Log(_)
+        | ExploreError::Runtime(_)
+        | ExploreError::Io { .. }
+        | ExploreError::Locked(_) => CliError::Failed(e.to_string()),
+    }
+}
+
+/// How a search shared by identical devices was split: the candidates
+/// each device measured (none for a search on one device).
+fn shares_line(shares: &[(String, usize)]) -> Option<String> {
+    if shares.len() < 2 {
+        return None;
+    }
+    let each: Vec<String> = shares.iter().map(|(d, n)| format!("[{d}] {n}")).collect();
+    Some(format!("{} devices shared the search; candidates measured: {}", shares.len(), each.join(", ")))
 }
 
 /// Which shapes the budget did not reach (none measured), the first
