@@ -291,7 +291,21 @@ fn spaces_for(
 /// (a deterministic function of the point) instead of a device: for a seed,
 /// the candidate sequence does not depend on anything but the times.
 pub fn dry_run(plan: &Plan, sizes: &Sizes, seed: u64, n: usize) -> Vec<String> {
-    let (shapes, spaces, order) = spaces_for(plan, sizes, 256, 4, false);
+    dry_run_shard(plan, sizes, seed, n, None)
+}
+
+/// `dry_run` of one shard's search (`--shard`): its shapes only.
+pub fn dry_run_shard(
+    plan: &Plan,
+    sizes: &Sizes,
+    seed: u64,
+    n: usize,
+    shard: Option<shard::Shard>,
+) -> Vec<String> {
+    let (shapes, spaces, mut order) = spaces_for(plan, sizes, 256, 4, false);
+    if let Some(s) = shard {
+        order.retain(|&i| s.owns(&plan.shapes[i]));
+    }
     let mut t = Tuner::new(spaces, order, seed);
     let mut out = Vec::new();
     let count = std::cell::Cell::new(0);

@@ -78,7 +78,7 @@ pub enum MergeError {
 }
 
 /// The shard logs of `dir`: all N of one N, in shard order.
-pub fn shard_logs(dir: &Path) -> Result<Vec<PathBuf>, MergeError> {
+pub fn shard_logs(dir: &Path) -> Result<Vec<(Shard, PathBuf)>, MergeError> {
     let rd = std::fs::read_dir(dir).map_err(|e| MergeError::Bad(format!("{}: {e}", dir.display())))?;
     let mut found: Vec<(u32, u32, PathBuf)> = Vec::new();
     for e in rd.flatten() {
@@ -112,7 +112,7 @@ pub fn shard_logs(dir: &Path) -> Result<Vec<PathBuf>, MergeError> {
             s.log_name()
         )));
     }
-    Ok(found.into_iter().map(|f| f.2).collect())
+    Ok(found.into_iter().map(|(count, index, p)| (Shard { index, count }, p)).collect())
 }
 
 /// The slot values of a logged `params` text (`name=value` by spaces) for
@@ -187,10 +187,19 @@ pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> R
     let mut res: DeviceResult = empty_result(device);
     let mut pending = Vec::new();
     let mut others = std::collections::BTreeSet::new();
-    for path in &logs {
+    for (shard, path) in &logs {
         let rows = read_rows(path, &mut notes).map_err(|e| MergeError::Bad(e.to_string()))?;
         for (line, row) in rows {
             let b = replay(&plan, &shapes, &opts, &size_key, &row)
+                .and_then(|b| {
+                    let mine = plan.shapes.get(row.shape).is_some_and(|s| shard.owns(s));
+                    mine.then_some(b).ok_or_else(|| {
+                        format!(
+                            "candidate {} is of a shape that shard {}/{} does not search",
+                            row.candidate, shard.index, shard.count
+                        )
+                    })
+                })
                 .map_err(|m| MergeError::Bad(format!("{}:{line}: {m}", path.display())))?;
             res.tried += 1;
             if row.device != device.name {
