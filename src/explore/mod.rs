@@ -8,7 +8,8 @@
 //! validate, time), `log` (`explore.csv`, the cache, resuming), `reduction`
 //! and `rows` (macro shapes for full and row reductions), `matmul` (tiled
 //! matrix products), `stencil`
-//! (the space of stencil defs, instead of stages 1 and 2).
+//! (the space of stencil defs, instead of stages 1 and 2), `split` (one
+//! search shared by identical devices), `shard` (`--shard`, `--merge`).
 
 pub mod finish;
 pub mod flatten;
