@@ -281,6 +281,23 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         ),
         (false, None) => println!("{} shapes; log {}", report.shapes, report.csv.display()),
     }
+    if print_devices(&report, &devices, &program, def, &opts.sizes) {
+        Ok(())
+    } else {
+        Err(CliError::Failed("no candidate validated".into()))
+    }
+}
+
+/// Each device model's result: its best, how far from the limit, what
+/// the budget did not reach, how the devices shared it, the files
+/// written. Whether one has a best.
+fn print_devices(
+    report: &explore::Report,
+    devices: &[crate::runtime::DeviceInfo],
+    program: &crate::ir::Program,
+    def: &str,
+    sizes: &crate::types::Sizes,
+) -> bool {
     let mut any = false;
     for d in &report.devices {
         let naive = d.naive_ms.map_or("-".into(), |t| format!("{t:.4} ms"));
@@ -291,7 +308,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
                     "{} [{}]: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
                     d.device, d.slug, d.tried, d.valid, b.median_ms, b.candidate, b.params
                 );
-                match limit_line(&devices, d, &program, def, &opts.sizes, b) {
+                match limit_line(devices, d, program, def, sizes, b) {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),
                 }
@@ -308,11 +325,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
             None => println!("{}: {} tried, none valid", d.device, d.tried),
         }
     }
-    if any {
-        Ok(())
-    } else {
-        Err(CliError::Failed("no candidate validated".into()))
-    }
+    any
 }
 
 /// Lift's error for a failed search: bad input (exit 2) or a failure.

@@ -86,7 +86,8 @@ impl Tuner {
         let (mut near, mut far) = (near.into_iter().peekable(), far.into_iter().peekable());
         let mut out = Vec::new();
         loop {
-            let take_far = far.peek().is_some() && (near.peek().is_none() || rng.next_u64().is_multiple_of(4));
+            let take_far =
+                far.peek().is_some() && (near.peek().is_none() || rng.next_u64().is_multiple_of(4));
             match if take_far { far.next() } else { near.next() } {
                 Some(q) => out.push(q),
                 None => return out,
