@@ -207,7 +207,9 @@ pub struct Report {
 }
 
 /// Devices for a selector: `all`, or comma-separated selectors of
-/// [`runtime::select_device`]; each device once.
+/// [`runtime::select_device`]; each device once. A selector by name (not
+/// `P:D`) takes the device it selects and every device of the same model
+/// on its platform, so that identical GPUs share the search (`split`).
 pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
     let rerr = |e: runtime::RuntimeError| ExploreError::Runtime(e.to_string());
     if sel.trim() == "all" {
@@ -216,8 +218,20 @@ pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
     let mut out: Vec<DeviceInfo> = Vec::new();
     for part in sel.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let d = runtime::select_device(Some(part)).map_err(rerr)?;
-        if !out.iter().any(|x| x.platform_index == d.platform_index && x.device_index == d.device_index) {
-            out.push(d);
+        let by_index = part
+            .split_once(':')
+            .is_some_and(|(p, i)| p.parse::<usize>().is_ok() && i.parse::<usize>().is_ok());
+        let mut picked = vec![d.clone()];
+        if !by_index {
+            let all = runtime::list_devices().map_err(rerr)?;
+            picked.extend(all.into_iter().filter(|x| {
+                x.platform_index == d.platform_index && x.device_index != d.device_index && x.name == d.name
+            }));
+        }
+        for d in picked {
+            if !out.iter().any(|x| x.platform_index == d.platform_index && x.device_index == d.device_index) {
+                out.push(d);
+            }
         }
     }
     if out.is_empty() {
