@@ -1133,6 +1133,15 @@ mod tests {
     }
 
     #[test]
+    fn identical_devices_share_one_search() {
+        let keys = [("H100", 1024, 132), ("CPU", 4096, 16), ("H100", 1024, 132), ("H100", 1024, 114)];
+        // The two identical H100s together; another model and a device of
+        // the same name but other compute units each on their own.
+        assert_eq!(group_by_model(&keys), vec![vec![0, 2], vec![1], vec![3]]);
+        assert_eq!(group_by_model(&keys[1..2]), vec![vec![0]]);
+    }
+
+    #[test]
     fn validation_floors_keep_the_points_near_a_million() {
         let big = 1 << 12;
         assert_eq!(validation_floor(false, &sizes(&[("N", big)])), 1001);
