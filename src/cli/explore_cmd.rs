@@ -66,6 +66,19 @@ pub(crate) struct ExploreArgs {
     /// tolerances, instead of random inputs against the interpreter.
     #[arg(long, value_name = "CONFIG.yaml")]
     config: Option<PathBuf>,
+    /// Search only shard I of N (by shape; docs/EXPLORE.md), logging into
+    /// --out/explore-shard-I-of-N.csv; `--merge` picks the best later.
+    #[arg(long, value_name = "I/N", value_parser = shard, conflicts_with = "merge")]
+    shard: Option<explore::shard::Shard>,
+    /// Read every shard log in --out, check its rows against this search,
+    /// measure the fastest candidates again on the device and write the
+    /// best into --out.
+    #[arg(long, conflicts_with_all = ["resume", "max_candidates"])]
+    merge: bool,
+}
+
+fn shard(s: &str) -> Result<explore::shard::Shard, String> {
+    explore::shard::Shard::parse(s)
 }
 
 /// The longest `--budget`: a week.
@@ -240,21 +253,51 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     if opts.reference.is_none() {
         inputs_fit(&program, &opts, &devices).map_err(|e| bad(format!("{file}: --size: {e}")))?;
     }
-    let report = explore::explore(&program, &devices, &opts).map_err(|e| match e {
-        ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
-            bad(format!("{file}: {e}"))
-        }
-        ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
-        ExploreError::Log(ref l) if l.format => bad(e.to_string()),
-        ExploreError::Log(_)
-        | ExploreError::Runtime(_)
-        | ExploreError::Io { .. }
-        | ExploreError::Locked(_) => CliError::Failed(e.to_string()),
-    })?;
+    let report = if a.merge {
+        let Some(d) = devices.first() else { return Err(bad("--merge: no device selected")) };
+        eprintln!("merge: the shard logs' fastest candidates are measured again on {}", d.name);
+        explore::shard::merge(&program, d, &opts).map_err(|e| match e {
+            explore::shard::MergeError::Bad(m) => bad(m),
+            explore::shard::MergeError::Explore(e) => explore_error(&file, e),
+        })?
+    } else {
+        let run = match a.shard {
+            Some(s) => explore::explore_shard(&program, &devices, &opts, s),
+            None => explore::explore(&program, &devices, &opts),
+        };
+        run.map_err(|e| explore_error(&file, e))?
+    };
     for n in &report.notes {
         eprintln!("warning: {n}");
     }
-    println!("{} shapes; log {}", report.shapes, report.csv.display());
+    match (a.merge, a.shard) {
+        (true, _) => println!("{} shapes; shard logs merged from {}", report.shapes, report.csv.display()),
+        (false, Some(s)) => println!(
+            "{} shapes, shard {}/{}; log {} (`lift explore --merge` writes the best)",
+            report.shapes,
+            s.index,
+            s.count,
+            report.csv.display()
+        ),
+        (false, None) => println!("{} shapes; log {}", report.shapes, report.csv.display()),
+    }
+    if print_devices(&report, &devices, &program, def, &opts.sizes) {
+        Ok(())
+    } else {
+        Err(CliError::Failed("no candidate validated".into()))
+    }
+}
+
+/// Each device model's result: its best, how far from the limit, what
+/// the budget did not reach, how the devices shared it, the files
+/// written. Whether one has a best.
+fn print_devices(
+    report: &explore::Report,
+    devices: &[crate::runtime::DeviceInfo],
+    program: &crate::ir::Program,
+    def: &str,
+    sizes: &crate::types::Sizes,
+) -> bool {
     let mut any = false;
     for d in &report.devices {
         let naive = d.naive_ms.map_or("-".into(), |t| format!("{t:.4} ms"));
@@ -265,11 +308,14 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
                     "{} [{}]: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
                     d.device, d.slug, d.tried, d.valid, b.median_ms, b.candidate, b.params
                 );
-                match limit_line(&devices, d, &program, def, &opts.sizes, b) {
+                match limit_line(devices, d, program, def, sizes, b) {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),
                 }
                 if let Some(line) = untried_line(&d.untried, report.shapes) {
+                    println!("  {line}");
+                }
+                if let Some(line) = shares_line(&d.shares) {
                     println!("  {line}");
                 }
                 for f in &d.files {
@@ -279,11 +325,32 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
             None => println!("{}: {} tried, none valid", d.device, d.tried),
         }
     }
-    if any {
-        Ok(())
-    } else {
-        Err(CliError::Failed("no candidate validated".into()))
+    any
+}
+
+/// Lift's error for a failed search: bad input (exit 2) or a failure.
+fn explore_error(file: &str, e: ExploreError) -> CliError {
+    match e {
+        ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
+            bad(format!("{file}: {e}"))
+        }
+        ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
+        ExploreError::Log(ref l) if l.format => bad(e.to_string()),
+        ExploreError::Log(_)
+        | ExploreError::Runtime(_)
+        | ExploreError::Io { .. }
+        | ExploreError::Locked(_) => CliError::Failed(e.to_string()),
     }
+}
+
+/// How a search shared by identical devices was split: the candidates
+/// each device measured (none for a search on one device).
+fn shares_line(shares: &[(String, usize)]) -> Option<String> {
+    if shares.len() < 2 {
+        return None;
+    }
+    let each: Vec<String> = shares.iter().map(|(d, n)| format!("[{d}] {n}")).collect();
+    Some(format!("{} devices shared the search; candidates measured: {}", shares.len(), each.join(", ")))
 }
 
 /// Which shapes the budget did not reach (none measured), the first

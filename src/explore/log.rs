@@ -144,6 +144,14 @@ fn read_previous(path: &Path, notes: &mut Vec<String>) -> Result<Vec<Row>, LogEr
     if let Some(d) = crate::outfile::drop_torn_record(path).map_err(|e| err(path, e))? {
         notes.push(d);
     }
+    Ok(read_rows(path, notes)?.into_iter().map(|(_, r)| r).collect())
+}
+
+/// The rows of a log with their line numbers, without changing the file
+/// (another machine's shard log): a row of another column count (a torn
+/// last record) or one that cannot be a measurement is left out with a
+/// note; a file of another header is an error.
+pub fn read_rows(path: &Path, notes: &mut Vec<String>) -> Result<Vec<(u64, Row)>, LogError> {
     match crate::outfile::csv_header(path).map_err(|e| err(path, e))? {
         Some(h) if !h.iter().map(String::as_str).eq(HEADER) => {
             let msg = format!(
@@ -157,17 +165,22 @@ fn read_previous(path: &Path, notes: &mut Vec<String>) -> Result<Vec<Row>, LogEr
         }
         _ => {}
     }
-    let mut previous = Vec::new();
-    let mut rd = csv::ReaderBuilder::new().has_headers(true).from_path(path).map_err(|e| err(path, e))?;
+    let mut rows = Vec::new();
+    let mut rd = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| err(path, e))?;
     for rec in rd.records() {
         let rec = rec.map_err(|e| err(path, e))?;
         let line = rec.position().map_or(0, |p| p.line());
-        let Some(row) = Row::from_record(&rec) else {
+        let row = Some(&rec).filter(|r| r.len() == HEADER.len()).and_then(Row::from_record);
+        let Some(row) = row else {
             notes.push(format!("{}:{line}: skipped a row that is not a candidate", path.display()));
             continue;
         };
         match plausible(&row) {
-            Ok(()) => previous.push(row),
+            Ok(()) => rows.push((line, row)),
             Err(why) => notes.push(format!(
                 "{}:{line}: skipped candidate {}: {why}; it is measured again",
                 path.display(),
@@ -175,7 +188,7 @@ fn read_previous(path: &Path, notes: &mut Vec<String>) -> Result<Vec<Row>, LogEr
             )),
         }
     }
-    Ok(previous)
+    Ok(rows)
 }
 
 impl Log {

@@ -8,7 +8,8 @@
 //! validate, time), `log` (`explore.csv`, the cache, resuming), `reduction`
 //! and `rows` (macro shapes for full and row reductions), `matmul` (tiled
 //! matrix products), `stencil`
-//! (the space of stencil defs, instead of stages 1 and 2).
+//! (the space of stencil defs, instead of stages 1 and 2), `split` (one
+//! search shared by identical devices), `shard` (`--shard`, `--merge`).
 
 pub mod finish;
 pub mod flatten;
@@ -19,7 +20,9 @@ pub mod partials;
 pub mod reduction;
 pub mod replay;
 pub mod rows;
+pub mod shard;
 pub mod space;
+pub mod split;
 pub mod stencil;
 pub mod tuner;
 
@@ -32,7 +35,8 @@ use log::{fnv_hex, Log, LogError, Row};
 use measure::{Bench, Status};
 use space::{Shape, Slot, SpaceLimits};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 use tuner::{Point, ShapeSpace, Tuner};
 
@@ -188,6 +192,9 @@ pub struct DeviceResult {
     /// The labels of the shapes (`Shape::label`) of which no candidate was
     /// measured within the budget, in plan order.
     pub untried: Vec<String>,
+    /// The devices that shared this search (identical ones split its
+    /// candidates, `split`): `P:D` and how many candidates each measured.
+    pub shares: Vec<(String, usize)>,
 }
 
 #[derive(Debug)]
@@ -201,7 +208,9 @@ pub struct Report {
 }
 
 /// Devices for a selector: `all`, or comma-separated selectors of
-/// [`runtime::select_device`]; each device once.
+/// [`runtime::select_device`]; each device once. A selector by name (not
+/// `P:D`) takes the device it selects and every device of the same model
+/// on its platform, so that identical GPUs share the search (`split`).
 pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
     let rerr = |e: runtime::RuntimeError| ExploreError::Runtime(e.to_string());
     if sel.trim() == "all" {
@@ -210,8 +219,20 @@ pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
     let mut out: Vec<DeviceInfo> = Vec::new();
     for part in sel.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let d = runtime::select_device(Some(part)).map_err(rerr)?;
-        if !out.iter().any(|x| x.platform_index == d.platform_index && x.device_index == d.device_index) {
-            out.push(d);
+        let by_index = part
+            .split_once(':')
+            .is_some_and(|(p, i)| p.parse::<usize>().is_ok() && i.parse::<usize>().is_ok());
+        let mut picked = vec![d.clone()];
+        if !by_index {
+            let all = runtime::list_devices().map_err(rerr)?;
+            picked.extend(all.into_iter().filter(|x| {
+                x.platform_index == d.platform_index && x.device_index != d.device_index && x.name == d.name
+            }));
+        }
+        for d in picked {
+            if !out.iter().any(|x| x.platform_index == d.platform_index && x.device_index == d.device_index) {
+                out.push(d);
+            }
         }
     }
     if out.is_empty() {
@@ -286,7 +307,21 @@ fn spaces_for(
 /// (a deterministic function of the point) instead of a device: for a seed,
 /// the candidate sequence does not depend on anything but the times.
 pub fn dry_run(plan: &Plan, sizes: &Sizes, seed: u64, n: usize) -> Vec<String> {
-    let (shapes, spaces, order) = spaces_for(plan, sizes, 256, 4, false);
+    dry_run_shard(plan, sizes, seed, n, None)
+}
+
+/// `dry_run` of one shard's search (`--shard`): its shapes only.
+pub fn dry_run_shard(
+    plan: &Plan,
+    sizes: &Sizes,
+    seed: u64,
+    n: usize,
+    shard: Option<shard::Shard>,
+) -> Vec<String> {
+    let (shapes, spaces, mut order) = spaces_for(plan, sizes, 256, 4, false);
+    if let Some(s) = shard {
+        order.retain(|&i| s.owns(&plan.shapes[i]));
+    }
     let mut t = Tuner::new(spaces, order, seed);
     let mut out = Vec::new();
     let count = std::cell::Cell::new(0);
@@ -340,7 +375,141 @@ struct Judged {
     measured: bool,
 }
 
-/// One device's search.
+/// What the devices of one group (identical devices: one search, its
+/// candidates split among them by `split`) share while they search.
+struct Group {
+    queue: split::BatchQueue,
+    /// Candidates taken (for `--max-candidates`).
+    count: AtomicUsize,
+    tried: AtomicUsize,
+    valid: AtomicUsize,
+    /// The best time so far, whichever device measured it: every device's
+    /// early stops use it.
+    best_ms: Mutex<Option<f64>>,
+    /// Programs (hashes) a device is measuring now: another device that
+    /// meets the same program waits for its row (each program once).
+    measuring: Mutex<std::collections::HashSet<String>>,
+    logged: Condvar,
+    /// A device failed to write the log: the search stops.
+    failed: AtomicBool,
+}
+
+impl Group {
+    fn new() -> Group {
+        Group {
+            queue: split::BatchQueue::new(),
+            count: AtomicUsize::new(0),
+            tried: AtomicUsize::new(0),
+            valid: AtomicUsize::new(0),
+            best_ms: Mutex::new(None),
+            measuring: Mutex::new(Default::default()),
+            logged: Condvar::new(),
+            failed: AtomicBool::new(false),
+        }
+    }
+
+    fn best(&self) -> Option<f64> {
+        *self.best_ms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn improve(&self, t: f64) {
+        let mut b = self.best_ms.lock().unwrap_or_else(|e| e.into_inner());
+        if b.is_none_or(|x| t < x) {
+            *b = Some(t);
+        }
+    }
+
+    /// `hash` is logged (or failed to be): devices waiting for it look again.
+    fn release(&self, hash: &str) {
+        self.measuring.lock().unwrap_or_else(|e| e.into_inner()).remove(hash);
+        self.logged.notify_all();
+    }
+}
+
+/// The points of a batch per device of a group of several: a batch waits
+/// for its slowest point, so wider batches lose less to waiting.
+const BATCH_PER_DEVICE: usize = 8;
+
+/// One device's part of a group's search, sent to the group's leader.
+struct Part {
+    res: DeviceResult,
+    pending: Vec<Best>,
+}
+
+/// A device's runtime, the search's inputs and its second stages there.
+type Setup = (Runtime, crate::types::Arrays, Vec<measure::Finisher>);
+
+/// What candidates are validated against: the interpreter, or the
+/// benchmark config's reference (`--config`).
+fn oracle_of(opts: &ExploreOptions) -> crate::validate::Oracle<'_> {
+    match &opts.reference {
+        None => crate::validate::Oracle::Interpreter,
+        Some(r) => crate::validate::Oracle::Reference(r.as_ref()),
+    }
+}
+
+/// Opens `info` and prepares what its candidates are evaluated with.
+fn setup(info: DeviceInfo, original: &Program, opts: &ExploreOptions) -> Result<Setup, ExploreError> {
+    let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
+    let inputs =
+        oracle_of(opts).inputs(original, &opts.def, &opts.sizes, opts.seed).map_err(ExploreError::Runtime)?;
+    let then = opts
+        .then
+        .iter()
+        .map(|d| measure::Finisher::new(&rt, original, d).map_err(ExploreError::Runtime))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((rt, inputs, then))
+}
+
+/// The evaluation of a search's candidates on a device (`setup`).
+fn bench_for<'b>(
+    stencil: bool,
+    opts: &'b ExploreOptions,
+    original: &'b Program,
+    (rt, inputs, then): &'b Setup,
+) -> Bench<'b> {
+    Bench {
+        rt,
+        original,
+        def: &opts.def,
+        sizes: &opts.sizes,
+        inputs,
+        oracle: oracle_of(opts),
+        seed: opts.seed,
+        warmup: opts.warmup,
+        runs: opts.runs,
+        cutoff_ms: None,
+        left_ms: f64::INFINITY,
+        // A candidate of a hundredth of the budget per run is timed
+        // once: the naive lowering of a large product (0.5 s a run on
+        // an H100) spent a fifth of a 30 s budget on its five runs.
+        once_over_ms: (opts.budget.as_secs_f64() * 10.0).max(MIN_ONCE_OVER_MS),
+        golds: Default::default(),
+        whole: Default::default(),
+        then,
+        validation_floor: validation_floor(stencil, &opts.sizes),
+    }
+}
+
+/// A device's result before its search: nothing tried yet.
+fn empty_result(info: &DeviceInfo) -> DeviceResult {
+    DeviceResult {
+        device: info.name.clone(),
+        slug: info.slug(),
+        tried: 0,
+        valid: 0,
+        measured: 0,
+        naive_ms: None,
+        best: None,
+        files: Vec::new(),
+        notes: Vec::new(),
+        untried: Vec::new(),
+        shares: vec![(format!("{}:{}", info.platform_index, info.device_index), 0)],
+    }
+}
+
+/// One device's part of its group's search: the group's leader runs the
+/// tuner (`lead`), the others measure points of its batches (`help`).
 struct Worker<'a> {
     plan: &'a Plan,
     opts: &'a ExploreOptions,
@@ -348,157 +517,49 @@ struct Worker<'a> {
     log: &'a Mutex<Log>,
     deadline: Instant,
     bar: indicatif::ProgressBar,
+    group: &'a Group,
+    /// The shapes with their tuner slots (`spaces_for`).
+    shapes: &'a [Shape],
 }
 
 impl Worker<'_> {
-    /// What candidates are validated against: the interpreter, or the
-    /// benchmark config's reference (`--config`).
-    fn oracle(&self) -> crate::validate::Oracle<'_> {
-        match &self.opts.reference {
-            None => crate::validate::Oracle::Interpreter,
-            Some(r) => crate::validate::Oracle::Reference(r.as_ref()),
-        }
-    }
-
-    /// The evaluation of this search's candidates on `rt`.
-    fn bench<'b>(
-        &'b self,
-        rt: &'b Runtime,
-        inputs: &'b crate::types::Arrays,
-        then: &'b [measure::Finisher],
-    ) -> Bench<'b> {
-        let opts = self.opts;
-        Bench {
-            rt,
-            original: self.original,
-            def: &opts.def,
-            sizes: &opts.sizes,
-            inputs,
-            oracle: self.oracle(),
-            seed: opts.seed,
-            warmup: opts.warmup,
-            runs: opts.runs,
-            cutoff_ms: None,
-            left_ms: f64::INFINITY,
-            // A candidate of a hundredth of the budget per run is timed
-            // once: the naive lowering of a large product (0.5 s a run on
-            // an H100) spent a fifth of a 30 s budget on its five runs.
-            once_over_ms: (opts.budget.as_secs_f64() * 10.0).max(MIN_ONCE_OVER_MS),
-            golds: Default::default(),
-            whole: Default::default(),
-            then,
-            validation_floor: validation_floor(self.plan.stencil, &opts.sizes),
-        }
-    }
-
-    fn run(&self, info: DeviceInfo) -> Result<DeviceResult, ExploreError> {
-        let opts = self.opts;
-        let device = info.name.clone();
-        let slug = info.slug();
-        let (max_wg, units, gpu) = (info.max_work_group, info.compute_units, info.is_gpu());
-        let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
-        let inputs = self
-            .oracle()
-            .inputs(self.original, &opts.def, &opts.sizes, opts.seed)
-            .map_err(ExploreError::Runtime)?;
-        let then = opts
-            .then
-            .iter()
-            .map(|d| measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut bench = self.bench(&rt, &inputs, &then);
-        let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units, gpu);
-        let naive =
-            Point { shape: 0, values: spaces.first().map(|s| s.defaults.clone()).unwrap_or_default() };
-        let size_key = sizes_text(&opts.sizes);
-        let mut res = DeviceResult {
-            device: device.clone(),
-            slug,
-            tried: 0,
-            valid: 0,
-            measured: 0,
-            naive_ms: None,
-            best: None,
-            files: Vec::new(),
-            notes: Vec::new(),
-            untried: Vec::new(),
-        };
+    /// Runs the group's search: the tuner's batches measured by this
+    /// device and the `helpers` (their parts arrive on `parts`), then the
+    /// parts joined and logged best times confirmed here.
+    fn lead(
+        &self,
+        info: DeviceInfo,
+        spaces: Vec<ShapeSpace>,
+        order: Vec<usize>,
+        helpers: usize,
+        parts: std::sync::mpsc::Receiver<Result<Part, ExploreError>>,
+    ) -> Result<DeviceResult, ExploreError> {
+        // Closed however this returns, so that the helpers return too.
+        let close = split::CloseOnDrop(&self.group.queue);
+        let mut res = empty_result(&info);
+        let dev = setup(info, self.original, self.opts)?;
+        let mut bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
         // Candidates whose times came from an earlier run's log: measured
         // again before one of them is written as the best (`confirm`).
         let mut pending: Vec<Best> = Vec::new();
         let mut failure: Option<ExploreError> = None;
-        let count = std::cell::Cell::new(0usize);
-        let mut tuner = Tuner::new(spaces, order, opts.seed);
+        let mut tuner = Tuner::new(spaces, order, self.opts.seed);
         {
-            let mut measure = |p: &Point| -> Option<f64> {
-                let shape = &shapes[p.shape];
-                let inst = shape.instantiate(&self.plan.base, &opts.def, &p.values).ok()?;
-                if !std::iter::once(&opts.sizes)
-                    .chain(&opts.limits.valid_at)
-                    .all(|s| space::constraints_hold(&inst.constraints, s))
-                {
-                    return None;
-                }
-                count.set(count.get() + 1);
-                let local = local_size(shape, &p.values);
-                let hash = program_hash(&inst.program, &opts.def, local)?;
-                let params = params_text(shape, &p.values);
-                let derivation = inst.derivation.join(" ; ");
-                let id = (device.clone(), derivation.clone(), params.clone());
-                let Judged { status, median, message, valid_sizes, measured } =
-                    self.judge(&mut bench, &mut res, &inst, local, &hash, &size_key)?;
-                let ok = Status::parse(&status) == Some(Status::Ok);
-                let row = Row {
-                    candidate: 0,
-                    device: device.clone(),
-                    hash: hash.clone(),
-                    shape: p.shape,
-                    status,
-                    median_ms: median,
-                    params: params.clone(),
-                    derivation,
-                    sizes: size_key.clone(),
-                    valid_sizes,
-                    message,
-                };
-                let candidate = match self.record(&id, row) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        failure = Some(e);
-                        return None;
-                    }
-                };
-                res.tried += 1;
-                let t = median.filter(|_| ok)?;
-                res.valid += 1;
-                if *p == naive && measured {
-                    res.naive_ms = Some(t);
-                }
-                if res.best.as_ref().is_none_or(|b| t < b.median_ms) || !measured {
-                    let entry = Best {
-                        median_ms: t,
-                        candidate,
-                        hash,
-                        program: crate::rewrite::release(&inst.program, &opts.def),
-                        derivation: inst.derivation.clone(),
-                        params,
-                        local,
-                        measured,
-                        evaluated: inst.program.clone(),
-                        constraints: inst.constraints.clone(),
-                    };
-                    keep_best(&mut res, &mut pending, entry);
-                }
-                self.show(&res);
-                Some(t)
-            };
-            let stop = || {
-                self.bar.set_position(self.elapsed_secs());
-                Instant::now() >= self.deadline || opts.max_candidates.is_some_and(|m| count.get() >= m)
-            };
+            let mut own = |p: &Point| self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
+            let mut batch = |b: &[Point]| self.group.queue.lead(b, &mut own);
+            let stop = || self.stopped();
             // The first phase's share: half of the budget (`Tuner::run`).
-            let share_spent = || Instant::now() + opts.budget / 2 >= self.deadline;
-            tuner.run(&mut measure, &stop, &share_spent);
+            let share_spent = || Instant::now() + self.opts.budget / 2 >= self.deadline;
+            let width = if helpers == 0 { 1 } else { BATCH_PER_DEVICE * (helpers + 1) };
+            tuner.run_batches(&mut batch, &stop, &share_spent, width);
+        }
+        drop(close);
+        for _ in 0..helpers {
+            match parts.recv() {
+                Ok(Ok(p)) => absorb(&mut res, &mut pending, p),
+                Ok(Err(e)) => res.notes.push(format!("{}: a device left the search: {e}", res.device)),
+                Err(_) => break,
+            }
         }
         if let Some(e) = failure {
             return Err(e);
@@ -508,9 +569,133 @@ impl Worker<'_> {
         Ok(res)
     }
 
+    /// A helper's part: points of the leader's batches until it closes the
+    /// queue; the part goes to the leader on `to` (an error too: the
+    /// leader and the other helpers then measure its share).
+    fn help(&self, info: DeviceInfo, to: std::sync::mpsc::Sender<Result<Part, ExploreError>>) {
+        let mut res = empty_result(&info);
+        let part = setup(info, self.original, self.opts).and_then(|dev| {
+            let mut bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
+            let mut pending = Vec::new();
+            let mut failure = None;
+            self.group
+                .queue
+                .serve(&mut |p: &Point| self.measure(&mut bench, &mut res, &mut pending, &mut failure, p));
+            match failure {
+                Some(e) => Err(e),
+                None => Ok(Part { res, pending }),
+            }
+        });
+        // The leader has returned early (by an error) when no one listens.
+        let _ = to.send(part);
+    }
+
+    /// Whether the search is over: the budget spent, `--max-candidates`
+    /// reached, or a device failed to write the log.
+    fn stopped(&self) -> bool {
+        self.bar.set_position(self.elapsed_secs());
+        Instant::now() >= self.deadline
+            || self.group.failed.load(Ordering::SeqCst)
+            || self.opts.max_candidates.is_some_and(|m| self.group.count.load(Ordering::SeqCst) >= m)
+    }
+
+    /// Measures (or finds in the log) and logs one point; its time when it
+    /// validated. A failure to write the log goes to `failure` and stops
+    /// the search.
+    fn measure(
+        &self,
+        bench: &mut Bench,
+        res: &mut DeviceResult,
+        pending: &mut Vec<Best>,
+        failure: &mut Option<ExploreError>,
+        p: &Point,
+    ) -> Option<f64> {
+        let opts = self.opts;
+        if self.stopped() {
+            return None;
+        }
+        let shape = &self.shapes[p.shape];
+        let inst = shape.instantiate(&self.plan.base, &opts.def, &p.values).ok()?;
+        if !std::iter::once(&opts.sizes)
+            .chain(&opts.limits.valid_at)
+            .all(|s| space::constraints_hold(&inst.constraints, s))
+        {
+            return None;
+        }
+        let taken = self.group.count.fetch_add(1, Ordering::SeqCst);
+        if opts.max_candidates.is_some_and(|m| taken >= m) {
+            return None;
+        }
+        let local = local_size(shape, &p.values);
+        let hash = program_hash(&inst.program, &opts.def, local)?;
+        let params = params_text(shape, &p.values);
+        let derivation = inst.derivation.join(" ; ");
+        let size_key = sizes_text(&opts.sizes);
+        let id = (res.device.clone(), derivation.clone(), params.clone());
+        let (judged, claimed) = self.judge(bench, res, &inst, local, &hash, &size_key)?;
+        let Judged { status, median, message, valid_sizes, measured } = judged;
+        let ok = Status::parse(&status) == Some(Status::Ok);
+        let row = Row {
+            candidate: 0,
+            device: res.device.clone(),
+            hash: hash.clone(),
+            shape: p.shape,
+            status,
+            median_ms: median,
+            params: params.clone(),
+            derivation,
+            sizes: size_key,
+            valid_sizes,
+            message,
+        };
+        let recorded = self.record(&id, row);
+        if claimed {
+            self.group.release(&hash);
+        }
+        let candidate = match recorded {
+            Ok(c) => c,
+            Err(e) => {
+                *failure = Some(e);
+                self.group.failed.store(true, Ordering::SeqCst);
+                return None;
+            }
+        };
+        res.tried += 1;
+        self.group.tried.fetch_add(1, Ordering::SeqCst);
+        let t = median.filter(|_| ok)?;
+        res.valid += 1;
+        self.group.valid.fetch_add(1, Ordering::SeqCst);
+        if p.shape == 0 && p.values == shape.defaults() && measured {
+            res.naive_ms = Some(t);
+        }
+        if measured {
+            self.group.improve(t);
+        }
+        if res.best.as_ref().is_none_or(|b| t < b.median_ms) || !measured {
+            let entry = Best {
+                median_ms: t,
+                candidate,
+                hash,
+                program: crate::rewrite::release(&inst.program, &opts.def),
+                derivation: inst.derivation.clone(),
+                params,
+                local,
+                measured,
+                evaluated: inst.program.clone(),
+                constraints: inst.constraints.clone(),
+            };
+            keep_best(res, pending, entry);
+        }
+        self.show();
+        Some(t)
+    }
+
     /// A candidate's status and time: from the log where the same program
     /// was measured at these sizes on this device, else measured now (its
-    /// early stops set from the best so far and the budget left).
+    /// early stops set from the group's best so far and the budget left).
+    /// Where another device of the group is measuring the same program,
+    /// waits for its row. The flag: this device measured it and must
+    /// `Group::release` its hash once the row is logged.
     fn judge(
         &self,
         bench: &mut Bench,
@@ -519,33 +704,52 @@ impl Worker<'_> {
         local: Option<[i64; 3]>,
         hash: &str,
         size_key: &str,
-    ) -> Option<Judged> {
-        let (cached, measured_now) = {
-            let log = self.log.lock().ok()?;
-            let c = log.cached(hash, &res.device, size_key).cloned();
-            let now = c.as_ref().is_some_and(|r| log.measured_now(r));
-            (c, now)
+    ) -> Option<(Judged, bool)> {
+        let cached = loop {
+            let mut busy = self.group.measuring.lock().ok()?;
+            let found = {
+                let log = self.log.lock().ok()?;
+                log.cached(hash, &res.device, size_key).cloned().map(|c| {
+                    let now = log.measured_now(&c);
+                    (c, now)
+                })
+            };
+            if found.is_some() {
+                break found;
+            }
+            if busy.insert(hash.to_string()) {
+                break None;
+            }
+            // Woken when a row is logged; the timeout only guards against
+            // a missed wake-up.
+            let _ = self.group.logged.wait_timeout(busy, Duration::from_millis(500));
         };
-        if let Some(r) = cached {
-            return Some(Judged {
+        if let Some((r, measured_now)) = cached {
+            let j = Judged {
                 status: r.status.clone(),
                 median: r.median_ms,
                 message: format!("same program as candidate {} (cached)", r.candidate),
                 valid_sizes: r.valid_sizes,
                 measured: measured_now,
-            });
+            };
+            return Some((j, false));
         }
         res.measured += 1;
-        bench.cutoff_ms = res.best.as_ref().map(|b| b.median_ms);
+        // This device's own count (a leader's `absorb` appends the others').
+        if let Some(s) = res.shares.first_mut() {
+            s.1 += 1;
+        }
+        bench.cutoff_ms = self.group.best();
         bench.left_ms = self.deadline.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
         let o = bench.evaluate(&inst.program, &inst.constraints, local);
-        Some(Judged {
+        let j = Judged {
             status: o.status.as_str().to_string(),
             median: o.median_ms,
             message: o.message,
             valid_sizes: sizes_text(&o.valid_sizes),
             measured: true,
-        })
+        };
+        Some((j, true))
     }
 
     /// The candidate number of a logged point: the earlier run's, where
@@ -561,17 +765,37 @@ impl Worker<'_> {
         Ok(log.append(row)?.candidate)
     }
 
-    /// The progress bar: time spent, candidates, the best so far.
-    fn show(&self, res: &DeviceResult) {
+    /// The progress bar: time spent, the group's candidates, its best so far.
+    fn show(&self) {
         self.bar.set_position(self.elapsed_secs());
-        let best = res.best.as_ref().map_or("-".into(), |b| format!("{:.4} ms", b.median_ms));
-        self.bar.set_message(format!("tried {} valid {} best {best}", res.tried, res.valid));
+        let best = self.group.best().map_or("-".into(), |b| format!("{b:.4} ms"));
+        let (tried, valid) =
+            (self.group.tried.load(Ordering::SeqCst), self.group.valid.load(Ordering::SeqCst));
+        self.bar.set_message(format!("tried {tried} valid {valid} best {best}"));
     }
 
     fn elapsed_secs(&self) -> u64 {
         let total = self.opts.budget.as_secs();
         total.saturating_sub(self.deadline.saturating_duration_since(Instant::now()).as_secs())
     }
+}
+
+/// A helper's part joined into the leader's result: counts added, the
+/// faster best kept, logged times to confirm pooled.
+fn absorb(res: &mut DeviceResult, pending: &mut Vec<Best>, part: Part) {
+    let Part { res: r, pending: p } = part;
+    res.tried += r.tried;
+    res.valid += r.valid;
+    res.measured += r.measured;
+    res.naive_ms = res.naive_ms.or(r.naive_ms);
+    res.notes.extend(r.notes);
+    res.shares.extend(r.shares);
+    if let Some(b) = r.best {
+        if res.best.as_ref().is_none_or(|x| b.median_ms < x.median_ms) {
+            res.best = Some(b);
+        }
+    }
+    pending.extend(p);
 }
 
 /// The smallest length per size a candidate is validated at. Stencils
@@ -726,36 +950,76 @@ fn write_best(
     Ok(vec![lift, der])
 }
 
-/// Runs the search on every device, one worker thread each, until the
-/// budget is spent or the tuner has nothing left to try.
+/// The program and options a search runs on: a product written without
+/// `join` in the joined form the tiled shapes match (`flatten`: the same
+/// values in the same order), and a full reduction without `--then` with
+/// second stages derived from its own `reduce` (`finish`), and with them
+/// the reduction shapes.
+fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, ExploreOptions) {
+    let program =
+        flatten::joined_products(program, &opts.def, &opts.sizes).unwrap_or_else(|| program.clone());
+    let mut opts = opts.clone();
+    if opts.then.is_empty() {
+        if let Some(d) = finish::derive(&program, &opts.def) {
+            opts.then = d.defs.clone();
+            opts.limits.reductions = true;
+            return (d.program, opts);
+        }
+    }
+    (program, opts)
+}
+
+/// The devices grouped by model, in the order given: devices of one name,
+/// work-group limit and compute units share a search (`split`). `keys[i]`
+/// stands for device `i`.
+fn group_by_model<K: PartialEq>(keys: &[K]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match groups.iter_mut().find(|g| keys[g[0]] == *k) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
+/// Runs the search on every device until the budget is spent or the tuner
+/// has nothing left to try: one search per device model, its candidates
+/// split among the identical devices of the model (one thread each).
 pub fn explore(
     program: &Program,
     devices: &[DeviceInfo],
     opts: &ExploreOptions,
 ) -> Result<Report, ExploreError> {
-    // A product written without `join` is explored in the joined form the
-    // tiled shapes match (`flatten`: the same values in the same order).
-    let joined = flatten::joined_products(program, &opts.def, &opts.sizes);
-    let program = joined.as_ref().unwrap_or(program);
-    // A full reduction without `--then` gets second stages derived from
-    // its own `reduce` (`finish`), and with them the reduction shapes.
-    let derived = if opts.then.is_empty() { finish::derive(program, &opts.def) } else { None };
-    let derived_opts;
-    let (program, opts) = match &derived {
-        Some(d) => {
-            let mut o = opts.clone();
-            o.then = d.defs.clone();
-            o.limits.reductions = true;
-            derived_opts = o;
-            (&d.program, &derived_opts)
-        }
-        None => (program, opts),
-    };
+    explore_with(program, devices, opts, None)
+}
+
+/// `explore` for shard `shard` of a search split over machines
+/// (`--shard i/n`): only its shapes (`shard::Shard::owns`), into its own
+/// log in `--out` (`explore-shard-I-of-N.csv`), and no best written: the
+/// merge step (`shard::merge`) picks one from all the shards' logs.
+pub fn explore_shard(
+    program: &Program,
+    devices: &[DeviceInfo],
+    opts: &ExploreOptions,
+    shard: shard::Shard,
+) -> Result<Report, ExploreError> {
+    explore_with(program, devices, opts, Some(shard))
+}
+
+fn explore_with(
+    program: &Program,
+    devices: &[DeviceInfo],
+    opts: &ExploreOptions,
+    shard: Option<shard::Shard>,
+) -> Result<Report, ExploreError> {
+    let (program, opts) = prepare_search(program, opts);
+    let (program, opts) = (&program, &opts);
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
     crate::outfile::create_dir(&opts.out)
         .map_err(|e| ExploreError::Io { path: opts.out.display().to_string(), msg: e.to_string() })?;
-    let csv = opts.out.join("explore.csv");
-    // One explorer per folder, as one run per results file: the lock is
+    let csv = opts.out.join(shard.map_or("explore.csv".to_string(), |s| s.log_name()));
+    // One explorer per log, as one run per results file: the lock is
     // taken before the log is opened and held until the best is written.
     let _lock = crate::outfile::lock_beside(&csv)?;
     let log = Log::open(&csv, opts.resume)?;
@@ -771,23 +1035,50 @@ pub fn explore(
     }
     let style = indicatif::ProgressStyle::with_template("{prefix:<24} {bar:20} {pos}/{len}s {msg}")
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    let picks: Vec<SendDevice> = devices.iter().cloned().map(SendDevice).collect();
+    let keys: Vec<_> = devices.iter().map(|d| (d.name.clone(), d.max_work_group, d.compute_units)).collect();
+    // Per model: its devices, the shapes with their tuner slots, the
+    // tuner's spaces, the first phase's order (a shard's shapes only) and
+    // what its devices share.
+    let models: Vec<_> = group_by_model(&keys)
+        .into_iter()
+        .map(|g| {
+            let d = &devices[g[0]];
+            let (shapes, spaces, mut order) =
+                spaces_for(&plan, &opts.sizes, d.max_work_group, d.compute_units, d.is_gpu());
+            if let Some(s) = shard {
+                order.retain(|&i| s.owns(&plan.shapes[i]));
+            }
+            (g, shapes, spaces, order, Group::new())
+        })
+        .collect();
+    let owned: Vec<Vec<usize>> = models.iter().map(|m| m.3.clone()).collect();
     let results: Vec<Result<DeviceResult, ExploreError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = picks
-            .into_iter()
-            .map(|dev| {
-                let bar = multi.add(indicatif::ProgressBar::new(opts.budget.as_secs().max(1)));
-                bar.set_style(style.clone());
-                bar.set_prefix(dev.0.name.chars().take(24).collect::<String>());
-                let w = Worker { plan: &plan, opts, original: program, log: &log, deadline, bar };
+        let mut leaders = Vec::new();
+        for (g, shapes, spaces, order, group) in &models {
+            let bar = multi.add(indicatif::ProgressBar::new(opts.budget.as_secs().max(1)));
+            bar.set_style(style.clone());
+            let name = devices[g[0]].name.chars().take(20).collect::<String>();
+            bar.set_prefix(if g.len() > 1 { format!("{name} x{}", g.len()) } else { name });
+            let w = Worker { plan: &plan, opts, original: program, log: &log, deadline, bar, group, shapes };
+            let (to, parts) = std::sync::mpsc::channel();
+            for &h in &g[1..] {
+                let (w, to, dev) =
+                    (Worker { bar: w.bar.clone(), ..w }, to.clone(), SendDevice(devices[h].clone()));
                 scope.spawn(move || {
-                    // Moves the whole wrapper (a closure would capture only the field).
                     let dev = dev;
-                    w.run(dev.0)
-                })
-            })
-            .collect();
-        handles
+                    w.help(dev.0, to)
+                });
+            }
+            drop(to);
+            let (spaces, order, helpers) = (spaces.clone(), order.clone(), g.len() - 1);
+            let dev = SendDevice(devices[g[0]].clone());
+            leaders.push(scope.spawn(move || {
+                // Moves the whole wrapper (a closure would capture only the field).
+                let dev = dev;
+                w.lead(dev.0, spaces, order, helpers, parts)
+            }));
+        }
+        leaders
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| Err(ExploreError::Runtime("a worker thread panicked".into())))
@@ -797,18 +1088,15 @@ pub fn explore(
     let mut out = Vec::new();
     let several = results.len() > 1;
     let log = log.into_inner().map_err(|_| ExploreError::Runtime("the log's lock was poisoned".into()))?;
-    for r in results {
+    for (r, mut owned) in results.into_iter().zip(owned) {
         let mut r = r?;
         notes.append(&mut r.notes);
         let logged = log.shapes_logged(&r.device);
-        r.untried = plan
-            .shapes
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !logged.contains(i))
-            .map(|(_, s)| s.label())
-            .collect();
-        if let Some(b) = &r.best {
+        // In plan order.
+        owned.sort_unstable();
+        r.untried = owned.iter().filter(|i| !logged.contains(i)).map(|&i| plan.shapes[i].label()).collect();
+        // A shard's best is only a claim until the merge measures it again.
+        if let (Some(b), None) = (&r.best, shard) {
             let dir = if several { opts.out.join(&r.slug) } else { opts.out.clone() };
             r.files = write_best(&dir, &opts.def, &opts.then, b, &r.device)?;
         }
@@ -843,6 +1131,15 @@ mod tests {
         let (_, _, cpu) = spaces_for(&plan, &sz, 1024, 132, false);
         assert_ne!(cpu, order);
         assert!(share(&shapes, cpu[1]) < 1.0);
+    }
+
+    #[test]
+    fn identical_devices_share_one_search() {
+        let keys = [("H100", 1024, 132), ("CPU", 4096, 16), ("H100", 1024, 132), ("H100", 1024, 114)];
+        // The two identical H100s together; another model and a device of
+        // the same name but other compute units each on their own.
+        assert_eq!(group_by_model(&keys), vec![vec![0, 2], vec![1], vec![3]]);
+        assert_eq!(group_by_model(&keys[1..2]), vec![vec![0]]);
     }
 
     #[test]

@@ -1,12 +1,20 @@
-//! The tuner (stage 3): which (shape, parameter values) point to measure
+//! The tuner (stage 3): which (shape, parameter values) points to measure
 //! next. Every viable shape is first measured once at its representative
 //! values; then rounds of successive halving keep the better half of the
 //! shapes (by their best time so far) and spend twice as many measurements
-//! per survivor on a local search around its best point (one parameter
-//! moved to a neighbouring value of its domain, or now and then to a random
-//! one). Points are drawn from a SplitMix64 stream seeded by `--seed`, so
-//! for a given seed and the same times the sequence is the same; the times
-//! only decide which shapes survive.
+//! per visit of a survivor on a local search around its best point (one
+//! parameter moved to a neighbouring value of its domain first, then to
+//! the other values).
+//!
+//! Points go out in batches (`run_batches`), so that several identical
+//! devices can measure one batch together. What a shape's local search
+//! measures depends only on the seed and that shape's own times: its k-th
+//! visit takes the next `2 << k` untried points of the star around its
+//! best point, in an order drawn from the seed, the shape and that point.
+//! A search that runs to its end therefore measures the same points,
+//! and finds the same best, whatever the batch width, the number of
+//! devices, or the split of the shapes into shards (`--shard`); the times
+//! only decide which shapes are visited first.
 
 use crate::validate::SplitMix64;
 use std::collections::HashSet;
@@ -32,49 +40,75 @@ pub struct Tuner {
     spaces: Vec<ShapeSpace>,
     /// The order of the first phase (a static ranking).
     order: Vec<usize>,
-    rng: SplitMix64,
+    seed: u64,
     seen: HashSet<Point>,
     best: Vec<Option<(f64, Point)>>,
+    /// Local-search visits per shape (a visit's size grows with them).
+    visits: Vec<u32>,
 }
 
 impl Tuner {
-    /// `order`: the shapes in the order of the first phase.
+    /// `order`: the shapes in the order of the first phase (a shard's
+    /// shapes only, with `--shard`).
     pub fn new(spaces: Vec<ShapeSpace>, order: Vec<usize>, seed: u64) -> Tuner {
         let n = spaces.len();
-        Tuner {
-            spaces,
-            order,
-            rng: SplitMix64::new(seed ^ 0x6c69_6674),
-            seen: HashSet::new(),
-            best: vec![None; n],
+        Tuner { spaces, order, seed, seen: HashSet::new(), best: vec![None; n], visits: vec![0; n] }
+    }
+
+    /// The points that differ from `c` in one slot, those one step away in
+    /// their slot's domain mostly first: three in four draws take the next
+    /// near one while there is one. The order is a function of the seed and
+    /// the point alone.
+    fn star(&self, c: &Point) -> Vec<Point> {
+        let sp = &self.spaces[c.shape];
+        let mut near = Vec::new();
+        let mut far = Vec::new();
+        for (i, dom) in sp.domains.iter().enumerate() {
+            let at = dom.iter().position(|v| *v == c.values[i]);
+            for (j, v) in dom.iter().enumerate() {
+                if Some(j) == at {
+                    continue;
+                }
+                let mut q = c.clone();
+                q.values[i] = *v;
+                let step = at.is_some_and(|a| a.abs_diff(j) == 1);
+                if step {
+                    near.push(q)
+                } else {
+                    far.push(q)
+                }
+            }
+        }
+        let key = format!("{}:{:?}", c.shape, c.values);
+        let mut rng = SplitMix64::new(self.seed ^ 0x6c69_6674 ^ fnv(&key));
+        shuffle(&mut near, &mut rng);
+        shuffle(&mut far, &mut rng);
+        let (mut near, mut far) = (near.into_iter().peekable(), far.into_iter().peekable());
+        let mut out = Vec::new();
+        loop {
+            let take_far =
+                far.peek().is_some() && (near.peek().is_none() || rng.next_u64().is_multiple_of(4));
+            match if take_far { far.next() } else { near.next() } {
+                Some(q) => out.push(q),
+                None => return out,
+            }
         }
     }
 
-    fn below(&mut self, n: usize) -> usize {
-        (self.rng.next_u64() % n.max(1) as u64) as usize
-    }
-
-    /// A neighbour of `p`: one slot moved one step in its domain (three
-    /// times in four) or to a random value of it.
-    fn neighbour(&mut self, p: &Point) -> Option<Point> {
-        let sp = &self.spaces[p.shape];
-        let movable: Vec<usize> = (0..sp.domains.len()).filter(|&i| sp.domains[i].len() > 1).collect();
-        if movable.is_empty() {
-            return None;
+    /// The next visit of shape `s`: up to `2 << visits` untried points of
+    /// the star around its best point (none once that star is used up;
+    /// it stays so until the shape's best changes, which only its own
+    /// measurements do).
+    fn visit(&mut self, s: usize) -> Vec<Point> {
+        let Some(center) = self.best[s].as_ref().map(|(_, p)| p.clone()) else { return Vec::new() };
+        let per = 2usize << self.visits[s].min(6);
+        let chunk: Vec<Point> =
+            self.star(&center).into_iter().filter(|q| !self.seen.contains(q)).take(per).collect();
+        if !chunk.is_empty() {
+            self.visits[s] += 1;
+            self.seen.extend(chunk.iter().cloned());
         }
-        let i = movable[self.below(movable.len())];
-        let dom = self.spaces[p.shape].domains[i].clone();
-        let at = dom.iter().position(|v| *v == p.values[i]).unwrap_or(0);
-        let j = if self.below(4) == 0 {
-            self.below(dom.len())
-        } else if at == 0 || (at + 1 < dom.len() && self.below(2) == 0) {
-            at + 1
-        } else {
-            at - 1
-        };
-        let mut q = p.clone();
-        q.values[i] = dom[j.min(dom.len() - 1)];
-        Some(q)
+        chunk
     }
 
     fn record(&mut self, p: &Point, m: Measure) {
@@ -86,30 +120,58 @@ impl Tuner {
         }
     }
 
-    /// Runs the search: `measure` evaluates a point (`None` when it failed
-    /// or was skipped); `stop` is asked before every point. `share_spent`
-    /// says when the first phase has had its share of the budget: the
-    /// shapes it has not reached wait until the second phase runs out of
-    /// new points (the first phase's order puts the likely ones first).
+    /// Runs the search one point at a time: `measure` evaluates a point
+    /// (`None` when it failed or was skipped); `stop` is asked before every
+    /// point. `share_spent` says when the first phase has had its share of
+    /// the budget: the shapes it has not reached wait until the second
+    /// phase runs out of new points (the first phase's order puts the
+    /// likely ones first).
     pub fn run(
         &mut self,
         measure: &mut dyn FnMut(&Point) -> Measure,
         stop: &dyn Fn() -> bool,
         share_spent: &dyn Fn() -> bool,
     ) {
+        let mut each = |batch: &[Point]| -> Vec<Measure> {
+            batch.iter().map(|p| if stop() { None } else { measure(p) }).collect()
+        };
+        self.run_batches(&mut each, stop, share_spent, 1);
+    }
+
+    /// Runs the search in batches of at least `width` points where the
+    /// search has that many ready (the first phase's batches hold `width`
+    /// shapes; a round of the second phase takes the kept shapes' visits,
+    /// then the next shapes' until `width`): `measure` returns one result
+    /// per point of a batch, in its order; `stop` is asked before every
+    /// batch.
+    pub fn run_batches(
+        &mut self,
+        measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>,
+        stop: &dyn Fn() -> bool,
+        share_spent: &dyn Fn() -> bool,
+        width: usize,
+    ) {
+        let width = width.max(1);
         let mut rest = self.order.clone().into_iter();
         // Phase 1: every shape at its representative values, until its share.
-        if !self.first_phase(&mut rest, measure, stop, share_spent) {
+        if !self.first_phase(&mut rest, measure, stop, share_spent, width) {
             return;
         }
         loop {
-            if !self.halving(measure, stop) {
+            if !self.halving(measure, stop, width) {
                 return;
             }
             // Phase 2 has nothing new: the rest of phase 1, then again.
-            if rest.len() == 0 || !self.first_phase(&mut rest, measure, stop, &|| false) {
+            if rest.len() == 0 || !self.first_phase(&mut rest, measure, stop, &|| false, width) {
                 return;
             }
+        }
+    }
+
+    fn measure_batch(&mut self, batch: &[Point], measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>) {
+        let ms = measure(batch);
+        for (p, m) in batch.iter().zip(ms) {
+            self.record(p, m);
         }
     }
 
@@ -118,9 +180,10 @@ impl Tuner {
     fn first_phase(
         &mut self,
         rest: &mut std::vec::IntoIter<usize>,
-        measure: &mut dyn FnMut(&Point) -> Measure,
+        measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>,
         stop: &dyn Fn() -> bool,
         enough: &dyn Fn() -> bool,
+        width: usize,
     ) -> bool {
         loop {
             if stop() {
@@ -129,18 +192,28 @@ impl Tuner {
             if enough() && self.best.iter().any(Option::is_some) {
                 return true;
             }
-            let Some(s) = rest.next() else { return true };
-            let p = Point { shape: s, values: self.spaces[s].defaults.clone() };
-            self.seen.insert(p.clone());
-            let m = measure(&p);
-            self.record(&p, m);
+            let batch: Vec<Point> = rest
+                .by_ref()
+                .take(width)
+                .map(|s| Point { shape: s, values: self.spaces[s].defaults.clone() })
+                .collect();
+            if batch.is_empty() {
+                return true;
+            }
+            self.seen.extend(batch.iter().cloned());
+            self.measure_batch(&batch, measure);
         }
     }
 
     /// Phase 2: successive halving with local search, over the shapes
     /// within `KEEP_WITHIN` of the best; false when `stop`, true when no
     /// shape has a new point.
-    fn halving(&mut self, measure: &mut dyn FnMut(&Point) -> Measure, stop: &dyn Fn() -> bool) -> bool {
+    fn halving(
+        &mut self,
+        measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>,
+        stop: &dyn Fn() -> bool,
+        width: usize,
+    ) -> bool {
         let mut round = 0u32;
         loop {
             let mut ranked: Vec<(f64, usize)> =
@@ -154,38 +227,39 @@ impl Tuner {
             // first round on such shapes when there are hundreds.
             let close = ranked.iter().filter(|(t, _)| *t <= KEEP_WITHIN * ranked[0].0).count();
             let keep = (ranked.len() >> (round + 1)).min(close).max(1);
-            let per = 2usize << round.min(6);
-            let mut progressed = false;
-            // The kept shapes first; where their neighbourhoods are used up
-            // (small domains: srad's 504 x 458 grid leaves few divisors),
-            // the next shapes in rank order, until one point is new.
+            // The kept shapes first; where their stars are used up (small
+            // domains: srad's 504 x 458 grid leaves few divisors), or the
+            // batch is narrower than `width`, the next shapes in rank order.
+            let mut batch = Vec::new();
             for (rank, &(_, s)) in ranked.iter().enumerate() {
-                if rank >= keep && progressed {
+                if rank >= keep && batch.len() >= width {
                     break;
                 }
-                let mut tries = 0;
-                let mut done = 0;
-                while done < per && tries < per * 8 {
-                    tries += 1;
-                    let Some(center) = self.best[s].as_ref().map(|(_, p)| p.clone()) else { break };
-                    let Some(q) = self.neighbour(&center) else { break };
-                    if !self.seen.insert(q.clone()) {
-                        continue;
-                    }
-                    if stop() {
-                        return false;
-                    }
-                    let m = measure(&q);
-                    self.record(&q, m);
-                    done += 1;
-                    progressed = true;
-                }
+                batch.extend(self.visit(s));
             }
-            if !progressed {
+            if batch.is_empty() {
                 return true;
             }
+            if stop() {
+                return false;
+            }
+            self.measure_batch(&batch, measure);
             round += 1;
         }
+    }
+}
+
+/// A stable FNV-1a hash of `text` (the star's order must not change with
+/// the standard library's hasher).
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Fisher-Yates with `rng`.
+fn shuffle<T>(v: &mut [T], rng: &mut SplitMix64) {
+    for i in (1..v.len()).rev() {
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
     }
 }
 
@@ -324,5 +398,93 @@ mod tests {
         let seen =
             trace_with(vec![dom(), dom(), dom()], 9, 5, |p| Some(if p.shape == 0 { 1.0 } else { 10.0 }));
         assert!(seen[3..].iter().all(|p| p.shape == 0), "{seen:?}");
+    }
+
+    /// Shapes with two or three slots and a fake cost with one optimum
+    /// per shape, to compare whole searches.
+    fn wide() -> Vec<ShapeSpace> {
+        (0..7)
+            .map(|s| ShapeSpace {
+                domains: (0..2 + s % 2).map(|k| (0..6 + k as i64).map(|v| 1 << v).collect()).collect(),
+                defaults: vec![4; 2 + s % 2],
+            })
+            .collect()
+    }
+
+    fn wide_cost(p: &Point) -> Measure {
+        if p.shape == 3 {
+            return None;
+        }
+        let x: f64 =
+            p.values.iter().enumerate().map(|(i, v)| ((*v as f64).log2() - (i + p.shape) as f64).abs()).sum();
+        Some(1.0 + p.shape as f64 * 0.3 + x)
+    }
+
+    /// Every point a search measures to its end, in batches of `width`,
+    /// over the shapes `order` (a shard's).
+    fn complete(order: Vec<usize>, width: usize) -> Vec<Point> {
+        let mut t = Tuner::new(wide(), order, 4);
+        let mut seen = Vec::new();
+        t.run_batches(
+            &mut |b| {
+                seen.extend(b.iter().cloned());
+                b.iter().map(wide_cost).collect()
+            },
+            &|| false,
+            &|| false,
+            width,
+        );
+        seen
+    }
+
+    fn best_of(points: &[Point]) -> Point {
+        let timed = points.iter().filter_map(|p| wide_cost(p).map(|t| (t, p)));
+        timed.min_by(|a, b| a.0.total_cmp(&b.0)).unwrap().1.clone()
+    }
+
+    #[test]
+    fn a_complete_search_measures_the_same_points_at_any_width_and_in_shards() {
+        let one = complete((0..7).collect(), 1);
+        let set: HashSet<Point> = one.iter().cloned().collect();
+        assert_eq!(set.len(), one.len(), "no point measured twice");
+        assert!(one.len() > 30, "{}", one.len());
+        for width in [2, 3, 8] {
+            let w = complete((0..7).collect(), width);
+            assert_eq!(w.len(), one.len(), "width {width}");
+            assert_eq!(w.iter().cloned().collect::<HashSet<_>>(), set, "width {width}");
+            assert_eq!(best_of(&w), best_of(&one));
+        }
+        // Another first-phase order (another device's ranking) too.
+        assert_eq!(complete((0..7).rev().collect(), 1).into_iter().collect::<HashSet<_>>(), set);
+        // Shards by shape: their union is the whole search, each point once.
+        let a = complete(vec![0, 2, 4, 6], 1);
+        let b = complete(vec![1, 3, 5], 2);
+        assert_eq!(a.len() + b.len(), one.len());
+        assert_eq!(a.into_iter().chain(b).collect::<HashSet<_>>(), set);
+        // The optimum of shape 0 (values 1, 2) is found.
+        assert_eq!(best_of(&one), Point { shape: 0, values: vec![1, 2] });
+    }
+
+    #[test]
+    fn batches_start_with_the_first_phase_in_order() {
+        let mut t = Tuner::new(wide(), (0..7).collect(), 4);
+        let mut batches: Vec<Vec<Point>> = Vec::new();
+        let count = std::cell::Cell::new(0);
+        t.run_batches(
+            &mut |b| {
+                batches.push(b.to_vec());
+                count.set(count.get() + 1);
+                b.iter().map(wide_cost).collect()
+            },
+            &|| count.get() >= 4,
+            &|| false,
+            3,
+        );
+        let shapes = |b: &Vec<Point>| b.iter().map(|p| p.shape).collect::<Vec<_>>();
+        assert_eq!(shapes(&batches[0]), vec![0, 1, 2]);
+        assert_eq!(shapes(&batches[1]), vec![3, 4, 5]);
+        assert_eq!(shapes(&batches[2]), vec![6]);
+        // The first round of halving: at least the width.
+        assert!(batches[3].len() >= 3, "{:?}", batches[3]);
     }
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The "Two GPUs" goal of issue 20: one fixed search (a budget the search
+# does not reach, so it ends by itself) on one device and on every device of
+# that model (`--device SEL`, which takes all identical devices; see
+# docs/EXPLORE.md, "Several devices"). Prints both wall times, their ratio,
+# whether the best programs are the same, and whether both measured the same
+# candidates. Both are the same only where the times are: a shape with two
+# or more slots follows its measured times (docs/EXPLORE.md, "Tuner"), so
+# timing noise between near-equal candidates can change the path and the
+# winner on one device as well (on PoCL, two one-device runs of scal at
+# depth 1 already differ). Run from the repository root on the GPU machine:
+#   peers/multigpu/split-speedup.sh nvidia [OUTDIR]
+# Environment: LIFT (default ./target/release/lift).
+set -euo pipefail
+
+LIFT=${LIFT:-./target/release/lift}
+sel=${1:?usage: $0 SELECTOR [OUTDIR]}
+out=${2:-split-speedup}
+mkdir -p "$out"
+# The first device the selector takes, as P:D (one device alone).
+one=$("$LIFT" devices | grep -i "$sel" | grep -o '^\[[0-9]*:[0-9]*\]' | head -1 | tr -d '[]')
+[ -n "$one" ] || { echo "$0: no device matches \`$sel\`" >&2; exit 2; }
+
+timed() { # tag selector file def depth budget size
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$LIFT" explore "$3" --def "$4" --device "$2" --depth "$5" --budget "$6" --size "$7" \
+    --out "$out/$1" >"$out/$1.txt" 2>&1
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# Program and sizes: small spaces that end well within the budget.
+while read -r name file def depth size; do
+  a=$(timed "$name-one" "$one" "$file" "$def" "$depth" 20m "$size")
+  b=$(timed "$name-all" "$sel" "$file" "$def" "$depth" 20m "$size")
+  # The best program without its comment lines (they name the candidate
+  # number and time, which differ between runs).
+  same=no
+  if diff <(grep -v '^//' "$out/$name-one/best.lift") <(grep -v '^//' "$out/$name-all/best.lift") >/dev/null; then
+    same=yes
+  fi
+  points() { tail -n +2 "$1" | cut -d, -f4,7 | sort; }
+  cands=no
+  if diff <(points "$out/$name-one/explore.csv") <(points "$out/$name-all/explore.csv") >/dev/null; then
+    cands=yes
+  fi
+  echo "$name: one device ${a}s, all ${b}s, speed-up $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x; same best: $same; same candidates: $cands"
+  grep -h "best" "$out/$name-one.txt" "$out/$name-all.txt" || true
+  grep "shared the search" "$out/$name-all.txt" || true
+done <<'LIST'
+scal benchmarks/scal.lift scalHigh 1 N=16777216
+dot benchmarks/dot.lift dotHigh 1 N=16777216
+gemv benchmarks/gemv.lift gemvHigh 1 M=4096,N=4096
+LIST
