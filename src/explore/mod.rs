@@ -71,8 +71,9 @@ pub enum ExploreError {
     Rewrite(#[from] crate::rewrite::RewriteError),
     #[error(transparent)]
     Log(#[from] LogError),
-    #[error("{0}")]
-    Runtime(String),
+    /// The device, its inputs or the second stage, before candidates run.
+    #[error(transparent)]
+    Runtime(measure::DeviceError),
     #[error("{path}: {msg}")]
     Io { path: String, msg: String },
     /// Another explorer holds `--out` (its `explore.csv.lock`).
@@ -202,7 +203,7 @@ pub struct Report {
 /// Devices for a selector: `all`, or comma-separated selectors of
 /// [`runtime::select_device`]; each device once.
 pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
-    let rerr = |e: runtime::RuntimeError| ExploreError::Runtime(e.to_string());
+    let rerr = |e: runtime::RuntimeError| ExploreError::Runtime(e.into());
     if sel.trim() == "all" {
         return runtime::list_devices().map_err(rerr);
     }
@@ -214,7 +215,7 @@ pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
         }
     }
     if out.is_empty() {
-        return Err(ExploreError::Runtime(format!("no device selected by `{sel}`")));
+        return Err(ExploreError::Runtime(measure::DeviceError::NoneSelected { selector: sel.into() }));
     }
     Ok(out)
 }
@@ -395,15 +396,17 @@ impl Worker<'_> {
         let device = info.name.clone();
         let slug = info.slug();
         let (max_wg, units, gpu) = (info.max_work_group, info.compute_units, info.is_gpu());
-        let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
+        let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.into()))?;
         let inputs = self
             .oracle()
             .inputs(self.original, &opts.def, &opts.sizes, opts.seed)
-            .map_err(ExploreError::Runtime)?;
+            .map_err(|e| ExploreError::Runtime(measure::OracleError(e).into()))?;
         let then = opts
             .then
             .iter()
-            .map(|d| measure::Finisher::new(&rt, self.original, d).map_err(ExploreError::Runtime))
+            .map(|d| {
+                measure::Finisher::new(&rt, self.original, d).map_err(|e| ExploreError::Runtime(e.into()))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let mut bench = self.bench(&rt, &inputs, &then);
         let (shapes, spaces, order) = spaces_for(self.plan, &opts.sizes, max_wg, units, gpu);
@@ -552,7 +555,9 @@ impl Worker<'_> {
     /// the number `row` gets when appended to the log.
     fn record(&self, id: &(String, String, String), row: Row) -> Result<usize, ExploreError> {
         let mut log = self.log.lock().map_err(|_| {
-            ExploreError::Runtime("internal: another device's worker panicked holding the log".into())
+            ExploreError::Runtime(measure::DeviceError::Panicked(
+                "internal: another device's worker panicked holding the log",
+            ))
         })?;
         if let Some(c) = log.previous_candidate(id) {
             return Ok(c);
@@ -789,13 +794,17 @@ pub fn explore(
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| Err(ExploreError::Runtime("a worker thread panicked".into())))
+                h.join().unwrap_or_else(|_| {
+                    Err(ExploreError::Runtime(measure::DeviceError::Panicked("a worker thread panicked")))
+                })
             })
             .collect()
     });
     let mut out = Vec::new();
     let several = results.len() > 1;
-    let log = log.into_inner().map_err(|_| ExploreError::Runtime("the log's lock was poisoned".into()))?;
+    let log = log
+        .into_inner()
+        .map_err(|_| ExploreError::Runtime(measure::DeviceError::Panicked("the log's lock was poisoned")))?;
     for r in results {
         let mut r = r?;
         notes.append(&mut r.notes);

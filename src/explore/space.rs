@@ -98,6 +98,24 @@ pub struct Shape {
     pub algorithmic: usize,
 }
 
+/// A step of a shape that does not replay with the slot values given:
+/// the step, as a derivation line, and why.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{step}: {reason}")]
+pub struct StepFailed {
+    pub step: String,
+    pub reason: StepReason,
+}
+
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum StepReason {
+    /// The rule does not apply (a side condition failed).
+    #[error(transparent)]
+    Rule(#[from] rewrite::RewriteError),
+    #[error(transparent)]
+    Extract(#[from] rewrite::ExtractError),
+}
+
 /// A shape instantiated with slot values.
 #[derive(Clone, Debug)]
 pub struct Instance {
@@ -161,20 +179,20 @@ impl Shape {
 
     /// Replays the steps on `base` (in normal form) with `values` for the
     /// slots; `Err` says which step's side condition failed.
-    pub fn instantiate(&self, base: &Program, def: &str, values: &[i64]) -> Result<Instance, String> {
+    pub fn instantiate(&self, base: &Program, def: &str, values: &[i64]) -> Result<Instance, StepFailed> {
         let mut prog = base.clone();
         let mut constraints = Vec::new();
         let mut derivation = Vec::new();
         for step in &self.steps {
             let args = args_of(step, values);
             let line = step_line(step, &args);
+            let failed = |reason: StepReason| StepFailed { step: line.clone(), reason };
             let Some(rule) = step.rule else {
-                prog = rewrite::extract(&prog, def, &step.path).map_err(|e| format!("{line}: {e}"))?;
+                prog = rewrite::extract(&prog, def, &step.path).map_err(|e| failed(e.into()))?;
                 derivation.push(line);
                 continue;
             };
-            let a =
-                rewrite::apply(&prog, def, rule, &step.path, &args).map_err(|e| format!("{line}: {e}"))?;
+            let a = rewrite::apply(&prog, def, rule, &step.path, &args).map_err(|e| failed(e.into()))?;
             prog = a.program;
             for c in a.constraints {
                 if !constraints.contains(&c) {
