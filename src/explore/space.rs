@@ -11,7 +11,10 @@
 use crate::arith::{self, ArithExpr};
 use crate::ir::equiv::canonical_def;
 use crate::ir::visit::{self, Node, Path};
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::ir::{
+    layout_pattern, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind, Span, UserFunId,
+    Visitor,
+};
 use crate::rewrite::{self, Args, Constraint, Rule};
 use crate::types::Sizes;
 use std::collections::HashSet;
@@ -352,20 +355,34 @@ pub fn constraints_hold(cs: &[Constraint], sizes: &Sizes) -> bool {
 /// function, reduces or copies with `id`: the compiler lowers no
 /// high-level `map(id)`), as opposed to only rearranging data.
 pub(crate) fn does_work(f: &FunDecl) -> bool {
-    fn go(n: Node<'_>) -> bool {
-        let here = match n {
-            Node::Fun(FunDecl { kind: FunKind::UserFun(_), .. }) => true,
-            Node::Fun(FunDecl { kind: FunKind::Pattern(p), .. }) => {
-                matches!(
-                    p,
-                    Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::MapVec { .. } | Pattern::Id
-                )
-            }
-            Node::Fun(_) | Node::Expr(_) => false,
-        };
-        here || visit::children(n).into_iter().any(go)
+    let mut work = Work(false);
+    work.visit_fun(f);
+    work.0
+}
+
+/// Whether a walk met a user function, a reduction, a `mapVec` or an `id`.
+struct Work(bool);
+
+impl Visitor<'_> for Work {
+    fn visit_user_fun(&mut self, _u: &UserFunId) {
+        self.0 = true;
     }
-    go(Node::Fun(f))
+
+    fn visit_pattern(&mut self, p: &Pattern, span: Span) {
+        match p {
+            Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::MapVec { .. } | Pattern::Id => {
+                self.0 = true
+            }
+            Pattern::Map { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::ToGlobal(_)
+            | Pattern::ToLocal(_)
+            | Pattern::ToPrivate(_)
+            | Pattern::SlideSeq { .. }
+            | Pattern::Generate { .. }
+            | layout_pattern!() => self.super_pattern(p, span),
+        }
+    }
 }
 
 /// What the lowering stage must decide next.
