@@ -794,9 +794,9 @@ pub fn explore(
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(ExploreError::Runtime(measure::DeviceError::Panicked("a worker thread panicked")))
-                })
+                h.join().unwrap_or(Err(ExploreError::Runtime(measure::DeviceError::Panicked(
+                    "a worker thread panicked",
+                ))))
             })
             .collect()
     });

@@ -213,7 +213,7 @@ pub enum DeriveFileError {
     Read(#[from] crate::ir::ReadError),
     /// A line that does not parse or a step that does not apply.
     #[error("{}", .error.render(file))]
-    Step { file: String, error: DerivationError },
+    Step { file: String, error: Box<DerivationError> },
     /// The def cannot be put in the rules' normal form.
     #[error("{file}: error: {error}")]
     Prepare { file: String, error: RewriteError },
@@ -224,10 +224,12 @@ pub enum DeriveFileError {
 pub fn derive_file(prog: &Program, def: &str, path: &std::path::Path) -> Result<Program, DeriveFileError> {
     let file = || path.display().to_string();
     let text = crate::ir::read_text(path)?;
-    let d = parse_derivation(&text).map_err(|error| DeriveFileError::Step { file: file(), error })?;
+    let d = parse_derivation(&text)
+        .map_err(|error| DeriveFileError::Step { file: file(), error: Box::new(error) })?;
     let start =
         super::prepare(prog, def).map_err(|error| DeriveFileError::Prepare { file: file(), error })?;
-    let steps = replay(&start, def, &d).map_err(|error| DeriveFileError::Step { file: file(), error })?;
+    let steps = replay(&start, def, &d)
+        .map_err(|error| DeriveFileError::Step { file: file(), error: Box::new(error) })?;
     let last = steps.last().map_or(start, |s| s.program.clone());
     Ok(super::release(&last, def))
 }
