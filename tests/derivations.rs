@@ -420,7 +420,7 @@ fn derivation_errors_are_positioned() {
         let path = dir.join("d.txt");
         std::fs::write(&path, text).unwrap();
         let r = rewrite::derive_file(&prog, "asum", &path)
-            .map_err(|e| e.replace(&path.display().to_string(), "d.txt"));
+            .map_err(|e| e.to_string().replace(&path.display().to_string(), "d.txt"));
         match r {
             Ok(_) => assert!(want.is_empty(), "{text}: expected an error"),
             Err(e) => assert_eq!(e, want, "{text}"),

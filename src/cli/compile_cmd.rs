@@ -127,7 +127,7 @@ fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
 fn derived(program: Program, def: &str, flags: &CompileFlags) -> Result<Program, CliError> {
     match &flags.derivation {
         None => Ok(program),
-        Some(d) => crate::rewrite::derive_file(&program, def, d).map_err(bad),
+        Some(d) => crate::rewrite::derive_file(&program, def, d).map_err(|e| bad(e.to_string())),
     }
 }
 

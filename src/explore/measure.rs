@@ -4,11 +4,12 @@
 //! (profiling events, median of several runs).
 
 use crate::arith::{self, ArithExpr};
+use crate::codegen::CompileError;
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
 use crate::ir::{Pattern, Program};
-use crate::launch::{self, Args, Buffers, RunCounts, Step, Stop, Times};
+use crate::launch::{self, Args, Buffers, LaunchError, RunCounts, Step, Stop, Times};
 use crate::rewrite::Constraint;
-use crate::runtime::{Runtime, RuntimeProgram};
+use crate::runtime::{Runtime, RuntimeError, RuntimeProgram};
 use crate::types::{Arrays, HostArray, Sizes, Type};
 use crate::validate::{Expected, Oracle};
 use std::collections::BTreeMap;
@@ -132,8 +133,65 @@ pub fn validation_sizes(requested: &Sizes, cs: &[Constraint], floor: i64) -> Siz
     }
 }
 
-fn eval_at(e: &ArithExpr, sizes: &Sizes, what: &str) -> Result<i64, String> {
-    e.eval_with(&|v| sizes.get(v).copied()).map_err(|err| format!("{what} `{e}`: {err}"))
+/// What the validation oracle reported; `validate` reports errors as text.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct OracleError(pub String);
+
+/// Why a `--then` def cannot be a second stage.
+#[derive(Debug, thiserror::Error)]
+pub enum FinisherError {
+    #[error("--then {def}: {error}")]
+    Compile { def: String, error: CompileError },
+    #[error("--then {def}: expected a def of one array `[T]P`, found {arrays} arrays")]
+    NotOneArray { def: String, arrays: usize },
+    #[error(
+        "--then {def}: expected a def of one array whose every length is its own size (`[T]P`, `[[T]P]Q`)"
+    )]
+    LengthsNotSizes { def: String },
+    #[error(transparent)]
+    Build(#[from] RuntimeError),
+}
+
+/// What stops the search on a device before or between candidates (a
+/// candidate's own failure is its row's status instead).
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error("no device selected by `{selector}`")]
+    NoneSelected { selector: String },
+    /// The inputs could not be made.
+    #[error(transparent)]
+    Inputs(#[from] OracleError),
+    #[error(transparent)]
+    Then(#[from] FinisherError),
+    /// A worker thread panicked: `what` says where it was noticed.
+    #[error("{0}")]
+    Panicked(&'static str),
+}
+
+/// Why a built candidate did not run to the end.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    #[error("the output buffer is missing")]
+    NoOutput,
+}
+
+impl From<RuntimeError> for RunError {
+    fn from(e: RuntimeError) -> RunError {
+        RunError::Launch(e.into())
+    }
+}
+
+fn eval_at(expr: &ArithExpr, sizes: &Sizes, what: &'static str) -> Result<i64, LaunchError> {
+    expr.eval_with(&|v| sizes.get(v).copied()).map_err(|error| LaunchError::Eval {
+        what,
+        expr: expr.clone(),
+        error,
+    })
 }
 
 /// The device buffers of a candidate's output and of its second stage's,
@@ -193,7 +251,7 @@ impl Finisher {
     }
 
     /// The binding's values at the candidate's `sizes`.
-    fn values(b: &Binding, sizes: &Sizes) -> Result<Sizes, String> {
+    fn values(b: &Binding, sizes: &Sizes) -> Result<Sizes, LaunchError> {
         b.iter().map(|(k, e)| Ok((k.clone(), eval_at(e, sizes, "output size")?))).collect()
     }
 
@@ -220,13 +278,13 @@ impl Finisher {
         crate::passes::sizes_fit::sizes_fit(original, def, values).is_ok()
     }
 
-    pub fn new(rt: &Runtime, prog: &Program, def: &str) -> Result<Finisher, String> {
-        let kernel =
-            compile(prog, def, &CompileOptions::default()).map_err(|e| format!("--then {def}: {e}"))?;
+    pub fn new(rt: &Runtime, prog: &Program, def: &str) -> Result<Finisher, FinisherError> {
+        let kernel = compile(prog, def, &CompileOptions::default())
+            .map_err(|error| FinisherError::Compile { def: def.to_string(), error })?;
         let inputs = kernel.params.iter().filter(|p| matches!(p, KernelParam::Input { .. })).count();
         let sizes = kernel.params.iter().filter(|p| matches!(p, KernelParam::Size { .. })).count();
         if inputs != 1 {
-            return Err(format!("--then {def}: expected a def of one array `[T]P`, found {inputs} arrays"));
+            return Err(FinisherError::NotOneArray { def: def.to_string(), arrays: inputs });
         }
         let lens = input_type(&kernel).map(|t| t.lengths()).unwrap_or_default();
         let distinct: std::collections::BTreeSet<_> = lens.iter().map(|l| l.to_string()).collect();
@@ -234,11 +292,9 @@ impl Finisher {
             || distinct.len() != lens.len()
             || lens.iter().any(|l| !matches!(l, ArithExpr::Var(_)))
         {
-            return Err(format!(
-                "--then {def}: expected a def of one array whose every length is its own size (`[T]P`, `[[T]P]Q`)"
-            ));
+            return Err(FinisherError::LengthsNotSizes { def: def.to_string() });
         }
-        let program = rt.build(&format!("--then {def}"), &kernel.source, "").map_err(|e| e.to_string())?;
+        let program = rt.build(&format!("--then {def}"), &kernel.source, "")?;
         let args = kernel
             .params
             .iter()
@@ -252,7 +308,7 @@ impl Finisher {
 
     /// Its launch on the candidate's partial results (its sizes `sizes`,
     /// from [`Finisher::bind`]), into [`FINAL`].
-    fn step<'a>(&'a self, sizes: &'a Sizes) -> Result<Step<'a>, String> {
+    fn step<'a>(&'a self, sizes: &'a Sizes) -> Result<Step<'a>, LaunchError> {
         let (global, local) = launch::ndrange(&self.kernel, sizes)?;
         Ok(Step {
             kernel: &self.kernel,
@@ -292,7 +348,7 @@ fn unify(want: &Type, got: &Type, b: &mut Binding) -> bool {
 }
 
 /// Inputs and the interpreter's result per validation sizes.
-pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<Expected, String>>;
+pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<Expected, OracleError>>;
 
 /// What one evaluation needs besides the candidate.
 pub struct Bench<'a> {
@@ -338,11 +394,13 @@ impl Bench<'_> {
         whole.as_ref().is_some_and(|t| crate::passes::typecheck::same_type(t, &k.output_type))
     }
 
-    fn gold_at(&self, sizes: &Sizes) -> Result<Expected, String> {
+    fn gold_at(&self, sizes: &Sizes) -> Result<Expected, OracleError> {
         let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let mut g = self.golds.borrow_mut();
         g.entry(key)
-            .or_insert_with(|| self.oracle.expected(self.original, self.def, sizes, self.seed))
+            .or_insert_with(|| {
+                self.oracle.expected(self.original, self.def, sizes, self.seed).map_err(OracleError)
+            })
             .clone()
     }
 
@@ -399,7 +457,7 @@ impl Bench<'_> {
         };
         let cand = Candidate { kernel: &kernel, program: &program, fin: fin.as_ref() };
         match self.run(&cand, &vin, &vsizes, RunCounts { warmup: 0, runs: 1 }) {
-            Err(e) => return fail(Status::RunFailed, e),
+            Err(e) => return fail(Status::RunFailed, e.to_string()),
             Ok((t, out)) => {
                 let c = self.oracle.check(&out, &want, scale.as_ref());
                 if !c.ok {
@@ -426,7 +484,7 @@ impl Bench<'_> {
         }
         let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
         match self.run(&cand, self.inputs, self.sizes, counts) {
-            Err(e) => fail(Status::RunFailed, e),
+            Err(e) => fail(Status::RunFailed, e.to_string()),
             Ok((t, _)) => {
                 let mut message = if t.out_of_budget {
                     format!("timed {} of {} runs: the budget ran out", t.ms.len(), self.runs)
@@ -480,7 +538,7 @@ impl Bench<'_> {
         if self.then.is_empty() || self.computes_everything(kernel) {
             return Ok(());
         }
-        let fitting = fin.map(|(f, b)| -> Result<bool, String> {
+        let fitting = fin.map(|(f, b)| -> Result<bool, LaunchError> {
             for s in [vsizes, self.sizes] {
                 if !f.fits(self.original, &Finisher::values(b, s)?) {
                     return Ok(false);
@@ -488,7 +546,7 @@ impl Bench<'_> {
             }
             Ok(true)
         });
-        match fitting.transpose().map_err(|e| (Status::Refused, e))? {
+        match fitting.transpose().map_err(|e| (Status::Refused, e.to_string()))? {
             Some(true) => Ok(()),
             _ => {
                 // The counts in the message are scalars.
@@ -497,8 +555,8 @@ impl Bench<'_> {
                 let parts = [vsizes, self.sizes]
                     .iter()
                     .map(|s| eval_at(&count, s, "output size"))
-                    .collect::<Result<Vec<i64>, String>>()
-                    .map_err(|e| (Status::Refused, e))?;
+                    .collect::<Result<Vec<i64>, LaunchError>>()
+                    .map_err(|e| (Status::Refused, e.to_string()))?;
                 let names: Vec<&str> = self.then.iter().map(|f| f.def.as_str()).collect();
                 Err((
                     Status::Refused,
@@ -516,7 +574,7 @@ impl Bench<'_> {
         inputs: &Arrays,
         sizes: &Sizes,
         counts: RunCounts,
-    ) -> Result<(Times, HostArray), String> {
+    ) -> Result<(Times, HostArray), RunError> {
         // The second stage reads the candidate's output as its partials.
         let fin_sizes = match c.fin {
             Some((_, b)) => Some(Finisher::values(b, sizes)?),
@@ -543,8 +601,8 @@ impl Bench<'_> {
             Stop { cutoff_ms: self.cutoff_ms, budget_ms: self.left_ms, once_over_ms: self.once_over_ms };
         let times = launch::run(self.rt, &steps, Buffers { device: &device, host: inputs }, counts, stop)?;
         let key = if c.fin.is_some() { FINAL } else { OUT };
-        let out = device.get(key).ok_or("the output buffer is missing")?;
-        Ok((times, self.rt.download(out).map_err(|e| e.to_string())?))
+        let out = device.get(key).ok_or(RunError::NoOutput)?;
+        Ok((times, self.rt.download(out)?))
     }
 }
 

@@ -76,8 +76,9 @@ pub enum ExploreError {
     Rewrite(#[from] crate::rewrite::RewriteError),
     #[error(transparent)]
     Log(#[from] LogError),
-    #[error("{0}")]
-    Runtime(String),
+    /// The device, its inputs or the second stage, before candidates run.
+    #[error(transparent)]
+    Runtime(measure::DeviceError),
     #[error("{path}: {msg}")]
     Io { path: String, msg: String },
     /// Another explorer holds `--out` (its `explore.csv.lock`).
@@ -212,7 +213,7 @@ pub struct Report {
 /// `P:D`) takes the device it selects and every device of the same model
 /// on its platform, so that identical GPUs share the search (`split`).
 pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
-    let rerr = |e: runtime::RuntimeError| ExploreError::Runtime(e.to_string());
+    let rerr = |e: runtime::RuntimeError| ExploreError::Runtime(e.into());
     if sel.trim() == "all" {
         return runtime::list_devices().map_err(rerr);
     }
@@ -236,7 +237,7 @@ pub fn select_devices(sel: &str) -> Result<Vec<DeviceInfo>, ExploreError> {
         }
     }
     if out.is_empty() {
-        return Err(ExploreError::Runtime(format!("no device selected by `{sel}`")));
+        return Err(ExploreError::Runtime(measure::DeviceError::NoneSelected { selector: sel.into() }));
     }
     Ok(out)
 }
@@ -450,13 +451,14 @@ fn oracle_of(opts: &ExploreOptions) -> crate::validate::Oracle<'_> {
 
 /// Opens `info` and prepares what its candidates are evaluated with.
 fn setup(info: DeviceInfo, original: &Program, opts: &ExploreOptions) -> Result<Setup, ExploreError> {
-    let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.to_string()))?;
-    let inputs =
-        oracle_of(opts).inputs(original, &opts.def, &opts.sizes, opts.seed).map_err(ExploreError::Runtime)?;
+    let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.into()))?;
+    let inputs = oracle_of(opts)
+        .inputs(original, &opts.def, &opts.sizes, opts.seed)
+        .map_err(|e| ExploreError::Runtime(measure::OracleError(e).into()))?;
     let then = opts
         .then
         .iter()
-        .map(|d| measure::Finisher::new(&rt, original, d).map_err(ExploreError::Runtime))
+        .map(|d| measure::Finisher::new(&rt, original, d).map_err(|e| ExploreError::Runtime(e.into())))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((rt, inputs, then))
 }
@@ -757,7 +759,9 @@ impl Worker<'_> {
     /// the number `row` gets when appended to the log.
     fn record(&self, id: &(String, String, String), row: Row) -> Result<usize, ExploreError> {
         let mut log = self.log.lock().map_err(|_| {
-            ExploreError::Runtime("internal: another device's worker panicked holding the log".into())
+            ExploreError::Runtime(measure::DeviceError::Panicked(
+                "internal: another device's worker panicked holding the log",
+            ))
         })?;
         if let Some(c) = log.previous_candidate(id) {
             return Ok(c);
@@ -1081,13 +1085,17 @@ fn explore_with(
         leaders
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| Err(ExploreError::Runtime("a worker thread panicked".into())))
+                h.join().unwrap_or(Err(ExploreError::Runtime(measure::DeviceError::Panicked(
+                    "a worker thread panicked",
+                ))))
             })
             .collect()
     });
     let mut out = Vec::new();
     let several = results.len() > 1;
-    let log = log.into_inner().map_err(|_| ExploreError::Runtime("the log's lock was poisoned".into()))?;
+    let log = log
+        .into_inner()
+        .map_err(|_| ExploreError::Runtime(measure::DeviceError::Panicked("the log's lock was poisoned")))?;
     for (r, mut owned) in results.into_iter().zip(owned) {
         let mut r = r?;
         notes.append(&mut r.notes);

@@ -25,9 +25,9 @@ pub enum ReplayError {
     #[error(transparent)]
     Device(#[from] crate::runtime::RuntimeError),
     #[error("inputs: {0}")]
-    Inputs(String),
-    #[error("second stage `{def}`: {msg}")]
-    Stage { def: String, msg: String },
+    Inputs(super::measure::OracleError),
+    #[error("second stage `{def}`: {source}")]
+    Stage { def: String, source: super::measure::FinisherError },
 }
 
 /// What to measure and how often.
@@ -89,10 +89,12 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
         .map_err(|e| ReplayError::Plan(Box::new(e)))?
         .stencil;
     let rt = Runtime::new(device)?;
-    let inputs = Oracle::Interpreter.inputs(original, r.def, r.sizes, r.seed).map_err(ReplayError::Inputs)?;
+    let inputs = Oracle::Interpreter
+        .inputs(original, r.def, r.sizes, r.seed)
+        .map_err(|e| ReplayError::Inputs(super::measure::OracleError(e)))?;
     let then = stage_names
         .iter()
-        .map(|d| Finisher::new(&rt, r.found, d).map_err(|msg| ReplayError::Stage { def: d.clone(), msg }))
+        .map(|d| Finisher::new(&rt, r.found, d).map_err(|e| ReplayError::Stage { def: d.clone(), source: e }))
         .collect::<Result<Vec<_>, _>>()?;
     let bench = Bench {
         rt: &rt,

@@ -11,7 +11,10 @@
 use crate::arith::{self, ArithExpr};
 use crate::ir::equiv::canonical_def;
 use crate::ir::visit::{self, Node, Path};
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::ir::{
+    layout_pattern, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind, Span, UserFunId,
+    Visitor,
+};
 use crate::rewrite::{self, Args, Constraint, Rule};
 use crate::types::Sizes;
 use std::collections::HashSet;
@@ -98,6 +101,24 @@ pub struct Shape {
     pub algorithmic: usize,
 }
 
+/// A step of a shape that does not replay with the slot values given:
+/// the step, as a derivation line, and why.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{step}: {reason}")]
+pub struct StepFailed {
+    pub step: String,
+    pub reason: StepReason,
+}
+
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum StepReason {
+    /// The rule does not apply (a side condition failed).
+    #[error(transparent)]
+    Rule(#[from] rewrite::RewriteError),
+    #[error(transparent)]
+    Extract(#[from] rewrite::ExtractError),
+}
+
 /// A shape instantiated with slot values.
 #[derive(Clone, Debug)]
 pub struct Instance {
@@ -161,20 +182,20 @@ impl Shape {
 
     /// Replays the steps on `base` (in normal form) with `values` for the
     /// slots; `Err` says which step's side condition failed.
-    pub fn instantiate(&self, base: &Program, def: &str, values: &[i64]) -> Result<Instance, String> {
+    pub fn instantiate(&self, base: &Program, def: &str, values: &[i64]) -> Result<Instance, StepFailed> {
         let mut prog = base.clone();
         let mut constraints = Vec::new();
         let mut derivation = Vec::new();
         for step in &self.steps {
             let args = args_of(step, values);
             let line = step_line(step, &args);
+            let failed = |reason: StepReason| StepFailed { step: line.clone(), reason };
             let Some(rule) = step.rule else {
-                prog = rewrite::extract(&prog, def, &step.path).map_err(|e| format!("{line}: {e}"))?;
+                prog = rewrite::extract(&prog, def, &step.path).map_err(|e| failed(e.into()))?;
                 derivation.push(line);
                 continue;
             };
-            let a =
-                rewrite::apply(&prog, def, rule, &step.path, &args).map_err(|e| format!("{line}: {e}"))?;
+            let a = rewrite::apply(&prog, def, rule, &step.path, &args).map_err(|e| failed(e.into()))?;
             prog = a.program;
             for c in a.constraints {
                 if !constraints.contains(&c) {
@@ -334,20 +355,34 @@ pub fn constraints_hold(cs: &[Constraint], sizes: &Sizes) -> bool {
 /// function, reduces or copies with `id`: the compiler lowers no
 /// high-level `map(id)`), as opposed to only rearranging data.
 pub(crate) fn does_work(f: &FunDecl) -> bool {
-    fn go(n: Node<'_>) -> bool {
-        let here = match n {
-            Node::Fun(FunDecl { kind: FunKind::UserFun(_), .. }) => true,
-            Node::Fun(FunDecl { kind: FunKind::Pattern(p), .. }) => {
-                matches!(
-                    p,
-                    Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::MapVec { .. } | Pattern::Id
-                )
-            }
-            Node::Fun(_) | Node::Expr(_) => false,
-        };
-        here || visit::children(n).into_iter().any(go)
+    let mut work = Work(false);
+    work.visit_fun(f);
+    work.0
+}
+
+/// Whether a walk met a user function, a reduction, a `mapVec` or an `id`.
+struct Work(bool);
+
+impl Visitor<'_> for Work {
+    fn visit_user_fun(&mut self, _u: &UserFunId) {
+        self.0 = true;
     }
-    go(Node::Fun(f))
+
+    fn visit_pattern(&mut self, p: &Pattern, span: Span) {
+        match p {
+            Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::MapVec { .. } | Pattern::Id => {
+                self.0 = true
+            }
+            Pattern::Map { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::ToGlobal(_)
+            | Pattern::ToLocal(_)
+            | Pattern::ToPrivate(_)
+            | Pattern::SlideSeq { .. }
+            | Pattern::Generate { .. }
+            | layout_pattern!() => self.super_pattern(p, span),
+        }
+    }
 }
 
 /// What the lowering stage must decide next.

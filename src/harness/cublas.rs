@@ -47,7 +47,7 @@ fn call(
     inputs: &Arrays,
     bufs: &BTreeMap<String, CudaBuffer>,
 ) -> Result<(), String> {
-    match c {
+    let called = match c {
         BlasCall::Gemv { trans_a, m, n, alpha, a, x, beta, y, .. } => {
             let (m, n) = (dim(m, sizes, "m")?, dim(n, sizes, "n")?);
             let (xl, yl) = if *trans_a { (m, n) } else { (n, m) };
@@ -83,7 +83,8 @@ fn call(
             need(buf(bufs, result)?, 1, result)?;
             lib.sdot(n, buf(bufs, x)?, buf(bufs, y)?, buf(bufs, result)?)
         }
-    }
+    };
+    called.map_err(String::from)
 }
 
 /// One execution: the untimed copies, then the calls between two events.

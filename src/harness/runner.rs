@@ -115,7 +115,7 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
     let planned = plan(configs, opts, &mut notes);
     // Loaded once, only when some benchmark has a CLBlast bar.
     let blas: Result<ClBlast, String> = if planned.iter().any(|p| p.variants.iter().any(|v| v == "clblast")) {
-        ClBlast::load()
+        ClBlast::load().map_err(String::from)
     } else {
         Err("not needed".into())
     };
@@ -126,7 +126,7 @@ pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunRep
     } else if !super::cublas::is_nvidia(&rt.info.vendor, &rt.info.platform_name) {
         Err(format!("cuBLAS runs on NVIDIA devices only; this is {}", rt.info.name))
     } else {
-        CuBlas::load(opts.cublas_dir.as_slice())
+        CuBlas::load(opts.cublas_dir.as_slice()).map_err(String::from)
     };
     let total: usize = planned.iter().map(|p| p.variants.len()).sum();
     let pb = ProgressBar::new(total as u64);

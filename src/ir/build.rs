@@ -3,6 +3,7 @@
 //! rules (duplicating a function) both copy subtrees through this, so every
 //! `Expr`/`Param` id in a program stays unique.
 
+use super::visitor::MutVisitor;
 use super::{
     Def, Expr, ExprId, ExprKind, FunDecl, FunId, FunKind, Lambda, Param, ParamId, Pattern, Program, Span,
 };
@@ -179,27 +180,17 @@ impl IdGen {
 /// others, and renumber their result so that ids are unique again.
 pub fn renumber_funs(e: &Expr, next_fun: &mut u32) -> Expr {
     let mut e = e.clone();
-    renumber_in(&mut e, next_fun);
+    Renumber(next_fun).visit_expr(&mut e);
     e
 }
 
-fn renumber_in(e: &mut Expr, next: &mut u32) {
-    if let ExprKind::Call(fd, args) = &mut e.kind {
-        renumber_fun(fd, next);
-        args.iter_mut().for_each(|a| renumber_in(a, next));
-    }
-}
+/// Gives each declaration it meets the next id.
+struct Renumber<'a>(&'a mut u32);
 
-fn renumber_fun(fd: &mut FunDecl, next: &mut u32) {
-    fd.id = FunId(*next);
-    *next += 1;
-    match &mut fd.kind {
-        FunKind::UserFun(_) => {}
-        FunKind::Lambda(l) => renumber_in(&mut l.body, next),
-        FunKind::Pattern(p) => {
-            if let Some(f) = super::visit::nested_fun_mut(p) {
-                renumber_fun(f, next);
-            }
-        }
+impl MutVisitor<'_> for Renumber<'_> {
+    fn visit_fun(&mut self, fd: &mut FunDecl) {
+        fd.id = FunId(*self.0);
+        *self.0 += 1;
+        self.super_fun(fd);
     }
 }

@@ -23,6 +23,7 @@ mod pattern;
 pub mod span;
 mod value;
 pub mod visit;
+pub mod visitor;
 
 pub use build::IdGen;
 pub(crate) use pattern::layout_pattern;
@@ -30,6 +31,7 @@ pub use pattern::{IndexFun, MapKind, PadMode, Pattern, PatternName, ReduceKind};
 pub use span::{read_text, Location, ReadError, SourceFile, Span};
 pub use value::Value;
 pub use visit::Path;
+pub use visitor::{MutVisitor, Visitor};
 
 use crate::types::Type;
 

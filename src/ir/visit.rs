@@ -9,7 +9,8 @@
 //! joined by dots (`1.0.0.2`), the root as `root`, and parses back.
 
 use super::build::{is_synthetic, IdGen};
-use super::{Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, Param, ParamId, Pattern};
+use super::visitor::Visitor;
+use super::{Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, MapKind, Param, ParamId, Pattern, Span};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -211,33 +212,70 @@ pub fn replace_at(root: &Expr, path: &Path, new: Expr) -> Result<Expr, PathError
 
 /// Calls `f` on every parameter bound by a lambda inside `e`.
 pub fn walk_params(e: &Expr, f: &mut dyn FnMut(&Param)) {
-    fn go(n: Node<'_>, f: &mut dyn FnMut(&Param)) {
-        if let Node::Fun(FunDecl { kind: FunKind::Lambda(l), .. }) = n {
-            l.params.iter().for_each(&mut *f);
-        }
-        for c in children(n) {
-            go(c, f);
+    struct Bound<'f>(&'f mut dyn FnMut(&Param));
+    impl Visitor<'_> for Bound<'_> {
+        fn visit_param(&mut self, p: &Param) {
+            (self.0)(p)
         }
     }
-    go(Node::Expr(e), f)
+    Bound(f).visit_expr(e)
+}
+
+/// Counts the reads of one parameter.
+struct Uses {
+    param: ParamId,
+    count: usize,
+}
+
+impl Visitor<'_> for Uses {
+    fn visit_param_use(&mut self, q: &ParamId) {
+        self.count += usize::from(*q == self.param);
+    }
 }
 
 /// How often `p` occurs in `e`.
 pub fn count_uses(e: &Expr, p: ParamId) -> usize {
-    fn go(n: Node<'_>, p: ParamId) -> usize {
-        let here = matches!(n, Node::Expr(Expr { kind: ExprKind::Param(q), .. }) if *q == p);
-        usize::from(here) + children(n).into_iter().map(|c| go(c, p)).sum::<usize>()
-    }
-    go(Node::Expr(e), p)
+    let mut uses = Uses { param: p, count: 0 };
+    uses.visit_expr(e);
+    uses.count
 }
 
 /// Whether `p` occurs in the function `f`.
 pub fn fun_uses(f: &FunDecl, p: ParamId) -> bool {
-    fn go(n: Node<'_>, p: ParamId) -> bool {
-        matches!(n, Node::Expr(Expr { kind: ExprKind::Param(q), .. }) if *q == p)
-            || children(n).into_iter().any(|c| go(c, p))
+    let mut uses = Uses { param: p, count: 0 };
+    uses.visit_fun(f);
+    uses.count > 0
+}
+
+/// Whether a walk met a parallel map.
+struct ParallelMap(bool);
+
+impl Visitor<'_> for ParallelMap {
+    fn visit_pattern(&mut self, p: &Pattern, span: Span) {
+        match p {
+            Pattern::Map { kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), .. } => self.0 = true,
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::Reduce { .. }
+            | Pattern::PartRed { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::ToGlobal(_)
+            | Pattern::ToLocal(_)
+            | Pattern::ToPrivate(_)
+            | Pattern::SlideSeq { .. }
+            | Pattern::Generate { .. }
+            | super::layout_pattern!()
+            | Pattern::Id => self.super_pattern(p, span),
+        }
     }
-    go(Node::Fun(f), p)
+}
+
+/// Whether `f` is or contains a parallel map (`mapGlb`, `mapWrg`,
+/// `mapLcl`).
+pub fn has_parallel_map(f: &FunDecl) -> bool {
+    let mut found = ParallelMap(false);
+    found.visit_fun(f);
+    found.0
 }
 
 /// `e` with every occurrence of the parameters in `by` replaced by their

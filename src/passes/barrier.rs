@@ -13,14 +13,17 @@
 //! (the tiles of a matrix product), only the last needs its barrier, as long
 //! as no copy before that barrier reads a tile whose barrier was dropped.
 
-use crate::ir::{layout_pattern, Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern};
+use crate::ir::visit::{count_uses, has_parallel_map};
+use crate::ir::{
+    layout_pattern, Def, Expr, ExprId, ExprKind, FunDecl, FunKind, MapKind, ParamId, Pattern, Visitor,
+};
 use std::collections::HashSet;
 
 /// The `mapLcl` calls (by expression id) after which no barrier is needed.
 pub fn eliminable(def: &Def) -> HashSet<ExprId> {
-    let mut out = HashSet::new();
-    visit_expr(&def.body, &mut out);
-    out
+    let mut finder = Eliminable(HashSet::new());
+    finder.visit_expr(&def.body);
+    finder.0
 }
 
 /// The dimension of the `mapLcl` that `f` is, looking through `toX`.
@@ -56,7 +59,7 @@ fn call_lcl_dim(e: &Expr) -> Option<u8> {
 fn nested_parallel(f: &FunDecl) -> bool {
     match &f.kind {
         FunKind::Pattern(p) => match p {
-            Pattern::Map { kind: MapKind::Lcl(_), f: g } => contains_parallel(g),
+            Pattern::Map { kind: MapKind::Lcl(_), f: g } => has_parallel_map(g),
             Pattern::ToGlobal(g) | Pattern::ToLocal(g) | Pattern::ToPrivate(g) => nested_parallel(g),
             Pattern::Map { .. }
             | Pattern::MapVec { .. }
@@ -76,24 +79,6 @@ fn call_nested_parallel(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Call(f, _) => nested_parallel(f),
         _ => true,
-    }
-}
-
-fn contains_parallel(f: &FunDecl) -> bool {
-    match &f.kind {
-        FunKind::UserFun(_) => false,
-        FunKind::Lambda(l) => expr_contains_parallel(&l.body),
-        FunKind::Pattern(Pattern::Map {
-            kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), ..
-        }) => true,
-        FunKind::Pattern(p) => p.nested_fun().is_some_and(contains_parallel),
-    }
-}
-
-fn expr_contains_parallel(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Param(_) => false,
-        ExprKind::Call(f, args) => contains_parallel(f) || args.iter().any(expr_contains_parallel),
     }
 }
 
@@ -122,22 +107,6 @@ fn as_let(e: &Expr) -> Option<(ParamId, &Expr, &Expr)> {
     }
 }
 
-fn uses_param(e: &Expr, p: ParamId) -> bool {
-    match &e.kind {
-        ExprKind::Literal(_) => false,
-        ExprKind::Param(q) => *q == p,
-        ExprKind::Call(f, args) => fun_uses_param(f, p) || args.iter().any(|a| uses_param(a, p)),
-    }
-}
-
-fn fun_uses_param(f: &FunDecl, p: ParamId) -> bool {
-    match &f.kind {
-        FunKind::UserFun(_) => false,
-        FunKind::Lambda(l) => uses_param(&l.body, p),
-        FunKind::Pattern(pat) => pat.nested_fun().is_some_and(|g| fun_uses_param(g, p)),
-    }
-}
-
 /// The chain of `let`s starting at `e` whose values are local copies: the
 /// barrier of a copy is dropped when no copy up to the next kept barrier
 /// reads it. Decided from the last copy backwards (the last one keeps its
@@ -155,7 +124,7 @@ fn local_copy_chain(e: &Expr, out: &mut HashSet<ExprId>) {
     let Some(mut next_kept) = chain.len().checked_sub(1) else { return };
     for i in (0..next_kept).rev() {
         let (p, v) = chain[i];
-        if chain[i + 1..=next_kept].iter().any(|(_, w)| uses_param(w, p)) {
+        if chain[i + 1..=next_kept].iter().any(|(_, w)| count_uses(w, p) > 0) {
             next_kept = i;
         } else {
             out.insert(v.id);
@@ -163,39 +132,30 @@ fn local_copy_chain(e: &Expr, out: &mut HashSet<ExprId>) {
     }
 }
 
-fn visit_expr(e: &Expr, out: &mut HashSet<ExprId>) {
-    local_copy_chain(e, out);
-    if let ExprKind::Call(f, args) = &e.kind {
-        if let Some(d) = lcl_dim(f) {
-            for a in args {
-                if call_lcl_dim(a) == Some(d) && !nested_parallel(f) && !call_nested_parallel(a) {
-                    out.insert(a.id);
-                }
-            }
-        }
-        if let FunKind::Pattern(Pattern::Zip(_)) = &f.kind {
-            let lcl: Vec<&Expr> = args.iter().filter(|a| call_lcl_dim(a).is_some()).collect();
-            if lcl.len() >= 2 {
-                for a in &lcl[..lcl.len() - 1] {
-                    out.insert(a.id);
-                }
-            }
-        }
-        visit_fun(f, out);
-        for a in args {
-            visit_expr(a, out);
-        }
-    }
-}
+/// Collects the `mapLcl` calls whose barrier can go.
+struct Eliminable(HashSet<ExprId>);
 
-fn visit_fun(f: &FunDecl, out: &mut HashSet<ExprId>) {
-    match &f.kind {
-        FunKind::Lambda(l) => visit_expr(&l.body, out),
-        FunKind::UserFun(_) => {}
-        FunKind::Pattern(p) => {
-            if let Some(g) = p.nested_fun() {
-                visit_fun(g, out);
+impl<'ir> Visitor<'ir> for Eliminable {
+    fn visit_expr(&mut self, e: &'ir Expr) {
+        let out = &mut self.0;
+        local_copy_chain(e, out);
+        if let ExprKind::Call(f, args) = &e.kind {
+            if let Some(d) = lcl_dim(f) {
+                for a in args {
+                    if call_lcl_dim(a) == Some(d) && !nested_parallel(f) && !call_nested_parallel(a) {
+                        out.insert(a.id);
+                    }
+                }
+            }
+            if let FunKind::Pattern(Pattern::Zip(_)) = &f.kind {
+                let lcl: Vec<&Expr> = args.iter().filter(|a| call_lcl_dim(a).is_some()).collect();
+                if lcl.len() >= 2 {
+                    for a in &lcl[..lcl.len() - 1] {
+                        out.insert(a.id);
+                    }
+                }
             }
         }
+        self.super_expr(e);
     }
 }

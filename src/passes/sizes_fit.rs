@@ -6,7 +6,7 @@
 //! before they allocate or launch anything.
 
 use crate::arith::ArithExpr;
-use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, Pattern, Program, Span};
+use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, MutVisitor, Param, Pattern, Program, Span};
 use crate::passes::typecheck::typecheck_def;
 use crate::types::Type;
 use std::collections::{BTreeMap, HashMap};
@@ -94,70 +94,51 @@ pub fn sizes_fit(program: &Program, def: &Def, sizes: &BTreeMap<String, i64>) ->
 /// Substitutes the sizes in the annotated lambda parameters of `e` (the
 /// parameters of inlined defs keep their declared types).
 fn subst_annotations(e: &mut Expr, m: &HashMap<String, ArithExpr>) {
-    if let ExprKind::Call(f, args) = &mut e.kind {
-        for a in args {
-            subst_annotations(a, m);
-        }
-        subst_fun(f, m);
-    }
+    Subst(m).visit_expr(e);
 }
 
-fn subst_fun(f: &mut FunDecl, m: &HashMap<String, ArithExpr>) {
-    match &mut f.kind {
-        FunKind::Lambda(l) => {
-            for p in &mut l.params {
-                p.ty = p.ty.as_ref().map(|t| subst_type(t, m));
+/// Substitutes sizes in the annotations and the pattern parameters it meets.
+struct Subst<'a>(&'a HashMap<String, ArithExpr>);
+
+impl MutVisitor<'_> for Subst<'_> {
+    fn visit_param(&mut self, p: &mut Param) {
+        p.ty = p.ty.as_ref().map(|t| subst_type(t, self.0));
+    }
+
+    /// Substitutes the sizes in a pattern's parameters (`split(N / 2)`,
+    /// `generate(N * 4, ...)`), then in its nested function.
+    fn visit_pattern(&mut self, p: &mut Pattern, span: Span) {
+        let m = self.0;
+        let s = |e: &mut ArithExpr| *e = crate::arith::simplify(&e.substitute(m));
+        match p {
+            Pattern::PartRed { m: k, .. } | Pattern::Split(k) | Pattern::At(k) => s(k),
+            Pattern::Generate { len, .. } => s(len),
+            Pattern::Gather(g) | Pattern::Scatter(g) => s(&mut g.body),
+            Pattern::Slide { size, step } | Pattern::SlideSeq { size, step, .. } => {
+                s(size);
+                s(step);
             }
-            subst_annotations(&mut l.body, m);
+            Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
+                s(left);
+                s(right);
+            }
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::Reduce { .. }
+            | Pattern::Iterate { .. }
+            | Pattern::ToGlobal(_)
+            | Pattern::ToLocal(_)
+            | Pattern::ToPrivate(_)
+            | Pattern::Join
+            | Pattern::Transpose
+            | Pattern::Zip(_)
+            | Pattern::Get(_)
+            | Pattern::AsVector(_)
+            | Pattern::AsScalar
+            | Pattern::Filter
+            | Pattern::Id => {}
         }
-        FunKind::Pattern(p) => subst_pattern(p, m),
-        FunKind::UserFun(_) => {}
-    }
-}
-
-/// Substitutes the sizes in a pattern's parameters (`split(N / 2)`,
-/// `generate(N * 4, ...)`) and in its nested function.
-fn subst_pattern(p: &mut Pattern, m: &HashMap<String, ArithExpr>) {
-    let s = |e: &mut ArithExpr| *e = crate::arith::simplify(&e.substitute(m));
-    match p {
-        Pattern::Map { f, .. }
-        | Pattern::MapVec { f }
-        | Pattern::Reduce { f, .. }
-        | Pattern::Iterate { f, .. }
-        | Pattern::ToGlobal(f)
-        | Pattern::ToLocal(f)
-        | Pattern::ToPrivate(f) => subst_fun(f, m),
-        Pattern::PartRed { f, m: k } => {
-            s(k);
-            subst_fun(f, m);
-        }
-        Pattern::Generate { f, len } => {
-            s(len);
-            subst_fun(f, m);
-        }
-        Pattern::Split(k) | Pattern::At(k) => s(k),
-        Pattern::Gather(g) | Pattern::Scatter(g) => s(&mut g.body),
-        Pattern::Slide { size, step } => {
-            s(size);
-            s(step);
-        }
-        Pattern::SlideSeq { size, step, f } => {
-            s(size);
-            s(step);
-            subst_fun(f, m);
-        }
-        Pattern::Pad { left, right, .. } | Pattern::PadConst { left, right, .. } => {
-            s(left);
-            s(right);
-        }
-        Pattern::Join
-        | Pattern::Transpose
-        | Pattern::Zip(_)
-        | Pattern::Get(_)
-        | Pattern::AsVector(_)
-        | Pattern::AsScalar
-        | Pattern::Filter
-        | Pattern::Id => {}
+        self.super_pattern(p, span);
     }
 }
 

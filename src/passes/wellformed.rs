@@ -19,7 +19,7 @@
 //! * no parallel map is inside the function of a `slideSeqPlus`: its window
 //!   lives in one thread's private memory.
 
-use crate::ir::{Def, Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Span};
+use crate::ir::{layout_pattern, Def, MapKind, Pattern, Span, Visitor};
 
 /// A program the OpenCL thread hierarchy cannot run as written.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -31,8 +31,9 @@ pub struct WellFormedError {
 
 /// Checks `def` against the rules of the module documentation.
 pub fn check(def: &Def) -> Result<(), WellFormedError> {
-    let mut w = Walker { enclosing: Vec::new(), repeated: 0, top: None, windows: 0 };
-    w.expr(&def.body)
+    let mut w = Walker { enclosing: Vec::new(), repeated: 0, top: None, windows: 0, error: None };
+    w.visit_expr(&def.body);
+    w.error.map_or(Ok(()), Err)
 }
 
 struct Walker {
@@ -45,6 +46,9 @@ struct Walker {
     top: Option<(MapKind, Span)>,
     /// How many `slideSeqPlus` functions enclose the current point.
     windows: usize,
+    /// The first rule broken, in the visitor's order; the walk below it
+    /// is skipped.
+    error: Option<WellFormedError>,
 }
 
 fn name(k: MapKind) -> String {
@@ -62,75 +66,47 @@ fn parallel(k: MapKind) -> bool {
     matches!(k, MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_))
 }
 
+impl<'ir> Visitor<'ir> for Walker {
+    fn visit_pattern(&mut self, p: &'ir Pattern, span: Span) {
+        if self.error.is_some() {
+            return;
+        }
+        match p {
+            Pattern::Map { kind, .. } if parallel(*kind) => {
+                if let Err(e) = self.map(*kind, span) {
+                    self.error = Some(e);
+                    return;
+                }
+                self.enclosing.push(*kind);
+                self.super_pattern(p, span);
+                self.enclosing.pop();
+            }
+            Pattern::Reduce { .. } | Pattern::PartRed { .. } | Pattern::Iterate { .. } => {
+                let top = self.enclosing.is_empty();
+                self.repeated += top as usize;
+                self.super_pattern(p, span);
+                self.repeated -= top as usize;
+            }
+            Pattern::SlideSeq { .. } => {
+                self.windows += 1;
+                self.super_pattern(p, span);
+                self.windows -= 1;
+            }
+            Pattern::Map { .. }
+            | Pattern::MapVec { .. }
+            | Pattern::ToGlobal(_)
+            | Pattern::ToLocal(_)
+            | Pattern::ToPrivate(_)
+            | Pattern::Generate { .. }
+            | layout_pattern!()
+            | Pattern::Id => self.super_pattern(p, span),
+        }
+    }
+}
+
 impl Walker {
     fn fail<T>(&self, span: Span, msg: String) -> Result<T, WellFormedError> {
         Err(WellFormedError { msg, span })
-    }
-
-    fn expr(&mut self, e: &Expr) -> Result<(), WellFormedError> {
-        match &e.kind {
-            ExprKind::Literal(_) | ExprKind::Param(_) => Ok(()),
-            ExprKind::Call(f, args) => {
-                for a in args {
-                    self.expr(a)?;
-                }
-                self.fun(f)
-            }
-        }
-    }
-
-    fn fun(&mut self, f: &FunDecl) -> Result<(), WellFormedError> {
-        match &f.kind {
-            FunKind::UserFun(_) => Ok(()),
-            FunKind::Lambda(l) => self.expr(&l.body),
-            FunKind::Pattern(p) => self.pattern(p, f.span),
-        }
-    }
-
-    fn pattern(&mut self, p: &Pattern, span: Span) -> Result<(), WellFormedError> {
-        match p {
-            Pattern::Map { kind, f } if parallel(*kind) => {
-                self.map(*kind, span)?;
-                self.enclosing.push(*kind);
-                let r = self.fun(f);
-                self.enclosing.pop();
-                r
-            }
-            Pattern::Reduce { f, .. } | Pattern::PartRed { f, .. } | Pattern::Iterate { f, .. } => {
-                let top = self.enclosing.is_empty();
-                self.repeated += top as usize;
-                let r = self.fun(f);
-                self.repeated -= top as usize;
-                r
-            }
-            Pattern::SlideSeq { f, .. } => {
-                self.windows += 1;
-                let r = self.fun(f);
-                self.windows -= 1;
-                r
-            }
-            Pattern::Map { f, .. }
-            | Pattern::MapVec { f }
-            | Pattern::ToGlobal(f)
-            | Pattern::ToLocal(f)
-            | Pattern::ToPrivate(f)
-            | Pattern::Generate { f, .. } => self.fun(f),
-            Pattern::Split(_)
-            | Pattern::Join
-            | Pattern::Gather(_)
-            | Pattern::Scatter(_)
-            | Pattern::Transpose
-            | Pattern::Zip(_)
-            | Pattern::Get(_)
-            | Pattern::At(_)
-            | Pattern::AsVector(_)
-            | Pattern::AsScalar
-            | Pattern::Slide { .. }
-            | Pattern::Pad { .. }
-            | Pattern::PadConst { .. }
-            | Pattern::Filter
-            | Pattern::Id => Ok(()),
-        }
     }
 
     /// Checks a parallel map of `kind` at `span` against its enclosing maps.

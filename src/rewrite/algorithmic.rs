@@ -571,6 +571,13 @@ fn m_slide(s: &Site<'_>) -> R {
     }
 }
 
+/// A `slide(size, step)` by its two parameters.
+#[derive(Clone, Copy)]
+pub struct Slides<'a> {
+    pub size: &'a ArithExpr,
+    pub step: &'a ArithExpr,
+}
+
 /// Checks the overlapped-tiling constraint (CGO 2018, Section 4) for tiles
 /// `slide(u, v)` of windows `slide(size, step)` over `len` elements: the
 /// tiles overlap by what neighbouring windows share (`u - v = size -
@@ -579,12 +586,12 @@ fn m_slide(s: &Site<'_>) -> R {
 pub fn check_tiles(
     b: &mut Builder,
     rule: &'static str,
-    size: &ArithExpr,
-    step: &ArithExpr,
-    u: &ArithExpr,
-    v: &ArithExpr,
+    windows: Slides<'_>,
+    tiles: Slides<'_>,
     len: &ArithExpr,
 ) -> Result<(), RuleError> {
+    let Slides { size, step } = windows;
+    let Slides { size: u, step: v } = tiles;
     let side = |what: String| RuleError::SideCondition { rule, what };
     let (uc, sc) = (arith::simplify(u).as_cst(), arith::simplify(size).as_cst());
     if let (Some(uc), Some(sc)) = (uc, sc) {
@@ -611,7 +618,7 @@ fn b_slide_tile(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     };
     let (u, v) = (arg("slide-tile", a, "u")?, arg("slide-tile", a, "v")?);
     let len = s.len(xs).ok_or_else(|| s.no_match("slide-tile", "a slide over an array"))?;
-    check_tiles(b, "slide-tile", size, step, &u, &v, &len)?;
+    check_tiles(b, "slide-tile", Slides { size, step }, Slides { size: &u, step: &v }, &len)?;
     let tiles = b.pattern(Pattern::Slide { size: u, step: v }, vec![xs.clone()], span);
     let win = pat(Pattern::Slide { size: size.clone(), step: step.clone() }, span);
     let inner = b.gen.lambda1(span, |g, t| g.call(win, vec![t], span));

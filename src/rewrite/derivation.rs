@@ -205,15 +205,31 @@ pub fn extract(prog: &Program, def: &str, path: &Path) -> Result<Program, Extrac
     Ok(p)
 }
 
+/// Why `derive_file` failed; shown as `file:line:col: error: ...` where
+/// a line is to blame, else `file: error: ...`.
+#[derive(Debug, thiserror::Error)]
+pub enum DeriveFileError {
+    #[error(transparent)]
+    Read(#[from] crate::ir::ReadError),
+    /// A line that does not parse or a step that does not apply.
+    #[error("{}", .error.render(file))]
+    Step { file: String, error: Box<DerivationError> },
+    /// The def cannot be put in the rules' normal form.
+    #[error("{file}: error: {error}")]
+    Prepare { file: String, error: RewriteError },
+}
+
 /// Reads the derivation at `path`, replays it on `def` and returns the
-/// final program, printable (eta-expansions undone). Errors come rendered
-/// as `file:line:col: error: ...`.
-pub fn derive_file(prog: &Program, def: &str, path: &std::path::Path) -> Result<Program, String> {
-    let name = path.display().to_string();
-    let text = crate::ir::read_text(path).map_err(|e| e.to_string())?;
-    let d = parse_derivation(&text).map_err(|e| e.render(&name))?;
-    let start = super::prepare(prog, def).map_err(|e| format!("{name}: error: {e}"))?;
-    let steps = replay(&start, def, &d).map_err(|e| e.render(&name))?;
+/// final program, printable (eta-expansions undone).
+pub fn derive_file(prog: &Program, def: &str, path: &std::path::Path) -> Result<Program, DeriveFileError> {
+    let file = || path.display().to_string();
+    let text = crate::ir::read_text(path)?;
+    let d = parse_derivation(&text)
+        .map_err(|error| DeriveFileError::Step { file: file(), error: Box::new(error) })?;
+    let start =
+        super::prepare(prog, def).map_err(|error| DeriveFileError::Prepare { file: file(), error })?;
+    let steps = replay(&start, def, &d)
+        .map_err(|error| DeriveFileError::Step { file: file(), error: Box::new(error) })?;
     let last = steps.last().map_or(start, |s| s.program.clone());
     Ok(super::release(&last, def))
 }

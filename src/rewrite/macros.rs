@@ -12,7 +12,7 @@
 //!   (a tile) element by element: the copy `to-local` then moves to local
 //!   memory (CGO 2018, Section 4.2; `map-id` only wraps calls).
 
-use super::algorithmic::{check_tiles, map_parts};
+use super::algorithmic::{check_tiles, map_parts, Slides};
 use super::rule::{arg, view, Args, Builder, Family, ParamSpec, Rule, RuleError, Site, View};
 use crate::arith::ArithExpr;
 use crate::ir::visit::takes_one_datum;
@@ -97,7 +97,7 @@ fn b_tiling(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     };
     let (u, v) = (arg("overlapped-tiling", a, "u")?, arg("overlapped-tiling", a, "v")?);
     let len = s.len(input).ok_or_else(|| s.no_match("overlapped-tiling", "a slide over an array"))?;
-    check_tiles(b, "overlapped-tiling", size, step, &u, &v, &len)?;
+    check_tiles(b, "overlapped-tiling", Slides { size, step }, Slides { size: &u, step: &v }, &len)?;
     let tiles = b.pattern(Pattern::Slide { size: u, step: v }, vec![input.clone()], span);
     let (f, size, step) = (f.clone(), size.clone(), step.clone());
     let per_tile = map_fun(b, span, |g, t| {
@@ -164,8 +164,9 @@ fn b_tiling_2d(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
         return Err(s.no_match(rule, "a 2D array"));
     };
     let crate::types::Type::Array(_, cols) = row.as_ref() else { return Err(s.no_match(rule, "a 2D array")) };
-    check_tiles(b, rule, size, step, &u, &v, rows)?;
-    check_tiles(b, rule, size, step, &u, &v, cols)?;
+    let (windows, tile) = (Slides { size, step }, Slides { size: &u, step: &v });
+    check_tiles(b, rule, windows, tile, rows)?;
+    check_tiles(b, rule, windows, tile, cols)?;
     let g = &mut b.gen;
     let tiles = slide2(g, &u, &v, input.clone(), span);
     let (f, size, step) = (f.clone(), size.clone(), step.clone());

@@ -28,8 +28,8 @@ pub mod tiling;
 pub mod vectorize;
 
 pub use derivation::{
-    derive_file, extract, parse_derivation, replay, Derivation, DerivationError, ExtractError, Replayed,
-    Step, StepAction, StepFault,
+    derive_file, extract, parse_derivation, replay, Derivation, DerivationError, DeriveFileError,
+    ExtractError, Replayed, Step, StepAction, StepFault,
 };
 pub use engine::{applicable, apply, prepare, release, Applied, Candidate, RewriteError};
 pub use rule::{Args, Builder, Constraint, Family, ParamSpec, Rule, RuleError, Site};

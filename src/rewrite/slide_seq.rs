@@ -8,7 +8,7 @@
 use super::algorithmic::{map_parts, B, R};
 use super::opencl::rule;
 use super::rule::{view, Args, Builder, Rule, RuleError, Site, View};
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Span};
+use crate::ir::{Expr, FunDecl, MapKind, Pattern, Span};
 
 pub static RULES: [Rule; 1] = [rule(
     "slide-seq-plus",
@@ -40,7 +40,7 @@ fn b_slide_seq(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
         return Err(s.no_match("slide-seq-plus", "a slide"));
     };
     // The window lives in one thread's private memory.
-    if fun_has_parallel(f) {
+    if crate::ir::visit::has_parallel_map(f) {
         return Err(RuleError::SideCondition {
             rule: "slide-seq-plus",
             what: "the function contains a parallel map, but the window is private to one thread".into(),
@@ -48,22 +48,4 @@ fn b_slide_seq(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     }
     let p = Pattern::SlideSeq { size: size.clone(), step: step.clone(), f: Box::new(f.clone()) };
     Ok(b.pattern(p, vec![xs.clone()], span))
-}
-
-fn fun_has_parallel(f: &FunDecl) -> bool {
-    match &f.kind {
-        FunKind::UserFun(_) => false,
-        FunKind::Lambda(l) => expr_has_parallel(&l.body),
-        FunKind::Pattern(Pattern::Map {
-            kind: MapKind::Glb(_) | MapKind::Wrg(_) | MapKind::Lcl(_), ..
-        }) => true,
-        FunKind::Pattern(p) => p.nested_fun().is_some_and(fun_has_parallel),
-    }
-}
-
-fn expr_has_parallel(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Literal(_) | ExprKind::Param(_) => false,
-        ExprKind::Call(f, args) => fun_has_parallel(f) || args.iter().any(expr_has_parallel),
-    }
 }

@@ -24,7 +24,7 @@
 //!
 //! Both keep the value (`tests/rewrite_rules.rs`, the property test).
 
-use super::algorithmic::{check_tiles, map_parts};
+use super::algorithmic::{check_tiles, map_parts, Slides};
 use super::macros::{map2, map2_parts, slide2_parts, unary_pattern};
 use super::rule::{arg, Args, Builder, Family, ParamSpec, Rule, RuleError, Site};
 use crate::arith::ArithExpr;
@@ -256,8 +256,9 @@ fn b_rect(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
         match p {
             Part::Slid(x) => {
                 let (rows, cols) = lens2(s, x, rule)?;
-                check_tiles(b, rule, st.size, st.step, &uy, &vy, &rows)?;
-                check_tiles(b, rule, st.size, st.step, &ux, &vx, &cols)?;
+                let windows = Slides { size: st.size, step: st.step };
+                check_tiles(b, rule, windows, Slides { size: &uy, step: &vy }, &rows)?;
+                check_tiles(b, rule, windows, Slides { size: &ux, step: &vx }, &cols)?;
             }
             Part::Plain(y) => {
                 let (rows, cols) = lens2(s, y, rule)?;

@@ -6,6 +6,7 @@
 //! the last one only, so calls are timed on the host around a queue finish.
 
 use super::exec::{DeviceBuffer, Runtime};
+use super::BlasError;
 use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 use std::os::raw::c_int;
 
@@ -108,8 +109,9 @@ fn trans(t: bool) -> c_int {
 
 impl ClBlast {
     /// Loads `libclblast.so.1` (or `libclblast.so`); the error says why not.
-    pub fn load() -> Result<ClBlast, String> {
-        let mut last = String::new();
+    pub fn load() -> Result<ClBlast, BlasError> {
+        // Replaced by the loader's error for each name tried.
+        let mut last = libloading::Error::DlOpenUnknown;
         for name in ["libclblast.so.1", "libclblast.so"] {
             // SAFETY: loading a shared library runs its initialisers;
             // CLBlast's only set up static tables.
@@ -117,7 +119,7 @@ impl ClBlast {
                 Ok(lib) => {
                     // SAFETY: the types match the C declarations in clblast_c.h.
                     let (sgemv, sgemm, sscal, sasum, sdot) = unsafe {
-                        let e = |e: libloading::Error| e.to_string();
+                        let e = BlasError::Symbol;
                         (
                             *lib.get::<Sgemv>(b"CLBlastSgemv\0").map_err(e)?,
                             *lib.get::<Sgemm>(b"CLBlastSgemm\0").map_err(e)?,
@@ -128,10 +130,10 @@ impl ClBlast {
                     };
                     return Ok(ClBlast { sgemv, sgemm, sscal, sasum, sdot, _lib: lib });
                 }
-                Err(e) => last = e.to_string(),
+                Err(e) => last = e,
             }
         }
-        Err(format!("CLBlast not found ({last}); install libclblast1"))
+        Err(BlasError::ClBlastMissing(last))
     }
 
     /// `y = alpha * op(A) x + beta * y` with `A` row-major `m x n`.
@@ -147,7 +149,7 @@ impl ClBlast {
         x: &DeviceBuffer,
         beta: f32,
         y: &DeviceBuffer,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlasError> {
         let mut q = rt.raw_queue();
         // SAFETY: the buffers and queue are live for the call; CLBlast only
         // enqueues work on the queue.
@@ -188,7 +190,7 @@ impl ClBlast {
         b: &DeviceBuffer,
         beta: f32,
         c: &DeviceBuffer,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlasError> {
         let lda = if trans_a { m } else { k };
         let ldb = if trans_b { k } else { n };
         let mut q = rt.raw_queue();
@@ -222,7 +224,7 @@ impl ClBlast {
 
 impl ClBlast {
     /// `x = alpha * x` over `n` elements.
-    pub fn sscal(&self, rt: &Runtime, n: usize, alpha: f32, x: &DeviceBuffer) -> Result<(), String> {
+    pub fn sscal(&self, rt: &Runtime, n: usize, alpha: f32, x: &DeviceBuffer) -> Result<(), BlasError> {
         let mut q = rt.raw_queue();
         // SAFETY: as in `sgemv`.
         let status = unsafe { (self.sscal)(n, alpha, x.raw(), 0, 1, &mut q, std::ptr::null_mut()) };
@@ -236,7 +238,7 @@ impl ClBlast {
         n: usize,
         x: &DeviceBuffer,
         result: &DeviceBuffer,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlasError> {
         let mut q = rt.raw_queue();
         // SAFETY: as in `sgemv`.
         let status = unsafe { (self.sasum)(n, result.raw(), 0, x.raw(), 0, 1, &mut q, std::ptr::null_mut()) };
@@ -251,7 +253,7 @@ impl ClBlast {
         x: &DeviceBuffer,
         y: &DeviceBuffer,
         result: &DeviceBuffer,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlasError> {
         let mut q = rt.raw_queue();
         // SAFETY: as in `sgemv`.
         let status = unsafe {
@@ -261,10 +263,10 @@ impl ClBlast {
     }
 }
 
-fn check(status: c_int, what: &str) -> Result<(), String> {
+fn check(status: c_int, call: &'static str) -> Result<(), BlasError> {
     if status == 0 {
         Ok(())
     } else {
-        Err(format!("{what} returned status {status} (see CLBlastStatusCode in clblast_c.h)"))
+        Err(BlasError::ClBlastStatus { call, status })
     }
 }

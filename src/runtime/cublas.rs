@@ -14,6 +14,7 @@
 //! (device-side elapsed time, like OpenCL profiling events but spanning
 //! every kernel the library launches).
 
+use super::{BlasError, LoadFailure};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};
 
@@ -112,8 +113,8 @@ pub fn search_dirs(given: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Opens the first of `names` found in `dirs`, else by name through the
 /// system loader; the error lists what was tried.
-fn open(names: &[&str], dirs: &[PathBuf]) -> Result<libloading::Library, String> {
-    let mut tried = Vec::new();
+fn open(names: &[&'static str], dirs: &[PathBuf]) -> Result<libloading::Library, LoadFailure> {
+    let mut last = None;
     let candidates = dirs
         .iter()
         .flat_map(|d| names.iter().map(move |n| d.join(n)))
@@ -124,10 +125,10 @@ fn open(names: &[&str], dirs: &[PathBuf]) -> Result<libloading::Library, String>
         // libraries only register themselves.
         match unsafe { libloading::Library::new(&c) } {
             Ok(lib) => return Ok(lib),
-            Err(e) => tried.push(format!("{}: {e}", c.display())),
+            Err(error) => last = Some(LoadFailure::Tried { path: c, error }),
         }
     }
-    Err(tried.last().cloned().unwrap_or_else(|| format!("{} not found", names[0])))
+    Err(last.unwrap_or(LoadFailure::NoCandidate(names.first().copied().unwrap_or("the library"))))
 }
 
 /// A device allocation made by `cudaMalloc`, freed on drop.
@@ -178,25 +179,27 @@ pub struct CuBlas {
     _cudart: libloading::Library,
 }
 
-fn sym<T: Copy>(lib: &libloading::Library, name: &[u8]) -> Result<T, String> {
+fn sym<T: Copy>(lib: &libloading::Library, name: &[u8]) -> Result<T, BlasError> {
     // SAFETY: each call site names a symbol whose C declaration matches `T`.
-    unsafe { lib.get::<T>(name).map(|s| *s).map_err(|e| e.to_string()) }
+    unsafe { lib.get::<T>(name).map(|s| *s).map_err(BlasError::Symbol) }
 }
 
-fn int(v: usize, what: &str) -> Result<c_int, String> {
-    c_int::try_from(v).map_err(|_| format!("cuBLAS: {what} = {v} does not fit a 32-bit int"))
+fn int(value: usize, what: &'static str) -> Result<c_int, BlasError> {
+    c_int::try_from(value).map_err(|_| BlasError::TooLarge { what, value })
 }
 
 impl CuBlas {
     /// Loads the CUDA runtime and cuBLAS (from `dirs` first) and creates a
     /// handle; the error says what is missing.
-    pub fn load(dirs: &[PathBuf]) -> Result<CuBlas, String> {
+    pub fn load(dirs: &[PathBuf]) -> Result<CuBlas, BlasError> {
         let dirs = search_dirs(dirs);
-        let cudart = open(&CUDART_NAMES, &dirs).map_err(|e| format!("CUDA runtime not found ({e})"))?;
+        let cudart = open(&CUDART_NAMES, &dirs)
+            .map_err(|failure| BlasError::Missing { library: "CUDA runtime", failure })?;
         // Optional: older cuBLAS has no Lt library, and the system loader
         // may find it anyway.
         let cublas_lt = open(&CUBLASLT_NAMES, &dirs).ok();
-        let cublas = open(&CUBLAS_NAMES, &dirs).map_err(|e| format!("cuBLAS not found ({e})"))?;
+        let cublas = open(&CUBLAS_NAMES, &dirs)
+            .map_err(|failure| BlasError::Missing { library: "cuBLAS", failure })?;
         let create: CublasCreate = sym(&cublas, b"cublasCreate_v2\0")?;
         let mut lib = CuBlas {
             cuda_malloc: sym(&cudart, b"cudaMalloc\0")?,
@@ -228,32 +231,32 @@ impl CuBlas {
         Ok(lib)
     }
 
-    fn cuda(&self, err: CudaError, what: &str) -> Result<(), String> {
-        if err == 0 {
+    fn cuda(&self, code: CudaError, call: &'static str) -> Result<(), BlasError> {
+        if code == 0 {
             return Ok(());
         }
         // SAFETY: cudaGetErrorString returns a static NUL-terminated string.
-        let msg = unsafe {
-            let p = (self.error_string)(err);
+        let text = unsafe {
+            let p = (self.error_string)(code);
             if p.is_null() {
                 String::new()
             } else {
                 CStr::from_ptr(p).to_string_lossy().into_owned()
             }
         };
-        Err(format!("{what} failed: CUDA error {err} ({msg})"))
+        Err(BlasError::Cuda { call, code, text })
     }
 
-    fn cublas_status(&self, status: CublasStatus, what: &str) -> Result<(), String> {
+    fn cublas_status(&self, status: CublasStatus, call: &'static str) -> Result<(), BlasError> {
         if status == 0 {
             Ok(())
         } else {
-            Err(format!("{what} returned status {status} (see cublasStatus_t in cublas_api.h)"))
+            Err(BlasError::CublasStatus { call, status })
         }
     }
 
     /// A device buffer holding `bytes` copied from the host.
-    pub fn upload(&self, bytes: &[u8]) -> Result<CudaBuffer<'_>, String> {
+    pub fn upload(&self, bytes: &[u8]) -> Result<CudaBuffer<'_>, BlasError> {
         let mut ptr: *mut c_void = std::ptr::null_mut();
         // SAFETY: cudaMalloc writes one device pointer.
         self.cuda(unsafe { (self.cuda_malloc)(&mut ptr, bytes.len().max(4)) }, "cudaMalloc")?;
@@ -269,7 +272,7 @@ impl CuBlas {
     }
 
     /// Copies a device buffer back to the host.
-    pub fn download(&self, buf: &CudaBuffer) -> Result<Vec<u8>, String> {
+    pub fn download(&self, buf: &CudaBuffer) -> Result<Vec<u8>, BlasError> {
         let mut out = vec![0u8; buf.bytes];
         if !out.is_empty() {
             // SAFETY: both regions hold `buf.bytes` bytes.
@@ -284,21 +287,22 @@ impl CuBlas {
     }
 
     /// Copies `from` into `to` on the device (the smaller size).
-    pub fn copy(&self, from: &CudaBuffer, to: &CudaBuffer) -> Result<(), String> {
+    pub fn copy(&self, from: &CudaBuffer, to: &CudaBuffer) -> Result<(), BlasError> {
         let n = from.bytes.min(to.bytes);
         // SAFETY: both device regions hold at least `n` bytes.
         self.cuda(unsafe { (self.cuda_memcpy)(to.ptr, from.ptr, n, MEMCPY_DEVICE_TO_DEVICE) }, "cudaMemcpy")
     }
 
     /// Waits for all device work.
-    pub fn synchronize(&self) -> Result<(), String> {
+    pub fn synchronize(&self) -> Result<(), BlasError> {
         // SAFETY: no arguments.
         self.cuda(unsafe { (self.device_synchronize)() }, "cudaDeviceSynchronize")
     }
 
     /// Runs `work` between two CUDA events on the default stream; returns
     /// the elapsed device time in milliseconds.
-    pub fn timed(&self, work: &mut dyn FnMut() -> Result<(), String>) -> Result<f64, String> {
+    /// `work`'s own errors pass through as they are.
+    pub fn timed<E: From<BlasError>>(&self, work: &mut dyn FnMut() -> Result<(), E>) -> Result<f64, E> {
         let (mut start, mut end): (Event, Event) = (std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: each call writes one event handle.
         self.cuda(unsafe { (self.event_create)(&mut start) }, "cudaEventCreate")?;
@@ -321,13 +325,13 @@ impl CuBlas {
         result
     }
 
-    fn pointer_mode(&self, mode: c_int) -> Result<(), String> {
+    fn pointer_mode(&self, mode: c_int) -> Result<(), BlasError> {
         // SAFETY: a live handle.
         self.cublas_status(unsafe { (self.set_pointer_mode)(self.handle, mode) }, "cublasSetPointerMode_v2")
     }
 
     /// `x = alpha * x` over `n` elements.
-    pub fn sscal(&self, n: usize, alpha: f32, x: &CudaBuffer) -> Result<(), String> {
+    pub fn sscal(&self, n: usize, alpha: f32, x: &CudaBuffer) -> Result<(), BlasError> {
         self.pointer_mode(POINTER_MODE_HOST)?;
         // SAFETY: `x` holds at least `n` floats (checked by the caller); alpha is a host scalar.
         let s = unsafe { (self.sscal)(self.handle, int(n, "n")?, &alpha, x.f32_ptr(), 1) };
@@ -335,7 +339,7 @@ impl CuBlas {
     }
 
     /// `result[0] = sum |x[i]|`, the result left on the device.
-    pub fn sasum(&self, n: usize, x: &CudaBuffer, result: &CudaBuffer) -> Result<(), String> {
+    pub fn sasum(&self, n: usize, x: &CudaBuffer, result: &CudaBuffer) -> Result<(), BlasError> {
         self.pointer_mode(POINTER_MODE_DEVICE)?;
         // SAFETY: device pointers of the sizes the caller checked.
         let s = unsafe { (self.sasum)(self.handle, int(n, "n")?, x.f32_ptr(), 1, result.f32_ptr()) };
@@ -343,7 +347,13 @@ impl CuBlas {
     }
 
     /// `result[0] = sum x[i] * y[i]`, the result left on the device.
-    pub fn sdot(&self, n: usize, x: &CudaBuffer, y: &CudaBuffer, result: &CudaBuffer) -> Result<(), String> {
+    pub fn sdot(
+        &self,
+        n: usize,
+        x: &CudaBuffer,
+        y: &CudaBuffer,
+        result: &CudaBuffer,
+    ) -> Result<(), BlasError> {
         self.pointer_mode(POINTER_MODE_DEVICE)?;
         // SAFETY: device pointers of the sizes the caller checked.
         let s = unsafe {
@@ -366,7 +376,7 @@ impl CuBlas {
         x: &CudaBuffer,
         beta: f32,
         y: &CudaBuffer,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlasError> {
         self.pointer_mode(POINTER_MODE_HOST)?;
         let op = if trans_a { OP_N } else { OP_T };
         let (rows, cols) = (int(n, "n")?, int(m, "m")?);
@@ -403,7 +413,7 @@ impl CuBlas {
         b: &CudaBuffer,
         beta: f32,
         c: &CudaBuffer,
-    ) -> Result<(), String> {
+    ) -> Result<(), BlasError> {
         self.pointer_mode(POINTER_MODE_HOST)?;
         let lda = if trans_a { m } else { k };
         let ldb = if trans_b { k } else { n };
@@ -465,7 +475,13 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         match CuBlas::load(std::slice::from_ref(&dir)) {
             Ok(_) => println!("skipped: CUDA is installed here"),
-            Err(e) => assert!(e.contains("CUDA runtime not found") || e.contains("cuBLAS not found"), "{e}"),
+            Err(e) => {
+                assert!(matches!(e, BlasError::Missing { library: "CUDA runtime" | "cuBLAS", .. }), "{e:?}");
+                let shown = e.to_string();
+                assert!(
+                    shown.starts_with("CUDA runtime not found (") || shown.starts_with("cuBLAS not found (")
+                );
+            }
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

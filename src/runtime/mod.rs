@@ -1,12 +1,14 @@
 //! The OpenCL runtime: device discovery and selection, buffers, program
 //! builds with their logs, and kernel launches timed by profiling events.
 
+mod blas_error;
 mod clblast;
 mod cublas;
 mod device;
 mod driver_stderr;
 mod exec;
 
+pub use blas_error::{BlasError, LoadFailure};
 pub use clblast::ClBlast;
 pub use cublas::{CuBlas, CudaBuffer};
 pub use device::{list_devices, select_device, slugify, DeviceInfo};
