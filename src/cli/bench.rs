@@ -3,7 +3,9 @@
 use super::{bad, CliError, ConfigArgs, RunArgs};
 use crate::harness::config::{self, Config, LIFT_LEVELS};
 use crate::harness::runner::{self, RunOptions};
+use crate::harness::runners::Registry;
 use crate::harness::table1::Table1Entry;
+use crate::harness::variant_name::Variant;
 use crate::harness::{chart, env, roofline, suite};
 use crate::launch::RunCounts;
 use crate::runtime::{self, Runtime};
@@ -54,26 +56,32 @@ fn writable_dir(dir: &Path) -> Result<(), CliError> {
         .map_err(|e| bad(format!("--out: cannot write in {}: {e}", dir.display())))
 }
 
+/// `--variants`: each word a variant some runner runs (a row's own name;
+/// never a host-timed twin or one other device's program).
+fn parse_variants(words: &[String]) -> Result<Vec<Variant>, CliError> {
+    let registry = Registry::new();
+    let mut out = Vec::new();
+    for w in words {
+        match Variant::parse(w) {
+            Some(v) if !v.is_twin() && !v.is_other_device() && registry.runner_for(&v).is_some() => out.push(v),
+            _ => {
+                return Err(bad(format!(
+                    "--variants: `{w}` is not reference, {}, clblast, halide, explored, explored-other, cublas or lift-<name>",
+                    LIFT_LEVELS.join(", ")
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     // Read before this process touches OpenCL: on the H100 host the Halide
     // peer started by the harness saw `OCL_ICD_FILENAMES` without the NVIDIA
     // library that the user's environment lists (and found no NVIDIA
     // platform), where it ran when started by hand.
     let icd_filenames = std::env::var("OCL_ICD_FILENAMES").ok();
-    if let Some(vs) = &a.variants {
-        for v in vs {
-            let known = ["reference", "clblast", "halide", "explored", "explored-other", "cublas"]
-                .contains(&v.as_str())
-                || LIFT_LEVELS.contains(&v.as_str())
-                || config::is_named_variant(v);
-            if !known {
-                return Err(bad(format!(
-                    "--variants: `{v}` is not reference, {}, clblast, halide, explored, explored-other, cublas or lift-<name>",
-                    LIFT_LEVELS.join(", ")
-                )));
-            }
-        }
-    }
+    let variants = a.variants.as_deref().map(parse_variants).transpose()?;
     let explore_budget = super::explore_cmd::parse_explore_budget(&a.explore_budget)?;
     let (mut configs, broken) = load_configs(&a.cfg)?;
     if let Some(s) = &a.suite {
@@ -155,7 +163,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         let these: Vec<Config> = configs.iter().filter(|c| c.suite == s).cloned().collect();
         let opts = RunOptions {
             sizes: sizes.clone(),
-            variants: a.variants.clone(),
+            variants: variants.clone(),
             counts: RunCounts { warmup: a.warmup, runs: a.runs },
             resume: a.resume,
             report_dir: report_dir.clone(),
@@ -230,25 +238,7 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
                 format!("{n}({})", b.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
             })
             .collect();
-        let mut variants = Vec::new();
-        if cfg.reference.is_some() {
-            variants.push("reference".to_string());
-        }
-        if cfg.lift.is_some() {
-            variants.extend(cfg.variants.iter().cloned());
-        }
-        if cfg.explored.is_some() {
-            variants.push(crate::harness::explored::variant_name(cfg).to_string());
-        }
-        if cfg.clblast.is_some() {
-            variants.push("clblast".to_string());
-        }
-        if cfg.cublas.is_some() {
-            variants.push("cublas".to_string());
-        }
-        if cfg.halide.is_some() {
-            variants.push("halide".to_string());
-        }
+        let variants: Vec<String> = runner::offered_variants(cfg).iter().map(Variant::to_string).collect();
         println!("{:<12} {} [{}]", cfg.name, cfg.description, cfg.suite);
         println!("{:<12} sizes: {}; variants: {}", "", sizes.join(" "), variants.join(", "));
     }

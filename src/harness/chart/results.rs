@@ -101,16 +101,7 @@ impl fmt::Display for Variant {
 
 pub use crate::harness::results::Status;
 
-/// How the time of a run was taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Timing {
-    /// Sum of the kernels' profiling events.
-    Profiling,
-    /// Wall time around a finish.
-    Host,
-    /// CUDA events around the kernels.
-    CudaEvents,
-}
+pub use crate::harness::clock::Timing;
 
 /// One row of `results.csv`. Numbers that do not apply are `None`.
 #[derive(Clone, Debug, PartialEq)]
@@ -311,14 +302,9 @@ fn parse_row(
     }
     let timing = match f.record.get(18).unwrap_or("").trim() {
         "" => None,
-        "profiling" => Some(Timing::Profiling),
-        "host" => Some(Timing::Host),
-        "cuda-events" => Some(Timing::CudaEvents),
-        other => {
-            return Err(
-                f.err(18, format!("unknown timing `{other}` (expected profiling, cuda-events or host)"))
-            )
-        }
+        other => Some(Timing::parse(other).ok_or_else(|| {
+            f.err(18, format!("unknown timing `{other}` (expected profiling, cuda-events or host)"))
+        })?),
     };
     Ok(ResultRow {
         benchmark: f.required(0)?.to_string(),
