@@ -201,7 +201,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             }
         }
         println!("results: {}", report.csv.display());
-        if report.rows.iter().any(|r| r.variant.starts_with("explored@")) {
+        if report.rows.iter().any(|r| Variant::parse(&r.variant).is_some_and(|v| v.is_other_device())) {
             let path = report_dir.join("portability.csv");
             let text = crate::harness::explored::portability_csv(&report.rows);
             match crate::outfile::replace(&path, text.as_bytes()) {

@@ -20,7 +20,7 @@ use super::config::{eval, Config};
 use super::data::{Arrays, Sizes};
 use super::results::{Row, Status};
 use super::variant::{launch_message, level_options, load_program_for_row, pad3, upload_all, Execution};
-use super::variant_name::Family;
+use super::variant_name::{Family, Variant};
 use crate::arith::{parse_arith, ArithExpr};
 use crate::compile::{compile, KernelParam};
 use crate::launch::{self, Args, Buffers, RunCounts, Step, Stop};
@@ -420,15 +420,19 @@ fn derivation_of(row: &Row) -> Option<Vec<String>> {
 
 /// The performance-portability table of a run with `explored-other`: per
 /// benchmark and size, this device's own program against each other
-/// device's program on this device (CSV; `own_speedup` = other / own time,
+/// device's program on this device (never against the own program's
+/// host-timed twin, `explored@host`) (CSV; `own_speedup` = other / own time,
 /// above 1 when the own program is faster).
 pub fn portability_csv(rows: &[Row]) -> String {
     let mut out = String::from(
         "benchmark,size,device,own_ms,other_device,other_ms,own_speedup,same_derivation,own_status,other_status\n",
     );
-    for own in rows.iter().filter(|r| r.variant == "explored") {
+    let is = |r: &Row, keep: &dyn Fn(&Variant) -> bool| Variant::parse(&r.variant).is_some_and(|v| keep(&v));
+    for own in rows.iter().filter(|r| is(r, &|v| *v == Variant::Explored(Family::Explored))) {
         for other in rows.iter().filter(|r| {
-            r.benchmark == own.benchmark && r.size == own.size && r.variant.starts_with("explored@")
+            r.benchmark == own.benchmark
+                && r.size == own.size
+                && is(r, &|v| matches!(v, Variant::OtherDevice(Family::Explored, _)))
         }) {
             let ms = |r: &Row| r.median_ms.filter(|_| r.status == Status::Ok);
             let speedup = match (ms(own), ms(other)) {
@@ -454,4 +458,26 @@ pub fn portability_csv(rows: &[Row]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portability_pairs_other_devices_and_not_the_host_twin() {
+        let row = |variant: &str, ms: f64| Row {
+            benchmark: "dot".into(),
+            size: "tiny".into(),
+            variant: variant.into(),
+            status: Status::Ok,
+            median_ms: Some(ms),
+            ..Row::default()
+        };
+        let rows = [row("explored", 2.0), row("explored@host", 2.5), row("explored@gpu-x", 3.0)];
+        let csv = portability_csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 2, "{csv}");
+        assert!(lines[1].starts_with("dot,tiny,\"\",2.0000,gpu-x,3.0000,1.500,"), "{csv}");
+    }
 }
