@@ -84,25 +84,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     let variants = a.variants.as_deref().map(parse_variants).transpose()?;
     let explore_budget = super::explore_cmd::parse_explore_budget(&a.explore_budget)?;
     let (mut configs, broken) = load_configs(&a.cfg)?;
-    if let Some(s) = &a.suite {
-        let known = suite::suites(&configs);
-        if !known.contains(s) {
-            return Err(bad(format!("--suite: no benchmark of suite `{s}`; known: {}", known.join(", "))));
-        }
-        configs.retain(|c| &c.suite == s);
-    }
-    if let Some(names) = only {
-        let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
-        for n in names {
-            if !known.contains(n) {
-                let hint = broken.iter().find(|b| b.contains(&format!("{n}.yaml"))).cloned();
-                return Err(bad(
-                    hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))
-                ));
-            }
-        }
-        configs.retain(|c| names.contains(&c.name));
-    }
+    select_configs(&mut configs, &broken, a.suite.as_deref(), only)?;
     for b in &broken {
         eprintln!("error: {b}");
     }
@@ -114,44 +96,11 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         println!("no GPU selected: running on the {} device with the `tiny` size preset", rt.info.kind);
     }
     let sizes = size_presets(a.size.as_deref(), rt.info.is_gpu());
-    // A preset no selected benchmark defines is a typo, not a run that
-    // skips everything (one some benchmarks lack is skipped for those).
-    for s in &sizes {
-        if !configs.iter().any(|c| c.preset(s).is_some()) {
-            let mut known: Vec<&str> = Vec::new();
-            for (name, _) in configs.iter().flat_map(|c| &c.sizes) {
-                if !known.contains(&name.as_str()) {
-                    known.push(name);
-                }
-            }
-            return Err(bad(format!(
-                "--size {s}: no selected benchmark defines this preset (they define: {})",
-                known.join(", ")
-            )));
-        }
-    }
+    check_presets(&configs, &sizes)?;
     let report_dir = a.out.join(rt.info.slug());
     writable_dir(&report_dir)?;
     let date = env::now_utc();
-    let roof_path = report_dir.join("roofline.csv");
-    let roof = if only.is_none() && !a.no_roofline && !(a.resume && roof_path.exists()) {
-        println!("measuring device limits (roofline)...");
-        match roofline::measure(&rt, &date) {
-            Ok(r) => {
-                println!("  bandwidth {:.1} GB/s, FP32 {:.1} GFLOP/s", r.bandwidth_gbps, r.gflops);
-                if let Err(e) = roofline::save(&r, &roof_path) {
-                    eprintln!("warning: {e}");
-                }
-                Some(r)
-            }
-            Err(e) => {
-                eprintln!("warning: roofline measurement failed: {e}");
-                None
-            }
-        }
-    } else {
-        roofline::load(&roof_path)
-    };
+    let roof = roofline_for(&rt, a, only.is_some(), &report_dir, &date);
     // A copy of the tree shipped to another machine (a GPU host) may carry
     // no .git, or a stale one: LIFT_GIT_COMMIT names the commit.
     let git_commit = std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.cfg.root));
@@ -189,26 +138,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         }
         println!();
         print!("{}", runner::summary_table(&report.rows));
-        match suite::render_figures(&s, &report.csv, &report_dir) {
-            Ok(files) => {
-                for f in files {
-                    println!("chart: {}", f.display());
-                }
-            }
-            Err(e) => {
-                eprintln!("error: charts: {e}");
-                chart_failed = true;
-            }
-        }
-        println!("results: {}", report.csv.display());
-        if report.rows.iter().any(|r| Variant::parse(&r.variant).is_some_and(|v| v.is_other_device())) {
-            let path = report_dir.join("portability.csv");
-            let text = crate::harness::explored::portability_csv(&report.rows);
-            match crate::outfile::replace(&path, text.as_bytes()) {
-                Ok(()) => println!("portability: {}", path.display()),
-                Err(e) => eprintln!("error: {}: {e}", path.display()),
-            }
-        }
+        chart_failed |= !write_suite_outputs(&s, &report, &report_dir);
         failures += report.failures();
         csvs.push(report.csv.display().to_string());
     }
@@ -226,6 +156,113 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         )));
     }
     Ok(())
+}
+
+/// Keeps the configs of `--suite` and of the benchmarks named on the
+/// command line (each must exist; a broken config of that name is the error).
+fn select_configs(
+    configs: &mut Vec<Config>,
+    broken: &[String],
+    suite_arg: Option<&str>,
+    only: Option<&[String]>,
+) -> Result<(), CliError> {
+    if let Some(s) = suite_arg {
+        let known = suite::suites(configs);
+        if !known.iter().any(|k| k == s) {
+            return Err(bad(format!("--suite: no benchmark of suite `{s}`; known: {}", known.join(", "))));
+        }
+        configs.retain(|c| c.suite == s);
+    }
+    if let Some(names) = only {
+        let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
+        for n in names {
+            if !known.contains(n) {
+                let hint = broken.iter().find(|b| b.contains(&format!("{n}.yaml"))).cloned();
+                return Err(bad(
+                    hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))
+                ));
+            }
+        }
+        configs.retain(|c| names.contains(&c.name));
+    }
+    Ok(())
+}
+
+/// A preset no selected benchmark defines is a typo, not a run that skips
+/// everything (one some benchmarks lack is skipped for those).
+fn check_presets(configs: &[Config], sizes: &[String]) -> Result<(), CliError> {
+    for s in sizes {
+        if !configs.iter().any(|c| c.preset(s).is_some()) {
+            let mut known: Vec<&str> = Vec::new();
+            for (name, _) in configs.iter().flat_map(|c| &c.sizes) {
+                if !known.contains(&name.as_str()) {
+                    known.push(name);
+                }
+            }
+            return Err(bad(format!(
+                "--size {s}: no selected benchmark defines this preset (they define: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The device's limits: measured (and saved) at the start of `lift all`,
+/// else read from an earlier run's `roofline.csv`, if any.
+fn roofline_for(
+    rt: &Runtime,
+    a: &RunArgs,
+    only: bool,
+    report_dir: &Path,
+    date: &str,
+) -> Option<roofline::Roofline> {
+    let roof_path = report_dir.join("roofline.csv");
+    if !(only || a.no_roofline || a.resume && roof_path.exists()) {
+        println!("measuring device limits (roofline)...");
+        match roofline::measure(rt, date) {
+            Ok(r) => {
+                println!("  bandwidth {:.1} GB/s, FP32 {:.1} GFLOP/s", r.bandwidth_gbps, r.gflops);
+                if let Err(e) = roofline::save(&r, &roof_path) {
+                    eprintln!("warning: {e}");
+                }
+                Some(r)
+            }
+            Err(e) => {
+                eprintln!("warning: roofline measurement failed: {e}");
+                None
+            }
+        }
+    } else {
+        roofline::load(&roof_path)
+    }
+}
+
+/// Writes a suite's charts and, where other devices' programs ran, the
+/// portability table; prints where they went. False where the charts failed.
+fn write_suite_outputs(s: &str, report: &runner::RunReport, report_dir: &Path) -> bool {
+    let mut charted = true;
+    match suite::render_figures(s, &report.csv, report_dir) {
+        Ok(files) => {
+            for f in files {
+                println!("chart: {}", f.display());
+            }
+        }
+        Err(e) => {
+            eprintln!("error: charts: {e}");
+            charted = false;
+        }
+    }
+    println!("results: {}", report.csv.display());
+    if report.rows.iter().any(|r| Variant::parse(&r.variant).is_some_and(|v| v.is_other_device())) {
+        let path = report_dir.join("portability.csv");
+        let text = crate::harness::explored::portability_csv(&report.rows);
+        match crate::outfile::replace(&path, text.as_bytes()) {
+            Ok(()) => println!("portability: {}", path.display()),
+            Err(e) => eprintln!("error: {}: {e}", path.display()),
+        }
+    }
+    charted
 }
 
 pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {

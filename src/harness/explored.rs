@@ -22,7 +22,8 @@ use super::results::{Row, Status};
 use super::variant::{launch_message, level_options, load_program_for_row, pad3, upload_all, Execution};
 use super::variant_name::{Family, Variant};
 use crate::arith::{parse_arith, ArithExpr};
-use crate::compile::{compile, KernelParam};
+use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
+use crate::ir::{Program, SourceFile};
 use crate::launch::{self, Args, Buffers, RunCounts, Step, Stop};
 use crate::runtime::{DeviceBuffer, ElemKind, Runtime};
 use crate::types::Type;
@@ -266,6 +267,44 @@ fn infer_sizes(
     Ok(())
 }
 
+/// The first of a kernel's alternative defs whose size constraints hold at
+/// `sizes` (with the sizes its buffers imply), compiled with `opts`; the
+/// last one's misfit is the error.
+fn choose_def(
+    loaded: &(SourceFile, Program),
+    path: &Path,
+    k: &ExploredKernel,
+    opts: &CompileOptions,
+    sizes: &Sizes,
+    bufs: &BTreeMap<String, DeviceBuffer>,
+) -> Result<(String, Kernel, Sizes), String> {
+    let (file, program) = loaded;
+    for (i, def) in k.defs.iter().enumerate() {
+        let kernel = compile(program, def, opts).map_err(|e| file.error_in(e.span(), &e))?;
+        let mut s = sizes.clone();
+        infer_sizes(&kernel.params, k, bufs, &mut s)?;
+        let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;
+        match crate::passes::sizes_fit::sizes_fit(program, d, &s) {
+            Ok(()) => return Ok((def.clone(), kernel, s)),
+            Err(e) if i + 1 == k.defs.len() => {
+                return Err(format!("{}: def {def}: {}", path.display(), e.msg))
+            }
+            Err(_) => {}
+        }
+    }
+    Err(format!("{}: no def to run", path.display()))
+}
+
+/// A header's tuned local size as `dims` dimensions (missing ones 1).
+fn tuned_local(header: &[i64], global: &[usize]) -> Vec<usize> {
+    header.iter().map(|&x| x.max(1) as usize).chain(std::iter::repeat(1)).take(global.len()).collect()
+}
+
+/// Whether `local` divides `global` in every dimension.
+fn divides(global: &[usize], local: &[usize]) -> bool {
+    global.iter().zip(local).all(|(g, l)| g % l == 0)
+}
+
 /// Compiles (level `all`) and runs the kernels; `device_file` is the
 /// device's program.
 #[allow(clippy::too_many_arguments)]
@@ -286,7 +325,8 @@ pub fn run_explored(
     let mut built = Vec::new();
     for k in &spec.kernels {
         let path = k.program.as_deref().unwrap_or(device_file);
-        let (file, program) = load_program_for_row(path)?;
+        let loaded = load_program_for_row(path)?;
+        let program = &loaded.1;
         // `lift explore` writes the local size it tuned into the header.
         let header = if k.program.is_none() {
             std::fs::read_to_string(path).ok().and_then(|t| header_local(&t))
@@ -303,25 +343,7 @@ pub fn run_explored(
         opts.global = cfg_global.as_deref().map(pad3);
         opts.local = cfg_local.as_deref().map(pad3);
         let t0 = Instant::now();
-        let mut chosen = None;
-        for (i, def) in k.defs.iter().enumerate() {
-            let kernel = compile(&program, def, &opts).map_err(|e| file.error_in(e.span(), &e))?;
-            let mut s = sizes.clone();
-            infer_sizes(&kernel.params, k, &bufs, &mut s)?;
-            let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;
-            match crate::passes::sizes_fit::sizes_fit(&program, d, &s) {
-                Ok(()) => {
-                    chosen = Some((def.clone(), kernel, s));
-                    break;
-                }
-                // The last alternative's misfit is the error.
-                Err(e) if i + 1 == k.defs.len() => {
-                    return Err(format!("{}: def {def}: {}", path.display(), e.msg))
-                }
-                Err(_) => {}
-            }
-        }
-        let (def, kernel, inferred) = chosen.ok_or_else(|| format!("{}: no def to run", path.display()))?;
+        let (def, kernel, inferred) = choose_def(&loaded, path, k, &opts, &sizes, &bufs)?;
         sizes = inferred;
         let first_ms = t0.elapsed().as_secs_f64() * 1e3;
         compile_ms += first_ms;
@@ -342,15 +364,7 @@ pub fn run_explored(
             // The tuned local size, where it divides this size's global one
             // (else the driver's choice).
             (None, None) => {
-                let tuned = header
-                    .map(|h| -> Vec<usize> {
-                        h.iter()
-                            .map(|&x| x.max(1) as usize)
-                            .chain(std::iter::repeat(1))
-                            .take(global.len())
-                            .collect()
-                    })
-                    .filter(|l| global.iter().zip(l).all(|(g, l)| g % l == 0));
+                let tuned = header.map(|h| tuned_local(&h, &global)).filter(|l| divides(&global, l));
                 // The search compiled the kernel it timed with this local
                 // size (`reqd_work_group_size`, which NVIDIA's compiler uses
                 // to allocate registers: hotspot3d's tuned kernel ran 3x
@@ -358,7 +372,7 @@ pub fn run_explored(
                 if let Some(l) = &tuned {
                     opts.local = Some(pad3(l));
                     let t0 = Instant::now();
-                    kernel = compile(&program, &def, &opts)
+                    kernel = compile(program, &def, &opts)
                         .map_err(|e| format!("{}: error: {e}", path.display()))?;
                     // The reported compile time is that of the kernel run.
                     compile_ms += t0.elapsed().as_secs_f64() * 1e3 - first_ms;
