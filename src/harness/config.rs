@@ -2,6 +2,7 @@
 //! strict key checking, and parsing of every size expression up front so a
 //! bad config is reported before anything runs.
 
+use super::variant_name::Level;
 use crate::arith::{parse_arith, ArithExpr};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -386,17 +387,14 @@ pub struct Config {
 }
 
 /// The Lift optimisation levels, in chart order.
-pub const LIFT_LEVELS: [&str; 4] = ["none", "barrier", "barrier+cf", "all"];
+pub const LIFT_LEVELS: [&str; 4] =
+    [Level::None.as_str(), Level::Barrier.as_str(), Level::BarrierCf.as_str(), Level::All.as_str()];
 
 /// The suite of a config without `suite:`.
 pub const DEFAULT_SUITE: &str = "cgo17";
 
 /// Whether `v` may name a named Lift variant: `lift-` and a lowercase name.
-pub fn is_named_variant(v: &str) -> bool {
-    v.strip_prefix("lift-").is_some_and(|r| {
-        !r.is_empty() && r.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    })
-}
+pub use super::variant_name::is_named as is_named_variant;
 
 impl Config {
     pub fn preset(&self, name: &str) -> Option<(usize, &BTreeMap<String, i64>)> {

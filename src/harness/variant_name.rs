@@ -24,7 +24,7 @@ impl Level {
     pub const ALL: [Level; 4] = [Level::None, Level::Barrier, Level::BarrierCf, Level::All];
 
     /// The spelling of configs, `--variants` and `results.csv`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Level::None => "none",
             Level::Barrier => "barrier",
