@@ -6,8 +6,7 @@ use std::process::Command;
 
 use lift::harness::chart::{
     build_panels, display_name, geometric_mean, legend_label, read_results, render_figure8,
-    render_figure8_with_fonts, speedup_table, variant_color, Cell, FontSource, Status, Variant,
-    RESULTS_HEADER,
+    render_figure8_with_fonts, speedup_table, variant_color, Bar, Cell, FontSource, Status, RESULTS_HEADER,
 };
 
 const NVIDIA: &str = "NVIDIA GeForce GTX TITAN X";
@@ -91,7 +90,7 @@ fn svg_texts(svg: &str) -> Vec<String> {
         .collect()
 }
 
-fn all_rows(csvs: &[PathBuf]) -> Vec<lift::harness::chart::ResultRow> {
+fn all_rows(csvs: &[PathBuf]) -> Vec<lift::harness::results::Row> {
     csvs.iter().flat_map(|c| read_results(c).expect("synthetic CSV parses")).collect()
 }
 
@@ -110,7 +109,7 @@ fn renders_svg_and_pdf_with_every_label() {
     for label in ["small", "large", "geo. mean", NVIDIA, AMD, "speedup over reference", "reference = 1.0"] {
         assert!(svg.contains(label), "`{label}` missing from the SVG");
     }
-    for v in Variant::COMPARED {
+    for v in Bar::COMPARED {
         assert!(svg.contains(legend_label(v)), "legend entry for {v} missing");
     }
     // Every non-bar is marked where its bar would be.
@@ -132,16 +131,16 @@ fn failed_rows_are_not_bars() {
     assert_eq!(panels.len(), 2);
     assert_eq!(panels[0].device, NVIDIA);
     let conv = panels[0].groups.iter().find(|g| g.benchmark == "convolution").expect("convolution group");
-    assert_eq!(conv.cells[0], (Variant::None, Cell::NotOk(Status::Failed)));
-    assert_eq!(conv.cells[1], (Variant::Barrier, Cell::NotOk(Status::Error)));
+    assert_eq!(conv.cells[0], (Bar::None, Cell::NotOk(Status::Failed)));
+    assert_eq!(conv.cells[1], (Bar::Barrier, Cell::NotOk(Status::Error)));
     let kmeans = panels[0].groups.iter().find(|g| g.benchmark == "kmeans").expect("kmeans group");
-    assert_eq!(kmeans.cells[2], (Variant::BarrierCf, Cell::Missing));
+    assert_eq!(kmeans.cells[2], (Bar::BarrierCf, Cell::Missing));
     let md = panels[1].groups.iter().find(|g| g.benchmark == "md").expect("md group");
     assert!(md.cells.iter().all(|(_, c)| *c == Cell::NoReference));
 
     // Each variant's fill colour appears once per bar plus once in the legend.
     let svg = lift::harness::chart::figure8_svg(&panels).expect("svg");
-    for v in Variant::COMPARED {
+    for v in Bar::COMPARED {
         let c = variant_color(v);
         let fill = format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
         let bars = panels
@@ -159,18 +158,18 @@ fn speedups_and_geometric_means() {
     let panels = build_panels(&all_rows(&synthetic(&dir)));
     let nbody = &panels[0].groups[0];
     assert_eq!((nbody.benchmark.as_str(), nbody.size.as_str()), ("nbody-nvidia", "small"));
-    assert_eq!(nbody.cells[0], (Variant::None, Cell::Speedup(0.05)));
-    assert_eq!(nbody.cells[3], (Variant::All, Cell::Speedup(2.0)));
+    assert_eq!(nbody.cells[0], (Bar::None, Cell::Speedup(0.05)));
+    assert_eq!(nbody.cells[3], (Bar::All, Cell::Speedup(2.0)));
     // CLBlast only where a benchmark has it.
     assert_eq!(nbody.cells.len(), 4);
     let mm = panels[0].groups.iter().find(|g| g.benchmark == "mm-nvidia").expect("mm group");
-    assert_eq!(mm.cells[4], (Variant::Clblast, Cell::Speedup(2.0)));
+    assert_eq!(mm.cells[4], (Bar::Clblast, Cell::Speedup(2.0)));
     // `all` on NVIDIA: 2, 2, 0.8, 1, 1 -> geometric mean 3.2^(1/5).
-    let all = panels[0].geo_mean.iter().find(|(v, _)| *v == Variant::All).expect("all mean").1;
+    let all = panels[0].geo_mean.iter().find(|(v, _)| *v == Bar::All).expect("all mean").1;
     let expected = 3.2f64.powf(0.2);
     assert!((all.speedup().expect("a mean") - expected).abs() < 1e-12);
     // AMD's only CLBlast row was skipped: its mean is marked, not drawn.
-    assert_eq!(panels[1].geo_mean.last(), Some(&(Variant::Clblast, Cell::Missing)));
+    assert_eq!(panels[1].geo_mean.last(), Some(&(Bar::Clblast, Cell::Missing)));
     let md = panels[1].groups.iter().find(|g| g.benchmark == "md").expect("md group");
     assert_eq!(md.cells.len(), 4, "no CLBlast slot for a benchmark without a CLBlast row");
     assert_eq!(geometric_mean(&[]), None);
@@ -399,7 +398,7 @@ fn named_variants_are_left_out_of_figure8() {
     );
     let rows = read_results(&path).expect("named variants parse");
     assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| matches!(r.variant, Variant::Reference | Variant::All)));
+    assert!(rows.iter().all(|r| r.variant == "reference" || r.variant == "all"));
     write_csv(&path, &[row("dot", "small", "lift-", "ok", Some(0.6), AMD)]);
     let err = read_results(&path).expect_err("`lift-` names no variant").to_string();
     assert!(err.contains("column `variant`"), "{err}");

@@ -3,7 +3,9 @@
 use super::{bad, CliError, ConfigArgs, RunArgs};
 use crate::harness::config::{self, Config, LIFT_LEVELS};
 use crate::harness::runner::{self, RunOptions};
+use crate::harness::runners::Registry;
 use crate::harness::table1::Table1Entry;
+use crate::harness::variant_name::Variant;
 use crate::harness::{chart, env, roofline, suite};
 use crate::launch::RunCounts;
 use crate::runtime::{self, Runtime};
@@ -54,47 +56,35 @@ fn writable_dir(dir: &Path) -> Result<(), CliError> {
         .map_err(|e| bad(format!("--out: cannot write in {}: {e}", dir.display())))
 }
 
+/// `--variants`: each word a variant some runner runs (a row's own name;
+/// never a host-timed twin or one other device's program).
+fn parse_variants(words: &[String]) -> Result<Vec<Variant>, CliError> {
+    let registry = Registry::new();
+    let mut out = Vec::new();
+    for w in words {
+        match Variant::parse(w) {
+            Some(v) if !v.is_twin() && !v.is_other_device() && registry.runner_for(&v).is_some() => out.push(v),
+            _ => {
+                return Err(bad(format!(
+                    "--variants: `{w}` is not reference, {}, clblast, halide, explored, explored-other, cublas or lift-<name>",
+                    LIFT_LEVELS.join(", ")
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliError> {
     // Read before this process touches OpenCL: on the H100 host the Halide
     // peer started by the harness saw `OCL_ICD_FILENAMES` without the NVIDIA
     // library that the user's environment lists (and found no NVIDIA
     // platform), where it ran when started by hand.
     let icd_filenames = std::env::var("OCL_ICD_FILENAMES").ok();
-    if let Some(vs) = &a.variants {
-        for v in vs {
-            let known = ["reference", "clblast", "halide", "explored", "explored-other", "cublas"]
-                .contains(&v.as_str())
-                || LIFT_LEVELS.contains(&v.as_str())
-                || config::is_named_variant(v);
-            if !known {
-                return Err(bad(format!(
-                    "--variants: `{v}` is not reference, {}, clblast, halide, explored, explored-other, cublas or lift-<name>",
-                    LIFT_LEVELS.join(", ")
-                )));
-            }
-        }
-    }
+    let variants = a.variants.as_deref().map(parse_variants).transpose()?;
     let explore_budget = super::explore_cmd::parse_explore_budget(&a.explore_budget)?;
     let (mut configs, broken) = load_configs(&a.cfg)?;
-    if let Some(s) = &a.suite {
-        let known = suite::suites(&configs);
-        if !known.contains(s) {
-            return Err(bad(format!("--suite: no benchmark of suite `{s}`; known: {}", known.join(", "))));
-        }
-        configs.retain(|c| &c.suite == s);
-    }
-    if let Some(names) = only {
-        let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
-        for n in names {
-            if !known.contains(n) {
-                let hint = broken.iter().find(|b| b.contains(&format!("{n}.yaml"))).cloned();
-                return Err(bad(
-                    hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))
-                ));
-            }
-        }
-        configs.retain(|c| names.contains(&c.name));
-    }
+    select_configs(&mut configs, &broken, a.suite.as_deref(), only)?;
     for b in &broken {
         eprintln!("error: {b}");
     }
@@ -106,44 +96,11 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         println!("no GPU selected: running on the {} device with the `tiny` size preset", rt.info.kind);
     }
     let sizes = size_presets(a.size.as_deref(), rt.info.is_gpu());
-    // A preset no selected benchmark defines is a typo, not a run that
-    // skips everything (one some benchmarks lack is skipped for those).
-    for s in &sizes {
-        if !configs.iter().any(|c| c.preset(s).is_some()) {
-            let mut known: Vec<&str> = Vec::new();
-            for (name, _) in configs.iter().flat_map(|c| &c.sizes) {
-                if !known.contains(&name.as_str()) {
-                    known.push(name);
-                }
-            }
-            return Err(bad(format!(
-                "--size {s}: no selected benchmark defines this preset (they define: {})",
-                known.join(", ")
-            )));
-        }
-    }
+    check_presets(&configs, &sizes)?;
     let report_dir = a.out.join(rt.info.slug());
     writable_dir(&report_dir)?;
     let date = env::now_utc();
-    let roof_path = report_dir.join("roofline.csv");
-    let roof = if only.is_none() && !a.no_roofline && !(a.resume && roof_path.exists()) {
-        println!("measuring device limits (roofline)...");
-        match roofline::measure(&rt, &date) {
-            Ok(r) => {
-                println!("  bandwidth {:.1} GB/s, FP32 {:.1} GFLOP/s", r.bandwidth_gbps, r.gflops);
-                if let Err(e) = roofline::save(&r, &roof_path) {
-                    eprintln!("warning: {e}");
-                }
-                Some(r)
-            }
-            Err(e) => {
-                eprintln!("warning: roofline measurement failed: {e}");
-                None
-            }
-        }
-    } else {
-        roofline::load(&roof_path)
-    };
+    let roof = roofline_for(&rt, a, only.is_some(), &report_dir, &date);
     // A copy of the tree shipped to another machine (a GPU host) may carry
     // no .git, or a stale one: LIFT_GIT_COMMIT names the commit.
     let git_commit = std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.cfg.root));
@@ -155,7 +112,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         let these: Vec<Config> = configs.iter().filter(|c| c.suite == s).cloned().collect();
         let opts = RunOptions {
             sizes: sizes.clone(),
-            variants: a.variants.clone(),
+            variants: variants.clone(),
             counts: RunCounts { warmup: a.warmup, runs: a.runs },
             resume: a.resume,
             report_dir: report_dir.clone(),
@@ -181,26 +138,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         }
         println!();
         print!("{}", runner::summary_table(&report.rows));
-        match suite::render_figures(&s, &report.csv, &report_dir) {
-            Ok(files) => {
-                for f in files {
-                    println!("chart: {}", f.display());
-                }
-            }
-            Err(e) => {
-                eprintln!("error: charts: {e}");
-                chart_failed = true;
-            }
-        }
-        println!("results: {}", report.csv.display());
-        if report.rows.iter().any(|r| r.variant.starts_with("explored@")) {
-            let path = report_dir.join("portability.csv");
-            let text = crate::harness::explored::portability_csv(&report.rows);
-            match crate::outfile::replace(&path, text.as_bytes()) {
-                Ok(()) => println!("portability: {}", path.display()),
-                Err(e) => eprintln!("error: {}: {e}", path.display()),
-            }
-        }
+        chart_failed |= !write_suite_outputs(&s, &report, &report_dir);
         failures += report.failures();
         csvs.push(report.csv.display().to_string());
     }
@@ -220,6 +158,113 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     Ok(())
 }
 
+/// Keeps the configs of `--suite` and of the benchmarks named on the
+/// command line (each must exist; a broken config of that name is the error).
+fn select_configs(
+    configs: &mut Vec<Config>,
+    broken: &[String],
+    suite_arg: Option<&str>,
+    only: Option<&[String]>,
+) -> Result<(), CliError> {
+    if let Some(s) = suite_arg {
+        let known = suite::suites(configs);
+        if !known.iter().any(|k| k == s) {
+            return Err(bad(format!("--suite: no benchmark of suite `{s}`; known: {}", known.join(", "))));
+        }
+        configs.retain(|c| c.suite == s);
+    }
+    if let Some(names) = only {
+        let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
+        for n in names {
+            if !known.contains(n) {
+                let hint = broken.iter().find(|b| b.contains(&format!("{n}.yaml"))).cloned();
+                return Err(bad(
+                    hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))
+                ));
+            }
+        }
+        configs.retain(|c| names.contains(&c.name));
+    }
+    Ok(())
+}
+
+/// A preset no selected benchmark defines is a typo, not a run that skips
+/// everything (one some benchmarks lack is skipped for those).
+fn check_presets(configs: &[Config], sizes: &[String]) -> Result<(), CliError> {
+    for s in sizes {
+        if !configs.iter().any(|c| c.preset(s).is_some()) {
+            let mut known: Vec<&str> = Vec::new();
+            for (name, _) in configs.iter().flat_map(|c| &c.sizes) {
+                if !known.contains(&name.as_str()) {
+                    known.push(name);
+                }
+            }
+            return Err(bad(format!(
+                "--size {s}: no selected benchmark defines this preset (they define: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The device's limits: measured (and saved) at the start of `lift all`,
+/// else read from an earlier run's `roofline.csv`, if any.
+fn roofline_for(
+    rt: &Runtime,
+    a: &RunArgs,
+    only: bool,
+    report_dir: &Path,
+    date: &str,
+) -> Option<roofline::Roofline> {
+    let roof_path = report_dir.join("roofline.csv");
+    if !(only || a.no_roofline || a.resume && roof_path.exists()) {
+        println!("measuring device limits (roofline)...");
+        match roofline::measure(rt, date) {
+            Ok(r) => {
+                println!("  bandwidth {:.1} GB/s, FP32 {:.1} GFLOP/s", r.bandwidth_gbps, r.gflops);
+                if let Err(e) = roofline::save(&r, &roof_path) {
+                    eprintln!("warning: {e}");
+                }
+                Some(r)
+            }
+            Err(e) => {
+                eprintln!("warning: roofline measurement failed: {e}");
+                None
+            }
+        }
+    } else {
+        roofline::load(&roof_path)
+    }
+}
+
+/// Writes a suite's charts and, where other devices' programs ran, the
+/// portability table; prints where they went. False where the charts failed.
+fn write_suite_outputs(s: &str, report: &runner::RunReport, report_dir: &Path) -> bool {
+    let mut charted = true;
+    match suite::render_figures(s, &report.csv, report_dir) {
+        Ok(files) => {
+            for f in files {
+                println!("chart: {}", f.display());
+            }
+        }
+        Err(e) => {
+            eprintln!("error: charts: {e}");
+            charted = false;
+        }
+    }
+    println!("results: {}", report.csv.display());
+    if report.rows.iter().any(|r| Variant::parse(&r.variant).is_some_and(|v| v.is_other_device())) {
+        let path = report_dir.join("portability.csv");
+        let text = crate::harness::explored::portability_csv(&report.rows);
+        match crate::outfile::replace(&path, text.as_bytes()) {
+            Ok(()) => println!("portability: {}", path.display()),
+            Err(e) => eprintln!("error: {}: {e}", path.display()),
+        }
+    }
+    charted
+}
+
 pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
     let (configs, broken) = load_configs(c)?;
     for cfg in &configs {
@@ -230,25 +275,7 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
                 format!("{n}({})", b.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
             })
             .collect();
-        let mut variants = Vec::new();
-        if cfg.reference.is_some() {
-            variants.push("reference".to_string());
-        }
-        if cfg.lift.is_some() {
-            variants.extend(cfg.variants.iter().cloned());
-        }
-        if cfg.explored.is_some() {
-            variants.push(crate::harness::explored::variant_name(cfg).to_string());
-        }
-        if cfg.clblast.is_some() {
-            variants.push("clblast".to_string());
-        }
-        if cfg.cublas.is_some() {
-            variants.push("cublas".to_string());
-        }
-        if cfg.halide.is_some() {
-            variants.push("halide".to_string());
-        }
+        let variants: Vec<String> = runner::offered_variants(cfg).iter().map(Variant::to_string).collect();
         println!("{:<12} {} [{}]", cfg.name, cfg.description, cfg.suite);
         println!("{:<12} sizes: {}; variants: {}", "", sizes.join(" "), variants.join(", "));
     }

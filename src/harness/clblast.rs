@@ -3,6 +3,7 @@
 //! last kernel only, so each execution is timed on the host between two
 //! queue finishes (the CSV says `timing = host`).
 
+use super::clock::Timing;
 use super::config::{BlasCall, BlasScalar, ClBlastSpec, Config};
 use super::data::{Arrays, HostArray, Sizes};
 use super::variant::{upload_all, Execution};
@@ -114,13 +115,5 @@ pub fn run_clblast(
     for _ in 0..counts.runs.max(1) {
         times_ms.push(execute(rt, blas, spec, sizes, inputs, &mut bufs)?);
     }
-    Ok(Execution {
-        times_ms,
-        host_ms: Vec::new(),
-        output,
-        compile_ms: None,
-        kernel_lines: None,
-        kernel_bytes: None,
-        build_options: String::new(),
-    })
+    Ok(Execution::timed(times_ms, Timing::Host, output, &spec.output))
 }

@@ -8,9 +8,33 @@
 //! timed on the host), where the results file has one.
 
 use super::results::Row;
+pub use super::variant_name::HOST_TWIN;
 
-/// The suffix of a row's host-timed twin (`reference@host`, `all@host`).
-pub const HOST_TWIN: &str = "@host";
+/// How a row's times were taken: its `timing` column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Timing {
+    /// The sum of the kernels' OpenCL profiling events.
+    Profiling,
+    /// Wall time around the calls and a device synchronisation.
+    Host,
+    /// CUDA events around the kernels.
+    CudaEvents,
+}
+
+impl Timing {
+    /// The `results.csv` spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Timing::Profiling => "profiling",
+            Timing::Host => "host",
+            Timing::CudaEvents => "cuda-events",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Timing> {
+        [Timing::Profiling, Timing::Host, Timing::CudaEvents].into_iter().find(|t| t.as_str() == s)
+    }
+}
 
 /// Whether two `timing` values time the same thing: both the device, or
 /// both the host. An empty or unknown value matches nothing.

@@ -2,6 +2,7 @@
 //! strict key checking, and parsing of every size expression up front so a
 //! bad config is reported before anything runs.
 
+use super::variant_name::Level;
 use crate::arith::{parse_arith, ArithExpr};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -386,17 +387,14 @@ pub struct Config {
 }
 
 /// The Lift optimisation levels, in chart order.
-pub const LIFT_LEVELS: [&str; 4] = ["none", "barrier", "barrier+cf", "all"];
+pub const LIFT_LEVELS: [&str; 4] =
+    [Level::None.as_str(), Level::Barrier.as_str(), Level::BarrierCf.as_str(), Level::All.as_str()];
 
 /// The suite of a config without `suite:`.
 pub const DEFAULT_SUITE: &str = "cgo17";
 
 /// Whether `v` may name a named Lift variant: `lift-` and a lowercase name.
-pub fn is_named_variant(v: &str) -> bool {
-    v.strip_prefix("lift-").is_some_and(|r| {
-        !r.is_empty() && r.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    })
-}
+pub use super::variant_name::is_named as is_named_variant;
 
 impl Config {
     pub fn preset(&self, name: &str) -> Option<(usize, &BTreeMap<String, i64>)> {
@@ -596,7 +594,86 @@ fn parse_arrays(
     Ok(out)
 }
 
+/// A size preset: its name and the sizes it binds.
+type Preset = (String, BTreeMap<String, i64>);
+
 fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, ConfigError> {
+    let sizes = check_sizes(&raw, cx)?;
+    let inputs = parse_arrays(cx, "inputs", &raw.inputs, None)?;
+    let buffers = parse_arrays(cx, "buffers", &raw.buffers, Some(Init::Const(0.0)))?;
+    let mut names = std::collections::BTreeSet::new();
+    for a in inputs.iter().chain(&buffers) {
+        if !names.insert(a.name.clone()) {
+            return Err(cx.err("buffers", format!("`{}` is declared twice", a.name)));
+        }
+    }
+    let is_array = |n: &str| names.contains(n);
+
+    let reference =
+        raw.reference.as_ref().map(|r| check_reference(cx, root, r, &sizes, &is_array)).transpose()?;
+    let has_explored = raw.explored.is_some();
+    let lift = raw.lift.as_ref().map(|l| check_lift(cx, root, l, has_explored, &is_array)).transpose()?;
+    let variants = check_variants(cx, raw.variants, lift.as_ref())?;
+    let validation = check_validation(cx, &raw.validation, &sizes, reference.is_some())?;
+    let (flops, bytes, elements) = match &raw.metrics {
+        None => (None, None, None),
+        Some(m) => (
+            Some(cx.expr("metrics.flops".into(), &m.flops)?),
+            Some(cx.expr("metrics.bytes".into(), &m.bytes)?),
+            m.elements.as_ref().map(|e| cx.expr("metrics.elements".into(), e)).transpose()?,
+        ),
+    };
+    let halide = match &raw.halide {
+        None => None,
+        Some(h) => Some(
+            super::halide::parse_spec(h, &raw.name, root, cx.trust, &|n| {
+                inputs.iter().chain(&buffers).any(|a| a.name == n)
+            })
+            .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
+        ),
+    };
+    let suite = check_suite(cx, raw.suite)?;
+    let blas = |section: &str, raw: &Option<super::blas_spec::RawBlas>| match raw {
+        None => Ok(None),
+        Some(c) => super::blas_spec::parse_blas(section, c, &inputs, &buffers)
+            .map(Some)
+            .map_err(|(key, msg)| cx.err(key, msg)),
+    };
+    let clblast = blas("clblast", &raw.clblast)?;
+    let cublas = blas("cublas", &raw.cublas)?;
+    let explored = raw
+        .explored
+        .as_ref()
+        .map(|e| check_explored(cx, root, e, &raw.name, &sizes, &validation, &is_array))
+        .transpose()?;
+    let cfg = Config {
+        file: path.to_path_buf(),
+        name: raw.name,
+        suite,
+        description: raw.description,
+        origin: raw.origin,
+        sizes,
+        inputs,
+        seed: raw.seed,
+        buffers,
+        reference,
+        lift,
+        clblast,
+        cublas,
+        explored,
+        halide,
+        variants,
+        validation,
+        flops,
+        bytes,
+        elements,
+    };
+    check_sizes_bound(&cfg, cx)?;
+    Ok(cfg)
+}
+
+/// The size presets, in file order; each binds sizes of at least 1.
+fn check_sizes(raw: &RawConfig, cx: &Ctx) -> Result<Vec<Preset>, ConfigError> {
     let mut sizes = Vec::new();
     for (k, v) in &raw.sizes {
         let name = k.as_str().ok_or_else(|| cx.err("sizes", "preset names must be strings"))?.to_string();
@@ -611,122 +688,120 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     if sizes.is_empty() {
         return Err(cx.err("sizes", "at least one size preset is needed"));
     }
-    let inputs = parse_arrays(cx, "inputs", &raw.inputs, None)?;
-    let buffers = parse_arrays(cx, "buffers", &raw.buffers, Some(Init::Const(0.0)))?;
-    let mut names = std::collections::BTreeSet::new();
-    for a in inputs.iter().chain(&buffers) {
-        if !names.insert(a.name.clone()) {
-            return Err(cx.err("buffers", format!("`{}` is declared twice", a.name)));
+    Ok(sizes)
+}
+
+/// `reference:`: its sources exist, its kernels' arguments name arrays,
+/// its tuning parameters are no size names.
+fn check_reference(
+    cx: &Ctx,
+    root: &Path,
+    r: &RawReference,
+    sizes: &[Preset],
+    is_array: &dyn Fn(&str) -> bool,
+) -> Result<Reference, ConfigError> {
+    let sources = r
+        .sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| cx.file_exists(root, format!("reference.sources[{i}]"), s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut kernels = Vec::new();
+    for (i, k) in r.kernels.iter().enumerate() {
+        let key = format!("reference.kernels[{i}]");
+        let mut args = Vec::new();
+        for (j, a) in k.args.iter().enumerate() {
+            args.push(parse_ref_arg(cx, &format!("{key}.args[{j}]"), a, &is_array)?);
+        }
+        let global = cx.exprs(&format!("{key}.global"), &k.global)?;
+        let local = k.local.as_ref().map(|l| cx.exprs(&format!("{key}.local"), l)).transpose()?;
+        check_ndrange(cx, &key, &global, local.as_deref())?;
+        kernels.push(RefKernel { name: k.name.clone(), args, global, local });
+    }
+    if kernels.is_empty() {
+        return Err(cx.err("reference.kernels", "at least one kernel is needed"));
+    }
+    if !is_array(&r.output) {
+        return Err(cx.err("reference.output", format!("`{}` is not an input or buffer", r.output)));
+    }
+    super::buildopts::placeholders(&r.build_options).map_err(|e| cx.err("reference.build_options", e))?;
+    let per_device: Vec<_> = r.per_device.iter().map(|p| (p.device.clone(), p.params.clone())).collect();
+    let size_names: Vec<&String> = sizes.iter().flat_map(|(_, b)| b.keys()).collect();
+    for (i, set) in std::iter::once(&r.params).chain(per_device.iter().map(|(_, p)| p)).enumerate() {
+        if let Some(k) = set.keys().find(|k| size_names.contains(k)) {
+            let key =
+                if i == 0 { "reference.params".into() } else { format!("reference.per_device[{}]", i - 1) };
+            return Err(cx.err(key, format!("`{k}` is a size name; a tuning parameter needs its own")));
         }
     }
-    let is_array = |n: &str| names.contains(n);
+    Ok(Reference {
+        sources,
+        build_options: r.build_options.clone(),
+        kernels,
+        output: r.output.clone(),
+        params: r.params.clone(),
+        per_device,
+    })
+}
 
-    let reference = match &raw.reference {
-        None => None,
-        Some(r) => {
-            let sources = r
-                .sources
-                .iter()
-                .enumerate()
-                .map(|(i, s)| cx.file_exists(root, format!("reference.sources[{i}]"), s))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut kernels = Vec::new();
-            for (i, k) in r.kernels.iter().enumerate() {
-                let key = format!("reference.kernels[{i}]");
-                let mut args = Vec::new();
-                for (j, a) in k.args.iter().enumerate() {
-                    args.push(parse_ref_arg(cx, &format!("{key}.args[{j}]"), a, &is_array)?);
-                }
-                let global = cx.exprs(&format!("{key}.global"), &k.global)?;
-                let local = k.local.as_ref().map(|l| cx.exprs(&format!("{key}.local"), l)).transpose()?;
-                check_ndrange(cx, &key, &global, local.as_deref())?;
-                kernels.push(RefKernel { name: k.name.clone(), args, global, local });
-            }
-            if kernels.is_empty() {
-                return Err(cx.err("reference.kernels", "at least one kernel is needed"));
-            }
-            if !is_array(&r.output) {
-                return Err(cx.err("reference.output", format!("`{}` is not an input or buffer", r.output)));
-            }
-            super::buildopts::placeholders(&r.build_options)
-                .map_err(|e| cx.err("reference.build_options", e))?;
-            let per_device: Vec<_> =
-                r.per_device.iter().map(|p| (p.device.clone(), p.params.clone())).collect();
-            let size_names: Vec<&String> = sizes.iter().flat_map(|(_, b)| b.keys()).collect();
-            for (i, set) in std::iter::once(&r.params).chain(per_device.iter().map(|(_, p)| p)).enumerate() {
-                if let Some(k) = set.keys().find(|k| size_names.contains(k)) {
-                    let key = if i == 0 {
-                        "reference.params".into()
-                    } else {
-                        format!("reference.per_device[{}]", i - 1)
-                    };
-                    return Err(
-                        cx.err(key, format!("`{k}` is a size name; a tuning parameter needs its own"))
-                    );
-                }
-            }
-            Some(Reference {
-                sources,
-                build_options: r.build_options.clone(),
-                kernels,
-                output: r.output.clone(),
-                params: r.params.clone(),
-                per_device,
-            })
+/// `lift:`: its kernels and named variants (`lift-<name>`, each once).
+/// `has_explored`: a benchmark written only at high level needs no kernel.
+fn check_lift(
+    cx: &Ctx,
+    root: &Path,
+    l: &RawLift,
+    has_explored: bool,
+    is_array: &dyn Fn(&str) -> bool,
+) -> Result<Lift, ConfigError> {
+    let kernels = parse_lift_kernels(cx, root, "lift.kernels", &l.kernels, &is_array)?;
+    let mut named: Vec<(String, Vec<LiftKernel>)> = Vec::new();
+    for (i, v) in l.variants.iter().enumerate() {
+        let key = format!("lift.variants[{i}]");
+        if !is_named_variant(&v.name) {
+            return Err(cx.err(
+                format!("{key}.name"),
+                format!("`{}`: expected `lift-` and a lowercase name (lift-naive, lift-tiled)", v.name),
+            ));
         }
-    };
-
-    let lift = match &raw.lift {
-        None => None,
-        Some(l) => {
-            let kernels = parse_lift_kernels(cx, root, "lift.kernels", &l.kernels, &is_array)?;
-            let mut named: Vec<(String, Vec<LiftKernel>)> = Vec::new();
-            for (i, v) in l.variants.iter().enumerate() {
-                let key = format!("lift.variants[{i}]");
-                if !is_named_variant(&v.name) {
-                    return Err(cx.err(
-                        format!("{key}.name"),
-                        format!(
-                            "`{}`: expected `lift-` and a lowercase name (lift-naive, lift-tiled)",
-                            v.name
-                        ),
-                    ));
-                }
-                if named.iter().any(|(n, _)| *n == v.name) {
-                    return Err(cx.err(format!("{key}.name"), format!("`{}` is declared twice", v.name)));
-                }
-                let ks = parse_lift_kernels(cx, root, &format!("{key}.kernels"), &v.kernels, &is_array)?;
-                if ks.is_empty() {
-                    return Err(cx.err(format!("{key}.kernels"), "at least one kernel is needed"));
-                }
-                named.push((v.name.clone(), ks));
-            }
-            // A benchmark written only at high level (ICFP 2015) runs its
-            // device's derived program (`explored:`) instead.
-            if kernels.is_empty() && named.is_empty() && raw.explored.is_none() {
-                return Err(cx.err(
-                    "lift.kernels",
-                    "at least one kernel (or a named variant, or an `explored:` section) is needed",
-                ));
-            }
-            if !is_array(&l.output) {
-                return Err(cx.err("lift.output", format!("`{}` is not an input or buffer", l.output)));
-            }
-            let high_level = match &l.high_level {
-                None => None,
-                Some(h) => {
-                    Some((cx.file_exists(root, "lift.high_level.program".into(), &h.program)?, h.def.clone()))
-                }
-            };
-            Some(Lift { kernels, output: l.output.clone(), high_level, named })
+        if named.iter().any(|(n, _)| *n == v.name) {
+            return Err(cx.err(format!("{key}.name"), format!("`{}` is declared twice", v.name)));
         }
+        let ks = parse_lift_kernels(cx, root, &format!("{key}.kernels"), &v.kernels, &is_array)?;
+        if ks.is_empty() {
+            return Err(cx.err(format!("{key}.kernels"), "at least one kernel is needed"));
+        }
+        named.push((v.name.clone(), ks));
+    }
+    // A benchmark written only at high level (ICFP 2015) runs its
+    // device's derived program (`explored:`) instead.
+    if kernels.is_empty() && named.is_empty() && !has_explored {
+        return Err(cx.err(
+            "lift.kernels",
+            "at least one kernel (or a named variant, or an `explored:` section) is needed",
+        ));
+    }
+    if !is_array(&l.output) {
+        return Err(cx.err("lift.output", format!("`{}` is not an input or buffer", l.output)));
+    }
+    let high_level = match &l.high_level {
+        None => None,
+        Some(h) => Some((cx.file_exists(root, "lift.high_level.program".into(), &h.program)?, h.def.clone())),
     };
+    Ok(Lift { kernels, output: l.output.clone(), high_level, named })
+}
 
+/// The Lift variants to run: the config's `variants:` (each a level of
+/// `lift.kernels` or a named variant), by default every level and named variant.
+fn check_variants(
+    cx: &Ctx,
+    raw: Option<Vec<String>>,
+    lift: Option<&Lift>,
+) -> Result<Vec<String>, ConfigError> {
     // Levels build `lift.kernels`; named variants their own kernels.
-    let has_levels = lift.as_ref().is_some_and(|l| !l.kernels.is_empty());
+    let has_levels = lift.is_some_and(|l| !l.kernels.is_empty());
     let named: Vec<String> =
-        lift.as_ref().map(|l| l.named.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
-    let variants = match raw.variants {
+        lift.map(|l| l.named.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
+    Ok(match raw {
         None if has_levels => LIFT_LEVELS.iter().map(|s| s.to_string()).chain(named).collect(),
         None => named,
         Some(vs) => {
@@ -750,9 +825,16 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             }
             vs
         }
-    };
+    })
+}
 
-    let v = &raw.validation;
+/// `validation:`: where the gold comes from and the tolerances.
+fn check_validation(
+    cx: &Ctx,
+    v: &RawValidation,
+    sizes: &[Preset],
+    has_reference: bool,
+) -> Result<Validation, ConfigError> {
     let gold = match v.gold.as_str() {
         "interpreter" => Gold::Interpreter,
         "reference" => Gold::Reference,
@@ -765,7 +847,7 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             }
         },
     };
-    if gold == Gold::Reference && reference.is_none() {
+    if gold == Gold::Reference && !has_reference {
         return Err(cx.err("validation.gold", "`reference` needs a `reference:` section"));
     }
     let max_interp_size = match &v.max_interp_size {
@@ -777,83 +859,44 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     if !(v.rtol >= 0.0 && v.atol >= 0.0 && v.rtol.is_finite() && v.atol.is_finite()) {
         return Err(cx.err("validation", "rtol and atol must be finite non-negative numbers"));
     }
-    let (flops, bytes, elements) = match &raw.metrics {
-        None => (None, None, None),
-        Some(m) => (
-            Some(cx.expr("metrics.flops".into(), &m.flops)?),
-            Some(cx.expr("metrics.bytes".into(), &m.bytes)?),
-            m.elements.as_ref().map(|e| cx.expr("metrics.elements".into(), e)).transpose()?,
-        ),
-    };
-    let halide = match &raw.halide {
-        None => None,
-        Some(h) => Some(
-            super::halide::parse_spec(h, &raw.name, root, cx.trust, &|n| {
-                inputs.iter().chain(&buffers).any(|a| a.name == n)
-            })
-            .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
-        ),
-    };
-    let suite = match raw.suite {
-        None => DEFAULT_SUITE.to_string(),
-        Some(s) if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric()) => s,
+    Ok(Validation { gold, max_interp_size, rtol: v.rtol, atol: v.atol })
+}
+
+/// `suite:`, by default CGO 2017's.
+fn check_suite(cx: &Ctx, raw: Option<String>) -> Result<String, ConfigError> {
+    match raw {
+        None => Ok(DEFAULT_SUITE.to_string()),
+        Some(s) if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric()) => Ok(s),
         Some(s) => {
-            return Err(
-                cx.err("suite", format!("`{s}`: expected a name of letters and digits (cgo17, cgo18)"))
-            )
+            Err(cx.err("suite", format!("`{s}`: expected a name of letters and digits (cgo17, cgo18)")))
         }
-    };
-    let blas = |section: &str, raw: &Option<super::blas_spec::RawBlas>| match raw {
-        None => Ok(None),
-        Some(c) => super::blas_spec::parse_blas(section, c, &inputs, &buffers)
-            .map(Some)
-            .map_err(|(key, msg)| cx.err(key, msg)),
-    };
-    let clblast = blas("clblast", &raw.clblast)?;
-    let cublas = blas("cublas", &raw.cublas)?;
-    let explored = match &raw.explored {
-        None => None,
-        Some(e) => Some({
-            for (key, rel) in super::explored::program_paths(e) {
-                super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
-            }
-            let mut spec = super::explored::parse_spec(e, &raw.name, root, &is_array)
-                .map_err(|(key, msg)| cx.err(key, msg))?;
-            if let Some(s) = &e.explore {
-                let presets: Vec<&str> = sizes.iter().map(|(n, _)| n.as_str()).collect();
-                let rust_gold = matches!(gold, Gold::Rust(_));
-                spec.search = Some(
-                    super::search::parse_spec(s, root, &presets, rust_gold)
-                        .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
-                );
-            }
-            spec
-        }),
-    };
-    let cfg = Config {
-        file: path.to_path_buf(),
-        name: raw.name,
-        suite,
-        description: raw.description,
-        origin: raw.origin,
-        sizes,
-        inputs,
-        seed: raw.seed,
-        buffers,
-        reference,
-        lift,
-        clblast,
-        cublas,
-        explored,
-        halide,
-        variants,
-        validation: Validation { gold, max_interp_size, rtol: v.rtol, atol: v.atol },
-        flops,
-        bytes,
-        elements,
-    };
-    check_sizes_bound(&cfg, cx)?;
-    Ok(cfg)
+    }
+}
+
+/// `explored:` and its `explore:` block; its programs stay inside `root`.
+fn check_explored(
+    cx: &Ctx,
+    root: &Path,
+    e: &super::explored::RawExplored,
+    name: &str,
+    sizes: &[Preset],
+    validation: &Validation,
+    is_array: &dyn Fn(&str) -> bool,
+) -> Result<super::explored::ExploredSpec, ConfigError> {
+    for (key, rel) in super::explored::program_paths(e) {
+        super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
+    }
+    let mut spec =
+        super::explored::parse_spec(e, name, root, &is_array).map_err(|(key, msg)| cx.err(key, msg))?;
+    if let Some(s) = &e.explore {
+        let presets: Vec<&str> = sizes.iter().map(|(n, _)| n.as_str()).collect();
+        let rust_gold = matches!(validation.gold, Gold::Rust(_));
+        spec.search = Some(
+            super::search::parse_spec(s, root, &presets, rust_gold)
+                .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
+        );
+    }
+    Ok(spec)
 }
 
 /// The `kernels:` list of the Lift program or of a named variant.

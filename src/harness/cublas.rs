@@ -7,10 +7,9 @@
 
 use super::blas_spec::{BlasCall, BlasSpec};
 use super::clblast::{dim, scalar};
+use super::clock::Timing;
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
-use super::results::{Row, Status};
-use super::runner::{base_row, error_row, Bench};
 use super::variant::Execution;
 use crate::launch::RunCounts;
 use crate::runtime::{CuBlas, CudaBuffer};
@@ -145,41 +144,5 @@ pub fn run_cublas(
     for _ in 0..counts.runs.max(1) {
         times_ms.push(execute(lib, spec, sizes, inputs, &bufs)?);
     }
-    Ok(Execution {
-        times_ms,
-        host_ms: Vec::new(),
-        output,
-        compile_ms: None,
-        kernel_lines: None,
-        kernel_bytes: None,
-        build_options: String::new(),
-    })
-}
-
-/// The `cublas` row: `skipped` on other vendors' devices or without the
-/// libraries, else validated like the other rows.
-pub(super) fn cublas_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
-    let (p, rt, opts) = (b.p, b.rt, b.opts);
-    let Some(spec) = &p.cfg.cublas else {
-        return error_row(p, "cublas", rt, opts, "no cublas section");
-    };
-    let skipped = |msg: String| {
-        let mut row = base_row(p, "cublas", rt, opts);
-        row.status = Status::Skipped;
-        row.timing = "cuda-events".into();
-        row.message = msg;
-        row
-    };
-    let lib = match b.cublas {
-        Ok(l) => l,
-        Err(msg) => return skipped(msg.clone()),
-    };
-    let exec = match run_cublas(lib, p.cfg, spec, &p.sizes, b.inputs, b.buffers, opts.counts) {
-        Ok(e) => e,
-        Err(msg) => return error_row(p, "cublas", rt, opts, &msg),
-    };
-    let gold = b.gold_for(&spec.output, reference_gold);
-    let mut row = b.finish_row("cublas", &exec, Some(&gold));
-    row.timing = "cuda-events".into();
-    row
+    Ok(Execution::timed(times_ms, Timing::CudaEvents, output, &spec.output))
 }

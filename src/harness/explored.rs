@@ -15,13 +15,15 @@
 //! kernel's output type, and a later kernel's parameter `[T]P` bound to it
 //! gets `P` from its length. Launch sizes are the compiler's unless given.
 
+use super::clock::Timing;
 use super::config::{eval, Config};
-use super::data::{Arrays, HostArray, Sizes};
+use super::data::{Arrays, Sizes};
 use super::results::{Row, Status};
-use super::runner::{base_row, error_row, Bench};
 use super::variant::{launch_message, level_options, load_program_for_row, pad3, upload_all, Execution};
+use super::variant_name::{Family, Variant};
 use crate::arith::{parse_arith, ArithExpr};
-use crate::compile::{compile, KernelParam};
+use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
+use crate::ir::{Program, SourceFile};
 use crate::launch::{self, Args, Buffers, RunCounts, Step, Stop};
 use crate::runtime::{DeviceBuffer, ElemKind, Runtime};
 use crate::types::Type;
@@ -131,13 +133,14 @@ pub fn header_local(text: &str) -> Option<Vec<i64>> {
     rest.split_whitespace().next()?.split(',').map(|x| x.parse().ok()).collect()
 }
 
-/// The row's variant name: `lift-tuned` for the stencils (CGO 2018), whose
-/// figures count it among the Lift variants; `explored` elsewhere.
-pub fn variant_name(cfg: &Config) -> &'static str {
+/// What the rows call the device's program: `lift-tuned` for the stencils
+/// (CGO 2018), whose figures count it among the Lift variants; `explored`
+/// elsewhere.
+pub fn family(cfg: &Config) -> Family {
     if cfg.suite == "cgo18" {
-        "lift-tuned"
+        Family::LiftTuned
     } else {
-        "explored"
+        Family::Explored
     }
 }
 
@@ -264,6 +267,44 @@ fn infer_sizes(
     Ok(())
 }
 
+/// The first of a kernel's alternative defs whose size constraints hold at
+/// `sizes` (with the sizes its buffers imply), compiled with `opts`; the
+/// last one's misfit is the error.
+fn choose_def(
+    loaded: &(SourceFile, Program),
+    path: &Path,
+    k: &ExploredKernel,
+    opts: &CompileOptions,
+    sizes: &Sizes,
+    bufs: &BTreeMap<String, DeviceBuffer>,
+) -> Result<(String, Kernel, Sizes), String> {
+    let (file, program) = loaded;
+    for (i, def) in k.defs.iter().enumerate() {
+        let kernel = compile(program, def, opts).map_err(|e| file.error_in(e.span(), &e))?;
+        let mut s = sizes.clone();
+        infer_sizes(&kernel.params, k, bufs, &mut s)?;
+        let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;
+        match crate::passes::sizes_fit::sizes_fit(program, d, &s) {
+            Ok(()) => return Ok((def.clone(), kernel, s)),
+            Err(e) if i + 1 == k.defs.len() => {
+                return Err(format!("{}: def {def}: {}", path.display(), e.msg))
+            }
+            Err(_) => {}
+        }
+    }
+    Err(format!("{}: no def to run", path.display()))
+}
+
+/// A header's tuned local size as `dims` dimensions (missing ones 1).
+fn tuned_local(header: &[i64], global: &[usize]) -> Vec<usize> {
+    header.iter().map(|&x| x.max(1) as usize).chain(std::iter::repeat(1)).take(global.len()).collect()
+}
+
+/// Whether `local` divides `global` in every dimension.
+fn divides(global: &[usize], local: &[usize]) -> bool {
+    global.iter().zip(local).all(|(g, l)| g % l == 0)
+}
+
 /// Compiles (level `all`) and runs the kernels; `device_file` is the
 /// device's program.
 #[allow(clippy::too_many_arguments)]
@@ -284,7 +325,8 @@ pub fn run_explored(
     let mut built = Vec::new();
     for k in &spec.kernels {
         let path = k.program.as_deref().unwrap_or(device_file);
-        let (file, program) = load_program_for_row(path)?;
+        let loaded = load_program_for_row(path)?;
+        let program = &loaded.1;
         // `lift explore` writes the local size it tuned into the header.
         let header = if k.program.is_none() {
             std::fs::read_to_string(path).ok().and_then(|t| header_local(&t))
@@ -301,25 +343,7 @@ pub fn run_explored(
         opts.global = cfg_global.as_deref().map(pad3);
         opts.local = cfg_local.as_deref().map(pad3);
         let t0 = Instant::now();
-        let mut chosen = None;
-        for (i, def) in k.defs.iter().enumerate() {
-            let kernel = compile(&program, def, &opts).map_err(|e| file.error_in(e.span(), &e))?;
-            let mut s = sizes.clone();
-            infer_sizes(&kernel.params, k, &bufs, &mut s)?;
-            let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;
-            match crate::passes::sizes_fit::sizes_fit(&program, d, &s) {
-                Ok(()) => {
-                    chosen = Some((def.clone(), kernel, s));
-                    break;
-                }
-                // The last alternative's misfit is the error.
-                Err(e) if i + 1 == k.defs.len() => {
-                    return Err(format!("{}: def {def}: {}", path.display(), e.msg))
-                }
-                Err(_) => {}
-            }
-        }
-        let (def, kernel, inferred) = chosen.ok_or_else(|| format!("{}: no def to run", path.display()))?;
+        let (def, kernel, inferred) = choose_def(&loaded, path, k, &opts, &sizes, &bufs)?;
         sizes = inferred;
         let first_ms = t0.elapsed().as_secs_f64() * 1e3;
         compile_ms += first_ms;
@@ -340,15 +364,7 @@ pub fn run_explored(
             // The tuned local size, where it divides this size's global one
             // (else the driver's choice).
             (None, None) => {
-                let tuned = header
-                    .map(|h| -> Vec<usize> {
-                        h.iter()
-                            .map(|&x| x.max(1) as usize)
-                            .chain(std::iter::repeat(1))
-                            .take(global.len())
-                            .collect()
-                    })
-                    .filter(|l| global.iter().zip(l).all(|(g, l)| g % l == 0));
+                let tuned = header.map(|h| tuned_local(&h, &global)).filter(|l| divides(&global, l));
                 // The search compiled the kernel it timed with this local
                 // size (`reqd_work_group_size`, which NVIDIA's compiler uses
                 // to allocate registers: hotspot3d's tuned kernel ran 3x
@@ -356,7 +372,7 @@ pub fn run_explored(
                 if let Some(l) = &tuned {
                     opts.local = Some(pad3(l));
                     let t0 = Instant::now();
-                    kernel = compile(&program, &def, &opts)
+                    kernel = compile(program, &def, &opts)
                         .map_err(|e| format!("{}: error: {e}", path.display()))?;
                     // The reported compile time is that of the kernel run.
                     compile_ms += t0.elapsed().as_secs_f64() * 1e3 - first_ms;
@@ -390,177 +406,17 @@ pub fn run_explored(
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
         times_ms: times.ms,
+        timing: Timing::Profiling,
+        median_of: None,
         host_ms: times.host_ms,
         output,
+        output_name: spec.output.clone(),
         compile_ms: Some(compile_ms),
         kernel_lines: Some(built.iter().map(|b| b.1.source.lines().count()).sum()),
         kernel_bytes: Some(built.iter().map(|b| b.1.source.len()).sum()),
         build_options,
+        note: None,
     })
-}
-
-/// The `explored-other` rows (performance portability): the program each
-/// other device committed, run on this device, as `explored@<slug>`; none
-/// where no other device has one.
-pub(super) fn other_rows(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Vec<Row> {
-    let Some(spec) = &b.p.cfg.explored else { return Vec::new() };
-    let own = b.rt.info.slug();
-    spec.committed_slugs()
-        .into_iter()
-        .filter(|s| *s != own)
-        .map(|s| program_row(b, reference_gold, &s, variant_name(b.p.cfg)))
-        .collect()
-}
-
-/// The `explored` row, validated like the other rows: this device's
-/// committed program; where it has none, the program a search finds here
-/// within `--explore-budget` (cached under the output folder, `search`);
-/// where exploring is off or finds nothing, another device's program (the
-/// closest by name: same first word of the slug, `pthread` for PoCL's
-/// CPUs, `nvidia` for NVIDIA's GPUs), its message saying whose program
-/// ran; `skipped` where no device has one.
-pub(super) fn explored_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, variant: &str) -> Row {
-    let own = b.rt.info.slug();
-    let Some(spec) = b.p.cfg.explored.as_ref().filter(|s| !s.program_for(&own).is_file()) else {
-        return program_row(b, reference_gold, &own, variant);
-    };
-    let searched = spec.search.as_ref().map(|search| explore_here(b, spec, search));
-    let why_not = match searched {
-        Some(Ok(found)) => {
-            let mut row = file_row(b, reference_gold, &found.file, variant, variant);
-            row.message = join_notes(&found.note, &row.message);
-            return row;
-        }
-        Some(Err(why)) => format!("{why}; "),
-        None => String::new(),
-    };
-    let Some(other) = stand_in_slug(spec, &own) else {
-        let mut row = program_row(b, reference_gold, &own, variant);
-        row.message = format!("{why_not}{}", row.message);
-        return row;
-    };
-    let mut row = program_row(b, reference_gold, &other, variant);
-    row.variant = variant.to_string();
-    let note = format!(
-        "device `{other}`'s program ({why_not}none is committed for `{own}`: run `lift explore` here for its own)"
-    );
-    row.message = join_notes(&note, &row.message);
-    row
-}
-
-/// `note`, then `rest` where there is one.
-fn join_notes(note: &str, rest: &str) -> String {
-    if rest.is_empty() {
-        note.to_string()
-    } else {
-        format!("{note}; {rest}")
-    }
-}
-
-/// The program a search finds on this device (or found in an earlier
-/// run), shown on the run's progress bar while it searches.
-fn explore_here(
-    b: &Bench,
-    spec: &ExploredSpec,
-    search: &super::search::SearchSpec,
-) -> Result<super::search::Found, String> {
-    let dir = b.opts.report_dir.join("explored").join(&b.p.cfg.name);
-    let run = super::search::SearchRun {
-        cfg: b.p.cfg,
-        spec: search,
-        device: &b.rt.info,
-        budget: b.opts.explore_budget,
-        dir: &dir,
-        run_presets: &b.opts.sizes,
-        counts: b.opts.counts,
-    };
-    if let (Some(budget), false) = (b.opts.explore_budget, super::search::answered(&dir)) {
-        let what = format!(
-            "{} {}: exploring `{}` for {}s at most (no {} is committed; --explore-budget)",
-            b.p.cfg.name,
-            b.p.preset,
-            search.def,
-            budget.as_secs(),
-            spec.program_for(&b.rt.info.slug()).display()
-        );
-        // Without a terminal the bar is hidden: a line says why nothing
-        // is printed for a while.
-        if b.progress.is_hidden() {
-            println!("{what}");
-        }
-        b.progress.set_message(what);
-        b.progress.enable_steady_tick(std::time::Duration::from_millis(500));
-    }
-    let found = super::search::device_program(&run);
-    b.progress.disable_steady_tick();
-    found
-}
-
-/// The committed device whose program stands in for `own`'s: the first
-/// (by name) whose slug starts with the same word, else the first.
-fn stand_in_slug(spec: &ExploredSpec, own: &str) -> Option<String> {
-    let slugs = spec.committed_slugs();
-    let word = |s: &str| s.split('-').next().unwrap_or("").to_string();
-    slugs.iter().find(|s| word(s) == word(own)).or(slugs.first()).cloned()
-}
-
-/// The row of device `slug`'s program run on this device: `variant`
-/// (`explored`, `lift-tuned`) for its own, `<variant>@<slug>` for another's.
-fn program_row(b: &mut Bench, reference_gold: &Result<HostArray, String>, slug: &str, own: &str) -> Row {
-    let (p, rt, opts) = (b.p, b.rt, b.opts);
-    let variant = if slug == rt.info.slug() { own.to_string() } else { format!("{own}@{slug}") };
-    let Some(spec) = &p.cfg.explored else {
-        return error_row(p, &variant, rt, opts, "no explored section");
-    };
-    let file = spec.program_for(slug);
-    if !file.is_file() {
-        let mut row = base_row(p, &variant, rt, opts);
-        row.status = Status::Skipped;
-        let explore =
-            if spec.search.is_some() { " (or let `lift run` explore it: --explore-budget)" } else { "" };
-        row.message = format!(
-            "no explored program for device `{slug}`: run `lift explore` on this device and commit its best program as {}{explore}",
-            file.display()
-        );
-        return row;
-    }
-    file_row(b, reference_gold, &file, &variant, own)
-}
-
-/// The row of the program in `file` run on this device as `variant`;
-/// `own` is the variant's family (`explored`, `lift-tuned`).
-fn file_row(
-    b: &mut Bench,
-    reference_gold: &Result<HostArray, String>,
-    file: &Path,
-    variant: &str,
-    own: &str,
-) -> Row {
-    let (p, rt, opts) = (b.p, b.rt, b.opts);
-    let Some(spec) = &p.cfg.explored else {
-        return error_row(p, variant, rt, opts, "no explored section");
-    };
-    let exec = match run_explored(rt, p.cfg, spec, file, &p.sizes, b.inputs, b.buffers, opts.counts) {
-        Ok(e) => e,
-        Err(msg) => return error_row(p, variant, rt, opts, &format!("program {}: {msg}", file.display())),
-    };
-    let gold = b.gold_for(&spec.output, reference_gold);
-    let mut row = b.finish_row(variant, &exec, Some(&gold));
-    // Whether the tuned kernel tiles (copies to local memory), from the
-    // derivation beside the program (the file holds other defs too).
-    let der = std::fs::read_to_string(file.with_extension("derivation")).ok();
-    let tiles = match der {
-        Some(d) if d.contains("to-local") => "tiled",
-        Some(_) => "not tiled",
-        None => "tiling unknown (no .derivation)",
-    };
-    let note = if own == "lift-tuned" {
-        format!("program {}; {tiles}", file.display())
-    } else {
-        format!("program {}", file.display())
-    };
-    row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
-    row
 }
 
 /// The non-comment lines of the derivation next to the program a row's
@@ -578,15 +434,19 @@ fn derivation_of(row: &Row) -> Option<Vec<String>> {
 
 /// The performance-portability table of a run with `explored-other`: per
 /// benchmark and size, this device's own program against each other
-/// device's program on this device (CSV; `own_speedup` = other / own time,
+/// device's program on this device (never against the own program's
+/// host-timed twin, `explored@host`) (CSV; `own_speedup` = other / own time,
 /// above 1 when the own program is faster).
 pub fn portability_csv(rows: &[Row]) -> String {
     let mut out = String::from(
         "benchmark,size,device,own_ms,other_device,other_ms,own_speedup,same_derivation,own_status,other_status\n",
     );
-    for own in rows.iter().filter(|r| r.variant == "explored") {
+    let is = |r: &Row, keep: &dyn Fn(&Variant) -> bool| Variant::parse(&r.variant).is_some_and(|v| keep(&v));
+    for own in rows.iter().filter(|r| is(r, &|v| *v == Variant::Explored(Family::Explored))) {
         for other in rows.iter().filter(|r| {
-            r.benchmark == own.benchmark && r.size == own.size && r.variant.starts_with("explored@")
+            r.benchmark == own.benchmark
+                && r.size == own.size
+                && is(r, &|v| matches!(v, Variant::OtherDevice(Family::Explored, _)))
         }) {
             let ms = |r: &Row| r.median_ms.filter(|_| r.status == Status::Ok);
             let speedup = match (ms(own), ms(other)) {
@@ -612,4 +472,26 @@ pub fn portability_csv(rows: &[Row]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portability_pairs_other_devices_and_not_the_host_twin() {
+        let row = |variant: &str, ms: f64| Row {
+            benchmark: "dot".into(),
+            size: "tiny".into(),
+            variant: variant.into(),
+            status: Status::Ok,
+            median_ms: Some(ms),
+            ..Row::default()
+        };
+        let rows = [row("explored", 2.0), row("explored@host", 2.5), row("explored@gpu-x", 3.0)];
+        let csv = portability_csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 2, "{csv}");
+        assert!(lines[1].starts_with("dot,tiny,\"\",2.0000,gpu-x,3.0000,1.500,"), "{csv}");
+    }
 }

@@ -14,12 +14,10 @@
 //! `--allow-config-executables`, a config runs no program outside the
 //! repository's `peers/` (links resolved): a config is code.
 
+use super::clock::Timing;
 use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
 use super::npy::{read_npy, write_npy, NpyArray};
-use super::results::{Row, Status};
-use super::runner::{base_row, error_row, Bench};
-use super::variant::Execution;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -170,7 +168,7 @@ pub struct PeerRun {
     /// The median device time of one call and its clock (the `timing` of
     /// the row), where the executable printed one (`device_ms=<x>
     /// clock=<c>` on its median line): its kernels' durations summed.
-    pub device: Option<(f64, String)>,
+    pub device: Option<(f64, Timing)>,
     pub output: HostArray,
     pub executable: PathBuf,
     /// The schedule the peer picked, when it says (`schedule=<name>` on its
@@ -218,12 +216,12 @@ pub fn parse_schedule(stdout: &str) -> Option<String> {
 
 /// The clocks a device figure may come from: OpenCL profiling events (the
 /// Lift rows' own `timing`) or CUDA events around each kernel.
-const DEVICE_CLOCKS: [&str; 2] = ["profiling", "cuda-events"];
+const DEVICE_CLOCKS: [Timing; 2] = [Timing::Profiling, Timing::CudaEvents];
 
 /// The `device_ms=<x> clock=<c>` words of the median line: `None` where the
 /// executable timed on the host only (an older build, the CPU build);
 /// an error where they are there but malformed.
-pub fn parse_device(stdout: &str) -> Result<Option<(f64, String)>, String> {
+pub fn parse_device(stdout: &str) -> Result<Option<(f64, Timing)>, String> {
     let (Some(v), clock) = (median_word(stdout, "device_ms"), median_word(stdout, "clock")) else {
         return Ok(None);
     };
@@ -232,8 +230,10 @@ pub fn parse_device(stdout: &str) -> Result<Option<(f64, String)>, String> {
         _ => return Err(format!("`device_ms={v}` is not a positive number")),
     };
     match clock {
-        Some(c) if DEVICE_CLOCKS.contains(&c) => Ok(Some((ms, c.to_string()))),
-        Some(c) => Err(format!("unknown clock `{c}` (expected profiling or cuda-events)")),
+        Some(c) => match Timing::parse(c).filter(|t| DEVICE_CLOCKS.contains(t)) {
+            Some(t) => Ok(Some((ms, t))),
+            None => Err(format!("unknown clock `{c}` (expected profiling or cuda-events)")),
+        },
         None => Err("`device_ms` without `clock=<clock>`".into()),
     }
 }
@@ -335,89 +335,6 @@ pub fn run_halide(
     Ok(PeerRun { median_ms, device, output: got.data, executable: exe.to_path_buf(), schedule })
 }
 
-/// The `halide` row: `skipped` where no executable exists, else validated
-/// like the Lift rows. Its time is the device figure where the executable
-/// gave one (`timing` names its clock), else the host one (`timing = host`);
-/// the message keeps the host figure.
-pub(super) fn halide_row(b: &mut Bench, reference_gold: &Result<HostArray, String>) -> Row {
-    let (p, rt, opts) = (b.p, b.rt, b.opts);
-    let Some(spec) = &p.cfg.halide else {
-        return error_row(p, "halide", rt, opts, "no halide section");
-    };
-    let exe = match spec.executable() {
-        Ok(e) => e,
-        Err(msg) => {
-            let mut row = base_row(p, "halide", rt, opts);
-            row.status = Status::Skipped;
-            row.timing = "host".into();
-            row.message = msg;
-            return row;
-        }
-    };
-    let scratch = match Scratch::new() {
-        Ok(s) => s,
-        Err(e) => return error_row(p, "halide", rt, opts, &format!("scratch folder: {e}")),
-    };
-    let reps = opts.counts.runs.max(1);
-    let target = if rt.info.is_gpu() {
-        PeerTarget::Gpu { platform: rt.info.platform_name.clone(), icd_filenames: opts.icd_filenames.clone() }
-    } else {
-        PeerTarget::Cpu
-    };
-    let run =
-        match run_halide(spec, &exe, &target, p.cfg, &p.sizes, (b.inputs, b.buffers), reps, scratch.path()) {
-            Ok(r) => r,
-            Err(msg) => {
-                let mut row = error_row(p, "halide", rt, opts, &msg);
-                row.timing = "host".into();
-                return row;
-            }
-        };
-    let gold = b.gold_for(&spec.output, reference_gold);
-    let (ms, timing) = run.device.clone().unwrap_or((run.median_ms, "host".into()));
-    let note = peer_note(&run);
-    let exec = Execution {
-        times_ms: vec![ms],
-        host_ms: Vec::new(),
-        output: run.output,
-        compile_ms: None,
-        kernel_lines: None,
-        kernel_bytes: None,
-        build_options: String::new(),
-    };
-    let mut row = b.finish_row("halide", &exec, Some(&gold));
-    // The executable reports only its median: no spread, and its own run count.
-    row.runs = Some(reps);
-    row.min_ms = None;
-    row.max_ms = None;
-    row.ci_low_ms = None;
-    row.ci_high_ms = None;
-    row.timing = timing;
-    row.message = if row.message.is_empty() { note } else { format!("{}; {note}", row.message) };
-    row
-}
-
-/// How the peer's row was timed, for its message.
-fn peer_note(run: &PeerRun) -> String {
-    let clock = match &run.device {
-        Some((_, c)) if c == "cuda-events" => format!(
-            "timed by CUDA events around each kernel in {} (host-timed median {:.6} ms)",
-            run.executable.display(),
-            run.median_ms
-        ),
-        Some(_) => format!(
-            "timed by OpenCL profiling events in {} (host-timed median {:.6} ms)",
-            run.executable.display(),
-            run.median_ms
-        ),
-        None => format!("host-timed by {}", run.executable.display()),
-    };
-    match &run.schedule {
-        Some(s) => format!("{clock}, schedule {s}"),
-        None => clock,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,11 +366,11 @@ mod tests {
     #[test]
     fn device_figure_and_clock() {
         let out = "schedule=a median_ms=0.03 device_ms=0.01\nmedian_ms=0.03 schedule=a device_ms=0.012 clock=profiling\n";
-        assert_eq!(parse_device(out).unwrap(), Some((0.012, "profiling".to_string())));
+        assert_eq!(parse_device(out).unwrap(), Some((0.012, Timing::Profiling)));
         assert_eq!(parse_median(out).unwrap(), 0.03);
         assert_eq!(parse_schedule(out).as_deref(), Some("a"));
         let cuda = "median_ms=0.03 schedule=a device_ms=0.02 clock=cuda-events\n";
-        assert_eq!(parse_device(cuda).unwrap(), Some((0.02, "cuda-events".to_string())));
+        assert_eq!(parse_device(cuda).unwrap(), Some((0.02, Timing::CudaEvents)));
         let bad = "median_ms=0.03 device_ms=0.02 clock=wall\n";
         assert!(parse_device(bad).unwrap_err().contains("unknown clock `wall`"));
         assert!(parse_device("median_ms=0.03 device_ms=0.02\n").unwrap_err().contains("without `clock"));

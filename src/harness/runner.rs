@@ -1,46 +1,24 @@
-//! The benchmark runner: for every config, size and variant it builds, runs,
-//! validates and records one row, and carries on past failures.
+//! The benchmark runner: for every config, size and variant it asks the
+//! registry's runner (`super::runners`) for an execution, turns it into one
+//! row (validation, statistics, the host-timed twin: `RowBuilder`, the one
+//! place rows are made), and carries on past failures.
 
-use super::clblast::run_clblast;
-use super::clock::HOST_TWIN;
+use super::clock::Timing;
 use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
 use super::expected::{interpreter_gold, rust_gold_scaled};
 use super::inputs::{check_fits, make_host_arrays};
 use super::results::{ResultsError, ResultsWriter, Row, Status};
-use super::roofline::Roofline;
-use super::variant::{run_lift, run_reference, Execution};
+use super::runners::{Bench, Failure, Outcome, Registry};
+use super::variant::Execution;
+use super::variant_name::Variant;
 use crate::launch::stats::summarize;
-use crate::launch::RunCounts;
-use crate::runtime::{ClBlast, CuBlas, Runtime};
+use crate::runtime::Runtime;
 use crate::validate::compare_scaled;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
-/// What to run.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// Size presets, in order.
-    pub sizes: Vec<String>,
-    /// Variants to keep (`reference`, Lift levels, `clblast`); `None`: all.
-    pub variants: Option<Vec<String>>,
-    pub counts: RunCounts,
-    pub resume: bool,
-    /// `reports/<device-slug>/`.
-    pub report_dir: PathBuf,
-    /// The results file in `report_dir` (`results.csv`; other suites have their own).
-    pub results_file: String,
-    pub roofline: Option<Roofline>,
-    pub git_commit: String,
-    /// Where to look for cuBLAS and the CUDA runtime first (`--cublas-lib`).
-    pub cublas_dir: Option<PathBuf>,
-    /// `OCL_ICD_FILENAMES` as lift was started (`None`: unset), given to
-    /// the peers it starts (see `halide::PeerTarget`).
-    pub icd_filenames: Option<String>,
-    /// How long to explore a benchmark whose `explored` program is not
-    /// committed for this device (`--explore-budget`); `None`: never.
-    pub explore_budget: Option<std::time::Duration>,
-}
+pub use super::runners::RunOptions;
 
 /// The rows of a run and where they went.
 #[derive(Debug)]
@@ -58,15 +36,26 @@ impl RunReport {
     }
 }
 
-pub(super) struct Planned<'a> {
-    pub(super) cfg: &'a Config,
-    pub(super) preset: String,
-    pub(super) index: usize,
-    pub(super) sizes: Sizes,
-    pub(super) variants: Vec<String>,
+/// One benchmark at one size, with the variants to run.
+struct Planned<'a> {
+    cfg: &'a Config,
+    preset: String,
+    index: usize,
+    sizes: Sizes,
+    variants: Vec<Variant>,
 }
 
-fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -> Vec<Planned<'a>> {
+/// The variants `cfg` has, in row order (`lift list`).
+pub fn offered_variants(cfg: &Config) -> Vec<Variant> {
+    Registry::new().offers(cfg, None)
+}
+
+fn plan<'a>(
+    registry: &Registry,
+    configs: &'a [Config],
+    opts: &RunOptions,
+    notes: &mut Vec<String>,
+) -> Vec<Planned<'a>> {
     let mut out = Vec::new();
     for cfg in configs {
         for preset in &opts.sizes {
@@ -74,29 +63,7 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
                 notes.push(format!("{}: no size preset `{preset}`; skipped", cfg.name));
                 continue;
             };
-            let mut variants = Vec::new();
-            if cfg.reference.is_some() {
-                variants.push("reference".to_string());
-            }
-            if cfg.lift.is_some() {
-                variants.extend(cfg.variants.iter().cloned());
-            }
-            if cfg.explored.is_some() {
-                variants.push(super::explored::variant_name(cfg).to_string());
-                // Only on request: other devices' programs (performance portability).
-                if opts.variants.as_ref().is_some_and(|k| k.iter().any(|v| v == "explored-other")) {
-                    variants.push("explored-other".to_string());
-                }
-            }
-            if cfg.clblast.is_some() {
-                variants.push("clblast".to_string());
-            }
-            if cfg.cublas.is_some() {
-                variants.push("cublas".to_string());
-            }
-            if cfg.halide.is_some() {
-                variants.push("halide".to_string());
-            }
+            let mut variants = registry.offers(cfg, Some(opts));
             if let Some(keep) = &opts.variants {
                 variants.retain(|v| keep.contains(v));
             }
@@ -106,160 +73,284 @@ fn plan<'a>(configs: &'a [Config], opts: &RunOptions, notes: &mut Vec<String>) -
     out
 }
 
+/// Where finished rows go: the results file, the terminal, the report.
+struct Sink<'a> {
+    writer: ResultsWriter,
+    progress: &'a ProgressBar,
+    rows: Vec<Row>,
+    /// Whether a peer of the current benchmark and size was timed on the
+    /// host: then the rows it is compared with get their host-timed twins.
+    host_peer: bool,
+}
+
+impl Sink<'_> {
+    fn emit(&mut self, row: Row) -> Result<(), ResultsError> {
+        self.host_peer |= is_host_timed_peer(&row);
+        self.writer.append(&row)?;
+        let line = row_line(&row);
+        if self.progress.is_hidden() {
+            println!("{line}");
+        } else {
+            self.progress.println(line);
+        }
+        self.progress.inc(1);
+        self.rows.push(row);
+        Ok(())
+    }
+
+    fn is_done(&self, p: &Planned, v: &Variant) -> bool {
+        self.writer.is_done(&p.cfg.name, &p.preset, &v.to_string())
+    }
+}
+
 /// Runs everything planned, appending each row to `results.csv` as it
 /// finishes. Only a results file that cannot be written stops the run.
 pub fn run(rt: &Runtime, configs: &[Config], opts: &RunOptions) -> Result<RunReport, ResultsError> {
     let csv = opts.report_dir.join(&opts.results_file);
-    let mut writer = ResultsWriter::open(&csv, opts.resume)?;
+    let writer = ResultsWriter::open(&csv, opts.resume)?;
     let mut notes: Vec<String> = writer.dropped.iter().cloned().collect();
-    let planned = plan(configs, opts, &mut notes);
-    // Loaded once, only when some benchmark has a CLBlast bar.
-    let blas: Result<ClBlast, String> = if planned.iter().any(|p| p.variants.iter().any(|v| v == "clblast")) {
-        ClBlast::load().map_err(String::from)
-    } else {
-        Err("not needed".into())
-    };
-    // cuBLAS only on NVIDIA devices, loaded once when some benchmark has it.
-    let cublas: Result<CuBlas, String> = if !planned.iter().any(|p| p.variants.iter().any(|v| v == "cublas"))
-    {
-        Err("not needed".into())
-    } else if !super::cublas::is_nvidia(&rt.info.vendor, &rt.info.platform_name) {
-        Err(format!("cuBLAS runs on NVIDIA devices only; this is {}", rt.info.name))
-    } else {
-        CuBlas::load(opts.cublas_dir.as_slice()).map_err(String::from)
-    };
+    let registry = Registry::new();
+    let planned = plan(&registry, configs, opts, &mut notes);
     let total: usize = planned.iter().map(|p| p.variants.len()).sum();
     let pb = ProgressBar::new(total as u64);
     pb.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed}] {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut rows = Vec::new();
+    let mut sink = Sink { writer, progress: &pb, rows: Vec::new(), host_peer: false };
     for p in &planned {
-        // Whether a peer of this benchmark and size was timed on the host:
-        // then the rows it is compared with get their host-timed twins.
-        let host_peer = std::cell::Cell::new(false);
-        let mut emit = |row: Row, writer: &mut ResultsWriter| -> Result<(), ResultsError> {
-            host_peer.set(host_peer.get() || is_host_timed_peer(&row));
-            writer.append(&row)?;
-            let line = row_line(&row);
-            if pb.is_hidden() {
-                println!("{line}");
-            } else {
-                pb.println(line);
+        run_planned(&registry, rt, opts, p, &mut sink)?;
+    }
+    pb.finish_and_clear();
+    Ok(RunReport { csv, rows: sink.rows, notes })
+}
+
+/// Every pending variant of one benchmark at one size.
+fn run_planned(
+    registry: &Registry,
+    rt: &Runtime,
+    opts: &RunOptions,
+    p: &Planned,
+    sink: &mut Sink,
+) -> Result<(), ResultsError> {
+    sink.host_peer = false;
+    let pending: Vec<&Variant> = p.variants.iter().filter(|v| !sink.is_done(p, v)).collect();
+    sink.progress.inc((p.variants.len() - pending.len()) as u64);
+    if pending.is_empty() {
+        return Ok(());
+    }
+    sink.progress.set_message(format!("{} {} inputs", p.cfg.name, p.preset));
+    let fits = check_fits(p.cfg, &p.sizes, rt.info.max_alloc, rt.info.global_mem);
+    let (inputs, buffers) = match fits.and_then(|()| make_host_arrays(p.cfg, &p.sizes)) {
+        Ok(x) => x,
+        Err(msg) => {
+            for v in &pending {
+                let mut row = base_row(p, v, Timing::Profiling, rt, opts);
+                row.message = format!("inputs: {msg}");
+                sink.emit(row)?;
             }
-            pb.inc(1);
-            rows.push(row);
-            Ok(())
-        };
-        let pending: Vec<&String> =
-            p.variants.iter().filter(|v| !writer.is_done(&p.cfg.name, &p.preset, v)).collect();
-        pb.inc((p.variants.len() - pending.len()) as u64);
-        if pending.is_empty() {
-            continue;
+            return Ok(());
         }
-        pb.set_message(format!("{} {} inputs", p.cfg.name, p.preset));
-        let fits = check_fits(p.cfg, &p.sizes, rt.info.max_alloc, rt.info.global_mem);
-        let (inputs, buffers) = match fits.and_then(|()| make_host_arrays(p.cfg, &p.sizes)) {
-            Ok(x) => x,
-            Err(msg) => {
-                for v in &pending {
-                    emit(error_row(p, v, rt, opts, &format!("inputs: {msg}")), &mut writer)?;
-                }
-                continue;
-            }
-        };
-        let mut bench = Bench {
-            p,
-            rt,
-            opts,
-            inputs: &inputs,
-            buffers: &buffers,
-            rust: None,
-            interp: None,
-            blas: &blas,
-            cublas: &cublas,
-            twins: Vec::new(),
-            progress: &pb,
-        };
-        // The reference runs first: its validated output is the gold of
-        // the Lift rows at sizes beyond the interpreter's reach, so it also
-        // runs (unrecorded) when resuming needs it.
-        let mut reference_gold: Result<HostArray, String> = Err("this benchmark has no reference".into());
-        let lift_pending = pending.iter().any(|v| *v != "reference");
-        if p.cfg.reference.is_some() && (pending.iter().any(|v| *v == "reference") || lift_pending) {
-            pb.set_message(format!("{} {} reference", p.cfg.name, p.preset));
-            let (row, out) = bench.reference();
-            reference_gold = out;
-            if pending.iter().any(|v| *v == "reference") {
-                emit(row, &mut writer)?;
-            }
+    };
+    let bench = Bench {
+        cfg: p.cfg,
+        preset: &p.preset,
+        sizes: &p.sizes,
+        rt,
+        opts,
+        inputs: &inputs,
+        buffers: &buffers,
+        progress: sink.progress,
+    };
+    let mut rows = RowBuilder { p, rt, opts, inputs: &inputs, rust: None, interp: None, twins: Vec::new() };
+    let run = |v: &Variant| match registry.runner_for(v) {
+        Some(r) => r.run(&bench, v),
+        None => vec![Outcome::new(v.clone(), Err(Failure::error(format!("no runner runs `{v}`"))))],
+    };
+    let reference_gold = reference_first(&mut rows, &pending, sink, &run)?;
+    for v in pending.iter().filter(|v| ***v != Variant::Reference) {
+        sink.progress.set_message(format!("{} {} {v}", p.cfg.name, p.preset));
+        for outcome in run(v) {
+            let row = rows.row(&outcome, &reference_gold);
+            sink.emit(row)?;
         }
-        for v in pending.iter().filter(|v| **v != "reference") {
-            pb.set_message(format!("{} {} {v}", p.cfg.name, p.preset));
-            let row = if v.as_str() == "clblast" {
-                bench.clblast(&reference_gold)
-            } else if v.as_str() == "halide" {
-                super::halide::halide_row(&mut bench, &reference_gold)
-            } else if v.as_str() == "explored" || v.as_str() == "lift-tuned" {
-                super::explored::explored_row(&mut bench, &reference_gold, v)
-            } else if v.as_str() == "explored-other" {
-                for row in super::explored::other_rows(&mut bench, &reference_gold) {
-                    emit(row, &mut writer)?;
-                }
-                continue;
-            } else if v.as_str() == "cublas" {
-                super::cublas::cublas_row(&mut bench, &reference_gold)
-            } else {
-                bench.lift(v, &reference_gold)
-            };
-            emit(row, &mut writer)?;
-        }
-        if host_peer.get() {
-            for twin in std::mem::take(&mut bench.twins) {
-                let parent = twin.variant.strip_suffix(HOST_TWIN).unwrap_or_default();
-                if pending.iter().any(|v| *v == parent)
-                    && !writer.is_done(&p.cfg.name, &p.preset, &twin.variant)
-                {
-                    pb.inc_length(1);
-                    emit(twin, &mut writer)?;
-                }
+    }
+    if sink.host_peer {
+        for (parent, twin) in std::mem::take(&mut rows.twins) {
+            if pending.contains(&&parent) && !sink.is_done(p, &parent.twin()) {
+                sink.progress.inc_length(1);
+                sink.emit(twin)?;
             }
         }
     }
-    pb.finish_and_clear();
-    Ok(RunReport { csv, rows, notes })
+    Ok(())
+}
+
+/// Runs the reference first: its validated output is the gold of the other
+/// rows at sizes beyond the interpreter's reach, so it also runs
+/// (unrecorded) when resuming needs it. Returns that gold, or why there is
+/// none.
+fn reference_first(
+    rows: &mut RowBuilder,
+    pending: &[&Variant],
+    sink: &mut Sink,
+    run: &dyn Fn(&Variant) -> Vec<Outcome>,
+) -> Result<Result<HostArray, String>, ResultsError> {
+    let p = rows.p;
+    let recorded = pending.contains(&&Variant::Reference);
+    if p.cfg.reference.is_none() {
+        return Ok(Err("this benchmark has no reference".into()));
+    }
+    sink.progress.set_message(format!("{} {} reference", p.cfg.name, p.preset));
+    let mut gold = Err("the reference gave no row".to_string());
+    for outcome in run(&Variant::Reference) {
+        let row = rows.row(&outcome, &Err("this is the reference".into()));
+        gold = match outcome.result {
+            Ok(exec) if row.status == Status::Ok => Ok(exec.output),
+            Ok(_) => Err(format!("the reference is {}: {}", row.status, row.message)),
+            Err(f) => Err(format!("the reference did not run: {}", f.message())),
+        };
+        if recorded {
+            sink.emit(row)?;
+        }
+    }
+    Ok(gold)
 }
 
 /// A validated peer row timed on the host.
 fn is_host_timed_peer(row: &Row) -> bool {
-    matches!(row.variant.as_str(), "clblast" | "halide") && row.timing == "host" && row.status == Status::Ok
+    Variant::parse(&row.variant).is_some_and(|v| v.is_peer())
+        && row.timing == Timing::Host.as_str()
+        && row.status == Status::Ok
 }
 
-pub(super) struct Bench<'a> {
-    pub(super) p: &'a Planned<'a>,
-    pub(super) rt: &'a Runtime,
-    pub(super) opts: &'a RunOptions,
-    pub(super) inputs: &'a Arrays,
-    pub(super) buffers: &'a Arrays,
+/// Makes every row of one benchmark at one size from its runners'
+/// outcomes: validates executions (computing each gold once), fills times,
+/// rates and build facts, and keeps the host-timed twins.
+struct RowBuilder<'a> {
+    p: &'a Planned<'a>,
+    rt: &'a Runtime,
+    opts: &'a RunOptions,
+    inputs: &'a Arrays,
     /// The Rust gold and its error scale, computed once per size.
     rust: Option<Result<(HostArray, Option<HostArray>), String>>,
     interp: Option<Result<HostArray, String>>,
-    /// CLBlast, or why it could not be loaded.
-    blas: &'a Result<ClBlast, String>,
-    /// cuBLAS, or why it is not used.
-    pub(super) cublas: &'a Result<CuBlas, String>,
-    /// The host-timed twins of the rows finished so far (the same runs timed
-    /// on the host as a host-timed peer is: CLBlast, Halide's CPU build),
-    /// written only where such a peer ran beside them (`super::clock`).
-    twins: Vec<Row>,
-    /// The run's progress bar (a search shows itself on it).
-    pub(super) progress: &'a ProgressBar,
+    /// The host-timed twins of the rows made so far, with the variant each
+    /// twins (the same runs timed on the host as a host-timed peer is:
+    /// CLBlast, Halide's CPU build), written only where such a peer ran
+    /// beside them (`super::clock`).
+    twins: Vec<(Variant, Row)>,
 }
 
-impl Bench<'_> {
+impl RowBuilder<'_> {
+    /// The row of one outcome. `reference_gold`: the reference's output,
+    /// or why there is none.
+    fn row(&mut self, o: &Outcome, reference_gold: &Result<HostArray, String>) -> Row {
+        let mut row = match &o.result {
+            Ok(exec) => self.validated(&o.variant, exec, reference_gold),
+            Err(Failure::Skipped { timing, message }) => {
+                let mut row = base_row(self.p, &o.variant, *timing, self.rt, self.opts);
+                row.status = Status::Skipped;
+                row.message = message.clone();
+                row
+            }
+            Err(Failure::Error { timing, message }) => {
+                let mut row = base_row(self.p, &o.variant, *timing, self.rt, self.opts);
+                row.message = message.clone();
+                row
+            }
+        };
+        if let Some(note) = &o.note_before {
+            row.message = join_notes(note, &row.message);
+        }
+        row
+    }
+
+    /// Validates and fills a row: checked against the gold of its output
+    /// (`None`: nothing to check against, recorded as ok with a note; a gold
+    /// that failed makes the row an error).
+    fn validated(
+        &mut self,
+        variant: &Variant,
+        exec: &Execution,
+        reference_gold: &Result<HostArray, String>,
+    ) -> Row {
+        let gold = match variant {
+            Variant::Reference => self.reference_gold(),
+            _ => Some(self.gold_for(&exec.output_name, reference_gold)),
+        };
+        let mut row = base_row(self.p, variant, exec.timing, self.rt, self.opts);
+        let v = &self.p.cfg.validation;
+        match gold {
+            None => {
+                row.status = Status::Ok;
+                row.message = "not validated: no gold result at this size".into();
+            }
+            Some(Err(msg)) => {
+                row.status = Status::Error;
+                row.message = format!("no gold result: {msg}");
+            }
+            Some(Ok(g)) => {
+                let c = compare_scaled(&exec.output, &g, self.rust_scale(), v.rtol, v.atol);
+                row.max_rel_error = Some(c.max_rel_error).filter(|x| x.is_finite());
+                row.status = if c.ok { Status::Ok } else { Status::Failed };
+                row.message = c.message;
+            }
+        }
+        row.compile_ms = exec.compile_ms;
+        row.kernel_lines = exec.kernel_lines;
+        row.kernel_bytes = exec.kernel_bytes;
+        row.build_options = exec.build_options.clone();
+        self.set_times(&mut row, &exec.times_ms);
+        // Another device's program is compared with this device's rows,
+        // not with a peer.
+        if !exec.host_ms.is_empty() && !variant.is_other_device() {
+            self.keep_twin(variant, &row, &exec.host_ms);
+        }
+        if let Some(runs) = exec.median_of {
+            row.runs = Some(runs);
+            (row.min_ms, row.max_ms, row.ci_low_ms, row.ci_high_ms) = (None, None, None, None);
+        }
+        if let Some(note) = &exec.note {
+            row.message =
+                if row.message.is_empty() { note.clone() } else { format!("{}; {note}", row.message) };
+        }
+        row
+    }
+
+    /// `row`'s host-timed twin: the same runs, their host times.
+    fn keep_twin(&mut self, variant: &Variant, row: &Row, host_ms: &[f64]) {
+        let mut twin = row.clone();
+        twin.variant = variant.twin().to_string();
+        twin.timing = Timing::Host.as_str().into();
+        self.set_times(&mut twin, host_ms);
+        let note = format!(
+            "`{variant}`'s runs timed on the host (from the first kernel object made to the queue's finish), \
+             as the host-timed peer beside it"
+        );
+        twin.message = join_notes(&note, &row.message);
+        self.twins.push((variant.clone(), twin));
+    }
+
+    /// The gold of the reference's own row: the Rust or interpreter gold,
+    /// or the interpreter's where the program is also written at high
+    /// level; `None` where there is nothing to check it against.
+    fn reference_gold(&mut self) -> Option<Result<HostArray, String>> {
+        let cfg = self.p.cfg;
+        match &cfg.validation.gold {
+            Gold::Rust(name) => Some(self.rust_gold(name, &cfg.reference.as_ref()?.output)),
+            Gold::Interpreter if self.interp_allowed() => Some(self.interp_gold()),
+            Gold::Reference
+                if self.interp_allowed() && cfg.lift.as_ref().is_some_and(|l| l.high_level.is_some()) =>
+            {
+                self.interp_gold().ok().map(Ok)
+            }
+            _ => None,
+        }
+    }
+
     /// The gold result of a non-reference row whose output is `output`.
-    pub(super) fn gold_for(
+    fn gold_for(
         &mut self,
         output: &str,
         reference_gold: &Result<HostArray, String>,
@@ -294,139 +385,6 @@ impl Bench<'_> {
         self.interp.get_or_insert_with(|| interpreter_gold(cfg, inputs, sizes)).clone()
     }
 
-    /// Runs the reference; returns its row and, when it validated (or has
-    /// nothing to validate against), its output as gold for the Lift rows.
-    fn reference(&mut self) -> (Row, Result<HostArray, String>) {
-        let cfg = self.p.cfg;
-        let Some(r) = cfg.reference.as_ref() else {
-            return (
-                error_row(self.p, "reference", self.rt, self.opts, "no reference"),
-                Err("no reference".into()),
-            );
-        };
-        let exec =
-            match run_reference(self.rt, cfg, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
-                Ok(e) => e,
-                Err(msg) => {
-                    let why = format!("the reference did not run: {msg}");
-                    return (error_row(self.p, "reference", self.rt, self.opts, &msg), Err(why));
-                }
-            };
-        let gold = match &cfg.validation.gold {
-            Gold::Rust(name) => Some(self.rust_gold(name, &r.output)),
-            Gold::Interpreter if self.interp_allowed() => Some(self.interp_gold()),
-            Gold::Reference
-                if self.interp_allowed() && cfg.lift.as_ref().is_some_and(|l| l.high_level.is_some()) =>
-            {
-                self.interp_gold().ok().map(Ok)
-            }
-            _ => None,
-        };
-        let row = self.finish_row("reference", &exec, gold.as_ref());
-        let out = if row.status == Status::Ok {
-            Ok(exec.output)
-        } else {
-            Err(format!("the reference is {}: {}", row.status, row.message))
-        };
-        (row, out)
-    }
-
-    fn lift(&mut self, level: &str, reference_gold: &Result<HostArray, String>) -> Row {
-        let cfg = self.p.cfg;
-        let exec =
-            match run_lift(self.rt, cfg, level, &self.p.sizes, self.inputs, self.buffers, self.opts.counts) {
-                Ok(e) => e,
-                Err(msg) => return error_row(self.p, level, self.rt, self.opts, &msg),
-            };
-        let output = cfg.lift.as_ref().map(|l| l.output.clone()).unwrap_or_default();
-        let gold = self.gold_for(&output, reference_gold);
-        self.finish_row(level, &exec, Some(&gold))
-    }
-
-    /// The CLBlast baseline: skipped (not failed) when the library is missing.
-    fn clblast(&mut self, reference_gold: &Result<HostArray, String>) -> Row {
-        let cfg = self.p.cfg;
-        let Some(spec) = &cfg.clblast else {
-            return error_row(self.p, "clblast", self.rt, self.opts, "no clblast section");
-        };
-        let blas = match self.blas {
-            Ok(b) => b,
-            Err(msg) => {
-                let mut row = base_row(self.p, "clblast", self.rt, self.opts);
-                row.status = Status::Skipped;
-                row.timing = "host".into();
-                row.message = msg.clone();
-                return row;
-            }
-        };
-        let exec = match run_clblast(
-            self.rt,
-            blas,
-            cfg,
-            spec,
-            &self.p.sizes,
-            self.inputs,
-            self.buffers,
-            self.opts.counts,
-        ) {
-            Ok(e) => e,
-            Err(msg) => return error_row(self.p, "clblast", self.rt, self.opts, &msg),
-        };
-        let gold = self.gold_for(&spec.output, reference_gold);
-        let mut row = self.finish_row("clblast", &exec, Some(&gold));
-        row.timing = "host".into();
-        row
-    }
-
-    /// Validates and fills a row. `gold`: `None` means nothing to check
-    /// against (recorded as ok with a note); `Some(Err)` means the gold
-    /// itself failed, which makes the row an error.
-    pub(super) fn finish_row(
-        &mut self,
-        variant: &str,
-        exec: &Execution,
-        gold: Option<&Result<HostArray, String>>,
-    ) -> Row {
-        let mut row = base_row(self.p, variant, self.rt, self.opts);
-        let v = &self.p.cfg.validation;
-        match gold {
-            None => {
-                row.status = Status::Ok;
-                row.message = "not validated: no gold result at this size".into();
-            }
-            Some(Err(msg)) => {
-                row.status = Status::Error;
-                row.message = format!("no gold result: {msg}");
-            }
-            Some(Ok(g)) => {
-                let c = compare_scaled(&exec.output, g, self.rust_scale(), v.rtol, v.atol);
-                row.max_rel_error = Some(c.max_rel_error).filter(|x| x.is_finite());
-                row.status = if c.ok { Status::Ok } else { Status::Failed };
-                row.message = c.message;
-            }
-        }
-        row.compile_ms = exec.compile_ms;
-        row.kernel_lines = exec.kernel_lines;
-        row.kernel_bytes = exec.kernel_bytes;
-        row.build_options = exec.build_options.clone();
-        self.set_times(&mut row, &exec.times_ms);
-        // An explored program of another device (`explored@<slug>`) is
-        // compared with this device's rows, not with a peer.
-        if !exec.host_ms.is_empty() && !variant.contains('@') {
-            let mut twin = row.clone();
-            twin.variant = super::clock::twin(variant);
-            twin.timing = "host".into();
-            self.set_times(&mut twin, &exec.host_ms);
-            let note = format!(
-                "`{variant}`'s runs timed on the host (from the first kernel object made to the queue's finish), \
-                 as the host-timed peer beside it"
-            );
-            twin.message = if row.message.is_empty() { note } else { format!("{note}; {}", row.message) };
-            self.twins.push(twin);
-        }
-        row
-    }
-
     /// The row's times and the rates derived from their median.
     fn set_times(&self, row: &mut Row, times_ms: &[f64]) {
         let Some(s) = summarize(times_ms) else { return };
@@ -453,26 +411,31 @@ impl Bench<'_> {
     }
 }
 
-pub(super) fn base_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions) -> Row {
+/// A row with what every row says (who, where, when) and no result yet:
+/// `error` until it is filled in.
+fn base_row(p: &Planned, variant: &Variant, timing: Timing, rt: &Runtime, opts: &RunOptions) -> Row {
     Row {
         benchmark: p.cfg.name.clone(),
         size: p.preset.clone(),
         variant: variant.to_string(),
-        timing: "profiling".into(),
+        timing: timing.as_str().into(),
         device: rt.info.name.clone(),
         driver: rt.info.driver.clone(),
         opencl_version: rt.info.opencl_version.clone(),
         git_commit: opts.git_commit.clone(),
         date: super::env::now_utc(),
+        status: Status::Error,
         ..Row::default()
     }
 }
 
-pub(super) fn error_row(p: &Planned, variant: &str, rt: &Runtime, opts: &RunOptions, msg: &str) -> Row {
-    let mut row = base_row(p, variant, rt, opts);
-    row.status = Status::Error;
-    row.message = msg.to_string();
-    row
+/// `note`, then `rest` where there is one.
+fn join_notes(note: &str, rest: &str) -> String {
+    if rest.is_empty() {
+        note.to_string()
+    } else {
+        format!("{note}; {rest}")
+    }
 }
 
 fn first_line(s: &str) -> &str {
@@ -499,7 +462,7 @@ pub fn summary_table(rows: &[Row]) -> String {
             .find(|x| {
                 x.benchmark == r.benchmark
                     && x.size == r.size
-                    && x.variant == "reference"
+                    && Variant::parse(&x.variant) == Some(Variant::Reference)
                     && x.status == Status::Ok
             })
             .and_then(|x| x.median_ms);

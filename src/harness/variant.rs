@@ -2,6 +2,7 @@
 //! hand-written reference, or the Lift program compiled at one optimisation
 //! level.
 
+use super::clock::Timing;
 use super::config::{self, eval, Config, LiftKernel, RefArg};
 use super::data::{Arrays, HostArray, Sizes};
 use crate::compile::{compile, CompileOptions};
@@ -12,19 +13,48 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-/// What one variant produced.
+/// What one variant produced: everything its results row is made of
+/// (`super::runner`'s one row builder validates it and fills the row).
 #[derive(Debug)]
 pub struct Execution {
-    /// Kernel time per timed run (kernels summed), in milliseconds.
+    /// Time per timed run (kernels summed), in milliseconds, on `timing`'s clock.
     pub times_ms: Vec<f64>,
+    pub timing: Timing,
+    /// Where only a median was reported (an external peer): the number of
+    /// runs it is the median of; the row then shows no spread.
+    pub median_of: Option<usize>,
     /// The same runs timed on the host (empty where not measured): the
     /// row's `@host` twin, compared with host-timed peers.
     pub host_ms: Vec<f64>,
     pub output: HostArray,
+    /// The config's name for `output` (the buffer whose gold it is checked against).
+    pub output_name: String,
     pub compile_ms: Option<f64>,
     pub kernel_lines: Option<usize>,
     pub kernel_bytes: Option<usize>,
     pub build_options: String,
+    /// Said after the validation's message in the row (`a; note`).
+    pub note: Option<String>,
+}
+
+impl Execution {
+    /// An execution timed on `timing`'s clock, each time in `times_ms`,
+    /// with no build facts (a library call or an external peer).
+    pub fn timed(times_ms: Vec<f64>, timing: Timing, output: HostArray, output_name: &str) -> Execution {
+        Execution {
+            times_ms,
+            timing,
+            median_of: None,
+            host_ms: Vec::new(),
+            output,
+            output_name: output_name.to_string(),
+            compile_ms: None,
+            kernel_lines: None,
+            kernel_bytes: None,
+            build_options: String::new(),
+            note: None,
+        }
+    }
 }
 
 /// The CompileOptions of a Lift level (`none`, `barrier`, `barrier+cf`, `all`).
@@ -124,12 +154,16 @@ pub fn run_reference(
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
         times_ms: times.ms,
+        timing: Timing::Profiling,
+        median_of: None,
         host_ms: times.host_ms,
         output,
+        output_name: r.output.clone(),
         compile_ms: None,
         kernel_lines: Some(source.lines().count()),
         kernel_bytes: Some(source.len()),
         build_options,
+        note: None,
     })
 }
 
@@ -288,11 +322,15 @@ pub fn run_lift(
     let output = rt.download(out).map_err(|e| e.to_string())?;
     Ok(Execution {
         times_ms: times.ms,
+        timing: Timing::Profiling,
+        median_of: None,
         host_ms: times.host_ms,
         output,
+        output_name: lift.output.clone(),
         compile_ms: Some(compile_ms),
         kernel_lines: Some(built.iter().map(|b| b.kernel.source.lines().count()).sum()),
         kernel_bytes: Some(built.iter().map(|b| b.kernel.source.len()).sum()),
         build_options,
+        note: None,
     })
 }

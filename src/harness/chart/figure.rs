@@ -12,7 +12,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::model::{format_speedup, Cell, Panel};
 use super::names::display_name;
-use super::results::Variant;
+use super::results::Bar;
 use super::ChartError;
 
 /// Horizontal pixels per bar.
@@ -33,27 +33,27 @@ const FONT: &str = "sans-serif";
 /// The colour of each compared variant: a light-to-dark ramp for the Lift
 /// levels (the paper's "dark red" is the fully optimised one) and a
 /// contrasting blue for the library.
-pub fn variant_color(v: Variant) -> RGBColor {
+pub fn variant_color(v: Bar) -> RGBColor {
     match v {
-        Variant::None => RGBColor(0xfd, 0xcc, 0x8a),
-        Variant::Barrier => RGBColor(0xfc, 0x8d, 0x59),
-        Variant::BarrierCf => RGBColor(0xe3, 0x4a, 0x33),
-        Variant::All => RGBColor(0xb3, 0x00, 0x00),
-        Variant::Clblast => RGBColor(0x45, 0x75, 0xb4),
-        Variant::Reference => BLACK,
+        Bar::None => RGBColor(0xfd, 0xcc, 0x8a),
+        Bar::Barrier => RGBColor(0xfc, 0x8d, 0x59),
+        Bar::BarrierCf => RGBColor(0xe3, 0x4a, 0x33),
+        Bar::All => RGBColor(0xb3, 0x00, 0x00),
+        Bar::Clblast => RGBColor(0x45, 0x75, 0xb4),
+        Bar::Reference => BLACK,
     }
 }
 
 /// The legend's wording for a variant; it starts with the `results.csv`
 /// spelling so that the chart and the CSV read alike.
-pub fn legend_label(v: Variant) -> &'static str {
+pub fn legend_label(v: Bar) -> &'static str {
     match v {
-        Variant::None => "none (no optimisation)",
-        Variant::Barrier => "barrier (barrier elimination)",
-        Variant::BarrierCf => "barrier+cf (+ control-flow simpl.)",
-        Variant::All => "all (+ array-access simpl.)",
-        Variant::Clblast => "clblast (CLBlast library)",
-        Variant::Reference => "reference",
+        Bar::None => "none (no optimisation)",
+        Bar::Barrier => "barrier (barrier elimination)",
+        Bar::BarrierCf => "barrier+cf (+ control-flow simpl.)",
+        Bar::All => "all (+ array-access simpl.)",
+        Bar::Clblast => "clblast (CLBlast library)",
+        Bar::Reference => "reference",
     }
 }
 
@@ -69,7 +69,7 @@ struct Placed<'a> {
     /// which is labelled on its own.
     benchmark: Option<&'a str>,
     size: &'a str,
-    cells: &'a [(Variant, Cell)],
+    cells: &'a [(Bar, Cell)],
     /// x of the group's first bar's left edge, in slot units.
     start: f64,
 }
@@ -163,9 +163,9 @@ fn clblast_label(panels: &[Panel]) -> &'static str {
     }
 }
 
-fn legend_variants(panels: &[Panel]) -> Vec<Variant> {
+fn legend_variants(panels: &[Panel]) -> Vec<Bar> {
     let clblast = panels.iter().any(Panel::has_clblast);
-    Variant::COMPARED.into_iter().filter(|v| *v != Variant::Clblast || clblast).collect()
+    Bar::COMPARED.into_iter().filter(|v| *v != Bar::Clblast || clblast).collect()
 }
 
 /// Legend font size (plotters units) and the height of one legend row.
@@ -181,7 +181,7 @@ fn text_width(s: &str, font: f64) -> i32 {
 /// One legend entry: a swatch (`Some` variant), the reference line (`None`
 /// with `cross == false`) or the failure cross.
 struct LegendItem {
-    variant: Option<Variant>,
+    variant: Option<Bar>,
     cross: bool,
     label: &'static str,
 }
@@ -194,8 +194,8 @@ impl LegendItem {
 
 /// Flows the legend entries into centred rows that fit `width`; returns each
 /// entry with its position relative to the legend area.
-fn legend_layout(variants: &[Variant], width: u32, clblast: &'static str) -> Vec<(LegendItem, (i32, i32))> {
-    let label = |v: Variant| if v == Variant::Clblast { clblast } else { legend_label(v) };
+fn legend_layout(variants: &[Bar], width: u32, clblast: &'static str) -> Vec<(LegendItem, (i32, i32))> {
+    let label = |v: Bar| if v == Bar::Clblast { clblast } else { legend_label(v) };
     let mut items: Vec<LegendItem> =
         variants.iter().map(|v| LegendItem { variant: Some(*v), cross: false, label: label(*v) }).collect();
     items.push(LegendItem { variant: None, cross: false, label: "reference = 1.0" });

@@ -29,7 +29,7 @@ pub use model::{
 };
 pub use names::display_name;
 pub use pdf::{svg_to_pdf, FontSource};
-pub use results::{parse_results, read_results, ResultRow, Status, Timing, Variant, RESULTS_HEADER};
+pub use results::{parse_results, read_results, Bar, Row, Status, Timing, RESULTS_HEADER};
 pub use stencil_figures::{
     figure7_svg as stencil_figure7_svg, figure8_svg as stencil_figure8_svg, render_stencil_figures,
     render_stencil_figures_with_fonts,

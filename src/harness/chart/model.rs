@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::results::{ResultRow, Status, Timing, Variant};
+use super::results::{Bar, Row, Status, Timing};
 
 /// What one bar position holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,10 +45,10 @@ pub struct Group {
     pub size: String,
     /// The reference's median, where it is `ok`.
     pub reference_ms: Option<f64>,
-    /// One cell per compared variant, in [`Variant::COMPARED`] order. CLBlast
+    /// One cell per compared variant, in [`Bar::COMPARED`] order. CLBlast
     /// only appears for groups that have a CLBlast row, since most benchmarks
     /// have no library counterpart and a "missing" mark there would be noise.
-    pub cells: Vec<(Variant, Cell)>,
+    pub cells: Vec<(Bar, Cell)>,
     /// The CLBlast bar divides the reference's profiling time by CLBlast's
     /// host time: the file has no host-timed reference (`reference@host`).
     pub clblast_mixed_clocks: bool,
@@ -61,13 +61,13 @@ pub struct Panel {
     pub groups: Vec<Group>,
     /// Geometric mean of each variant's speedups over the groups where it
     /// has one; `Cell::Missing` where it has none.
-    pub geo_mean: Vec<(Variant, Cell)>,
+    pub geo_mean: Vec<(Bar, Cell)>,
 }
 
 impl Panel {
     /// Whether any group of this panel has a CLBlast cell.
     pub fn has_clblast(&self) -> bool {
-        self.groups.iter().any(|g| g.cells.iter().any(|(v, _)| *v == Variant::Clblast))
+        self.groups.iter().any(|g| g.cells.iter().any(|(v, _)| *v == Bar::Clblast))
     }
 
     /// Whether some CLBlast bar compares two clocks.
@@ -83,11 +83,11 @@ pub const UNKNOWN_DEVICE: &str = "unknown device";
 /// and sizes first appear. Where a (device, benchmark, size, variant) occurs
 /// more than once, the last row wins: results are appended, so it is the
 /// latest run.
-pub fn build_panels(rows: &[ResultRow]) -> Vec<Panel> {
+pub fn build_panels(rows: &[Row]) -> Vec<Panel> {
     let mut devices: Vec<String> = Vec::new();
     // Per device: benchmarks in first-seen order, each with its sizes.
     let mut order: HashMap<String, Vec<(String, Vec<String>)>> = HashMap::new();
-    let mut latest: HashMap<(&str, &str, &str, Variant, bool), &ResultRow> = HashMap::new();
+    let mut latest: HashMap<(&str, &str, &str, Bar, bool), &Row> = HashMap::new();
     for row in rows {
         let device = device_name(row);
         if !devices.iter().any(|d| d == device) {
@@ -104,7 +104,9 @@ pub fn build_panels(rows: &[ResultRow]) -> Vec<Panel> {
         if !benches[idx].1.contains(&row.size) {
             benches[idx].1.push(row.size.clone());
         }
-        latest.insert((device, &row.benchmark, &row.size, row.variant, row.twin), row);
+        // The reader keeps only rows of Figure 8's bars.
+        let Some((bar, twin)) = Bar::of(&row.variant) else { continue };
+        latest.insert((device, &row.benchmark, &row.size, bar, twin), row);
     }
     devices
         .into_iter()
@@ -112,7 +114,7 @@ pub fn build_panels(rows: &[ResultRow]) -> Vec<Panel> {
             let mut groups = Vec::new();
             for (bench, sizes) in order.remove(&device).unwrap_or_default() {
                 for size in sizes {
-                    let get = |v: Variant, twin: bool| {
+                    let get = |v: Bar, twin: bool| {
                         latest.get(&(device.as_str(), bench.as_str(), size.as_str(), v, twin))
                     };
                     groups.push(build_group(&bench, &size, get));
@@ -124,7 +126,7 @@ pub fn build_panels(rows: &[ResultRow]) -> Vec<Panel> {
         .collect()
 }
 
-fn device_name(row: &ResultRow) -> &str {
+fn device_name(row: &Row) -> &str {
     let d = row.device.trim();
     if d.is_empty() {
         UNKNOWN_DEVICE
@@ -137,22 +139,18 @@ fn device_name(row: &ResultRow) -> &str {
 /// twin. Each bar divides the reference's time by the variant's, both on
 /// the variant's clock: a host-timed CLBlast bar uses `reference@host`
 /// where there is one.
-fn build_group<'a>(
-    bench: &str,
-    size: &str,
-    get: impl Fn(Variant, bool) -> Option<&'a &'a ResultRow>,
-) -> Group {
-    let ok_ms = |r: Option<&&ResultRow>| r.filter(|r| r.status == Status::Ok).and_then(|r| r.median_ms);
-    let reference_ms = ok_ms(get(Variant::Reference, false));
-    let host_reference_ms = ok_ms(get(Variant::Reference, true));
+fn build_group<'a>(bench: &str, size: &str, get: impl Fn(Bar, bool) -> Option<&'a &'a Row>) -> Group {
+    let ok_ms = |r: Option<&&Row>| r.filter(|r| r.status == Status::Ok).and_then(|r| r.median_ms);
+    let reference_ms = ok_ms(get(Bar::Reference, false));
+    let host_reference_ms = ok_ms(get(Bar::Reference, true));
     let mut cells = Vec::new();
     let mut clblast_mixed_clocks = false;
-    for v in Variant::COMPARED {
+    for v in Bar::COMPARED {
         let row = get(v, false);
-        if v == Variant::Clblast && row.is_none() {
+        if v == Bar::Clblast && row.is_none() {
             continue;
         }
-        let host_timed = row.is_some_and(|r| r.timing == Some(Timing::Host));
+        let host_timed = row.is_some_and(|r| Timing::parse(&r.timing) == Some(Timing::Host));
         let baseline =
             if host_timed && host_reference_ms.is_some() { host_reference_ms } else { reference_ms };
         let cell = match row {
@@ -171,11 +169,11 @@ fn build_group<'a>(
     Group { benchmark: bench.to_string(), size: size.to_string(), reference_ms, cells, clblast_mixed_clocks }
 }
 
-fn geo_means(groups: &[Group]) -> Vec<(Variant, Cell)> {
-    let has_clblast = groups.iter().any(|g| g.cells.iter().any(|(v, _)| *v == Variant::Clblast));
-    Variant::COMPARED
+fn geo_means(groups: &[Group]) -> Vec<(Bar, Cell)> {
+    let has_clblast = groups.iter().any(|g| g.cells.iter().any(|(v, _)| *v == Bar::Clblast));
+    Bar::COMPARED
         .into_iter()
-        .filter(|v| *v != Variant::Clblast || has_clblast)
+        .filter(|v| *v != Bar::Clblast || has_clblast)
         .map(|v| {
             let speedups: Vec<f64> = groups
                 .iter()
@@ -222,14 +220,14 @@ pub fn format_speedup(s: f64) -> String {
 /// A plain-text table of every panel's speedups, for the end of a run:
 /// benchmark, size, the reference's median, each variant's speedup (or why
 /// it has none), and a final geometric-mean row.
-pub fn speedup_table(rows: &[ResultRow]) -> String {
+pub fn speedup_table(rows: &[Row]) -> String {
     let mut out = String::new();
     for (i, panel) in build_panels(rows).iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         out.push_str(&format!("Speedup over reference on {}\n", panel.device));
-        let variants: Vec<Variant> = panel.geo_mean.iter().map(|(v, _)| *v).collect();
+        let variants: Vec<Bar> = panel.geo_mean.iter().map(|(v, _)| *v).collect();
         let mut table: Vec<Vec<String>> = Vec::new();
         let mut header = vec!["benchmark".to_string(), "size".to_string(), "reference ms".to_string()];
         header.extend(variants.iter().map(|v| v.to_string()));
@@ -253,12 +251,11 @@ pub fn speedup_table(rows: &[ResultRow]) -> String {
 }
 
 /// Why a group has no reference time: the reference row's status, or `-`.
-fn reference_marker(rows: &[ResultRow], panel: &Panel, g: &Group) -> String {
+fn reference_marker(rows: &[Row], panel: &Panel, g: &Group) -> String {
     rows.iter()
         .rev()
         .find(|r| {
-            r.variant == Variant::Reference
-                && !r.twin
+            Bar::of(&r.variant) == Some((Bar::Reference, false))
                 && r.benchmark == g.benchmark
                 && r.size == g.size
                 && device_name(r) == panel.device

@@ -9,6 +9,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::ChartError;
+use crate::harness::variant_name::{Level, Variant};
 
 /// The contract's columns, in order. Files written before `gelems` was
 /// added (the first 26 columns) are still read.
@@ -45,9 +46,10 @@ pub const RESULTS_HEADER: [&str; 27] = [
 /// Columns of result files written before `gelems`.
 const LEGACY_COLUMNS: usize = 26;
 
-/// Which program a row measured.
+/// A bar of Figure 8: which program a row measured, among those the figure
+/// draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Variant {
+pub enum Bar {
     /// The hand-written OpenCL reference.
     Reference,
     /// Lift, no optimisation.
@@ -62,102 +64,65 @@ pub enum Variant {
     Clblast,
 }
 
-impl Variant {
-    /// Every variant other than the reference, in chart order.
-    pub const COMPARED: [Variant; 5] =
-        [Variant::None, Variant::Barrier, Variant::BarrierCf, Variant::All, Variant::Clblast];
+impl Bar {
+    /// Every bar other than the reference, in chart order.
+    pub const COMPARED: [Bar; 5] = [Bar::None, Bar::Barrier, Bar::BarrierCf, Bar::All, Bar::Clblast];
 
     /// The spelling used in `results.csv`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Variant::Reference => "reference",
-            Variant::None => "none",
-            Variant::Barrier => "barrier",
-            Variant::BarrierCf => "barrier+cf",
-            Variant::All => "all",
-            Variant::Clblast => "clblast",
+            Bar::Reference => "reference",
+            Bar::None => "none",
+            Bar::Barrier => "barrier",
+            Bar::BarrierCf => "barrier+cf",
+            Bar::All => "all",
+            Bar::Clblast => "clblast",
         }
     }
 
-    /// Parses the `results.csv` spelling.
-    pub fn parse(s: &str) -> Option<Variant> {
-        Some(match s {
-            "reference" => Variant::Reference,
-            "none" => Variant::None,
-            "barrier" => Variant::Barrier,
-            "barrier+cf" => Variant::BarrierCf,
-            "all" => Variant::All,
-            "clblast" => Variant::Clblast,
-            _ => return None,
-        })
+    /// The bar of a row's variant, and whether the row is its host-timed
+    /// twin; `None` for a variant Figure 8 does not draw.
+    pub fn of(variant: &str) -> Option<(Bar, bool)> {
+        let bar = |v: &Variant| match v {
+            Variant::Reference => Some(Bar::Reference),
+            Variant::Level(Level::None) => Some(Bar::None),
+            Variant::Level(Level::Barrier) => Some(Bar::Barrier),
+            Variant::Level(Level::BarrierCf) => Some(Bar::BarrierCf),
+            Variant::Level(Level::All) => Some(Bar::All),
+            Variant::Peer(p) if p == Bar::Clblast.as_str() => Some(Bar::Clblast),
+            Variant::Named(_)
+            | Variant::Explored(_)
+            | Variant::OtherDevice(..)
+            | Variant::ExploredOther
+            | Variant::Peer(_)
+            | Variant::HostTwin(_) => None,
+        };
+        match Variant::parse(variant)? {
+            Variant::HostTwin(inner) => bar(&inner).map(|b| (b, true)),
+            v => bar(&v).map(|b| (b, false)),
+        }
     }
 }
 
-impl fmt::Display for Variant {
+impl fmt::Display for Bar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
-pub use crate::harness::results::Status;
+pub use crate::harness::results::{Row, Status};
 
-/// How the time of a run was taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Timing {
-    /// Sum of the kernels' profiling events.
-    Profiling,
-    /// Wall time around a finish.
-    Host,
-    /// CUDA events around the kernels.
-    CudaEvents,
-}
-
-/// One row of `results.csv`. Numbers that do not apply are `None`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResultRow {
-    pub benchmark: String,
-    pub size: String,
-    pub variant: Variant,
-    pub status: Status,
-    pub median_ms: Option<f64>,
-    pub min_ms: Option<f64>,
-    pub max_ms: Option<f64>,
-    pub ci_low_ms: Option<f64>,
-    pub ci_high_ms: Option<f64>,
-    pub runs: Option<u64>,
-    pub max_rel_error: Option<f64>,
-    pub compile_ms: Option<f64>,
-    pub kernel_lines: Option<u64>,
-    pub kernel_bytes: Option<u64>,
-    pub gbps: Option<f64>,
-    pub gflops: Option<f64>,
-    pub frac_bandwidth: Option<f64>,
-    pub frac_flops: Option<f64>,
-    pub timing: Option<Timing>,
-    pub build_options: String,
-    pub device: String,
-    pub driver: String,
-    pub opencl_version: String,
-    pub git_commit: String,
-    pub date: String,
-    pub message: String,
-    /// Giga-elements updated per second (stencils); `None` in older files.
-    pub gelems: Option<f64>,
-    /// A host-timed twin (`reference@host`: the reference's runs timed on
-    /// the host, for the host-timed CLBlast bars); `variant` is the
-    /// variant it twins.
-    pub twin: bool,
-}
+pub use crate::harness::clock::Timing;
 
 /// Reads and checks one `results.csv`.
-pub fn read_results(path: &Path) -> Result<Vec<ResultRow>, ChartError> {
+pub fn read_results(path: &Path) -> Result<Vec<Row>, ChartError> {
     let file = std::fs::File::open(path)
         .map_err(|e| ChartError::Input { path: path.to_path_buf(), msg: format!("cannot open: {e}") })?;
     parse_results(file, path)
 }
 
 /// Parses `results.csv` text read from `input`; `path` is only used in errors.
-pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<ResultRow>, ChartError> {
+pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Row>, ChartError> {
     // Headers are checked by hand and field counts are checked per row, so
     // that each complaint can name the line and the column.
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
@@ -268,21 +233,18 @@ impl Fields<'_> {
         }
     }
 
-    fn count(&self, col: usize) -> Result<Option<u64>, ChartError> {
+    fn count(&self, col: usize) -> Result<Option<usize>, ChartError> {
         let v = self.record.get(col).unwrap_or("").trim();
         if v.is_empty() {
             return Ok(None);
         }
-        v.parse::<u64>().map(Some).map_err(|_| self.err(col, format!("`{v}` is not a non-negative integer")))
+        v.parse::<usize>()
+            .map(Some)
+            .map_err(|_| self.err(col, format!("`{v}` is not a non-negative integer")))
     }
 }
 
-fn parse_row(
-    record: &csv::StringRecord,
-    path: &Path,
-    line: u64,
-    columns: usize,
-) -> Result<ResultRow, ChartError> {
+fn parse_row(record: &csv::StringRecord, path: &Path, line: u64, columns: usize) -> Result<Row, ChartError> {
     if record.len() != columns {
         return Err(ChartError::Row {
             path: path.to_path_buf(),
@@ -292,13 +254,12 @@ fn parse_row(
         });
     }
     let f = Fields { record, path, line };
-    let variant_text = f.required(2)?;
-    let twin = crate::harness::clock::is_twin(variant_text);
-    let variant = Variant::parse(variant_text.strip_suffix(crate::harness::clock::HOST_TWIN).unwrap_or(variant_text)).ok_or_else(|| {
+    let variant = f.required(2)?;
+    Bar::of(variant).ok_or_else(|| {
         f.err(
             2,
             format!(
-                "unknown variant `{variant_text}` (expected reference, none, barrier, barrier+cf, all or clblast)"
+                "unknown variant `{variant}` (expected reference, none, barrier, barrier+cf, all or clblast)"
             ),
         )
     })?;
@@ -309,21 +270,14 @@ fn parse_row(
     if status == Status::Ok && !median_ms.is_some_and(|m| m > 0.0) {
         return Err(f.err(4, "an `ok` row needs a positive median".into()));
     }
-    let timing = match f.record.get(18).unwrap_or("").trim() {
-        "" => None,
-        "profiling" => Some(Timing::Profiling),
-        "host" => Some(Timing::Host),
-        "cuda-events" => Some(Timing::CudaEvents),
-        other => {
-            return Err(
-                f.err(18, format!("unknown timing `{other}` (expected profiling, cuda-events or host)"))
-            )
-        }
-    };
-    Ok(ResultRow {
+    let timing = f.record.get(18).unwrap_or("").trim();
+    if !timing.is_empty() && Timing::parse(timing).is_none() {
+        return Err(f.err(18, format!("unknown timing `{timing}` (expected profiling, cuda-events or host)")));
+    }
+    Ok(Row {
         benchmark: f.required(0)?.to_string(),
         size: f.required(1)?.to_string(),
-        variant,
+        variant: variant.to_string(),
         status,
         median_ms,
         min_ms: f.float(5)?,
@@ -339,7 +293,7 @@ fn parse_row(
         gflops: f.float(15)?,
         frac_bandwidth: f.float(16)?,
         frac_flops: f.float(17)?,
-        timing,
+        timing: timing.to_string(),
         build_options: f.text(19),
         device: f.text(20),
         driver: f.text(21),
@@ -348,6 +302,5 @@ fn parse_row(
         date: f.text(24),
         message: f.text(25),
         gelems: f.float(26)?,
-        twin,
     })
 }

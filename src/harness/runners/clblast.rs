@@ -1,0 +1,41 @@
+//! The CLBlast peer: the benchmark's `clblast:` calls on the same device
+//! and queue, timed on the host (`crate::harness::clblast`). Without the
+//! library the row is `skipped`, not failed.
+
+use super::{Bench, Failure, Outcome, RunOptions, VariantRunner};
+use crate::harness::clblast::run_clblast;
+use crate::harness::clock::Timing;
+use crate::harness::config::Config;
+use crate::harness::variant_name::Variant;
+use crate::runtime::ClBlast;
+use std::cell::OnceCell;
+
+const NAME: &str = "clblast";
+
+/// The library is loaded once per run, at the first row that needs it.
+#[derive(Default)]
+pub(super) struct ClBlastRunner {
+    lib: OnceCell<Result<ClBlast, String>>,
+}
+
+impl VariantRunner for ClBlastRunner {
+    fn offers(&self, cfg: &Config, _: Option<&RunOptions>) -> Vec<Variant> {
+        cfg.clblast.iter().map(|_| Variant::Peer(NAME.into())).collect()
+    }
+
+    fn claims(&self, v: &Variant) -> bool {
+        matches!(v, Variant::Peer(p) if p == NAME)
+    }
+
+    fn run(&self, b: &Bench, v: &Variant) -> Vec<Outcome> {
+        let Some(spec) = &b.cfg.clblast else {
+            return vec![Outcome::new(v.clone(), Err(Failure::error("no clblast section")))];
+        };
+        let result = match self.lib.get_or_init(|| ClBlast::load().map_err(String::from)) {
+            Err(msg) => Err(Failure::Skipped { timing: Timing::Host, message: msg.clone() }),
+            Ok(lib) => run_clblast(b.rt, lib, b.cfg, spec, b.sizes, b.inputs, b.buffers, b.opts.counts)
+                .map_err(Failure::error),
+        };
+        vec![Outcome::new(v.clone(), result)]
+    }
+}
