@@ -88,21 +88,7 @@ pub fn nested_fun_mut(p: &mut Pattern) -> Option<&mut FunDecl> {
         | Pattern::ToPrivate(f)
         | Pattern::SlideSeq { f, .. }
         | Pattern::Generate { f, .. } => Some(f),
-        Pattern::Split(_)
-        | Pattern::Join
-        | Pattern::Gather(_)
-        | Pattern::Scatter(_)
-        | Pattern::Transpose
-        | Pattern::Zip(_)
-        | Pattern::Get(_)
-        | Pattern::At(_)
-        | Pattern::AsVector(_)
-        | Pattern::AsScalar
-        | Pattern::Slide { .. }
-        | Pattern::Pad { .. }
-        | Pattern::PadConst { .. }
-        | Pattern::Filter
-        | Pattern::Id => None,
+        super::layout_pattern!() | Pattern::Id => None,
     }
 }
 

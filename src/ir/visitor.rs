@@ -18,7 +18,7 @@ use super::{
 };
 
 macro_rules! make_ir_visitor {
-    ($(#[$attr:meta])* $visitor:ident, $($mutability:ident)?) => {
+    ($(#[$attr:meta])* $visitor:ident, $nested:path, $($mutability:ident)?) => {
         $(#[$attr])*
         pub trait $visitor<'ir> {
             fn visit_def(&mut self, d: &'ir $($mutability)? Def) {
@@ -77,32 +77,10 @@ macro_rules! make_ir_visitor {
                 self.visit_expr(& $($mutability)? l.body);
             }
             fn super_pattern(&mut self, p: &'ir $($mutability)? Pattern, _span: Span) {
-                match p {
-                    Pattern::Map { f, .. }
-                    | Pattern::MapVec { f }
-                    | Pattern::Reduce { f, .. }
-                    | Pattern::PartRed { f, .. }
-                    | Pattern::Iterate { f, .. }
-                    | Pattern::ToGlobal(f)
-                    | Pattern::ToLocal(f)
-                    | Pattern::ToPrivate(f)
-                    | Pattern::SlideSeq { f, .. }
-                    | Pattern::Generate { f, .. } => self.visit_fun(f),
-                    Pattern::Split(_)
-                    | Pattern::Join
-                    | Pattern::Gather(_)
-                    | Pattern::Scatter(_)
-                    | Pattern::Transpose
-                    | Pattern::Zip(_)
-                    | Pattern::Get(_)
-                    | Pattern::At(_)
-                    | Pattern::AsVector(_)
-                    | Pattern::AsScalar
-                    | Pattern::Slide { .. }
-                    | Pattern::Pad { .. }
-                    | Pattern::PadConst { .. }
-                    | Pattern::Filter
-                    | Pattern::Id => {}
+                // The one exhaustive list of the patterns that take a
+                // function is `Pattern::nested_fun` (and its mutable twin).
+                if let Some(f) = $nested(p) {
+                    self.visit_fun(f);
                 }
             }
         }
@@ -112,10 +90,12 @@ macro_rules! make_ir_visitor {
 make_ir_visitor!(
     /// A read-only walk of the IR (see the module documentation).
     Visitor,
+    Pattern::nested_fun,
 );
 make_ir_visitor!(
     /// A walk of the IR that may change nodes in place (see the module
     /// documentation).
     MutVisitor,
+    super::visit::nested_fun_mut,
     mut
 );
