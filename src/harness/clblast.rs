@@ -8,7 +8,7 @@ use super::config::{BlasCall, BlasScalar, ClBlastSpec, Config};
 use super::data::{Arrays, HostArray, Sizes};
 use super::variant::{upload_all, Execution};
 use crate::launch::RunCounts;
-use crate::runtime::{ClBlast, DeviceBuffer, Runtime};
+use crate::runtime::{ClBlast, DeviceBuffer, Gemm, Gemv, Runtime};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -56,25 +56,31 @@ fn execute(
         match c {
             BlasCall::Gemv { trans_a, m, n, alpha, a, x, beta, y, .. } => blas.sgemv(
                 rt,
-                *trans_a,
-                dim(m, sizes, "m")?,
-                dim(n, sizes, "n")?,
-                scalar(alpha, inputs)?,
-                buf(bufs, a)?,
-                buf(bufs, x)?,
-                scalar(beta, inputs)?,
-                buf(bufs, y)?,
+                Gemv {
+                    trans_a: *trans_a,
+                    m: dim(m, sizes, "m")?,
+                    n: dim(n, sizes, "n")?,
+                    alpha: scalar(alpha, inputs)?,
+                    a: buf(bufs, a)?,
+                    x: buf(bufs, x)?,
+                    beta: scalar(beta, inputs)?,
+                    y: buf(bufs, y)?,
+                },
             )?,
             BlasCall::Gemm { trans_a, trans_b, m, n, k, alpha, a, b, beta, c, .. } => blas.sgemm(
                 rt,
-                *trans_a,
-                *trans_b,
-                (dim(m, sizes, "m")?, dim(n, sizes, "n")?, dim(k, sizes, "k")?),
-                scalar(alpha, inputs)?,
-                buf(bufs, a)?,
-                buf(bufs, b)?,
-                scalar(beta, inputs)?,
-                buf(bufs, c)?,
+                Gemm {
+                    trans_a: *trans_a,
+                    trans_b: *trans_b,
+                    m: dim(m, sizes, "m")?,
+                    n: dim(n, sizes, "n")?,
+                    k: dim(k, sizes, "k")?,
+                    alpha: scalar(alpha, inputs)?,
+                    a: buf(bufs, a)?,
+                    b: buf(bufs, b)?,
+                    beta: scalar(beta, inputs)?,
+                    c: buf(bufs, c)?,
+                },
             )?,
             BlasCall::Scal { n, alpha, x, .. } => {
                 blas.sscal(rt, dim(n, sizes, "n")?, scalar(alpha, inputs)?, buf(bufs, x)?)?

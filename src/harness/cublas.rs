@@ -12,7 +12,7 @@ use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
 use super::variant::Execution;
 use crate::launch::RunCounts;
-use crate::runtime::{CuBlas, CudaBuffer};
+use crate::runtime::{CuBlas, CudaBuffer, Gemm, Gemv};
 use std::collections::BTreeMap;
 
 fn host_bytes(a: &HostArray) -> Vec<u8> {
@@ -54,7 +54,8 @@ fn call(
             need(buf(bufs, x)?, xl, x)?;
             need(buf(bufs, y)?, yl, y)?;
             let (alpha, beta) = (scalar(alpha, inputs)?, scalar(beta, inputs)?);
-            lib.sgemv(*trans_a, m, n, alpha, buf(bufs, a)?, buf(bufs, x)?, beta, buf(bufs, y)?)
+            let (a, x, y) = (buf(bufs, a)?, buf(bufs, x)?, buf(bufs, y)?);
+            lib.sgemv(Gemv { trans_a: *trans_a, m, n, alpha, a, x, beta, y })
         }
         BlasCall::Gemm { trans_a, trans_b, m, n, k, alpha, a, b, beta, c, .. } => {
             let (m, n, k) = (dim(m, sizes, "m")?, dim(n, sizes, "n")?, dim(k, sizes, "k")?);
@@ -62,7 +63,8 @@ fn call(
             need(buf(bufs, b)?, k * n, b)?;
             need(buf(bufs, c)?, m * n, c)?;
             let (alpha, beta) = (scalar(alpha, inputs)?, scalar(beta, inputs)?);
-            lib.sgemm(*trans_a, *trans_b, (m, n, k), alpha, buf(bufs, a)?, buf(bufs, b)?, beta, buf(bufs, c)?)
+            let (a, b, c) = (buf(bufs, a)?, buf(bufs, b)?, buf(bufs, c)?);
+            lib.sgemm(Gemm { trans_a: *trans_a, trans_b: *trans_b, m, n, k, alpha, a, b, beta, c })
         }
         BlasCall::Scal { n, alpha, x, .. } => {
             let n = dim(n, sizes, "n")?;

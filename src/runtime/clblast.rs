@@ -6,7 +6,7 @@
 //! the last one only, so calls are timed on the host around a queue finish.
 
 use super::exec::{DeviceBuffer, Runtime};
-use super::BlasError;
+use super::{BlasError, Gemm, Gemv};
 use opencl3::types::{cl_command_queue, cl_event, cl_mem};
 use std::os::raw::c_int;
 
@@ -138,18 +138,8 @@ impl ClBlast {
 
     /// `y = alpha * op(A) x + beta * y` with `A` row-major `m x n`.
     #[allow(clippy::too_many_arguments)]
-    pub fn sgemv(
-        &self,
-        rt: &Runtime,
-        trans_a: bool,
-        m: usize,
-        n: usize,
-        alpha: f32,
-        a: &DeviceBuffer,
-        x: &DeviceBuffer,
-        beta: f32,
-        y: &DeviceBuffer,
-    ) -> Result<(), BlasError> {
+    pub fn sgemv(&self, rt: &Runtime, g: Gemv<'_, DeviceBuffer>) -> Result<(), BlasError> {
+        let Gemv { trans_a, m, n, alpha, a, x, beta, y } = g;
         let mut q = rt.raw_queue();
         // SAFETY: the buffers and queue are live for the call; CLBlast only
         // enqueues work on the queue.
@@ -179,18 +169,8 @@ impl ClBlast {
 
     /// `C = alpha * op(A) op(B) + beta * C`, row-major, `C` is `m x n`.
     #[allow(clippy::too_many_arguments)]
-    pub fn sgemm(
-        &self,
-        rt: &Runtime,
-        trans_a: bool,
-        trans_b: bool,
-        (m, n, k): (usize, usize, usize),
-        alpha: f32,
-        a: &DeviceBuffer,
-        b: &DeviceBuffer,
-        beta: f32,
-        c: &DeviceBuffer,
-    ) -> Result<(), BlasError> {
+    pub fn sgemm(&self, rt: &Runtime, g: Gemm<'_, DeviceBuffer>) -> Result<(), BlasError> {
+        let Gemm { trans_a, trans_b, m, n, k, alpha, a, b, beta, c } = g;
         let lda = if trans_a { m } else { k };
         let ldb = if trans_b { k } else { n };
         let mut q = rt.raw_queue();

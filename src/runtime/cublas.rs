@@ -14,7 +14,7 @@
 //! (device-side elapsed time, like OpenCL profiling events but spanning
 //! every kernel the library launches).
 
-use super::{BlasError, LoadFailure};
+use super::{BlasError, Gemm, Gemv, LoadFailure};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::{Path, PathBuf};
 
@@ -366,17 +366,8 @@ impl CuBlas {
     /// column-major terms `A` is the `n x m` matrix `A^T` (leading
     /// dimension `n`), so the transposition flag flips.
     #[allow(clippy::too_many_arguments)]
-    pub fn sgemv(
-        &self,
-        trans_a: bool,
-        m: usize,
-        n: usize,
-        alpha: f32,
-        a: &CudaBuffer,
-        x: &CudaBuffer,
-        beta: f32,
-        y: &CudaBuffer,
-    ) -> Result<(), BlasError> {
+    pub fn sgemv(&self, g: Gemv<'_, CudaBuffer>) -> Result<(), BlasError> {
+        let Gemv { trans_a, m, n, alpha, a, x, beta, y } = g;
         self.pointer_mode(POINTER_MODE_HOST)?;
         let op = if trans_a { OP_N } else { OP_T };
         let (rows, cols) = (int(n, "n")?, int(m, "m")?);
@@ -403,17 +394,8 @@ impl CuBlas {
     /// `C = alpha * op(A) op(B) + beta * C`, row-major, `C` is `m x n`:
     /// computed as the column-major `C^T = op(B)^T op(A)^T`.
     #[allow(clippy::too_many_arguments)]
-    pub fn sgemm(
-        &self,
-        trans_a: bool,
-        trans_b: bool,
-        (m, n, k): (usize, usize, usize),
-        alpha: f32,
-        a: &CudaBuffer,
-        b: &CudaBuffer,
-        beta: f32,
-        c: &CudaBuffer,
-    ) -> Result<(), BlasError> {
+    pub fn sgemm(&self, g: Gemm<'_, CudaBuffer>) -> Result<(), BlasError> {
+        let Gemm { trans_a, trans_b, m, n, k, alpha, a, b, beta, c } = g;
         self.pointer_mode(POINTER_MODE_HOST)?;
         let lda = if trans_a { m } else { k };
         let ldb = if trans_b { k } else { n };

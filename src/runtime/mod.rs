@@ -1,6 +1,7 @@
 //! The OpenCL runtime: device discovery and selection, buffers, program
 //! builds with their logs, and kernel launches timed by profiling events.
 
+mod blas_args;
 mod blas_error;
 mod clblast;
 mod cublas;
@@ -8,6 +9,7 @@ mod device;
 mod driver_stderr;
 mod exec;
 
+pub use blas_args::{Gemm, Gemv};
 pub use blas_error::{BlasError, LoadFailure};
 pub use clblast::ClBlast;
 pub use cublas::{CuBlas, CudaBuffer};
