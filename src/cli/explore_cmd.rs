@@ -78,7 +78,7 @@ pub(crate) struct ExploreArgs {
 }
 
 fn shard(s: &str) -> Result<explore::shard::Shard, String> {
-    explore::shard::Shard::parse(s)
+    explore::shard::Shard::parse(s).map_err(|e| e.to_string())
 }
 
 /// The longest `--budget`: a week.

@@ -124,17 +124,26 @@ fn err(path: &Path, e: impl std::fmt::Display) -> LogError {
     LogError { path: path.display().to_string(), msg: e.to_string(), format: false }
 }
 
+/// Why a row read back cannot stand for a measurement.
+#[derive(Debug, thiserror::Error)]
+enum Implausible {
+    #[error("median_ms {0} is not a positive finite time")]
+    Median(f64),
+    #[error("an ok row without median_ms")]
+    NoMedian,
+}
+
 /// Whether a row read back may stand for a measurement: an `ok` row needs
 /// a finite, positive median (a hand-edited or forged log could otherwise
 /// make any candidate the best).
-fn plausible(r: &Row) -> Result<(), String> {
+fn plausible(r: &Row) -> Result<(), Implausible> {
     if r.status != "ok" {
         return Ok(());
     }
     match r.median_ms {
         Some(m) if m.is_finite() && m > 0.0 => Ok(()),
-        Some(m) => Err(format!("median_ms {m} is not a positive finite time")),
-        None => Err("an ok row without median_ms".into()),
+        Some(m) => Err(Implausible::Median(m)),
+        None => Err(Implausible::NoMedian),
     }
 }
 

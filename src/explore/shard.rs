@@ -25,6 +25,24 @@ use std::path::{Path, PathBuf};
 /// The most shards a search is split into.
 pub const MAX_SHARDS: u32 = 4096;
 
+/// A `--shard` value that is not `I/N` with 0 <= I < N <= [`MAX_SHARDS`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--shard `{0}`: expected I/N with 0 <= I < N <= {MAX_SHARDS}, such as 0/4")]
+pub struct BadShard(pub String);
+
+/// Why a logged row is not a candidate of this search.
+#[derive(Debug, thiserror::Error)]
+enum NotOurs {
+    #[error("logged at sizes `{logged}`, expected `{expected}` (--size)")]
+    Sizes { logged: String, expected: String },
+    #[error(
+        "candidate {candidate} ({hash}) is not a candidate of this search (another program, def, --depth or --valid-at?)"
+    )]
+    Other { candidate: usize, hash: String },
+    #[error("candidate {candidate} is of a shape that shard {}/{} does not search", shard.index, shard.count)]
+    Shard { candidate: usize, shard: Shard },
+}
+
 /// Shard `index` of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -34,8 +52,8 @@ pub struct Shard {
 
 impl Shard {
     /// `I/N` with 0 <= I < N <= [`MAX_SHARDS`].
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard `{text}`: expected I/N with 0 <= I < N <= {MAX_SHARDS}, such as 0/4");
+    pub fn parse(text: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard(text.to_string());
         let (i, n) = text.trim().split_once('/').ok_or_else(bad)?;
         let (Ok(index), Ok(count)) = (i.trim().parse::<u32>(), n.trim().parse::<u32>()) else {
             return Err(bad());
@@ -136,16 +154,11 @@ fn replay(
     opts: &ExploreOptions,
     size_key: &str,
     row: &Row,
-) -> Result<Best, String> {
+) -> Result<Best, NotOurs> {
     if row.sizes != size_key {
-        return Err(format!("logged at sizes `{}`, expected `{size_key}` (--size)", row.sizes));
+        return Err(NotOurs::Sizes { logged: row.sizes.clone(), expected: size_key.to_string() });
     }
-    let other = || {
-        format!(
-            "candidate {} ({}) is not a candidate of this search (another program, def, --depth or --valid-at?)",
-            row.candidate, row.hash
-        )
-    };
+    let other = || NotOurs::Other { candidate: row.candidate, hash: row.hash.clone() };
     let shape = shapes.get(row.shape).ok_or_else(other)?;
     let values = values_of(shape, &row.params).ok_or_else(other)?;
     let inst = shape.instantiate(&plan.base, &opts.def, &values).map_err(|_| other())?;
@@ -193,12 +206,7 @@ pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> R
             let b = replay(&plan, &shapes, &opts, &size_key, &row)
                 .and_then(|b| {
                     let mine = plan.shapes.get(row.shape).is_some_and(|s| shard.owns(s));
-                    mine.then_some(b).ok_or_else(|| {
-                        format!(
-                            "candidate {} is of a shape that shard {}/{} does not search",
-                            row.candidate, shard.index, shard.count
-                        )
-                    })
+                    mine.then_some(b).ok_or(NotOurs::Shard { candidate: row.candidate, shard: *shard })
                 })
                 .map_err(|m| MergeError::Bad(format!("{}:{line}: {m}", path.display())))?;
             res.tried += 1;
@@ -239,7 +247,7 @@ mod tests {
         assert_eq!(Shard::parse(" 3/4 "), Ok(Shard { index: 3, count: 4 }));
         assert_eq!(Shard::parse("0/1"), Ok(Shard { index: 0, count: 1 }));
         for bad in ["2/2", "0/0", "-1/2", "1", "a/b", "1/2/3", "0/4097", ""] {
-            let e = Shard::parse(bad).unwrap_err();
+            let e = Shard::parse(bad).unwrap_err().to_string();
             assert_eq!(e, format!("--shard `{bad}`: expected I/N with 0 <= I < N <= 4096, such as 0/4"));
         }
         assert_eq!(Shard { index: 1, count: 3 }.log_name(), "explore-shard-1-of-3.csv");
