@@ -141,3 +141,93 @@ fn the_scanner_sees_uses_and_skips_comments() {
     );
     assert_eq!(found.into_iter().collect::<Vec<_>>(), ["arith", "ir"]);
 }
+
+/// The harness modules a file of `src/harness` names (`super::X` from a
+/// file directly in it or a folder's `mod.rs`, `super::super::X` deeper,
+/// `crate::harness::X` anywhere), comments and tests skipped.
+fn harness_uses(rel: &Path, text: &str) -> BTreeSet<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let top = rel.components().count() == 1 || rel.file_name().is_some_and(|f| f == "mod.rs");
+    let mut out = BTreeSet::new();
+    for line in code.lines() {
+        let line = line.split("//").next().unwrap_or("");
+        for (prefix, ok) in [("crate::harness::", true), ("super::super::", !top), ("super::", top)] {
+            let mut rest = line;
+            while let Some(i) = rest.find(prefix) {
+                let before = &rest[..i];
+                rest = &rest[i + prefix.len()..];
+                // `super::` inside `super::super::` is the deeper form.
+                if !ok || (prefix == "super::" && before.ends_with("super::")) || rest.starts_with("super::")
+                {
+                    continue;
+                }
+                let name: String =
+                    rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// Issue 22: the harness's modules import one another without a circle
+/// (configs parse into specs that know nothing of the runners; the runner
+/// asks the registry, whose runners never import the runner back).
+#[test]
+fn harness_modules_form_no_import_circle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/harness");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut graph: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    for f in &files {
+        let rel = f.strip_prefix(&root).unwrap();
+        let first = rel.components().next().unwrap().as_os_str().to_string_lossy().into_owned();
+        let module = first.trim_end_matches(".rs").to_string();
+        if module == "mod" {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        graph.entry(module).or_default().extend(harness_uses(rel, &text));
+    }
+    let names: BTreeSet<String> = graph.keys().cloned().collect();
+    for deps in graph.values_mut() {
+        deps.retain(|d| names.contains(d));
+    }
+    // Depth-first search for a back edge; the path is the circle.
+    fn visit(
+        m: &str,
+        g: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == m) {
+            let mut circle = path[i..].to_vec();
+            circle.push(m.to_string());
+            return Some(circle);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for d in g.get(m).into_iter().flatten().filter(|d| d.as_str() != m) {
+            if let Some(c) = visit(d, g, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in graph.keys() {
+        if let Some(c) = visit(m, &graph, &mut Vec::new(), &mut done) {
+            panic!("import circle inside harness: {}", c.join(" -> "));
+        }
+    }
+    // The scanner itself: a config importing a runner would be found.
+    let uses = harness_uses(Path::new("config.rs"), "use super::explored::X;\n// super::halide\n");
+    assert_eq!(uses, BTreeSet::from(["explored".to_string()]));
+    let deep =
+        harness_uses(Path::new("runners/reference.rs"), "use super::super::runner::Y;\nuse super::Bench;\n");
+    assert_eq!(deep, BTreeSet::from(["runner".to_string()]));
+}

@@ -3,7 +3,7 @@
 //! row-major, on the config's inputs and buffers. Both library variants run
 //! the same calls, so their rows validate against the same gold.
 
-use super::config::ArraySpec;
+use super::arrays::ArraySpec;
 use crate::arith::{parse_arith, ArithExpr};
 use serde::Deserialize;
 

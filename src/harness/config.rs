@@ -2,6 +2,7 @@
 //! strict key checking, and parsing of every size expression up front so a
 //! bad config is reported before anything runs.
 
+pub use super::arrays::{ArraySpec, ElemType, Init};
 use super::variant_name::Level;
 use crate::arith::{parse_arith, ArithExpr};
 use serde::Deserialize;
@@ -27,54 +28,7 @@ pub enum ConfigError {
     At { file: String, line: usize, key: String, msg: String },
 }
 
-/// What a config is trusted to do beyond the defaults (docs/CONFIG.md,
-/// "What a config may name"). A config is code: by default it runs no
-/// program outside the repository's `peers/`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Trust {
-    /// `--allow-config-executables`: `halide.executable` may name any
-    /// program, and `lift-halide-<name>` is looked up on the PATH.
-    pub executables: bool,
-}
-
-/// Element types of inputs and buffers; vectors are stored flat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-pub enum ElemType {
-    #[serde(rename = "float")]
-    Float,
-    #[serde(rename = "int")]
-    Int,
-    #[serde(rename = "float2")]
-    Float2,
-    #[serde(rename = "float4")]
-    Float4,
-    #[serde(rename = "int2")]
-    Int2,
-    #[serde(rename = "int4")]
-    Int4,
-}
-
-impl ElemType {
-    pub fn is_float(self) -> bool {
-        matches!(self, ElemType::Float | ElemType::Float2 | ElemType::Float4)
-    }
-    pub fn components(self) -> usize {
-        match self {
-            ElemType::Float | ElemType::Int => 1,
-            ElemType::Float2 | ElemType::Int2 => 2,
-            ElemType::Float4 | ElemType::Int4 => 4,
-        }
-    }
-}
-
-/// How an input is filled.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Init {
-    Random { min: f64, max: f64 },
-    Const(f64),
-    Iota,
-    Generator(String),
-}
+pub use super::confine::Trust;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -233,29 +187,14 @@ struct RawConfig {
     #[serde(default)]
     cublas: Option<super::blas_spec::RawBlas>,
     #[serde(default)]
-    explored: Option<super::explored::RawExplored>,
+    explored: Option<super::explored_spec::RawExplored>,
     #[serde(default)]
-    halide: Option<super::halide::RawHalide>,
+    halide: Option<super::halide_spec::RawHalide>,
     #[serde(default)]
     variants: Option<Vec<String>>,
     validation: RawValidation,
     #[serde(default)]
     metrics: Option<RawMetrics>,
-}
-
-/// An input or buffer with its shape parsed.
-#[derive(Clone, Debug)]
-pub struct ArraySpec {
-    pub name: String,
-    pub ty: ElemType,
-    pub shape: Vec<ArithExpr>,
-    pub init: Init,
-}
-
-impl ArraySpec {
-    pub fn is_scalar(&self) -> bool {
-        self.shape.is_empty()
-    }
 }
 
 /// A reference kernel argument.
@@ -376,9 +315,9 @@ pub struct Config {
     /// The cuBLAS baseline (NVIDIA devices), when the benchmark has one.
     pub cublas: Option<BlasSpec>,
     /// The device's own derived program (`benchmarks/explored/<device>/`).
-    pub explored: Option<super::explored::ExploredSpec>,
+    pub explored: Option<super::explored_spec::ExploredSpec>,
     /// The automatic peer run as an external executable, when the benchmark has one.
-    pub halide: Option<super::halide::HalideSpec>,
+    pub halide: Option<super::halide_spec::HalideSpec>,
     pub variants: Vec<String>,
     pub validation: Validation,
     pub flops: Option<ArithExpr>,
@@ -626,7 +565,7 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let halide = match &raw.halide {
         None => None,
         Some(h) => Some(
-            super::halide::parse_spec(h, &raw.name, root, cx.trust, &|n| {
+            super::halide_spec::parse_spec(h, &raw.name, root, cx.trust, &|n| {
                 inputs.iter().chain(&buffers).any(|a| a.name == n)
             })
             .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
@@ -877,22 +816,22 @@ fn check_suite(cx: &Ctx, raw: Option<String>) -> Result<String, ConfigError> {
 fn check_explored(
     cx: &Ctx,
     root: &Path,
-    e: &super::explored::RawExplored,
+    e: &super::explored_spec::RawExplored,
     name: &str,
     sizes: &[Preset],
     validation: &Validation,
     is_array: &dyn Fn(&str) -> bool,
-) -> Result<super::explored::ExploredSpec, ConfigError> {
-    for (key, rel) in super::explored::program_paths(e) {
+) -> Result<super::explored_spec::ExploredSpec, ConfigError> {
+    for (key, rel) in super::explored_spec::program_paths(e) {
         super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
     }
     let mut spec =
-        super::explored::parse_spec(e, name, root, &is_array).map_err(|(key, msg)| cx.err(key, msg))?;
+        super::explored_spec::parse_spec(e, name, root, &is_array).map_err(|(key, msg)| cx.err(key, msg))?;
     if let Some(s) = &e.explore {
         let presets: Vec<&str> = sizes.iter().map(|(n, _)| n.as_str()).collect();
         let rust_gold = matches!(validation.gold, Gold::Rust(_));
         spec.search = Some(
-            super::search::parse_spec(s, root, &presets, rust_gold)
+            super::search_spec::parse_spec(s, root, &presets, rust_gold)
                 .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
         );
     }

@@ -4,6 +4,16 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// What a config is trusted to do beyond the defaults (docs/CONFIG.md,
+/// "What a config may name"). A config is code: by default it runs no
+/// program outside the repository's `peers/`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trust {
+    /// `--allow-config-executables`: `halide.executable` may name any
+    /// program, and `lift-halide-<name>` is looked up on the PATH.
+    pub executables: bool,
+}
+
 /// Why a name or a path of a config is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfineError {

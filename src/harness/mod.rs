@@ -1,6 +1,7 @@
 //! The reproduction harness: configs, runs, validation, statistics, results
 //! and charts.
 
+pub mod arrays;
 pub mod blas_spec;
 pub mod buildopts;
 pub mod builds;
@@ -14,9 +15,11 @@ pub mod data;
 pub mod env;
 pub mod expected;
 pub mod explored;
+pub mod explored_spec;
 pub mod generality;
 pub mod gold;
 pub mod halide;
+pub mod halide_spec;
 pub mod inputs;
 pub mod npy;
 pub mod report;
@@ -25,6 +28,7 @@ pub mod roofline;
 pub mod runner;
 pub mod runners;
 pub mod search;
+pub mod search_spec;
 pub mod suite;
 pub mod table1;
 pub mod userfun_size;

@@ -11,37 +11,7 @@ use std::path::Path;
 use super::ChartError;
 use crate::harness::variant_name::{Level, Variant};
 
-/// The contract's columns, in order. Files written before `gelems` was
-/// added (the first 26 columns) are still read.
-pub const RESULTS_HEADER: [&str; 27] = [
-    "benchmark",
-    "size",
-    "variant",
-    "status",
-    "median_ms",
-    "min_ms",
-    "max_ms",
-    "ci_low_ms",
-    "ci_high_ms",
-    "runs",
-    "max_rel_error",
-    "compile_ms",
-    "kernel_lines",
-    "kernel_bytes",
-    "gbps",
-    "gflops",
-    "frac_bandwidth",
-    "frac_flops",
-    "timing",
-    "build_options",
-    "device",
-    "driver",
-    "opencl_version",
-    "git_commit",
-    "date",
-    "message",
-    "gelems",
-];
+pub use crate::harness::results::RESULTS_HEADER;
 
 /// Columns of result files written before `gelems`.
 const LEGACY_COLUMNS: usize = 26;
