@@ -809,7 +809,7 @@ fn absorb(res: &mut DeviceResult, pending: &mut Vec<Best>, part: Part) {
 /// all (1001 for one size), the sizes requested below the floor (a batch of
 /// 16) counted at their value: the interpreter's gold of a batch of 16
 /// products at 101 cubed took 15 s of a 30 s budget.
-pub(crate) fn validation_floor(stencil: bool, sizes: &Sizes) -> i64 {
+fn validation_floor(stencil: bool, sizes: &Sizes) -> i64 {
     match (stencil, sizes.len()) {
         (true, n) if n >= 3 => 41,
         (true, _) => 257,

@@ -5,14 +5,15 @@
 //! answers is portability: how fast is the GPU's program on the CPU, beside
 //! the CPU's own search result.
 
-use super::measure::{self, Bench, Finisher, Outcome};
-use super::{flatten, plan, validation_floor, SpaceLimits};
+use super::measure::{self, Outcome};
+use super::{bench_for, flatten, plan, setup, ExploreOptions, SpaceLimits};
 use crate::arith::ArithExpr;
 use crate::ir::Program;
 use crate::rewrite::Constraint;
-use crate::runtime::{DeviceInfo, Runtime};
+use crate::runtime::DeviceInfo;
 use crate::types::Sizes;
-use crate::validate::Oracle;
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Why a found program could not be measured at all (a program that runs
 /// and fails validation is an [`Outcome`], not an error).
@@ -20,14 +21,10 @@ use crate::validate::Oracle;
 pub enum ReplayError {
     #[error("no `def {0}` in the found program")]
     NoDef(String),
-    #[error("the high-level program: {0}")]
-    Plan(Box<super::ExploreError>),
+    /// Planning the high-level program, opening the device, making the
+    /// inputs or compiling a second stage, as a search would.
     #[error(transparent)]
-    Device(#[from] crate::runtime::RuntimeError),
-    #[error("inputs: {0}")]
-    Inputs(super::measure::OracleError),
-    #[error("second stage `{def}`: {source}")]
-    Stage { def: String, source: super::measure::FinisherError },
+    Explore(#[from] Box<super::ExploreError>),
 }
 
 /// What to measure and how often.
@@ -80,40 +77,12 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
     // written without `join` was searched in its joined form.
     let joined = flatten::joined_products(r.original, r.def, r.sizes);
     let original = joined.as_ref().unwrap_or(r.original);
-    // Second stages are checked against the program they were derived in
-    // (`finish::derive`, deterministic: the same names as the found file's).
-    let stage_names = stages(r.found, r.def, &r.then_order);
-    let derived = if stage_names.is_empty() { None } else { super::finish::derive(original, r.def) };
+    // Second stages are the ones the search derived (`finish::derive`,
+    // deterministic: the same defs under the same names as the found
+    // file's), checked and compiled from that program as the search does.
+    let then = stages(r.found, r.def, &r.then_order);
+    let derived = if then.is_empty() { None } else { super::finish::derive(original, r.def) };
     let original = derived.as_ref().map(|d| &d.program).unwrap_or(original);
-    let stencil = plan(original, r.def, r.sizes, &SpaceLimits::default())
-        .map_err(|e| ReplayError::Plan(Box::new(e)))?
-        .stencil;
-    let rt = Runtime::new(device)?;
-    let inputs = Oracle::Interpreter
-        .inputs(original, r.def, r.sizes, r.seed)
-        .map_err(|e| ReplayError::Inputs(super::measure::OracleError(e)))?;
-    let then = stage_names
-        .iter()
-        .map(|d| Finisher::new(&rt, r.found, d).map_err(|e| ReplayError::Stage { def: d.clone(), source: e }))
-        .collect::<Result<Vec<_>, _>>()?;
-    let bench = Bench {
-        rt: &rt,
-        original,
-        def: r.def,
-        sizes: r.sizes,
-        inputs: &inputs,
-        oracle: Oracle::Interpreter,
-        seed: r.seed,
-        warmup: r.warmup,
-        runs: r.runs,
-        cutoff_ms: None,
-        left_ms: f64::INFINITY,
-        once_over_ms: f64::INFINITY,
-        golds: Default::default(),
-        whole: Default::default(),
-        then: &then,
-        validation_floor: validation_floor(stencil, r.sizes),
-    };
     let mut cs = measure::split_constraints(r.found, r.def);
     if then.is_empty() {
         cs.extend(whole_output(original, r.found, r.def));
@@ -121,14 +90,36 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
     // The search only measured points whose constraints hold at the
     // requested sizes; a program found for other sizes may not fit these.
     // (One that does not evaluate over the sizes alone is left out, as
-    // `validation_sizes` leaves it.)
+    // `validation_sizes` leaves it.) Checked before the device is opened.
     let broken = |c: &&Constraint| matches!(c.expr.eval_with(&|v| r.sizes.get(v).copied()), Ok(x) if x != 0);
     if let Some(c) = cs.iter().find(broken) {
         let msg = format!("the found program needs {} at these sizes", c.text);
         return Ok(Outcome::fail(measure::Status::Refused, msg, r.sizes.clone()));
     }
-    Ok(bench.evaluate(r.found, &cs, r.local))
+    let stencil = plan(original, r.def, r.sizes, &SpaceLimits::default()).map_err(Box::new)?.stencil;
+    // Measured as this device's own search measures a candidate, with no
+    // budget to spare runs for.
+    let opts = ExploreOptions {
+        def: r.def.to_string(),
+        sizes: r.sizes.clone(),
+        budget: Duration::from_secs(NO_BUDGET_SECS),
+        seed: r.seed,
+        out: PathBuf::new(),
+        resume: false,
+        limits: SpaceLimits::default(),
+        max_candidates: None,
+        warmup: r.warmup,
+        runs: r.runs,
+        progress: false,
+        then,
+        reference: None,
+    };
+    let dev = setup(device, original, &opts).map_err(Box::new)?;
+    Ok(bench_for(stencil, &opts, original, &dev).evaluate(r.found, &cs, r.local))
 }
+
+/// A budget no replay reaches (a year): every run of the candidate counts.
+const NO_BUDGET_SECS: u64 = 365 * 24 * 3600;
 
 /// Where the found program computes the def's whole result, it must
 /// compute all of it at the validation sizes: a tiled stencil's output is

@@ -20,6 +20,7 @@ pub mod ported;
 pub mod row;
 
 use crate::explore::{self, ExploreOptions};
+use crate::ir::Program;
 use crate::runtime::DeviceInfo;
 use manifest::Entry;
 use peer::PeerTime;
@@ -132,14 +133,14 @@ fn measure_limits(device: &DeviceInfo) -> Result<Limits, GeneralityError> {
 fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: PeerTime) -> Row {
     let sizes = e.sizes(device.is_gpu()).clone();
     let mut r = Row::new(e, device, &sizes, opts, peer);
-    if let Some(from) = &opts.ported_from {
-        r = ported::one(r, e, device, from);
-        return with_limits(r, e, &sizes, limits);
-    }
     let (_, program) = match super::variant::load_program_for_row(&e.file) {
         Ok(p) => p,
         Err(m) => return r.failed(m),
     };
+    if let Some(from) = &opts.ported_from {
+        r = ported::one(r, e, &program, device, from);
+        return with_limits(r, e, &program, &sizes, limits);
+    }
     // The search makes `<name>/` itself; the folder above it is ours.
     let searches = opts.out_dir.join("generality");
     if let Err(err) = crate::outfile::create_dir(&searches) {
@@ -174,19 +175,21 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
         return r.failed(format!("none of {} candidates validated", d.tried));
     };
     r.set_best(best.median_ms, best.candidate, &best.params);
-    with_limits(r, e, &sizes, limits)
+    with_limits(r, e, &program, &sizes, limits)
 }
 
 /// The row's bytes and flops against the device's limits.
-fn with_limits(mut r: Row, e: &Entry, sizes: &BTreeMap<String, i64>, limits: Limits) -> Row {
+fn with_limits(
+    mut r: Row,
+    e: &Entry,
+    program: &Program,
+    sizes: &BTreeMap<String, i64>,
+    limits: Limits,
+) -> Row {
     if r.status != Outcome::Ok {
         return r;
     }
-    let program = match super::variant::load_program_for_row(&e.file) {
-        Ok((_, p)) => p,
-        Err(m) => return r.failed(m),
-    };
-    match super::roofline::min_traffic(&program, &e.name, sizes) {
+    match super::roofline::min_traffic(program, &e.name, sizes) {
         Ok(bytes) => r.set_bytes(bytes, limits.copy_gbps),
         Err(m) => r.message = format!("no byte count: {m}"),
     }

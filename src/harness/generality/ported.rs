@@ -8,19 +8,17 @@
 use super::manifest::Entry;
 use super::row::Row;
 use crate::explore::replay::{self, Replay};
+use crate::ir::Program;
 use crate::runtime::DeviceInfo;
 use std::path::Path;
 
 /// The results file of a ported run, beside the device's own.
 pub const RESULTS: &str = "results-generality-ported.csv";
 
-/// Runs the found program of `e` from `from/<name>/best.lift` into `r`.
-pub(super) fn one(mut r: Row, e: &Entry, device: &DeviceInfo, from: &Path) -> Row {
+/// Runs the found program of `e` (whose high-level program is `original`)
+/// from `from/<name>/best.lift` into `r`.
+pub(super) fn one(mut r: Row, e: &Entry, original: &Program, device: &DeviceInfo, from: &Path) -> Row {
     let sizes = e.sizes(device.is_gpu()).clone();
-    let (_, original) = match super::super::variant::load_program_for_row(&e.file) {
-        Ok(p) => p,
-        Err(m) => return r.failed(m),
-    };
     let file = from.join(&e.name).join("best.lift");
     let (source, found) = match super::super::variant::load_program_for_row(&file) {
         Ok(p) => p,
@@ -35,7 +33,7 @@ pub(super) fn one(mut r: Row, e: &Entry, device: &DeviceInfo, from: &Path) -> Ro
         a
     });
     let job = Replay {
-        original: &original,
+        original,
         def: &e.name,
         found: &found,
         then_order: replay::header_then_order(&text),

@@ -60,13 +60,6 @@ fn summary(rows: &[Row]) -> String {
     let commits = first_seen(rows.iter().map(|r| r.commit.as_str()));
     let devices = first_seen(rows.iter().map(|r| r.device.as_str()));
     let ok = rows.iter().filter(|r| r.status == Outcome::Ok).count();
-    let list = |v: &[String]| {
-        if v.is_empty() {
-            "none".to_string()
-        } else {
-            format!("{} ({})", v.len(), v.join(", "))
-        }
-    };
     let mut text = format!(
         "{} programs ({ok} validated) on {} at commit {}; Lift timed by {}, PyTorch by {}. \
          Geometric mean of explored over PyTorch: {mean}; below 0.8x: {}.",
@@ -113,7 +106,7 @@ pub(super) fn ported(root: &Path, rel: &Path) -> Result<String, ReportError> {
     let mut t =
         Table::new(&["program", "sizes", "explored here (ms)", "ported (ms)", "explored over ported"]);
     let mut ratios = Vec::new();
-    let (mut slower, mut failed) = (Vec::new(), Vec::new());
+    let mut slower = Vec::new();
     for p in &ported {
         let mine = own.iter().find(|r| r.program == p.program && r.status == Outcome::Ok);
         let here = mine.and_then(|r| r.lift_ms);
@@ -125,9 +118,6 @@ pub(super) fn ported(root: &Path, rel: &Path) -> Result<String, ReportError> {
                 slower.push(format!("`{}`", p.program));
             }
         }
-        if p.status != Outcome::Ok {
-            failed.push(format!("`{}`", p.program));
-        }
         let ported_text =
             if p.status == Outcome::Ok { opt(p.lift_ms, ms) } else { format!("failed: {}", p.message) };
         t.push(vec![
@@ -138,13 +128,6 @@ pub(super) fn ported(root: &Path, rel: &Path) -> Result<String, ReportError> {
             opt(ratio, times),
         ]);
     }
-    let list = |v: &[String]| {
-        if v.is_empty() {
-            "none".to_string()
-        } else {
-            format!("{} ({})", v.len(), v.join(", "))
-        }
-    };
     let quote = |rows: &[Row]| {
         first_seen(rows.iter().map(|r| r.commit.as_str()))
             .iter()
@@ -164,9 +147,18 @@ pub(super) fn ported(root: &Path, rel: &Path) -> Result<String, ReportError> {
         geometric_mean(&ratios).map_or(NONE.to_string(), times),
         ratios.len(),
         list(&slower),
-        list(&failed),
+        list(&names(&ported, |r| r.status != Outcome::Ok)),
     );
     Ok(format!("{summary}\n\n{}", t.markdown()))
+}
+
+/// `none`, or how many names and which.
+fn list(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        format!("{} ({})", v.len(), v.join(", "))
+    }
 }
 
 /// The programs of `rows` for which `pick` holds, as code.
