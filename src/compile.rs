@@ -98,16 +98,23 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         sig.kparams.push(KernelParam::Size { name: s });
     }
 
+    let preamble = preamble(program, &lowered);
+    let mut body = lowered.body;
+    if opts.prefetch {
+        let readonly =
+            sig.cparams.iter().filter(|p| p.ty.starts_with("const global")).map(|p| p.name.clone()).collect();
+        crate::codegen::prefetch::pipeline_copies(&mut body, &readonly);
+    }
     let name = format!("lift_{}", d.name);
     let module = ast::Module {
-        preamble: preamble(program, &lowered),
+        preamble,
         kernel_name: name.clone(),
         work_group_size: local.as_ref().and_then(|l| match l {
             [ArithExpr::Cst(x), ArithExpr::Cst(y), ArithExpr::Cst(z)] => Some([*x, *y, *z]),
             _ => None,
         }),
         params: sig.cparams,
-        body: lowered.body,
+        body,
     };
     let accesses = crate::codegen::coalescing::global_accesses(&module);
     let mut source = String::new();

@@ -246,6 +246,16 @@ const CASES: &[Case] = &[
         equals: None,
         partial_sums: false,
         runs: true,
+    }, // The MM (NVIDIA) program the H100 runs: 128 x 64 tiles, float4
+    // copies (`vectorize` of the copies' `id`), the chunk unrolled.
+    Case {
+        file: "benchmarks/mm-nvidia.lift",
+        def: "mmNvidiaHigh",
+        derivation: "benchmarks/derivations/mm-nvidia-tiled.txt",
+        sizes: &[("M", 384), ("N", 320), ("K", 48)],
+        equals: Some("mmNvidiaTiled"),
+        partial_sums: false,
+        runs: true,
     },
 ];
 
@@ -536,14 +546,21 @@ fn matmul_shapes_validate_on_pocl() {
     let sizes = [("M", 48), ("N", 160), ("K", 20)];
     let at: BTreeMap<String, i64> = sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     let shapes = lift::explore::matmul::matmul_shapes(&base, def, &at);
-    assert_eq!(shapes.len(), 2);
+    assert_eq!(shapes.len(), 4);
     let dir = std::env::temp_dir().join(format!("lift-mm-shapes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut seed = 0x3a7_u64;
-    // (mt, nt, kc, rm, rn, wx, wy): work-groups of 8 x 8 and of 4 x 16,
-    // scalars and float4 of At, float4 and float2 of B.
-    for (shape, values) in shapes.iter().zip([[16, 32, 4, 2, 4, 1, 4], [16, 32, 4, 4, 2, 4, 2]]) {
-        let inst = shape.instantiate(&base, def, &values).unwrap();
+    // (mt, nt, kc, rm, rn, wx, wy[, cv]): work-groups of 8 x 8 and of
+    // 4 x 16, scalars and float4 of At, float4 and float2 of B; the last
+    // two shapes copy the chunk tiles as float4 and float2.
+    let points: [&[i64]; 4] = [
+        &[16, 32, 4, 2, 4, 1, 4],
+        &[16, 32, 4, 4, 2, 4, 2],
+        &[16, 32, 4, 2, 4, 1, 4, 4],
+        &[16, 32, 4, 4, 2, 4, 2, 2],
+    ];
+    for (shape, values) in shapes.iter().zip(points) {
+        let inst = shape.instantiate(&base, def, values).unwrap();
         assert!(lift::explore::space::constraints_hold(&inst.constraints, &at), "{:?}", inst.constraints);
         let path = dir.join("shape.txt");
         std::fs::write(&path, inst.derivation.join("\n")).unwrap();

@@ -42,8 +42,8 @@ fn dot_has_figure7_structure() {
     // Simplified indices as in Figure 7, line 13.
     assert!(k.contains("x[i_0 + 2 * l_id_0 + 128 * wg_id_0]"), "{k}");
     // Local buffers of 64 and 32 floats and the double-buffered iterate.
-    assert!(k.contains("local float loc_0[64];"), "{k}");
-    assert!(k.contains("[32];"), "{k}");
+    assert!(k.contains("local float loc_0[64] __attribute__((aligned(16)));"), "{k}");
+    assert!(k.contains("[32] __attribute__((aligned(16)));"), "{k}");
     assert!(k.contains("for (int iter_0 = 0; iter_0 < 6; iter_0 += 1)"), "{k}");
     // The mapLcl that runs once has no loop; the one that runs at most once is an if.
     assert!(k.contains("int l_id_0 = get_local_id(0);"), "{k}");

@@ -39,6 +39,9 @@ pub(crate) struct CompileFlags {
     no_barrier_elim: bool,
     #[arg(long)]
     no_cf_simplify: bool,
+    /// Leave tiled loops without register prefetch (docs/ARCHITECTURE.md)
+    #[arg(long)]
+    no_prefetch: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -149,6 +152,7 @@ fn options(flags: &CompileFlags, sizes: Sizes) -> Result<CompileOptions, CliErro
         arith_simplify: !flags.no_arith_simplify,
         barrier_elim: !flags.no_barrier_elim,
         cf_simplify: !flags.no_cf_simplify,
+        prefetch: !flags.no_prefetch,
         sizes,
         local: flags.local.as_deref().map(|s| parse_dims("local", s)).transpose()?,
         global: flags.global.as_deref().map(|s| parse_dims("global", s)).transpose()?,

@@ -13,6 +13,7 @@ mod error;
 pub mod lower;
 pub mod names;
 mod options;
+pub mod prefetch;
 pub mod print;
 
 pub use ctypes::c_type;

@@ -13,6 +13,9 @@ pub struct CompileOptions {
     pub barrier_elim: bool,
     /// Turn loops that run once into blocks, at most once into `if`s (5.5).
     pub cf_simplify: bool,
+    /// Load the next chunk of a tiled loop into registers while this one
+    /// is computed (`codegen::prefetch`; not one of the paper's switches).
+    pub prefetch: bool,
     /// Sizes known at compile time (`N = 4096`); others stay symbolic.
     pub sizes: BTreeMap<String, i64>,
     /// Local size per dimension; inferred when `None`.
@@ -27,6 +30,7 @@ impl Default for CompileOptions {
             arith_simplify: true,
             barrier_elim: true,
             cf_simplify: true,
+            prefetch: true,
             sizes: BTreeMap::new(),
             local: None,
             global: None,

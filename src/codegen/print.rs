@@ -68,6 +68,11 @@ impl<'w, W: Write> Writer<'w, W> {
                 write!(self.out, "{ty} {name}")?;
                 if let Some(l) = len {
                     write!(self.out, "[{l}]")?;
+                    // Vectors in local memory are read through cast
+                    // pointers (`lower::access::through_cast`).
+                    if *qualifier == Some("local") {
+                        write!(self.out, " __attribute__((aligned({})))", super::lower::LOCAL_ALIGN_BYTES)?;
+                    }
                 }
                 if let Some(i) = init {
                     write!(self.out, " = {}", expr(i))?;

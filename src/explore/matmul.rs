@@ -39,13 +39,15 @@ use crate::ir::Program;
 use crate::rewrite;
 use crate::types::Sizes;
 
-/// The slots, in this order.
-const SLOTS: [&str; 7] = ["mt", "nt", "kc", "rm", "rn", "wx", "wy"];
+/// The slots, in this order (`cv` only in the shapes whose copies are
+/// vectorised).
+const SLOTS: [&str; 8] = ["mt", "nt", "kc", "rm", "rn", "wx", "wy", "cv"];
 
-/// The steps of `mm-tiled` at `p` (`unroll`: the chunk's steps unrolled).
+/// The steps of `mm-tiled` at `p` (`unroll`: the chunk's steps unrolled;
+/// `vector_copies`: the chunk tiles copied `cv` values at a time).
 /// The relative positions are those of `tile-mm`'s result (the listing of
 /// `lift rewrite --apply benchmarks/derivations/mm-tiled.txt`).
-fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
+fn steps(p: &Path, unroll: bool, vector_copies: bool) -> Option<Vec<Step>> {
     let slot = |i: usize| (SLOTS[i], Arg::Slot(i));
     let d = |v: i64| vec![("d", Arg::Fixed(v))];
     let lcl2 = |q: &Path| {
@@ -81,7 +83,16 @@ fn steps(p: &Path, unroll: bool) -> Option<Vec<Step>> {
     for l in [&l1, &l2] {
         let copy = rel_path(l, "1");
         v.push(rule_step("map-id-nd", copy.clone(), vec![])?);
-        v.extend(lcl2(&copy)?);
+        if vector_copies {
+            // The rows' copy as `asScalar o map(id) o asVector(cv)`: one
+            // vector load and store per work-item and step.
+            let row = rel_path(&copy, "0.0.0");
+            v.push(rule_step("map-lcl", copy.clone(), d(1))?);
+            v.push(rule_step("vectorize", row.clone(), vec![("n", Arg::Slot(7))])?);
+            v.push(rule_step("map-lcl", rel_path(&row, "1"), d(0))?);
+        } else {
+            v.extend(lcl2(&copy)?);
+        }
         v.push(rule_step("to-local", copy, vec![])?);
     }
     v.extend(lcl2(&i)?);
@@ -145,24 +156,28 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     };
     let Some([m, n, k]) = dims(base, def, &p, sizes) else { return Vec::new() };
     let mut out = Vec::new();
-    for unroll in [false, true] {
+    for (vector_copies, unroll) in [(false, false), (false, true), (true, false), (true, true)] {
         // The defaults are the first point measured, and with a short
-        // budget often the only one near the best: 64 x 64 tiles of 256
-        // work-items, 4 x 4 results each (the usual register block of GPU
-        // SGEMM kernels; on the H100 a 150-candidate search of the
-        // 1024^3 product ended there, 0.117 ms, where 128 x 128 tiles of
-        // 8 x 8 took 0.21-0.24 ms).
-        let slots = [
+        // budget often the only one near the best: 64 x 128 tiles of 128
+        // work-items, 8 x 8 results each, K in chunks of 16 copied as
+        // float4s. On the H200 (with the compiler's register prefetch of
+        // the chunk tiles, `codegen::prefetch`) this point took 0.065 ms
+        // at 1024^3 and 3.02 ms at 4096^3, where 64 x 64 tiles of 4 x 4
+        // took 0.072-0.080 ms and 4.0-4.5 ms.
+        let mut slots = vec![
             mm_slot("mt", pow2(16, 256, m), 64),
-            mm_slot("nt", pow2(16, 256, n), 64),
-            mm_slot("kc", pow2(4, 32, k), if unroll { 8 } else { 16 }),
-            mm_slot("rm", pow2(1, 8, None), 4),
-            mm_slot("rn", pow2(1, 8, None), 4),
+            mm_slot("nt", pow2(16, 256, n), 128),
+            mm_slot("kc", pow2(4, 32, k), 16),
+            mm_slot("rm", pow2(1, 8, None), 8),
+            mm_slot("rn", pow2(1, 8, None), 8),
             mm_slot("wx", pow2(1, 8, None), 4),
-            mm_slot("wy", pow2(1, 8, None), 2),
+            mm_slot("wy", pow2(1, 8, None), 4),
         ];
+        if vector_copies {
+            slots.push(mm_slot("cv", pow2(2, 4, None), 4));
+        }
         let (Some(steps), Some(slots)) =
-            (steps(&p, unroll), slots.into_iter().collect::<Option<Vec<Slot>>>())
+            (steps(&p, unroll, vector_copies), slots.into_iter().collect::<Option<Vec<Slot>>>())
         else {
             continue;
         };
@@ -188,7 +203,7 @@ mod tests {
         let sizes: Sizes = [("M".into(), 1024), ("N".into(), 1024), ("K".into(), 1024)].into();
         let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
-        assert_eq!(shapes.len(), 2);
+        assert_eq!(shapes.len(), 4);
         assert!(!unrolled(&shapes[0]) && unrolled(&shapes[1]));
         // The plain shape at 128, 128, 16, 8, 8 is a committed derivation,
         // with scalars or float4.
@@ -213,7 +228,7 @@ mod tests {
         let sizes: Sizes = [("M".into(), 96), ("N".into(), 64), ("K".into(), 40)].into();
         let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
-        assert_eq!(shapes.len(), 2);
+        assert_eq!(shapes.len(), 4);
         assert_eq!(shapes[0].slots[0].domain, vec![16, 32]);
         assert_eq!(shapes[0].slots[1].domain, vec![16, 32, 64]);
         assert_eq!(shapes[0].slots[2].domain, vec![4, 8]);
@@ -238,7 +253,7 @@ mod tests {
         let joined = super::super::flatten::joined_products(&p, "bmm", &sizes).expect("joined");
         let base = rewrite::prepare(&joined, "bmm").unwrap();
         let shapes = matmul_shapes(&base, "bmm", &sizes);
-        assert_eq!(shapes.len(), 2);
+        assert_eq!(shapes.len(), 4);
         let inst = shapes[0].instantiate(&base, "bmm", &[32, 32, 8, 4, 4, 1, 1]).unwrap();
         assert_eq!(inst.derivation.last().map(String::as_str), Some("map-wrg @ root d=2"));
         let k = crate::compile::compile(&inst.program, "bmm", &Default::default()).unwrap();

@@ -66,7 +66,15 @@ pub fn level_options(level: &str) -> Option<CompileOptions> {
         "all" => (true, true, true),
         _ => return None,
     };
-    Some(CompileOptions { barrier_elim: b, cf_simplify: c, arith_simplify: a, ..CompileOptions::default() })
+    // The register prefetch is not one of the paper's switches: only the
+    // full compiler (`all`) has it, so the lower levels stay the paper's.
+    Some(CompileOptions {
+        barrier_elim: b,
+        cf_simplify: c,
+        arith_simplify: a,
+        prefetch: a,
+        ..CompileOptions::default()
+    })
 }
 
 /// Device copies of every non-scalar input and every buffer.

@@ -182,6 +182,13 @@ fn vectorise_expr(
         ExprKind::Param(p) => Ok((e.clone(), vars.contains(p))),
         ExprKind::Literal(Literal::Float(_) | Literal::Int(_)) => Ok((e.clone(), false)),
         ExprKind::Literal(Literal::Tuple(_)) => Err(VectorError::TupleLiteral),
+        // `id` is the same on vectors: a copy (`map-id-nd`'s) vectorises
+        // to a copy of vectors.
+        ExprKind::Call(f, args) if matches!(f.kind, FunKind::Pattern(Pattern::Id)) => {
+            let [a] = args.as_slice() else { return Err(VectorError::NotUserFunCall) };
+            let (a, v) = vectorise_expr(b, a, vars, width)?;
+            Ok((Expr { id: e.id, kind: ExprKind::Call(f.clone(), vec![a]), span: e.span }, v))
+        }
         ExprKind::Call(f, args) => {
             let FunKind::UserFun(id) = &f.kind else {
                 return Err(VectorError::NotUserFunCall);

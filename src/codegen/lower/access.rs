@@ -311,12 +311,27 @@ fn addr(mem: &crate::view::Memory) -> String {
     }
 }
 
+/// The alignment of every local array (`print` declares it): vectors of
+/// up to this many bytes in local memory are read and written through a
+/// cast pointer.
+pub(crate) const LOCAL_ALIGN_BYTES: u32 = 16;
+
 /// Whether `n`-vectors of `mem` are accessed through a cast pointer
-/// ([`vector_base`]) rather than `vloadn`/`vstoren`: for buffers, except
-/// width 3, since a `float3` takes 16 bytes and a cast pointer would step
-/// past the packed scalars.
+/// ([`vector_base`]) rather than `vloadn`/`vstoren`: for buffers (which
+/// the host allocates aligned) and for local arrays of 4-byte scalars
+/// (aligned to [`LOCAL_ALIGN_BYTES`]) up to that size, except width 3,
+/// since a `float3` takes 16 bytes and a cast pointer would step past the
+/// packed scalars. A vector access starts at a multiple of `n` scalars
+/// (`index / n` below), so the cast pointer is aligned. Why not
+/// `vloadn` everywhere: it only assumes the scalar's alignment, and
+/// NVIDIA's compiler then splits a local `vload4` into four 32-bit
+/// shared-memory loads (on the H200 a tiled 1024^3 product's local reads
+/// as casts took 0.160 ms against 0.208 ms with `vload4`).
 fn through_cast(mem: &crate::view::Memory, n: u8) -> bool {
-    mem.kind == MemKind::Buffer && n != 3
+    let local_fits = mem.space == AddressSpace::Local
+        && mem.kind == MemKind::Array
+        && 4 * u32::from(n) <= LOCAL_ALIGN_BYTES;
+    (mem.kind == MemKind::Buffer || local_fits) && n != 3
 }
 
 /// A buffer of scalars seen as an array of `n`-vectors:

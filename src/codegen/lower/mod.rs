@@ -8,6 +8,8 @@
 //! patterns only build views.
 
 mod access;
+pub(crate) use access::LOCAL_ALIGN_BYTES;
+pub(crate) use unroll::{instantiate, names_outside_indices};
 mod bounds;
 mod injective;
 mod iterate;

@@ -22,7 +22,7 @@ use crate::ir::c::BinOp;
 /// Whether `name` occurs as a word in the C text of `stmts` other than as
 /// an index variable (in a raw expression, a declaration, a loop header or
 /// the printed name of another index variable).
-pub(super) fn names_outside_indices(stmts: &[Stmt], name: &str) -> bool {
+pub(crate) fn names_outside_indices(stmts: &[Stmt], name: &str) -> bool {
     stmts.iter().any(|s| stmt_names(s, name))
 }
 
@@ -90,7 +90,7 @@ fn expr_names(e: &CExpr, name: &str) -> bool {
 /// copy's constant for the loop index and simplifies). A selection whose
 /// condition becomes a comparison of constants keeps only the branch taken,
 /// as a lowering of the copy with a constant index would have.
-pub(super) fn instantiate(stmts: &[Stmt], fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Vec<Stmt> {
+pub(crate) fn instantiate(stmts: &[Stmt], fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Vec<Stmt> {
     stmts.iter().map(|s| stmt(s, fin)).collect()
 }
 
