@@ -17,11 +17,16 @@
 //! T pf_0; ...                 // one register per value a work-item copies
 //! pf_k = global[..(0)..];     // prologue: chunk 0's values
 //! for (i = 0; i < n; i += 1) {
-//!   local[..] = pf_k; barrier;                      // the copy, from registers
-//!   if (i + 1 < n) { pf_k = global[..(i + 1)..]; }  // next chunk's loads
-//!   REST                                            // computed while they fly
+//!   local[..] = pf_k; barrier;               // the copy, from registers
+//!   pf_k = global[..(min(i + 1, n - 1))..];  // next chunk's loads
+//!   REST                                     // computed while they fly
 //! }
 //! ```
+//!
+//! The last iteration loads the last chunk again rather than branching
+//! around the loads: the branch cost more than the prefetch saved (N-Body
+//! on the H100: 0.78 ms with `if (i + 1 < n)`, 0.49 ms without prefetch,
+//! 0.37 ms clamped).
 //!
 //! It is exact because only *when* the loads happen changes: they read
 //! buffers no kernel writes (`const global` inputs), at indices and under
@@ -119,7 +124,8 @@ fn walk(stmts: &mut Vec<Stmt>, cx: &Cx<'_>, next: &mut usize) {
 struct Loop<'s> {
     var: &'s str,
     init: i64,
-    step: i64,
+    /// The index's last value, `n - 1`.
+    last: ArithExpr,
     bound: &'s CExpr,
     /// The copies (and the barriers among and after them).
     copies: &'s [Stmt],
@@ -130,11 +136,14 @@ struct Loop<'s> {
 fn pipelined(s: &Stmt, cx: &Cx<'_>, next: &mut usize) -> Option<Vec<Stmt>> {
     let Stmt::For { var, init, bound, step, body } = s else { return None };
     let (init, step) = (raw_int(init)?, raw_int(step)?);
-    if step <= 0 {
+    // Steps of one, to a bound the clamp can name (`n - 1`).
+    let CExpr::Arith(last) = bound else { return None };
+    if step != 1 {
         return None;
     }
+    let last = ArithExpr::add(last.clone(), ArithExpr::Cst(-1));
     let n = body.iter().take_while(|s| matches!(s, Stmt::Barrier { .. }) || copy_shape(s, cx)).count();
-    let lp = Loop { var, init, step, bound, copies: &body[..n], rest: &body[n..] };
+    let lp = Loop { var, init, last, bound, copies: &body[..n], rest: &body[n..] };
     let mut types = Vec::new();
     if n == 0 || !leaf_types(lp.copies, cx, &mut types) || types.is_empty() || types.len() > MAX_REGISTERS {
         return None;
@@ -509,20 +518,17 @@ fn rewrite(lp: &Loop<'_>, var: &Var, types: &[String], regs: &[String]) -> Vec<S
             out.push(Stmt::If { cond: first, then: prologue, otherwise: Vec::new() });
         }
     }
-    let next = ArithExpr::add(ArithExpr::Var(var.clone()), ArithExpr::Cst(lp.step));
+    let next =
+        ArithExpr::min(ArithExpr::add(ArithExpr::Var(var.clone()), ArithExpr::Cst(1)), lp.last.clone());
     let mut k = 0;
     let mut body = split(lp.copies, Half::Store, regs, &mut k);
-    body.push(Stmt::If {
-        cond: CExpr::binary(BinOp::Lt, CExpr::Arith(next.clone()), lp.bound.clone()),
-        then: loads(next),
-        otherwise: Vec::new(),
-    });
+    body.push(Stmt::Block(loads(next)));
     body.extend(lp.rest.iter().cloned());
     out.push(Stmt::For {
         var: lp.var.to_string(),
         init: CExpr::raw(lp.init.to_string()),
         bound: lp.bound.clone(),
-        step: CExpr::raw(lp.step.to_string()),
+        step: CExpr::raw("1"),
         body,
     });
     out
@@ -601,13 +607,13 @@ mod tests {
         pipeline_copies(&mut body, &["x".to_string()].into());
         let t = text(&body);
         // Two values per work-item (32 over 16), chunk 0 before the loop,
-        // chunk i + 1 after the barrier, the stores from the registers.
+        // chunk i + 1 (the last chunk again in the last iteration) after
+        // the barrier, the stores from the registers.
         assert!(t.contains("float pf_0;") && t.contains("float pf_1;") && !t.contains("pf_2"), "{t}");
         assert!(t.contains("pf_0 = x[l_id_0];"), "{t}");
-        assert!(t.contains("if ((i_0 + 1) < 8) {"), "{t}");
-        assert!(t.contains("pf_1 = x[32 * i_0 + l_id_0 + 32];"), "{t}");
+        assert!(t.contains("pf_1 = x[l_id_0 + 32 * min(7, i_0 + 1)];"), "{t}");
         assert!(t.contains("loc_0[l_id_0] = pf_0;"), "{t}");
-        let (store, next) = (t.find("loc_0[l_id_0] = pf_1;").unwrap(), t.find("if ((i_0 + 1)").unwrap());
+        let (store, next) = (t.find("loc_0[l_id_0] = pf_1;").unwrap(), t.find("min(7, i_0 + 1)").unwrap());
         let barrier = t.find("barrier(CLK_LOCAL_MEM_FENCE)").unwrap();
         assert!(store < barrier && barrier < next, "{t}");
     }
