@@ -4,9 +4,9 @@
 //! queue finishes (the CSV says `timing = host`).
 
 use super::clock::Timing;
-use super::config::{BlasCall, BlasScalar, ClBlastSpec, Config};
+use super::config::{BlasCall, BlasScalar, ClBlastSpec};
 use super::data::{Arrays, HostArray, Sizes};
-use super::variant::{upload_all, Execution};
+use super::variant::{upload_all, Execution, Workload};
 use crate::launch::RunCounts;
 use crate::runtime::{ClBlast, DeviceBuffer, Gemm, Gemv, Runtime};
 use std::collections::BTreeMap;
@@ -100,17 +100,14 @@ fn execute(
 /// Runs the CLBlast variant: the first execution's output is the one
 /// validated (routines that update in place change it on every run), then
 /// warm-up and timed runs.
-#[allow(clippy::too_many_arguments)]
 pub fn run_clblast(
     rt: &Runtime,
     blas: &ClBlast,
-    cfg: &Config,
     spec: &ClBlastSpec,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
+    w: Workload,
     counts: RunCounts,
 ) -> Result<Execution, String> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let mut bufs = upload_all(rt, cfg, inputs, buffers)?;
     execute(rt, blas, spec, sizes, inputs, &mut bufs)?;
     let output = rt.download(buf(&bufs, &spec.output)?).map_err(|e| e.to_string())?;

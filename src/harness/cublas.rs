@@ -8,9 +8,8 @@
 use super::blas_spec::{BlasCall, BlasSpec};
 use super::clblast::{dim, scalar};
 use super::clock::Timing;
-use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
-use super::variant::Execution;
+use super::variant::{Execution, Workload};
 use crate::launch::RunCounts;
 use crate::runtime::{CuBlas, CudaBuffer, Gemm, Gemv};
 use std::collections::BTreeMap;
@@ -112,16 +111,13 @@ fn execute(
 
 /// Runs the cuBLAS variant: the first execution's output is validated,
 /// then warm-up and timed runs.
-#[allow(clippy::too_many_arguments)]
 pub fn run_cublas(
     lib: &CuBlas,
-    cfg: &Config,
     spec: &BlasSpec,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
+    w: Workload,
     counts: RunCounts,
 ) -> Result<Execution, String> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let mut bufs = BTreeMap::new();
     for a in cfg.inputs.iter().chain(&cfg.buffers).filter(|a| !a.is_scalar()) {
         let host =

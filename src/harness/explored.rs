@@ -17,10 +17,12 @@
 
 use super::clock::Timing;
 use super::config::{eval, Config};
-use super::data::{Arrays, Sizes};
+use super::data::Sizes;
 pub use super::explored_spec::{header_local, ExploredKernel, ExploredSpec, EXPLORED_DIR};
 use super::results::{Row, Status};
-use super::variant::{launch_message, level_options, load_program_for_row, pad3, upload_all, Execution};
+use super::variant::{
+    launch_message, level_options, load_program_for_row, pad3, upload_all, Execution, Workload,
+};
 use super::variant_name::{Family, Variant};
 use crate::arith::ArithExpr;
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
@@ -110,17 +112,14 @@ fn divides(global: &[usize], local: &[usize]) -> bool {
 
 /// Compiles (level `all`) and runs the kernels; `device_file` is the
 /// device's program.
-#[allow(clippy::too_many_arguments)]
 pub fn run_explored(
     rt: &Runtime,
-    cfg: &Config,
     spec: &ExploredSpec,
     device_file: &Path,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
+    w: Workload,
     counts: RunCounts,
 ) -> Result<Execution, String> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let build_options = cfg.reference.as_ref().map(|r| r.build_options.clone()).unwrap_or_default();
     let mut sizes = sizes.clone();
     let mut bufs = upload_all(rt, cfg, inputs, buffers)?;

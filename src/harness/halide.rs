@@ -16,9 +16,10 @@
 
 use super::clock::Timing;
 use super::config::Config;
-use super::data::{Arrays, HostArray, Sizes};
+use super::data::{HostArray, Sizes};
 pub use super::halide_spec::HalideSpec;
 use super::npy::{read_npy, write_npy, NpyArray};
+use super::variant::Workload;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -175,18 +176,15 @@ impl Drop for Scratch {
 
 /// Runs the peer `reps` times through its executable; its files go to
 /// `scratch` (a [`Scratch`]).
-#[allow(clippy::too_many_arguments)]
 pub fn run_halide(
     spec: &HalideSpec,
     exe: &Path,
     target: &PeerTarget,
-    cfg: &Config,
-    sizes: &Sizes,
-    arrays: (&Arrays, &Arrays),
+    w: Workload,
     reps: usize,
     scratch: &Path,
 ) -> Result<PeerRun, String> {
-    let (inputs, buffers) = arrays;
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let mut args = Vec::new();
     for name in &spec.inputs {
         let data =

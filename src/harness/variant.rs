@@ -274,17 +274,19 @@ fn compile_one(
     Ok(Built { program, kernel, global, local })
 }
 
+/// A benchmark's config and data at one size: what every variant runs on.
+#[derive(Clone, Copy)]
+pub struct Workload<'a> {
+    pub cfg: &'a Config,
+    pub sizes: &'a Sizes,
+    pub inputs: &'a Arrays,
+    pub buffers: &'a Arrays,
+}
+
 /// Compiles every Lift kernel of the benchmark at `level` (a level, or a
 /// named variant, built at `all`) and runs them.
-pub fn run_lift(
-    rt: &Runtime,
-    cfg: &Config,
-    level: &str,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
-    counts: RunCounts,
-) -> Result<Execution, String> {
+pub fn run_lift(rt: &Runtime, w: Workload, level: &str, counts: RunCounts) -> Result<Execution, String> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let lift = cfg.lift.as_ref().ok_or("no lift section")?;
     let kernels = lift.kernels_of(level).ok_or_else(|| format!("unknown Lift variant `{level}`"))?;
     // A named variant is its own program, compiled with every optimisation.

@@ -33,8 +33,7 @@ impl VariantRunner for ClBlastRunner {
         };
         let result = match self.lib.get_or_init(|| ClBlast::load().map_err(String::from)) {
             Err(msg) => Err(Failure::Skipped { timing: Timing::Host, message: msg.clone() }),
-            Ok(lib) => run_clblast(b.rt, lib, b.cfg, spec, b.sizes, b.inputs, b.buffers, b.opts.counts)
-                .map_err(Failure::error),
+            Ok(lib) => run_clblast(b.rt, lib, spec, b.workload(), b.opts.counts).map_err(Failure::error),
         };
         vec![Outcome::new(v.clone(), result)]
     }

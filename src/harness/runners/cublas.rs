@@ -42,8 +42,7 @@ impl VariantRunner for CuBlasRunner {
         };
         let result = match self.lib.get_or_init(|| load(b)) {
             Err(msg) => Err(Failure::Skipped { timing: Timing::CudaEvents, message: msg.clone() }),
-            Ok(lib) => run_cublas(lib, b.cfg, spec, b.sizes, b.inputs, b.buffers, b.opts.counts)
-                .map_err(Failure::error),
+            Ok(lib) => run_cublas(lib, spec, b.workload(), b.opts.counts).map_err(Failure::error),
         };
         vec![Outcome::new(v.clone(), result)]
     }

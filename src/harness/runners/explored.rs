@@ -157,7 +157,7 @@ fn program(b: &Bench, slug: &str, fam: Family) -> Outcome {
 /// The program in `file` run on this device; its row's message names the
 /// file (and, for the stencils, whether it tiles).
 fn file_result(b: &Bench, spec: &ExploredSpec, file: &Path, fam: Family) -> Result<Execution, Failure> {
-    let mut exec = run_explored(b.rt, b.cfg, spec, file, b.sizes, b.inputs, b.buffers, b.opts.counts)
+    let mut exec = run_explored(b.rt, spec, file, b.workload(), b.opts.counts)
         .map_err(|msg| Failure::error(format!("program {}: {msg}", file.display())))?;
     // Whether the tuned kernel tiles (copies to local memory), from the
     // derivation beside the program (the file holds other defs too).

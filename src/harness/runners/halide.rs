@@ -42,8 +42,7 @@ fn execute(b: &Bench) -> Result<Execution, Failure> {
     } else {
         PeerTarget::Cpu
     };
-    let arrays = (b.inputs, b.buffers);
-    let run = run_halide(spec, &exe, &target, b.cfg, b.sizes, arrays, reps, scratch.path())
+    let run = run_halide(spec, &exe, &target, b.workload(), reps, scratch.path())
         .map_err(|message| Failure::Error { timing: Timing::Host, message })?;
     let (ms, timing) = run.device.unwrap_or((run.median_ms, Timing::Host));
     let note = peer_note(&run);

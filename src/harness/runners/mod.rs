@@ -18,7 +18,7 @@ use super::clock::Timing;
 use super::config::Config;
 use super::data::{Arrays, Sizes};
 use super::roofline::Roofline;
-use super::variant::Execution;
+use super::variant::{Execution, Workload};
 use super::variant_name::Variant;
 use crate::launch::RunCounts;
 use crate::runtime::Runtime;
@@ -69,6 +69,13 @@ pub struct Bench<'a> {
     pub buffers: &'a Arrays,
     /// The run's progress bar (a search shows itself on it).
     pub progress: &'a ProgressBar,
+}
+
+impl<'a> Bench<'a> {
+    /// The config and data every variant runs on.
+    pub fn workload(&self) -> Workload<'a> {
+        Workload { cfg: self.cfg, sizes: self.sizes, inputs: self.inputs, buffers: self.buffers }
+    }
 }
 
 /// Why a variant gave no execution.

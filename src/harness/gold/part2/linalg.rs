@@ -69,12 +69,23 @@ pub fn mm(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
     let at = floats(inputs, "At", product(&[k, m])?)?;
     let b = floats(inputs, "B", product(&[k, n])?)?;
     let mut c = vec![0f32; product(&[m, n])?];
-    par_rows(&mut c, n, |first, rows| mm_rows(at, b, m, n, k, first, rows));
+    let operands = MmOperands { at, b, m, n, k };
+    par_rows(&mut c, n, |first, rows| mm_rows(&operands, first, rows));
     Ok(single("C", c))
 }
 
+/// `mm`'s operands and sizes, shared read-only by every thread.
+struct MmOperands<'a> {
+    at: &'a [f32],
+    b: &'a [f32],
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
 /// Computes rows `first..` of C into `out` (whole rows of N).
-fn mm_rows(at: &[f32], b: &[f32], m: usize, n: usize, k: usize, first: usize, out: &mut [f32]) {
+fn mm_rows(ops: &MmOperands, first: usize, out: &mut [f32]) {
+    let MmOperands { at, b, m, n, k } = *ops;
     let rows = out.len() / n;
     // acc[r * JB + j]: row r of the block, column j of the column block; the
     // inner loop works on 4 rows at once so each load of B feeds 4 rows.
