@@ -10,6 +10,10 @@ use syn::visit::Visit;
 const MAX_LINES: usize = 120;
 const MAX_PARAMS: usize = 6;
 
+/// The layers whose errors are typed enums; a `Result<_, String>` there
+/// would lose the data the one renderer needs.
+const TYPED_LAYERS: [&str; 4] = ["harness", "runtime", "explore", "rewrite"];
+
 /// Every `.rs` file under `dir`, sorted so failures list in a stable order.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -34,26 +38,6 @@ fn is_test(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
-/// Collects the functions of one file that break a shape rule.
-struct Shapes<'a> {
-    file: &'a Path,
-    offenders: Vec<String>,
-}
-
-impl Shapes<'_> {
-    fn check(&mut self, name: &syn::Ident, sig: &syn::Signature, span: proc_macro2::Span) {
-        let lines = span.end().line - span.start().line + 1;
-        let params = sig.inputs.len();
-        let at = format!("{}:{} fn {name}", self.file.display(), span.start().line);
-        if lines > MAX_LINES {
-            self.offenders.push(format!("{at}: {lines} lines (at most {MAX_LINES})"));
-        }
-        if params > MAX_PARAMS {
-            self.offenders.push(format!("{at}: {params} parameters (at most {MAX_PARAMS})"));
-        }
-    }
-}
-
 /// From the `fn` keyword to the body's closing brace: doc comments and
 /// attributes above a function are not its length.
 fn extent(sig: &syn::Signature, body: &syn::Block) -> proc_macro2::Span {
@@ -61,24 +45,50 @@ fn extent(sig: &syn::Signature, body: &syn::Block) -> proc_macro2::Span {
     start.join(body.brace_token.span.close()).unwrap_or(start)
 }
 
-impl<'ast> Visit<'ast> for Shapes<'_> {
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        if is_test(&f.attrs) {
-            return;
+/// Whether `ty` is the path `String` (or `std::string::String`).
+fn is_string(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "String"))
+}
+
+/// What one file's non-test code breaks: functions of the wrong shape,
+/// and `Result<_, String>` types (noted only in a typed layer).
+struct Scan<'a> {
+    file: &'a Path,
+    typed: bool,
+    shapes: Vec<String>,
+    string_errors: Vec<String>,
+}
+
+impl Scan<'_> {
+    fn check(&mut self, sig: &syn::Signature, span: proc_macro2::Span) {
+        let lines = span.end().line - span.start().line + 1;
+        let params = sig.inputs.len();
+        let at = format!("{}:{} fn {}", self.file.display(), span.start().line, sig.ident);
+        if lines > MAX_LINES {
+            self.shapes.push(format!("{at}: {lines} lines (at most {MAX_LINES})"));
         }
-        self.check(&f.sig.ident, &f.sig, extent(&f.sig, &f.block));
-        syn::visit::visit_item_fn(self, f);
+        if params > MAX_PARAMS {
+            self.shapes.push(format!("{at}: {params} parameters (at most {MAX_PARAMS})"));
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Scan<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !is_test(&f.attrs) {
+            self.check(&f.sig, extent(&f.sig, &f.block));
+            syn::visit::visit_item_fn(self, f);
+        }
     }
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if is_test(&f.attrs) {
-            return;
+        if !is_test(&f.attrs) {
+            self.check(&f.sig, extent(&f.sig, &f.block));
+            syn::visit::visit_impl_item_fn(self, f);
         }
-        self.check(&f.sig.ident, &f.sig, extent(&f.sig, &f.block));
-        syn::visit::visit_impl_item_fn(self, f);
     }
     fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
         if let Some(body) = f.default.as_ref().filter(|_| !is_test(&f.attrs)) {
-            self.check(&f.sig.ident, &f.sig, extent(&f.sig, body));
+            self.check(&f.sig, extent(&f.sig, body));
         }
         syn::visit::visit_trait_item_fn(self, f);
     }
@@ -92,19 +102,56 @@ impl<'ast> Visit<'ast> for Shapes<'_> {
             syn::visit::visit_item_impl(self, i);
         }
     }
+    fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
+        if let (true, true, syn::PathArguments::AngleBracketed(args)) =
+            (self.typed, seg.ident == "Result", &seg.arguments)
+        {
+            let types: Vec<_> = args
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            if types.len() == 2 && is_string(types[1]) {
+                self.string_errors.push(format!("{}:{}", self.file.display(), seg.ident.span().start().line));
+            }
+        }
+        syn::visit::visit_path_segment(self, seg);
+    }
+}
+
+/// Every file of `src/`, scanned: (shape findings, string-error findings).
+fn scan_src() -> (Vec<String>, Vec<String>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let (mut shapes, mut string_errors) = (Vec::new(), Vec::new());
+    for file in rust_files(&src) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let typed = TYPED_LAYERS.iter().any(|l| file.starts_with(src.join(l)));
+        let mut scan = Scan {
+            file: file.strip_prefix(root).unwrap(),
+            typed,
+            shapes: Vec::new(),
+            string_errors: Vec::new(),
+        };
+        scan.visit_file(&ast);
+        shapes.extend(scan.shapes);
+        string_errors.extend(scan.string_errors);
+    }
+    (shapes, string_errors)
 }
 
 #[test]
 fn no_function_is_too_long_or_takes_too_many_parameters() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut offenders = Vec::new();
-    for file in rust_files(&root.join("src")) {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let rel = file.strip_prefix(root).unwrap();
-        let mut shapes = Shapes { file: rel, offenders: Vec::new() };
-        shapes.visit_file(&ast);
-        offenders.extend(shapes.offenders);
-    }
-    assert!(offenders.is_empty(), "functions to split or to give a struct:\n{}", offenders.join("\n"));
+    let (shapes, _) = scan_src();
+    assert!(shapes.is_empty(), "functions to split or to give a struct:\n{}", shapes.join("\n"));
+}
+
+#[test]
+fn typed_layers_have_no_string_errors() {
+    let (_, found) = scan_src();
+    assert!(found.is_empty(), "Result<_, String> where errors are typed:\n{}", found.join("\n"));
 }

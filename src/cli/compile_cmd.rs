@@ -366,7 +366,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
                 .ok_or_else(|| bad(format!("parameter `{}` of `{def_name}` has no type", p.name)))?;
         let v = given.get(&p.name).ok_or_else(|| bad(format!("missing --input {}=...", p.name)))?;
         let arr = if matches!(ty, Type::Array(..)) {
-            let npy = read_npy(Path::new(v)).map_err(bad)?;
+            let npy = read_npy(Path::new(v)).map_err(|e| bad(e.to_string()))?;
             if let Some(note) = &npy.note {
                 eprintln!("warning: input `{}`: {note}", p.name);
             }
@@ -423,7 +423,8 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
     let (out, shape) =
         run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange).map_err(CliError::Failed)?;
-    write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None }).map_err(CliError::Failed)?;
+    write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None })
+        .map_err(|e| CliError::Failed(e.to_string()))?;
     println!("wrote {}", a.output.display());
     if a.check {
         let mut args = BTreeMap::new();

@@ -226,7 +226,8 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     if let Some(path) = &a.config {
         let cfg =
             crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
-        let reference = crate::harness::expected::ConfigReference::new(cfg).map_err(bad)?;
+        let reference =
+            crate::harness::expected::ConfigReference::new(cfg).map_err(|e| bad(e.to_string()))?;
         let cfg = reference.config();
         if let Some(d) = program.def(def) {
             if let Some(p) = d.params.iter().find(|p| !cfg.inputs.iter().any(|i| i.name == p.name)) {
@@ -385,9 +386,9 @@ fn limit_line(
     b: &explore::Best,
 ) -> Result<String, String> {
     let info = devices.iter().find(|i| i.name == d.device).ok_or("device not found")?;
-    let bytes = crate::harness::roofline::min_traffic(program, def, sizes)?;
+    let bytes = crate::harness::roofline::min_traffic(program, def, sizes).map_err(|e| e.to_string())?;
     let rt = crate::runtime::Runtime::new(info.clone()).map_err(|e| e.to_string())?;
-    let roof = crate::harness::roofline::measure(&rt, "")?;
+    let roof = crate::harness::roofline::measure(&rt, "").map_err(|e| e.to_string())?;
     let gbps = bytes as f64 / (b.median_ms * 1e6);
     let pct = 100.0 * gbps / roof.bandwidth_gbps;
     // A problem smaller than the copy can be served from a cache.

@@ -666,7 +666,8 @@ fn check_reference(
     if !is_array(&r.output) {
         return Err(cx.err("reference.output", format!("`{}` is not an input or buffer", r.output)));
     }
-    super::buildopts::placeholders(&r.build_options).map_err(|e| cx.err("reference.build_options", e))?;
+    super::buildopts::placeholders(&r.build_options)
+        .map_err(|e| cx.err("reference.build_options", e.to_string()))?;
     let per_device: Vec<_> = r.per_device.iter().map(|p| (p.device.clone(), p.params.clone())).collect();
     let size_names: Vec<&String> = sizes.iter().flat_map(|(_, b)| b.keys()).collect();
     for (i, set) in std::iter::once(&r.params).chain(per_device.iter().map(|(_, p)| p)).enumerate() {

@@ -89,8 +89,8 @@ pub enum Failure {
 
 impl Failure {
     /// An error of a variant timed by OpenCL profiling events.
-    pub fn error(message: impl Into<String>) -> Failure {
-        Failure::Error { timing: Timing::Profiling, message: message.into() }
+    pub fn error(message: impl std::fmt::Display) -> Failure {
+        Failure::Error { timing: Timing::Profiling, message: message.to_string() }
     }
 
     /// What the row's message says.
