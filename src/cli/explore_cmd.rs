@@ -137,10 +137,10 @@ fn inputs_fit(
     opts: &ExploreOptions,
     devices: &[crate::runtime::DeviceInfo],
 ) -> Result<(), String> {
-    use crate::validate::{input_counts, InputSizeError};
+    use crate::validate::input_counts;
     let counts = match input_counts(program, &opts.def, &opts.sizes) {
         Ok(c) => c,
-        Err(InputSizeError::Unknown(_)) => return Ok(()),
+        Err(e) if e.is_unknown() => return Ok(()),
         Err(e) => return Err(e.to_string()),
     };
     let total: u64 = counts.iter().map(|(_, n, _)| *n as u64 * 4).sum();

@@ -464,7 +464,7 @@ fn setup(info: DeviceInfo, original: &Program, opts: &ExploreOptions) -> Result<
     let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.into()))?;
     let inputs = oracle_of(opts)
         .inputs(original, &opts.def, &opts.sizes, opts.seed)
-        .map_err(|e| ExploreError::Runtime(measure::OracleError(e).into()))?;
+        .map_err(|e| ExploreError::Runtime(e.into()))?;
     let then = opts
         .then
         .iter()
