@@ -12,7 +12,7 @@ const MAX_PARAMS: usize = 6;
 
 /// The layers whose errors are typed enums; a `Result<_, String>` there
 /// would lose the data the one renderer needs.
-const TYPED_LAYERS: [&str; 6] = ["harness", "runtime", "explore", "rewrite", "validate", "interp"];
+const TYPED_LAYERS: [&str; 7] = ["harness", "runtime", "explore", "rewrite", "validate", "interp", "cli"];
 
 /// Every `.rs` file under `dir`, sorted so failures list in a stable order.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
