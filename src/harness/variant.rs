@@ -102,14 +102,8 @@ fn read_sources(cfg: &Config) -> Result<(String, String), RunError> {
 }
 
 /// Runs the reference kernels.
-pub fn run_reference(
-    rt: &Runtime,
-    cfg: &Config,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
-    counts: RunCounts,
-) -> Result<Execution, RunError> {
+pub fn run_reference(rt: &Runtime, w: Workload, counts: RunCounts) -> Result<Execution, RunError> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let r = cfg.reference.as_ref().ok_or(RunError::NoSection("reference"))?;
     let (label, source) = read_sources(cfg)?;
     // The preset's sizes plus the tuning parameters chosen for this device.
