@@ -31,7 +31,7 @@ fn main() -> Result<(), String> {
         let sizes = &cfg.sizes.iter().find(|(p, _)| p == preset).ok_or("no such preset")?.1;
         for k in &lift.kernels {
             let (_, program) = load_program(&k.program).map_err(|e| e.to_string())?;
-            let opts = kernel_options(k, level, sizes)?;
+            let opts = kernel_options(k, level, sizes).map_err(|e| e.to_string())?;
             for _ in 0..n {
                 bytes += compile(&program, &k.def, &opts).map_err(|e| e.to_string())?.source.len();
             }

@@ -33,7 +33,7 @@ fn main() -> Result<(), String> {
             for level in ["none", "barrier", "barrier+cf", "all"] {
                 for (i, k) in lift.kernels.iter().enumerate() {
                     let (_, program) = load_program(&k.program).map_err(|e| e.to_string())?;
-                    let opts = kernel_options(k, level, sizes)?;
+                    let opts = kernel_options(k, level, sizes).map_err(|e| e.to_string())?;
                     let mut best = f64::INFINITY;
                     let mut source = String::new();
                     for _ in 0..5 {

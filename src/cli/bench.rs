@@ -300,9 +300,9 @@ pub(crate) fn devices_cmd() -> Result<(), CliError> {
 pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliError> {
     crate::outfile::not_a_link(out).map_err(|e| bad(format!("--out: {e}")))?;
     let rt = open_device(device)?;
-    let r = roofline::measure(&rt, &env::now_utc()).map_err(CliError::Failed)?;
+    let r = roofline::measure(&rt, &env::now_utc()).map_err(|e| CliError::Failed(e.to_string()))?;
     let path = out.join(rt.info.slug()).join("roofline.csv");
-    roofline::save(&r, &path).map_err(CliError::Failed)?;
+    roofline::save(&r, &path).map_err(|e| CliError::Failed(e.to_string()))?;
     println!(
         "bandwidth {:.1} GB/s (copy of {} MiB), FP32 {:.1} GFLOP/s",
         r.bandwidth_gbps,

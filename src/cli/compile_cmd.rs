@@ -1,5 +1,6 @@
 //! `lift compile` and `lift exec`.
 
+use super::arg_error::{ArgError, ExecError, LengthMismatch};
 use super::{bad, CliError};
 use crate::arith::ArithExpr;
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
@@ -80,10 +81,10 @@ pub(crate) struct ExecArgs {
 
 /// A tolerance: a finite number of at least 0 (a NaN would pass every
 /// comparison).
-fn tolerance(s: &str) -> Result<f64, String> {
+fn tolerance(s: &str) -> Result<f64, ArgError> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("`{s}`: expected a finite number of at least 0")),
+        _ => Err(ArgError::Tolerance(s.into())),
     }
 }
 
@@ -211,7 +212,7 @@ pub(crate) fn compile_cmd(a: &CompileArgs) -> Result<(), CliError> {
 }
 
 /// Components per element and scalar type of a parameter's base element.
-fn elem_layout(ty: &Type) -> Result<(usize, ScalarType), String> {
+fn elem_layout(ty: &Type) -> Result<(usize, ScalarType), ExecError> {
     match ty.base_elem() {
         Type::Scalar(s) => Ok((1, *s)),
         Type::Vector(s, n) => Ok((*n as usize, *s)),
@@ -219,31 +220,34 @@ fn elem_layout(ty: &Type) -> Result<(usize, ScalarType), String> {
         // of its fields, as a vector's components.
         Type::Tuple(ts) => match ts.first() {
             Some(f @ Type::Scalar(s)) if ts.iter().all(|t| t == f) => Ok((ts.len(), *s)),
-            _ => Err(format!("element type {} cannot be passed from a .npy file", ty.base_elem())),
+            _ => Err(ExecError::NotNpyElement(ty.base_elem().clone())),
         },
-        t => Err(format!("element type {t} cannot be passed from a .npy file")),
+        t => Err(ExecError::NotNpyElement(t.clone())),
     }
 }
 
 /// The expected .npy shape of a type: its lengths plus a vector dimension.
-fn shape_of(ty: &Type) -> Result<(Vec<ArithExpr>, usize, ScalarType), String> {
+fn shape_of(ty: &Type) -> Result<(Vec<ArithExpr>, usize, ScalarType), ExecError> {
     let (w, s) = elem_layout(ty)?;
     Ok((ty.lengths(), w, s))
 }
 
-fn bind_shape(name: &str, ty: &Type, shape: &[usize], sizes: &mut Sizes) -> Result<(), String> {
+fn bind_shape(name: &str, ty: &Type, shape: &[usize], sizes: &mut Sizes) -> Result<(), ExecError> {
     let (lens, w, _) = shape_of(ty)?;
     let mut want = lens.len();
     if w > 1 {
         want += 1;
         if shape.last() != Some(&w) {
-            return Err(format!(
-                "input `{name}` has shape {shape:?}; its last dimension must be the vector width {w} ({ty})"
-            ));
+            return Err(ExecError::VectorWidth {
+                name: name.into(),
+                shape: shape.to_vec(),
+                width: w,
+                ty: ty.clone(),
+            });
         }
     }
     if shape.len() != want {
-        return Err(format!("input `{name}` has shape {shape:?}; {ty} needs {want} dimension(s)"));
+        return Err(ExecError::Dimensions { name: name.into(), shape: shape.to_vec(), ty: ty.clone(), want });
     }
     // First bind plain size variables, then check every length.
     for (e, &d) in lens.iter().zip(shape) {
@@ -252,23 +256,31 @@ fn bind_shape(name: &str, ty: &Type, shape: &[usize], sizes: &mut Sizes) -> Resu
         }
     }
     for (e, &d) in lens.iter().zip(shape) {
-        let v = e
-            .eval_with(&|n| sizes.get(n).copied())
-            .map_err(|err| format!("input `{name}`: length `{e}`: {err}; pass --size"))?;
+        let v = e.eval_with(&|n| sizes.get(n).copied()).map_err(|source| ExecError::UnknownLength {
+            name: name.into(),
+            len: e.clone(),
+            source,
+        })?;
         if v != d as i64 {
-            return Err(format!("input `{name}` has shape {shape:?}, but `{e}` = {v} with sizes {sizes:?}"));
+            return Err(ExecError::Length(Box::new(LengthMismatch {
+                name: name.into(),
+                shape: shape.to_vec(),
+                len: e.clone(),
+                value: v,
+                sizes: sizes.clone(),
+            })));
         }
     }
     Ok(())
 }
 
-fn scalar_value(name: &str, s: &str, ty: &Type) -> Result<HostArray, String> {
+fn scalar_value(name: &str, s: &str, ty: &Type) -> Result<HostArray, ExecError> {
     let parsed = match ty {
         Type::Scalar(ScalarType::Float) => s.parse::<f32>().ok().map(|v| HostArray::F32(vec![v])),
         Type::Scalar(ScalarType::Int) => s.parse::<i32>().ok().map(|v| HostArray::I32(vec![v])),
-        _ => return Err(format!("input `{name}`: a {ty} needs a .npy file")),
+        _ => return Err(ExecError::NeedsNpy { name: name.into(), ty: ty.clone() }),
     };
-    parsed.ok_or_else(|| format!("input `{name}`: `{s}` is not a {ty}"))
+    parsed.ok_or_else(|| ExecError::NotA { name: name.into(), text: s.into(), ty: ty.clone() })
 }
 
 /// Lanes a vector element occupies in a buffer: a 3-component vector
@@ -370,12 +382,12 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
                 .ok_or_else(|| bad(format!("parameter `{}` of `{def_name}` has no type", p.name)))?;
         let v = given.get(&p.name).ok_or_else(|| bad(format!("missing --input {}=...", p.name)))?;
         let arr = if matches!(ty, Type::Array(..)) {
-            let npy = read_npy(Path::new(v)).map_err(bad)?;
+            let npy = read_npy(Path::new(v)).map_err(|e| bad(e.to_string()))?;
             if let Some(note) = &npy.note {
                 eprintln!("warning: input `{}`: {note}", p.name);
             }
-            bind_shape(&p.name, ty, &npy.shape, &mut sizes).map_err(bad)?;
-            let (_, _, s) = shape_of(ty).map_err(bad)?;
+            bind_shape(&p.name, ty, &npy.shape, &mut sizes).map_err(|e| bad(e.to_string()))?;
+            let (_, _, s) = shape_of(ty).map_err(|e| bad(e.to_string()))?;
             match (s, npy.data) {
                 (ScalarType::Float, HostArray::I32(v)) => {
                     // Not every integer above 2^24 has an exact float.
@@ -396,7 +408,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
                 (_, d) => d,
             }
         } else {
-            scalar_value(&p.name, v, ty).map_err(bad)?
+            scalar_value(&p.name, v, ty).map_err(|e| bad(e.to_string()))?
         };
         host.insert(p.name.clone(), arr);
     }
@@ -411,7 +423,7 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let mut uploads: Arrays = BTreeMap::new();
     for p in &def.params {
         if let Some(ty @ Type::Array(..)) = &p.ty {
-            let (w, _) = elem_layout(ty).map_err(bad)?;
+            let (w, _) = elem_layout(ty).map_err(|e| bad(e.to_string()))?;
             uploads.insert(p.name.clone(), pad_lanes(&host[&p.name], ty, w));
         } else {
             uploads.insert(p.name.clone(), host[&p.name].clone());
@@ -425,9 +437,10 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
     let ndrange = super::exec_check::launch_dims(&info, global, local)?;
     let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
-    let (out, shape) =
-        run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange).map_err(CliError::Failed)?;
-    write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None }).map_err(CliError::Failed)?;
+    let (out, shape) = run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange)
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None })
+        .map_err(|e| CliError::Failed(e.to_string()))?;
     println!("wrote {}", a.output.display());
     if a.check {
         let mut args = BTreeMap::new();
@@ -487,12 +500,15 @@ fn run_kernel(
     host: &Arrays,
     sizes: &Sizes,
     (global, local): (Vec<usize>, Option<Vec<usize>>),
-) -> Result<(HostArray, Vec<usize>), String> {
-    let ev = |e: &ArithExpr, what: &str| -> Result<i64, String> {
-        e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| format!("{what} `{e}`: {err}; pass --size"))
+) -> Result<(HostArray, Vec<usize>), ExecError> {
+    let ev = |e: &ArithExpr, what: &'static str| -> Result<i64, ExecError> {
+        e.eval_with(&|n| sizes.get(n).copied()).map_err(|source| ExecError::Unsized {
+            what,
+            expr: e.clone(),
+            source,
+        })
     };
-    let program =
-        rt.build(&format!("{} (generated)", file.display()), &k.source, "").map_err(|e| e.to_string())?;
+    let program = rt.build(&format!("{} (generated)", file.display()), &k.source, "")?;
     let (olens, w, _) = shape_of(&k.output_type)?;
     let mut shape = Vec::new();
     for e in &olens {
@@ -518,7 +534,7 @@ fn run_kernel(
     };
     let once = RunCounts { warmup: 0, runs: 1 };
     launch::run(rt, &[step], Buffers { device: &device, host }, once, Stop::NEVER)?;
-    let out = device.get(OUT).ok_or("the output buffer is missing")?;
-    let out = rt.download(out).map_err(|e| e.to_string())?;
+    let out = device.get(OUT).ok_or(ExecError::NoOutput)?;
+    let out = rt.download(out)?;
     Ok((unpad_lanes(out, &k.output_type, w), shape))
 }

@@ -1,5 +1,6 @@
 //! `lift explore`: the search of `crate::explore` from the command line.
 
+use super::arg_error::{ArgError, ExploreCheckError};
 use super::compile_cmd::parse_sizes;
 use super::{bad, CliError};
 use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions};
@@ -77,8 +78,8 @@ pub(crate) struct ExploreArgs {
     merge: bool,
 }
 
-fn shard(s: &str) -> Result<explore::shard::Shard, String> {
-    explore::shard::Shard::parse(s).map_err(|e| e.to_string())
+fn shard(s: &str) -> Result<explore::shard::Shard, explore::shard::BadShard> {
+    explore::shard::Shard::parse(s)
 }
 
 /// The longest `--budget`: a week.
@@ -87,10 +88,10 @@ pub(crate) const MAX_BUDGET_SECS: u64 = 7 * 24 * 3600;
 /// The most algorithmic rewrite steps of stage 1.
 const MAX_DEPTH: usize = 16;
 
-fn depth(s: &str) -> Result<usize, String> {
+fn depth(s: &str) -> Result<usize, ArgError> {
     match s.trim().parse::<u64>() {
         Ok(n) if n <= MAX_DEPTH as u64 => Ok(n as usize),
-        _ => Err(format!("`{s}`: expected an integer from 0 to {MAX_DEPTH}")),
+        _ => Err(ArgError::Depth { text: s.into(), max: MAX_DEPTH }),
     }
 }
 
@@ -136,28 +137,29 @@ fn inputs_fit(
     program: &crate::ir::Program,
     opts: &ExploreOptions,
     devices: &[crate::runtime::DeviceInfo],
-) -> Result<(), String> {
-    use crate::validate::{input_counts, InputSizeError};
+) -> Result<(), ExploreCheckError> {
+    use crate::validate::input_counts;
     let counts = match input_counts(program, &opts.def, &opts.sizes) {
         Ok(c) => c,
-        Err(InputSizeError::Unknown(_)) => return Ok(()),
-        Err(e) => return Err(e.to_string()),
+        Err(e) if e.is_unknown() => return Ok(()),
+        Err(e) => return Err(e.into()),
     };
     let total: u64 = counts.iter().map(|(_, n, _)| *n as u64 * 4).sum();
     for d in devices {
         if let Some((name, n, _)) = counts.iter().find(|(_, n, _)| *n as u64 * 4 > d.max_alloc) {
-            return Err(format!(
-                "input `{name}` needs {} bytes, more than {} allocates at once ({} bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
-                *n as u64 * 4,
-                d.name,
-                d.max_alloc
-            ));
+            return Err(ExploreCheckError::OverAlloc {
+                name: name.clone(),
+                bytes: *n as u64 * 4,
+                device: d.name.clone(),
+                max_alloc: d.max_alloc,
+            });
         }
         if total > d.global_mem {
-            return Err(format!(
-                "the inputs need {total} bytes together, more than the global memory of {} ({} bytes)",
-                d.name, d.global_mem
-            ));
+            return Err(ExploreCheckError::OverGlobal {
+                total,
+                device: d.name.clone(),
+                global_mem: d.global_mem,
+            });
         }
     }
     Ok(())
@@ -226,7 +228,8 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     if let Some(path) = &a.config {
         let cfg =
             crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
-        let reference = crate::harness::expected::ConfigReference::new(cfg).map_err(bad)?;
+        let reference =
+            crate::harness::expected::ConfigReference::new(cfg).map_err(|e| bad(e.to_string()))?;
         let cfg = reference.config();
         if let Some(d) = program.def(def) {
             if let Some(p) = d.params.iter().find(|p| !cfg.inputs.iter().any(|i| i.name == p.name)) {
@@ -383,10 +386,10 @@ fn limit_line(
     def: &str,
     sizes: &crate::types::Sizes,
     b: &explore::Best,
-) -> Result<String, String> {
-    let info = devices.iter().find(|i| i.name == d.device).ok_or("device not found")?;
+) -> Result<String, ExploreCheckError> {
+    let info = devices.iter().find(|i| i.name == d.device).ok_or(ExploreCheckError::NoDevice)?;
     let bytes = crate::harness::roofline::min_traffic(program, def, sizes)?;
-    let rt = crate::runtime::Runtime::new(info.clone()).map_err(|e| e.to_string())?;
+    let rt = crate::runtime::Runtime::new(info.clone())?;
     let roof = crate::harness::roofline::measure(&rt, "")?;
     let gbps = bytes as f64 / (b.median_ms * 1e6);
     let pct = 100.0 * gbps / roof.bandwidth_gbps;

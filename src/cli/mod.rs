@@ -1,6 +1,7 @@
 //! The `lift` command-line tool. It is the only place that reads the
 //! process environment and arguments; everything below takes parameters.
 
+mod arg_error;
 mod bench;
 mod compile_cmd;
 mod exec_check;
@@ -198,18 +199,18 @@ const STACK_BYTES: usize = 1 << 30;
 pub(crate) const MAX_RUNS: usize = 10_000;
 
 /// A count of runs from 1 to [`MAX_RUNS`] (`--runs 0` would time nothing).
-pub(crate) fn positive(s: &str) -> Result<usize, String> {
+pub(crate) fn positive(s: &str) -> Result<usize, arg_error::ArgError> {
     match s.trim().parse::<u64>() {
         Ok(n) if (1..=MAX_RUNS as u64).contains(&n) => Ok(n as usize),
-        _ => Err(format!("`{s}`: expected a positive integer, at most {MAX_RUNS}")),
+        _ => Err(arg_error::ArgError::RunCount(s.into())),
     }
 }
 
 /// A count of warm-up runs from 0 to [`MAX_RUNS`].
-pub(crate) fn warmups(s: &str) -> Result<usize, String> {
+pub(crate) fn warmups(s: &str) -> Result<usize, arg_error::ArgError> {
     match s.trim().parse::<u64>() {
         Ok(n) if n <= MAX_RUNS as u64 => Ok(n as usize),
-        _ => Err(format!("`{s}`: expected an integer from 0 to {MAX_RUNS}")),
+        _ => Err(arg_error::ArgError::WarmupCount(s.into())),
     }
 }
 

@@ -133,10 +133,8 @@ pub fn validation_sizes(requested: &Sizes, cs: &[Constraint], floor: i64) -> Siz
     }
 }
 
-/// What the validation oracle reported; `validate` reports errors as text.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct OracleError(pub String);
+/// What the validation oracle reported (its own type, kept whole).
+pub use crate::validate::OracleError;
 
 /// Why a `--then` def cannot be a second stage.
 #[derive(Debug, thiserror::Error)]
@@ -398,9 +396,7 @@ impl Bench<'_> {
         let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let mut g = self.golds.borrow_mut();
         g.entry(key)
-            .or_insert_with(|| {
-                self.oracle.expected(self.original, self.def, sizes, self.seed).map_err(OracleError)
-            })
+            .or_insert_with(|| self.oracle.expected(self.original, self.def, sizes, self.seed))
             .clone()
     }
 

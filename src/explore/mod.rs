@@ -367,6 +367,16 @@ fn program_hash(program: &Program, def: &str, local: Option<[i64; 3]>) -> Option
     Some(fnv_hex(&format!("{}|{ufs}|local={local:?}", canonical_def(program, d))))
 }
 
+/// One instantiated point to judge: its program, local size, program hash
+/// and the sizes key the log is searched under.
+#[derive(Clone, Copy)]
+struct Candidate<'a> {
+    inst: &'a space::Instance,
+    local: Option<[i64; 3]>,
+    hash: &'a str,
+    size_key: &'a str,
+}
+
 /// How one candidate ended, and whether this run measured it.
 struct Judged {
     status: String,
@@ -454,7 +464,7 @@ fn setup(info: DeviceInfo, original: &Program, opts: &ExploreOptions) -> Result<
     let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.into()))?;
     let inputs = oracle_of(opts)
         .inputs(original, &opts.def, &opts.sizes, opts.seed)
-        .map_err(|e| ExploreError::Runtime(measure::OracleError(e).into()))?;
+        .map_err(|e| ExploreError::Runtime(e.into()))?;
     let then = opts
         .then
         .iter()
@@ -634,7 +644,8 @@ impl Worker<'_> {
         let derivation = inst.derivation.join(" ; ");
         let size_key = sizes_text(&opts.sizes);
         let id = (res.device.clone(), derivation.clone(), params.clone());
-        let (judged, claimed) = self.judge(bench, res, &inst, local, &hash, &size_key)?;
+        let cand = Candidate { inst: &inst, local, hash: &hash, size_key: &size_key };
+        let (judged, claimed) = self.judge(bench, res, &cand)?;
         let Judged { status, median, message, valid_sizes, measured } = judged;
         let ok = Status::parse(&status) == Some(Status::Ok);
         let row = Row {
@@ -698,15 +709,8 @@ impl Worker<'_> {
     /// Where another device of the group is measuring the same program,
     /// waits for its row. The flag: this device measured it and must
     /// `Group::release` its hash once the row is logged.
-    fn judge(
-        &self,
-        bench: &mut Bench,
-        res: &mut DeviceResult,
-        inst: &space::Instance,
-        local: Option<[i64; 3]>,
-        hash: &str,
-        size_key: &str,
-    ) -> Option<(Judged, bool)> {
+    fn judge(&self, bench: &mut Bench, res: &mut DeviceResult, cand: &Candidate) -> Option<(Judged, bool)> {
+        let Candidate { inst, local, hash, size_key } = *cand;
         let cached = loop {
             let mut busy = self.group.measuring.lock().ok()?;
             let found = {

@@ -6,45 +6,58 @@
 //! reference's expressions, overridden per device).
 
 use super::data::Sizes;
-use crate::arith::{parse_arith, ArithExpr};
+use crate::arith::{parse_arith, ArithExpr, ArithParseError, EvalError};
 use std::collections::BTreeMap;
 
+/// Why a `build_options` template could not be read or expanded.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BuildOptsError {
+    #[error("`{{` without `}}` in `{0}`")]
+    Unclosed(String),
+    #[error("`}}` without `{{` in `{0}`")]
+    Unopened(String),
+    #[error("`{{{text}}}`: bad expression: {source}")]
+    BadExpression { text: String, source: ArithParseError },
+    #[error("build option `{{{expr}}}`: {source}")]
+    Eval { expr: ArithExpr, source: EvalError },
+}
+
 /// `template` as literal text and `{expr}` placeholders, in order.
-fn pieces(template: &str) -> Result<Vec<(&str, Option<ArithExpr>)>, String> {
+fn pieces(template: &str) -> Result<Vec<(&str, Option<ArithExpr>)>, BuildOptsError> {
     let mut out = Vec::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {
-        let close =
-            rest[open..].find('}').ok_or_else(|| format!("`{{` without `}}` in `{template}`"))? + open;
+        let close = rest[open..].find('}').ok_or_else(|| BuildOptsError::Unclosed(template.into()))? + open;
         let text = &rest[open + 1..close];
         if rest[..open].contains('}') {
             break;
         }
-        let e = parse_arith(text).map_err(|e| format!("`{{{text}}}`: bad expression: {e}"))?;
+        let e = parse_arith(text)
+            .map_err(|source| BuildOptsError::BadExpression { text: text.into(), source })?;
         out.push((&rest[..open], Some(e)));
         rest = &rest[close + 1..];
     }
     if rest.contains('}') {
-        return Err(format!("`}}` without `{{` in `{template}`"));
+        return Err(BuildOptsError::Unopened(template.into()));
     }
     out.push((rest, None));
     Ok(out)
 }
 
 /// The `{expr}` placeholders of `template`, parsed.
-pub fn placeholders(template: &str) -> Result<Vec<ArithExpr>, String> {
+pub fn placeholders(template: &str) -> Result<Vec<ArithExpr>, BuildOptsError> {
     Ok(pieces(template)?.into_iter().filter_map(|(_, e)| e).collect())
 }
 
 /// `template` with each `{expr}` replaced by its value under `sizes`.
-pub fn expand(template: &str, sizes: &Sizes) -> Result<String, String> {
+pub fn expand(template: &str, sizes: &Sizes) -> Result<String, BuildOptsError> {
     let mut out = String::new();
     for (text, e) in pieces(template)? {
         out.push_str(text);
         if let Some(e) = e {
             let v = e
                 .eval_with(&|n| sizes.get(n).copied())
-                .map_err(|err| format!("build option `{{{e}}}`: {err}"))?;
+                .map_err(|source| BuildOptsError::Eval { expr: e.clone(), source })?;
             out.push_str(&v.to_string());
         }
     }
@@ -73,7 +86,7 @@ pub fn reference_build(
     template: &str,
     sizes: &Sizes,
     params: &BTreeMap<String, i64>,
-) -> Result<(Sizes, String), String> {
+) -> Result<(Sizes, String), BuildOptsError> {
     let mut all = sizes.clone();
     all.extend(params.iter().map(|(k, v)| (k.clone(), *v)));
     let mut opts = expand(template, &all)?;
@@ -100,10 +113,10 @@ mod tests {
             "-cl-mad-enable -DSTATIC_N=4096 -DX=25"
         );
         assert_eq!(expand("-cl-mad-enable", &s).unwrap(), "-cl-mad-enable");
-        assert!(expand("-DA={K}", &s).unwrap_err().contains("K"));
-        assert!(placeholders("-DA={N").unwrap_err().contains("without"));
-        assert!(placeholders("-DA=N}").unwrap_err().contains("without"));
-        assert!(placeholders("-DA={N+}").unwrap_err().contains("bad expression"));
+        assert!(expand("-DA={K}", &s).unwrap_err().to_string().contains("K"));
+        assert!(placeholders("-DA={N").unwrap_err().to_string().contains("without"));
+        assert!(placeholders("-DA=N}").unwrap_err().to_string().contains("without"));
+        assert!(placeholders("-DA={N+}").unwrap_err().to_string().contains("bad expression"));
     }
 
     #[test]

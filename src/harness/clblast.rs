@@ -4,31 +4,36 @@
 //! queue finishes (the CSV says `timing = host`).
 
 use super::clock::Timing;
-use super::config::{BlasCall, BlasScalar, ClBlastSpec, Config};
+use super::config::{BlasCall, BlasScalar, ClBlastSpec};
 use super::data::{Arrays, HostArray, Sizes};
-use super::variant::{upload_all, Execution};
+use super::run_error::RunError;
+use super::variant::{upload_all, Execution, Workload};
 use crate::launch::RunCounts;
 use crate::runtime::{ClBlast, DeviceBuffer, Gemm, Gemv, Runtime};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-pub(super) fn dim(e: &crate::arith::ArithExpr, sizes: &Sizes, what: &str) -> Result<usize, String> {
-    let v = super::config::eval(e, sizes).map_err(|err| format!("clblast {what} `{e}`: {err}"))?;
-    usize::try_from(v).map_err(|_| format!("clblast {what} `{e}` is {v}"))
+pub(super) fn dim(e: &crate::arith::ArithExpr, sizes: &Sizes, what: &'static str) -> Result<usize, RunError> {
+    let v = super::config::eval(e, sizes).map_err(|source| RunError::BlasDim {
+        what,
+        expr: e.clone(),
+        source,
+    })?;
+    usize::try_from(v).map_err(|_| RunError::BlasNegative { what, expr: e.clone(), value: v })
 }
 
-pub(super) fn scalar(s: &BlasScalar, inputs: &Arrays) -> Result<f32, String> {
+pub(super) fn scalar(s: &BlasScalar, inputs: &Arrays) -> Result<f32, RunError> {
     match s {
         BlasScalar::Value(v) => Ok(*v),
         BlasScalar::Input(name) => match inputs.get(name) {
             Some(HostArray::F32(v)) if !v.is_empty() => Ok(v[0]),
-            _ => Err(format!("clblast: scalar input `{name}` is not a float")),
+            _ => Err(RunError::BlasScalar(name.clone())),
         },
     }
 }
 
-fn buf<'b>(bufs: &'b BTreeMap<String, DeviceBuffer>, name: &str) -> Result<&'b DeviceBuffer, String> {
-    bufs.get(name).ok_or_else(|| format!("clblast: no device buffer `{name}`"))
+fn buf<'b>(bufs: &'b BTreeMap<String, DeviceBuffer>, name: &str) -> Result<&'b DeviceBuffer, RunError> {
+    bufs.get(name).ok_or_else(|| RunError::NoDeviceBuffer { library: "clblast", name: name.into() })
 }
 
 /// Runs the calls once: copies for `init_from` first (untimed), then the
@@ -40,17 +45,19 @@ fn execute(
     sizes: &Sizes,
     inputs: &Arrays,
     bufs: &mut BTreeMap<String, DeviceBuffer>,
-) -> Result<f64, String> {
+) -> Result<f64, RunError> {
     for c in &spec.calls {
         let Some((from, to)) = c.init_copy() else {
             continue;
         };
-        let mut target = bufs.remove(to).ok_or_else(|| format!("clblast: no device buffer `{to}`"))?;
-        let r = rt.copy(buf(bufs, from)?, &mut target).map_err(|e| e.to_string());
+        let mut target = bufs
+            .remove(to)
+            .ok_or_else(|| RunError::NoDeviceBuffer { library: "clblast", name: to.into() })?;
+        let r = rt.copy(buf(bufs, from)?, &mut target);
         bufs.insert(to.to_string(), target);
         r?;
     }
-    rt.finish().map_err(|e| e.to_string())?;
+    rt.finish()?;
     let t0 = Instant::now();
     for c in &spec.calls {
         match c {
@@ -93,27 +100,24 @@ fn execute(
             }
         }
     }
-    rt.finish().map_err(|e| e.to_string())?;
+    rt.finish()?;
     Ok(t0.elapsed().as_secs_f64() * 1e3)
 }
 
 /// Runs the CLBlast variant: the first execution's output is the one
 /// validated (routines that update in place change it on every run), then
 /// warm-up and timed runs.
-#[allow(clippy::too_many_arguments)]
 pub fn run_clblast(
     rt: &Runtime,
     blas: &ClBlast,
-    cfg: &Config,
     spec: &ClBlastSpec,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
+    w: Workload,
     counts: RunCounts,
-) -> Result<Execution, String> {
+) -> Result<Execution, RunError> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let mut bufs = upload_all(rt, cfg, inputs, buffers)?;
     execute(rt, blas, spec, sizes, inputs, &mut bufs)?;
-    let output = rt.download(buf(&bufs, &spec.output)?).map_err(|e| e.to_string())?;
+    let output = rt.download(buf(&bufs, &spec.output)?)?;
     for _ in 1..counts.warmup.max(1) {
         execute(rt, blas, spec, sizes, inputs, &mut bufs)?;
     }

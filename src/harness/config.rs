@@ -583,7 +583,10 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let explored = raw
         .explored
         .as_ref()
-        .map(|e| check_explored(cx, root, e, &raw.name, &sizes, &validation, &is_array))
+        .map(|e| {
+            let settled = Settled { name: &raw.name, sizes: &sizes, validation: &validation };
+            check_explored(cx, root, e, &settled, &is_array)
+        })
         .transpose()?;
     let cfg = Config {
         file: path.to_path_buf(),
@@ -663,7 +666,8 @@ fn check_reference(
     if !is_array(&r.output) {
         return Err(cx.err("reference.output", format!("`{}` is not an input or buffer", r.output)));
     }
-    super::buildopts::placeholders(&r.build_options).map_err(|e| cx.err("reference.build_options", e))?;
+    super::buildopts::placeholders(&r.build_options)
+        .map_err(|e| cx.err("reference.build_options", e.to_string()))?;
     let per_device: Vec<_> = r.per_device.iter().map(|p| (p.device.clone(), p.params.clone())).collect();
     let size_names: Vec<&String> = sizes.iter().flat_map(|(_, b)| b.keys()).collect();
     for (i, set) in std::iter::once(&r.params).chain(per_device.iter().map(|(_, p)| p)).enumerate() {
@@ -812,16 +816,23 @@ fn check_suite(cx: &Ctx, raw: Option<String>) -> Result<String, ConfigError> {
     }
 }
 
+/// What the rest of the config settled before `explored:` is checked
+/// against it.
+struct Settled<'a> {
+    name: &'a str,
+    sizes: &'a [Preset],
+    validation: &'a Validation,
+}
+
 /// `explored:` and its `explore:` block; its programs stay inside `root`.
 fn check_explored(
     cx: &Ctx,
     root: &Path,
     e: &super::explored_spec::RawExplored,
-    name: &str,
-    sizes: &[Preset],
-    validation: &Validation,
+    settled: &Settled,
     is_array: &dyn Fn(&str) -> bool,
 ) -> Result<super::explored_spec::ExploredSpec, ConfigError> {
+    let Settled { name, sizes, validation } = *settled;
     for (key, rel) in super::explored_spec::program_paths(e) {
         super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
     }

@@ -8,9 +8,9 @@
 use super::blas_spec::{BlasCall, BlasSpec};
 use super::clblast::{dim, scalar};
 use super::clock::Timing;
-use super::config::Config;
 use super::data::{Arrays, HostArray, Sizes};
-use super::variant::Execution;
+use super::run_error::RunError;
+use super::variant::{Execution, Workload};
 use crate::launch::RunCounts;
 use crate::runtime::{CuBlas, CudaBuffer, Gemm, Gemv};
 use std::collections::BTreeMap;
@@ -27,14 +27,17 @@ pub fn is_nvidia(vendor: &str, platform: &str) -> bool {
     vendor.to_ascii_lowercase().contains("nvidia") || platform.to_ascii_lowercase().contains("nvidia")
 }
 
-fn buf<'b, 'c>(bufs: &'b BTreeMap<String, CudaBuffer<'c>>, name: &str) -> Result<&'b CudaBuffer<'c>, String> {
-    bufs.get(name).ok_or_else(|| format!("cublas: no device buffer `{name}`"))
+fn buf<'b, 'c>(
+    bufs: &'b BTreeMap<String, CudaBuffer<'c>>,
+    name: &str,
+) -> Result<&'b CudaBuffer<'c>, RunError> {
+    bufs.get(name).ok_or_else(|| RunError::NoDeviceBuffer { library: "cublas", name: name.into() })
 }
 
 /// Checks that a call's arrays hold what the routine reads or writes.
-fn need(b: &CudaBuffer, floats: usize, name: &str) -> Result<(), String> {
+fn need(b: &CudaBuffer, floats: usize, name: &str) -> Result<(), RunError> {
     if b.bytes < 4 * floats {
-        return Err(format!("cublas: `{name}` holds {} bytes, the call needs {}", b.bytes, 4 * floats));
+        return Err(RunError::BufferTooSmall { name: name.into(), bytes: b.bytes, need: 4 * floats });
     }
     Ok(())
 }
@@ -45,7 +48,7 @@ fn call(
     sizes: &Sizes,
     inputs: &Arrays,
     bufs: &BTreeMap<String, CudaBuffer>,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let called = match c {
         BlasCall::Gemv { trans_a, m, n, alpha, a, x, beta, y, .. } => {
             let (m, n) = (dim(m, sizes, "m")?, dim(n, sizes, "n")?);
@@ -85,7 +88,7 @@ fn call(
             lib.sdot(n, buf(bufs, x)?, buf(bufs, y)?, buf(bufs, result)?)
         }
     };
-    called.map_err(String::from)
+    Ok(called?)
 }
 
 /// One execution: the untimed copies, then the calls between two events.
@@ -95,7 +98,7 @@ fn execute(
     sizes: &Sizes,
     inputs: &Arrays,
     bufs: &BTreeMap<String, CudaBuffer>,
-) -> Result<f64, String> {
+) -> Result<f64, RunError> {
     for c in &spec.calls {
         if let Some((from, to)) = c.init_copy() {
             lib.copy(buf(bufs, from)?, buf(bufs, to)?)?;
@@ -112,20 +115,19 @@ fn execute(
 
 /// Runs the cuBLAS variant: the first execution's output is validated,
 /// then warm-up and timed runs.
-#[allow(clippy::too_many_arguments)]
 pub fn run_cublas(
     lib: &CuBlas,
-    cfg: &Config,
     spec: &BlasSpec,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
+    w: Workload,
     counts: RunCounts,
-) -> Result<Execution, String> {
+) -> Result<Execution, RunError> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let mut bufs = BTreeMap::new();
     for a in cfg.inputs.iter().chain(&cfg.buffers).filter(|a| !a.is_scalar()) {
-        let host =
-            inputs.get(&a.name).or_else(|| buffers.get(&a.name)).ok_or(format!("no array `{}`", a.name))?;
+        let host = inputs
+            .get(&a.name)
+            .or_else(|| buffers.get(&a.name))
+            .ok_or_else(|| RunError::NoArray(a.name.clone()))?;
         bufs.insert(a.name.clone(), lib.upload(&host_bytes(host))?);
     }
     execute(lib, spec, sizes, inputs, &bufs)?;

@@ -4,11 +4,50 @@
 use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
 use super::gold;
-use super::inputs::make_host_arrays;
+use super::inputs::{make_host_arrays, InputError};
+use super::run_error::RunError;
 use super::variant::load_program_for_row;
-use crate::interp;
+use crate::interp::{self, InterpError};
 use crate::ir::Value;
+use crate::validate::ReferenceError;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Why a benchmark has no expected output at a size (its rows say
+/// `no gold result: ...`), or its config cannot be the search's oracle.
+#[derive(Debug, thiserror::Error)]
+pub enum ExpectedError {
+    #[error(
+        "--config {0}: its gold is not a Rust function (`gold: rust:NAME`); \
+         without --config the search validates against the interpreter"
+    )]
+    NotRust(String),
+    #[error("{benchmark}: inputs: {source}")]
+    Inputs { benchmark: String, source: Box<InputError> },
+    #[error("no Rust gold function `{0}` (src/harness/gold)")]
+    NoGold(String),
+    #[error("gold `{name}`: {source}")]
+    Gold { name: String, source: Box<gold::GoldError> },
+    #[error("gold `{name}` returned no array `{output}`")]
+    NoOutput { name: String, output: String },
+    #[error("the interpreter gold needs a `lift:` section")]
+    NoLift,
+    #[error("no Lift kernel")]
+    NoKernel,
+    /// The program did not load (rendered for a row, without source text).
+    #[error(transparent)]
+    Load(#[from] RunError),
+    #[error("{}: no `def {def}`", path.display())]
+    NoDef { path: PathBuf, def: String },
+    #[error("no input for parameter `{param}` of `{def}`")]
+    NoInput { param: String, def: String },
+    #[error("parameter `{param}` of `{def}` has no type")]
+    Untyped { param: String, def: String },
+    #[error("input `{input}`: {source}")]
+    Value { input: String, source: InterpError },
+    #[error("interpreter: {0}")]
+    Interpreter(InterpError),
+}
 
 /// A benchmark config as the search's validation oracle (`lift explore
 /// --config`): its input generators, its Rust gold with its error scale,
@@ -21,14 +60,10 @@ pub struct ConfigReference {
 
 impl ConfigReference {
     /// The config must have a Rust gold.
-    pub fn new(cfg: Config) -> Result<ConfigReference, String> {
+    pub fn new(cfg: Config) -> Result<ConfigReference, ExpectedError> {
         match &cfg.validation.gold {
             Gold::Rust(gold) => Ok(ConfigReference { gold: gold.clone(), cfg }),
-            Gold::Interpreter | Gold::Reference => Err(format!(
-                "--config {}: its gold is not a Rust function (`gold: rust:NAME`); \
-                 without --config the search validates against the interpreter",
-                cfg.name
-            )),
+            Gold::Interpreter | Gold::Reference => Err(ExpectedError::NotRust(cfg.name)),
         }
     }
 
@@ -38,15 +73,21 @@ impl ConfigReference {
 }
 
 impl crate::validate::Reference for ConfigReference {
-    fn inputs(&self, sizes: &Sizes) -> Result<Arrays, String> {
-        make_host_arrays(&self.cfg, sizes)
-            .map(|(inputs, _)| inputs)
-            .map_err(|e| format!("{}: inputs: {e}", self.cfg.name))
+    fn inputs(&self, sizes: &Sizes) -> Result<Arrays, ReferenceError> {
+        let made = make_host_arrays(&self.cfg, sizes).map(|(inputs, _)| inputs);
+        Ok(made.map_err(|source| ExpectedError::Inputs {
+            benchmark: self.cfg.name.clone(),
+            source: Box::new(source),
+        })?)
     }
 
-    fn expected(&self, inputs: &Arrays, sizes: &Sizes) -> Result<(HostArray, Option<HostArray>), String> {
+    fn expected(
+        &self,
+        inputs: &Arrays,
+        sizes: &Sizes,
+    ) -> Result<(HostArray, Option<HostArray>), ReferenceError> {
         let output = self.cfg.explored.as_ref().map_or("", |e| e.output.as_str());
-        rust_gold_scaled(&self.gold, inputs, sizes, output)
+        Ok(rust_gold_scaled(&self.gold, inputs, sizes, output)?)
     }
 
     fn tolerances(&self) -> (f64, f64) {
@@ -55,7 +96,12 @@ impl crate::validate::Reference for ConfigReference {
 }
 
 /// Runs Rust gold `name` and picks the array named `output` (or the only one).
-pub fn rust_gold(name: &str, inputs: &Arrays, sizes: &Sizes, output: &str) -> Result<HostArray, String> {
+pub fn rust_gold(
+    name: &str,
+    inputs: &Arrays,
+    sizes: &Sizes,
+    output: &str,
+) -> Result<HostArray, ExpectedError> {
     rust_gold_scaled(name, inputs, sizes, output).map(|(g, _)| g)
 }
 
@@ -66,12 +112,13 @@ pub fn rust_gold_scaled(
     inputs: &Arrays,
     sizes: &Sizes,
     output: &str,
-) -> Result<(HostArray, Option<HostArray>), String> {
+) -> Result<(HostArray, Option<HostArray>), ExpectedError> {
     let mut result = gold::gold(name, inputs, sizes)
-        .ok_or_else(|| format!("no Rust gold function `{name}` (src/harness/gold)"))?
-        .map_err(|e| format!("gold `{name}`: {e}"))?;
+        .ok_or_else(|| ExpectedError::NoGold(name.into()))?
+        .map_err(|source| ExpectedError::Gold { name: name.into(), source: Box::new(source) })?;
     let scale = result.remove(&format!("{output}.scale"));
-    let values = pick(result, output).ok_or_else(|| format!("gold `{name}` returned no array `{output}`"))?;
+    let values = pick(result, output)
+        .ok_or_else(|| ExpectedError::NoOutput { name: name.into(), output: output.into() })?;
     Ok((values, scale))
 }
 
@@ -87,27 +134,32 @@ fn pick(mut arrays: Arrays, output: &str) -> Option<HostArray> {
 
 /// Evaluates the benchmark's high-level program (or else its first Lift
 /// kernel's program) with the interpreter.
-pub fn interpreter_gold(cfg: &Config, inputs: &Arrays, sizes: &Sizes) -> Result<HostArray, String> {
-    let lift = cfg.lift.as_ref().ok_or("the interpreter gold needs a `lift:` section")?;
-    let first = lift.first_kernel().ok_or("no Lift kernel")?;
+pub fn interpreter_gold(cfg: &Config, inputs: &Arrays, sizes: &Sizes) -> Result<HostArray, ExpectedError> {
+    let lift = cfg.lift.as_ref().ok_or(ExpectedError::NoLift)?;
+    let first = lift.first_kernel().ok_or(ExpectedError::NoKernel)?;
     let (path, def_name) = match &lift.high_level {
         Some((p, d)) => (p.clone(), d.clone()),
         None => (first.program.clone(), first.def.clone()),
     };
     let (_, program) = load_program_for_row(&path)?;
-    let def = program.def(&def_name).ok_or_else(|| format!("{}: no `def {def_name}`", path.display()))?;
+    let def = program
+        .def(&def_name)
+        .ok_or_else(|| ExpectedError::NoDef { path: path.clone(), def: def_name.clone() })?;
     let mut args: BTreeMap<String, Value> = BTreeMap::new();
     for p in &def.params {
         // A def parameter takes the input the first Lift kernel binds it
         // to, else the input of the same name.
         let src = first.args.get(&p.name).unwrap_or(&p.name);
-        let host =
-            inputs.get(src).ok_or_else(|| format!("no input for parameter `{}` of `{def_name}`", p.name))?;
+        let host = inputs
+            .get(src)
+            .ok_or_else(|| ExpectedError::NoInput { param: p.name.clone(), def: def_name.clone() })?;
         let ty =
-            p.ty.as_ref().ok_or_else(|| format!("parameter `{}` of `{def_name}` has no type", p.name))?;
-        let v = interp::value_from_flat(ty, host, sizes).map_err(|e| format!("input `{src}`: {e}"))?;
+            p.ty.as_ref()
+                .ok_or_else(|| ExpectedError::Untyped { param: p.name.clone(), def: def_name.clone() })?;
+        let v = interp::value_from_flat(ty, host, sizes)
+            .map_err(|source| ExpectedError::Value { input: src.clone(), source })?;
         args.insert(p.name.clone(), v);
     }
-    let v = interp::eval_def(&program, &def_name, &args, sizes).map_err(|e| format!("interpreter: {e}"))?;
+    let v = interp::eval_def(&program, &def_name, &args, sizes).map_err(ExpectedError::Interpreter)?;
     Ok(interp::value_to_flat(&v))
 }

@@ -17,10 +17,13 @@
 
 use super::clock::Timing;
 use super::config::{eval, Config};
-use super::data::{Arrays, Sizes};
+use super::data::Sizes;
 pub use super::explored_spec::{header_local, ExploredKernel, ExploredSpec, EXPLORED_DIR};
 use super::results::{Row, Status};
-use super::variant::{launch_message, level_options, load_program_for_row, pad3, upload_all, Execution};
+use super::run_error::RunError;
+use super::variant::{
+    launch_message, level_options, load_program_for_row, pad3, upload_all, Execution, Workload,
+};
 use super::variant_name::{Family, Variant};
 use crate::arith::ArithExpr;
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
@@ -50,7 +53,7 @@ fn infer_sizes(
     k: &ExploredKernel,
     bufs: &BTreeMap<String, DeviceBuffer>,
     sizes: &mut Sizes,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     for p in params {
         let KernelParam::Input { name, ty: Type::Array(elem, ArithExpr::Var(v)) } = p else {
             continue;
@@ -61,8 +64,8 @@ fn infer_sizes(
         let Some(buf) = k.args.get(name).and_then(|a| bufs.get(a)) else {
             continue;
         };
-        let elem_bytes =
-            eval(&elem.size_in_bytes(), sizes).map_err(|e| format!("element of `{name}`: {e}"))?;
+        let elem_bytes = eval(&elem.size_in_bytes(), sizes)
+            .map_err(|source| RunError::ElementSize { name: name.clone(), source })?;
         if elem_bytes > 0 {
             sizes.insert(v.name.clone(), (buf.bytes / elem_bytes as usize) as i64);
         }
@@ -80,22 +83,23 @@ fn choose_def(
     opts: &CompileOptions,
     sizes: &Sizes,
     bufs: &BTreeMap<String, DeviceBuffer>,
-) -> Result<(String, Kernel, Sizes), String> {
+) -> Result<(String, Kernel, Sizes), RunError> {
     let (file, program) = loaded;
     for (i, def) in k.defs.iter().enumerate() {
-        let kernel = compile(program, def, opts).map_err(|e| file.error_in(e.span(), &e))?;
+        let kernel =
+            compile(program, def, opts).map_err(|e| RunError::Located(file.error_in(e.span(), &e)))?;
         let mut s = sizes.clone();
         infer_sizes(&kernel.params, k, bufs, &mut s)?;
-        let d = program.def(def).ok_or_else(|| format!("{}: no def `{def}`", path.display()))?;
+        let d = program.def(def).ok_or_else(|| RunError::NoDef { path: path.into(), def: def.clone() })?;
         match crate::passes::sizes_fit::sizes_fit(program, d, &s) {
             Ok(()) => return Ok((def.clone(), kernel, s)),
             Err(e) if i + 1 == k.defs.len() => {
-                return Err(format!("{}: def {def}: {}", path.display(), e.msg))
+                return Err(RunError::DefMisfit { path: path.into(), def: def.clone(), why: e.msg })
             }
             Err(_) => {}
         }
     }
-    Err(format!("{}: no def to run", path.display()))
+    Err(RunError::NoDefToRun(path.into()))
 }
 
 /// A header's tuned local size as `dims` dimensions (missing ones 1).
@@ -110,17 +114,14 @@ fn divides(global: &[usize], local: &[usize]) -> bool {
 
 /// Compiles (level `all`) and runs the kernels; `device_file` is the
 /// device's program.
-#[allow(clippy::too_many_arguments)]
 pub fn run_explored(
     rt: &Runtime,
-    cfg: &Config,
     spec: &ExploredSpec,
     device_file: &Path,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
+    w: Workload,
     counts: RunCounts,
-) -> Result<Execution, String> {
+) -> Result<Execution, RunError> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let build_options = cfg.reference.as_ref().map(|r| r.build_options.clone()).unwrap_or_default();
     let mut sizes = sizes.clone();
     let mut bufs = upload_all(rt, cfg, inputs, buffers)?;
@@ -136,7 +137,7 @@ pub fn run_explored(
         } else {
             None
         };
-        let mut opts = level_options("all").ok_or("level `all` is missing")?;
+        let mut opts = level_options("all").ok_or(RunError::NoLevelAll)?;
         if k.static_sizes {
             opts.sizes = sizes.clone();
         }
@@ -152,8 +153,8 @@ pub fn run_explored(
         compile_ms += first_ms;
         if !bufs.contains_key(&k.output) {
             let bytes = eval(&kernel.output_type.size_in_bytes(), &sizes)
-                .map_err(|e| format!("size of intermediate `{}`: {e}", k.output))?;
-            let b = rt.zeroed(&k.output, ElemKind::F32, bytes.max(0) as usize).map_err(|e| e.to_string())?;
+                .map_err(|source| RunError::IntermediateSize { name: k.output.clone(), source })?;
+            let b = rt.zeroed(&k.output, ElemKind::F32, bytes.max(0) as usize)?;
             bufs.insert(k.output.clone(), b);
         }
         let global = match cfg_global {
@@ -176,7 +177,7 @@ pub fn run_explored(
                     opts.local = Some(pad3(l));
                     let t0 = Instant::now();
                     kernel = compile(program, &def, &opts)
-                        .map_err(|e| format!("{}: error: {e}", path.display()))?;
+                        .map_err(|source| RunError::Compile { path: path.into(), source })?;
                     // The reported compile time is that of the kernel run.
                     compile_ms += t0.elapsed().as_secs_f64() * 1e3 - first_ms;
                 }
@@ -184,7 +185,7 @@ pub fn run_explored(
             }
         };
         let label = format!("{} (def {def}, explored variant)", path.display());
-        let program = rt.build(&label, &kernel.source, &build_options).map_err(|e| e.to_string())?;
+        let program = rt.build(&label, &kernel.source, &build_options)?;
         built.push((program, kernel, global, local, def));
     }
     let steps: Vec<Step> = spec
@@ -204,9 +205,8 @@ pub fn run_explored(
         .collect();
     let times = launch::run(rt, &steps, Buffers { device: &bufs, host: inputs }, counts, Stop::NEVER)
         .map_err(|e| launch_message(e, cfg, "explored.kernels"))?;
-    let out =
-        bufs.get(&spec.output).ok_or_else(|| format!("explored.output `{}` is not a buffer", spec.output))?;
-    let output = rt.download(out).map_err(|e| e.to_string())?;
+    let out = bufs.get(&spec.output).ok_or_else(|| RunError::NotABuffer(spec.output.clone()))?;
+    let output = rt.download(out)?;
     Ok(Execution {
         times_ms: times.ms,
         timing: Timing::Profiling,

@@ -16,9 +16,11 @@
 
 use super::clock::Timing;
 use super::config::Config;
-use super::data::{Arrays, HostArray, Sizes};
+use super::data::{HostArray, Sizes};
 pub use super::halide_spec::HalideSpec;
 use super::npy::{read_npy, write_npy, NpyArray};
+use super::run_error::RunError;
+use super::variant::Workload;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -72,12 +74,13 @@ pub struct PeerRun {
     pub schedule: Option<String>,
 }
 
-fn shape_of(cfg: &Config, name: &str, sizes: &Sizes) -> Result<Vec<usize>, String> {
-    let spec = cfg.array(name).ok_or_else(|| format!("no array `{name}`"))?;
+fn shape_of(cfg: &Config, name: &str, sizes: &Sizes) -> Result<Vec<usize>, RunError> {
+    let spec = cfg.array(name).ok_or_else(|| RunError::NoArray(name.into()))?;
     let mut shape = Vec::new();
     for e in &spec.shape {
-        let v = super::config::eval(e, sizes).map_err(|err| format!("shape of `{name}`: {err}"))?;
-        shape.push(usize::try_from(v).map_err(|_| format!("shape of `{name}`: {v} is negative"))?);
+        let v =
+            super::config::eval(e, sizes).map_err(|source| RunError::Shape { name: name.into(), source })?;
+        shape.push(usize::try_from(v).map_err(|_| RunError::NegativeDim { name: name.into(), value: v })?);
     }
     if spec.ty.components() > 1 {
         shape.push(spec.ty.components());
@@ -86,16 +89,16 @@ fn shape_of(cfg: &Config, name: &str, sizes: &Sizes) -> Result<Vec<usize>, Strin
 }
 
 /// Parses the `median_ms=<x>` line of the executable's output.
-pub fn parse_median(stdout: &str) -> Result<f64, String> {
+pub fn parse_median(stdout: &str) -> Result<f64, RunError> {
     let v = stdout
         .lines()
         .rev()
         .find_map(|l| l.trim().strip_prefix("median_ms="))
         .map(|v| v.split_whitespace().next().unwrap_or(""))
-        .ok_or("the Halide executable printed no `median_ms=<x>` line")?;
+        .ok_or(RunError::NoMedian)?;
     match v.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!("`median_ms={v}` is not a positive number")),
+        _ => Err(RunError::BadMedian(v.to_string())),
     }
 }
 
@@ -117,20 +120,20 @@ const DEVICE_CLOCKS: [Timing; 2] = [Timing::Profiling, Timing::CudaEvents];
 /// The `device_ms=<x> clock=<c>` words of the median line: `None` where the
 /// executable timed on the host only (an older build, the CPU build);
 /// an error where they are there but malformed.
-pub fn parse_device(stdout: &str) -> Result<Option<(f64, Timing)>, String> {
+pub fn parse_device(stdout: &str) -> Result<Option<(f64, Timing)>, RunError> {
     let (Some(v), clock) = (median_word(stdout, "device_ms"), median_word(stdout, "clock")) else {
         return Ok(None);
     };
     let ms = match v.parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 => x,
-        _ => return Err(format!("`device_ms={v}` is not a positive number")),
+        _ => return Err(RunError::BadDeviceTime(v.to_string())),
     };
     match clock {
         Some(c) => match Timing::parse(c).filter(|t| DEVICE_CLOCKS.contains(t)) {
             Some(t) => Ok(Some((ms, t))),
-            None => Err(format!("unknown clock `{c}` (expected profiling or cuda-events)")),
+            None => Err(RunError::UnknownClock(c.to_string())),
         },
-        None => Err("`device_ms` without `clock=<clock>`".into()),
+        None => Err(RunError::NoClock),
     }
 }
 
@@ -175,22 +178,19 @@ impl Drop for Scratch {
 
 /// Runs the peer `reps` times through its executable; its files go to
 /// `scratch` (a [`Scratch`]).
-#[allow(clippy::too_many_arguments)]
 pub fn run_halide(
     spec: &HalideSpec,
     exe: &Path,
     target: &PeerTarget,
-    cfg: &Config,
-    sizes: &Sizes,
-    arrays: (&Arrays, &Arrays),
+    w: Workload,
     reps: usize,
     scratch: &Path,
-) -> Result<PeerRun, String> {
-    let (inputs, buffers) = arrays;
+) -> Result<PeerRun, RunError> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
     let mut args = Vec::new();
     for name in &spec.inputs {
         let data =
-            inputs.get(name).or_else(|| buffers.get(name)).ok_or_else(|| format!("no array `{name}`"))?;
+            inputs.get(name).or_else(|| buffers.get(name)).ok_or_else(|| RunError::NoArray(name.clone()))?;
         let path = scratch.join(format!("{name}.npy"));
         write_npy(&path, &NpyArray { shape: shape_of(cfg, name, sizes)?, data: data.clone(), note: None })?;
         args.push(path);
@@ -209,7 +209,7 @@ pub fn run_halide(
         .arg(&out_path)
         .arg(reps.max(1).to_string())
         .output()
-        .map_err(|e| format!("{}: {e}", exe.display()))?;
+        .map_err(|source| RunError::Io { path: exe.into(), source })?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         // Halide's runtime prints its errors on stdout.
@@ -218,13 +218,13 @@ pub fn run_halide(
             .iter()
             .find_map(|s| s.lines().rev().find(|l| !l.trim().is_empty()))
             .unwrap_or("");
-        return Err(format!("{} exited with {}: {last}", exe.display(), out.status));
+        return Err(RunError::Exited { exe: exe.into(), status: out.status, last: last.into() });
     }
     let median_ms = parse_median(&stdout)?;
     let got = read_npy(&out_path)?;
     let want = shape_of(cfg, &spec.output, sizes)?;
     if got.shape.iter().product::<usize>() != want.iter().product::<usize>() {
-        return Err(format!("the Halide output has shape {:?}, expected {:?}", got.shape, want));
+        return Err(RunError::OutputShape { got: got.shape, want });
     }
     let schedule = parse_schedule(&stdout);
     let device = parse_device(&stdout)?;
@@ -250,8 +250,8 @@ mod tests {
     #[test]
     fn median_line() {
         assert_eq!(parse_median("warming up\nmedian_ms=0.294\n").unwrap(), 0.294);
-        assert!(parse_median("median=1").unwrap_err().contains("no `median_ms"));
-        assert!(parse_median("median_ms=-1").unwrap_err().contains("not a positive"));
+        assert!(parse_median("median=1").unwrap_err().to_string().contains("no `median_ms"));
+        assert!(parse_median("median_ms=-1").unwrap_err().to_string().contains("not a positive"));
         let out = "schedule=a median_ms=2.0\nmedian_ms=1.5 schedule=tile32x8_k2\n";
         assert_eq!(parse_median(out).unwrap(), 1.5);
         assert_eq!(parse_schedule(out).as_deref(), Some("tile32x8_k2"));
@@ -268,10 +268,14 @@ mod tests {
         let cuda = "median_ms=0.03 schedule=a device_ms=0.02 clock=cuda-events\n";
         assert_eq!(parse_device(cuda).unwrap(), Some((0.02, Timing::CudaEvents)));
         let bad = "median_ms=0.03 device_ms=0.02 clock=wall\n";
-        assert!(parse_device(bad).unwrap_err().contains("unknown clock `wall`"));
-        assert!(parse_device("median_ms=0.03 device_ms=0.02\n").unwrap_err().contains("without `clock"));
+        assert!(parse_device(bad).unwrap_err().to_string().contains("unknown clock `wall`"));
+        assert!(parse_device("median_ms=0.03 device_ms=0.02\n")
+            .unwrap_err()
+            .to_string()
+            .contains("without `clock"));
         assert!(parse_device("median_ms=0.03 device_ms=0 clock=profiling\n")
             .unwrap_err()
+            .to_string()
             .contains("positive"));
     }
 }

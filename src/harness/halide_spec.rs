@@ -3,6 +3,7 @@
 //! the config loader, which checks the section, does not import the code
 //! that runs the peer.
 
+use super::run_error::Unavailable;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -87,25 +88,19 @@ pub(crate) fn parse_spec(
 
 impl HalideSpec {
     /// The executable to run, or why there is none.
-    pub fn executable(&self) -> Result<PathBuf, String> {
+    pub fn executable(&self) -> Result<PathBuf, Unavailable> {
         if let Some(p) = self.candidates.iter().find(|p| p.is_file()) {
             if let Some(dir) = &self.confine_to {
                 if !super::confine::resolves_under(dir, p) {
-                    return Err(format!(
-                        "{} resolves outside {}; a config runs no other program unless lift is given --allow-config-executables",
-                        p.display(),
-                        dir.display()
-                    ));
+                    return Err(Unavailable::Outside { exe: p.clone(), dir: dir.clone() });
                 }
             }
             return Ok(p.clone());
         }
-        let tried = self.candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        let tried = self.candidates.clone();
         let Some(name) = &self.path_name else {
-            return Err(format!(
-                "no Halide executable ({tried}; the PATH is searched only with --allow-config-executables)"
-            ));
+            return Err(Unavailable::NoExecutable { tried });
         };
-        which::which(name).map_err(|_| format!("no Halide executable ({tried} or `{name}` on the PATH)"))
+        which::which(name).map_err(|_| Unavailable::NotOnPath { tried, name: name.clone() })
     }
 }

@@ -25,6 +25,7 @@ pub mod npy;
 pub mod report;
 pub mod results;
 pub mod roofline;
+pub mod run_error;
 pub mod runner;
 pub mod runners;
 pub mod search;

@@ -4,7 +4,8 @@
 //! otherwise the file is refused, naming the first value that would change.
 
 use crate::harness::data::HostArray;
-use std::path::Path;
+use crate::types::HostMemError;
+use std::path::{Path, PathBuf};
 
 /// A host array with its shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,42 +45,81 @@ pub enum NpyHeaderError {
     Overflow(Vec<u64>),
 }
 
+/// Why an `.npy` file could not be read or written, naming the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}", path.display())]
+pub struct NpyError {
+    pub path: PathBuf,
+    pub problem: NpyProblem,
+}
+
+/// What was wrong with the file (or the reading of it).
+#[derive(Debug, thiserror::Error)]
+pub enum NpyProblem {
+    /// Opening, reading the prefix of, or writing the file.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Header(#[from] NpyHeaderError),
+    /// The header's Python literal, as npyz's parser refused it.
+    #[error("not a .npy file: {}", one_line(&.0.to_string()))]
+    Parse(std::io::Error),
+    #[error("Fortran-ordered arrays are not supported; save with C order")]
+    Fortran,
+    /// A structured (record) dtype, by its descriptor.
+    #[error("unsupported dtype {0}")]
+    Structured(String),
+    #[error(transparent)]
+    HostMemory(#[from] HostMemError),
+    #[error("reading data: {0}")]
+    Data(std::io::Error),
+    /// A 64-bit value that the 32-bit type would change.
+    #[error(
+        "dtype `{descr}`: value {value} at flat index {index} would change in {to}; save the array as {to}"
+    )]
+    Lossy { descr: String, value: String, index: usize, to: &'static str },
+    #[error("dtype `{0}`: expected float32 or int32")]
+    DType(String),
+    #[error("the header's shape {shape:?} does not match the {len} values in the file")]
+    Count { shape: Vec<usize>, len: usize },
+}
+
 /// The magic, version and header length of an `.npy` file, checked
 /// against the file's size; returns the whole prefix (magic through
 /// header text), leaving `r` at the first data byte.
-fn read_prefix(r: &mut impl std::io::Read, file_len: u64) -> Result<Vec<u8>, String> {
+fn read_prefix(r: &mut impl std::io::Read, file_len: u64) -> Result<Vec<u8>, NpyProblem> {
     let mut pre = [0u8; 12];
     let short = |n: u64| file_len < n;
     if short(10) {
-        return Err(NpyHeaderError::Magic.to_string());
+        return Err(NpyHeaderError::Magic.into());
     }
-    r.read_exact(&mut pre[..10]).map_err(|e| e.to_string())?;
+    r.read_exact(&mut pre[..10])?;
     if &pre[..6] != b"\x93NUMPY" {
-        return Err(NpyHeaderError::Magic.to_string());
+        return Err(NpyHeaderError::Magic.into());
     }
     let (major, minor) = (pre[6], pre[7]);
     let (fixed, hlen) = match (major, minor) {
         (1, 0) => (10usize, u16::from_le_bytes([pre[8], pre[9]]) as u64),
         (2, 0) | (3, 0) => {
             if short(12) {
-                return Err(NpyHeaderError::Truncated { declared: 12, left: file_len }.to_string());
+                return Err(NpyHeaderError::Truncated { declared: 12, left: file_len }.into());
             }
-            r.read_exact(&mut pre[10..12]).map_err(|e| e.to_string())?;
+            r.read_exact(&mut pre[10..12])?;
             (12, u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as u64)
         }
-        _ => return Err(NpyHeaderError::Version(major, minor).to_string()),
+        _ => return Err(NpyHeaderError::Version(major, minor).into()),
     };
     if hlen > MAX_HEADER_BYTES as u64 {
-        return Err(NpyHeaderError::TooLong(hlen).to_string());
+        return Err(NpyHeaderError::TooLong(hlen).into());
     }
     if fixed as u64 + hlen > file_len {
-        return Err(NpyHeaderError::Truncated { declared: fixed as u64 + hlen, left: file_len }.to_string());
+        return Err(NpyHeaderError::Truncated { declared: fixed as u64 + hlen, left: file_len }.into());
     }
     let mut out = pre[..fixed].to_vec();
     out.resize(fixed + hlen as usize, 0);
-    r.read_exact(&mut out[fixed..]).map_err(|e| e.to_string())?;
+    r.read_exact(&mut out[fixed..])?;
     if let Some(at) = too_deep(&out[fixed..]) {
-        return Err(NpyHeaderError::TooDeep(at).to_string());
+        return Err(NpyHeaderError::TooDeep(at).into());
     }
     Ok(out)
 }
@@ -120,48 +160,47 @@ fn one_line(msg: &str) -> String {
 }
 
 /// The header's data fits in the file and in host memory.
-fn check_data_size(header: &npyz::NpyHeader, item: u64, have: u64) -> Result<(), String> {
+fn check_data_size(header: &npyz::NpyHeader, item: u64, have: u64) -> Result<(), NpyProblem> {
     let shape = header.shape().to_vec();
     let need = shape
         .iter()
         .try_fold(1u64, |a, &d| a.checked_mul(d))
         .and_then(|n| n.checked_mul(item))
-        .ok_or_else(|| NpyHeaderError::Overflow(shape.clone()).to_string())?;
+        .ok_or_else(|| NpyHeaderError::Overflow(shape.clone()))?;
     if need > have {
-        return Err(NpyHeaderError::ShortData { shape, need, have }.to_string());
+        return Err(NpyHeaderError::ShortData { shape, need, have }.into());
     }
-    crate::types::check_host_bytes("the array", need).map_err(|e| e.to_string())
+    Ok(crate::types::check_host_bytes("the array", need)?)
 }
 
-pub fn read_npy(path: &Path) -> Result<NpyArray, String> {
-    let err = |m: String| format!("{}: {m}", path.display());
-    let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
-    let file_len = file.metadata().map_err(|e| err(e.to_string()))?.len();
+pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
+    read(path).map_err(|problem| NpyError { path: path.to_path_buf(), problem })
+}
+
+fn read(path: &Path) -> Result<NpyArray, NpyProblem> {
+    let file = std::fs::File::open(path)?;
+    let file_len = file.metadata()?.len();
     let mut reader = std::io::BufReader::new(file);
-    let prefix = read_prefix(&mut reader, file_len).map_err(err)?;
-    let header = npyz::NpyHeader::from_reader(prefix.as_slice())
-        .map_err(|e| err(format!("not a .npy file: {}", one_line(&e.to_string()))))?;
+    let prefix = read_prefix(&mut reader, file_len)?;
+    let header = npyz::NpyHeader::from_reader(prefix.as_slice()).map_err(NpyProblem::Parse)?;
     let npy = npyz::NpyFile::with_header(header, reader);
     if npy.order() != npyz::Order::C {
-        return Err(err("Fortran-ordered arrays are not supported; save with C order".into()));
+        return Err(NpyProblem::Fortran);
     }
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let descr = match npy.dtype() {
         npyz::DType::Plain(ts) => ts.to_string(),
-        other => return Err(err(format!("unsupported dtype {}", other.descr()))),
+        other => return Err(NpyProblem::Structured(other.descr())),
     };
     let kind = descr.trim_start_matches(['<', '>', '|', '=']);
     if matches!(kind, "f4" | "f8" | "i4" | "i8") {
         let item = npy.dtype().num_bytes().unwrap_or(1) as u64;
-        check_data_size(npy.header(), item, file_len - prefix.len() as u64).map_err(err)?;
+        check_data_size(npy.header(), item, file_len - prefix.len() as u64)?;
     }
     let elems = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
-    let io = |e: std::io::Error| err(format!("reading data: {e}"));
-    let lossy = |i: usize, v: String, to: &str| {
-        err(format!(
-            "dtype `{descr}`: value {v} at flat index {i} would change in {to}; save the array as {to}"
-        ))
-    };
+    let io = NpyProblem::Data;
+    let lossy =
+        |index: usize, value: String, to| NpyProblem::Lossy { descr: descr.clone(), value, index, to };
     let mut note = None;
     let data = match kind {
         "f4" => HostArray::F32(npy.into_vec::<f32>().map_err(io)?),
@@ -186,21 +225,21 @@ pub fn read_npy(path: &Path) -> Result<NpyArray, String> {
             note = Some(format!("int64 data narrowed to int32 (every value fits) from {}", path.display()));
             HostArray::I32(v.into_iter().map(|x| x as i32).collect())
         }
-        _ => return Err(err(format!("dtype `{descr}`: expected float32 or int32"))),
+        _ => return Err(NpyProblem::DType(descr)),
     };
     let len = match &data {
         HostArray::F32(v) => v.len(),
         HostArray::I32(v) => v.len(),
     };
     if elems != Some(len) {
-        return Err(err(format!("the header's shape {shape:?} does not match the {len} values in the file")));
+        return Err(NpyProblem::Count { shape, len });
     }
     Ok(NpyArray { shape, data, note })
 }
 
-pub fn write_npy(path: &Path, arr: &NpyArray) -> Result<(), String> {
+pub fn write_npy(path: &Path, arr: &NpyArray) -> Result<(), NpyError> {
     use npyz::WriterBuilder;
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let err = |e: std::io::Error| NpyError { path: path.to_path_buf(), problem: e.into() };
     let file = std::io::BufWriter::new(std::fs::File::create(path).map_err(err)?);
     let shape: Vec<u64> = arr.shape.iter().map(|&d| d as u64).collect();
     match &arr.data {
@@ -242,7 +281,7 @@ mod tests {
         write_npy(&p, &b).unwrap();
         assert_eq!(read_npy(&p).unwrap(), b);
         std::fs::write(&p, b"nonsense").unwrap();
-        assert!(read_npy(&p).unwrap_err().contains("not a .npy"));
+        assert!(read_npy(&p).unwrap_err().to_string().contains("not a .npy"));
         let _ = std::fs::remove_file(&p);
     }
 
@@ -259,7 +298,7 @@ mod tests {
     fn read_bytes(name: &str, bytes: &[u8]) -> Result<NpyArray, String> {
         let p = std::env::temp_dir().join(format!("lift-npy-{name}-{}.npy", std::process::id()));
         std::fs::write(&p, bytes).unwrap();
-        let r = read_npy(&p);
+        let r = read_npy(&p).map_err(|e| e.to_string());
         let _ = std::fs::remove_file(&p);
         r
     }

@@ -2,10 +2,33 @@
 //! bandwidth from a large device-to-device copy (bytes read plus written)
 //! and FP32 rate from a kernel of independent FMA chains.
 
+use crate::arith::EvalError;
 use crate::harness::data::HostArray;
-use crate::runtime::{ElemKind, KernelArg, Launch, Runtime};
+use crate::passes::typecheck::TypeError;
+use crate::runtime::{ElemKind, KernelArg, Launch, Runtime, RuntimeError};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why the device's limits were not measured or saved, or a program's
+/// least traffic not computed.
+#[derive(Debug, thiserror::Error)]
+pub enum RooflineError {
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Csv { path: PathBuf, source: csv::Error },
+    #[error("no def `{0}`")]
+    NoDef(String),
+    #[error(transparent)]
+    Type(#[from] TypeError),
+    /// A type's size that does not evaluate at the sizes given.
+    #[error(transparent)]
+    Size(#[from] EvalError),
+    #[error("parameter `{0}` has no type")]
+    Untyped(String),
+}
 
 /// The measured limits of one device.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -45,11 +68,11 @@ kernel void roofline_fma(global float* out, float a, float b) {{
     )
 }
 
-fn best_ns(rt: &Runtime, launch: &Launch<'_>, reps: usize) -> Result<u64, String> {
-    rt.run(std::slice::from_ref(launch)).map_err(|e| e.to_string())?;
+fn best_ns(rt: &Runtime, launch: &Launch<'_>, reps: usize) -> Result<u64, RooflineError> {
+    rt.run(std::slice::from_ref(launch))?;
     let mut best = u64::MAX;
     for _ in 0..reps {
-        let t = rt.run(std::slice::from_ref(launch)).map_err(|e| e.to_string())?[0];
+        let t = rt.run(std::slice::from_ref(launch))?[0];
         best = best.min(t.max(1));
     }
     Ok(best)
@@ -57,14 +80,14 @@ fn best_ns(rt: &Runtime, launch: &Launch<'_>, reps: usize) -> Result<u64, String
 
 /// Measures the selected device. CPUs get smaller problems so the
 /// measurement stays within seconds on PoCL.
-pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, String> {
+pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, RooflineError> {
     let info = &rt.info;
     let cap: u64 = if info.is_gpu() { 1 << 30 } else { 32 << 20 };
     let copy_bytes = cap.min(info.max_alloc / 2).max(1 << 20) / 16 * 16;
-    let program = rt.build("roofline microkernels", &source(), "").map_err(|e| e.to_string())?;
+    let program = rt.build("roofline microkernels", &source(), "")?;
     let n4 = (copy_bytes / 16) as usize;
-    let src = rt.upload("roofline_in", &HostArray::F32(vec![1.0; n4 * 4])).map_err(|e| e.to_string())?;
-    let dst = rt.zeroed("roofline_out", ElemKind::F32, copy_bytes as usize).map_err(|e| e.to_string())?;
+    let src = rt.upload("roofline_in", &HostArray::F32(vec![1.0; n4 * 4]))?;
+    let dst = rt.zeroed("roofline_out", ElemKind::F32, copy_bytes as usize)?;
     let copy = Launch {
         program: &program,
         kernel: "roofline_copy",
@@ -74,7 +97,7 @@ pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, String> {
     };
     let copy_ns = best_ns(rt, &copy, if info.is_gpu() { 20 } else { 3 })?;
     let threads = info.compute_units.max(1) as usize * if info.is_gpu() { 2048 } else { 8 };
-    let out = rt.zeroed("roofline_fma_out", ElemKind::F32, threads * 4).map_err(|e| e.to_string())?;
+    let out = rt.zeroed("roofline_fma_out", ElemKind::F32, threads * 4)?;
     let fma = Launch {
         program: &program,
         kernel: "roofline_fma",
@@ -93,14 +116,16 @@ pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, String> {
 }
 
 /// Writes `roofline.csv` (one row).
-pub fn save(r: &Roofline, path: &Path) -> Result<(), String> {
+pub fn save(r: &Roofline, path: &Path) -> Result<(), RooflineError> {
     if let Some(d) = path.parent() {
-        crate::outfile::create_dir(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        crate::outfile::create_dir(d).map_err(|source| RooflineError::Io { path: d.into(), source })?;
     }
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.serialize(r).map_err(|e| format!("{}: {e}", path.display()))?;
-    let bytes = w.into_inner().map_err(|e| format!("{}: {e}", path.display()))?;
-    crate::outfile::replace(path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
+    w.serialize(r).map_err(|source| RooflineError::Csv { path: path.into(), source })?;
+    // The error of flushing into a Vec is its io::Error (its own Display).
+    let bytes =
+        w.into_inner().map_err(|e| RooflineError::Io { path: path.into(), source: e.into_error() })?;
+    crate::outfile::replace(path, &bytes).map_err(|source| RooflineError::Io { path: path.into(), source })
 }
 
 /// Reads `roofline.csv` if it exists and holds a row.
@@ -117,18 +142,15 @@ pub fn min_traffic(
     program: &crate::ir::Program,
     def: &str,
     sizes: &crate::types::Sizes,
-) -> Result<u64, String> {
-    let d = program.def(def).ok_or_else(|| format!("no def `{def}`"))?;
-    let types = crate::passes::typecheck::typecheck_def(program, d).map_err(|e| e.to_string())?;
+) -> Result<u64, RooflineError> {
+    let d = program.def(def).ok_or_else(|| RooflineError::NoDef(def.into()))?;
+    let types = crate::passes::typecheck::typecheck_def(program, d)?;
     let bytes = |t: &crate::types::Type| {
-        t.size_in_bytes()
-            .eval_with(&|v| sizes.get(v).copied())
-            .map_err(|e| e.to_string())
-            .map(|b| b.max(0) as u64)
+        t.size_in_bytes().eval_with(&|v| sizes.get(v).copied()).map(|b| b.max(0) as u64)
     };
     let mut total = bytes(types.of(&d.body))?;
     for p in &d.params {
-        let ty = p.ty.as_ref().ok_or_else(|| format!("parameter `{}` has no type", p.name))?;
+        let ty = p.ty.as_ref().ok_or_else(|| RooflineError::Untyped(p.name.clone()))?;
         if matches!(ty, crate::types::Type::Array(..)) {
             total += bytes(ty)?;
         }

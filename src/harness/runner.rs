@@ -6,7 +6,7 @@
 use super::clock::Timing;
 use super::config::{Config, Gold};
 use super::data::{Arrays, HostArray, Sizes};
-use super::expected::{interpreter_gold, rust_gold_scaled};
+use super::expected::{interpreter_gold, rust_gold_scaled, ExpectedError};
 use super::inputs::{check_fits, make_host_arrays};
 use super::results::{ResultsError, ResultsWriter, Row, Status};
 use super::runners::{Bench, Failure, Outcome, Registry};
@@ -17,6 +17,7 @@ use crate::runtime::Runtime;
 use crate::validate::compare_scaled;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub use super::runners::RunOptions;
 
@@ -195,26 +196,46 @@ fn reference_first(
     pending: &[&Variant],
     sink: &mut Sink,
     run: &dyn Fn(&Variant) -> Vec<Outcome>,
-) -> Result<Result<HostArray, String>, ResultsError> {
+) -> Result<Result<HostArray, NoGold>, ResultsError> {
     let p = rows.p;
     let recorded = pending.contains(&&Variant::Reference);
     if p.cfg.reference.is_none() {
-        return Ok(Err("this benchmark has no reference".into()));
+        return Ok(Err(NoGold::NoReference));
     }
     sink.progress.set_message(format!("{} {} reference", p.cfg.name, p.preset));
-    let mut gold = Err("the reference gave no row".to_string());
+    let mut gold = Err(NoGold::NoReferenceRow);
     for outcome in run(&Variant::Reference) {
-        let row = rows.row(&outcome, &Err("this is the reference".into()));
+        let row = rows.row(&outcome, &Err(NoGold::IsReference));
         gold = match outcome.result {
             Ok(exec) if row.status == Status::Ok => Ok(exec.output),
-            Ok(_) => Err(format!("the reference is {}: {}", row.status, row.message)),
-            Err(f) => Err(format!("the reference did not run: {}", f.message())),
+            Ok(_) => Err(NoGold::ReferenceFailed { status: row.status, message: row.message.clone() }),
+            Err(f) => Err(NoGold::ReferenceDidNotRun(f.message().to_string())),
         };
         if recorded {
             sink.emit(row)?;
         }
     }
     Ok(gold)
+}
+
+/// Why a row has no gold result to be checked against (its message says
+/// `no gold result: ` and this).
+#[derive(Clone, Debug, thiserror::Error)]
+enum NoGold {
+    #[error("this benchmark has no reference")]
+    NoReference,
+    #[error("the reference gave no row")]
+    NoReferenceRow,
+    /// The reference's own row, checked against the Rust or interpreter gold.
+    #[error("this is the reference")]
+    IsReference,
+    #[error("the reference is {status}: {message}")]
+    ReferenceFailed { status: Status, message: String },
+    #[error("the reference did not run: {0}")]
+    ReferenceDidNotRun(String),
+    /// Shared: a size computes its Rust or interpreter gold once, for every row.
+    #[error(transparent)]
+    Expected(Arc<ExpectedError>),
 }
 
 /// A validated peer row timed on the host.
@@ -233,8 +254,8 @@ struct RowBuilder<'a> {
     opts: &'a RunOptions,
     inputs: &'a Arrays,
     /// The Rust gold and its error scale, computed once per size.
-    rust: Option<Result<(HostArray, Option<HostArray>), String>>,
-    interp: Option<Result<HostArray, String>>,
+    rust: Option<Result<(HostArray, Option<HostArray>), NoGold>>,
+    interp: Option<Result<HostArray, NoGold>>,
     /// The host-timed twins of the rows made so far, with the variant each
     /// twins (the same runs timed on the host as a host-timed peer is:
     /// CLBlast, Halide's CPU build), written only where such a peer ran
@@ -245,7 +266,7 @@ struct RowBuilder<'a> {
 impl RowBuilder<'_> {
     /// The row of one outcome. `reference_gold`: the reference's output,
     /// or why there is none.
-    fn row(&mut self, o: &Outcome, reference_gold: &Result<HostArray, String>) -> Row {
+    fn row(&mut self, o: &Outcome, reference_gold: &Result<HostArray, NoGold>) -> Row {
         let mut row = match &o.result {
             Ok(exec) => self.validated(&o.variant, exec, reference_gold),
             Err(Failure::Skipped { timing, message }) => {
@@ -273,7 +294,7 @@ impl RowBuilder<'_> {
         &mut self,
         variant: &Variant,
         exec: &Execution,
-        reference_gold: &Result<HostArray, String>,
+        reference_gold: &Result<HostArray, NoGold>,
     ) -> Row {
         let gold = match variant {
             Variant::Reference => self.reference_gold(),
@@ -335,7 +356,7 @@ impl RowBuilder<'_> {
     /// The gold of the reference's own row: the Rust or interpreter gold,
     /// or the interpreter's where the program is also written at high
     /// level; `None` where there is nothing to check it against.
-    fn reference_gold(&mut self) -> Option<Result<HostArray, String>> {
+    fn reference_gold(&mut self) -> Option<Result<HostArray, NoGold>> {
         let cfg = self.p.cfg;
         match &cfg.validation.gold {
             Gold::Rust(name) => Some(self.rust_gold(name, &cfg.reference.as_ref()?.output)),
@@ -353,8 +374,8 @@ impl RowBuilder<'_> {
     fn gold_for(
         &mut self,
         output: &str,
-        reference_gold: &Result<HostArray, String>,
-    ) -> Result<HostArray, String> {
+        reference_gold: &Result<HostArray, NoGold>,
+    ) -> Result<HostArray, NoGold> {
         match &self.p.cfg.validation.gold {
             Gold::Rust(name) => self.rust_gold(name, output),
             Gold::Interpreter if self.interp_allowed() => self.interp_gold(),
@@ -366,9 +387,11 @@ impl RowBuilder<'_> {
         self.p.cfg.validation.max_interp_size.is_none_or(|m| self.p.index <= m)
     }
 
-    fn rust_gold(&mut self, name: &str, output: &str) -> Result<HostArray, String> {
+    fn rust_gold(&mut self, name: &str, output: &str) -> Result<HostArray, NoGold> {
         let (inputs, sizes) = (self.inputs, &self.p.sizes);
-        let gold = self.rust.get_or_insert_with(|| rust_gold_scaled(name, inputs, sizes, output));
+        let gold = self.rust.get_or_insert_with(|| {
+            rust_gold_scaled(name, inputs, sizes, output).map_err(|e| NoGold::Expected(Arc::new(e)))
+        });
         gold.as_ref().map(|(g, _)| g.clone()).map_err(Clone::clone)
     }
 
@@ -380,9 +403,10 @@ impl RowBuilder<'_> {
         }
     }
 
-    fn interp_gold(&mut self) -> Result<HostArray, String> {
+    fn interp_gold(&mut self) -> Result<HostArray, NoGold> {
         let (cfg, inputs, sizes) = (self.p.cfg, self.inputs, &self.p.sizes);
-        self.interp.get_or_insert_with(|| interpreter_gold(cfg, inputs, sizes)).clone()
+        let gold = || interpreter_gold(cfg, inputs, sizes).map_err(|e| NoGold::Expected(Arc::new(e)));
+        self.interp.get_or_insert_with(gold).clone()
     }
 
     /// The row's times and the rates derived from their median.

@@ -12,9 +12,9 @@
 
 use super::config::Config;
 use super::data::Sizes;
-use super::expected::ConfigReference;
+use super::expected::{ConfigReference, ExpectedError};
 pub use super::search_spec::{Oracle, SearchSpec};
-use crate::explore::{self, space::SpaceLimits, ExploreOptions};
+use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions};
 use crate::launch::RunCounts;
 use crate::runtime::DeviceInfo;
 use std::path::{Path, PathBuf};
@@ -54,9 +54,35 @@ pub struct SearchRun<'a> {
     pub counts: RunCounts,
 }
 
+/// Why a benchmark has no explored program for this device (its row is
+/// skipped, saying this).
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// An earlier search found none and wrote why into the cache folder.
+    #[error("{why} (delete {} to explore again)", dir.display())]
+    Recorded { why: String, dir: PathBuf },
+    #[error("exploring is off (--explore-budget 0)")]
+    Off,
+    #[error("the search ran on no device")]
+    NoDevice,
+    #[error("a search of {secs}s found no valid program ({tried} tried; log {})", log.display())]
+    NoneValid { secs: u64, tried: usize, log: PathBuf },
+    /// Recording a search that found none.
+    #[error("{}: {source}", dir.display())]
+    Record { dir: PathBuf, source: std::io::Error },
+    #[error("no size preset `{0}`")]
+    NoPreset(String),
+    #[error(transparent)]
+    Load(#[from] crate::parse::LoadError),
+    #[error(transparent)]
+    Oracle(#[from] ExpectedError),
+    #[error(transparent)]
+    Explore(#[from] ExploreError),
+}
+
 /// The cached program of the device, or a new search's; `Err` says why
 /// there is none.
-pub fn device_program(s: &SearchRun) -> Result<Found, String> {
+pub fn device_program(s: &SearchRun) -> Result<Found, SearchError> {
     let best = s.dir.join("best.lift");
     if best.is_file() {
         return Ok(Found {
@@ -68,11 +94,11 @@ pub fn device_program(s: &SearchRun) -> Result<Found, String> {
         });
     }
     if let Ok(why) = std::fs::read_to_string(s.dir.join(NONE_FILE)) {
-        return Err(format!("{} (delete {} to explore again)", why.trim(), s.dir.display()));
+        return Err(SearchError::Recorded { why: why.trim().to_string(), dir: s.dir.to_path_buf() });
     }
-    let budget = s.budget.ok_or("exploring is off (--explore-budget 0)")?;
+    let budget = s.budget.ok_or(SearchError::Off)?;
     let report = search(s, budget)?;
-    let d = report.devices.first().ok_or("the search ran on no device")?;
+    let d = report.devices.first().ok_or(SearchError::NoDevice)?;
     match &d.best {
         Some(b) if best.is_file() => Ok(Found {
             file: best,
@@ -87,14 +113,10 @@ pub fn device_program(s: &SearchRun) -> Result<Found, String> {
             ),
         }),
         _ => {
-            let why = format!(
-                "a search of {}s found no valid program ({} tried; log {})",
-                budget.as_secs(),
-                d.tried,
-                report.csv.display()
-            );
+            let why =
+                SearchError::NoneValid { secs: budget.as_secs(), tried: d.tried, log: report.csv.clone() };
             crate::outfile::replace(&s.dir.join(NONE_FILE), format!("{why}\n").as_bytes())
-                .map_err(|e| format!("{}: {e}", s.dir.display()))?;
+                .map_err(|source| SearchError::Record { dir: s.dir.to_path_buf(), source })?;
             Err(why)
         }
     }
@@ -102,9 +124,9 @@ pub fn device_program(s: &SearchRun) -> Result<Found, String> {
 
 /// The presets' sizes: `at` and the `valid_at` ones, with the run's
 /// presets among the latter.
-fn sizes_of(s: &SearchRun) -> Result<(Sizes, Vec<Sizes>), String> {
+fn sizes_of(s: &SearchRun) -> Result<(Sizes, Vec<Sizes>), SearchError> {
     let sizes =
-        |p: &str| s.cfg.preset(p).map(|(_, b)| b.clone()).ok_or_else(|| format!("no size preset `{p}`"));
+        |p: &str| s.cfg.preset(p).map(|(_, b)| b.clone()).ok_or_else(|| SearchError::NoPreset(p.into()));
     let at = sizes(&s.spec.at)?;
     let mut valid_at = Vec::new();
     for p in s.spec.valid_at.iter().chain(s.run_presets) {
@@ -121,8 +143,8 @@ fn sizes_of(s: &SearchRun) -> Result<(Sizes, Vec<Sizes>), String> {
 
 /// One search on the device into the cache folder (resuming its log,
 /// where an earlier search was cut short).
-fn search(s: &SearchRun, budget: Duration) -> Result<explore::Report, String> {
-    let (_, program) = crate::parse::load_program(&s.spec.program).map_err(|e| e.to_string())?;
+fn search(s: &SearchRun, budget: Duration) -> Result<explore::Report, SearchError> {
+    let (_, program) = crate::parse::load_program(&s.spec.program)?;
     let (sizes, valid_at) = sizes_of(s)?;
     let reference: Option<Arc<dyn crate::validate::Reference>> = match s.spec.oracle {
         Oracle::Config => Some(Arc::new(ConfigReference::new(s.cfg.clone())?)),
@@ -146,5 +168,5 @@ fn search(s: &SearchRun, budget: Duration) -> Result<explore::Report, String> {
         then: s.spec.then.clone(),
         reference,
     };
-    explore::explore(&program, std::slice::from_ref(s.device), &opts).map_err(|e| e.to_string())
+    Ok(explore::explore(&program, std::slice::from_ref(s.device), &opts)?)
 }

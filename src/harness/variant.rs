@@ -5,6 +5,7 @@
 use super::clock::Timing;
 use super::config::{self, eval, Config, LiftKernel, RefArg};
 use super::data::{Arrays, HostArray, Sizes};
+use super::run_error::RunError;
 use crate::compile::{compile, CompileOptions};
 use crate::ir::{Program, SourceFile};
 use crate::launch::{self, Args, Buffers, LaunchError, RunCounts, Step, Stop};
@@ -83,30 +84,24 @@ pub(crate) fn upload_all(
     cfg: &Config,
     inputs: &Arrays,
     buffers: &Arrays,
-) -> Result<BTreeMap<String, DeviceBuffer>, String> {
+) -> Result<BTreeMap<String, DeviceBuffer>, RunError> {
     let mut out = BTreeMap::new();
     for spec in &cfg.inputs {
         if !spec.is_scalar() {
-            out.insert(
-                spec.name.clone(),
-                rt.upload(&spec.name, &inputs[&spec.name]).map_err(|e| e.to_string())?,
-            );
+            out.insert(spec.name.clone(), rt.upload(&spec.name, &inputs[&spec.name])?);
         }
     }
     for spec in &cfg.buffers {
-        out.insert(
-            spec.name.clone(),
-            rt.upload(&spec.name, &buffers[&spec.name]).map_err(|e| e.to_string())?,
-        );
+        out.insert(spec.name.clone(), rt.upload(&spec.name, &buffers[&spec.name])?);
     }
     Ok(out)
 }
 
-fn read_sources(cfg: &Config) -> Result<(String, String), String> {
-    let r = cfg.reference.as_ref().ok_or("no reference section")?;
+fn read_sources(cfg: &Config) -> Result<(String, String), RunError> {
+    let r = cfg.reference.as_ref().ok_or(RunError::NoSection("reference"))?;
     let mut text = String::new();
     for p in &r.sources {
-        let t = crate::ir::read_text(p).map_err(|e| e.to_string())?;
+        let t = crate::ir::read_text(p)?;
         text.push_str(&t);
         text.push('\n');
     }
@@ -115,21 +110,15 @@ fn read_sources(cfg: &Config) -> Result<(String, String), String> {
 }
 
 /// Runs the reference kernels.
-pub fn run_reference(
-    rt: &Runtime,
-    cfg: &Config,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
-    counts: RunCounts,
-) -> Result<Execution, String> {
-    let r = cfg.reference.as_ref().ok_or("no reference section")?;
+pub fn run_reference(rt: &Runtime, w: Workload, counts: RunCounts) -> Result<Execution, RunError> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
+    let r = cfg.reference.as_ref().ok_or(RunError::NoSection("reference"))?;
     let (label, source) = read_sources(cfg)?;
     // The preset's sizes plus the tuning parameters chosen for this device.
     let (sizes, build_options) =
         super::buildopts::reference_build(&r.build_options, sizes, &r.params_for(&rt.info.name))?;
     let sizes = &sizes;
-    let program = rt.build(&label, &source, &build_options).map_err(|e| e.to_string())?;
+    let program = rt.build(&label, &source, &build_options)?;
     let bufs = upload_all(rt, cfg, inputs, buffers)?;
     let mut launches = Vec::new();
     for k in &r.kernels {
@@ -142,9 +131,11 @@ pub fn run_reference(
                 },
                 RefArg::Int(v) => KernelArg::Int(*v as i32),
                 RefArg::Float(v) => KernelArg::Float(*v as f32),
-                RefArg::Expr(e) => KernelArg::Int(
-                    eval(e, sizes).map_err(|err| format!("argument `{e}` of `{}`: {err}", k.name))? as i32,
-                ),
+                RefArg::Expr(e) => KernelArg::Int(eval(e, sizes).map_err(|source| RunError::Argument {
+                    expr: e.clone(),
+                    kernel: k.name.clone(),
+                    source,
+                })? as i32),
             });
         }
         launches.push(Launch {
@@ -155,11 +146,11 @@ pub fn run_reference(
             local: k.local.as_ref().map(|l| launch::eval_dims(l, sizes, "local size")).transpose()?,
         });
     }
-    let times = launch::time(rt, &launches, counts, Stop::NEVER).map_err(|e| e.to_string())?;
+    let times = launch::time(rt, &launches, counts, Stop::NEVER)?;
     let out = bufs
         .get(&r.output)
-        .ok_or_else(|| format!("reference.output `{}` is a scalar, not a buffer", r.output))?;
-    let output = rt.download(out).map_err(|e| e.to_string())?;
+        .ok_or_else(|| RunError::ScalarOutput { section: "reference", name: r.output.clone() })?;
+    let output = rt.download(out)?;
     Ok(Execution {
         times_ms: times.ms,
         timing: Timing::Profiling,
@@ -178,34 +169,35 @@ pub fn run_reference(
 /// [`crate::parse::load_program`] for a result row: a syntax error gives
 /// its position and what was expected, never the text found there, so
 /// that no line of a source file is copied into a `results.csv` (issue 23).
-pub(crate) fn load_program_for_row(path: &Path) -> Result<(SourceFile, Program), String> {
-    crate::parse::load_program(path).map_err(|e| e.without_source_text())
+pub(crate) fn load_program_for_row(path: &Path) -> Result<(SourceFile, Program), RunError> {
+    crate::parse::load_program(path).map_err(|e| RunError::Located(e.without_source_text()))
 }
 
 /// A launch error as a results row says it: a config's `args` that
 /// misses a parameter is named with its file and `section`.
-pub(super) fn launch_message(e: LaunchError, cfg: &Config, section: &str) -> String {
+pub(super) fn launch_message(e: LaunchError, cfg: &Config, section: &'static str) -> RunError {
     match e {
         LaunchError::Unbound { def, param } => {
-            format!("{}: {section}: `args` does not bind parameter `{param}` of `{def}`", cfg.file.display())
+            RunError::Unbound { file: cfg.file.clone(), section, def, param }
         }
-        LaunchError::UnknownSize(name) => format!("size `{name}` is not bound by the preset"),
-        e => e.to_string(),
+        LaunchError::UnknownSize(name) => RunError::UnknownSize(name),
+        e => RunError::Launch(e),
     }
 }
 
 /// Replays the derivation at `path` for a result row: errors give the
 /// step's position and what was wrong, without the text of the line.
-fn derive_for_row(program: &Program, def: &str, path: &Path) -> Result<Program, String> {
+fn derive_for_row(program: &Program, def: &str, path: &Path) -> Result<Program, RunError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(|source| RunError::Io { path: path.into(), source })?;
     let quiet = |e: crate::rewrite::DerivationError| {
         let msg = e.fault.to_string();
         let msg = msg.split(", found `").next().unwrap_or("");
-        e.location(&name).error(msg)
+        RunError::Located(e.location(&name).error(msg))
     };
     let d = crate::rewrite::parse_derivation(&text).map_err(quiet)?;
-    let start = crate::rewrite::prepare(program, def).map_err(|e| format!("{name}: error: {e}"))?;
+    let start = crate::rewrite::prepare(program, def)
+        .map_err(|source| RunError::Prepare { path: path.into(), source })?;
     let steps = crate::rewrite::replay(&start, def, &d).map_err(quiet)?;
     let last = steps.last().map_or(start, |s| s.program.clone());
     Ok(crate::rewrite::release(&last, def))
@@ -230,8 +222,8 @@ struct Built {
 /// The options a Lift kernel of a config is compiled with at `level` and a
 /// size preset: the level's switches, the sizes when the kernel asks for
 /// static sizes, and the config's launch sizes.
-pub fn kernel_options(k: &LiftKernel, level: &str, sizes: &Sizes) -> Result<CompileOptions, String> {
-    let mut opts = level_options(level).ok_or_else(|| format!("unknown Lift level `{level}`"))?;
+pub fn kernel_options(k: &LiftKernel, level: &str, sizes: &Sizes) -> Result<CompileOptions, RunError> {
+    let mut opts = level_options(level).ok_or_else(|| RunError::UnknownLevel(level.into()))?;
     if k.static_sizes {
         opts.sizes = sizes.clone();
     }
@@ -249,7 +241,7 @@ fn compile_one(
     sizes: &Sizes,
     build_options: &str,
     compile_ms: &mut f64,
-) -> Result<Built, String> {
+) -> Result<Built, RunError> {
     let (file, program) = load_program_for_row(&k.program)?;
     let program = match &k.derivation {
         Some(d) => derive_for_row(&program, &k.def, d)?,
@@ -259,15 +251,16 @@ fn compile_one(
     // elements) are refused here, naming the place, before any launch.
     if let Some(def) = program.def(&k.def) {
         crate::passes::sizes_fit::sizes_fit(&program, def, sizes).map_err(|e| match e.span {
-            Some(span) => file.error_at(span, &e),
-            None => format!("{}: {e}", k.program.display()),
+            Some(span) => RunError::Located(file.error_at(span, &e)),
+            None => RunError::SizeFit { path: k.program.clone(), source: e },
         })?;
     }
     let opts = kernel_options(k, level, sizes)?;
     let cfg_global = k.global.as_ref().map(|g| launch::eval_dims(g, sizes, "global size")).transpose()?;
     let cfg_local = k.local.as_ref().map(|l| launch::eval_dims(l, sizes, "local size")).transpose()?;
     let t0 = Instant::now();
-    let kernel = compile(&program, &k.def, &opts).map_err(|e| file.error_in(e.span(), &e))?;
+    let kernel =
+        compile(&program, &k.def, &opts).map_err(|e| RunError::Located(file.error_in(e.span(), &e)))?;
     *compile_ms += t0.elapsed().as_secs_f64() * 1e3;
     let global = match cfg_global {
         Some(g) => g,
@@ -278,23 +271,25 @@ fn compile_one(
         None => launch::compiler_local(&kernel, sizes, global.len())?,
     };
     let label = format!("{} (def {}, generated at level {level})", k.program.display(), k.def);
-    let program = rt.build(&label, &kernel.source, build_options).map_err(|e| e.to_string())?;
+    let program = rt.build(&label, &kernel.source, build_options)?;
     Ok(Built { program, kernel, global, local })
+}
+
+/// A benchmark's config and data at one size: what every variant runs on.
+#[derive(Clone, Copy)]
+pub struct Workload<'a> {
+    pub cfg: &'a Config,
+    pub sizes: &'a Sizes,
+    pub inputs: &'a Arrays,
+    pub buffers: &'a Arrays,
 }
 
 /// Compiles every Lift kernel of the benchmark at `level` (a level, or a
 /// named variant, built at `all`) and runs them.
-pub fn run_lift(
-    rt: &Runtime,
-    cfg: &Config,
-    level: &str,
-    sizes: &Sizes,
-    inputs: &Arrays,
-    buffers: &Arrays,
-    counts: RunCounts,
-) -> Result<Execution, String> {
-    let lift = cfg.lift.as_ref().ok_or("no lift section")?;
-    let kernels = lift.kernels_of(level).ok_or_else(|| format!("unknown Lift variant `{level}`"))?;
+pub fn run_lift(rt: &Runtime, w: Workload, level: &str, counts: RunCounts) -> Result<Execution, RunError> {
+    let Workload { cfg, sizes, inputs, buffers } = w;
+    let lift = cfg.lift.as_ref().ok_or(RunError::NoSection("lift"))?;
+    let kernels = lift.kernels_of(level).ok_or_else(|| RunError::UnknownVariant(level.into()))?;
     // A named variant is its own program, compiled with every optimisation.
     let level = if config::is_named_variant(level) { "all" } else { level };
     // The reference's options, sizes substituted (its tuning parameters are its own).
@@ -326,8 +321,8 @@ pub fn run_lift(
         .map_err(|e| launch_message(e, cfg, "lift.kernels"))?;
     let out = bufs
         .get(&lift.output)
-        .ok_or_else(|| format!("lift.output `{}` is a scalar, not a buffer", lift.output))?;
-    let output = rt.download(out).map_err(|e| e.to_string())?;
+        .ok_or_else(|| RunError::ScalarOutput { section: "lift", name: lift.output.clone() })?;
+    let output = rt.download(out)?;
     Ok(Execution {
         times_ms: times.ms,
         timing: Timing::Profiling,

@@ -46,7 +46,7 @@ pub fn call_user_fun(
 ) -> Result<Value, InterpError> {
     crate::ir::c::eval::call_user_fun(program, id, args).map_err(|e| match e {
         EvalError::NoSuchFun(_) => rt(span, e.to_string()),
-        EvalError::InFun { fun, msg } => InterpError::UserFun { fun, msg, span },
+        EvalError::InFun { fun, fault } => InterpError::UserFun { fun, msg: fault.to_string(), span },
     })
 }
 

@@ -1,7 +1,7 @@
 //! Size inference: binds the size variables of a def's parameter types by
 //! matching them against the argument values, then checks every length.
 
-use super::error::InterpError;
+use super::error::{ArgumentProblem, InterpError};
 use crate::arith::ArithExpr;
 use crate::ir::Def;
 use crate::ir::Value;
@@ -21,12 +21,13 @@ pub(super) fn infer_with(
 ) -> Result<BTreeMap<String, i64>, InterpError> {
     let mut pairs = Vec::new();
     for p in &def.params {
-        let v = args
-            .get(&p.name)
-            .ok_or_else(|| InterpError::Argument { name: p.name.clone(), msg: "missing".to_string() })?;
+        let v = args.get(&p.name).ok_or_else(|| InterpError::Argument {
+            name: p.name.clone(),
+            problem: Box::new(ArgumentProblem::Missing),
+        })?;
         let ty = p.ty.clone().ok_or_else(|| InterpError::Argument {
             name: p.name.clone(),
-            msg: "the parameter has no declared type".to_string(),
+            problem: Box::new(ArgumentProblem::Untyped),
         })?;
         pairs.push((p.name.clone(), ty, v));
     }
@@ -36,7 +37,8 @@ pub(super) fn infer_with(
         bind_sizes(ty, v, &mut sizes);
     }
     for (name, ty, v) in &pairs {
-        check(ty, v, &sizes, ty).map_err(|msg| InterpError::Argument { name: name.clone(), msg })?;
+        check(ty, v, &sizes, ty)
+            .map_err(|problem| InterpError::Argument { name: name.clone(), problem: Box::new(problem) })?;
     }
     Ok(sizes)
 }
@@ -75,8 +77,12 @@ fn scalar_ok(s: ScalarType, v: &Value) -> bool {
 }
 
 /// Checks `v` against `ty`; the message names the whole declared type.
-fn check(ty: &Type, v: &Value, sizes: &BTreeMap<String, i64>, whole: &Type) -> Result<(), String> {
-    let fail = || format!("expected {whole}{}, found {}", bindings(whole, sizes), v.describe());
+fn check(ty: &Type, v: &Value, sizes: &BTreeMap<String, i64>, whole: &Type) -> Result<(), ArgumentProblem> {
+    let fail = || ArgumentProblem::Mismatch {
+        whole: whole.clone(),
+        bound: bindings(whole, sizes),
+        found: v.describe(),
+    };
     match (ty, v) {
         (Type::Scalar(s), _) if scalar_ok(*s, v) => Ok(()),
         (Type::Vector(s, n), Value::Vector(cs))
@@ -88,7 +94,9 @@ fn check(ty: &Type, v: &Value, sizes: &BTreeMap<String, i64>, whole: &Type) -> R
             ts.iter().zip(vs).try_for_each(|(t, v)| check(t, v, sizes, whole))
         }
         (Type::Array(elem, len), Value::Array(vs)) => {
-            let want = len.eval_with(&|n| sizes.get(n).copied()).map_err(|e| format!("{e} in {whole}"))?;
+            let want = len
+                .eval_with(&|n| sizes.get(n).copied())
+                .map_err(|source| ArgumentProblem::Length { source, whole: whole.clone() })?;
             if want != vs.len() as i64 {
                 return Err(fail());
             }

@@ -231,6 +231,8 @@ struct Step {
     splat: Option<crate::ir::UserFunId>,
     wx: u8,
     wy: ArithExpr,
+    /// A tile's shape: `mi x ni` register blocks of `rm x rn` results.
+    shape: [ArithExpr; 4],
 }
 
 /// A vector width parameter: 1 (scalars), 2, 4, 8 or 16.
@@ -283,12 +285,12 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
             .map_err(|reason| RuleError::NoVectorVersion { rule: NAME, reason })?;
         (v, Some(super::vectorize::splat_fun(b, width)))
     };
-    let step = Step { x, update, splat, wx: wx as u8, wy: wa };
+    let step = Step { x, update, splat, wx: wx as u8, wy: wa, shape: [mi, ni, rm, rn] };
     let g = &mut b.gen;
     let tiles_x = groups(g, p.xs.clone(), &mt, &kc, span);
     let tiles_y = groups(g, p.ys.clone(), &nt, &kc, span);
     let per_x = g.lambda1(span, |g, at| {
-        let per_y = g.lambda1(span, |g, bt| tile(g, &p, &step, at, bt, [&mi, &ni, &rm, &rn], span));
+        let per_y = g.lambda1(span, |g, bt| tile(g, &p, &step, at, bt, span));
         let m = map_with(g, per_y, tiles_y, span);
         let tr = g.call_pattern(Pattern::Transpose, vec![m], span);
         map_pat(g, Pattern::Join, tr, span)
@@ -298,15 +300,8 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 }
 
 /// The `mt x nt` results of one pair of row groups `at`, `bt`.
-fn tile(
-    g: &mut IdGen,
-    p: &Parts<'_>,
-    st: &Step,
-    at: Expr,
-    bt: Expr,
-    [mi, ni, rm, rn]: [&ArithExpr; 4],
-    span: Span,
-) -> Expr {
+fn tile(g: &mut IdGen, p: &Parts<'_>, st: &Step, at: Expr, bt: Expr, span: Span) -> Expr {
+    let [mi, ni, rm, rn] = &st.shape;
     // The accumulator: [mi][ni][rm][rn / w] copies of z (splat to vectors).
     let rnw = arith::simplify(&ArithExpr::div(rn.clone(), st.wy.clone()));
     let mut zeros = g.lambda1(span, |g, _| g.expr(ExprKind::Literal(p.z.clone()), span));

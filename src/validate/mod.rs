@@ -8,5 +8,7 @@ mod oracle;
 mod rng;
 
 pub use compare::{all_nan, compare, compare_f64, compare_scaled, Check};
-pub use oracle::{gold, input_counts, make_inputs, Expected, InputSizeError, Oracle, Reference};
+pub use oracle::{
+    gold, input_counts, make_inputs, Expected, InputSizeError, Oracle, OracleError, Reference, ReferenceError,
+};
 pub use rng::SplitMix64;

@@ -5,21 +5,32 @@
 
 use super::compare::{compare, compare_scaled, Check};
 use super::rng::SplitMix64;
+use crate::arith::EvalError;
+use crate::interp::InterpError;
 use crate::ir::Program;
 use crate::passes::sizes_fit::MAX_ELEMS;
-use crate::types::{Arrays, HostArray, ScalarType, Sizes, Type};
+use crate::types::{Arrays, HostArray, HostMemError, ScalarType, Sizes, Type};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Arrays and expected results from outside the program: a benchmark
 /// config's input generators, its Rust gold (with its per-element error
 /// scale) and its tolerances, so that the search validates as the harness
 /// does (`lift explore --config`; MD's random positions put atoms almost on
 /// top of each other, whose cancelling forces failed the fixed tolerance).
+/// A reference's own error, whole until it is shown: the layer that
+/// implements [`Reference`] (the harness) types it, this one cannot name it.
+pub type ReferenceError = Box<dyn std::error::Error + Send + Sync>;
+
 pub trait Reference: std::fmt::Debug + Send + Sync {
     /// The inputs at `sizes`.
-    fn inputs(&self, sizes: &Sizes) -> Result<Arrays, String>;
+    fn inputs(&self, sizes: &Sizes) -> Result<Arrays, ReferenceError>;
     /// The expected result on `inputs` and its error scale, if any.
-    fn expected(&self, inputs: &Arrays, sizes: &Sizes) -> Result<(HostArray, Option<HostArray>), String>;
+    fn expected(
+        &self,
+        inputs: &Arrays,
+        sizes: &Sizes,
+    ) -> Result<(HostArray, Option<HostArray>), ReferenceError>;
     /// The relative and absolute tolerance.
     fn tolerances(&self) -> (f64, f64);
 }
@@ -34,20 +45,46 @@ pub enum Oracle<'a> {
     Reference(&'a dyn Reference),
 }
 
+/// Why the oracle has no inputs or expected result at some sizes. Clone:
+/// the search keeps a size's expected result, or this, for every candidate.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum OracleError {
+    #[error("no def `{0}`")]
+    NoDef(String),
+    #[error(transparent)]
+    Sizes(#[from] InputSizeError),
+    #[error("untyped parameter")]
+    Untyped,
+    /// An input that does not fit its parameter's type.
+    #[error(transparent)]
+    Value(InterpError),
+    #[error("interpreter: {0}")]
+    Interpreter(InterpError),
+    /// A [`Reference`]'s own error.
+    #[error("{0}")]
+    Reference(Arc<dyn std::error::Error + Send + Sync>),
+}
+
 /// A validation size's inputs, expected result and its error scale.
 pub type Expected = (Arrays, HostArray, Option<HostArray>);
 
 impl Oracle<'_> {
     /// Arrays of `def` at `sizes`.
-    pub fn inputs(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Arrays, String> {
+    pub fn inputs(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Arrays, OracleError> {
         match self {
             Oracle::Interpreter => make_inputs(prog, def, sizes, seed),
-            Oracle::Reference(r) => r.inputs(sizes),
+            Oracle::Reference(r) => r.inputs(sizes).map_err(|e| OracleError::Reference(e.into())),
         }
     }
 
     /// Arrays and the expected result at `sizes`.
-    pub fn expected(&self, prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Expected, String> {
+    pub fn expected(
+        &self,
+        prog: &Program,
+        def: &str,
+        sizes: &Sizes,
+        seed: u64,
+    ) -> Result<Expected, OracleError> {
         let inputs = self.inputs(prog, def, sizes, seed)?;
         match self {
             Oracle::Interpreter => {
@@ -55,7 +92,8 @@ impl Oracle<'_> {
                 Ok((inputs, out, None))
             }
             Oracle::Reference(r) => {
-                let (out, scale) = r.expected(&inputs, sizes)?;
+                let (out, scale) =
+                    r.expected(&inputs, sizes).map_err(|e| OracleError::Reference(e.into()))?;
                 Ok((inputs, out, scale))
             }
         }
@@ -80,8 +118,8 @@ impl Oracle<'_> {
 /// another (MD's neighbour lists) gets valid, varied indices, so a candidate
 /// that reads the wrong neighbour fails validation (all-zero indices, as
 /// before, let it pass).
-pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Arrays, String> {
-    let d = prog.def(def).ok_or_else(|| format!("no def `{def}`"))?;
+pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Result<Arrays, OracleError> {
+    let d = prog.def(def).ok_or_else(|| OracleError::NoDef(def.into()))?;
     let mut out = Arrays::new();
     let mut index_bound = i64::MAX;
     for p in &d.params {
@@ -107,20 +145,35 @@ pub fn make_inputs(prog: &Program, def: &str, sizes: &Sizes, seed: u64) -> Resul
     Ok(out)
 }
 
-/// Why [`input_counts`] refused.
+/// Why [`input_counts`] refused: something unknown (the def, a type, a
+/// size: reported elsewhere first, [`InputSizeError::is_unknown`]), or
+/// sizes that are known and too large to allocate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InputSizeError {
-    /// The def, a type or a size is missing (reported elsewhere first).
-    #[error("{0}")]
-    Unknown(String),
-    /// The sizes are known and too large to allocate.
-    #[error("{0}")]
-    TooLarge(String),
+    #[error("no def `{0}`")]
+    NoDef(String),
+    #[error("parameter `{0}` has no type")]
+    Untyped(String),
+    #[error("length of `{param}`: {source}")]
+    Length { param: String, source: EvalError },
+    #[error("parameter `{0}`: only arrays of scalars or vectors are generated")]
+    NotScalars(String),
+    #[error("parameter `{0}` has more than {MAX_ELEMS} scalars (32-bit indices)")]
+    TooMany(String),
+    #[error("parameter `{0}` has a negative size")]
+    Negative(String),
+    #[error(transparent)]
+    Host(#[from] HostMemError),
 }
 
-impl From<InputSizeError> for String {
-    fn from(e: InputSizeError) -> String {
-        e.to_string()
+impl InputSizeError {
+    /// The def, a type or a size is missing, rather than too large.
+    pub fn is_unknown(&self) -> bool {
+        use InputSizeError::*;
+        match self {
+            NoDef(_) | Untyped(_) | Length { .. } | NotScalars(_) => true,
+            TooMany(_) | Negative(_) | Host(_) => false,
+        }
     }
 }
 
@@ -132,12 +185,12 @@ pub fn input_counts(
     def: &str,
     sizes: &Sizes,
 ) -> Result<Vec<(String, usize, bool)>, InputSizeError> {
-    use InputSizeError::{TooLarge, Unknown};
-    let d = prog.def(def).ok_or_else(|| Unknown(format!("no def `{def}`")))?;
+    use InputSizeError::{Length, Negative, NoDef, NotScalars, TooMany, Untyped};
+    let d = prog.def(def).ok_or_else(|| NoDef(def.into()))?;
     let mut out = Vec::new();
     let mut total: u64 = 0;
     for p in &d.params {
-        let ty = p.ty.as_ref().ok_or_else(|| Unknown(format!("parameter `{}` has no type", p.name)))?;
+        let ty = p.ty.as_ref().ok_or_else(|| Untyped(p.name.clone()))?;
         let mut n: i64 = match ty.base_elem() {
             Type::Vector(_, w) => i64::from(*w),
             _ => 1,
@@ -145,38 +198,30 @@ pub fn input_counts(
         for l in ty.lengths() {
             let v = l
                 .eval_with(&|v| sizes.get(v).copied())
-                .map_err(|e| Unknown(format!("length of `{}`: {e}", p.name)))?;
-            n = n.checked_mul(v).filter(|n| *n <= MAX_ELEMS).ok_or_else(|| {
-                TooLarge(format!("parameter `{}` has more than {MAX_ELEMS} scalars (32-bit indices)", p.name))
-            })?;
+                .map_err(|source| Length { param: p.name.clone(), source })?;
+            n = n.checked_mul(v).filter(|n| *n <= MAX_ELEMS).ok_or_else(|| TooMany(p.name.clone()))?;
         }
         let float = match ty.base_elem() {
             Type::Scalar(s) | Type::Vector(s, _) => *s == ScalarType::Float,
-            _ => {
-                return Err(Unknown(format!(
-                    "parameter `{}`: only arrays of scalars or vectors are generated",
-                    p.name
-                )))
-            }
+            _ => return Err(NotScalars(p.name.clone())),
         };
-        let n = usize::try_from(n)
-            .map_err(|_| TooLarge(format!("parameter `{}` has a negative size", p.name)))?;
+        let n = usize::try_from(n).map_err(|_| Negative(p.name.clone()))?;
         total = total.saturating_add(n as u64 * 4);
         out.push((p.name.clone(), n, float));
     }
-    crate::types::check_host_bytes("the inputs", total).map_err(|e| TooLarge(e.to_string()))?;
+    crate::types::check_host_bytes("the inputs", total)?;
     Ok(out)
 }
 
 /// The interpreter's result of `def` on `inputs`.
-pub fn gold(prog: &Program, def: &str, inputs: &Arrays, sizes: &Sizes) -> Result<HostArray, String> {
-    let d = prog.def(def).ok_or_else(|| format!("no def `{def}`"))?;
+pub fn gold(prog: &Program, def: &str, inputs: &Arrays, sizes: &Sizes) -> Result<HostArray, OracleError> {
+    let d = prog.def(def).ok_or_else(|| OracleError::NoDef(def.into()))?;
     let mut args = BTreeMap::new();
     for p in &d.params {
-        let ty = p.ty.as_ref().ok_or("untyped parameter")?;
-        let v = crate::interp::value_from_flat(ty, &inputs[&p.name], sizes).map_err(|e| e.to_string())?;
+        let ty = p.ty.as_ref().ok_or(OracleError::Untyped)?;
+        let v = crate::interp::value_from_flat(ty, &inputs[&p.name], sizes).map_err(OracleError::Value)?;
         args.insert(p.name.clone(), v);
     }
-    let v = crate::interp::eval_def(prog, def, &args, sizes).map_err(|e| format!("interpreter: {e}"))?;
+    let v = crate::interp::eval_def(prog, def, &args, sizes).map_err(OracleError::Interpreter)?;
     Ok(crate::interp::value_to_flat(&v))
 }

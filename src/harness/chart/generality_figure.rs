@@ -40,7 +40,7 @@ pub fn render_generality_figure(
     fonts: &FontSource,
 ) -> Result<Vec<PathBuf>, ChartError> {
     let rows = crate::harness::generality::row::read(csv)
-        .map_err(|msg| ChartError::Input { path: csv.to_path_buf(), msg })?;
+        .map_err(|e| ChartError::Input { path: csv.to_path_buf(), msg: e.to_string() })?;
     if rows.is_empty() {
         return Err(ChartError::Input { path: csv.to_path_buf(), msg: "no result rows to chart".into() });
     }

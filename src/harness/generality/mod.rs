@@ -63,10 +63,10 @@ pub struct Options {
 pub enum GeneralityError {
     #[error(transparent)]
     Manifest(#[from] manifest::ManifestError),
-    #[error("{path}: {msg}")]
-    Results { path: String, msg: String },
+    #[error("{}: {problem}", path.display())]
+    Results { path: std::path::PathBuf, problem: row::RowsError },
     #[error("measuring the device's limits: {0}")]
-    Roofline(String),
+    Roofline(#[from] super::roofline::RooflineError),
     /// Another run holds the folder (its `results-generality.csv.lock`).
     #[error(transparent)]
     Locked(#[from] crate::outfile::LockError),
@@ -122,9 +122,8 @@ fn progress_bar(show: bool, n: usize) -> indicatif::ProgressBar {
 }
 
 fn measure_limits(device: &DeviceInfo) -> Result<Limits, GeneralityError> {
-    let rt =
-        crate::runtime::Runtime::new(device.clone()).map_err(|e| GeneralityError::Roofline(e.to_string()))?;
-    let roof = super::roofline::measure(&rt, "").map_err(GeneralityError::Roofline)?;
+    let rt = crate::runtime::Runtime::new(device.clone()).map_err(super::roofline::RooflineError::from)?;
+    let roof = super::roofline::measure(&rt, "")?;
     Ok(Limits { copy_gbps: roof.bandwidth_gbps, gflops: roof.gflops })
 }
 
@@ -135,7 +134,7 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
     let mut r = Row::new(e, device, &sizes, opts, peer);
     let (_, program) = match super::variant::load_program_for_row(&e.file) {
         Ok(p) => p,
-        Err(m) => return r.failed(m),
+        Err(m) => return r.failed(m.to_string()),
     };
     if let Some(from) = &opts.ported_from {
         r = ported::one(r, e, &program, device, from);

@@ -203,13 +203,34 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
+/// Why the results file could not be read, kept or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RowsError {
+    #[error("{}: {source}", path.display())]
+    Open { path: PathBuf, source: csv::Error },
+    /// `line`: 1-based, the header being line 1.
+    #[error("{}:{line}: {source}", path.display())]
+    Row { path: PathBuf, line: usize, source: csv::Error },
+    #[error("{}: {source}", dir.display())]
+    Dir { dir: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Csv(#[from] csv::Error),
+    #[error(
+        "--resume: its rows come from commit {theirs}, this run is {ours} (a report comes from one commit)"
+    )]
+    OtherCommit { theirs: String, ours: String },
+}
+
 /// Reads the rows of a results file.
-pub fn read(path: &Path) -> Result<Vec<Row>, String> {
-    let mut rd = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<Vec<Row>, RowsError> {
+    let mut rd =
+        csv::Reader::from_path(path).map_err(|source| RowsError::Open { path: path.into(), source })?;
     let mut out = Vec::new();
     for (i, r) in rd.deserialize::<Row>().enumerate() {
         // Line 1 is the header.
-        out.push(r.map_err(|e| format!("{}:{}: {e}", path.display(), i + 2))?);
+        out.push(r.map_err(|source| RowsError::Row { path: path.into(), line: i + 2, source })?);
     }
     Ok(out)
 }
@@ -227,12 +248,13 @@ impl Writer {
     /// failed program runs again); rows of another commit are refused,
     /// since a report comes from one run at one commit.
     pub(super) fn open(path: &Path, resume: bool, commit: &str) -> Result<Writer, GeneralityError> {
-        let err = |msg: String| GeneralityError::Results { path: path.display().to_string(), msg };
+        let err = |problem: RowsError| GeneralityError::Results { path: path.into(), problem };
         if let Some(dir) = path.parent() {
-            crate::outfile::create_dir(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+            crate::outfile::create_dir(dir)
+                .map_err(|source| err(RowsError::Dir { dir: dir.into(), source }))?;
         }
         let lock = crate::outfile::lock_beside(path)?;
-        crate::outfile::not_a_link(path).map_err(|e| err(e.to_string()))?;
+        crate::outfile::not_a_link(path).map_err(|e| err(e.into()))?;
         let kept: Vec<Row> = if resume && path.exists() {
             read(path).map_err(err)?.into_iter().filter(|r| r.status == Outcome::Ok).collect()
         } else {
@@ -247,11 +269,8 @@ impl Writer {
     fn check_commit(&self, commit: &str) -> Result<(), GeneralityError> {
         match self.kept.iter().find(|r| r.commit != commit) {
             Some(r) => Err(GeneralityError::Results {
-                path: self.path.display().to_string(),
-                msg: format!(
-                    "--resume: its rows come from commit {}, this run is {commit} (a report comes from one commit)",
-                    r.commit
-                ),
+                path: self.path.clone(),
+                problem: RowsError::OtherCommit { theirs: r.commit.clone(), ours: commit.into() },
             }),
             None => Ok(()),
         }
@@ -263,22 +282,23 @@ impl Writer {
 
     pub(super) fn append(&mut self, r: &Row) -> Result<(), GeneralityError> {
         self.kept.push(r.clone());
-        self.rewrite().map_err(|msg| GeneralityError::Results { path: self.path.display().to_string(), msg })
+        self.rewrite().map_err(|problem| GeneralityError::Results { path: self.path.clone(), problem })
     }
 
     /// The whole file written to a fresh file renamed into place: a kill
     /// leaves the old file or the new one, never half a row.
-    fn rewrite(&self) -> Result<(), String> {
+    fn rewrite(&self) -> Result<(), RowsError> {
         let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
-        w.write_record(HEADER).map_err(|e| e.to_string())?;
+        w.write_record(HEADER)?;
         for r in &self.kept {
-            w.serialize(r).map_err(|e| e.to_string())?;
+            w.serialize(r)?;
         }
-        let bytes = w.into_inner().map_err(|e| e.to_string())?;
+        // Flushing into a Vec fails only as its io::Error (the same message).
+        let bytes = w.into_inner().map_err(|e| e.into_error())?;
         if let Some(dir) = self.path.parent() {
-            crate::outfile::create_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            crate::outfile::create_dir(dir).map_err(|source| RowsError::Dir { dir: dir.into(), source })?;
         }
-        crate::outfile::replace(&self.path, &bytes).map_err(|e| e.to_string())
+        Ok(crate::outfile::replace(&self.path, &bytes)?)
     }
 }
 

@@ -1,18 +1,22 @@
 //! Gold functions of the harness's own first benchmarks (dot, transpose,
 //! scal).
 
+use super::{BasicLookup, GoldError};
 use crate::harness::data::{Arrays, HostArray, Sizes};
 
-fn f32s<'a>(inputs: &'a Arrays, name: &str) -> Result<&'a [f32], String> {
+fn f32s<'a>(inputs: &'a Arrays, name: &str) -> Result<&'a [f32], GoldError> {
     match inputs.get(name) {
         Some(HostArray::F32(v)) => Ok(v),
-        Some(HostArray::I32(_)) => Err(format!("input `{name}` must be float")),
-        None => Err(format!("missing input `{name}`")),
+        Some(HostArray::I32(_)) => Err(BasicLookup::NotFloat(name.into()).into()),
+        None => Err(BasicLookup::MissingInput(name.into()).into()),
     }
 }
 
-fn size(sizes: &Sizes, name: &str) -> Result<usize, String> {
-    sizes.get(name).and_then(|&v| usize::try_from(v).ok()).ok_or_else(|| format!("missing size `{name}`"))
+fn size(sizes: &Sizes, name: &str) -> Result<usize, GoldError> {
+    sizes
+        .get(name)
+        .and_then(|&v| usize::try_from(v).ok())
+        .ok_or_else(|| BasicLookup::MissingSize(name.into()).into())
 }
 
 fn one(name: &str, v: Vec<f32>) -> Arrays {
@@ -20,7 +24,7 @@ fn one(name: &str, v: Vec<f32>) -> Arrays {
 }
 
 /// `None`: not one of these benchmarks.
-pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, String>> {
+pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, GoldError>> {
     Some(match name {
         "dot" => dot(inputs, sizes),
         "transpose" => transpose(inputs, sizes),
@@ -30,11 +34,11 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
 }
 
 /// Partial dot products of consecutive 128-element chunks (Listing 1).
-fn dot(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+fn dot(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let (x, y) = (f32s(inputs, "x")?, f32s(inputs, "y")?);
     let n = size(sizes, "N")?;
     if x.len() != n || y.len() != n || n % 128 != 0 {
-        return Err(format!("dot needs x and y of N = {n} elements, a multiple of 128"));
+        return Err(GoldError::DotLength(n));
     }
     // Accumulate in f64 so the gold is closer to exact than any kernel.
     let partial = x
@@ -46,11 +50,11 @@ fn dot(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
 }
 
 /// `x` has M rows of N; the result has N rows of M.
-fn transpose(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+fn transpose(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let x = f32s(inputs, "x")?;
     let (m, n) = (size(sizes, "M")?, size(sizes, "N")?);
     if x.len() != m * n {
-        return Err(format!("transpose needs x of M*N = {} elements, got {}", m * n, x.len()));
+        return Err(GoldError::TransposeLength { expected: m * n, len: x.len() });
     }
     let mut out = vec![0.0f32; m * n];
     for i in 0..m {
@@ -61,8 +65,8 @@ fn transpose(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
     Ok(one("out", out))
 }
 
-fn scal(inputs: &Arrays, _sizes: &Sizes) -> Result<Arrays, String> {
-    let alpha = *f32s(inputs, "alpha")?.first().ok_or("scalar `alpha` is empty")?;
+fn scal(inputs: &Arrays, _sizes: &Sizes) -> Result<Arrays, GoldError> {
+    let alpha = *f32s(inputs, "alpha")?.first().ok_or(GoldError::EmptyScalar("alpha"))?;
     Ok(one("out", f32s(inputs, "x")?.iter().map(|&v| alpha * v).collect()))
 }
 

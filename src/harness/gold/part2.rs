@@ -25,7 +25,7 @@
 //! seconds on a 16-core host, tens of seconds on 2 cores. The full result is
 //! computed, so validation compares every element.
 
-use super::par_rows;
+use super::{floats, par_rows, size, GoldError};
 use crate::harness::data::{Arrays, HostArray, Sizes};
 
 mod linalg;
@@ -33,7 +33,7 @@ mod linalg;
 /// The filter radius of the convolution benchmark (17 taps).
 pub const CONV_RADIUS: usize = 8;
 
-pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, String>> {
+pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, GoldError>> {
     let result = match name {
         "convolution" => convolution(inputs, sizes),
         "gemv" => linalg::gemv(inputs, sizes),
@@ -47,35 +47,21 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
 
 /// No benchmark of this part needs a structured input: all are uniform
 /// random or constant, which the config expresses directly.
-pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Result<HostArray, String>> {
+pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Result<HostArray, GoldError>> {
     let _ = (name, input, sizes, seed);
     None
 }
 
-/// Size `name`, checked to be a positive length.
-fn size(sizes: &Sizes, name: &str) -> Result<usize, String> {
-    let v = *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound"))?;
-    usize::try_from(v).ok().filter(|&n| n > 0).ok_or_else(|| format!("size `{name}` = {v} must be positive"))
-}
-
-/// Float input `name`, checked to hold exactly `len` elements.
-fn floats<'a>(inputs: &'a Arrays, name: &str, len: usize) -> Result<&'a [f32], String> {
-    match inputs.get(name) {
-        Some(HostArray::F32(v)) if v.len() == len => Ok(v),
-        Some(HostArray::F32(v)) => Err(format!("input `{name}` has {} elements, expected {len}", v.len())),
-        Some(HostArray::I32(_)) => Err(format!("input `{name}` is int, expected float")),
-        None => Err(format!("input `{name}` is missing")),
-    }
-}
-
 /// A scalar float input (shape `[]`, one element).
-fn scalar(inputs: &Arrays, name: &str) -> Result<f64, String> {
+fn scalar(inputs: &Arrays, name: &str) -> Result<f64, GoldError> {
     Ok(f64::from(floats(inputs, name, 1)?[0]))
 }
 
 /// The product of sizes, refusing overflow (sizes come from user configs).
-fn product(dims: &[usize]) -> Result<usize, String> {
-    dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| format!("{dims:?} overflows"))
+fn product(dims: &[usize]) -> Result<usize, GoldError> {
+    dims.iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| GoldError::Overflow(dims.to_vec()))
 }
 
 fn single(name: &str, values: Vec<f32>) -> Arrays {
@@ -90,7 +76,7 @@ fn single(name: &str, values: Vec<f32>) -> Arrays {
 /// `out[y][x] = sum_k f[k] * tmp[clamp(y + k - 8)][x]`.
 /// The intermediate is kept in f64 (the reference rounds it to f32; the
 /// difference is within the configured tolerance).
-fn convolution(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+fn convolution(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let (w, h) = (size(sizes, "W")?, size(sizes, "H")?);
     let img = floats(inputs, "image", product(&[w, h])?)?;
     let taps = 2 * CONV_RADIUS + 1;
@@ -190,17 +176,17 @@ mod tests {
         let s = sizes(&[("W", 4), ("H", 3)]);
         // Wrong length.
         let r = gold("convolution", &arrays(&[("image", vec![0.0; 5]), ("filter", vec![0.0; 17])]), &s);
-        assert!(r.unwrap().unwrap_err().contains("image"));
+        assert!(r.unwrap().unwrap_err().to_string().contains("image"));
         // Missing size.
         let r = gold("convolution", &arrays(&[("image", vec![0.0; 12])]), &sizes(&[("W", 4)]));
-        assert!(r.unwrap().unwrap_err().contains("`H`"));
+        assert!(r.unwrap().unwrap_err().to_string().contains("`H`"));
         // Negative size.
         let r = gold("gemv", &Arrays::new(), &sizes(&[("M", -1), ("N", 2)]));
-        assert!(r.unwrap().unwrap_err().contains("positive"));
+        assert!(r.unwrap().unwrap_err().to_string().contains("positive"));
         // Int where a float is expected.
         let mut a = Arrays::new();
         a.insert("x".into(), HostArray::I32(vec![1]));
-        assert!(scalar(&a, "x").unwrap_err().contains("int"));
+        assert!(scalar(&a, "x").unwrap_err().to_string().contains("int"));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::path::Path;
 
 pub(super) fn table(root: &Path, rel: &Path) -> Result<String, ReportError> {
     let path = root.join(rel);
-    let rows = row::read(&path).map_err(|msg| ReportError::Read { path: path.clone(), msg })?;
+    let rows = row::read(&path).map_err(|e| ReportError::Read { path: path.clone(), msg: e.to_string() })?;
     if rows.is_empty() {
         return Err(ReportError::Data { what: rel.display().to_string(), msg: "no rows".into() });
     }
@@ -98,7 +98,7 @@ fn summary(rows: &[Row]) -> String {
 pub(super) fn ported(root: &Path, rel: &Path) -> Result<String, ReportError> {
     let read = |rel: &Path| {
         let path = root.join(rel);
-        row::read(&path).map_err(|msg| ReportError::Read { path, msg })
+        row::read(&path).map_err(|e| ReportError::Read { path, msg: e.to_string() })
     };
     let ported = read(rel)?;
     let own_rel = rel.with_file_name(crate::harness::generality::RESULTS);

@@ -6,6 +6,7 @@ use super::{Bench, Failure, Outcome, RunOptions, VariantRunner};
 use crate::harness::clblast::run_clblast;
 use crate::harness::clock::Timing;
 use crate::harness::config::Config;
+use crate::harness::run_error::Unavailable;
 use crate::harness::variant_name::Variant;
 use crate::runtime::ClBlast;
 use std::cell::OnceCell;
@@ -15,7 +16,7 @@ const NAME: &str = "clblast";
 /// The library is loaded once per run, at the first row that needs it.
 #[derive(Default)]
 pub(super) struct ClBlastRunner {
-    lib: OnceCell<Result<ClBlast, String>>,
+    lib: OnceCell<Result<ClBlast, Unavailable>>,
 }
 
 impl VariantRunner for ClBlastRunner {
@@ -31,10 +32,9 @@ impl VariantRunner for ClBlastRunner {
         let Some(spec) = &b.cfg.clblast else {
             return vec![Outcome::new(v.clone(), Err(Failure::error("no clblast section")))];
         };
-        let result = match self.lib.get_or_init(|| ClBlast::load().map_err(String::from)) {
-            Err(msg) => Err(Failure::Skipped { timing: Timing::Host, message: msg.clone() }),
-            Ok(lib) => run_clblast(b.rt, lib, b.cfg, spec, b.sizes, b.inputs, b.buffers, b.opts.counts)
-                .map_err(Failure::error),
+        let result = match self.lib.get_or_init(|| Ok(ClBlast::load()?)) {
+            Err(why) => Err(Failure::Skipped { timing: Timing::Host, message: why.to_string() }),
+            Ok(lib) => run_clblast(b.rt, lib, spec, b.workload(), b.opts.counts).map_err(Failure::error),
         };
         vec![Outcome::new(v.clone(), result)]
     }

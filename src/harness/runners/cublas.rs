@@ -7,6 +7,7 @@ use super::{Bench, Failure, Outcome, RunOptions, VariantRunner};
 use crate::harness::clock::Timing;
 use crate::harness::config::Config;
 use crate::harness::cublas::{is_nvidia, run_cublas};
+use crate::harness::run_error::Unavailable;
 use crate::harness::variant_name::Variant;
 use crate::runtime::CuBlas;
 use std::cell::OnceCell;
@@ -16,15 +17,15 @@ const NAME: &str = "cublas";
 /// The libraries are loaded once per run, at the first row that needs them.
 #[derive(Default)]
 pub(super) struct CuBlasRunner {
-    lib: OnceCell<Result<CuBlas, String>>,
+    lib: OnceCell<Result<CuBlas, Unavailable>>,
 }
 
-fn load(b: &Bench) -> Result<CuBlas, String> {
+fn load(b: &Bench) -> Result<CuBlas, Unavailable> {
     let info = &b.rt.info;
     if !is_nvidia(&info.vendor, &info.platform_name) {
-        return Err(format!("cuBLAS runs on NVIDIA devices only; this is {}", info.name));
+        return Err(Unavailable::NotNvidia(info.name.clone()));
     }
-    CuBlas::load(b.opts.cublas_dir.as_slice()).map_err(String::from)
+    Ok(CuBlas::load(b.opts.cublas_dir.as_slice())?)
 }
 
 impl VariantRunner for CuBlasRunner {
@@ -41,9 +42,8 @@ impl VariantRunner for CuBlasRunner {
             return vec![Outcome::new(v.clone(), Err(Failure::error("no cublas section")))];
         };
         let result = match self.lib.get_or_init(|| load(b)) {
-            Err(msg) => Err(Failure::Skipped { timing: Timing::CudaEvents, message: msg.clone() }),
-            Ok(lib) => run_cublas(lib, b.cfg, spec, b.sizes, b.inputs, b.buffers, b.opts.counts)
-                .map_err(Failure::error),
+            Err(why) => Err(Failure::Skipped { timing: Timing::CudaEvents, message: why.to_string() }),
+            Ok(lib) => run_cublas(lib, spec, b.workload(), b.opts.counts).map_err(Failure::error),
         };
         vec![Outcome::new(v.clone(), result)]
     }

@@ -8,7 +8,7 @@ use super::{Bench, Failure, Outcome, RunOptions, VariantRunner};
 use crate::harness::clock::Timing;
 use crate::harness::config::Config;
 use crate::harness::explored::{family, run_explored, ExploredSpec};
-use crate::harness::search::{self, Found, SearchSpec};
+use crate::harness::search::{self, Found, SearchError, SearchSpec};
 use crate::harness::variant::Execution;
 use crate::harness::variant_name::{Family, Variant};
 use std::path::Path;
@@ -68,7 +68,7 @@ fn own_program(b: &Bench, fam: Family) -> Outcome {
             let result = file_result(b, spec, &found.file, fam);
             return Outcome { variant, result, note_before: Some(found.note) };
         }
-        Some(Err(why)) => Some(why),
+        Some(Err(why)) => Some(why.to_string()),
         None => None,
     };
     let Some(other) = stand_in_slug(spec, &own) else {
@@ -89,7 +89,7 @@ fn own_program(b: &Bench, fam: Family) -> Outcome {
 
 /// The program a search finds on this device (or found in an earlier
 /// run), shown on the run's progress bar while it searches.
-fn explore_here(b: &Bench, spec: &ExploredSpec, search: &SearchSpec) -> Result<Found, String> {
+fn explore_here(b: &Bench, spec: &ExploredSpec, search: &SearchSpec) -> Result<Found, SearchError> {
     let dir = b.opts.report_dir.join("explored").join(&b.cfg.name);
     let run = search::SearchRun {
         cfg: b.cfg,
@@ -157,7 +157,7 @@ fn program(b: &Bench, slug: &str, fam: Family) -> Outcome {
 /// The program in `file` run on this device; its row's message names the
 /// file (and, for the stencils, whether it tiles).
 fn file_result(b: &Bench, spec: &ExploredSpec, file: &Path, fam: Family) -> Result<Execution, Failure> {
-    let mut exec = run_explored(b.rt, b.cfg, spec, file, b.sizes, b.inputs, b.buffers, b.opts.counts)
+    let mut exec = run_explored(b.rt, spec, file, b.workload(), b.opts.counts)
         .map_err(|msg| Failure::error(format!("program {}: {msg}", file.display())))?;
     // Whether the tuned kernel tiles (copies to local memory), from the
     // derivation beside the program (the file holds other defs too).

@@ -33,7 +33,8 @@ fn execute(b: &Bench) -> Result<Execution, Failure> {
     let Some(spec) = &b.cfg.halide else {
         return Err(Failure::error("no halide section"));
     };
-    let exe = spec.executable().map_err(|message| Failure::Skipped { timing: Timing::Host, message })?;
+    let exe =
+        spec.executable().map_err(|e| Failure::Skipped { timing: Timing::Host, message: e.to_string() })?;
     let scratch = Scratch::new().map_err(|e| Failure::error(format!("scratch folder: {e}")))?;
     let reps = b.opts.counts.runs.max(1);
     let info = &b.rt.info;
@@ -42,9 +43,8 @@ fn execute(b: &Bench) -> Result<Execution, Failure> {
     } else {
         PeerTarget::Cpu
     };
-    let arrays = (b.inputs, b.buffers);
-    let run = run_halide(spec, &exe, &target, b.cfg, b.sizes, arrays, reps, scratch.path())
-        .map_err(|message| Failure::Error { timing: Timing::Host, message })?;
+    let run = run_halide(spec, &exe, &target, b.workload(), reps, scratch.path())
+        .map_err(|e| Failure::Error { timing: Timing::Host, message: e.to_string() })?;
     let (ms, timing) = run.device.unwrap_or((run.median_ms, Timing::Host));
     let note = peer_note(&run);
     let mut exec = Execution::timed(vec![ms], timing, run.output, &spec.output);

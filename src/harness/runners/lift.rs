@@ -22,8 +22,7 @@ impl VariantRunner for Lift {
     }
 
     fn run(&self, b: &Bench, v: &Variant) -> Vec<Outcome> {
-        let result = run_lift(b.rt, b.cfg, &v.to_string(), b.sizes, b.inputs, b.buffers, b.opts.counts)
-            .map_err(Failure::error);
+        let result = run_lift(b.rt, b.workload(), &v.to_string(), b.opts.counts).map_err(Failure::error);
         vec![Outcome::new(v.clone(), result)]
     }
 }

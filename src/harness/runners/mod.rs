@@ -18,7 +18,7 @@ use super::clock::Timing;
 use super::config::Config;
 use super::data::{Arrays, Sizes};
 use super::roofline::Roofline;
-use super::variant::Execution;
+use super::variant::{Execution, Workload};
 use super::variant_name::Variant;
 use crate::launch::RunCounts;
 use crate::runtime::Runtime;
@@ -71,6 +71,13 @@ pub struct Bench<'a> {
     pub progress: &'a ProgressBar,
 }
 
+impl<'a> Bench<'a> {
+    /// The config and data every variant runs on.
+    pub fn workload(&self) -> Workload<'a> {
+        Workload { cfg: self.cfg, sizes: self.sizes, inputs: self.inputs, buffers: self.buffers }
+    }
+}
+
 /// Why a variant gave no execution.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Failure {
@@ -82,8 +89,8 @@ pub enum Failure {
 
 impl Failure {
     /// An error of a variant timed by OpenCL profiling events.
-    pub fn error(message: impl Into<String>) -> Failure {
-        Failure::Error { timing: Timing::Profiling, message: message.into() }
+    pub fn error(message: impl std::fmt::Display) -> Failure {
+        Failure::Error { timing: Timing::Profiling, message: message.to_string() }
     }
 
     /// What the row's message says.

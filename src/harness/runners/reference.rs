@@ -20,7 +20,7 @@ impl VariantRunner for Reference {
         let result = if b.cfg.reference.is_none() {
             Err(Failure::error("no reference"))
         } else {
-            run_reference(b.rt, b.cfg, b.sizes, b.inputs, b.buffers, b.opts.counts).map_err(Failure::error)
+            run_reference(b.rt, b.workload(), b.opts.counts).map_err(Failure::error)
         };
         vec![Outcome::new(v.clone(), result)]
     }

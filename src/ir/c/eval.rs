@@ -6,6 +6,7 @@
 
 use super::ast::{BinOp, CExpr, CStmt, UnOp};
 use super::eval_builtins::{call_builtin, componentwise, is_builtin};
+use super::fault::Fault;
 use crate::ir::{Program, UserFunId, Value};
 use crate::types::{ScalarType, Type};
 
@@ -20,8 +21,8 @@ pub enum EvalError {
     #[error("no user function #{0}")]
     NoSuchFun(u32),
     /// An error inside the body of user function `fun`.
-    #[error("in user function `{fun}`: {msg}")]
-    InFun { fun: String, msg: String },
+    #[error("in user function `{fun}`: {fault}")]
+    InFun { fun: String, fault: Fault },
 }
 
 /// Calls user function `id` with argument values.
@@ -33,12 +34,12 @@ fn call(program: &Program, id: UserFunId, args: Vec<Value>, depth: usize) -> Res
     let Some(uf) = program.user_funs.get(id.0 as usize) else {
         return Err(EvalError::NoSuchFun(id.0));
     };
-    let err = |msg: String| EvalError::InFun { fun: uf.name.clone(), msg };
+    let err = |fault: Fault| EvalError::InFun { fun: uf.name.clone(), fault };
     if args.len() != uf.params.len() {
-        return Err(err(format!("takes {} arguments, got {}", uf.params.len(), args.len())));
+        return Err(err(Fault::Arity { want: uf.params.len(), got: args.len() }));
     }
     if depth > MAX_DEPTH {
-        return Err(err("user functions nest too deeply".to_string()));
+        return Err(err(Fault::TooDeep));
     }
     let mut vars = Vec::new();
     for ((name, ty), v) in uf.params.iter().zip(args) {
@@ -47,7 +48,7 @@ fn call(program: &Program, id: UserFunId, args: Vec<Value>, depth: usize) -> Res
     let mut m = Machine { program, scopes: vec![vars], steps: 0, depth };
     match m.block(&uf.body).map_err(err)? {
         Flow::Return(v) => convert(v, &uf.ret).map_err(err),
-        Flow::Normal => Err(err("reached the end without `return`".to_string())),
+        Flow::Normal => Err(err(Fault::NoReturn)),
     }
 }
 
@@ -56,7 +57,7 @@ enum Flow {
     Return(Value),
 }
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, Fault>;
 
 struct Machine<'p> {
     program: &'p Program,
@@ -125,7 +126,7 @@ impl Machine<'_> {
         while truthy(&self.expr(cond)?)? {
             self.steps += 1;
             if self.steps > MAX_STEPS {
-                return Err("a loop runs too long".to_string());
+                return Err(Fault::RunawayLoop);
             }
             if let Flow::Return(v) = self.block(body)? {
                 return Ok(Flow::Return(v));
@@ -140,7 +141,7 @@ impl Machine<'_> {
             .iter()
             .rev()
             .find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v))
-            .ok_or_else(|| format!("unknown variable `{name}`"))
+            .ok_or_else(|| Fault::UnknownVariable(name.to_string()))
     }
 
     fn store(&mut self, target: &CExpr, v: Value) -> R<()> {
@@ -151,7 +152,7 @@ impl Machine<'_> {
                     .iter_mut()
                     .rev()
                     .find_map(|s| s.iter_mut().rev().find(|(n, _)| n == name).map(|(_, v)| v))
-                    .ok_or_else(|| format!("unknown variable `{name}`"))?;
+                    .ok_or_else(|| Fault::UnknownVariable(name.to_string()))?;
                 *slot = convert_like(v, slot)?;
                 Ok(())
             }
@@ -160,7 +161,7 @@ impl Machine<'_> {
                 set_field(&mut whole, field, v)?;
                 self.store(inner, whole)
             }
-            _ => Err("assignment to something that is not a variable or a component".to_string()),
+            _ => Err(Fault::BadAssignment),
         }
     }
 
@@ -176,7 +177,7 @@ impl Machine<'_> {
                     (UnOp::Neg, Value::Int(i)) => Ok(Value::Int(i.wrapping_neg())),
                     (UnOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
                     (UnOp::Not, v) => Ok(Value::Int(i32::from(!truthy(v)?))),
-                    (_, other) => Err(format!("cannot negate {}", other.describe())),
+                    (_, other) => Err(Fault::Negate(other.clone())),
                 })
             }
             CExpr::Binary(BinOp::And, a, b) => {
@@ -195,15 +196,13 @@ impl Machine<'_> {
                 Value::Vector(lanes) => {
                     let (a, b) = (self.expr(a)?, self.expr(b)?);
                     let lane = |v: &Value, i: usize| match v {
-                        Value::Vector(cs) => {
-                            cs.get(i).cloned().ok_or_else(|| "vectors of different widths".to_string())
-                        }
+                        Value::Vector(cs) => cs.get(i).cloned().ok_or(Fault::VectorWidths),
                         other => Ok(other.clone()),
                     };
                     let mut out = Vec::with_capacity(lanes.len());
                     for (i, l) in lanes.iter().enumerate() {
                         let Value::Int(bits) = l else {
-                            return Err("a float vector used as a condition".to_string());
+                            return Err(Fault::FloatVectorCondition);
                         };
                         out.push(if *bits < 0 { lane(&a, i)? } else { lane(&b, i)? });
                     }
@@ -221,17 +220,17 @@ impl Machine<'_> {
                 let vals = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
                 if let Some(i) = self.program.user_funs.iter().position(|u| u.name == *name) {
                     return call(self.program, UserFunId(i as u32), vals, self.depth + 1)
-                        .map_err(|e| e.to_string());
+                        .map_err(|e| Fault::Call(Box::new(e)));
                 }
                 if is_builtin(name) {
                     return call_builtin(name, &vals);
                 }
-                Err(format!("unknown function `{name}`"))
+                Err(Fault::UnknownFunction(name.clone()))
             }
             CExpr::Cast(ty, inner) => convert(self.expr(inner)?, ty),
             CExpr::VectorLit(ty, args) => {
                 let Type::Vector(s, n) = ty else {
-                    return Err(format!("`({ty})(...)` is not a vector literal"));
+                    return Err(Fault::NotVectorLiteral(ty.clone()));
                 };
                 let mut comps = Vec::new();
                 for a in args {
@@ -244,17 +243,17 @@ impl Machine<'_> {
                     comps = vec![comps[0].clone(); *n as usize];
                 }
                 if comps.len() != *n as usize {
-                    return Err(format!("{ty} literal with {} components", comps.len()));
+                    return Err(Fault::VectorLiteral { ty: ty.clone(), components: comps.len() });
                 }
                 let comps = comps.into_iter().map(|c| convert(c, &Type::Scalar(*s))).collect::<R<_>>()?;
                 Ok(Value::Vector(comps))
             }
             CExpr::TupleLit(ty, args) => {
                 let Type::Tuple(ts) = ty else {
-                    return Err(format!("`({ty}){{...}}` is not a tuple literal"));
+                    return Err(Fault::NotTupleLiteral(ty.clone()));
                 };
                 if ts.len() != args.len() {
-                    return Err(format!("{ty} literal with {} fields", args.len()));
+                    return Err(Fault::TupleLiteral { ty: ty.clone(), fields: args.len() });
                 }
                 let vals = args.iter().zip(ts).map(|(a, t)| convert(self.expr(a)?, t)).collect::<R<_>>()?;
                 Ok(Value::Tuple(vals))
@@ -267,14 +266,14 @@ fn truthy(v: &Value) -> R<bool> {
     match v {
         Value::Int(i) => Ok(*i != 0),
         Value::Float(f) => Ok(*f != 0.0),
-        other => Err(format!("{} used as a condition", other.describe())),
+        other => Err(Fault::Condition(other.clone())),
     }
 }
 
 fn zero(ty: &Type) -> R<Value> {
     convert(Value::Int(0), ty).or_else(|_| match ty {
         Type::Tuple(ts) => Ok(Value::Tuple(ts.iter().map(zero).collect::<R<_>>()?)),
-        _ => Err(format!("cannot declare a variable of type {ty}")),
+        _ => Err(Fault::Declare(ty.clone())),
     })
 }
 
@@ -295,7 +294,7 @@ pub fn convert(v: Value, ty: &Type) -> R<Value> {
         (Type::Tuple(ts), Value::Tuple(vs)) if ts.len() == vs.len() => {
             Ok(Value::Tuple(vs.into_iter().zip(ts).map(|(v, t)| convert(v, t)).collect::<R<_>>()?))
         }
-        (ty, v) => Err(format!("cannot convert {} to {ty}", v.describe())),
+        (ty, v) => Err(Fault::Convert { value: v, ty: ty.clone() }),
     }
 }
 
@@ -308,7 +307,7 @@ fn float_to_int(f: f32) -> R<Value> {
     if (-2147483648.0..2147483648.0).contains(&t) {
         Ok(Value::Int(t as i32))
     } else {
-        Err(format!("the float {f} converted to int is outside the int range (undefined in OpenCL C)"))
+        Err(Fault::IntRange(f))
     }
 }
 
@@ -340,12 +339,9 @@ fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
             BinOp::Add => Value::Int(x.wrapping_add(y)),
             BinOp::Sub => Value::Int(x.wrapping_sub(y)),
             BinOp::Mul => Value::Int(x.wrapping_mul(y)),
-            BinOp::Div | BinOp::Rem if y == 0 => return Err("integer division by zero".to_string()),
+            BinOp::Div | BinOp::Rem if y == 0 => return Err(Fault::DivisionByZero),
             BinOp::Div | BinOp::Rem if x == i32::MIN && y == -1 => {
-                return Err(format!(
-                    "integer division overflow ({x} {} -1: undefined in C, traps on x86)",
-                    op.text()
-                ))
+                return Err(Fault::DivisionOverflow { x, op })
             }
             BinOp::Div => Value::Int(x.wrapping_div(y)),
             BinOp::Rem => Value::Int(x.wrapping_rem(y)),
@@ -362,7 +358,7 @@ fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
     let num = |v: &Value| match v {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f32),
-        other => Err(format!("arithmetic on {}", other.describe())),
+        other => Err(Fault::Arithmetic(other.clone())),
     };
     let (x, y) = (num(a)?, num(b)?);
     Ok(match op {
@@ -370,7 +366,7 @@ fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
         BinOp::Sub => Value::Float(x - y),
         BinOp::Mul => Value::Float(x * y),
         BinOp::Div => Value::Float(x / y),
-        BinOp::Rem => return Err("`%` on floats (use fmod)".to_string()),
+        BinOp::Rem => return Err(Fault::FloatRemainder),
         BinOp::Lt => cmp(x < y),
         BinOp::Le => cmp(x <= y),
         BinOp::Gt => cmp(x > y),
@@ -384,7 +380,7 @@ fn scalar_binary(op: BinOp, a: &Value, b: &Value, vector: bool) -> R<Value> {
 
 /// Component indices named by a swizzle (`x`, `xy`, `s0`, `s3A`, `lo`, ...).
 fn swizzle(field: &str, width: usize) -> R<Vec<usize>> {
-    let bad = || format!("no component `{field}` in a vector of {width}");
+    let bad = || Fault::NoComponentIn { field: field.to_string(), width };
     let idx: Vec<usize> = if let Some(hex) = field.strip_prefix('s').or_else(|| field.strip_prefix('S')) {
         hex.chars().map(|c| c.to_digit(16).map(|d| d as usize)).collect::<Option<_>>().ok_or_else(bad)?
     } else {
@@ -409,7 +405,7 @@ fn get_field(v: &Value, field: &str) -> R<Value> {
             .and_then(|k| k.parse::<usize>().ok())
             .and_then(|k| vs.get(k))
             .cloned()
-            .ok_or_else(|| format!("no field `{field}` in a tuple of {}", vs.len())),
+            .ok_or_else(|| Fault::NoTupleField { field: field.to_string(), len: vs.len() }),
         Value::Vector(cs) => {
             let idx = swizzle(field, cs.len())?;
             let picked: Vec<Value> =
@@ -420,7 +416,7 @@ fn get_field(v: &Value, field: &str) -> R<Value> {
                 Ok(Value::Vector(picked))
             }
         }
-        other => Err(format!("no field `{field}` in {}", other.describe())),
+        other => Err(Fault::NoField { field: field.to_string(), value: other.clone() }),
     }
 }
 
@@ -432,7 +428,7 @@ fn set_field(whole: &mut Value, field: &str, v: Value) -> R<()> {
                 .strip_prefix('_')
                 .and_then(|k| k.parse::<usize>().ok())
                 .and_then(|k| vs.get_mut(k))
-                .ok_or_else(|| format!("no field `{field}` in a tuple of {n}"))?;
+                .ok_or_else(|| Fault::NoTupleField { field: field.to_string(), len: n })?;
             *slot = convert_like(v, slot)?;
             Ok(())
         }
@@ -441,14 +437,14 @@ fn set_field(whole: &mut Value, field: &str, v: Value) -> R<()> {
             let parts = match v {
                 Value::Vector(p) if p.len() == idx.len() => p,
                 s @ (Value::Float(_) | Value::Int(_)) => vec![s; idx.len()],
-                other => return Err(format!("cannot assign {} to `.{field}`", other.describe())),
+                other => return Err(Fault::CannotAssign { value: other.clone(), field: field.to_string() }),
             };
             for (i, p) in idx.into_iter().zip(parts) {
-                let slot = cs.get_mut(i).ok_or_else(|| format!("no component `{field}`"))?;
+                let slot = cs.get_mut(i).ok_or_else(|| Fault::NoComponent(field.to_string()))?;
                 *slot = convert_like(p, slot)?;
             }
             Ok(())
         }
-        other => Err(format!("no field `{field}` in {}", other.describe())),
+        other => Err(Fault::NoField { field: field.to_string(), value: other.clone() }),
     }
 }

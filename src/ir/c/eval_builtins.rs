@@ -6,6 +6,7 @@
 
 use super::builtins::{self, CType};
 use super::eval::convert;
+use super::fault::Fault;
 use crate::ir::Value;
 use crate::types::{ScalarType, Type};
 
@@ -103,25 +104,25 @@ pub fn is_builtin(name: &str) -> bool {
     UNARY.iter().any(|(n, _)| *n == name) || BINARY.iter().any(|(n, _)| *n == name) || OTHER.contains(&name)
 }
 
-fn as_f32(v: &Value) -> Result<f32, String> {
+fn as_f32(v: &Value) -> Result<f32, Fault> {
     match v {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f32),
-        other => Err(format!("expected a number, found {}", other.describe())),
+        other => Err(Fault::NotANumber(other.clone())),
     }
 }
 
 /// The vector width of the arguments (1 for all scalars); vectors must agree.
-fn width(args: &[Value]) -> Result<Option<usize>, String> {
+fn width(args: &[Value]) -> Result<Option<usize>, Fault> {
     let mut w = None;
     for a in args {
         match a {
             Value::Vector(cs) => match w {
-                Some(n) if n != cs.len() => return Err("vector arguments of different widths".to_string()),
+                Some(n) if n != cs.len() => return Err(Fault::ArgumentWidths),
                 _ => w = Some(cs.len()),
             },
             Value::Float(_) | Value::Int(_) => {}
-            other => return Err(format!("expected a number or a vector, found {}", other.describe())),
+            other => return Err(Fault::NotNumeric(other.clone())),
         }
     }
     Ok(w)
@@ -135,10 +136,7 @@ fn component(v: &Value, i: usize) -> &Value {
 }
 
 /// Applies `f` component-wise, broadcasting scalars.
-pub fn componentwise(
-    args: &[Value],
-    f: &dyn Fn(&[&Value]) -> Result<Value, String>,
-) -> Result<Value, String> {
+pub fn componentwise(args: &[Value], f: &dyn Fn(&[&Value]) -> Result<Value, Fault>) -> Result<Value, Fault> {
     match width(args)? {
         None => f(&args.iter().collect::<Vec<_>>()),
         Some(n) => Ok(Value::Vector(
@@ -149,21 +147,21 @@ pub fn componentwise(
     }
 }
 
-fn floats(xs: &[&Value]) -> Result<Vec<f32>, String> {
+fn floats(xs: &[&Value]) -> Result<Vec<f32>, Fault> {
     xs.iter().map(|x| as_f32(x)).collect()
 }
 
-fn components(v: &Value) -> Result<Vec<f32>, String> {
+fn components(v: &Value) -> Result<Vec<f32>, Fault> {
     match v {
         Value::Vector(cs) => cs.iter().map(as_f32).collect(),
         other => Ok(vec![as_f32(other)?]),
     }
 }
 
-fn dot(a: &Value, b: &Value) -> Result<f32, String> {
+fn dot(a: &Value, b: &Value) -> Result<f32, Fault> {
     let (a, b) = (components(a)?, components(b)?);
     if a.len() != b.len() {
-        return Err("dot of vectors of different widths".to_string());
+        return Err(Fault::DotWidths);
     }
     Ok(a.iter().zip(&b).map(|(x, y)| x * y).sum())
 }
@@ -187,7 +185,7 @@ fn value_type(v: &Value) -> CType {
 /// (`ir::c::builtins`), converts the arguments to its parameter types
 /// (`pown(x, 2.5f)` takes 2) and evaluates. The error is a message for the
 /// caller to locate.
-pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
+pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, Fault> {
     let args = resolve_args(name, args)?;
     let args = args.as_slice();
     if let Some((_, f)) = UNARY.iter().find(|(n, _)| *n == name) {
@@ -208,7 +206,7 @@ pub fn call_builtin(name: &str, args: &[Value]) -> Result<Value, String> {
 
 /// The arguments converted to the parameter types of the overload of
 /// `name` that OpenCL would call.
-fn resolve_args(name: &str, args: &[Value]) -> Result<Vec<Value>, String> {
+fn resolve_args(name: &str, args: &[Value]) -> Result<Vec<Value>, Fault> {
     let types: Vec<CType> = args.iter().map(value_type).collect();
     let resolved = builtins::resolve(name, &types).map_err(|e| {
         let found: Vec<String> = args
@@ -219,22 +217,22 @@ fn resolve_args(name: &str, args: &[Value]) -> Result<Vec<Value>, String> {
                 Value::Int(_) | Value::Float(_) | Value::Vector(_) => t.c_name(),
             })
             .collect();
-        format!("`{name}({})`: expected {}", found.join(", "), e.expected)
+        Fault::NoOverload { name: name.to_string(), found, expected: e.expected }
     })?;
     args.iter().zip(&resolved.params).map(|(v, p)| convert(v.clone(), &p.lift())).collect()
 }
 
-fn arity(name: &str, args: &[Value], n: usize) -> Result<(), String> {
+fn arity(name: &str, args: &[Value], n: usize) -> Result<(), Fault> {
     if args.len() == n {
         Ok(())
     } else {
-        Err(format!("`{name}` takes {n} arguments, got {}", args.len()))
+        Err(Fault::BuiltinArity { name: name.to_string(), want: n, got: args.len() })
     }
 }
 
 /// The common functions of OpenCL (integer and float), component by
 /// component; any other name is unknown.
-fn common(name: &str, args: &[Value]) -> Result<Value, String> {
+fn common(name: &str, args: &[Value]) -> Result<Value, Fault> {
     match name {
         "min" | "max" => {
             arity(name, args, 2)?;
@@ -278,12 +276,12 @@ fn common(name: &str, args: &[Value]) -> Result<Value, String> {
                 Ok(Value::Float(v[0] + (v[1] - v[0]) * v[2]))
             })
         }
-        _ => Err(format!("unknown built-in `{name}`")),
+        _ => Err(Fault::UnknownBuiltin(name.to_string())),
     }
 }
 
 /// `select(a, b, c)`: `c ? b : a`; for vectors the test is the sign bit.
-fn select(args: &[Value]) -> Result<Value, String> {
+fn select(args: &[Value]) -> Result<Value, Fault> {
     arity("select", args, 3)?;
     let vector = matches!(args[2], Value::Vector(_));
     componentwise(args, &|x| {
@@ -302,7 +300,7 @@ fn select(args: &[Value]) -> Result<Value, String> {
 }
 
 /// The geometric functions of OpenCL, over whole vectors.
-fn geometric(name: &str, args: &[Value]) -> Result<Value, String> {
+fn geometric(name: &str, args: &[Value]) -> Result<Value, Fault> {
     match name {
         "dot" => {
             arity(name, args, 2)?;
@@ -322,15 +320,15 @@ fn geometric(name: &str, args: &[Value]) -> Result<Value, String> {
             let len = dot(&args[0], &args[0])?.sqrt();
             componentwise(args, &|x| Ok(Value::Float(as_f32(x[0])? / len)))
         }
-        _ => Err(format!("unknown built-in `{name}`")),
+        _ => Err(Fault::UnknownBuiltin(name.to_string())),
     }
 }
 
-fn cross(args: &[Value]) -> Result<Value, String> {
+fn cross(args: &[Value]) -> Result<Value, Fault> {
     arity("cross", args, 2)?;
     let (a, b) = (components(&args[0])?, components(&args[1])?);
     if a.len() < 3 || b.len() != a.len() {
-        return Err("cross needs two float3 or float4 vectors".to_string());
+        return Err(Fault::Cross);
     }
     let mut out = vec![a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
     out.resize(a.len(), 0.0);

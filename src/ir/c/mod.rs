@@ -15,6 +15,7 @@ pub mod builtins;
 pub mod check;
 pub mod eval;
 mod eval_builtins;
+pub mod fault;
 pub mod names;
 pub mod print;
 pub mod vector;

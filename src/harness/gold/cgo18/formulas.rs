@@ -1,7 +1,7 @@
 //! The fourteen stencils of the suite, point by point in f64 (the same
 //! formulas as the user functions of `benchmarks/cgo18/*.lift`).
 
-use super::{floats, grid, map3, Boundary, Grid};
+use super::{floats, grid, map3, Boundary, GoldError, Grid};
 use crate::harness::data::{Arrays, Sizes};
 
 /// 2D stencil over a clamped grid `a`.
@@ -9,7 +9,7 @@ fn stencil_2d(
     inputs: &Arrays,
     sizes: &Sizes,
     f: impl Fn(&Grid, isize, isize) -> f64 + Sync,
-) -> Result<Vec<f32>, String> {
+) -> Result<Vec<f32>, GoldError> {
     let a = grid(inputs, sizes, "a", Boundary::Clamp)?;
     Ok(map3(1, a.h, a.w, |_, y, x| f(&a, y, x)))
 }
@@ -19,17 +19,17 @@ fn stencil_3d(
     inputs: &Arrays,
     sizes: &Sizes,
     f: impl Fn(&dyn Fn(isize, isize, isize) -> f64) -> f64 + Sync,
-) -> Result<Vec<f32>, String> {
+) -> Result<Vec<f32>, GoldError> {
     let a = grid(inputs, sizes, "a", Boundary::Clamp)?;
     Ok(map3(a.d, a.h, a.w, |z, y, x| f(&|dz, dy, dx| a.at(z + dz, y + dy, x + dx))))
 }
 
 /// SHOC Stencil2D: the interior of an `H x W` grid whose outer ring is a
 /// given halo; output `(H-2) x (W-2)`.
-pub fn stencil2d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn stencil2d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     let a = grid(inputs, sizes, "a", Boundary::Clamp)?;
     if a.h < 3 || a.w < 3 {
-        return Err("stencil2d needs W, H >= 3".into());
+        return Err(GoldError::Stencil2dTooSmall);
     }
     Ok(map3(1, a.h - 2, a.w - 2, |_, y, x| {
         let p = |dy: isize, dx: isize| a.at2(y + 1 + dy, x + 1 + dx);
@@ -40,7 +40,7 @@ pub fn stencil2d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
 }
 
 /// Rodinia SRAD, first kernel: the diffusion coefficient of each pixel.
-pub fn srad1(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn srad1(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     let j = grid(inputs, sizes, "J", Boundary::Clamp)?;
     let q0sqr = f64::from(floats(inputs, "q0sqr", 1)?[0]);
     Ok(map3(1, j.h, j.w, |_, y, x| {
@@ -59,7 +59,7 @@ pub fn srad1(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
 
 /// Rodinia SRAD, second kernel: the image update from the coefficients
 /// (the derivatives recomputed from `J`).
-pub fn srad2(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn srad2(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     let j = grid(inputs, sizes, "J", Boundary::Clamp)?;
     let c = grid(inputs, sizes, "c", Boundary::Clamp)?;
     Ok(map3(1, j.h, j.w, |_, y, x| {
@@ -72,7 +72,7 @@ pub fn srad2(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
 }
 
 /// Rodinia Hotspot, one step.
-pub fn hotspot2d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn hotspot2d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     let t = grid(inputs, sizes, "temp", Boundary::Clamp)?;
     let p = grid(inputs, sizes, "power", Boundary::Clamp)?;
     Ok(map3(1, t.h, t.w, |_, y, x| {
@@ -83,7 +83,7 @@ pub fn hotspot2d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
 }
 
 /// Rodinia Hotspot3D, one step.
-pub fn hotspot3d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn hotspot3d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     let t = grid(inputs, sizes, "temp", Boundary::Clamp)?;
     let p = grid(inputs, sizes, "power", Boundary::Clamp)?;
     Ok(map3(t.d, t.h, t.w, |z, y, x| {
@@ -102,7 +102,7 @@ pub fn hotspot3d(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
 
 /// Room acoustics (CGO 2018, Section 3.5): zero outside the room; `nn`
 /// counts the neighbours inside it; boundary points lose energy.
-pub fn acoustic(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn acoustic(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     let cur = grid(inputs, sizes, "cur", Boundary::Zero)?;
     let prev = grid(inputs, sizes, "prev", Boundary::Zero)?;
     let l2 = 1.0 / 3.0;
@@ -126,7 +126,7 @@ pub fn acoustic(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
 }
 
 /// 5 x 5 weighted sum with the weights of input `weights` (row-major).
-pub fn gaussian(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn gaussian(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     let wts = floats(inputs, "weights", 25)?;
     stencil_2d(inputs, sizes, |a, y, x| {
         let mut acc = 0.0;
@@ -139,7 +139,7 @@ pub fn gaussian(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     })
 }
 
-pub fn gradient(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn gradient(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     stencil_2d(inputs, sizes, |a, y, x| {
         let c = a.at2(y, x);
         let sq = |v: f64| (c - v) * (c - v);
@@ -149,7 +149,7 @@ pub fn gradient(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     })
 }
 
-pub fn jacobi2d5(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn jacobi2d5(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     stencil_2d(inputs, sizes, |a, y, x| {
         (5.1 * a.at2(y - 1, x)
             + 12.1 * a.at2(y, x - 1)
@@ -160,7 +160,7 @@ pub fn jacobi2d5(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     })
 }
 
-pub fn jacobi2d9(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn jacobi2d9(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     stencil_2d(inputs, sizes, |a, y, x| {
         (7.1 * a.at2(y - 2, x)
             + 5.1 * a.at2(y - 1, x)
@@ -175,7 +175,7 @@ pub fn jacobi2d9(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     })
 }
 
-pub fn jacobi3d7(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn jacobi3d7(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     stencil_3d(inputs, sizes, |a| {
         0.161 * a(0, 0, 1)
             + 0.162 * a(0, 0, -1)
@@ -187,7 +187,7 @@ pub fn jacobi3d7(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     })
 }
 
-pub fn jacobi3d13(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn jacobi3d13(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     stencil_3d(inputs, sizes, |a| {
         0.25 * a(0, 0, 0)
             + 0.061 * a(0, 0, -1)
@@ -205,7 +205,7 @@ pub fn jacobi3d13(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     })
 }
 
-pub fn poisson(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn poisson(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     stencil_3d(inputs, sizes, |a| {
         let faces = a(0, 0, -1) + a(0, 0, 1) + a(0, -1, 0) + a(0, 1, 0) + a(-1, 0, 0) + a(1, 0, 0);
         let edges = a(0, -1, -1)
@@ -224,7 +224,7 @@ pub fn poisson(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
     })
 }
 
-pub fn heat(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, String> {
+pub fn heat(inputs: &Arrays, sizes: &Sizes) -> Result<Vec<f32>, GoldError> {
     stencil_3d(inputs, sizes, |a| {
         let c = a(0, 0, 0);
         c + 0.125 * (a(1, 0, 0) - 2.0 * c + a(-1, 0, 0))

@@ -9,10 +9,11 @@
 
 mod formulas;
 
+use super::{floats, size, GoldError};
 use crate::harness::data::{Arrays, HostArray, Sizes};
 
-pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, String>> {
-    let f: fn(&Arrays, &Sizes) -> Result<Vec<f32>, String> = match name {
+pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, GoldError>> {
+    let f: fn(&Arrays, &Sizes) -> Result<Vec<f32>, GoldError> = match name {
         "stencil2d" => formulas::stencil2d,
         "srad1" => formulas::srad1,
         "srad2" => formulas::srad2,
@@ -34,11 +35,11 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
 
 /// Structured inputs: `acoustic_neighbours` gives every point of a
 /// `D x H x W` room the number of its 6 neighbours inside the room.
-pub fn generate(name: &str, _input: &str, sizes: &Sizes, _seed: u64) -> Option<Result<HostArray, String>> {
+pub fn generate(name: &str, _input: &str, sizes: &Sizes, _seed: u64) -> Option<Result<HostArray, GoldError>> {
     if name != "acoustic_neighbours" {
         return None;
     }
-    let dims = (|| Ok::<_, String>((size(sizes, "D")?, size(sizes, "H")?, size(sizes, "W")?)))();
+    let dims = (|| Ok::<_, GoldError>((size(sizes, "D")?, size(sizes, "H")?, size(sizes, "W")?)))();
     Some(dims.map(|(d, h, w)| {
         let faces = |v: usize, n: usize| i32::from(v > 0) + i32::from(v + 1 < n);
         let mut out = Vec::with_capacity(d * h * w);
@@ -88,29 +89,13 @@ impl Grid<'_> {
     }
 }
 
-/// Size `name`, a positive length.
-pub fn size(sizes: &Sizes, name: &str) -> Result<usize, String> {
-    let v = *sizes.get(name).ok_or_else(|| format!("size `{name}` is not bound"))?;
-    usize::try_from(v).ok().filter(|&n| n > 0).ok_or_else(|| format!("size `{name}` = {v} must be positive"))
-}
-
-/// Float input `name` holding exactly `len` elements.
-pub fn floats<'a>(inputs: &'a Arrays, name: &str, len: usize) -> Result<&'a [f32], String> {
-    match inputs.get(name) {
-        Some(HostArray::F32(v)) if v.len() == len => Ok(v),
-        Some(HostArray::F32(v)) => Err(format!("input `{name}` has {} elements, expected {len}", v.len())),
-        Some(HostArray::I32(_)) => Err(format!("input `{name}` is int, expected float")),
-        None => Err(format!("input `{name}` is missing")),
-    }
-}
-
 /// Input `name` as a grid of the sizes `W`, `H` and (when bound) `D`.
 pub fn grid<'a>(
     inputs: &'a Arrays,
     sizes: &Sizes,
     name: &str,
     boundary: Boundary,
-) -> Result<Grid<'a>, String> {
+) -> Result<Grid<'a>, GoldError> {
     let w = size(sizes, "W")?;
     let h = size(sizes, "H")?;
     let d = if sizes.contains_key("D") { size(sizes, "D")? } else { 1 };

@@ -8,6 +8,7 @@
 
 use super::super::part1::{floats, output, scalar, size};
 use crate::harness::data::{Arrays, HostArray, Sizes};
+use crate::harness::gold::GoldError;
 
 fn cnd(d: f64) -> f64 {
     let k = 1.0 / (1.0 + 0.2316419 * d.abs());
@@ -31,13 +32,13 @@ pub fn price(s: f64, x: f64, t: f64, r: f64, v: f64) -> (f64, f64) {
     (s * c1 - discounted * c2, discounted * (1.0 - c2) - s * (1.0 - c1))
 }
 
-pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let n = size(sizes, "N")?;
     let s = floats(inputs, "s", n)?;
     let [x, t, r, v] = ["x", "t", "r", "v"].map(|k| scalar(inputs, k).map(f64::from));
     let (x, t, r, v) = (x?, t?, r?, v?);
     if x <= 0.0 || t <= 0.0 || v <= 0.0 {
-        return Err(format!("x = {x}, t = {t} and v = {v} must be positive"));
+        return Err(GoldError::BlackScholesDomain { x, t, v });
     }
     let mut out = Vec::with_capacity(2 * n);
     for &si in s {

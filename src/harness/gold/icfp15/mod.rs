@@ -8,21 +8,22 @@
 mod blackscholes;
 
 use super::part1::{floats, output, size};
+use super::GoldError;
 use crate::harness::data::{Arrays, HostArray, Sizes};
 
 /// Gold functions: `icfp15_asum`, `icfp15_dot`, `blackscholes`.
-pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, String>> {
+pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, GoldError>> {
     let result = match name {
         "icfp15_asum" => asum(inputs, sizes),
         "icfp15_dot" => dot(inputs, sizes),
         "blackscholes" => blackscholes::gold(inputs, sizes),
         _ => return None,
     };
-    Some(result.map_err(|e| format!("gold function {name}: {e}")))
+    Some(result.map_err(|e| GoldError::In { name: name.into(), source: Box::new(e) }))
 }
 
 /// `out[0] = sum |x[i]|`.
-fn asum(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+fn asum(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let n = size(sizes, "N")?;
     let x = floats(inputs, "x", n)?;
     let s: f64 = x.iter().map(|&v| f64::from(v).abs()).sum();
@@ -30,7 +31,7 @@ fn asum(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
 }
 
 /// `out[0] = sum x[i] * y[i]`.
-fn dot(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+fn dot(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let n = size(sizes, "N")?;
     let (x, y) = (floats(inputs, "x", n)?, floats(inputs, "y", n)?);
     let s: f64 = x.iter().zip(y).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum();
@@ -53,6 +54,6 @@ mod tests {
         assert_eq!(f32s(&gold("icfp15_dot", &a, &s).unwrap().unwrap(), "out"), vec![4.0]);
         assert!(gold("nope", &a, &s).is_none());
         let short = arrays(vec![("x", HostArray::F32(vec![1.0]))]);
-        assert!(gold("icfp15_asum", &short, &s).unwrap().unwrap_err().contains("expected 4"));
+        assert!(gold("icfp15_asum", &short, &s).unwrap().unwrap_err().to_string().contains("expected 4"));
     }
 }

@@ -17,6 +17,7 @@
 
 use super::{floats, output, size, Rng};
 use crate::harness::data::{Arrays, HostArray, Sizes};
+use crate::harness::gold::GoldError;
 
 /// Seed of the centres, shared by both generators.
 const CENTRE_SEED: u64 = 0x6b6d_6561_6e73_0001;
@@ -31,7 +32,7 @@ const NOISE: f32 = 0.1;
 const MARGIN_MIN: f64 = 1e-4;
 const MARGIN_MAX: f64 = 1e-2;
 
-pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let p = size(sizes, "P")?;
     let c = size(sizes, "C")?;
     let f = size(sizes, "F")?;
@@ -59,7 +60,7 @@ fn centres(c: usize, f: usize) -> Vec<f32> {
 }
 
 /// `kmeans_clusters`: float [C][F], uniform in [0, 1).
-pub fn clusters(sizes: &Sizes) -> Result<HostArray, String> {
+pub fn clusters(sizes: &Sizes) -> Result<HostArray, GoldError> {
     Ok(HostArray::F32(centres(size(sizes, "C")?, size(sizes, "F")?)))
 }
 
@@ -67,10 +68,10 @@ pub fn clusters(sizes: &Sizes) -> Result<HostArray, String> {
 /// the segment between two random centres, plus noise, moved along the
 /// segment until its two nearest centres are those two and their squared
 /// distances differ by the drawn margin (either may win).
-pub fn features(sizes: &Sizes) -> Result<HostArray, String> {
+pub fn features(sizes: &Sizes) -> Result<HostArray, GoldError> {
     let (p, c, f) = (size(sizes, "P")?, size(sizes, "C")?, size(sizes, "F")?);
     if c < 2 {
-        return Err(format!("points near a boundary need two clusters or more, C = {c}"));
+        return Err(GoldError::OneCluster(c));
     }
     let centres = centres(c, f);
     let centre = |k: usize| &centres[k * f..(k + 1) * f];
@@ -82,7 +83,7 @@ pub fn features(sizes: &Sizes) -> Result<HostArray, String> {
         loop {
             tries += 1;
             if tries > 1000 {
-                return Err(format!("no point near a boundary found for point {pt}"));
+                return Err(GoldError::NoBoundaryPoint(pt));
             }
             let a = rng.below(c);
             let b = (a + 1 + rng.below(c - 1)) % c;

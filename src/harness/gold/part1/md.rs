@@ -13,13 +13,14 @@
 
 use super::{floats, ints, output, scalar, size, Rng};
 use crate::harness::data::{Arrays, HostArray, Sizes};
+use crate::harness::gold::GoldError;
 
 /// Edge of the cubic box (SHOC's domain edge).
 const BOX: f32 = 20.0;
 /// The positions' seed, shared by `md_positions` and `md_neighbours`.
 const SEED: u64 = 0x4d44_5f61_746f_6d73;
 
-pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let n = size(sizes, "N")?;
     let m = size(sizes, "M")?;
     let pos = floats(inputs, "pos", 4 * n)?;
@@ -37,10 +38,12 @@ pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
         let mut fs = [0.0f64; 3];
         for j in 0..m {
             let k = neigh[j * n + i];
-            let k = usize::try_from(k)
-                .ok()
-                .filter(|&k| k < n)
-                .ok_or_else(|| format!("neighbour {j} of atom {i} is {k}, outside 0..{n}"))?;
+            let k = usize::try_from(k).ok().filter(|&k| k < n).ok_or(GoldError::Neighbour {
+                j,
+                atom: i,
+                k,
+                atoms: n,
+            })?;
             // The difference in f32, as the kernel forms it (exact for
             // nearby atoms); the cutoff test on the f32 square, so a pair
             // right at the cutoff falls on the kernel's side of it.
@@ -75,18 +78,18 @@ fn atoms(n: usize) -> Vec<[f32; 3]> {
 }
 
 /// `md_positions`: float4 [N], w = 0.
-pub fn positions(sizes: &Sizes) -> Result<HostArray, String> {
+pub fn positions(sizes: &Sizes) -> Result<HostArray, GoldError> {
     let n = size(sizes, "N")?;
     Ok(HostArray::F32(atoms(n).iter().flat_map(|p| [p[0], p[1], p[2], 0.0]).collect()))
 }
 
 /// `md_neighbours`: int [M][N], the M nearest other atoms of every atom
 /// (nearest first, ties by index), neighbour-major. Needs N > M.
-pub fn neighbours(sizes: &Sizes) -> Result<HostArray, String> {
+pub fn neighbours(sizes: &Sizes) -> Result<HostArray, GoldError> {
     let n = size(sizes, "N")?;
     let m = size(sizes, "M")?;
     if n <= m {
-        return Err(format!("{n} atoms cannot have {m} distinct neighbours each"));
+        return Err(GoldError::TooFewAtoms { atoms: n, neighbours: m });
     }
     let atoms = atoms(n);
     let lists = nearest(&atoms, m);
@@ -227,7 +230,7 @@ mod tests {
     #[test]
     fn bad_neighbour_index_is_an_error() {
         let r = gold(&inputs(vec![0.0; 8], vec![1, 2]), &sizes(&[("N", 2), ("M", 1)]));
-        assert!(r.unwrap_err().contains("outside"));
+        assert!(r.unwrap_err().to_string().contains("outside"));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! wherever the kernels accumulate long sums, so the tolerance in a config
 //! measures the kernel's float error alone.
 
+use super::{GoldError, Part1Lookup};
 use crate::harness::data::{Arrays, HostArray, Sizes};
 
 mod kmeans;
@@ -14,7 +15,7 @@ mod nbody;
 mod simple;
 
 /// Gold functions: `nbody`, `md`, `kmeans`, `nn`, `mri_q`.
-pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, String>> {
+pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays, GoldError>> {
     let result = match name {
         "nbody" => nbody::gold(inputs, sizes),
         "md" => md::gold(inputs, sizes),
@@ -23,12 +24,12 @@ pub fn gold(name: &str, inputs: &Arrays, sizes: &Sizes) -> Option<Result<Arrays,
         "mri_q" => simple::mri_q_gold(inputs, sizes),
         _ => return None,
     };
-    Some(result.map_err(|e| format!("gold function {name}: {e}")))
+    Some(result.map_err(|e| GoldError::In { name: name.into(), source: Box::new(e) }))
 }
 
 /// Generators: `nbody_bodies`, `md_positions`, `md_neighbours`,
 /// `kmeans_features`, `kmeans_clusters`.
-pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Result<HostArray, String>> {
+pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Result<HostArray, GoldError>> {
     let result = match name {
         "nbody_bodies" => nbody::bodies(sizes, seed),
         "md_positions" => md::positions(sizes),
@@ -37,7 +38,11 @@ pub fn generate(name: &str, input: &str, sizes: &Sizes, seed: u64) -> Option<Res
         "kmeans_clusters" => kmeans::clusters(sizes),
         _ => return None,
     };
-    Some(result.map_err(|e| format!("generator {name} (input {input}): {e}")))
+    Some(result.map_err(|e| GoldError::Generator {
+        name: name.into(),
+        input: input.into(),
+        source: Box::new(e),
+    }))
 }
 
 /// A small deterministic generator (SplitMix64): inputs must be identical on
@@ -70,36 +75,42 @@ impl Rng {
 }
 
 /// Size `name`, which must be positive and fit memory indices.
-pub(crate) fn size(sizes: &Sizes, name: &str) -> Result<usize, String> {
+pub(crate) fn size(sizes: &Sizes, name: &str) -> Result<usize, GoldError> {
     match sizes.get(name) {
-        Some(&v) if v > 0 => usize::try_from(v).map_err(|_| format!("size {name} = {v} too large")),
-        Some(&v) => Err(format!("size {name} = {v} must be positive")),
-        None => Err(format!("size {name} is not bound")),
+        Some(&v) if v > 0 => {
+            usize::try_from(v).map_err(|_| Part1Lookup::SizeTooLarge { name: name.into(), value: v }.into())
+        }
+        Some(&v) => Err(Part1Lookup::SizeNotPositive { name: name.into(), value: v }.into()),
+        None => Err(Part1Lookup::SizeUnbound(name.into()).into()),
     }
 }
 
 /// Float input `name` with exactly `len` elements (vector components counted).
-pub(crate) fn floats<'a>(inputs: &'a Arrays, name: &str, len: usize) -> Result<&'a [f32], String> {
+pub(crate) fn floats<'a>(inputs: &'a Arrays, name: &str, len: usize) -> Result<&'a [f32], GoldError> {
     match inputs.get(name) {
         Some(HostArray::F32(v)) if v.len() == len => Ok(v),
-        Some(HostArray::F32(v)) => Err(format!("input {name} has {} floats, expected {len}", v.len())),
-        Some(HostArray::I32(_)) => Err(format!("input {name} holds ints, expected floats")),
-        None => Err(format!("input {name} is missing")),
+        Some(HostArray::F32(v)) => {
+            Err(Part1Lookup::FloatsLength { name: name.into(), len: v.len(), expected: len }.into())
+        }
+        Some(HostArray::I32(_)) => Err(Part1Lookup::NotFloats(name.into()).into()),
+        None => Err(Part1Lookup::Missing(name.into()).into()),
     }
 }
 
 /// Int input `name` with exactly `len` elements.
-pub(crate) fn ints<'a>(inputs: &'a Arrays, name: &str, len: usize) -> Result<&'a [i32], String> {
+pub(crate) fn ints<'a>(inputs: &'a Arrays, name: &str, len: usize) -> Result<&'a [i32], GoldError> {
     match inputs.get(name) {
         Some(HostArray::I32(v)) if v.len() == len => Ok(v),
-        Some(HostArray::I32(v)) => Err(format!("input {name} has {} ints, expected {len}", v.len())),
-        Some(HostArray::F32(_)) => Err(format!("input {name} holds floats, expected ints")),
-        None => Err(format!("input {name} is missing")),
+        Some(HostArray::I32(v)) => {
+            Err(Part1Lookup::IntsLength { name: name.into(), len: v.len(), expected: len }.into())
+        }
+        Some(HostArray::F32(_)) => Err(Part1Lookup::NotInts(name.into()).into()),
+        None => Err(Part1Lookup::Missing(name.into()).into()),
     }
 }
 
 /// Scalar float input `name` (shape `[]`: one element).
-pub(crate) fn scalar(inputs: &Arrays, name: &str) -> Result<f32, String> {
+pub(crate) fn scalar(inputs: &Arrays, name: &str) -> Result<f32, GoldError> {
     floats(inputs, name, 1).map(|v| v[0])
 }
 
@@ -148,7 +159,7 @@ mod tests {
     fn missing_input_is_an_error_not_a_panic() {
         let s = sizes(&[("N", 4)]);
         let r = gold("nn", &Arrays::new(), &s).expect("nn is a part-1 gold function");
-        assert!(r.unwrap_err().contains("locations"));
+        assert!(r.unwrap_err().to_string().contains("locations"));
     }
 
     #[test]

@@ -13,8 +13,9 @@
 
 use super::{floats, output, scalar, size, Rng};
 use crate::harness::data::{Arrays, HostArray, Sizes};
+use crate::harness::gold::GoldError;
 
-pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let n = size(sizes, "N")?;
     let pos = floats(inputs, "pos", 4 * n)?;
     let vel = floats(inputs, "vel", 4 * n)?;
@@ -80,7 +81,7 @@ fn body(pos: &[f32], vel: &[f32], i: usize, esp_sqr: f64, dt: f64, o: &mut [f32]
 /// random init of all four components). With espSqr = 500 this gives
 /// accelerations large enough that one step changes the velocities
 /// measurably, so validation sees the interaction, not just the update.
-pub fn bodies(sizes: &Sizes, seed: u64) -> Result<HostArray, String> {
+pub fn bodies(sizes: &Sizes, seed: u64) -> Result<HostArray, GoldError> {
     let n = size(sizes, "N")?;
     let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(4 * n);
@@ -144,7 +145,7 @@ mod tests {
     #[test]
     fn wrong_lengths_are_errors() {
         let r = gold(&scalars(vec![0.0; 4], vec![0.0; 8], 1.0, 1.0), &sizes(&[("N", 2)]));
-        assert!(r.unwrap_err().contains("pos"));
+        assert!(r.unwrap_err().to_string().contains("pos"));
     }
 
     #[test]

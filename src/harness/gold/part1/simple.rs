@@ -3,10 +3,11 @@
 
 use super::{floats, output, scalar, size};
 use crate::harness::data::{Arrays, HostArray, Sizes};
+use crate::harness::gold::GoldError;
 
 /// NN: `distances[i] = sqrt((lat - locations[i].x)^2 + (lng - locations[i].y)^2)`
 /// for N float2 records.
-pub fn nn_gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn nn_gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let n = size(sizes, "N")?;
     let loc = floats(inputs, "locations", 2 * n)?;
     let lat = scalar(inputs, "lat")? as f64;
@@ -21,7 +22,7 @@ pub fn nn_gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
 /// MRI-Q: with `phiMag[k] = phiR[k]^2 + phiI[k]^2`, for each of X voxels
 /// `Q = sum_k phiMag[k] * (cos, sin)(2*pi*(kx*x + ky*y + kz*z))` over K
 /// samples. Output `Q`: float2 [X], (Qr, Qi) per voxel.
-pub fn mri_q_gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn mri_q_gold(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let x_len = size(sizes, "X")?;
     let k_len = size(sizes, "K")?;
     let get_k = |name| floats(inputs, name, k_len);
@@ -98,6 +99,6 @@ mod tests {
         let mut inputs = mri_inputs([0.0; 3], (0.0, 0.0), [0.0; 3]);
         inputs.remove("kz");
         let err = mri_q_gold(&inputs, &sizes(&[("X", 1), ("K", 1)])).unwrap_err();
-        assert!(err.contains("kz"));
+        assert!(err.to_string().contains("kz"));
     }
 }

@@ -1,6 +1,6 @@
 //! Matrix-vector and matrix-matrix golds (gemv, atax, gesummv, mm).
 
-use super::{floats, par_rows, product, scalar, single, size};
+use super::{floats, par_rows, product, scalar, single, size, GoldError};
 use crate::harness::data::{Arrays, Sizes};
 
 /// `A v` in f64 for a row-major `m x n` matrix.
@@ -23,7 +23,7 @@ fn widen(v: &[f32]) -> Vec<f64> {
 }
 
 /// `out = alpha * A x + beta * y`, A is M x N.
-pub fn gemv(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn gemv(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let (m, n) = (size(sizes, "M")?, size(sizes, "N")?);
     let a = floats(inputs, "A", product(&[m, n])?)?;
     let x = widen(floats(inputs, "x", n)?);
@@ -35,7 +35,7 @@ pub fn gemv(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
 }
 
 /// `y = A^T (A x)`, A is M x N. The intermediate `A x` stays in f64.
-pub fn atax(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn atax(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let (m, n) = (size(sizes, "M")?, size(sizes, "N")?);
     let a = floats(inputs, "A", product(&[m, n])?)?;
     let x = widen(floats(inputs, "x", n)?);
@@ -45,7 +45,7 @@ pub fn atax(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
 }
 
 /// `y = alpha * A x + beta * B x`, A and B are M x N.
-pub fn gesummv(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn gesummv(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let (m, n) = (size(sizes, "M")?, size(sizes, "N")?);
     let len = product(&[m, n])?;
     let (a, b) = (floats(inputs, "A", len)?, floats(inputs, "B", len)?);
@@ -64,17 +64,28 @@ const KB: usize = 128;
 const IB: usize = 64;
 
 /// `C = A B` with A given transposed: `At` is K x M, B is K x N, C is M x N.
-pub fn mm(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, String> {
+pub fn mm(inputs: &Arrays, sizes: &Sizes) -> Result<Arrays, GoldError> {
     let (m, n, k) = (size(sizes, "M")?, size(sizes, "N")?, size(sizes, "K")?);
     let at = floats(inputs, "At", product(&[k, m])?)?;
     let b = floats(inputs, "B", product(&[k, n])?)?;
     let mut c = vec![0f32; product(&[m, n])?];
-    par_rows(&mut c, n, |first, rows| mm_rows(at, b, m, n, k, first, rows));
+    let operands = MmOperands { at, b, m, n, k };
+    par_rows(&mut c, n, |first, rows| mm_rows(&operands, first, rows));
     Ok(single("C", c))
 }
 
+/// `mm`'s operands and sizes, shared read-only by every thread.
+struct MmOperands<'a> {
+    at: &'a [f32],
+    b: &'a [f32],
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
 /// Computes rows `first..` of C into `out` (whole rows of N).
-fn mm_rows(at: &[f32], b: &[f32], m: usize, n: usize, k: usize, first: usize, out: &mut [f32]) {
+fn mm_rows(ops: &MmOperands, first: usize, out: &mut [f32]) {
+    let MmOperands { at, b, m, n, k } = *ops;
     let rows = out.len() / n;
     // acc[r * JB + j]: row r of the block, column j of the column block; the
     // inner loop works on 4 rows at once so each load of B feeds 4 rows.
@@ -223,6 +234,6 @@ mod tests {
             &arrays(&[("At", vec![0.; 6]), ("B", vec![0.; 4])]),
             &sizes(&[("M", 2), ("N", 2), ("K", 2)]),
         );
-        assert!(r.unwrap().unwrap_err().contains("`At`"));
+        assert!(r.unwrap().unwrap_err().to_string().contains("`At`"));
     }
 }
