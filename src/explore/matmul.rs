@@ -26,7 +26,7 @@
 //! vectors of `wy` (`add_vecw`, `mult_vecw`, made by `tile-mm`); at 4 and
 //! 4 this is mm-nvidia's layout.
 //!
-//! Not reached: the reference's register prefetch of the next chunk.
+//! The register prefetch of the next chunk is the compiler's (`codegen::prefetch`).
 //!
 //! The position is the first where `tile-mm` matches: the root, or the
 //! body of the root map's function (a batch of products, whose map becomes
