@@ -56,3 +56,25 @@ fn compile_writes_kernel_with_header_when_compiler_works() {
     assert!(text.contains("// parameters, in order:") && text.contains("input  x:"), "{text}");
     assert!(text.contains("kernel"), "{text}");
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_a_panic() {
+    use std::io::Read;
+    // The hand-written MM kernel without index simplification is about
+    // 100 KB, more than a pipe holds: the write is still going on when the
+    // reader closes its end.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["compile", "benchmarks/mm-nvidia.lift", "--def", "mmNvidia", "--no-arith-simplify"])
+        .args(["--size", "M=1024", "--size", "N=1024", "--size", "K=1024", "--local", "16,16"])
+        .args(["--global", "128,128"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("panicked"), "{:?}: {err}", out.status);
+}

@@ -205,8 +205,15 @@ pub(crate) fn compile_cmd(a: &CompileArgs) -> Result<(), CliError> {
     match &a.out {
         Some(p) => std::fs::write(p, text).map_err(|e| bad(format!("-o {}: {e}", p.display()))),
         None => {
-            print!("{text}");
-            Ok(())
+            use std::io::Write;
+            // A reader that stops early (`lift compile f.lift | head`) is
+            // not an error; `print!` would panic on the closed pipe.
+            match std::io::stdout().lock().write_all(text.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(bad(format!("standard output: {e}")))
+                }
+                _ => Ok(()),
+            }
         }
     }
 }
