@@ -25,7 +25,7 @@ fn csv_rows(path: &Path) -> Vec<csv::StringRecord> {
     let mut rd = csv::Reader::from_path(path).expect("results.csv readable");
     let headers = rd.headers().unwrap().clone();
     assert_eq!(&headers[0], "benchmark");
-    assert_eq!(headers.len(), 27, "column count of results.csv");
+    assert_eq!(headers.len(), 28, "column count of results.csv");
     rd.records().map(|r| r.unwrap()).collect()
 }
 
@@ -48,6 +48,9 @@ fn tiny_run_of_first_benchmarks() {
     let csv = dirs[0].join("results.csv");
     let rows = csv_rows(&csv);
     assert!(dirs[0].join("roofline.csv").exists(), "roofline.csv written");
+    // Each row records the preset's size values beside its name.
+    let mm = rows.iter().find(|r| &r[0] == "mm-nvidia" && &r[2] == "reference").expect("mm-nvidia row");
+    assert_eq!(&mm[27], "K=320;M=384;N=256", "{mm:?}");
 
     // Every CGO 2017 benchmark of configs/ (no `suite:` key): the three
     // first ones and the twelve of CGO 2017's Table 1.

@@ -111,7 +111,7 @@ fn every_stencil_validates_at_tiny() {
     let dir = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
     let csv = dir.join("results-cgo18.csv");
     let mut rd = csv::Reader::from_path(&csv).unwrap_or_else(|e| panic!("{e}\n{stdout}"));
-    assert_eq!(rd.headers().unwrap().len(), 27);
+    assert_eq!(rd.headers().unwrap().len(), 28);
     let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
     assert!(!dir.join("results.csv").exists(), "the CGO 2017 file is not written by --suite cgo18");
     for c in stencil_configs() {
@@ -630,4 +630,18 @@ fn explored_shapes_give_the_hand_written_kernels() {
             assert_eq!(walk, kernel(&format!("{stem}SlideSeq"), local), "{}", c.name);
         }
     }
+}
+
+#[test]
+fn results_files_of_27_columns_are_read_and_rows_record_their_sizes() {
+    use lift::harness::chart::{read_results, RESULTS_HEADER};
+    let dir = scratch("sizes-csv");
+    let p = dir.join("results.csv");
+    let row =
+        "dot,tiny,all,ok,1.5,1.5,1.5,,,3,1e-7,2.0,10,100,,,,,profiling,,dev,1,OpenCL 3.0,abc,2024-01-01,,";
+    std::fs::write(&p, format!("{}\n{row}\n", RESULTS_HEADER[..27].join(","))).unwrap();
+    assert_eq!(read_results(&p).unwrap()[0].sizes, "");
+    std::fs::write(&p, format!("{}\n{row},N=1280\n", RESULTS_HEADER.join(","))).unwrap();
+    assert_eq!(read_results(&p).unwrap()[0].sizes, "N=1280");
+    let _ = std::fs::remove_dir_all(&dir);
 }

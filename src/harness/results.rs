@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The contract's columns, in order. Files written before `gelems` was
 /// added (the first 26 columns) are still read.
-pub const RESULTS_HEADER: [&str; 27] = [
+pub const RESULTS_HEADER: [&str; 28] = [
     "benchmark",
     "size",
     "variant",
@@ -37,6 +37,7 @@ pub const RESULTS_HEADER: [&str; 27] = [
     "date",
     "message",
     "gelems",
+    "sizes",
 ];
 
 /// How a run ended: the `status` column of `results.csv`.
@@ -134,6 +135,10 @@ pub struct Row {
     /// Output elements updated per second, in billions (stencils).
     #[serde(default)]
     pub gelems: Option<f64>,
+    /// The preset's size values, `K=1024;M=1024;N=1024` (files written
+    /// before this column have none).
+    #[serde(default)]
+    pub sizes: String,
 }
 
 impl Row {

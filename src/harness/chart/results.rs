@@ -13,8 +13,8 @@ use crate::harness::variant_name::{Level, Variant};
 
 pub use crate::harness::results::RESULTS_HEADER;
 
-/// Columns of result files written before `gelems`.
-const LEGACY_COLUMNS: usize = 26;
+/// Columns of result files written before `gelems`, and before `sizes`.
+const LEGACY_COLUMNS: [usize; 2] = [26, 27];
 
 /// A bar of Figure 8: which program a row measured, among those the figure
 /// draws.
@@ -144,7 +144,7 @@ fn csv_error(path: &Path, e: &csv::Error) -> ChartError {
 /// Returns the number of columns: the contract's, or the legacy count.
 fn check_header(header: &csv::StringRecord, path: &Path) -> Result<usize, ChartError> {
     let got: Vec<&str> = header.iter().map(str::trim).collect();
-    if got == RESULTS_HEADER || got == RESULTS_HEADER[..LEGACY_COLUMNS] {
+    if got == RESULTS_HEADER || LEGACY_COLUMNS.iter().any(|&n| got == RESULTS_HEADER[..n]) {
         return Ok(got.len());
     }
     let first_bad = RESULTS_HEADER
@@ -272,5 +272,6 @@ fn parse_row(record: &csv::StringRecord, path: &Path, line: u64, columns: usize)
         date: f.text(24),
         message: f.text(25),
         gelems: f.float(26)?,
+        sizes: f.text(27),
     })
 }
