@@ -167,3 +167,23 @@ fn missing_files_and_defs_are_named() {
     assert!(err.to_string().contains("nn.cl"), "{err}");
     assert!(!dir.join("table1.csv").exists(), "nothing written on error");
 }
+
+/// The committed `reports/table1.csv` is what `lift table1` writes from the
+/// committed configs, programs and references (it had drifted once).
+#[test]
+fn the_committed_table_matches_the_configs() {
+    let out = scratch("committed");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["table1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for f in ["table1.csv", "table1.md"] {
+        let fresh = std::fs::read_to_string(out.join(f)).unwrap();
+        let committed = std::fs::read_to_string(root.join("reports").join(f)).unwrap();
+        assert_eq!(fresh, committed, "reports/{f} differs from `lift table1`: run it and commit");
+    }
+}
