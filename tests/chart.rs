@@ -25,7 +25,7 @@ fn row(bench: &str, size: &str, variant: &str, status: &str, median: Option<f64>
     let median = median.map(|m| m.to_string()).unwrap_or_default();
     format!(
         "{bench},{size},{variant},{status},{median},{median},{median},,,10,1e-6,12.5,100,4096,,,,,profiling,\
-         -cl-mad-enable,{device},535.1,OpenCL 3.0,abc123,2024-01-01,\"note, with comma\","
+         -cl-mad-enable,{device},535.1,OpenCL 3.0,abc123,2024-01-01,\"note, with comma\",,N=1024"
     )
 }
 
@@ -275,7 +275,7 @@ fn bad_csv_errors_name_file_line_and_column() {
     assert!(err.contains(":2: column `variant`"), "{err}");
 
     let (_, err) = bad_csv("short-row", &header, &[&good, "md,small,all"]);
-    assert!(err.contains(":3") && err.contains("3 fields, expected 27"), "{err}");
+    assert!(err.contains(":3") && err.contains("3 fields, expected 28"), "{err}");
 
     let (_, err) = bad_csv("ok-without-median", &header, &[&row("md", "small", "all", "ok", None, AMD)]);
     assert!(err.contains(":2: column `median_ms`"), "{err}");

@@ -353,13 +353,13 @@ fn out_files_are_not_written_through_links() {
     assert!(!o.status.success());
     assert!(text(&o).contains("is a symbolic link"), "{}", text(&o));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
-    // An older file of 26 columns (before `gelems`): refused, exit 2.
+    // An older file of 27 columns (before `sizes`): refused, exit 2.
     std::fs::remove_file(&results).unwrap();
     let old: String = good.lines().map(|l| l.rsplit_once(',').unwrap().0.to_string() + "\n").collect();
     std::fs::write(&results, &old).unwrap();
     let o = run(&["--resume"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("found 26 columns"), "{}", text(&o));
+    assert!(text(&o).contains("found 27 columns"), "{}", text(&o));
     assert_eq!(std::fs::read_to_string(&results).unwrap(), old, "nothing appended");
     let _ = std::fs::remove_dir_all(&base);
 }
