@@ -101,8 +101,18 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let preamble = preamble(program, &lowered);
     let mut body = lowered.body;
     if opts.prefetch {
-        let readonly =
-            sig.cparams.iter().filter(|p| p.ty.starts_with("const global")).map(|p| p.name.clone()).collect();
+        // The def's array parameters: `const restrict` buffers no kernel writes.
+        let readonly = sig
+            .kparams
+            .iter()
+            .filter_map(|p| match p {
+                KernelParam::Input { name, .. } => Some(name.clone()),
+                KernelParam::Scalar { .. }
+                | KernelParam::Output { .. }
+                | KernelParam::Temp { .. }
+                | KernelParam::Size { .. } => None,
+            })
+            .collect();
         crate::codegen::prefetch::pipeline_copies(&mut body, &readonly);
     }
     let name = format!("lift_{}", d.name);

@@ -141,6 +141,12 @@ pub struct Row {
     pub sizes: String,
 }
 
+/// A `sizes` cell: `K=1024;M=1024;N=1024` (the generality results use the
+/// same spelling).
+pub fn sizes_cell(sizes: &crate::types::Sizes) -> String {
+    sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";")
+}
+
 impl Row {
     pub fn key(&self) -> (String, String, String) {
         (self.benchmark.clone(), self.size.clone(), self.variant.clone())

@@ -441,7 +441,7 @@ fn base_row(p: &Planned, variant: &Variant, timing: Timing, rt: &Runtime, opts: 
     Row {
         benchmark: p.cfg.name.clone(),
         size: p.preset.clone(),
-        sizes: p.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";"),
+        sizes: super::results::sizes_cell(&p.sizes),
         variant: variant.to_string(),
         timing: timing.as_str().into(),
         device: rt.info.name.clone(),

@@ -104,10 +104,6 @@ pub struct Row {
     pub message: String,
 }
 
-fn sizes_text(s: &BTreeMap<String, i64>) -> String {
-    s.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";")
-}
-
 impl Row {
     pub(super) fn new(
         e: &Entry,
@@ -123,7 +119,7 @@ impl Row {
         Row {
             program: e.name.clone(),
             class: e.class.clone(),
-            sizes: sizes_text(sizes),
+            sizes: crate::harness::results::sizes_cell(sizes),
             device: d.name.clone(),
             commit: o.commit.clone(),
             date: o.date.clone(),
