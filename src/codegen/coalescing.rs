@@ -39,9 +39,18 @@ struct Walk<'m> {
     out: Vec<GlobalAccess>,
 }
 
-/// Whether `e` is the text `get_global_id(0)` or `get_local_id(0)`.
+/// Whether `e` is the text `get_global_id(0)` or `get_local_id(0)`, or
+/// one of them plus a constant (a thread loop split into its iterations
+/// by `codegen::prefetch`: `get_local_id(0) + 16`), which moves by one
+/// from one work-item to the next all the same.
 fn is_lane_id(e: &CExpr) -> bool {
-    matches!(e, CExpr::Raw(s) if s == "get_global_id(0)" || s == "get_local_id(0)")
+    let CExpr::Raw(s) = e else { return false };
+    let id = match s.split_once(" + ") {
+        Some((id, c)) if c.parse::<i64>().is_ok() => id,
+        Some(_) => return false,
+        None => s.as_str(),
+    };
+    id == "get_global_id(0)" || id == "get_local_id(0)"
 }
 
 impl Walk<'_> {
@@ -173,4 +182,22 @@ pub fn coalesced_share(
         }
     }
     (all > 0.0).then(|| good / all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lane_id_plus_a_constant_is_a_lane() {
+        for (text, lane) in [
+            ("get_local_id(0)", true),
+            ("get_global_id(0) + 32", true),
+            ("get_local_id(1) + 8", false),
+            ("get_local_id(0) + n", false),
+            ("get_local_id(0) * 2", false),
+        ] {
+            assert_eq!(is_lane_id(&CExpr::raw(text)), lane, "{text}");
+        }
+    }
 }
