@@ -75,20 +75,55 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let out_view = sig.output(d, &types)?;
     let out_ty = types.of(&d.body).clone();
 
-    let lowered = lower::lower(
-        lower::Inputs {
+    // The def's array parameters: `const restrict` buffers no kernel
+    // writes, whose reads the prefetch may move.
+    let readonly = sig
+        .kparams
+        .iter()
+        .filter_map(|p| match p {
+            KernelParam::Input { name, .. } => Some(name.clone()),
+            KernelParam::Scalar { .. }
+            | KernelParam::Output { .. }
+            | KernelParam::Temp { .. }
+            | KernelParam::Size { .. } => None,
+        })
+        .collect();
+    let lower_with = |pads: &std::collections::BTreeMap<String, i64>| {
+        let inputs = lower::Inputs {
             program,
             types: &types,
             spaces: &spaces,
             no_barrier: &no_barrier,
             opts,
+            pads,
             global: global.clone(),
             local: local.clone(),
-        },
-        &sig.views,
-        &d.body,
-        out_view,
-    )?;
+        };
+        let mut lowered = lower::lower(inputs, &sig.views, &d.body, out_view.clone())?;
+        if opts.prefetch {
+            crate::codegen::prefetch::pipeline_copies(&mut lowered.body, &readonly);
+        }
+        Ok::<_, CompileError>(lowered)
+    };
+    let mut lowered = lower_with(&Default::default())?;
+    if opts.pad_local {
+        // Lowered again where local arrays conflict on their banks: the
+        // same kernel with longer rows in those arrays.
+        let pads = crate::codegen::banks::pads(&lowered.body, &lowered.locals);
+        if !pads.is_empty() {
+            let first = std::mem::take(&mut lowered.locals);
+            lowered = lower_with(&pads)?;
+            // The pads fit the first lowering's vector widths: the second
+            // must use the same (it differs only in the arrays' rows).
+            for name in pads.keys() {
+                if lowered.locals.get(name).map(|l| &l.widths) != first.get(name).map(|l| &l.widths) {
+                    return Err(CompileError::Internal(format!(
+                        "padding local array `{name}` changed the vector widths it is accessed with"
+                    )));
+                }
+            }
+        }
+    }
     for t in &lowered.temps {
         sig.cparams.push(ast::Param { ty: format!("global {}* restrict", t.c_elem), name: t.name.clone() });
         sig.kparams.push(KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() });
@@ -99,22 +134,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     }
 
     let preamble = preamble(program, &lowered);
-    let mut body = lowered.body;
-    if opts.prefetch {
-        // The def's array parameters: `const restrict` buffers no kernel writes.
-        let readonly = sig
-            .kparams
-            .iter()
-            .filter_map(|p| match p {
-                KernelParam::Input { name, .. } => Some(name.clone()),
-                KernelParam::Scalar { .. }
-                | KernelParam::Output { .. }
-                | KernelParam::Temp { .. }
-                | KernelParam::Size { .. } => None,
-            })
-            .collect();
-        crate::codegen::prefetch::pipeline_copies(&mut body, &readonly);
-    }
+    let body = lowered.body;
     let name = format!("lift_{}", d.name);
     let module = ast::Module {
         preamble,

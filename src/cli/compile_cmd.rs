@@ -43,6 +43,10 @@ pub(crate) struct CompileFlags {
     /// Leave tiled loops without register prefetch (docs/ARCHITECTURE.md)
     #[arg(long)]
     no_prefetch: bool,
+    /// Keep local arrays' rows unpadded where work-items would share a bank
+    /// (docs/ARCHITECTURE.md)
+    #[arg(long)]
+    no_pad_local: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -154,6 +158,7 @@ fn options(flags: &CompileFlags, sizes: Sizes) -> Result<CompileOptions, CliErro
         barrier_elim: !flags.no_barrier_elim,
         cf_simplify: !flags.no_cf_simplify,
         prefetch: !flags.no_prefetch,
+        pad_local: !flags.no_pad_local,
         sizes,
         local: flags.local.as_deref().map(|s| parse_dims("local", s)).transpose()?,
         global: flags.global.as_deref().map(|s| parse_dims("global", s)).transpose()?,

@@ -43,7 +43,7 @@ struct Walk<'m> {
 /// one of them plus a constant (a thread loop split into its iterations
 /// by `codegen::prefetch`: `get_local_id(0) + 16`), which moves by one
 /// from one work-item to the next all the same.
-fn is_lane_id(e: &CExpr) -> bool {
+pub(crate) fn is_lane_id(e: &CExpr) -> bool {
     let CExpr::Raw(s) = e else { return false };
     let id = match s.split_once(" + ") {
         Some((id, c)) if c.parse::<i64>().is_ok() => id,

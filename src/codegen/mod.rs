@@ -7,6 +7,7 @@
 //! program always gives the same kernel text.
 
 pub mod ast;
+pub mod banks;
 pub mod coalescing;
 pub mod ctypes;
 mod error;

@@ -16,6 +16,9 @@ pub struct CompileOptions {
     /// Load the next chunk of a tiled loop into registers while this one
     /// is computed (`codegen::prefetch`; not one of the paper's switches).
     pub prefetch: bool,
+    /// Pad the rows of local arrays that work-items would otherwise reach
+    /// on one bank (`codegen::banks`; not one of the paper's switches).
+    pub pad_local: bool,
     /// Sizes known at compile time (`N = 4096`); others stay symbolic.
     pub sizes: BTreeMap<String, i64>,
     /// Local size per dimension; inferred when `None`.
@@ -31,6 +34,7 @@ impl Default for CompileOptions {
             barrier_elim: true,
             cf_simplify: true,
             prefetch: true,
+            pad_local: true,
             sizes: BTreeMap::new(),
             local: None,
             global: None,

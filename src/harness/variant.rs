@@ -67,13 +67,15 @@ pub fn level_options(level: &str) -> Option<CompileOptions> {
         "all" => (true, true, true),
         _ => return None,
     };
-    // The register prefetch is not one of the paper's switches: only the
-    // full compiler (`all`) has it, so the lower levels stay the paper's.
+    // The register prefetch and the padded local rows are not among the
+    // paper's switches: only the full compiler (`all`) has them, so the
+    // lower levels stay the paper's.
     Some(CompileOptions {
         barrier_elim: b,
         cf_simplify: c,
         arith_simplify: a,
         prefetch: a,
+        pad_local: a,
         ..CompileOptions::default()
     })
 }

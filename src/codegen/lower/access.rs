@@ -36,7 +36,22 @@ impl Lowerer<'_> {
         let a = consume_in(v, &[], Some(ty), &printer, memo, Some(&threads))
             .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
         self.note_private_indices(&a);
+        self.note_local_widths(&a);
         Ok(a)
+    }
+
+    /// Records the vector widths local arrays are accessed with (a padded
+    /// row must keep every vector inside it: `codegen::banks`).
+    fn note_local_widths(&mut self, a: &Access) {
+        match a {
+            Access::Mem { mem, vector, .. } if mem.space == AddressSpace::Local => {
+                let facts = self.locals.entry(mem.name.clone()).or_default();
+                facts.widths.insert(vector.map_or(1, i64::from));
+            }
+            Access::Select { then, .. } => self.note_local_widths(then),
+            Access::Tuple { parts, .. } => parts.iter().for_each(|p| self.note_local_widths(p)),
+            Access::Mem { .. } | Access::Value { .. } | Access::Call { .. } | Access::IndexValue(_) => {}
+        }
     }
 
     /// Records loop variables that index private arrays, so their loops unroll.

@@ -21,6 +21,48 @@ use crate::view::{MemKind, Memory, View};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// The arrays of `t` from the outside in: (length, element type).
+fn dims(t: &Type) -> Vec<(ArithExpr, Type)> {
+    let mut out = Vec::new();
+    let mut t = t;
+    while let Type::Array(e, n) = t {
+        out.push((n.clone(), (**e).clone()));
+        t = e;
+    }
+    out
+}
+
+/// Which of `t`'s arrays are its rows (`codegen::banks`): the innermost of
+/// length other than one, where another array encloses it.
+fn row_dim(t: &Type) -> Option<usize> {
+    let d = dims(t);
+    let i = d.iter().rposition(|(n, _)| n.as_cst() != Some(1))?;
+    (i > 0).then_some(i)
+}
+
+/// The constant length of `t`'s rows, if it has rows.
+fn innermost_row(t: &Type) -> Option<i64> {
+    row_dim(t).and_then(|i| dims(t)[i].0.as_cst())
+}
+
+/// `t` with `p` more elements in each of its rows (`[[T]c]r` to
+/// `[[T]c+p]r`); a type without rows stays as it is.
+fn padded_rows(t: &Type, p: i64) -> Type {
+    fn longer(t: &Type, depth: usize, p: i64) -> Type {
+        match t {
+            Type::Array(e, n) if depth == 0 => {
+                Type::array((**e).clone(), ArithExpr::add(n.clone(), ArithExpr::Cst(p)))
+            }
+            Type::Array(e, n) => Type::array(longer(e, depth - 1, p), n.clone()),
+            other => other.clone(),
+        }
+    }
+    match row_dim(t) {
+        Some(i) => longer(t, i, p),
+        None => t.clone(),
+    }
+}
+
 /// A global buffer the kernel needs besides its inputs and output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlobalTemp {
@@ -70,6 +112,20 @@ impl Lowerer<'_> {
             (AddressSpace::Global, _) => ("glob", MemKind::Buffer),
         };
         let name = self.names.fresh(prefix);
+        // Padded rows (`codegen::banks`): the view flattens indices with
+        // the longer rows, the declaration holds them.
+        if space == AddressSpace::Local {
+            self.locals.entry(name.clone()).or_default().row = innermost_row(&full);
+        }
+        let (full, count) = match (space, self.inp.pads.get(&name)) {
+            (AddressSpace::Local, Some(&p)) => {
+                let padded = padded_rows(&full, p);
+                let count =
+                    self.decide(&padded.lengths().into_iter().fold(ArithExpr::Cst(1), ArithExpr::mul));
+                (padded, count)
+            }
+            _ => (full, count),
+        };
         match space {
             AddressSpace::Private => {
                 let len = match kind {

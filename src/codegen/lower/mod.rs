@@ -41,6 +41,9 @@ pub struct Inputs<'a> {
     pub spaces: &'a AddressSpaces,
     pub no_barrier: &'a HashSet<ExprId>,
     pub opts: &'a CompileOptions,
+    /// Local arrays (by name) whose rows get this many more scalars
+    /// (`codegen::banks`).
+    pub pads: &'a std::collections::BTreeMap<String, i64>,
     /// Launch sizes used for control-flow reasoning.
     pub global: [ArithExpr; 3],
     pub local: Option<[ArithExpr; 3]>,
@@ -54,6 +57,8 @@ pub struct Lowered {
     pub vector_funs: Vec<(crate::ir::UserFunId, u8)>,
     /// Tuple types used anywhere in the kernel.
     pub tuple_types: Vec<Type>,
+    /// What the padding of local rows needs to know (`codegen::banks`).
+    pub locals: std::collections::BTreeMap<String, crate::codegen::banks::LocalArray>,
 }
 
 /// An enclosing map, innermost last.
@@ -135,6 +140,9 @@ pub(crate) struct Lowerer<'a> {
     iter_lens: HashMap<String, Vec<ArithExpr>>,
     /// Sizes the def's own splits divide (`bounds::size_divisors`).
     size_divisors: HashMap<String, i64>,
+    /// Per local array: its row length and the vector widths it is read
+    /// and written with.
+    locals: std::collections::BTreeMap<String, crate::codegen::banks::LocalArray>,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -161,11 +169,18 @@ pub fn lower(
         unrolled_iters: 0,
         iter_lens: HashMap::new(),
         size_divisors,
+        locals: Default::default(),
     };
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);
     stmts.extend(l.blocks.pop().unwrap_or_default());
-    Ok(Lowered { body: stmts, temps: l.temps, vector_funs: l.vector_funs, tuple_types: l.tuple_types })
+    Ok(Lowered {
+        body: stmts,
+        temps: l.temps,
+        vector_funs: l.vector_funs,
+        tuple_types: l.tuple_types,
+        locals: l.locals,
+    })
 }
 
 /// Whether a function only rearranges data (no writes): such a function,

@@ -1,0 +1,279 @@
+//! Local-memory bank conflicts, and the row padding that removes them.
+//!
+//! Local memory is spread over 32 banks of 4 bytes; the work-items of a
+//! warp (or wavefront) that touch different words of one bank wait for
+//! each other. A tile copied with local dimension 0 along its columns
+//! (`loc[64 * k + m]`, `k` the work-item) or read along them (a transpose
+//! through local memory) puts every work-item on the same bank: a 16- or
+//! 32-way conflict. Padding the rows of the array (`64` to `68` scalars)
+//! spreads them over the banks without changing what the kernel computes:
+//! every access goes through the memory's view, which flattens indices
+//! with the padded row length (`view::consume`).
+//!
+//! [`pads`] finds the local arrays to pad in a lowered kernel: those with an
+//! access whose index moves by a multiple of 8 scalars from one work-item of
+//! dimension 0 to the next (an 8-way conflict or worse). A vector access
+//! reads `w` consecutive scalars from a multiple of `w`; it stays inside
+//! one padded row, and aligned, when `w` divides both the row and the pad:
+//! the pad is the least common multiple of the widths the lowering saw
+//! (1 for scalars only), and an array whose row some width does not divide
+//! is left as it is.
+
+use super::ast::{CExpr, Stmt};
+use crate::arith::ArithExpr;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Strides (in scalars) from one work-item to the next at which an access
+/// conflicts 8-way or worse.
+const CONFLICT_STRIDE: i64 = 8;
+
+/// What the lowering knows of one local array.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LocalArray {
+    /// The length of its rows: its innermost arrays longer than one (those
+    /// of one element are a row's elements), where it has two or more
+    /// dimensions and that length is a constant.
+    pub row: Option<i64>,
+    /// The vector widths it is read or written with (1: scalars).
+    pub widths: BTreeSet<i64>,
+}
+
+/// Per local array to pad (by name), the elements to add to its rows.
+pub fn pads(body: &[Stmt], locals: &BTreeMap<String, LocalArray>) -> BTreeMap<String, i64> {
+    let mut w = Walk::default();
+    w.stmts(body);
+    let mut out = BTreeMap::new();
+    for (name, strides) in &w.conflicts {
+        let Some(LocalArray { row: Some(row), widths }) = locals.get(name) else { continue };
+        if w.escaped.contains(name) {
+            continue;
+        }
+        // Longer rows help where work-items are whole rows apart.
+        let across_rows = strides.iter().all(|s| s % row == 0);
+        let pad = widths.iter().fold(1, |a, &b| lcm(a, b));
+        if across_rows && widths.iter().all(|w| *w > 0 && row % w == 0) {
+            out.insert(name.clone(), pad);
+        }
+    }
+    out
+}
+
+fn lcm(a: i64, b: i64) -> i64 {
+    fn gcd(a: i64, b: i64) -> i64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    a / gcd(a, b) * b
+}
+
+#[derive(Default)]
+struct Walk {
+    /// Local arrays declared so far.
+    locals: Vec<String>,
+    /// Lane variables in scope, innermost last.
+    lane: Vec<String>,
+    /// Per array, the strides (in its elements) of its conflicting accesses.
+    conflicts: BTreeMap<String, BTreeSet<i64>>,
+    /// Arrays named other than as an indexed base (a pointer into one that
+    /// `iterate` swaps, `vload8(i, loc_0)`): their layout is left alone.
+    escaped: BTreeSet<String>,
+}
+
+impl Walk {
+    fn stmts(&mut self, body: &[Stmt]) {
+        let lanes = self.lane.len();
+        for s in body {
+            self.stmt(s);
+        }
+        self.lane.truncate(lanes);
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Decl { qualifier, name, init, .. } => {
+                if *qualifier == Some("local") {
+                    self.locals.push(name.clone());
+                }
+                if let Some(i) = init {
+                    self.expr(i);
+                    if super::coalescing::is_lane_id(i) {
+                        self.lane.push(name.clone());
+                    }
+                }
+            }
+            Stmt::Assign { lhs, rhs } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            Stmt::Expr(e) => self.expr(e),
+            Stmt::For { var, init, bound, step, body } => {
+                self.expr(init);
+                self.expr(bound);
+                self.expr(step);
+                let lanes = self.lane.len();
+                if super::coalescing::is_lane_id(init) {
+                    self.lane.push(var.clone());
+                }
+                self.stmts(body);
+                self.lane.truncate(lanes);
+            }
+            Stmt::If { cond, then, otherwise } => {
+                self.expr(cond);
+                self.stmts(then);
+                self.stmts(otherwise);
+            }
+            Stmt::Block(b) => self.stmts(b),
+            Stmt::Barrier { .. } | Stmt::Comment(_) => {}
+        }
+    }
+
+    /// Records an access to local array `name` with `index` in units of
+    /// `width` scalars.
+    fn access(&mut self, name: &str, index: &ArithExpr, width: i64) {
+        if !self.locals.iter().any(|l| l == name) {
+            return;
+        }
+        let Some(lane) = self.lane.last() else { return };
+        // A lane variable below 1 (`l < 1`): one work-item, no conflict.
+        let one_lane = index.vars().iter().any(|v| {
+            v.name == *lane && v.range.stop.as_ref().and_then(|s| s.as_cst()).is_some_and(|s| s <= 1)
+        });
+        if one_lane {
+            return;
+        }
+        let at = |l: i64| index.eval_with(&|v| Some(if v == lane { l } else { 0 })).ok();
+        if let (Some(a), Some(b)) = (at(0), at(1)) {
+            let stride = (b - a).abs() * width;
+            if stride >= CONFLICT_STRIDE && stride % CONFLICT_STRIDE == 0 {
+                self.conflicts.entry(name.to_string()).or_default().insert(stride);
+            }
+        }
+    }
+
+    /// Marks the local arrays `text` names as escaped.
+    fn escapes(&mut self, text: &str) {
+        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if self.locals.iter().any(|l| l == word) {
+                self.escaped.insert(word.to_string());
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &CExpr) {
+        match e {
+            CExpr::Raw(text) => self.escapes(text),
+            CExpr::Arith(_) => {}
+            CExpr::Index { base, index } => {
+                // `((local float4*)loc_0)[i]` is printed from a raw base.
+                match cast_base(base) {
+                    Some((name, width)) => self.access(name, index, width),
+                    None if self.locals.iter().any(|l| l == base) => self.access(base, index, 1),
+                    None => self.escapes(base),
+                }
+            }
+            CExpr::Call { args, .. } | CExpr::StructLit { fields: args, .. } => {
+                for a in args {
+                    self.expr(a);
+                }
+            }
+            CExpr::Field { base, .. } => self.expr(base),
+            CExpr::Ternary { cond, then, otherwise } => {
+                self.expr(cond);
+                self.expr(then);
+                self.expr(otherwise);
+            }
+            CExpr::Binary { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            CExpr::Cast { e, .. } => self.expr(e),
+        }
+    }
+}
+
+/// `((local float4*)loc_0)` (or `((const local float4*)loc_0)`) as
+/// (`loc_0`, 4).
+fn cast_base(base: &str) -> Option<(&str, i64)> {
+    let rest = base.strip_prefix("((const local ").or_else(|| base.strip_prefix("((local "))?;
+    let (ty, name) = rest.split_once("*)")?;
+    let name = name.strip_suffix(')')?;
+    let width = ty.trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()?;
+    Some((name, width))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane_loop(body: Vec<Stmt>) -> Stmt {
+        Stmt::For {
+            var: "l".into(),
+            init: CExpr::raw("get_local_id(0)"),
+            bound: CExpr::Arith(ArithExpr::Cst(16)),
+            step: CExpr::raw("16"),
+            body,
+        }
+    }
+
+    fn decl(name: &str) -> Stmt {
+        Stmt::Decl {
+            qualifier: Some("local"),
+            ty: "float".into(),
+            name: name.into(),
+            len: Some(ArithExpr::Cst(1024)),
+            init: None,
+        }
+    }
+
+    fn store(base: &str, index: ArithExpr) -> Stmt {
+        Stmt::Assign { lhs: CExpr::Index { base: base.into(), index }, rhs: CExpr::raw("0.0f") }
+    }
+
+    #[test]
+    fn a_column_walk_pads_and_a_row_walk_does_not() {
+        let l = || ArithExpr::index("l", ArithExpr::Cst(0), ArithExpr::Cst(16));
+        let body = vec![
+            decl("loc_0"),
+            decl("loc_1"),
+            lane_loop(vec![
+                store("loc_0", ArithExpr::mul(ArithExpr::Cst(64), l())),
+                store("loc_1", ArithExpr::add(l(), ArithExpr::Cst(64))),
+                store("((local float4*)loc_0)", l()),
+            ]),
+        ];
+        let facts = |row, widths: &[i64]| LocalArray { row, widths: widths.iter().copied().collect() };
+        let locals: BTreeMap<String, LocalArray> =
+            [("loc_0".to_string(), facts(Some(64), &[1, 4])), ("loc_1".to_string(), facts(Some(64), &[1]))]
+                .into();
+        assert_eq!(pads(&body, &locals), [("loc_0".to_string(), 4)].into());
+        // A width that does not divide the row: no pad (a vector would
+        // cross it); nor for a one-dimensional array.
+        let odd: BTreeMap<String, LocalArray> = [("loc_0".to_string(), facts(Some(6), &[1, 4]))].into();
+        assert!(pads(&body, &odd).is_empty());
+        let flat: BTreeMap<String, LocalArray> = [("loc_0".to_string(), facts(None, &[1]))].into();
+        assert!(pads(&body, &flat).is_empty());
+    }
+
+    #[test]
+    fn an_array_used_through_a_pointer_is_not_padded() {
+        let l = ArithExpr::index("l", ArithExpr::Cst(0), ArithExpr::Cst(16));
+        let body = vec![
+            decl("loc_0"),
+            lane_loop(vec![store("loc_0", ArithExpr::mul(ArithExpr::Cst(64), l))]),
+            Stmt::Expr(CExpr::call("vstore8", vec![CExpr::raw("v"), CExpr::raw("0"), CExpr::raw("loc_0")])),
+        ];
+        let locals: BTreeMap<String, LocalArray> =
+            [("loc_0".to_string(), LocalArray { row: Some(64), widths: [1].into() })].into();
+        assert!(pads(&body, &locals).is_empty());
+    }
+
+    #[test]
+    fn cast_bases_name_their_array_and_width() {
+        assert_eq!(cast_base("((local float4*)loc_3)"), Some(("loc_3", 4)));
+        assert_eq!(cast_base("((const local float2*)loc_0)"), Some(("loc_0", 2)));
+        assert_eq!(cast_base("loc_3"), None);
+    }
+}
