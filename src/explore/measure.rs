@@ -18,6 +18,9 @@ use std::collections::BTreeMap;
 /// size is not predicted (see `measure`).
 const PREDICT_FLOOR_MS: f64 = 0.5;
 
+/// The probe sizes are the requested divided by this (`probe_sizes`).
+const PROBE_DIVISOR: i64 = 4;
+
 /// How a candidate ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -109,6 +112,20 @@ pub fn split_constraints(prog: &Program, def: &str) -> Vec<Constraint> {
 /// others at their requested values first) at which every constraint holds;
 /// the requested sizes when the scan finds none below them.
 pub fn validation_sizes(requested: &Sizes, cs: &[Constraint], floor: i64) -> Sizes {
+    smallest_sizes(requested, cs, |want| floor.min(want))
+}
+
+/// The sizes a candidate is timed at once before the requested ones,
+/// where its time at the validation sizes is launch overhead: each a
+/// quarter of the requested (or the next that meets the constraints).
+fn probe_sizes(requested: &Sizes, cs: &[Constraint]) -> Sizes {
+    smallest_sizes(requested, cs, |want| (want / PROBE_DIVISOR).max(1))
+}
+
+/// Each size of `requested` in turn lowered to the smallest value from
+/// `start(requested value)` at which `cs` hold (the requested sizes if
+/// none fits).
+fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i64) -> Sizes {
     let mut cur = requested.clone();
     // A constraint over more than the sizes (a length inside `iterate`,
     // which depends on the iteration) cannot be checked here: left out.
@@ -116,8 +133,7 @@ pub fn validation_sizes(requested: &Sizes, cs: &[Constraint], floor: i64) -> Siz
         cs.iter().filter(|c| c.expr.eval_with(&|v| requested.get(v).copied()).is_ok()).collect();
     let holds = |s: &Sizes| cs.iter().all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0));
     for (name, &want) in requested {
-        let start = floor.min(want);
-        for v in start..want {
+        for v in start(want)..want {
             let mut t = cur.clone();
             t.insert(name.clone(), v);
             if holds(&t) {
@@ -476,6 +492,11 @@ impl Bench<'_> {
                         format!("predicted {predicted:.1} ms from {small:.3} ms at the validation size"),
                     );
                 }
+                if small < PREDICT_FLOOR_MS {
+                    if let Some(message) = self.probe(&cand, &all, limit) {
+                        return fail(Status::Slow, message);
+                    }
+                }
             }
         }
         let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
@@ -499,6 +520,27 @@ impl Bench<'_> {
                 Outcome { status: Status::Ok, median_ms: t.median(), message, valid_sizes: vsizes }
             }
         }
+    }
+
+    /// Where the validation run says nothing of the time (launch
+    /// overhead), one run at the probe sizes (`probe_sizes`) on the
+    /// requested inputs' buffers (a size-generic kernel reads a prefix of
+    /// each): why not to time the candidate, if that run predicts more
+    /// than `limit`. A naive product at 4096^3 takes seconds per run, and
+    /// a run cannot be stopped once launched.
+    fn probe(&self, cand: &Candidate<'_>, cs: &[Constraint], limit: f64) -> Option<String> {
+        let psizes = probe_sizes(self.sizes, cs);
+        let ratio: f64 =
+            self.sizes.iter().map(|(k, v)| *v as f64 / *psizes.get(k).unwrap_or(v) as f64).product();
+        if ratio < 2.0 || self.fits(cand.kernel, &psizes, cand.fin).is_err() {
+            return None;
+        }
+        let (t, _) = self.run(cand, self.inputs, &psizes, RunCounts { warmup: 0, runs: 1 }).ok()?;
+        let probe = t.ms.first().copied()?;
+        let predicted = probe * ratio;
+        let at: Vec<String> = psizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        (probe >= PREDICT_FLOOR_MS && predicted > limit)
+            .then(|| format!("predicted {predicted:.1} ms from {probe:.3} ms at {}", at.join(",")))
     }
 
     /// The device's limits and the launch shape at both sizes, and a
@@ -607,4 +649,22 @@ struct Candidate<'a> {
     kernel: &'a Kernel,
     program: &'a RuntimeProgram,
     fin: Option<&'a (&'a Finisher, Binding)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probe_sizes_are_a_quarter_and_keep_the_constraints() {
+        let requested: Sizes = [("K".to_string(), 4096), ("M".to_string(), 4032)].into();
+        // M % 96 == 0: a quarter (1008) does not divide, 1056 is the next.
+        let cs = [Constraint {
+            expr: ArithExpr::modulo(ArithExpr::size("M"), ArithExpr::Cst(96)),
+            text: "M % 96 == 0".into(),
+        }];
+        let p = probe_sizes(&requested, &cs);
+        assert_eq!(p, [("K".to_string(), 1024), ("M".to_string(), 1056)].into());
+        assert_eq!(validation_sizes(&requested, &cs, 64)["M"], 96);
+    }
 }
