@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::pdf::FontSource;
 use super::stencil_figures::{bar_chart, Group};
-use super::ChartError;
+use super::{ChartError, InputProblem};
 use crate::harness::builds::BuildRow;
 use crate::harness::variant_name::{Level, Variant};
 
@@ -79,7 +79,7 @@ pub fn render_levels_figure(
     if !rows.iter().any(|r| r.size == size && r.ptx.is_some()) {
         return Err(ChartError::Input {
             path: out_dir.to_path_buf(),
-            msg: format!("no PTX builds of size `{size}` to chart (run with --results, on an NVIDIA device)"),
+            problem: InputProblem::NoPtxBuilds { size: size.to_string() },
         });
     }
     super::write_figures(&[("levels-ptx", levels_svg(rows, size)?)], out_dir, fonts)

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::path::Path;
 
-use super::ChartError;
+use super::{ChartError, InputProblem};
 use crate::harness::variant_name::{Level, Variant, CLBLAST, CUBLAS, HALIDE};
 
 pub use crate::harness::results::RESULTS_HEADER;
@@ -87,7 +87,7 @@ pub use crate::harness::clock::Timing;
 /// Reads and checks one `results.csv`.
 pub fn read_results(path: &Path) -> Result<Vec<Row>, ChartError> {
     let file = std::fs::File::open(path)
-        .map_err(|e| ChartError::Input { path: path.to_path_buf(), msg: format!("cannot open: {e}") })?;
+        .map_err(|e| ChartError::Input { path: path.to_path_buf(), problem: InputProblem::Open(e) })?;
     parse_results(file, path)
 }
 
@@ -98,12 +98,7 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Row>
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
     let mut records = reader.records();
     let header = match records.next() {
-        None => {
-            return Err(ChartError::Input {
-                path: path.to_path_buf(),
-                msg: "empty file: expected the results.csv header".into(),
-            })
-        }
+        None => return Err(ChartError::Input { path: path.to_path_buf(), problem: InputProblem::Empty }),
         Some(r) => r.map_err(|e| csv_error(path, &e))?,
     };
     let columns = check_header(&header, path)?;
