@@ -3,6 +3,7 @@
 
 use lift::harness::builds::{builds_csv, measure_builds, BUILDS_HEADER};
 use lift::harness::results::Row;
+use lift::harness::variant_name::Variant;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,13 +33,7 @@ fn make_dump(name: &str) -> PathBuf {
 }
 
 fn row(benchmark: &str, size: &str, variant: &str, ms: f64) -> Row {
-    Row {
-        benchmark: benchmark.into(),
-        size: size.into(),
-        variant: variant.into(),
-        median_ms: Some(ms),
-        ..Row::default()
-    }
+    Row { median_ms: Some(ms), ..Row::new(benchmark, size, Variant::parse(variant).unwrap()) }
 }
 
 #[test]

@@ -8,6 +8,7 @@ use lift::harness::chart::{
     build_panels, display_name, geometric_mean, legend_label, read_results, render_figure8,
     render_figure8_with_fonts, speedup_table, variant_color, Bar, Cell, FontSource, Status, RESULTS_HEADER,
 };
+use lift::harness::variant_name::{Level, Variant};
 
 const NVIDIA: &str = "NVIDIA GeForce GTX TITAN X";
 const AMD: &str = "AMD Radeon R9 295X2";
@@ -398,7 +399,7 @@ fn named_variants_are_left_out_of_figure8() {
     );
     let rows = read_results(&path).expect("named variants parse");
     assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| r.variant == "reference" || r.variant == "all"));
+    assert!(rows.iter().all(|r| matches!(r.variant, Variant::Reference | Variant::Level(Level::All))));
     write_csv(&path, &[row("dot", "small", "lift-", "ok", Some(0.6), AMD)]);
     let err = read_results(&path).expect_err("`lift-` names no variant").to_string();
     assert!(err.contains("column `variant`"), "{err}");

@@ -254,7 +254,7 @@ fn write_suite_outputs(s: &str, report: &runner::RunReport, report_dir: &Path) -
         }
     }
     println!("results: {}", report.csv.display());
-    if report.rows.iter().any(|r| Variant::parse(&r.variant).is_some_and(|v| v.is_other_device())) {
+    if report.rows.iter().any(|r| r.variant.is_other_device()) {
         let path = report_dir.join("portability.csv");
         let text = crate::harness::explored::portability_csv(&report.rows);
         match crate::outfile::replace(&path, text.as_bytes()) {

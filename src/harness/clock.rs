@@ -8,7 +8,7 @@
 //! timed on the host), where the results file has one.
 
 use super::results::Row;
-pub use super::variant_name::HOST_TWIN;
+use super::variant_name::Variant;
 
 /// How a row's times were taken: its `timing` column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,28 +51,18 @@ pub fn same_clock(a: &str, b: &str) -> bool {
 /// its host-timed twin's; the flag says whether the clocks match (a file
 /// without twins compares a host-timed peer with profiling events).
 pub fn on_clock_of<'a>(
-    find: impl Fn(&str) -> Option<&'a Row>,
-    variant: &str,
+    find: impl Fn(&Variant) -> Option<&'a Row>,
+    variant: &Variant,
     peer: &Row,
 ) -> Option<(&'a Row, bool)> {
     let own = find(variant)?;
     if same_clock(&own.timing, &peer.timing) {
         return Some((own, true));
     }
-    match find(&twin(variant)).filter(|t| same_clock(&t.timing, &peer.timing)) {
+    match find(&variant.twin()).filter(|t| same_clock(&t.timing, &peer.timing)) {
         Some(t) => Some((t, true)),
         None => Some((own, false)),
     }
-}
-
-/// The host-timed twin's variant name of `variant`.
-pub fn twin(variant: &str) -> String {
-    format!("{variant}{HOST_TWIN}")
-}
-
-/// Whether `variant` is a host-timed twin.
-pub fn is_twin(variant: &str) -> bool {
-    variant.ends_with(HOST_TWIN)
 }
 
 #[cfg(test)]
@@ -85,7 +75,5 @@ mod tests {
         assert!(same_clock("host", "host"));
         assert!(!same_clock("profiling", "host"));
         assert!(!same_clock("", ""));
-        assert_eq!(twin("all"), "all@host");
-        assert!(is_twin("all@host") && !is_twin("explored@nvidia-h100"));
     }
 }

@@ -244,13 +244,15 @@ pub fn portability_csv(rows: &[Row]) -> String {
     let mut out = String::from(
         "benchmark,size,device,own_ms,other_device,other_ms,own_speedup,same_derivation,own_status,other_status\n",
     );
-    let is = |r: &Row, keep: &dyn Fn(&Variant) -> bool| Variant::parse(&r.variant).is_some_and(|v| keep(&v));
-    for own in rows.iter().filter(|r| is(r, &|v| *v == Variant::Explored(Family::Explored))) {
-        for other in rows.iter().filter(|r| {
-            r.benchmark == own.benchmark
-                && r.size == own.size
-                && is(r, &|v| matches!(v, Variant::OtherDevice(Family::Explored, _)))
-        }) {
+    for own in rows.iter().filter(|r| r.variant == Variant::Explored(Family::Explored)) {
+        for (other, slug) in rows
+            .iter()
+            .filter(|r| r.benchmark == own.benchmark && r.size == own.size)
+            .filter_map(|r| match &r.variant {
+                Variant::OtherDevice(Family::Explored, slug) => Some((r, slug)),
+                _ => None,
+            })
+        {
             let ms = |r: &Row| r.median_ms.filter(|_| r.status == Status::Ok);
             let speedup = match (ms(own), ms(other)) {
                 (Some(a), Some(b)) if a > 0.0 => format!("{:.3}", b / a),
@@ -267,7 +269,7 @@ pub fn portability_csv(rows: &[Row]) -> String {
                 own.size,
                 own.device.replace('"', "'"),
                 f(ms(own)),
-                other.variant.trim_start_matches("explored@"),
+                slug,
                 f(ms(other)),
                 own.status,
                 other.status
@@ -284,12 +286,9 @@ mod tests {
     #[test]
     fn portability_pairs_other_devices_and_not_the_host_twin() {
         let row = |variant: &str, ms: f64| Row {
-            benchmark: "dot".into(),
-            size: "tiny".into(),
-            variant: variant.into(),
             status: Status::Ok,
             median_ms: Some(ms),
-            ..Row::default()
+            ..Row::new("dot", "tiny", Variant::parse(variant).unwrap())
         };
         let rows = [row("explored", 2.0), row("explored@host", 2.5), row("explored@gpu-x", 3.0)];
         let csv = portability_csv(&rows);

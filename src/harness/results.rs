@@ -7,6 +7,8 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::variant_name::Variant;
+
 /// The contract's columns, in order. Files written before `gelems` was
 /// added (the first 26 columns) are still read.
 pub const RESULTS_HEADER: [&str; 28] = [
@@ -104,11 +106,13 @@ impl<'de> Deserialize<'de> for Status {
 
 /// One row: a benchmark at one size in one variant. Empty `Option`s are
 /// written as empty cells.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Row {
     pub benchmark: String,
     pub size: String,
-    pub variant: String,
+    /// Parsed where the file is read, so that the code choosing rows
+    /// matches on the variant rather than on its spelling.
+    pub variant: Variant,
     pub status: Status,
     pub median_ms: Option<f64>,
     pub min_ms: Option<f64>,
@@ -148,7 +152,42 @@ pub fn sizes_cell(sizes: &crate::types::Sizes) -> String {
 }
 
 impl Row {
-    pub fn key(&self) -> (String, String, String) {
+    /// A row not yet filled in: `error`, with every measurement and note
+    /// empty. There is no default row, since a row always names a variant.
+    pub fn new(benchmark: &str, size: &str, variant: Variant) -> Row {
+        Row {
+            benchmark: benchmark.to_string(),
+            size: size.to_string(),
+            variant,
+            status: Status::Error,
+            median_ms: None,
+            min_ms: None,
+            max_ms: None,
+            ci_low_ms: None,
+            ci_high_ms: None,
+            runs: None,
+            max_rel_error: None,
+            compile_ms: None,
+            kernel_lines: None,
+            kernel_bytes: None,
+            gbps: None,
+            gflops: None,
+            frac_bandwidth: None,
+            frac_flops: None,
+            timing: String::new(),
+            build_options: String::new(),
+            device: String::new(),
+            driver: String::new(),
+            opencl_version: String::new(),
+            git_commit: String::new(),
+            date: String::new(),
+            message: String::new(),
+            gelems: None,
+            sizes: String::new(),
+        }
+    }
+
+    pub fn key(&self) -> (String, String, Variant) {
         (self.benchmark.clone(), self.size.clone(), self.variant.clone())
     }
 }
@@ -211,7 +250,7 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>, ResultsError> {
 /// system drops the lock when the process ends, killed or not.
 pub struct ResultsWriter {
     path: PathBuf,
-    done: BTreeSet<(String, String, String)>,
+    done: BTreeSet<(String, String, Variant)>,
     _lock: std::fs::File,
     /// Set when `--resume` dropped a torn last line (a run killed mid-write).
     pub dropped: Option<String>,
@@ -247,8 +286,8 @@ impl ResultsWriter {
         &self.path
     }
 
-    pub fn is_done(&self, benchmark: &str, size: &str, variant: &str) -> bool {
-        self.done.contains(&(benchmark.to_string(), size.to_string(), variant.to_string()))
+    pub fn is_done(&self, benchmark: &str, size: &str, variant: &Variant) -> bool {
+        self.done.contains(&(benchmark.to_string(), size.to_string(), variant.clone()))
     }
 
     /// Appends one row and flushes it to disk.
@@ -269,29 +308,29 @@ impl ResultsWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::variant_name::Level;
 
     #[test]
     fn append_resume_roundtrip() {
         let dir = std::env::temp_dir().join(format!("lift-results-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("results.csv");
-        let row = |v: &str| Row {
-            benchmark: "dot".into(),
-            size: "tiny".into(),
-            variant: v.into(),
+        let row = |v: Variant| Row {
             status: Status::Ok,
             median_ms: Some(1.5),
             message: "has, comma".into(),
-            ..Row::default()
+            ..Row::new("dot", "tiny", v)
         };
+        let (reference, none, all) =
+            (Variant::Reference, Variant::Level(Level::None), Variant::Level(Level::All));
         let mut w = ResultsWriter::open(&path, false).unwrap();
-        w.append(&row("reference")).unwrap();
-        w.append(&row("none")).unwrap();
+        w.append(&row(reference.clone())).unwrap();
+        w.append(&row(none.clone())).unwrap();
         drop(w);
         let w2 = ResultsWriter::open(&path, true).unwrap();
-        assert!(w2.is_done("dot", "tiny", "none") && !w2.is_done("dot", "tiny", "all"));
+        assert!(w2.is_done("dot", "tiny", &none) && !w2.is_done("dot", "tiny", &all));
         let rows = read_rows(&path).unwrap();
-        assert_eq!(rows, vec![row("reference"), row("none")]);
+        assert_eq!(rows, vec![row(reference), row(none)]);
         let header = std::fs::read_to_string(&path).unwrap();
         // The writer's header is the contract the chart reader enforces.
         let expected = format!("{}\n", RESULTS_HEADER.join(","));
@@ -312,11 +351,11 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("results.csv");
         let mut w = ResultsWriter::open(&path, false).unwrap();
-        let row = Row { benchmark: "dot".into(), status: Status::Failed, ..Row::default() };
+        let row = Row { status: Status::Failed, ..Row::new("dot", "", Variant::Reference) };
         w.append(&row).unwrap();
         drop(w);
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.lines().nth(1).unwrap().starts_with("dot,,,FAILED,"), "{text}");
+        assert!(text.lines().nth(1).unwrap().starts_with("dot,,reference,FAILED,"), "{text}");
         assert_eq!(read_rows(&path).unwrap(), vec![row]);
         std::fs::write(&path, text.replace(",FAILED,", ",failed,")).unwrap();
         let err = read_rows(&path).unwrap_err().to_string();
@@ -344,8 +383,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("results.csv");
         let mut w = ResultsWriter::open(&path, false).unwrap();
-        let row =
-            Row { benchmark: "dot".into(), size: "tiny".into(), variant: "all".into(), ..Row::default() };
+        let all = Variant::Level(Level::All);
+        let row = Row::new("dot", "tiny", all.clone());
         w.append(&row).unwrap();
         drop(w);
         let whole = std::fs::read_to_string(&path).unwrap();
@@ -353,7 +392,7 @@ mod tests {
         std::fs::write(&path, format!("{whole}dot,tiny,reference,o")).unwrap();
         let w = ResultsWriter::open(&path, true).unwrap();
         assert!(w.dropped.as_deref().is_some_and(|d| d.contains("torn")), "{:?}", w.dropped);
-        assert!(w.is_done("dot", "tiny", "all") && !w.is_done("dot", "tiny", "reference"));
+        assert!(w.is_done("dot", "tiny", &all) && !w.is_done("dot", "tiny", &Variant::Reference));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), whole);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -100,7 +100,7 @@ impl Sink<'_> {
     }
 
     fn is_done(&self, p: &Planned, v: &Variant) -> bool {
-        self.writer.is_done(&p.cfg.name, &p.preset, &v.to_string())
+        self.writer.is_done(&p.cfg.name, &p.preset, v)
     }
 }
 
@@ -240,9 +240,7 @@ enum NoGold {
 
 /// A validated peer row timed on the host.
 fn is_host_timed_peer(row: &Row) -> bool {
-    Variant::parse(&row.variant).is_some_and(|v| v.is_peer())
-        && row.timing == Timing::Host.as_str()
-        && row.status == Status::Ok
+    row.variant.is_peer() && row.timing == Timing::Host.as_str() && row.status == Status::Ok
 }
 
 /// Makes every row of one benchmark at one size from its runners'
@@ -342,7 +340,7 @@ impl RowBuilder<'_> {
     /// `row`'s host-timed twin: the same runs, their host times.
     fn keep_twin(&mut self, variant: &Variant, row: &Row, host_ms: &[f64]) {
         let mut twin = row.clone();
-        twin.variant = variant.twin().to_string();
+        twin.variant = variant.twin();
         twin.timing = Timing::Host.as_str().into();
         self.set_times(&mut twin, host_ms);
         let note = format!(
@@ -439,18 +437,14 @@ impl RowBuilder<'_> {
 /// `error` until it is filled in.
 fn base_row(p: &Planned, variant: &Variant, timing: Timing, rt: &Runtime, opts: &RunOptions) -> Row {
     Row {
-        benchmark: p.cfg.name.clone(),
-        size: p.preset.clone(),
         sizes: super::results::sizes_cell(&p.sizes),
-        variant: variant.to_string(),
         timing: timing.as_str().into(),
         device: rt.info.name.clone(),
         driver: rt.info.driver.clone(),
         opencl_version: rt.info.opencl_version.clone(),
         git_commit: opts.git_commit.clone(),
         date: super::env::now_utc(),
-        status: Status::Error,
-        ..Row::default()
+        ..Row::new(&p.cfg.name, &p.preset, variant.clone())
     }
 }
 
@@ -487,7 +481,7 @@ pub fn summary_table(rows: &[Row]) -> String {
             .find(|x| {
                 x.benchmark == r.benchmark
                     && x.size == r.size
-                    && Variant::parse(&x.variant) == Some(Variant::Reference)
+                    && x.variant == Variant::Reference
                     && x.status == Status::Ok
             })
             .and_then(|x| x.median_ms);

@@ -6,6 +6,12 @@ use std::fmt;
 /// The suffix of a row's host-timed twin (`reference@host`, `all@host`).
 pub const HOST_TWIN: &str = "@host";
 
+/// The peers' names, as their runners claim them and rows spell them
+/// ([`Variant::Peer`]).
+pub const CLBLAST: &str = "clblast";
+pub const CUBLAS: &str = "cublas";
+pub const HALIDE: &str = "halide";
+
 /// A Lift optimisation level: which of the compiler's optional passes run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Level {
@@ -138,6 +144,47 @@ impl Variant {
     pub fn is_peer(&self) -> bool {
         matches!(self, Variant::Peer(_))
     }
+
+    /// The peer of that name ([`CLBLAST`], [`CUBLAS`], [`HALIDE`]).
+    pub fn peer(name: &str) -> Variant {
+        Variant::Peer(name.to_string())
+    }
+
+    /// Whether this is the peer of that name (not its host-timed twin).
+    pub fn is_peer_named(&self, name: &str) -> bool {
+        matches!(self, Variant::Peer(p) if p == name)
+    }
+
+    /// Whether this is a Lift program spelled `lift-<name>` and run on this
+    /// device: a config's named program or the stencils' explored
+    /// `lift-tuned` (the CGO 2018 figures' Lift bars), not a host-timed twin
+    /// nor another device's program.
+    pub fn is_lift_named(&self) -> bool {
+        matches!(self, Variant::Named(_) | Variant::Explored(Family::LiftTuned))
+    }
+
+    /// The variant a host-timed twin is of; any other variant itself.
+    pub fn untwinned(&self) -> &Variant {
+        match self {
+            Variant::HostTwin(inner) => inner.untwinned(),
+            other => other,
+        }
+    }
+}
+
+impl serde::Serialize for Variant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Variant {
+    /// Every `results.csv` cell the harness writes parses; anything else
+    /// is an error naming the cell rather than a row no table would find.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Variant, D::Error> {
+        let s = String::deserialize(d)?;
+        Variant::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown variant `{s}`")))
+    }
 }
 
 /// Whether `v` may name a named Lift variant: `lift-` and a lowercase name.
@@ -199,5 +246,20 @@ mod tests {
             assert_eq!(Variant::parse(bad), None, "{bad}");
         }
         assert_eq!(format!("[{:<6}]", Variant::Level(Level::All)), "[all   ]");
+    }
+
+    #[test]
+    fn peers_and_lift_programs_are_told_apart_by_kind() {
+        let v = |s: &str| Variant::parse(s).unwrap();
+        assert!(v("halide").is_peer_named(HALIDE) && !v("halide@host").is_peer_named(HALIDE));
+        assert_eq!(Variant::peer(CLBLAST), v("clblast"));
+        for lift in ["lift-naive", "lift-tuned"] {
+            assert!(v(lift).is_lift_named(), "{lift}");
+        }
+        for other in ["lift-tuned@host", "lift-tuned@gpu-x", "explored", "reference", "all"] {
+            assert!(!v(other).is_lift_named(), "{other}");
+        }
+        assert_eq!(v("explored@host").untwinned(), &v("explored"));
+        assert_eq!(v("all").untwinned(), &v("all"));
     }
 }

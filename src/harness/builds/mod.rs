@@ -14,6 +14,7 @@ pub mod ptx;
 
 use crate::harness::config::LIFT_LEVELS;
 use crate::harness::results::Row;
+use crate::harness::variant_name::Variant;
 use crate::runtime::slugify;
 use ptx::{is_ptx, ptx_stats, PtxStats};
 use std::collections::HashMap;
@@ -136,7 +137,11 @@ fn attach_results(rows: &mut [BuildRow], results: &[Row]) {
     let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
     for r in rows.iter_mut().filter(|r| !r.benchmark.is_empty()) {
         let k = seen.entry((r.benchmark.clone(), r.variant.clone(), r.program.clone())).or_insert(0);
-        let row = results.iter().filter(|x| x.benchmark == r.benchmark && x.variant == r.variant).nth(*k);
+        let variant = Variant::parse(&r.variant);
+        let row = results
+            .iter()
+            .filter(|x| x.benchmark == r.benchmark && Some(&x.variant) == variant.as_ref())
+            .nth(*k);
         *k += 1;
         if let Some(x) = row {
             r.size = x.size.clone();

@@ -7,7 +7,7 @@
 use super::model::geometric_mean;
 use super::pdf::FontSource;
 use super::stencil_figures::{bar_chart, Group};
-use super::ChartError;
+use super::{ChartError, InputProblem};
 use crate::harness::generality::{Outcome, Row};
 use std::path::{Path, PathBuf};
 
@@ -40,9 +40,9 @@ pub fn render_generality_figure(
     fonts: &FontSource,
 ) -> Result<Vec<PathBuf>, ChartError> {
     let rows = crate::harness::generality::row::read(csv)
-        .map_err(|e| ChartError::Input { path: csv.to_path_buf(), msg: e.to_string() })?;
+        .map_err(|e| ChartError::Input { path: csv.to_path_buf(), problem: InputProblem::Generality(e) })?;
     if rows.is_empty() {
-        return Err(ChartError::Input { path: csv.to_path_buf(), msg: "no result rows to chart".into() });
+        return Err(ChartError::Input { path: csv.to_path_buf(), problem: InputProblem::NoRows });
     }
     super::write_figures(&[("generality", generality_svg(&rows)?)], out_dir, fonts)
 }

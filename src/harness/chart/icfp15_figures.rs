@@ -18,6 +18,10 @@ use super::pdf::FontSource;
 use super::stencil_figures::{bar_chart, Group};
 use super::ChartError;
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::{Family, Variant, CLBLAST, CUBLAS};
+
+/// The device's own explored program.
+const EXPLORED: Variant = Variant::Explored(Family::Explored);
 
 /// The suite's benchmark names carry this prefix; the figures drop it.
 const PREFIX: &str = "icfp15-";
@@ -41,37 +45,37 @@ fn keys(rows: &[Row], keep: &dyn Fn(&str) -> bool) -> Vec<(String, String)> {
     out
 }
 
-fn ok_row<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
+fn ok_row<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &Variant) -> Option<&'a Row> {
     rows.iter()
         .rev()
-        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == Status::Ok)
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == *variant && r.status == Status::Ok)
 }
 
 /// Reference median over the variant's median, the reference on the
 /// variant's clock where the file allows (its host-timed twin beside
 /// host-timed CLBlast); the flag says whether the clocks match.
-fn speedup_on_clock(rows: &[Row], bench: &str, size: &str, variant: &str) -> Option<(f64, bool)> {
+fn speedup_on_clock(rows: &[Row], bench: &str, size: &str, variant: &Variant) -> Option<(f64, bool)> {
     let of = ok_row(rows, bench, size, variant)?;
     let (reference, same) =
-        crate::harness::clock::on_clock_of(|v| ok_row(rows, bench, size, v), "reference", of)?;
+        crate::harness::clock::on_clock_of(|v| ok_row(rows, bench, size, v), &Variant::Reference, of)?;
     let (r, v) = (reference.median_ms?, of.median_ms?);
     (r > 0.0 && v > 0.0).then_some((r / v, same))
 }
 
 /// Reference median over the variant's median (see [`speedup_on_clock`]).
-fn speedup(rows: &[Row], bench: &str, size: &str, variant: &str) -> Option<f64> {
+fn speedup(rows: &[Row], bench: &str, size: &str, variant: &Variant) -> Option<f64> {
     speedup_on_clock(rows, bench, size, variant).map(|(x, _)| x)
 }
 
 /// Whether some bar of `bars` compares two clocks.
-fn mixed_clocks(rows: &[Row], bars: &[&str]) -> bool {
+fn mixed_clocks(rows: &[Row], bars: &[Variant]) -> bool {
     rows.iter().any(|r| {
-        bars.contains(&r.variant.as_str())
+        bars.contains(&r.variant)
             && speedup_on_clock(rows, &r.benchmark, &r.size, &r.variant).is_some_and(|(_, same)| !same)
     })
 }
 
-fn groups(rows: &[Row], bars: &[&str], keep: &dyn Fn(&str) -> bool) -> Vec<Group> {
+fn groups(rows: &[Row], bars: &[Variant], keep: &dyn Fn(&str) -> bool) -> Vec<Group> {
     let mut gs: Vec<Group> = keys(rows, keep)
         .into_iter()
         .map(|(b, s)| Group {
@@ -92,9 +96,9 @@ fn device(rows: &[Row]) -> &str {
 
 /// Figure 10's SVG.
 pub fn figure10_svg(rows: &[Row]) -> Result<String, ChartError> {
-    let bars = ["explored"];
+    let bars = [EXPLORED];
     let gs = groups(rows, &bars, &|_| true);
-    let labels: Vec<String> = bars.iter().map(|s| s.to_string()).collect();
+    let labels: Vec<String> = bars.iter().map(Variant::to_string).collect();
     bar_chart(
         &format!("ICFP 2015 Figure 10: explored program over the OpenCL reference ({})", device(rows)),
         "speedup over the reference",
@@ -106,9 +110,9 @@ pub fn figure10_svg(rows: &[Row]) -> Result<String, ChartError> {
 
 /// Figure 11's SVG.
 pub fn figure11_svg(rows: &[Row]) -> Result<String, ChartError> {
-    let bars = ["explored", "clblast", "cublas"];
+    let bars = [EXPLORED, Variant::peer(CLBLAST), Variant::peer(CUBLAS)];
     let gs = groups(rows, &bars, &|b| BLAS.contains(&b));
-    let labels: Vec<String> = bars.iter().map(|s| s.to_string()).collect();
+    let labels: Vec<String> = bars.iter().map(Variant::to_string).collect();
     let clocks = if mixed_clocks(rows, &bars) {
         "; CLBlast host-timed, the reference by profiling events"
     } else {
@@ -152,13 +156,10 @@ mod tests {
 
     fn row(b: &str, size: &str, v: &str, status: Status, ms: f64) -> Row {
         Row {
-            benchmark: b.into(),
-            size: size.into(),
-            variant: v.into(),
             status,
             median_ms: Some(ms),
             device: "Test GPU".into(),
-            ..Row::default()
+            ..Row::new(b, size, Variant::parse(v).unwrap())
         }
     }
 
@@ -172,17 +173,18 @@ mod tests {
             row("icfp15-md", "small", "reference", Status::Ok, 3.0),
             row("icfp15-md", "small", "explored", Status::Skipped, 1.0),
         ];
-        assert_eq!(speedup(&rows, "icfp15-dot", "small", "explored"), Some(2.0));
-        assert_eq!(speedup(&rows, "icfp15-dot", "small", "clblast"), None);
-        assert_eq!(speedup(&rows, "icfp15-md", "small", "explored"), None);
-        let g = groups(&rows, &["explored"], &|_| true);
+        let clblast = Variant::peer(CLBLAST);
+        assert_eq!(speedup(&rows, "icfp15-dot", "small", &EXPLORED), Some(2.0));
+        assert_eq!(speedup(&rows, "icfp15-dot", "small", &clblast), None);
+        assert_eq!(speedup(&rows, "icfp15-md", "small", &EXPLORED), None);
+        let g = groups(&rows, &[EXPLORED], &|_| true);
         assert_eq!(
             g.iter().map(|g| g.label.as_str()).collect::<Vec<_>>(),
             ["dot small", "md small", "geo. mean"]
         );
         assert_eq!(g[2].values, vec![Some(2.0)]);
         // Figure 11 keeps the BLAS routines only.
-        let g = groups(&rows, &["explored", "clblast", "cublas"], &|b| BLAS.contains(&b));
+        let g = groups(&rows, &[EXPLORED, clblast, Variant::peer(CUBLAS)], &|b| BLAS.contains(&b));
         assert_eq!(g.len(), 2);
         assert_eq!(g[0].values, vec![Some(2.0), None, None]);
         let svg = figure11_svg(&rows).unwrap();

@@ -8,17 +8,28 @@ use std::path::{Path, PathBuf};
 
 use super::pdf::FontSource;
 use super::stencil_figures::{bar_chart, Group};
-use super::ChartError;
+use super::{ChartError, InputProblem};
 use crate::harness::builds::BuildRow;
+use crate::harness::variant_name::{Level, Variant};
 
 /// The bars, each over level `all` (the line at 1).
-const BARS: [&str; 4] = ["reference", "none", "barrier", "barrier+cf"];
+const BARS: [Variant; 4] = [
+    Variant::Reference,
+    Variant::Level(Level::None),
+    Variant::Level(Level::Barrier),
+    Variant::Level(Level::BarrierCf),
+];
 
 /// Integer-arithmetic instructions of one benchmark, size and variant, its
 /// programs summed; `None` when a build of it is not PTX or is missing.
-fn int_arith(rows: &[BuildRow], bench: &str, size: &str, variant: &str) -> Option<usize> {
-    let of: Vec<&BuildRow> =
-        rows.iter().filter(|r| r.benchmark == bench && r.size == size && r.variant == variant).collect();
+fn int_arith(rows: &[BuildRow], bench: &str, size: &str, variant: &Variant) -> Option<usize> {
+    // A build's label names its variant (`builds::parse_label`), empty where
+    // it names none.
+    let of: Vec<&BuildRow> = rows
+        .iter()
+        .filter(|r| r.benchmark == bench && r.size == size)
+        .filter(|r| Variant::parse(&r.variant).as_ref() == Some(variant))
+        .collect();
     if of.is_empty() {
         return None;
     }
@@ -36,7 +47,7 @@ fn groups(rows: &[BuildRow], size: &str) -> Vec<Group> {
     benches
         .into_iter()
         .map(|b| {
-            let all = int_arith(rows, b, size, "all").filter(|&n| n > 0);
+            let all = int_arith(rows, b, size, &Variant::Level(Level::All)).filter(|&n| n > 0);
             let values = BARS
                 .iter()
                 .map(|v| Some(int_arith(rows, b, size, v)? as f64 / all? as f64).filter(|x| *x > 0.0))
@@ -48,7 +59,7 @@ fn groups(rows: &[BuildRow], size: &str) -> Vec<Group> {
 
 /// The chart's SVG for the builds of `size`.
 pub fn levels_svg(rows: &[BuildRow], size: &str) -> Result<String, ChartError> {
-    let labels: Vec<String> = BARS.iter().map(|s| s.to_string()).collect();
+    let labels: Vec<String> = BARS.iter().map(Variant::to_string).collect();
     bar_chart(
         &format!("PTX integer instructions over level `all`'s ({size} size)"),
         "integer arithmetic / level all",
@@ -68,7 +79,7 @@ pub fn render_levels_figure(
     if !rows.iter().any(|r| r.size == size && r.ptx.is_some()) {
         return Err(ChartError::Input {
             path: out_dir.to_path_buf(),
-            msg: format!("no PTX builds of size `{size}` to chart (run with --results, on an NVIDIA device)"),
+            problem: InputProblem::NoPtxBuilds { size: size.to_string() },
         });
     }
     super::write_figures(&[("levels-ptx", levels_svg(rows, size)?)], out_dir, fonts)

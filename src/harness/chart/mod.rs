@@ -35,11 +35,30 @@ pub use stencil_figures::{
     render_stencil_figures_with_fonts,
 };
 
+/// Why a chart has no input to draw from.
+#[derive(Debug, thiserror::Error)]
+pub enum InputProblem {
+    #[error("cannot open: {0}")]
+    Open(std::io::Error),
+    #[error("empty file: expected the results.csv header")]
+    Empty,
+    /// A results file its reader refused (the message names the file and
+    /// the row).
+    #[error("{0}")]
+    Results(crate::harness::results::ResultsError),
+    #[error("{0}")]
+    Generality(crate::harness::generality::row::RowsError),
+    #[error("no result rows to chart")]
+    NoRows,
+    #[error("no PTX builds of size `{size}` to chart (run with --results, on an NVIDIA device)")]
+    NoPtxBuilds { size: String },
+}
+
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
-    #[error("{path}: {msg}")]
-    Input { path: PathBuf, msg: String },
+    #[error("{path}: {problem}")]
+    Input { path: PathBuf, problem: InputProblem },
     /// A bad row (or header, line 1) of a results file.
     #[error("{}:{line}{}: {msg}", path.display(), if column.is_empty() { String::new() } else { format!(": column `{column}`") })]
     Row { path: PathBuf, line: u64, column: String, msg: String },
@@ -72,7 +91,7 @@ pub fn render_figure8_with_fonts(
     let panels = build_panels(&rows);
     if panels.is_empty() {
         let path = csvs.first().cloned().unwrap_or_default();
-        return Err(ChartError::Input { path, msg: "no result rows to chart".into() });
+        return Err(ChartError::Input { path, problem: InputProblem::NoRows });
     }
     write_figures(&[("figure8", figure8_svg(&panels)?)], out_dir, fonts)
 }
@@ -80,9 +99,9 @@ pub fn render_figure8_with_fonts(
 /// The rows of one suite's results file, refusing an empty one.
 fn suite_rows(csv: &Path) -> Result<Vec<crate::harness::results::Row>, ChartError> {
     let rows = crate::harness::results::read_rows(csv)
-        .map_err(|e| ChartError::Input { path: csv.to_path_buf(), msg: e.to_string() })?;
+        .map_err(|e| ChartError::Input { path: csv.to_path_buf(), problem: InputProblem::Results(e) })?;
     if rows.is_empty() {
-        return Err(ChartError::Input { path: csv.to_path_buf(), msg: "no result rows to chart".into() });
+        return Err(ChartError::Input { path: csv.to_path_buf(), problem: InputProblem::NoRows });
     }
     Ok(rows)
 }

@@ -8,8 +8,8 @@
 use std::fmt;
 use std::path::Path;
 
-use super::ChartError;
-use crate::harness::variant_name::{Level, Variant};
+use super::{ChartError, InputProblem};
+use crate::harness::variant_name::{Level, Variant, CLBLAST, CUBLAS, HALIDE};
 
 pub use crate::harness::results::RESULTS_HEADER;
 
@@ -42,24 +42,24 @@ impl Bar {
     pub fn as_str(self) -> &'static str {
         match self {
             Bar::Reference => "reference",
-            Bar::None => "none",
-            Bar::Barrier => "barrier",
-            Bar::BarrierCf => "barrier+cf",
-            Bar::All => "all",
-            Bar::Clblast => "clblast",
+            Bar::None => Level::None.as_str(),
+            Bar::Barrier => Level::Barrier.as_str(),
+            Bar::BarrierCf => Level::BarrierCf.as_str(),
+            Bar::All => Level::All.as_str(),
+            Bar::Clblast => CLBLAST,
         }
     }
 
     /// The bar of a row's variant, and whether the row is its host-timed
     /// twin; `None` for a variant Figure 8 does not draw.
-    pub fn of(variant: &str) -> Option<(Bar, bool)> {
+    pub fn of(variant: &Variant) -> Option<(Bar, bool)> {
         let bar = |v: &Variant| match v {
             Variant::Reference => Some(Bar::Reference),
             Variant::Level(Level::None) => Some(Bar::None),
             Variant::Level(Level::Barrier) => Some(Bar::Barrier),
             Variant::Level(Level::BarrierCf) => Some(Bar::BarrierCf),
             Variant::Level(Level::All) => Some(Bar::All),
-            Variant::Peer(p) if p == Bar::Clblast.as_str() => Some(Bar::Clblast),
+            Variant::Peer(p) if p == CLBLAST => Some(Bar::Clblast),
             Variant::Named(_)
             | Variant::Explored(_)
             | Variant::OtherDevice(..)
@@ -67,9 +67,9 @@ impl Bar {
             | Variant::Peer(_)
             | Variant::HostTwin(_) => None,
         };
-        match Variant::parse(variant)? {
-            Variant::HostTwin(inner) => bar(&inner).map(|b| (b, true)),
-            v => bar(&v).map(|b| (b, false)),
+        match variant {
+            Variant::HostTwin(inner) => bar(inner).map(|b| (b, true)),
+            v => bar(v).map(|b| (b, false)),
         }
     }
 }
@@ -87,7 +87,7 @@ pub use crate::harness::clock::Timing;
 /// Reads and checks one `results.csv`.
 pub fn read_results(path: &Path) -> Result<Vec<Row>, ChartError> {
     let file = std::fs::File::open(path)
-        .map_err(|e| ChartError::Input { path: path.to_path_buf(), msg: format!("cannot open: {e}") })?;
+        .map_err(|e| ChartError::Input { path: path.to_path_buf(), problem: InputProblem::Open(e) })?;
     parse_results(file, path)
 }
 
@@ -98,12 +98,7 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Row>
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
     let mut records = reader.records();
     let header = match records.next() {
-        None => {
-            return Err(ChartError::Input {
-                path: path.to_path_buf(),
-                msg: "empty file: expected the results.csv header".into(),
-            })
-        }
+        None => return Err(ChartError::Input { path: path.to_path_buf(), problem: InputProblem::Empty }),
         Some(r) => r.map_err(|e| csv_error(path, &e))?,
     };
     let columns = check_header(&header, path)?;
@@ -117,7 +112,7 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Row>
         }
         // Rows of variants Figure 8 does not draw (a config's named
         // variants, `lift-derived`; `explored`; the peers) are left out.
-        if record.len() > 2 && is_other_variant(record[2].trim()) {
+        if record.len() > 2 && Variant::parse(record[2].trim()).is_some_and(|v| is_other_variant(&v)) {
             continue;
         }
         rows.push(parse_row(&record, path, line, columns)?);
@@ -126,14 +121,16 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Row>
 }
 
 /// A variant the harness writes that Figure 8 does not draw: a named
-/// variant (`lift-<name>`), an explored program, cuBLAS or a peer.
-fn is_other_variant(v: &str) -> bool {
-    let named = v.strip_prefix("lift-").is_some_and(|n| {
-        !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    });
-    // Of the host-timed twins only the reference's is used (`model`).
-    let twin = crate::harness::clock::is_twin(v) && v != "reference@host";
-    named || twin || v == "explored" || v.starts_with("explored@") || v == "cublas" || v == "halide"
+/// variant (`lift-<name>`), an explored program, cuBLAS or Halide. Any other
+/// peer is an error (`parse_row`): the figure would silently lose it.
+fn is_other_variant(v: &Variant) -> bool {
+    match v {
+        Variant::Named(_) | Variant::Explored(_) | Variant::OtherDevice(..) => true,
+        Variant::Peer(p) => p == CUBLAS || p == HALIDE,
+        // Of the host-timed twins only the reference's is used (`model`).
+        Variant::HostTwin(inner) => **inner != Variant::Reference,
+        Variant::Reference | Variant::Level(_) | Variant::ExploredOther => false,
+    }
 }
 
 fn csv_error(path: &Path, e: &csv::Error) -> ChartError {
@@ -224,12 +221,12 @@ fn parse_row(record: &csv::StringRecord, path: &Path, line: u64, columns: usize)
         });
     }
     let f = Fields { record, path, line };
-    let variant = f.required(2)?;
-    Bar::of(variant).ok_or_else(|| {
+    let variant_text = f.required(2)?;
+    let variant = Variant::parse(variant_text).filter(|v| Bar::of(v).is_some()).ok_or_else(|| {
         f.err(
             2,
             format!(
-                "unknown variant `{variant}` (expected reference, none, barrier, barrier+cf, all or clblast)"
+                "unknown variant `{variant_text}` (expected reference, none, barrier, barrier+cf, all or clblast)"
             ),
         )
     })?;
@@ -247,7 +244,7 @@ fn parse_row(record: &csv::StringRecord, path: &Path, line: u64, columns: usize)
     Ok(Row {
         benchmark: f.required(0)?.to_string(),
         size: f.required(1)?.to_string(),
-        variant: variant.to_string(),
+        variant,
         status,
         median_ms,
         min_ms: f.float(5)?,

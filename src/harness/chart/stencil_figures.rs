@@ -14,6 +14,7 @@ use super::model::geometric_mean;
 use super::pdf::FontSource;
 use super::ChartError;
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::{Variant, HALIDE};
 
 const FONT: &str = "sans-serif";
 const SLOT_PX: f64 = 14.0;
@@ -21,22 +22,24 @@ const GAP: f64 = 1.2;
 
 /// Bar order: the reference, the Lift variants (named ones in first-seen
 /// order), then the peer.
-fn variant_order(rows: &[Row]) -> Vec<String> {
-    let mut out = vec!["reference".to_string()];
+fn variant_order(rows: &[Row]) -> Vec<Variant> {
+    let mut out = vec![Variant::Reference];
     for r in rows {
         // Not `lift-tuned@<device>` (another device's program) nor host-timed twins.
-        if r.variant.starts_with("lift-") && !r.variant.contains('@') && !out.contains(&r.variant) {
+        if r.variant.is_lift_named() && !out.contains(&r.variant) {
             out.push(r.variant.clone());
         }
     }
-    out.push("halide".into());
+    out.push(Variant::peer(HALIDE));
     out
 }
 
-fn color(i: usize, v: &str) -> RGBColor {
-    match v {
-        "reference" => RGBColor(0x40, 0x40, 0x40),
-        "halide" => RGBColor(0x45, 0x75, 0xb4),
+/// A bar's colour, by its label: the reference's and Halide's their own,
+/// the rest (Lift variants, libraries, `best Lift`) a ramp.
+fn color(i: usize, label: &str) -> RGBColor {
+    match Variant::parse(label) {
+        Some(Variant::Reference) => RGBColor(0x40, 0x40, 0x40),
+        Some(v) if v.is_peer_named(HALIDE) => RGBColor(0x45, 0x75, 0xb4),
         _ => [RGBColor(0xfd, 0xae, 0x61), RGBColor(0xe3, 0x4a, 0x33), RGBColor(0xb3, 0x00, 0x00)][i % 3],
     }
 }
@@ -47,14 +50,14 @@ pub(super) struct Group {
     pub(super) values: Vec<Option<f64>>,
 }
 
-fn ok_row<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
+fn ok_row<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &Variant) -> Option<&'a Row> {
     // Results are appended: the last row of a key is the latest run.
     rows.iter()
         .rev()
-        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == Status::Ok)
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == *variant && r.status == Status::Ok)
 }
 
-fn groups(rows: &[Row], bars: &[String], value: &dyn Fn(&str, &str, &str) -> Option<f64>) -> Vec<Group> {
+fn groups<B>(rows: &[Row], bars: &[B], value: &dyn Fn(&str, &str, &B) -> Option<f64>) -> Vec<Group> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in rows {
         let k = (r.benchmark.clone(), r.size.clone());
@@ -173,10 +176,11 @@ pub fn figure7_svg(rows: &[Row]) -> Result<String, ChartError> {
     let bars = variant_order(rows);
     let gs = groups(rows, &bars, &|b, s, v| ok_row(rows, b, s, v).and_then(|r| r.gelems));
     let device = rows.first().map(|r| r.device.as_str()).unwrap_or("");
+    let labels: Vec<String> = bars.iter().map(Variant::to_string).collect();
     bar_chart(
         &format!("Stencils: giga-elements updated per second ({device})"),
         "GElements/s",
-        &bars,
+        &labels,
         &gs,
         false,
     )
@@ -189,26 +193,24 @@ const BEST: &str = "best Lift";
 /// 1 Lift is faster) and over the fastest one's (`best Lift`), with the
 /// geometric mean over the groups.
 pub fn figure8_svg(rows: &[Row]) -> Result<String, ChartError> {
-    let mut bars: Vec<String> = variant_order(rows).into_iter().filter(|v| v.starts_with("lift-")).collect();
-    let lifts = bars.clone();
-    bars.push(BEST.into());
+    let lifts: Vec<Variant> = variant_order(rows).into_iter().filter(Variant::is_lift_named).collect();
+    // One bar per Lift variant, then `None`: the best Lift bar.
+    let bars: Vec<Option<&Variant>> = lifts.iter().map(Some).chain([None]).collect();
+    let halide = Variant::peer(HALIDE);
     // Each Lift variant on Halide's clock (its host-timed twin where Halide
     // was host-timed); `mixed`: some bar compares two clocks.
     let mixed = std::cell::Cell::new(false);
-    let one = |b: &str, s: &str, v: &str| {
-        let h = ok_row(rows, b, s, "halide")?;
+    let one = |b: &str, s: &str, v: &Variant| {
+        let h = ok_row(rows, b, s, &halide)?;
         let (l, same) = crate::harness::clock::on_clock_of(|v| ok_row(rows, b, s, v), v, h)?;
         let (h, l) = (h.median_ms?, l.median_ms?);
         mixed.set(mixed.get() || !same);
         (l > 0.0).then(|| h / l)
     };
     // The best Lift bar: the fastest Lift variant of the group.
-    let speedup = |b: &str, s: &str, v: &str| {
-        if v == BEST {
-            lifts.iter().filter_map(|l| one(b, s, l)).max_by(|x, y| x.total_cmp(y))
-        } else {
-            one(b, s, v)
-        }
+    let speedup = |b: &str, s: &str, bar: &Option<&Variant>| match bar {
+        Some(v) => one(b, s, v),
+        None => lifts.iter().filter_map(|l| one(b, s, l)).max_by(|x, y| x.total_cmp(y)),
     };
     let mut gs = groups(rows, &bars, &speedup);
     let means: Vec<Option<f64>> = (0..bars.len())
@@ -220,10 +222,11 @@ pub fn figure8_svg(rows: &[Row]) -> Result<String, ChartError> {
     gs.push(Group { label: "geo. mean".into(), values: means });
     let device = rows.first().map(|r| r.device.as_str()).unwrap_or("");
     let clocks = if mixed.get() { "; Halide host-timed, Lift by profiling events" } else { "" };
+    let labels: Vec<String> = bars.iter().map(|b| b.map_or(BEST.to_string(), Variant::to_string)).collect();
     bar_chart(
         &format!("Stencils: speedup of Lift over Halide ({device}{clocks})"),
         "speedup over Halide",
-        &bars,
+        &labels,
         &gs,
         true,
     )

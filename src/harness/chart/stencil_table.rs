@@ -8,11 +8,12 @@
 
 use super::model::geometric_mean;
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::{Family, Variant, HALIDE};
 
-fn latest<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
+fn latest<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &Variant) -> Option<&'a Row> {
     rows.iter()
         .rev()
-        .find(|r| r.benchmark == bench && r.size == size && r.variant == variant && r.status == Status::Ok)
+        .find(|r| r.benchmark == bench && r.size == size && r.variant == *variant && r.status == Status::Ok)
 }
 
 fn num(v: Option<f64>, digits: usize) -> String {
@@ -21,8 +22,8 @@ fn num(v: Option<f64>, digits: usize) -> String {
 
 /// The best of `lifts` over Halide in GElements/s, each on Halide's clock
 /// (`clock::on_clock_of`); the flag says whether the clocks matched.
-fn over_halide(rows: &[Row], lifts: &[String], b: &str, s: &str) -> Option<(f64, bool)> {
-    let h = latest(rows, b, s, "halide")?;
+fn over_halide(rows: &[Row], lifts: &[Variant], b: &str, s: &str) -> Option<(f64, bool)> {
+    let h = latest(rows, b, s, &Variant::peer(HALIDE))?;
     let hg = h.gelems.filter(|g| *g > 0.0)?;
     lifts
         .iter()
@@ -37,13 +38,13 @@ fn over_halide(rows: &[Row], lifts: &[String], b: &str, s: &str) -> Option<(f64,
 /// ratios.
 pub fn summary_markdown(rows: &[Row]) -> String {
     let mut keys: Vec<(String, String)> = Vec::new();
-    let mut lifts: Vec<String> = Vec::new();
+    let mut lifts: Vec<Variant> = Vec::new();
     for r in rows {
         let k = (r.benchmark.clone(), r.size.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
-        if r.variant.starts_with("lift-") && !r.variant.contains('@') && !lifts.contains(&r.variant) {
+        if r.variant.is_lift_named() && !lifts.contains(&r.variant) {
             lifts.push(r.variant.clone());
         }
     }
@@ -53,10 +54,9 @@ pub fn summary_markdown(rows: &[Row]) -> String {
     );
     let (mut over_h, mut over_ref, mut mixed) = (Vec::new(), Vec::new(), false);
     for (b, s) in &keys {
-        let ge = |v: &str| latest(rows, b, s, v).and_then(|r| r.gelems);
-        let best =
-            lifts.iter().filter_map(|v| ge(v).map(|g| (g, v.as_str()))).max_by(|x, y| x.0.total_cmp(&y.0));
-        let (reference, halide) = (ge("reference"), ge("halide"));
+        let ge = |v: &Variant| latest(rows, b, s, v).and_then(|r| r.gelems);
+        let best = lifts.iter().filter_map(|v| ge(v).map(|g| (g, v))).max_by(|x, y| x.0.total_cmp(&y.0));
+        let (reference, halide) = (ge(&Variant::Reference), ge(&Variant::peer(HALIDE)));
         let ratio = |other: Option<f64>| match (best, other) {
             (Some((l, _)), Some(o)) if o > 0.0 => Some(l / o),
             _ => None,
@@ -68,7 +68,7 @@ pub fn summary_markdown(rows: &[Row]) -> String {
         over_h.extend(rh);
         over_ref.extend(rr);
         let rh_cell = format!("{}{}", num(rh, 2), if same { "" } else { "†" });
-        let tuned = latest(rows, b, s, "lift-tuned");
+        let tuned = latest(rows, b, s, &Variant::Explored(Family::LiftTuned));
         let tiles = tuned.map_or("-", |r| {
             if r.message.ends_with("; tiled") {
                 "yes"

@@ -10,6 +10,7 @@ use super::table::{self, Table, NONE};
 use super::{ReportError, Sources};
 use crate::harness::chart::geometric_mean;
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::{Level, Variant, CLBLAST};
 
 /// Table 1's benchmarks in the paper's order, in its two halves.
 pub(super) const TABLE1_HALVES: [&[&str]; 2] = [
@@ -17,8 +18,15 @@ pub(super) const TABLE1_HALVES: [&[&str]; 2] = [
     &["convolution", "atax", "gemv", "gesummv", "mm-amd", "mm-nvidia"],
 ];
 
-/// The optimisation levels of Figure 8, one after another.
-pub(super) const LEVELS: [&str; 4] = ["none", "barrier", "barrier+cf", "all"];
+const REFERENCE: Variant = Variant::Reference;
+/// Figure 8's Lift bar: every optimisation.
+const ALL: Variant = Variant::Level(Level::All);
+
+/// The config's named program derived by the committed rewrites
+/// (`lift-derived`).
+fn lift_derived() -> Variant {
+    Variant::Named("derived".into())
+}
 
 fn table1_benchmarks() -> Vec<&'static str> {
     TABLE1_HALVES.concat()
@@ -40,12 +48,12 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     header.extend(sizes.iter().map(|s| format!("CLBlast: {s}")));
     let mut t = Table::new(&header);
     let mut shown: Vec<&Row> = Vec::new();
-    for b in benches.iter().filter(|b| rows.iter().any(|r| &r.benchmark == *b && r.variant == "all")) {
+    for b in benches.iter().filter(|b| rows.iter().any(|r| &r.benchmark == *b && r.variant == ALL)) {
         let name =
             if known.contains(&b.as_str()) { display(b) } else { format!("{} (not in Table 1)", display(b)) };
         let mut line = vec![name];
-        for v in ["all", "clblast"] {
-            line.extend(sizes.iter().map(|s| speedup_cell(&rows, b, s, "reference", v)));
+        for v in [ALL, Variant::peer(CLBLAST)] {
+            line.extend(sizes.iter().map(|s| speedup_cell(&rows, b, s, &REFERENCE, &v)));
         }
         t.push(line);
         shown.extend(rows.iter().filter(|r| &r.benchmark == b));
@@ -66,8 +74,11 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     out.push_str(&halves_line(&rows, &sizes));
     out.push('\n');
     out.push_str(&levels_line(&rows, &sizes));
-    let variants: Vec<String> =
-        ["reference"].iter().chain(LEVELS.iter()).chain(["clblast"].iter()).map(|s| s.to_string()).collect();
+    let variants: Vec<Variant> = [REFERENCE]
+        .into_iter()
+        .chain(Level::ALL.map(Variant::Level))
+        .chain([Variant::peer(CLBLAST)])
+        .collect();
     out.push_str(&format!("\nClocks (`timing`): {}.\n", rows::clocks(&rows, &variants)));
     Ok(out)
 }
@@ -78,12 +89,12 @@ fn speedups_of<'a>(
     rows: &[Row],
     benches: &[&'a str],
     sizes: &'a [String],
-    variant: &str,
+    variant: &Variant,
 ) -> Vec<(f64, String)> {
     let mut out = Vec::new();
     for b in benches {
         for s in sizes {
-            if let Some(x) = speedup(rows, b, s, "reference", variant) {
+            if let Some(x) = speedup(rows, b, s, &REFERENCE, variant) {
                 out.push((x, format!("{} {s}", display(b))));
             }
         }
@@ -107,7 +118,7 @@ fn halves_line(rows: &[Row], sizes: &[String]) -> String {
         .map(|half| {
             let first = display(half[0]);
             let last = display(half[half.len() - 1]);
-            format!("{} for {first} to {last}", mean_and_lowest(&speedups_of(rows, half, sizes, "all")))
+            format!("{} for {first} to {last}", mean_and_lowest(&speedups_of(rows, half, sizes, &ALL)))
         })
         .collect();
     format!("Geometric means of `all` over the reference, every size: {}.", parts.join("; "))
@@ -117,16 +128,18 @@ fn halves_line(rows: &[Row], sizes: &[String]) -> String {
 /// kernel built without array-access simplification (section 7.4).
 fn levels_line(rows: &[Row], sizes: &[String]) -> String {
     let twelve = table1_benchmarks();
-    let means: Vec<String> = LEVELS
-        .iter()
+    let means: Vec<String> = Level::ALL
+        .into_iter()
         .map(|l| {
-            let xs: Vec<f64> = speedups_of(rows, &twelve, sizes, l).into_iter().map(|(x, _)| x).collect();
-            format!("`{l}` {}", table::opt(geometric_mean(&xs), table::ratio))
+            let xs: Vec<f64> =
+                speedups_of(rows, &twelve, sizes, &Variant::Level(l)).into_iter().map(|(x, _)| x).collect();
+            format!("`{}` {}", l.as_str(), table::opt(geometric_mean(&xs), table::ratio))
         })
         .collect();
+    // Array-access simplification is what `all` adds to the levels below it.
     let largest = rows
         .iter()
-        .filter(|r| r.status == Status::Ok && LEVELS[..3].contains(&r.variant.as_str()))
+        .filter(|r| r.status == Status::Ok && matches!(r.variant, Variant::Level(l) if l != Level::All))
         .filter_map(|r| r.kernel_bytes.map(|b| (b, r)))
         .max_by_key(|(b, _)| *b);
     let largest = largest.map_or(NONE.to_string(), |(b, r)| {
@@ -150,11 +163,12 @@ pub(super) fn derived(sources: &mut Sources, csv: &Path) -> Result<String, Repor
     let rows = sources.results(csv)?;
     let mut t = Table::new(&["benchmark", "size", "lift-derived ms", "all ms", "reference ms"]);
     let mut prov = Provenance::default();
-    for r in rows.iter().filter(|r| r.variant == "lift-derived") {
-        if last(&rows, &r.benchmark, &r.size, "lift-derived") != Some(r) {
+    let derived = lift_derived();
+    for r in rows.iter().filter(|r| r.variant == derived) {
+        if last(&rows, &r.benchmark, &r.size, &derived) != Some(r) {
             continue;
         }
-        let mut cell = |v: &str| {
+        let mut cell = |v: &Variant| {
             let row = last(&rows, &r.benchmark, &r.size, v);
             row.iter().for_each(|x| prov.add(x));
             match (ok_ms(row), row) {
@@ -163,8 +177,7 @@ pub(super) fn derived(sources: &mut Sources, csv: &Path) -> Result<String, Repor
                 (None, None) => NONE.to_string(),
             }
         };
-        let line =
-            vec![display(&r.benchmark), r.size.clone(), cell("lift-derived"), cell("all"), cell("reference")];
+        let line = vec![display(&r.benchmark), r.size.clone(), cell(&derived), cell(&ALL), cell(&REFERENCE)];
         t.push(line);
     }
     if t.is_empty() {
@@ -190,14 +203,14 @@ pub(super) fn times(sources: &mut Sources, csv: &Path) -> Result<String, ReportE
             Some(m) => table::ms(m),
             None => r.status.to_string(),
         };
-        let over = |base: &str| speedup_cell(&rows, &r.benchmark, &r.size, base, &r.variant);
+        let over = |base: &Variant| speedup_cell(&rows, &r.benchmark, &r.size, base, &r.variant);
         t.push(vec![
             display(&r.benchmark),
             r.size.clone(),
             format!("`{}`", r.variant),
             ms,
-            over("reference"),
-            over("all"),
+            over(&REFERENCE),
+            over(&ALL),
         ]);
     }
     t.drop_empty_columns(4);

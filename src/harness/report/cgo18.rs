@@ -10,8 +10,17 @@ use super::rows::{self, display, first_seen, last, ordered, Provenance};
 use super::table::{self, Table, NONE};
 use super::{ReportError, Sources};
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::{Family, Variant, HALIDE};
 
-const LIFT_VARIANTS: [&str; 4] = ["lift-naive", "lift-tiled", "lift-slideseq", "lift-tuned"];
+const REFERENCE: Variant = Variant::Reference;
+/// The device's explored stencil program.
+const TUNED: Variant = Variant::Explored(Family::LiftTuned);
+
+/// The Lift variants the paper draws, in its order.
+fn known_lift_variants() -> [Variant; 4] {
+    let named = |n: &str| Variant::Named(n.into());
+    [named("naive"), named("tiled"), named("slideseq"), TUNED]
+}
 
 /// A validated row's GElements/s.
 fn gelems(row: Option<&Row>) -> Option<f64> {
@@ -39,18 +48,16 @@ pub(super) fn tiles(row: &Row) -> Option<bool> {
 }
 
 /// The Lift variants of the file, the known ones first.
-fn lift_variants(rows: &[Row]) -> Vec<String> {
-    let present = first_seen(
-        rows.iter().map(|r| r.variant.as_str()).filter(|v| v.starts_with("lift-") && !v.contains('@')),
-    );
-    ordered(present, &LIFT_VARIANTS)
+fn lift_variants(rows: &[Row]) -> Vec<Variant> {
+    let present = first_seen(rows.iter().map(|r| &r.variant).filter(|v| v.is_lift_named()));
+    ordered(present, &known_lift_variants())
 }
 
 /// The best of `lifts` over Halide (GElements/s), each Lift variant on
 /// Halide's clock (its host-timed twin where Halide was host-timed); the
 /// flag says whether the clocks matched.
-fn over_halide(rows: &[Row], lifts: &[String], b: &str, s: &str) -> Option<(f64, bool)> {
-    let h = last(rows, b, s, "halide")?;
+fn over_halide(rows: &[Row], lifts: &[Variant], b: &str, s: &str) -> Option<(f64, bool)> {
+    let h = last(rows, b, s, &Variant::peer(HALIDE))?;
     let hg = gelems(Some(h))?;
     lifts
         .iter()
@@ -72,7 +79,7 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     let rows = sources.results(csv)?;
     let lifts = lift_variants(&rows);
     let mut header = vec!["benchmark".to_string(), "size".into(), "reference".into()];
-    header.extend(lifts.iter().cloned());
+    header.extend(lifts.iter().map(Variant::to_string));
     header.extend([
         "Halide".into(),
         "best Lift / Halide".into(),
@@ -88,18 +95,19 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     }
     let (mut best_h, mut tuned_h, mut tuned_r) = (Vec::new(), Vec::new(), Vec::new());
     for (b, s) in &keys {
-        let g = |v: &str| gelems(last(&rows, b, s, v));
+        let g = |v: &Variant| gelems(last(&rows, b, s, v));
         let what = format!("{} {s}", display(b));
         let over = |x: Option<f64>, y: Option<f64>| Some(x? / y?);
         let bh = over_halide(&rows, &lifts, b, s);
         best_h.extend(bh.map(|(x, _)| (x, what.clone())));
-        tuned_h.extend(over_halide(&rows, &["lift-tuned".to_string()], b, s).map(|(x, _)| (x, what.clone())));
-        tuned_r.extend(over(g("lift-tuned"), g("reference")).map(|x| (x, what.clone())));
-        let mut line = vec![display(b), s.clone(), cell(last(&rows, b, s, "reference"))];
+        tuned_h.extend(over_halide(&rows, &[TUNED], b, s).map(|(x, _)| (x, what.clone())));
+        tuned_r.extend(over(g(&TUNED), g(&REFERENCE)).map(|x| (x, what.clone())));
+        let mut line = vec![display(b), s.clone(), cell(last(&rows, b, s, &REFERENCE))];
         line.extend(lifts.iter().map(|v| cell(last(&rows, b, s, v))));
         let frac =
-            last(&rows, b, s, "lift-tuned").filter(|r| r.status == Status::Ok).and_then(|r| r.frac_bandwidth);
-        line.extend([cell(last(&rows, b, s, "halide")), ratio_cell(bh), table::opt(frac, table::fraction)]);
+            last(&rows, b, s, &TUNED).filter(|r| r.status == Status::Ok).and_then(|r| r.frac_bandwidth);
+        let halide = last(&rows, b, s, &Variant::peer(HALIDE));
+        line.extend([cell(halide), ratio_cell(bh), table::opt(frac, table::fraction)]);
         t.push(line);
     }
     let mut prov = Provenance::default();
@@ -120,9 +128,9 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
         mean_and_lowest(&tuned_r),
         tiling_line(&rows)
     ));
-    let mut variants = vec!["reference".to_string()];
+    let mut variants = vec![REFERENCE];
     variants.extend(lifts);
-    variants.push("halide".into());
+    variants.push(Variant::peer(HALIDE));
     out.push_str(&format!("Clocks (`timing`): {}.\n", rows::clocks(&rows, &variants)));
     Ok(out)
 }
@@ -138,7 +146,7 @@ pub(super) fn tiling_counts(rows: &[&Row]) -> (usize, usize) {
 }
 
 fn tiling_line(rows: &[Row]) -> String {
-    let tuned: Vec<&Row> = rows.iter().filter(|r| r.variant == "lift-tuned").collect();
+    let tuned: Vec<&Row> = rows.iter().filter(|r| r.variant == TUNED).collect();
     let (tiled, of) = tiling_counts(&tuned);
     format!("`lift-tuned` tiles in local memory for {tiled} of {of} benchmarks.")
 }

@@ -12,6 +12,7 @@ use super::table::{self, NONE};
 use super::{ReportError, Sources};
 use crate::harness::chart::geometric_mean;
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::Variant;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -211,7 +212,7 @@ fn one_variant(m: &Measure) -> bool {
 fn run_items(rows: &[Row], m: &Measure, prov: &mut Provenance) -> Vec<Item> {
     let mut items = Vec::new();
     for (b, s) in keys(rows, m) {
-        let item = |value: f64, variant: &str| Item {
+        let item = |value: f64, variant: &Variant| Item {
             value,
             group: display(&b),
             detail: if one_variant(m) { s.clone() } else { format!("{s}, `{variant}`") },
@@ -240,7 +241,7 @@ fn run_items(rows: &[Row], m: &Measure, prov: &mut Provenance) -> Vec<Item> {
         };
         if let Some(value) = value {
             prov.add(of);
-            let mut it = item(value, of.variant.trim_end_matches(crate::harness::clock::HOST_TWIN));
+            let mut it = item(value, of.variant.untwinned());
             if !same {
                 it.detail.push_str(rows::MIXED);
             }
@@ -263,7 +264,7 @@ fn fastest_on_clock<'a>(
     let variants = rows::first_seen(
         rows.iter()
             .filter(|r| r.benchmark == b && r.size == s && matches(patterns, &r.variant))
-            .map(|r| r.variant.as_str()),
+            .map(|r| &r.variant),
     );
     variants
         .iter()

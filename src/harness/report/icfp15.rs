@@ -9,10 +9,24 @@ use super::rows::{self, display, first_seen, ordered, speedup_cell, Provenance};
 use super::table::{self, Table};
 use super::{ReportError, Sources};
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::{Family, Variant, CLBLAST, CUBLAS};
 
 const ORDER: [&str; 6] =
     ["icfp15-scal", "icfp15-asum", "icfp15-dot", "icfp15-gemv", "icfp15-blackscholes", "icfp15-md"];
-const COMPARED: [(&str, &str); 3] = [("explored", "explored"), ("clblast", "CLBlast"), ("cublas", "cuBLAS")];
+const REFERENCE: Variant = Variant::Reference;
+/// The device's own explored program.
+const EXPLORED: Variant = Variant::Explored(Family::Explored);
+
+/// The variants compared with the reference, each with its column label.
+fn compared() -> [(Variant, &'static str); 3] {
+    [(EXPLORED, "explored"), (Variant::peer(CLBLAST), "CLBlast"), (Variant::peer(CUBLAS), "cuBLAS")]
+}
+
+/// Whether a row is this device's program on its own clock: neither a
+/// host-timed twin nor another device's program (the portability table's).
+fn is_own(v: &Variant) -> bool {
+    !v.is_twin() && !v.is_other_device()
+}
 
 /// `icfp15 FILE`: speedups over the reference per size, and the explored
 /// program over the fastest of the reference and the libraries.
@@ -21,18 +35,18 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     let benches = ordered(first_seen(rows.iter().map(|r| r.benchmark.as_str())), &ORDER);
     let sizes = first_seen(rows.iter().map(|r| r.size.as_str()));
     let mut header = vec!["benchmark".to_string()];
-    for (_, label) in COMPARED {
+    for (_, label) in compared() {
         header.extend(sizes.iter().map(|s| format!("{label}: {s}")));
     }
     header.extend(sizes.iter().map(|s| format!("explored / fastest other: {s}")));
     let mut t = Table::new(&header);
-    let others: Vec<String> = ["reference", "clblast", "cublas"].map(String::from).to_vec();
+    let others = [REFERENCE, Variant::peer(CLBLAST), Variant::peer(CUBLAS)];
     let mut over_best = Vec::new();
     let mut prov = Provenance::default();
-    for b in benches.iter().filter(|b| rows.iter().any(|r| &r.benchmark == *b && r.variant == "explored")) {
+    for b in benches.iter().filter(|b| rows.iter().any(|r| &r.benchmark == *b && r.variant == EXPLORED)) {
         let mut line = vec![display(b)];
-        for (v, _) in COMPARED {
-            line.extend(sizes.iter().map(|s| speedup_cell(&rows, b, s, "reference", v)));
+        for (v, _) in compared() {
+            line.extend(sizes.iter().map(|s| speedup_cell(&rows, b, s, &REFERENCE, &v)));
         }
         for s in &sizes {
             let x = over_fastest(&rows, b, s, &others);
@@ -42,10 +56,10 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
             }));
         }
         t.push(line);
-        rows.iter().filter(|r| &r.benchmark == b && !r.variant.contains('@')).for_each(|r| prov.add(r));
+        rows.iter().filter(|r| &r.benchmark == b && is_own(&r.variant)).for_each(|r| prov.add(r));
     }
     t.drop_empty_columns(1);
-    let shown: Vec<&Row> = rows.iter().filter(|r| !r.variant.contains('@')).collect();
+    let shown: Vec<&Row> = rows.iter().filter(|r| is_own(&r.variant)).collect();
     let mut out = format!(
         "From `{}` ({}; {}): the reference's median time over the explored program's and the \
          libraries'.\n\n",
@@ -55,7 +69,7 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     );
     out.push_str(&t.markdown());
     out.push_str(&rows::mixed_note(&t.markdown()));
-    let variants: Vec<String> = ["reference", "explored", "clblast", "cublas"].map(String::from).to_vec();
+    let variants = [REFERENCE, EXPLORED, Variant::peer(CLBLAST), Variant::peer(CUBLAS)];
     out.push_str(&format!(
         "\nThe explored program over the fastest of the reference and the libraries: geometric mean {}. \
          Clocks (`timing`): {}.\n",
@@ -68,10 +82,10 @@ pub(super) fn speedups(sources: &mut Sources, csv: &Path) -> Result<String, Repo
 /// The explored program's speedup over the strongest of `others`, each
 /// compared on its own clock (the explored program's host-timed twin
 /// against host-timed CLBlast); the flag says whether the clocks matched.
-fn over_fastest(rows: &[Row], b: &str, s: &str, others: &[String]) -> Option<(f64, bool)> {
+fn over_fastest(rows: &[Row], b: &str, s: &str, others: &[Variant]) -> Option<(f64, bool)> {
     others
         .iter()
-        .filter_map(|o| rows::speedup_on_clock(rows, b, s, "explored", o).map(|(x, same)| (1.0 / x, same)))
+        .filter_map(|o| rows::speedup_on_clock(rows, b, s, &EXPLORED, o).map(|(x, same)| (1.0 / x, same)))
         .min_by(|x, y| x.0.total_cmp(&y.0))
 }
 
@@ -135,7 +149,12 @@ pub(super) fn portability(sources: &mut Sources, csv: &Path) -> Result<String, R
         sources
             .results(&beside)?
             .iter()
-            .filter(|r| r.variant.starts_with("explored"))
+            .filter(|r| {
+                matches!(
+                    r.variant.untwinned(),
+                    Variant::Explored(Family::Explored) | Variant::OtherDevice(Family::Explored, _)
+                )
+            })
             .for_each(|r| prov.add(r));
     }
     let from = if prov.commits.is_empty() {

@@ -1,15 +1,17 @@
 //! Picking rows out of a results file, and the provenance and clock of the
 //! rows a table shows.
 
-use std::collections::BTreeSet;
+use std::borrow::Borrow;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::harness::clock::{self, is_twin};
+use crate::harness::clock;
 use crate::harness::results::{Row, Status};
+use crate::harness::variant_name::{Variant, HOST_TWIN};
 
 /// The last row of a benchmark, size and variant: rows are appended, so it
 /// is the latest run.
-pub(super) fn last<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &str) -> Option<&'a Row> {
-    rows.iter().rev().find(|r| r.benchmark == bench && r.size == size && r.variant == variant)
+pub(super) fn last<'a>(rows: &'a [Row], bench: &str, size: &str, variant: &Variant) -> Option<&'a Row> {
+    rows.iter().rev().find(|r| r.benchmark == bench && r.size == size && r.variant == *variant)
 }
 
 /// The median of a row that validated.
@@ -19,23 +21,28 @@ pub(super) fn ok_ms(row: Option<&Row>) -> Option<f64> {
 
 /// Whether `variant` is one of `patterns`: a name, or a prefix ending in `*`
 /// (which leaves out host-timed twins, `<variant>@host`, unless it names them).
-pub(super) fn matches(patterns: &[String], variant: &str) -> bool {
+/// The patterns are `paper-claims.yaml`'s words, so they are matched against
+/// the variant's `results.csv` spelling.
+pub(super) fn matches(patterns: &[String], variant: &Variant) -> bool {
+    let spelled = variant.to_string();
     patterns.iter().any(|p| match p.strip_suffix('*') {
-        Some(_) if is_twin(variant) && !is_twin(p.trim_end_matches('*')) => false,
-        Some(prefix) => variant.starts_with(prefix),
-        None => p == variant,
+        Some(_) if variant.is_twin() && !p.trim_end_matches('*').ends_with(HOST_TWIN) => false,
+        Some(prefix) => spelled.starts_with(prefix),
+        None => *p == spelled,
     })
 }
 
 /// The fastest validated row among the variants `patterns` names.
 pub(super) fn fastest<'a>(rows: &'a [Row], bench: &str, size: &str, patterns: &[String]) -> Option<&'a Row> {
-    let variants: BTreeSet<&str> = rows
+    // Keyed by spelling: a tie between equally fast variants goes to the
+    // alphabetically first, whatever order the enum declares.
+    let variants: BTreeMap<String, &Variant> = rows
         .iter()
         .filter(|r| r.benchmark == bench && r.size == size && matches(patterns, &r.variant))
-        .map(|r| r.variant.as_str())
+        .map(|r| (r.variant.to_string(), &r.variant))
         .collect();
     variants
-        .into_iter()
+        .into_values()
         .filter_map(|v| last(rows, bench, size, v))
         .filter(|r| ok_ms(Some(r)).is_some())
         .min_by(|a, b| ok_ms(Some(a)).unwrap_or(f64::MAX).total_cmp(&ok_ms(Some(b)).unwrap_or(f64::MAX)))
@@ -46,7 +53,7 @@ pub(super) fn on_clock_of<'a>(
     rows: &'a [Row],
     bench: &str,
     size: &str,
-    variant: &str,
+    variant: &Variant,
     peer: &Row,
 ) -> Option<(&'a Row, bool)> {
     clock::on_clock_of(|v| last(rows, bench, size, v), variant, peer)
@@ -59,8 +66,8 @@ pub(super) fn speedup_on_clock(
     rows: &[Row],
     bench: &str,
     size: &str,
-    over: &str,
-    of: &str,
+    over: &Variant,
+    of: &Variant,
 ) -> Option<(f64, bool)> {
     let of_row = last(rows, bench, size, of)?;
     let (over_row, same) = on_clock_of(rows, bench, size, over, of_row)?;
@@ -68,7 +75,7 @@ pub(super) fn speedup_on_clock(
 }
 
 /// `over`'s median over `of`'s: above 1 when `of` is faster.
-pub(super) fn speedup(rows: &[Row], bench: &str, size: &str, over: &str, of: &str) -> Option<f64> {
+pub(super) fn speedup(rows: &[Row], bench: &str, size: &str, over: &Variant, of: &Variant) -> Option<f64> {
     speedup_on_clock(rows, bench, size, over, of).map(|(x, _)| x)
 }
 
@@ -91,7 +98,7 @@ pub(super) fn mixed_note(text: &str) -> String {
 /// The speedup as a cell, or why there is none: the variant's status where
 /// it did not validate, `–` where it has no row or the reference none; `†`
 /// after a ratio of two clocks.
-pub(super) fn speedup_cell(rows: &[Row], bench: &str, size: &str, over: &str, of: &str) -> String {
+pub(super) fn speedup_cell(rows: &[Row], bench: &str, size: &str, over: &Variant, of: &Variant) -> String {
     match (speedup_on_clock(rows, bench, size, over, of), last(rows, bench, size, of)) {
         (Some((s, same)), _) => format!("{}{}", super::table::ratio(s), if same { "" } else { MIXED }),
         (None, Some(r)) if r.status != Status::Ok => r.status.to_string(),
@@ -99,22 +106,25 @@ pub(super) fn speedup_cell(rows: &[Row], bench: &str, size: &str, over: &str, of
     }
 }
 
-/// Values in the order they first appear.
-pub(super) fn first_seen<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// Values in the order they first appear (names, variants).
+pub(super) fn first_seen<'a, T>(values: impl IntoIterator<Item = &'a T>) -> Vec<T::Owned>
+where
+    T: ?Sized + PartialEq + ToOwned + 'a,
+    T::Owned: Borrow<T>,
+{
+    let mut out: Vec<T::Owned> = Vec::new();
     for v in values {
-        if !out.iter().any(|o| o == v) {
-            out.push(v.to_string());
+        if !out.iter().any(|o| o.borrow() == v) {
+            out.push(v.to_owned());
         }
     }
     out
 }
 
 /// `known` in its order, where present, then the rest in first-seen order.
-pub(super) fn ordered(present: Vec<String>, known: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> =
-        known.iter().filter(|k| present.iter().any(|p| p == *k)).map(|k| k.to_string()).collect();
-    out.extend(present.into_iter().filter(|p| !known.contains(&p.as_str())));
+pub(super) fn ordered<T: PartialEq<K> + Clone, K>(present: Vec<T>, known: &[K]) -> Vec<T> {
+    let mut out: Vec<T> = known.iter().filter_map(|k| present.iter().find(|p| *p == k).cloned()).collect();
+    out.extend(present.into_iter().filter(|p| !known.iter().any(|k| p == k)));
     out
 }
 
@@ -161,18 +171,18 @@ fn or_unknown(s: &str) -> String {
 
 /// What the `timing` column of `variants`' rows says, for instance
 /// `reference, explored: profiling events; clblast: host`.
-pub(super) fn clocks(rows: &[Row], variants: &[String]) -> String {
+pub(super) fn clocks(rows: &[Row], variants: &[Variant]) -> String {
     let mut by_clock: Vec<(String, Vec<String>)> = Vec::new();
     for v in variants {
-        let clocks = first_seen(rows.iter().filter(|r| &r.variant == v).map(|r| r.timing.as_str()));
+        let clocks = first_seen(rows.iter().filter(|r| r.variant == *v).map(|r| r.timing.as_str()));
         let clock = match clocks.as_slice() {
             [] => continue,
             [one] => clock_name(one),
             several => several.iter().map(|c| clock_name(c)).collect::<Vec<_>>().join(" or "),
         };
         match by_clock.iter_mut().find(|(c, _)| *c == clock) {
-            Some((_, vs)) => vs.push(v.clone()),
-            None => by_clock.push((clock, vec![v.clone()])),
+            Some((_, vs)) => vs.push(v.to_string()),
+            None => by_clock.push((clock, vec![v.to_string()])),
         }
     }
     let parts: Vec<String> = by_clock.into_iter().map(|(c, vs)| format!("{}: {c}", vs.join(", "))).collect();

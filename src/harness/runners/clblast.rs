@@ -7,11 +7,11 @@ use crate::harness::clblast::run_clblast;
 use crate::harness::clock::Timing;
 use crate::harness::config::Config;
 use crate::harness::run_error::Unavailable;
-use crate::harness::variant_name::Variant;
+use crate::harness::variant_name::{self, Variant};
 use crate::runtime::ClBlast;
 use std::cell::OnceCell;
 
-const NAME: &str = "clblast";
+const NAME: &str = variant_name::CLBLAST;
 
 /// The library is loaded once per run, at the first row that needs it.
 #[derive(Default)]

@@ -8,11 +8,11 @@ use crate::harness::clock::Timing;
 use crate::harness::config::Config;
 use crate::harness::cublas::{is_nvidia, run_cublas};
 use crate::harness::run_error::Unavailable;
-use crate::harness::variant_name::Variant;
+use crate::harness::variant_name::{self, Variant};
 use crate::runtime::CuBlas;
 use std::cell::OnceCell;
 
-const NAME: &str = "cublas";
+const NAME: &str = variant_name::CUBLAS;
 
 /// The libraries are loaded once per run, at the first row that needs them.
 #[derive(Default)]

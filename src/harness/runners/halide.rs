@@ -9,9 +9,9 @@ use crate::harness::clock::Timing;
 use crate::harness::config::Config;
 use crate::harness::halide::{run_halide, PeerRun, PeerTarget, Scratch};
 use crate::harness::variant::Execution;
-use crate::harness::variant_name::Variant;
+use crate::harness::variant_name::{self, Variant};
 
-const NAME: &str = "halide";
+const NAME: &str = variant_name::HALIDE;
 
 pub(super) struct Halide;
 
