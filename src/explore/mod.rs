@@ -23,6 +23,7 @@ pub mod rows;
 pub mod shard;
 pub mod space;
 pub mod split;
+pub mod staged;
 pub mod stencil;
 pub mod tuner;
 
@@ -140,6 +141,7 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
                 // The row shapes need no second stage.
                 recipes.extend(rows::row_shapes(&base, def, sizes));
                 recipes.extend(matmul::matmul_shapes(&base, def, sizes));
+                recipes.extend(staged::staged_shapes(&base, def, sizes));
                 for r in recipes {
                     let from = shapes.len();
                     shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
