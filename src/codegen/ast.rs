@@ -48,6 +48,18 @@ pub enum CExpr {
 }
 
 impl CExpr {
+    /// The expressions directly inside this one, in the order printed.
+    pub fn children(&self) -> Vec<&CExpr> {
+        match self {
+            CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index { .. } => Vec::new(),
+            CExpr::Call { args, .. } | CExpr::StructLit { fields: args, .. } => args.iter().collect(),
+            CExpr::Field { base, .. } => vec![base],
+            CExpr::Ternary { cond, then, otherwise } => vec![cond, then, otherwise],
+            CExpr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            CExpr::Cast { e, .. } => vec![e],
+        }
+    }
+
     pub fn raw(s: impl Into<String>) -> CExpr {
         CExpr::Raw(s.into())
     }

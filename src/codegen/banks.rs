@@ -19,7 +19,7 @@
 //! (1 for scalars only), and an array whose row some width does not divide
 //! is left as it is.
 
-use super::ast::{CExpr, Stmt};
+use super::ast::Stmt;
 use crate::arith::ArithExpr;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,8 +40,8 @@ pub struct LocalArray {
 
 /// Per local array to pad (by name), the elements to add to its rows.
 pub fn pads(body: &[Stmt], locals: &BTreeMap<String, LocalArray>) -> BTreeMap<String, i64> {
-    let mut w = Walk::default();
-    w.stmts(body);
+    let mut w = Conflicts::default();
+    super::coalescing::walk(body, &mut w);
     let mut out = BTreeMap::new();
     for (name, strides) in &w.conflicts {
         let Some(LocalArray { row: Some(row), widths }) = locals.get(name) else { continue };
@@ -70,11 +70,9 @@ fn lcm(a: i64, b: i64) -> i64 {
 }
 
 #[derive(Default)]
-struct Walk {
+struct Conflicts {
     /// Local arrays declared so far.
     locals: Vec<String>,
-    /// Lane variables in scope, innermost last.
-    lane: Vec<String>,
     /// Per array, the strides (in its elements) of its conflicting accesses.
     conflicts: BTreeMap<String, BTreeSet<i64>>,
     /// Arrays named other than as an indexed base (a pointer into one that
@@ -82,61 +80,32 @@ struct Walk {
     escaped: BTreeSet<String>,
 }
 
-impl Walk {
-    fn stmts(&mut self, body: &[Stmt]) {
-        let lanes = self.lane.len();
-        for s in body {
-            self.stmt(s);
-        }
-        self.lane.truncate(lanes);
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
-        match s {
-            Stmt::Decl { qualifier, name, init, .. } => {
-                if *qualifier == Some("local") {
-                    self.locals.push(name.clone());
-                }
-                if let Some(i) = init {
-                    self.expr(i);
-                    if super::coalescing::is_lane_id(i) {
-                        self.lane.push(name.clone());
-                    }
-                }
-            }
-            Stmt::Assign { lhs, rhs } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-            Stmt::Expr(e) => self.expr(e),
-            Stmt::For { var, init, bound, step, body } => {
-                self.expr(init);
-                self.expr(bound);
-                self.expr(step);
-                let lanes = self.lane.len();
-                if super::coalescing::is_lane_id(init) {
-                    self.lane.push(var.clone());
-                }
-                self.stmts(body);
-                self.lane.truncate(lanes);
-            }
-            Stmt::If { cond, then, otherwise } => {
-                self.expr(cond);
-                self.stmts(then);
-                self.stmts(otherwise);
-            }
-            Stmt::Block(b) => self.stmts(b),
-            Stmt::Barrier { .. } | Stmt::Comment(_) => {}
+impl super::coalescing::LaneVisitor for Conflicts {
+    fn decl(&mut self, qualifier: Option<&'static str>, name: &str) {
+        if qualifier == Some("local") {
+            self.locals.push(name.to_string());
         }
     }
 
-    /// Records an access to local array `name` with `index` in units of
-    /// `width` scalars.
-    fn access(&mut self, name: &str, index: &ArithExpr, width: i64) {
+    fn raw(&mut self, text: &str) {
+        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if self.locals.iter().any(|l| l == word) {
+                self.escaped.insert(word.to_string());
+            }
+        }
+    }
+
+    fn index(&mut self, base: &str, index: &ArithExpr, at: &super::coalescing::Place) {
+        // `((local float4*)loc_0)[i]` is printed from a raw base.
+        let (name, width) = match cast_base(base) {
+            Some(x) => x,
+            None if self.locals.iter().any(|l| l == base) => (base, 1),
+            None => return self.raw(base),
+        };
         if !self.locals.iter().any(|l| l == name) {
             return;
         }
-        let Some(lane) = self.lane.last() else { return };
+        let Some(lane) = at.lane.last() else { return };
         // A lane variable below 1 (`l < 1`): one work-item, no conflict.
         let one_lane = index.vars().iter().any(|v| {
             v.name == *lane && v.range.stop.as_ref().and_then(|s| s.as_cst()).is_some_and(|s| s <= 1)
@@ -150,46 +119,6 @@ impl Walk {
             if stride >= CONFLICT_STRIDE && stride % CONFLICT_STRIDE == 0 {
                 self.conflicts.entry(name.to_string()).or_default().insert(stride);
             }
-        }
-    }
-
-    /// Marks the local arrays `text` names as escaped.
-    fn escapes(&mut self, text: &str) {
-        for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            if self.locals.iter().any(|l| l == word) {
-                self.escaped.insert(word.to_string());
-            }
-        }
-    }
-
-    fn expr(&mut self, e: &CExpr) {
-        match e {
-            CExpr::Raw(text) => self.escapes(text),
-            CExpr::Arith(_) => {}
-            CExpr::Index { base, index } => {
-                // `((local float4*)loc_0)[i]` is printed from a raw base.
-                match cast_base(base) {
-                    Some((name, width)) => self.access(name, index, width),
-                    None if self.locals.iter().any(|l| l == base) => self.access(base, index, 1),
-                    None => self.escapes(base),
-                }
-            }
-            CExpr::Call { args, .. } | CExpr::StructLit { fields: args, .. } => {
-                for a in args {
-                    self.expr(a);
-                }
-            }
-            CExpr::Field { base, .. } => self.expr(base),
-            CExpr::Ternary { cond, then, otherwise } => {
-                self.expr(cond);
-                self.expr(then);
-                self.expr(otherwise);
-            }
-            CExpr::Binary { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-            CExpr::Cast { e, .. } => self.expr(e),
         }
     }
 }
@@ -207,6 +136,7 @@ fn cast_base(base: &str) -> Option<(&str, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codegen::ast::CExpr;
 
     fn lane_loop(body: Vec<Stmt>) -> Stmt {
         Stmt::For {

@@ -25,18 +25,59 @@ pub struct GlobalAccess {
 pub fn global_accesses(m: &Module) -> Vec<GlobalAccess> {
     let globals: Vec<&str> =
         m.params.iter().filter(|p| p.ty.contains("global")).map(|p| p.name.as_str()).collect();
-    let mut w = Walk { globals, lane: Vec::new(), loops: Vec::new(), out: Vec::new() };
-    w.stmts(&m.body);
-    w.out
+    let mut v = Globals { globals, out: Vec::new() };
+    walk(&m.body, &mut v);
+    v.out
 }
 
-struct Walk<'m> {
+struct Globals<'m> {
     globals: Vec<&'m str>,
+    out: Vec<GlobalAccess>,
+}
+
+impl LaneVisitor for Globals<'_> {
+    fn index(&mut self, base: &str, index: &ArithExpr, at: &Place) {
+        if self.globals.contains(&base) {
+            self.out.push(GlobalAccess {
+                buffer: base.to_string(),
+                index: index.clone(),
+                lane: at.lane.last().cloned(),
+                loops: at.loops.to_vec(),
+            });
+        }
+    }
+}
+
+/// Where a walk is: the lane variables in scope (innermost last) and the
+/// trip counts of the sequential loops around.
+pub(crate) struct Place<'w> {
+    pub lane: &'w [String],
+    pub loops: &'w [ArithExpr],
+}
+
+/// What a walk of a kernel body (`walk`) reports.
+pub(crate) trait LaneVisitor {
+    /// `base[index]` (`base` as printed: a name or a cast pointer).
+    fn index(&mut self, base: &str, index: &ArithExpr, at: &Place);
+    /// A declaration (`qualifier` `local` for a local array).
+    fn decl(&mut self, _qualifier: Option<&'static str>, _name: &str) {}
+    /// C text the walk does not look into.
+    fn raw(&mut self, _text: &str) {}
+}
+
+/// Walks `body` in the order of its text, tracking the lane variables
+/// (those holding `get_global_id(0)` or `get_local_id(0)`) and the
+/// sequential loops in scope.
+pub(crate) fn walk(body: &[Stmt], v: &mut impl LaneVisitor) {
+    Walk { lane: Vec::new(), loops: Vec::new(), v }.stmts(body);
+}
+
+struct Walk<'v, V> {
     /// Lane variables in scope, innermost last (a block's end drops
     /// those it declared).
     lane: Vec<String>,
     loops: Vec<ArithExpr>,
-    out: Vec<GlobalAccess>,
+    v: &'v mut V,
 }
 
 /// Whether `e` is the text `get_global_id(0)` or `get_local_id(0)`, or
@@ -53,7 +94,7 @@ pub(crate) fn is_lane_id(e: &CExpr) -> bool {
     id == "get_global_id(0)" || id == "get_local_id(0)"
 }
 
-impl Walk<'_> {
+impl<V: LaneVisitor> Walk<'_, V> {
     fn stmts(&mut self, body: &[Stmt]) {
         let lanes = self.lane.len();
         for s in body {
@@ -64,7 +105,8 @@ impl Walk<'_> {
 
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Decl { name, init, .. } => {
+            Stmt::Decl { qualifier, name, init, .. } => {
+                self.v.decl(*qualifier, name);
                 if let Some(i) = init {
                     self.expr(i);
                     if is_lane_id(i) {
@@ -80,6 +122,7 @@ impl Walk<'_> {
             Stmt::For { var, init, bound, step, body } => {
                 self.expr(init);
                 self.expr(bound);
+                self.expr(step);
                 let lanes = self.lane.len();
                 // A sequential loop counts `bound` times (`for (i = 0; i <
                 // n; i += 1)`); a thread loop once per work-item.
@@ -112,33 +155,21 @@ impl Walk<'_> {
 
     fn expr(&mut self, e: &CExpr) {
         match e {
-            CExpr::Raw(_) | CExpr::Arith(_) => {}
+            CExpr::Raw(text) => self.v.raw(text),
+            CExpr::Arith(_) => {}
             CExpr::Index { base, index } => {
-                if self.globals.contains(&base.as_str()) {
-                    self.out.push(GlobalAccess {
-                        buffer: base.clone(),
-                        index: index.clone(),
-                        lane: self.lane.last().cloned(),
-                        loops: self.loops.clone(),
-                    });
+                self.v.index(base, index, &Place { lane: &self.lane, loops: &self.loops })
+            }
+            CExpr::Call { .. }
+            | CExpr::StructLit { .. }
+            | CExpr::Field { .. }
+            | CExpr::Ternary { .. }
+            | CExpr::Binary { .. }
+            | CExpr::Cast { .. } => {
+                for c in e.children() {
+                    self.expr(c);
                 }
             }
-            CExpr::Call { args, .. } | CExpr::StructLit { fields: args, .. } => {
-                for a in args {
-                    self.expr(a);
-                }
-            }
-            CExpr::Field { base, .. } => self.expr(base),
-            CExpr::Ternary { cond, then, otherwise } => {
-                self.expr(cond);
-                self.expr(then);
-                self.expr(otherwise);
-            }
-            CExpr::Binary { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-            }
-            CExpr::Cast { e, .. } => self.expr(e),
         }
     }
 }
