@@ -185,8 +185,15 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         // the chunk tiles, `codegen::prefetch`) this point took 0.065 ms
         // at 1024^3 and 3.02 ms at 4096^3, where 64 x 64 tiles of 4 x 4
         // took 0.072-0.080 ms and 4.0-4.5 ms.
+        // Larger products start from 128 x 128 tiles where those still
+        // give 256 work-groups or more (two per multiprocessor of a large
+        // GPU): at 4096^3 on the H100 they won two of the four layouts'
+        // 60 s searches, whose other two never left the default
+        // (`reports/nvidia-h100-80gb-hbm3/mm-4096-5006e42/`).
+        let large = m.zip(n).is_some_and(|(m, n)| (m / 128) * (n / 128) >= 256);
+        let mt_default = if large { 128 } else { 64 };
         let mut slots = vec![
-            mm_slot("mt", pow2(16, 256, m), 64),
+            mm_slot("mt", pow2(16, 256, m), mt_default),
             mm_slot("nt", pow2(16, 256, n), 128),
             mm_slot("kc", pow2(4, 32, k), 16),
             mm_slot("rm", pow2(1, 8, None), 8),
@@ -290,6 +297,16 @@ mod tests {
         assert_eq!(shapes[0].slots[0].domain, vec![16, 32]);
         assert_eq!(shapes[0].slots[1].domain, vec![16, 32, 64]);
         assert_eq!(shapes[0].slots[2].domain, vec![4, 8]);
+    }
+
+    #[test]
+    fn large_products_start_from_square_tiles() {
+        let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
+        for (size, mt) in [(1024, 64), (2048, 128), (4096, 128)] {
+            let sizes: Sizes = [("M".into(), size), ("N".into(), size), ("K".into(), 1024)].into();
+            let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
+            assert_eq!(shapes[0].defaults()[..2], [mt, 128], "{size}");
+        }
     }
 
     #[test]
