@@ -147,24 +147,11 @@ fn mm_slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
 }
 
 /// `(M, N, K)` of the product at `p`: the rows of X, of Y, and their length.
+/// `map(F, X)`: X (`[[_]K]M`) is the map's argument, and the result
+/// (`[[_]N]M`) gives N.
 fn dims(base: &Program, def: &str, p: &Path, sizes: &Sizes) -> Option<[Option<i64>; 3]> {
-    let d = base.def(def)?;
-    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
-    let e = crate::ir::visit::expr_at(&d.body, p).ok()?;
-    let eval =
-        |t: &crate::arith::ArithExpr| crate::arith::simplify(t).eval_with(&|v| sizes.get(v).copied()).ok();
-    let two = |e: &crate::ir::Expr| match types.exprs.get(&e.id)? {
-        crate::types::Type::Array(row, n) => match row.as_ref() {
-            crate::types::Type::Array(_, k) => Some((eval(n), eval(k))),
-            _ => None,
-        },
-        _ => None,
-    };
-    // `map(F, X)`: X (`[[_]K]M`) is the map's argument, and the result
-    // (`[[_]N]M`) gives N.
-    let crate::ir::ExprKind::Call(_, args) = &e.kind else { return None };
-    let (m, k) = two(args.last()?)?;
-    let (m2, n) = two(e)?;
+    let (result, x) = super::space::lengths_at(base, def, p, sizes)?;
+    let (&[m, k], &[m2, n]) = (x?.get(..2)?, result.get(..2)?) else { return None };
     (m == m2).then_some([m, n, k])
 }
 

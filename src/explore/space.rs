@@ -77,6 +77,34 @@ pub(super) fn rel_path(base: &Path, rel: &str) -> Path {
     Path(v)
 }
 
+/// Array lengths, outside in, each known where the sizes give it.
+pub(super) type Lengths = Vec<Option<i64>>;
+
+/// The lengths of the arrays nested in the type of the expression at `p`
+/// of `def` and of its call's last argument (none for other expressions),
+/// outside in, each evaluated at `sizes` where it can be: what the macro
+/// shapes size their slots' domains by.
+pub(super) fn lengths_at(
+    base: &Program,
+    def: &str,
+    p: &Path,
+    sizes: &Sizes,
+) -> Option<(Lengths, Option<Lengths>)> {
+    let d = base.def(def)?;
+    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
+    let e = crate::ir::visit::expr_at(&d.body, p).ok()?;
+    let lengths = |e: &crate::ir::Expr| -> Option<Lengths> {
+        let t = types.exprs.get(&e.id)?;
+        let eval = |n: &ArithExpr| crate::arith::simplify(n).eval_with(&|v| sizes.get(v).copied()).ok();
+        Some(t.lengths().iter().map(eval).collect())
+    };
+    let last = match &e.kind {
+        crate::ir::ExprKind::Call(_, args) => args.last().and_then(lengths),
+        _ => None,
+    };
+    Some((lengths(e)?, last))
+}
+
 /// The application of rule `name` at `path` (none for an unknown rule).
 pub(super) fn rule_step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) -> Option<Step> {
     Some(Step { rule: Some(rewrite::find_rule(name)?), path, args })

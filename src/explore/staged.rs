@@ -84,22 +84,6 @@ fn steps_several(p: &Path) -> Option<Vec<Step>> {
     ])
 }
 
-/// The lengths `[outer, inner]` of the two-dimensional array at `p`.
-fn lengths(base: &Program, def: &str, p: &Path, sizes: &Sizes) -> Option<[Option<i64>; 2]> {
-    let d = base.def(def)?;
-    let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
-    let e = crate::ir::visit::expr_at(&d.body, p).ok()?;
-    let eval =
-        |t: &crate::arith::ArithExpr| crate::arith::simplify(t).eval_with(&|v| sizes.get(v).copied()).ok();
-    match types.exprs.get(&e.id)? {
-        crate::types::Type::Array(row, n) => match row.as_ref() {
-            crate::types::Type::Array(_, m) => Some([eval(n), eval(m)]),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// The staged shape for `def` (none where `tile-2d` does not apply or its
 /// default point does not replay).
 pub fn staged_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
@@ -107,7 +91,8 @@ pub fn staged_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some(p) = cands.into_iter().find(|c| c.rule.name == "tile-2d").map(|c| c.path) else {
         return Vec::new();
     };
-    let Some([n, m]) = lengths(base, def, &p, sizes) else { return Vec::new() };
+    let Some((lengths, _)) = super::space::lengths_at(base, def, &p, sizes) else { return Vec::new() };
+    let [n, m, ..] = lengths[..] else { return Vec::new() };
     let slots: Option<Vec<Slot>> =
         vec![slot("staged-2d:n", pow2(4, 64, n), 32), slot("staged-2d:m", pow2(4, 64, m), 32)]
             .into_iter()
