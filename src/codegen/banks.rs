@@ -40,7 +40,7 @@ pub struct LocalArray {
 
 /// Per local array to pad (by name), the elements to add to its rows.
 pub fn pads(body: &[Stmt], locals: &BTreeMap<String, LocalArray>) -> BTreeMap<String, i64> {
-    let mut w = Conflicts::default();
+    let mut w = Conflicts { locals, conflicts: BTreeMap::new(), escaped: BTreeSet::new() };
     super::coalescing::walk(body, &mut w);
     let mut out = BTreeMap::new();
     for (name, strides) in &w.conflicts {
@@ -69,10 +69,9 @@ fn lcm(a: i64, b: i64) -> i64 {
     a / gcd(a, b) * b
 }
 
-#[derive(Default)]
-struct Conflicts {
-    /// Local arrays declared so far.
-    locals: Vec<String>,
+struct Conflicts<'l> {
+    /// The kernel's local arrays (the lowering's facts, by name).
+    locals: &'l BTreeMap<String, LocalArray>,
     /// Per array, the strides (in its elements) of its conflicting accesses.
     conflicts: BTreeMap<String, BTreeSet<i64>>,
     /// Arrays named other than as an indexed base (a pointer into one that
@@ -80,16 +79,10 @@ struct Conflicts {
     escaped: BTreeSet<String>,
 }
 
-impl super::coalescing::LaneVisitor for Conflicts {
-    fn decl(&mut self, qualifier: Option<&'static str>, name: &str) {
-        if qualifier == Some("local") {
-            self.locals.push(name.to_string());
-        }
-    }
-
+impl super::coalescing::LaneVisitor for Conflicts<'_> {
     fn raw(&mut self, text: &str) {
         for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            if self.locals.iter().any(|l| l == word) {
+            if self.locals.contains_key(word) {
                 self.escaped.insert(word.to_string());
             }
         }
@@ -99,10 +92,10 @@ impl super::coalescing::LaneVisitor for Conflicts {
         // `((local float4*)loc_0)[i]` is printed from a raw base.
         let (name, width) = match cast_base(base) {
             Some(x) => x,
-            None if self.locals.iter().any(|l| l == base) => (base, 1),
+            None if self.locals.contains_key(base) => (base, 1),
             None => return self.raw(base),
         };
-        if !self.locals.iter().any(|l| l == name) {
+        if !self.locals.contains_key(name) {
             return;
         }
         let Some(lane) = at.lane.last() else { return };

@@ -59,8 +59,6 @@ pub(crate) struct Place<'w> {
 pub(crate) trait LaneVisitor {
     /// `base[index]` (`base` as printed: a name or a cast pointer).
     fn index(&mut self, base: &str, index: &ArithExpr, at: &Place);
-    /// A declaration (`qualifier` `local` for a local array).
-    fn decl(&mut self, _qualifier: Option<&'static str>, _name: &str) {}
     /// C text the walk does not look into.
     fn raw(&mut self, _text: &str) {}
 }
@@ -105,8 +103,7 @@ impl<V: LaneVisitor> Walk<'_, V> {
 
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Decl { qualifier, name, init, .. } => {
-                self.v.decl(*qualifier, name);
+            Stmt::Decl { name, init, .. } => {
                 if let Some(i) = init {
                     self.expr(i);
                     if is_lane_id(i) {
