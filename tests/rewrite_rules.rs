@@ -207,6 +207,15 @@ fn fusions() {
         "reduceSeq(add, 0.0f, mapSeq(absVal, x))",
         "reduceSeq(\\(_p3, _p4) -> add(_p3, absVal(_p4)), 0.0f, x)",
     );
+    // Unrolled loops fuse too; the result is unrolled as the reduction was.
+    check_rule(
+        "def f(x: [float]9) = reduceSeqUnroll(add, 0.0f) o mapSeqUnroll(absVal) $ x",
+        "reduce-map-fusion",
+        "root",
+        &[],
+        "reduceSeqUnroll(add, 0.0f, mapSeqUnroll(absVal, x))",
+        "reduceSeqUnroll(\\(_p3, _p4) -> add(_p3, absVal(_p4)), 0.0f, x)",
+    );
 }
 
 #[test]
@@ -338,6 +347,15 @@ fn vectorisation() {
     );
     let v = p.user_funs.iter().find(|u| u.name == "mult_vec4").unwrap();
     assert_eq!(v.params[1].1, Type::Vector(lift::types::ScalarType::Float, 4));
+    // Over a zip, each zipped array is viewed as vectors.
+    check_rule(
+        "def f(x: [float]N, y: [float]N) = map(\\(a, b) -> add(a, b)) $ zip(x, y)",
+        "vectorize",
+        "root",
+        &[("n", 4)],
+        "map(\\(a, b) -> add(a, b), zip(x, y))",
+        "asScalar(map(\\(a, b) -> add_vec4(a, b), zip(asVector(4, x), asVector(4, y))))",
+    );
     check_rule(
         "def f(x: [float]N) = asVector(4) o map(absVal) $ x",
         "asvector-map",

@@ -524,7 +524,13 @@ pub fn lowerings(base: &Program, def: &str, alg: &Shape, max: usize) -> Vec<Shap
         let Some(d) = prog.def(def) else { continue };
         let choices: Vec<(&'static str, Path, Option<i64>)> = match next_todo(&d.body) {
             None => {
-                out.extend(fusion_variants(&prog, def, &shape));
+                for v in fusion_variants(&prog, def, &shape) {
+                    let swapped = ["map-glb", "map-wrg"].iter().filter_map(|r| swapped_dims(&v, r));
+                    let swapped: Vec<Shape> =
+                        swapped.filter(|s| s.instantiate(base, def, &s.defaults()).is_ok()).collect();
+                    out.push(v);
+                    out.extend(swapped);
+                }
                 continue;
             }
             Some(Todo::Stuck) => continue,
@@ -550,6 +556,31 @@ pub fn lowerings(base: &Program, def: &str, alg: &Shape, max: usize) -> Vec<Shap
         }
     }
     out
+}
+
+/// The shape with dimensions 0 and 1 of its `rule` steps (`map-glb` or
+/// `map-wrg`) exchanged, where it uses both. The lowering gives the
+/// outermost parallel map dimension 0; on a GPU the work-items (and
+/// work-groups) next to each other in dimension 0 should touch neighbouring
+/// elements, which for an array of rows is the inner map's index. Both
+/// orders are offered and the search ranks them (`spaces_for`, by
+/// coalescing) and measures them.
+fn swapped_dims(shape: &Shape, rule: &str) -> Option<Shape> {
+    let dim = |s: &Step| match (s.rule, s.args.as_slice()) {
+        (Some(r), [("d", Arg::Fixed(d))]) if r.name == rule => Some(*d),
+        _ => None,
+    };
+    let dims: Vec<i64> = shape.steps.iter().filter_map(dim).collect();
+    if !(dims.contains(&0) && dims.contains(&1)) {
+        return None;
+    }
+    let mut out = shape.clone();
+    for s in &mut out.steps {
+        if let Some(d @ (0 | 1)) = dim(s) {
+            s.args = vec![("d", Arg::Fixed(1 - d))];
+        }
+    }
+    Some(out)
 }
 
 /// The shape as it is, and with every `reduceSeq o mapSeq` fused (the

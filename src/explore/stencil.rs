@@ -26,7 +26,8 @@
 //! `--valid-at` size.
 //!
 //! Every reduction becomes `reduceSeqUnroll` (Section 4.3) where its length
-//! is a constant.
+//! is a constant, with a sequential map feeding it fused in
+//! (`reduce-map-fusion`).
 
 use super::space::{does_work, Arg, Shape, Slot, Step};
 use crate::arith;
@@ -182,6 +183,13 @@ impl<'a> Build<'a> {
         }
         if self.next_map().is_some() || self.next_reduce().is_some() {
             return None;
+        }
+        // A sequential map feeding a reduction is fused into it: the
+        // neighbourhood's mapped values (a weighted or scaled
+        // neighbourhood) never become an array in local or global memory.
+        for _ in 0..16 {
+            let Some(p) = self.sites("reduce-map-fusion").into_iter().next() else { break };
+            self.step("reduce-map-fusion", &p, Vec::new())?;
         }
         Some(self.shape)
     }

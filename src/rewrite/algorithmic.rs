@@ -90,7 +90,7 @@ pub static RULES: [Rule; 21] = [
     ),
     rule(
         "reduce-map-fusion",
-        "reduceSeq(f, z) o mapSeq(g)",
+        "reduceSeq(f, z) o mapSeq(g)   (either unrolled)",
         "reduceSeq(\\(acc, x) -> f(acc, g(x)), z)",
         &[],
         m_reduce_map_fusion,
@@ -502,13 +502,15 @@ fn b_map_fission(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     Ok(b.pattern(Pattern::Map { kind, f: Box::new(f) }, vec![inner], span))
 }
 
+/// Either may be unrolled: the fused reduction keeps the reduction's kind
+/// (the map's loop no longer exists).
 fn m_reduce_map_fusion(s: &Site<'_>) -> R {
-    if let Some((ReduceKind::Seq, _, _, xs, _)) = reduce_parts(s.expr) {
-        if let Some((MapKind::Seq, ..)) = map_parts(xs) {
+    if let Some((ReduceKind::Seq | ReduceKind::SeqUnroll, _, _, xs, _)) = reduce_parts(s.expr) {
+        if let Some((MapKind::Seq | MapKind::SeqUnroll, ..)) = map_parts(xs) {
             return Ok(());
         }
     }
-    Err(s.no_match("reduce-map-fusion", "`reduceSeq(f, z) $ mapSeq(g) $ x`"))
+    Err(s.no_match("reduce-map-fusion", "`reduceSeq(f, z) $ mapSeq(g) $ x` (either unrolled)"))
 }
 
 fn b_reduce_map_fusion(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {

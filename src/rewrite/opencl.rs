@@ -59,7 +59,7 @@ pub static RULES: [Rule; 15] = [
     }),
     rule(
         "vectorize",
-        "map(f)   (f on scalars)",
+        "map(f)   (f on scalars, or a zip of scalars)",
         "asScalar o map(vect_n(f)) o asVector(n)",
         &[W],
         m_vec_map,
@@ -264,14 +264,33 @@ fn scalar_tuple_array(s: &Site<'_>, e: &Expr) -> bool {
         if matches!(t.as_ref(), Type::Tuple(ts) if ts.iter().all(|t| matches!(t, Type::Scalar(_)))))
 }
 
+/// `vectorize` matches a map over scalars, or over a `zip` of arrays of
+/// scalars (each zipped array is viewed as vectors: `f` then takes a tuple
+/// of vectors, as `asvector-map` makes it), to scalars or tuples of scalars.
 fn m_vec_map(s: &Site<'_>) -> R {
     match map_parts(s.expr) {
         Some((_, _, xs, _))
-            if scalar_array(s, xs) && (scalar_array(s, s.expr) || scalar_tuple_array(s, s.expr)) =>
+            if (scalar_array(s, xs) || zipped_scalars(s, xs).is_some())
+                && (scalar_array(s, s.expr) || scalar_tuple_array(s, s.expr)) =>
         {
             Ok(())
         }
-        _ => Err(s.no_match("vectorize", "`map(f) $ x` from scalars to scalars or tuples of scalars")),
+        _ => Err(s.no_match(
+            "vectorize",
+            "`map(f) $ x` from scalars (or a zip of arrays of scalars) to scalars or tuples of scalars",
+        )),
+    }
+}
+
+/// `asVector(n)` of `xs`, or of each array `xs` zips.
+fn as_vectors(s: &Site<'_>, b: &mut Builder, xs: &Expr, n: u8, span: crate::ir::Span) -> Expr {
+    match zipped_scalars(s, xs) {
+        Some(parts) => {
+            let (k, zspan) = (parts.len(), xs.span);
+            let vs = parts.iter().map(|p| b.pattern(Pattern::AsVector(n), vec![p.clone()], span)).collect();
+            b.pattern(Pattern::Zip(k), vs, zspan)
+        }
+        None => b.pattern(Pattern::AsVector(n), vec![xs.clone()], span),
     }
 }
 
@@ -294,7 +313,7 @@ fn b_vectorize(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     b.divides("vectorize", &ArithExpr::Cst(n.into()), &len)?;
     let fv = vectorise_fun(b, s.prog, f, n)
         .map_err(|reason| RuleError::NoVectorVersion { rule: "vectorize", reason })?;
-    let v = b.pattern(Pattern::AsVector(n), vec![xs.clone()], span);
+    let v = as_vectors(s, b, xs, n, span);
     let m = b.pattern(Pattern::Map { kind, f: Box::new(fv) }, vec![v], span);
     Ok(b.pattern(Pattern::AsScalar, vec![m], span))
 }
@@ -327,14 +346,7 @@ fn b_asvector_map(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let fv = vectorise_fun(b, s.prog, f, n)
         .map_err(|reason| RuleError::NoVectorVersion { rule: "asvector-map", reason })?;
     // Over `zip(a, b)`: `map(vect_n(f)) $ zip(asVector(n) a, asVector(n) b)`.
-    let v = match zipped_scalars(s, xs) {
-        Some(parts) => {
-            let (k, zspan) = (parts.len(), xs.span);
-            let vs = parts.iter().map(|p| b.pattern(Pattern::AsVector(n), vec![p.clone()], vspan)).collect();
-            b.pattern(Pattern::Zip(k), vs, zspan)
-        }
-        None => b.pattern(Pattern::AsVector(n), vec![xs.clone()], vspan),
-    };
+    let v = as_vectors(s, b, xs, n, vspan);
     Ok(b.pattern(Pattern::Map { kind, f: Box::new(fv) }, vec![v], span))
 }
 
