@@ -147,6 +147,10 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
                     shapes.extend(space::lowerings(&base, def, &r, limits.max_lowerings));
                     macros.extend(from..shapes.len());
                 }
+                // A 1D stencil's blocked shape comes complete (lowered).
+                let from = shapes.len();
+                shapes.extend(stencil::one_dim_shapes(&base, def, sizes, &limits.valid_at));
+                macros.extend(from..shapes.len());
             }
             (shapes, false)
         }

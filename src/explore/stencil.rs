@@ -59,6 +59,31 @@ pub fn stencil_dims(base: &Program, def: &str) -> Option<usize> {
     (slides && (2..=3).contains(&dims)).then_some(dims)
 }
 
+/// A 1D stencil (a def over a 1D array that slides): k consecutive outputs
+/// per work-item, `overlapped-tiling` with tiles of k outputs (`u = k +
+/// size - step`), the tiles a `mapGlb(0)` and the k outputs a
+/// `mapSeqUnroll`: the loads neighbouring outputs share are plain
+/// expressions the OpenCL compiler reuses, and a work-item has k loads in
+/// flight. Slots `k` (2, 4, 8, dividing the length at every size) and the
+/// local size `tx`. Offered beside the generic space's shapes (which hold
+/// one output per work-item), not instead of them.
+pub fn one_dim_shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> Vec<Shape> {
+    let Some(d) = base.def(def) else { return Vec::new() };
+    let one_dim = matches!(d.params.first().and_then(|p| p.ty.as_ref()),
+        Some(crate::types::Type::Array(e, _)) if !matches!(e.as_ref(), crate::types::Type::Array(..)));
+    let Some(ov) = overlap(base, def).filter(|_| one_dim) else { return Vec::new() };
+    let lens: Vec<Option<i64>> =
+        std::iter::once(sizes).chain(valid_at).map(|s| param_len(base, def, 0, s)).collect();
+    let mut b = Build::new(base, def);
+    let Some(k) = b.slot("k", dividing(&KS, &lens), 4) else { return Vec::new() };
+    let xs = blocked(&[param_len(base, def, 0, sizes)], &b.shape.slots[k].domain);
+    let tiling = vec![("u", Arg::SlotPlus(k, ov)), ("v", Arg::Slot(k))];
+    if b.local_slots(&xs, &[None]).is_none() || b.step("overlapped-tiling", &Path::root(), tiling).is_none() {
+        return Vec::new();
+    }
+    b.lower(&[Exec::Glb(0), Exec::SeqUnroll]).into_iter().collect()
+}
+
 /// `size - step` of the first slide of the def (the overlap of tiles).
 fn overlap(base: &Program, def: &str) -> Option<i64> {
     let d = base.def(def)?;
