@@ -2,8 +2,11 @@
 //! results, user-function bodies, size inference, flat conversions, and the
 //! example programs against plain Rust on random inputs.
 
+use lift::arith::EvalError;
 use lift::harness::data::HostArray;
-use lift::interp::{eval_def, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError};
+use lift::interp::{
+    eval_def, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError, RuntimeProblem,
+};
 use lift::ir::{Program, SourceFile, Value};
 use lift::parse::parse_program;
 use lift::types::Type;
@@ -132,7 +135,8 @@ fn gather_and_scatter() {
     assert!(matches!(e, Err(InterpError::Runtime { .. })), "{e:?}");
     let e = run("x: [int]N", "gather(\\i -> i / (i - i)) $ x", vec![("x", is(&[1, 2]))]);
     assert!(
-        matches!(e, Err(InterpError::Runtime { ref msg, .. }) if msg.contains("division by zero")),
+        matches!(e, Err(InterpError::Runtime { ref problem, .. })
+            if matches!(**problem, RuntimeProblem::Arith(EvalError::DivByZero(_)))),
         "{e:?}"
     );
 }
@@ -244,7 +248,12 @@ fn generate_and_filter() {
     );
     assert_eq!(v, fs(&[7.0, 5.0, 7.0]));
     let e = run("x: [float]N, idx: [int]M", "filter(x, idx)", vec![("x", fs(&[5.0])), ("idx", is(&[3]))]);
-    assert!(matches!(e, Err(InterpError::Runtime { ref msg, .. }) if msg.contains("out of bounds")), "{e:?}");
+    assert!(
+        matches!(e, Err(InterpError::Runtime { ref problem, .. })
+            if **problem == RuntimeProblem::IndexOutOfBounds { what: "filter", i: 3, len: 1 }),
+        "{e:?}"
+    );
+    assert_eq!(e.unwrap_err().to_string(), "filter: index 3 out of bounds for an array of 1");
 }
 
 #[test]

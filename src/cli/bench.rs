@@ -1,7 +1,7 @@
 //! The benchmark commands: all, run, list, devices, roofline, plot, table1.
 
-use super::{bad, CliError, ConfigArgs, RunArgs};
-use crate::harness::config::{self, Config, LIFT_LEVELS};
+use super::{bad, failed, BadInput, CliError, ConfigArgs, Failure, RunArgs};
+use crate::harness::config::{self, Config, ConfigError};
 use crate::harness::runner::{self, RunOptions};
 use crate::harness::runners::Registry;
 use crate::harness::table1::Table1Entry;
@@ -11,25 +11,25 @@ use crate::launch::RunCounts;
 use crate::runtime::{self, Runtime};
 use std::path::{Path, PathBuf};
 
-/// Loads every config; broken ones come back as messages.
-fn load_configs(c: &ConfigArgs) -> Result<(Vec<Config>, Vec<String>), CliError> {
+/// Loads every config; broken ones come back as their errors.
+fn load_configs(c: &ConfigArgs) -> Result<(Vec<Config>, Vec<ConfigError>), CliError> {
     let trust = config::Trust { executables: c.allow_config_executables };
-    let all = config::load_dir_trusting(&c.configs, &c.root, trust).map_err(|e| bad(e.to_string()))?;
+    let all = config::load_dir_trusting(&c.configs, &c.root, trust).map_err(bad)?;
     let mut ok = Vec::new();
     let mut broken = Vec::new();
     for r in all {
         match r {
             Ok(cfg) => ok.push(cfg),
-            Err(e) => broken.push(e.to_string()),
+            Err(e) => broken.push(e),
         }
     }
     Ok((ok, broken))
 }
 
 fn open_device(sel: Option<&str>) -> Result<Runtime, CliError> {
-    let info = runtime::select_device(sel).map_err(|e| bad(e.to_string()))?;
+    let info = runtime::select_device(sel).map_err(bad)?;
     println!("device: {}", info.short());
-    Runtime::new(info).map_err(|e| bad(e.to_string()))
+    Runtime::new(info).map_err(bad)
 }
 
 fn size_presets(arg: Option<&str>, gpu: bool) -> Vec<String> {
@@ -53,7 +53,7 @@ fn writable_dir(dir: &Path) -> Result<(), CliError> {
         .and_then(|()| crate::outfile::create_dir(dir))
         .and_then(|()| std::fs::OpenOptions::new().write(true).create_new(true).open(&probe))
         .and_then(|_| std::fs::remove_file(&probe))
-        .map_err(|e| bad(format!("--out: cannot write in {}: {e}", dir.display())))
+        .map_err(|source| bad(BadInput::OutDir { dir: dir.to_path_buf(), source }))
 }
 
 /// `--variants`: each word a variant some runner runs (a row's own name;
@@ -63,13 +63,10 @@ fn parse_variants(words: &[String]) -> Result<Vec<Variant>, CliError> {
     let mut out = Vec::new();
     for w in words {
         match Variant::parse(w) {
-            Some(v) if !v.is_twin() && !v.is_other_device() && registry.runner_for(&v).is_some() => out.push(v),
-            _ => {
-                return Err(bad(format!(
-                    "--variants: `{w}` is not reference, {}, clblast, halide, explored, explored-other, cublas or lift-<name>",
-                    LIFT_LEVELS.join(", ")
-                )))
+            Some(v) if !v.is_twin() && !v.is_other_device() && registry.runner_for(&v).is_some() => {
+                out.push(v)
             }
+            _ => return Err(bad(BadInput::Variant(w.clone()))),
         }
     }
     Ok(out)
@@ -90,7 +87,7 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
     }
     let mut rt = open_device(a.device.as_deref())?;
     if let Some(dir) = &a.dump_builds {
-        rt.dump_builds_to(dir.clone()).map_err(|e| bad(e.to_string()))?;
+        rt.dump_builds_to(dir.clone()).map_err(bad)?;
     }
     if a.size.is_none() && !rt.info.is_gpu() {
         println!("no GPU selected: running on the {} device with the `tiny` size preset", rt.info.kind);
@@ -128,10 +125,8 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
             // --resume onto a results file of another format is bad input.
             // So is a folder another run is writing to (as for explore).
             crate::harness::results::ResultsError::Format { .. }
-            | crate::harness::results::ResultsError::Lock(crate::outfile::LockError::Held { .. }) => {
-                bad(e.to_string())
-            }
-            _ => CliError::Failed(e.to_string()),
+            | crate::harness::results::ResultsError::Lock(crate::outfile::LockError::Held { .. }) => bad(e),
+            _ => failed(e),
         })?;
         for n in &report.notes {
             println!("note: {n}");
@@ -143,17 +138,10 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
         csvs.push(report.csv.display().to_string());
     }
     if failures > 0 || !broken.is_empty() {
-        return Err(CliError::Failed(format!(
-            "{failures} row(s) FAILED or errored, {} config(s) broken; see {}",
-            broken.len(),
-            csvs.join(", ")
-        )));
+        return Err(failed(Failure::Rows { failures, broken: broken.len(), csvs }));
     }
     if chart_failed {
-        return Err(CliError::Failed(format!(
-            "the charts were not written; the results are in {}",
-            csvs.join(", ")
-        )));
+        return Err(failed(Failure::Charts { csvs }));
     }
     Ok(())
 }
@@ -162,14 +150,14 @@ pub(crate) fn run_cmd(a: &RunArgs, only: Option<&[String]>) -> Result<(), CliErr
 /// command line (each must exist; a broken config of that name is the error).
 fn select_configs(
     configs: &mut Vec<Config>,
-    broken: &[String],
+    broken: &[ConfigError],
     suite_arg: Option<&str>,
     only: Option<&[String]>,
 ) -> Result<(), CliError> {
     if let Some(s) = suite_arg {
         let known = suite::suites(configs);
         if !known.iter().any(|k| k == s) {
-            return Err(bad(format!("--suite: no benchmark of suite `{s}`; known: {}", known.join(", "))));
+            return Err(bad(BadInput::Suite { suite: s.to_string(), known }));
         }
         configs.retain(|c| c.suite == s);
     }
@@ -177,10 +165,11 @@ fn select_configs(
         let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
         for n in names {
             if !known.contains(n) {
-                let hint = broken.iter().find(|b| b.contains(&format!("{n}.yaml"))).cloned();
-                return Err(bad(
-                    hint.unwrap_or_else(|| format!("no benchmark `{n}`; known: {}", known.join(", ")))
-                ));
+                let hint = broken.iter().find(|b| b.to_string().contains(&format!("{n}.yaml"))).cloned();
+                return Err(bad(hint.map_or_else(
+                    || BadInput::Benchmark { name: n.clone(), known: known.clone() },
+                    BadInput::Config,
+                )));
             }
         }
         configs.retain(|c| names.contains(&c.name));
@@ -199,10 +188,8 @@ fn check_presets(configs: &[Config], sizes: &[String]) -> Result<(), CliError> {
                     known.push(name);
                 }
             }
-            return Err(bad(format!(
-                "--size {s}: no selected benchmark defines this preset (they define: {})",
-                known.join(", ")
-            )));
+            let known = known.into_iter().map(str::to_string).collect();
+            return Err(bad(BadInput::Preset { size: s.clone(), known }));
         }
     }
     Ok(())
@@ -285,12 +272,12 @@ pub(crate) fn list_cmd(c: &ConfigArgs) -> Result<(), CliError> {
     if broken.is_empty() {
         Ok(())
     } else {
-        Err(bad(format!("{} config(s) broken", broken.len())))
+        Err(bad(BadInput::BrokenConfigs(broken.len())))
     }
 }
 
 pub(crate) fn devices_cmd() -> Result<(), CliError> {
-    let devices = runtime::list_devices().map_err(|e| bad(e.to_string()))?;
+    let devices = runtime::list_devices().map_err(bad)?;
     for d in devices {
         println!("{d}");
     }
@@ -298,11 +285,11 @@ pub(crate) fn devices_cmd() -> Result<(), CliError> {
 }
 
 pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliError> {
-    crate::outfile::not_a_link(out).map_err(|e| bad(format!("--out: {e}")))?;
+    crate::outfile::not_a_link(out).map_err(|e| bad(BadInput::Out(e)))?;
     let rt = open_device(device)?;
-    let r = roofline::measure(&rt, &env::now_utc()).map_err(|e| CliError::Failed(e.to_string()))?;
+    let r = roofline::measure(&rt, &env::now_utc()).map_err(failed)?;
     let path = out.join(rt.info.slug()).join("roofline.csv");
-    roofline::save(&r, &path).map_err(|e| CliError::Failed(e.to_string()))?;
+    roofline::save(&r, &path).map_err(failed)?;
     println!(
         "bandwidth {:.1} GB/s (copy of {} MiB), FP32 {:.1} GFLOP/s",
         r.bandwidth_gbps,
@@ -314,10 +301,10 @@ pub(crate) fn roofline_cmd(device: Option<&str>, out: &Path) -> Result<(), CliEr
 }
 
 pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
-    crate::outfile::not_a_link(out).map_err(|e| bad(format!("--out: {e}")))?;
+    crate::outfile::not_a_link(out).map_err(|e| bad(BadInput::Out(e)))?;
     for c in csvs {
         if !c.is_file() {
-            return Err(bad(format!("{}: no such file", c.display())));
+            return Err(bad(BadInput::NoSuchFile(c.clone())));
         }
     }
     // A stencil results file draws that suite's figures (one file each);
@@ -331,13 +318,10 @@ pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
     let mut files = Vec::new();
     for c in &generality_csvs {
         let dir = c.parent().map_or_else(|| out.to_path_buf(), Path::to_path_buf);
-        files.extend(
-            chart::render_generality_figure(c, &dir, &chart::FontSource::System)
-                .map_err(|e| CliError::Failed(e.to_string()))?,
-        );
+        files.extend(chart::render_generality_figure(c, &dir, &chart::FontSource::System).map_err(failed)?);
     }
     if !cgo17.is_empty() {
-        files.extend(chart::render_figure8(&cgo17, out).map_err(|e| CliError::Failed(e.to_string()))?);
+        files.extend(chart::render_figure8(&cgo17, out).map_err(failed)?);
     }
     for c in &stencils {
         let dir = if stencils.len() > 1 {
@@ -345,10 +329,7 @@ pub(crate) fn plot_cmd(csvs: &[PathBuf], out: &Path) -> Result<(), CliError> {
         } else {
             out.to_path_buf()
         };
-        files.extend(
-            suite::render_figures(suite::STENCIL_SUITE, c, &dir)
-                .map_err(|e| CliError::Failed(e.to_string()))?,
-        );
+        files.extend(suite::render_figures(suite::STENCIL_SUITE, c, &dir).map_err(failed)?);
     }
     for f in files {
         println!("chart: {}", f.display());
@@ -383,10 +364,10 @@ pub(crate) fn builds_cmd(
     c: &ConfigArgs,
 ) -> Result<(), CliError> {
     if chart.is_some() && out.is_none() {
-        return Err(bad("lift builds: --chart writes beside the CSV: give -o FILE"));
+        return Err(bad(BadInput::ChartWithoutOut));
     }
     let rows = match results {
-        Some(p) => crate::harness::results::read_rows(p).map_err(|e| bad(e.to_string()))?,
+        Some(p) => crate::harness::results::read_rows(p).map_err(bad)?,
         None => Vec::new(),
     };
     // Benchmark names come from the configs and the results (a run of
@@ -396,19 +377,18 @@ pub(crate) fn builds_cmd(
     known.extend(rows.iter().map(|r| r.benchmark.clone()));
     known.sort();
     known.dedup();
-    let measured =
-        crate::harness::builds::measure_builds(dir, &known, &rows).map_err(|e| bad(e.to_string()))?;
+    let measured = crate::harness::builds::measure_builds(dir, &known, &rows).map_err(bad)?;
     let text = crate::harness::builds::builds_csv(&measured);
     let Some(p) = out else {
         print!("{text}");
         return Ok(());
     };
-    std::fs::write(p, text).map_err(|e| CliError::Failed(format!("{}: {e}", p.display())))?;
+    std::fs::write(p, text).map_err(|source| failed(Failure::Write { path: p.to_path_buf(), source }))?;
     if let Some(size) = chart {
         let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let fonts = crate::harness::chart::FontSource::System;
-        let written = crate::harness::chart::render_levels_figure(&measured, size, dir, &fonts)
-            .map_err(|e| bad(e.to_string()))?;
+        let written =
+            crate::harness::chart::render_levels_figure(&measured, size, dir, &fonts).map_err(bad)?;
         for w in written {
             println!("chart: {}", w.display());
         }
@@ -424,14 +404,13 @@ pub(crate) fn table1_cmd(c: &ConfigArgs, out: &Path) -> Result<(), CliError> {
     // Table 1 is CGO 2017's: the other suites' programs are not in it.
     let configs: Vec<Config> = configs.into_iter().filter(|c| c.suite == config::DEFAULT_SUITE).collect();
     let entries = table1_entries(&configs);
-    let t =
-        crate::harness::table1::write_table1(&entries, out).map_err(|e| CliError::Failed(e.to_string()))?;
+    let t = crate::harness::table1::write_table1(&entries, out).map_err(failed)?;
     print!("{}", crate::harness::table1::table1_markdown(&t.rows));
     println!("table: {}", t.csv.display());
     println!("table: {}", t.markdown.display());
     if broken.is_empty() {
         Ok(())
     } else {
-        Err(CliError::Failed(format!("{} config(s) broken", broken.len())))
+        Err(failed(Failure::BrokenConfigs(broken.len())))
     }
 }

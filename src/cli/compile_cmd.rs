@@ -1,7 +1,7 @@
 //! `lift compile` and `lift exec`.
 
 use super::arg_error::{ArgError, ExecError, LengthMismatch};
-use super::{bad, CliError};
+use super::{bad, failed, BadInput, CliError, Failure, InSource};
 use crate::arith::ArithExpr;
 use crate::compile::{compile, CompileOptions, Kernel, KernelParam};
 use crate::harness::npy::{read_npy, write_npy, NpyArray};
@@ -92,10 +92,10 @@ fn tolerance(s: &str) -> Result<f64, ArgError> {
     }
 }
 
-fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
+fn parse_dims(flag: &'static str, s: &str) -> Result<[i64; 3], CliError> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.is_empty() || parts.len() > 3 {
-        return Err(bad(format!("--{flag} `{s}`: expected 1 to 3 comma-separated sizes")));
+        return Err(bad(BadInput::DimCount { flag, text: s.to_string() }));
     }
     let mut out = [1i64; 3];
     for (o, p) in out.iter_mut().zip(&parts) {
@@ -103,7 +103,7 @@ fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
             .parse()
             .ok()
             .filter(|v: &i64| *v >= 1)
-            .ok_or_else(|| bad(format!("--{flag} `{s}`: `{p}` is not a positive integer")))?;
+            .ok_or_else(|| bad(BadInput::Dim { flag, text: s.to_string(), part: p.to_string() }))?;
     }
     Ok(out)
 }
@@ -112,15 +112,11 @@ fn parse_dims(flag: &str, s: &str) -> Result<[i64; 3], CliError> {
 pub(crate) fn parse_sizes(list: &[String]) -> Result<Sizes, CliError> {
     let mut out = BTreeMap::new();
     for s in list {
-        let (k, v) = s.split_once('=').ok_or_else(|| bad(format!("--size `{s}`: expected NAME=VALUE")))?;
-        let v: i64 = v
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v| *v >= 1)
-            .ok_or_else(|| bad(format!("--size `{s}`: value must be a positive integer")))?;
+        let (k, v) = s.split_once('=').ok_or_else(|| bad(BadInput::SizeSyntax(s.clone())))?;
+        let v: i64 =
+            v.trim().parse().ok().filter(|v| *v >= 1).ok_or_else(|| bad(BadInput::SizeValue(s.clone())))?;
         if v > MAX_ELEMS {
-            return Err(bad(format!("--size `{s}`: at most {MAX_ELEMS} (kernels index with 32-bit ints)")));
+            return Err(bad(BadInput::SizeTooLarge(s.clone())));
         }
         out.insert(k.trim().to_string(), v);
     }
@@ -128,14 +124,14 @@ pub(crate) fn parse_sizes(list: &[String]) -> Result<Sizes, CliError> {
 }
 
 fn load(path: &Path) -> Result<(SourceFile, Program), CliError> {
-    crate::parse::load_program(path).map_err(|e| bad(e.to_string()))
+    crate::parse::load_program(path).map_err(bad)
 }
 
 /// The program after the `--derivation`, if one is given.
 fn derived(program: Program, def: &str, flags: &CompileFlags) -> Result<Program, CliError> {
     match &flags.derivation {
         None => Ok(program),
-        Some(d) => crate::rewrite::derive_file(&program, def, d).map_err(|e| bad(e.to_string())),
+        Some(d) => crate::rewrite::derive_file(&program, def, d).map_err(bad),
     }
 }
 
@@ -148,8 +144,8 @@ fn def_name(program: &Program, flags: &CompileFlags, file: &SourceFile) -> Resul
 
 /// A `def` the file lacks (`None`: it has none), positioned in the file.
 pub(crate) fn missing_def(file: &SourceFile, program: &Program, def: Option<&str>) -> CliError {
-    let have: Vec<&str> = program.defs.iter().map(|d| d.name.as_str()).collect();
-    bad(file.missing_def(def, &have))
+    let have = program.defs.iter().map(|d| d.name.clone()).collect();
+    bad(InSource::MissingDef { file: file.clone(), def: def.map(str::to_string), have })
 }
 
 fn options(flags: &CompileFlags, sizes: Sizes) -> Result<CompileOptions, CliError> {
@@ -176,7 +172,7 @@ fn compile_file(path: &Path, flags: &CompileFlags, sizes: Sizes) -> Result<(Stri
         known_sizes(d, &sizes, path)?;
     }
     let opts = options(flags, sizes)?;
-    let kernel = compile(&program, &def, &opts).map_err(|e| bad(file.error_in(e.span(), &e)))?;
+    let kernel = compile(&program, &def, &opts).map_err(|source| bad(InSource::Compile { file, source }))?;
     Ok((def, kernel))
 }
 
@@ -208,15 +204,15 @@ pub(crate) fn compile_cmd(a: &CompileArgs) -> Result<(), CliError> {
     let (def, kernel) = compile_file(&a.file, &a.flags, sizes)?;
     let text = format!("{}\n{}", header(&a.file, &def, &kernel), kernel.source);
     match &a.out {
-        Some(p) => std::fs::write(p, text).map_err(|e| bad(format!("-o {}: {e}", p.display()))),
+        Some(p) => {
+            std::fs::write(p, text).map_err(|source| bad(BadInput::WriteOut { path: p.clone(), source }))
+        }
         None => {
             use std::io::Write;
             // A reader that stops early (`lift compile f.lift | head`) is
             // not an error; `print!` would panic on the closed pipe.
             match std::io::stdout().lock().write_all(text.as_bytes()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(bad(format!("standard output: {e}")))
-                }
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(bad(BadInput::Stdout(e))),
                 _ => Ok(()),
             }
         }
@@ -348,12 +344,12 @@ fn known_sizes(def: &crate::ir::Def, sizes: &Sizes, file: &Path) -> Result<(), C
     if let Some(k) = sizes.keys().find(|k| !names.contains(k)) {
         names.sort();
         names.dedup();
-        let list = if names.is_empty() { "none".to_string() } else { names.join(", ") };
-        return Err(bad(format!(
-            "--size `{k}`: `def {}` of {} has no size `{k}` (its sizes: {list})",
-            def.name,
-            file.display()
-        )));
+        return Err(bad(BadInput::UnknownSize {
+            size: k.clone(),
+            def: def.name.clone(),
+            file: file.to_path_buf(),
+            known: names,
+        }));
     }
     Ok(())
 }
@@ -365,13 +361,12 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
         return Err(missing_def(&file, &program, Some(&def_name)));
     }
     let program = derived(program, &def_name, &a.flags)?;
-    let def =
-        program.def(&def_name).ok_or_else(|| bad(format!("{}: no `def {def_name}`", a.file.display())))?;
+    let def = program
+        .def(&def_name)
+        .ok_or_else(|| bad(BadInput::NoDef { file: a.file.clone(), def: def_name.clone() }))?;
     let mut given: BTreeMap<String, String> = BTreeMap::new();
     for s in &a.inputs {
-        let (k, v) = s
-            .split_once('=')
-            .ok_or_else(|| bad(format!("--input `{s}`: expected NAME=FILE.npy or NAME=NUMBER")))?;
+        let (k, v) = s.split_once('=').ok_or_else(|| bad(BadInput::InputSyntax(s.clone())))?;
         given.insert(k.trim().to_string(), v.trim().to_string());
     }
     let compile_sizes = parse_sizes(&a.flags.sizes)?;
@@ -385,21 +380,21 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let probe = dir.join(format!(".lift-write-probe-{}", std::process::id()));
     std::fs::write(&probe, b"")
         .and_then(|()| std::fs::remove_file(&probe))
-        .map_err(|e| bad(format!("--output {}: {e}", a.output.display())))?;
+        .map_err(|source| bad(BadInput::Output { path: a.output.clone(), source }))?;
     let mut sizes = compile_sizes.clone();
     let mut host: Arrays = BTreeMap::new();
     for p in &def.params {
         let ty =
             p.ty.as_ref()
-                .ok_or_else(|| bad(format!("parameter `{}` of `{def_name}` has no type", p.name)))?;
-        let v = given.get(&p.name).ok_or_else(|| bad(format!("missing --input {}=...", p.name)))?;
+                .ok_or_else(|| bad(BadInput::Untyped { param: p.name.clone(), def: def_name.clone() }))?;
+        let v = given.get(&p.name).ok_or_else(|| bad(BadInput::MissingInput(p.name.clone())))?;
         let arr = if matches!(ty, Type::Array(..)) {
-            let npy = read_npy(Path::new(v)).map_err(|e| bad(e.to_string()))?;
+            let npy = read_npy(Path::new(v)).map_err(bad)?;
             if let Some(note) = &npy.note {
                 eprintln!("warning: input `{}`: {note}", p.name);
             }
-            bind_shape(&p.name, ty, &npy.shape, &mut sizes).map_err(|e| bad(e.to_string()))?;
-            let (_, _, s) = shape_of(ty).map_err(|e| bad(e.to_string()))?;
+            bind_shape(&p.name, ty, &npy.shape, &mut sizes).map_err(bad)?;
+            let (_, _, s) = shape_of(ty).map_err(bad)?;
             match (s, npy.data) {
                 (ScalarType::Float, HostArray::I32(v)) => {
                     // Not every integer above 2^24 has an exact float.
@@ -407,35 +402,38 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
                     if let Some((i, x)) =
                         v.iter().enumerate().find(|(_, x)| (**x as f32) as i64 != **x as i64)
                     {
-                        return Err(bad(format!(
-                            "{v_path}: int32 value {x} at flat index {i} has no exact float, but `{}` is a float array",
-                            p.name
-                        )));
+                        return Err(bad(BadInput::InexactFloat {
+                            file: v_path,
+                            value: *x,
+                            index: i,
+                            param: p.name.clone(),
+                        }));
                     }
                     HostArray::F32(v.into_iter().map(|x| x as f32).collect())
                 }
                 (ScalarType::Int, HostArray::F32(_)) => {
-                    return Err(bad(format!("input `{}`: float data for an int array", p.name)))
+                    return Err(bad(BadInput::FloatForInt(p.name.clone())))
                 }
                 (_, d) => d,
             }
         } else {
-            scalar_value(&p.name, v, ty).map_err(|e| bad(e.to_string()))?
+            scalar_value(&p.name, v, ty).map_err(bad)?
         };
         host.insert(p.name.clone(), arr);
     }
     if let Some(extra) = given.keys().find(|k| !def.params.iter().any(|p| &p.name == *k)) {
-        return Err(bad(format!("--input `{extra}`: `{def_name}` has no such parameter")));
+        return Err(bad(BadInput::UnknownInput { name: extra.clone(), def: def_name }));
     }
     super::exec_check::sizes_fit(&file, &program, def, &sizes)?;
     let opts = options(&a.flags, compile_sizes)?;
-    let kernel = compile(&program, &def_name, &opts).map_err(|e| bad(file.error_in(e.span(), &e)))?;
-    let info = runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
+    let kernel =
+        compile(&program, &def_name, &opts).map_err(|source| bad(InSource::Compile { file, source }))?;
+    let info = runtime::select_device(a.device.as_deref()).map_err(bad)?;
     eprintln!("device: {}", info.short());
     let mut uploads: Arrays = BTreeMap::new();
     for p in &def.params {
         if let Some(ty @ Type::Array(..)) = &p.ty {
-            let (w, _) = elem_layout(ty).map_err(|e| bad(e.to_string()))?;
+            let (w, _) = elem_layout(ty).map_err(bad)?;
             uploads.insert(p.name.clone(), pad_lanes(&host[&p.name], ty, w));
         } else {
             uploads.insert(p.name.clone(), host[&p.name].clone());
@@ -448,27 +446,25 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     }
     let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
     let ndrange = super::exec_check::launch_dims(&info, global, local)?;
-    let rt = Runtime::new(info).map_err(|e| CliError::Failed(e.to_string()))?;
-    let (out, shape) = run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange)
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None })
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let rt = Runtime::new(info).map_err(failed)?;
+    let (out, shape) = run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange).map_err(failed)?;
+    write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None }).map_err(failed)?;
     println!("wrote {}", a.output.display());
     if a.check {
         let mut args = BTreeMap::new();
         for p in &def.params {
-            let ty = p.ty.as_ref().ok_or_else(|| bad("untyped parameter"))?;
+            let ty = p.ty.as_ref().ok_or_else(|| bad(BadInput::UntypedParameter))?;
             let v = interp::value_from_flat(ty, &host[&p.name], &sizes)
-                .map_err(|e| CliError::Failed(format!("--check: {e}")))?;
+                .map_err(|e| failed(Failure::CheckInput(e)))?;
             args.insert(p.name.clone(), v);
         }
         let v = interp::eval_def(&program, &def_name, &args, &sizes)
-            .map_err(|e| CliError::Failed(format!("--check: interpreter: {e}")))?;
+            .map_err(|e| failed(Failure::CheckInterp(e)))?;
         let gold = interp::value_to_flat(&v);
         let c = compare(&out, &gold, a.rtol, a.atol);
         println!("check: largest relative error {:.3e}", c.max_rel_error);
         if !c.ok {
-            return Err(CliError::Failed(format!("--check failed: {}", c.message)));
+            return Err(failed(Failure::CheckFailed(c.message)));
         }
         println!("check: ok");
     }
@@ -481,9 +477,9 @@ fn launch_sizes(
     sizes: &Sizes,
     flags: &CompileFlags,
 ) -> Result<([i64; 3], Option<[i64; 3]>), CliError> {
-    let ev = |e: &ArithExpr, what: &str| -> Result<i64, CliError> {
+    let ev = |e: &ArithExpr, what: &'static str| -> Result<i64, CliError> {
         e.eval_with(&|n| sizes.get(n).copied())
-            .map_err(|err| bad(format!("{what} `{e}`: {err}; pass --size")))
+            .map_err(|source| bad(ExecError::Unsized { what, expr: e.clone(), source }))
     };
     let global = match &flags.global {
         Some(s) => parse_dims("global", s)?,

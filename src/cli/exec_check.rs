@@ -3,7 +3,7 @@
 //! checker derives, with the sizes substituted), every buffer fits the
 //! device and 32-bit indices, and the launch sizes are ones OpenCL accepts.
 
-use super::{bad, CliError};
+use super::{bad, BadInput, Buffer, CliError, InSource};
 use crate::arith::ArithExpr;
 use crate::compile::{Kernel, KernelParam};
 use crate::ir::{Def, Program, SourceFile};
@@ -20,10 +20,8 @@ pub(crate) fn sizes_fit(
     def: &Def,
     sizes: &Sizes,
 ) -> Result<(), CliError> {
-    crate::passes::sizes_fit::sizes_fit(program, def, sizes).map_err(|e| match e.span {
-        Some(span) => bad(file.error_at(span, &e)),
-        None => bad(format!("{}: {e}", file.name)),
-    })
+    crate::passes::sizes_fit::sizes_fit(program, def, sizes)
+        .map_err(|source| bad(InSource::SizesFit { file: file.clone(), source }))
 }
 
 /// Bytes of each buffer `lift exec` will allocate (inputs given, output and
@@ -34,41 +32,37 @@ pub(crate) fn buffers_fit(
     input_bytes: &BTreeMap<String, usize>,
     sizes: &Sizes,
 ) -> Result<(), CliError> {
-    let ev =
-        |e: &ArithExpr| e.eval_with(&|n| sizes.get(n).copied()).map_err(|err| bad(format!("`{e}`: {err}")));
-    let mut all: Vec<(String, i64)> = Vec::new();
+    let ev = |e: &ArithExpr| {
+        e.eval_with(&|n| sizes.get(n).copied())
+            .map_err(|source| bad(BadInput::Unsized { expr: e.clone(), source }))
+    };
+    let mut all: Vec<(Buffer, i64)> = Vec::new();
     for p in &k.params {
         match p {
             KernelParam::Input { name, .. } => {
-                all.push((format!("input `{name}`"), input_bytes.get(name).copied().unwrap_or(0) as i64))
+                all.push((Buffer::Input(name.clone()), input_bytes.get(name).copied().unwrap_or(0) as i64))
             }
-            KernelParam::Output { ty } => all.push(("the output".into(), ev(&ty.size_in_bytes())?)),
-            KernelParam::Temp { name, bytes } => all.push((format!("temporary `{name}`"), ev(bytes)?)),
+            KernelParam::Output { ty } => all.push((Buffer::Output, ev(&ty.size_in_bytes())?)),
+            KernelParam::Temp { name, bytes } => all.push((Buffer::Temporary(name.clone()), ev(bytes)?)),
             KernelParam::Scalar { .. } | KernelParam::Size { .. } => {}
         }
     }
     let mut total: i64 = 0;
-    for (what, b) in &all {
-        if *b < 0 {
-            return Err(bad(format!("{what} would have {b} bytes")));
+    for (what, bytes) in all {
+        if bytes < 0 {
+            return Err(bad(BadInput::NegativeBytes { what, bytes }));
         }
-        if *b as u64 > info.max_alloc {
-            return Err(bad(format!(
-                "{what} needs {b} bytes, more than the device allocates at once ({} bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
-                info.max_alloc
-            )));
+        if bytes as u64 > info.max_alloc {
+            return Err(bad(BadInput::OverAlloc { what, bytes, max_alloc: info.max_alloc }));
         }
         // The output comes back to the host.
-        if what == "the output" {
-            crate::types::check_host_bytes(what, *b as u64).map_err(|e| bad(e.to_string()))?;
+        if matches!(what, Buffer::Output) {
+            crate::types::check_host_bytes(&what.to_string(), bytes as u64).map_err(bad)?;
         }
-        total = total.saturating_add(*b);
+        total = total.saturating_add(bytes);
     }
     if total as u64 > info.global_mem {
-        return Err(bad(format!(
-            "the buffers need {total} bytes together, more than the device's global memory ({} bytes)",
-            info.global_mem
-        )));
+        return Err(bad(BadInput::OverGlobal { total, global_mem: info.global_mem }));
     }
     Ok(())
 }
@@ -80,12 +74,10 @@ pub(crate) fn interp_fits(k: &Kernel, host: &crate::types::Arrays, sizes: &Sizes
     let limit = crate::interp::MAX_WORK;
     let out =
         k.output_type.size_in_bytes().eval_with(&|n| sizes.get(n).copied()).unwrap_or(0).max(0) as u64 / 4;
-    let biggest = host.iter().map(|(n, v)| (format!("input `{n}`"), v.len() as u64));
-    for (what, n) in std::iter::once(("the output".to_string(), out)).chain(biggest) {
-        if n > limit {
-            return Err(bad(format!(
-                "--check: {what} has {n} elements, more than the interpreter's budget of {limit}; check at smaller sizes"
-            )));
+    let biggest = host.iter().map(|(n, v)| (Buffer::Input(n.clone()), v.len() as u64));
+    for (what, elems) in std::iter::once((Buffer::Output, out)).chain(biggest) {
+        if elems > limit {
+            return Err(bad(BadInput::CheckBudget { what, elems, limit }));
         }
     }
     Ok(())
@@ -106,29 +98,26 @@ pub(crate) fn launch_dims(
     }
     for (d, g) in global.iter().enumerate().take(dims) {
         if !(1..=MAX_ELEMS).contains(g) {
-            return Err(bad(format!("global size {g} in dimension {d}: expected 1 to {MAX_ELEMS}")));
+            return Err(bad(BadInput::GlobalSize { size: *g, dim: d }));
         }
     }
     if let Some(l) = local {
         let mut count: i64 = 1;
         for d in 0..dims {
             if l[d] < 1 {
-                return Err(bad(format!("local size {} in dimension {d}: expected a positive size", l[d])));
+                return Err(bad(BadInput::LocalSize { size: l[d], dim: d }));
             }
             if global[d] % l[d] != 0 {
-                return Err(bad(format!(
-                    "local size {} does not divide global size {} in dimension {d}",
-                    l[d], global[d]
-                )));
+                return Err(bad(BadInput::LocalDivides { local: l[d], global: global[d], dim: d }));
             }
             count = count.saturating_mul(l[d]);
         }
         if count as u64 > info.max_work_group as u64 {
-            return Err(bad(format!(
-                "local size {:?} has {count} work-items, more than the device's {} (CL_DEVICE_MAX_WORK_GROUP_SIZE)",
-                &l[..dims],
-                info.max_work_group
-            )));
+            return Err(bad(BadInput::WorkGroup {
+                local: l[..dims].to_vec(),
+                count,
+                max: info.max_work_group,
+            }));
         }
     }
     let g = global[..dims].iter().map(|&x| x as usize).collect();

@@ -2,7 +2,7 @@
 
 use super::arg_error::{ArgError, ExploreCheckError};
 use super::compile_cmd::parse_sizes;
-use super::{bad, CliError};
+use super::{bad, failed, BadInput, CliError, Failure};
 use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions};
 use clap::Args;
 use std::path::PathBuf;
@@ -110,7 +110,7 @@ pub(crate) fn parse_explore_budget(s: &str) -> Result<Option<Duration>, CliError
 
 /// A duration given to `flag`: `90s`, `5m`, `1h`, `120`; at most
 /// [`MAX_BUDGET_SECS`].
-fn parse_duration(flag: &str, s: &str) -> Result<Duration, CliError> {
+fn parse_duration(flag: &'static str, s: &str) -> Result<Duration, CliError> {
     let t = s.trim();
     let (num, mult) = match t.chars().last() {
         Some('s') => (&t[..t.len() - 1], 1),
@@ -123,10 +123,10 @@ fn parse_duration(flag: &str, s: &str) -> Result<Duration, CliError> {
         .parse::<u64>()
         .ok()
         .filter(|v| *v > 0)
-        .ok_or_else(|| bad(format!("{flag} `{s}`: expected a duration like 90s, 5m or 1h")))?;
+        .ok_or_else(|| bad(BadInput::Duration { flag, text: s.to_string() }))?;
     match secs.checked_mul(mult) {
         Some(v) if v <= MAX_BUDGET_SECS => Ok(Duration::from_secs(v)),
-        _ => Err(bad(format!("{flag} `{s}`: at most a week ({MAX_BUDGET_SECS}s, 10080m or 168h)"))),
+        _ => Err(bad(BadInput::DurationTooLong { flag, text: s.to_string() })),
     }
 }
 
@@ -168,13 +168,9 @@ fn inputs_fit(
 /// `a` with what `--from CONFIG` gives filled in (unchanged without it).
 fn resolve_from(a: &ExploreArgs) -> Result<ExploreArgs, CliError> {
     let Some(path) = &a.from else { return Ok(a.clone()) };
-    let cfg =
-        crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
+    let cfg = crate::harness::config::load(path, std::path::Path::new(".")).map_err(bad)?;
     let Some(s) = cfg.explored.as_ref().and_then(|e| e.search.as_ref()) else {
-        return Err(bad(format!(
-            "--from {}: expected a config with an `explored.explore:` block (docs/CONFIG.md)",
-            path.display()
-        )));
+        return Err(bad(BadInput::NoSearch(path.clone())));
     };
     // The loader checked that the presets exist.
     let preset = |p: &str| -> Vec<String> {
@@ -193,14 +189,14 @@ fn resolve_from(a: &ExploreArgs) -> Result<ExploreArgs, CliError> {
 pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     let a = &resolve_from(a)?;
     let (Some(file_path), Some(def)) = (&a.file, &a.def) else {
-        return Err(bad("expected a .lift file and --def, or --from CONFIG"));
+        return Err(bad(BadInput::ExploreUsage));
     };
-    let (file, program) = crate::parse::load_program(file_path).map_err(|e| bad(e.to_string()))?;
+    let (file, program) = crate::parse::load_program(file_path).map_err(bad)?;
     if program.def(def).is_none() {
         return Err(super::compile_cmd::missing_def(&file, &program, Some(def)));
     }
     // A link in place of `--out` is bad input, as for `lift run`.
-    crate::outfile::not_a_link(&a.out).map_err(|e| bad(format!("--out: {e}")))?;
+    crate::outfile::not_a_link(&a.out).map_err(|e| bad(BadInput::Out(e)))?;
     let mut opts = ExploreOptions {
         def: def.clone(),
         sizes: parse_sizes(&a.sizes)?,
@@ -226,41 +222,39 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         reference: None,
     };
     if let Some(path) = &a.config {
-        let cfg =
-            crate::harness::config::load(path, std::path::Path::new(".")).map_err(|e| bad(e.to_string()))?;
-        let reference =
-            crate::harness::expected::ConfigReference::new(cfg).map_err(|e| bad(e.to_string()))?;
+        let cfg = crate::harness::config::load(path, std::path::Path::new(".")).map_err(bad)?;
+        let reference = crate::harness::expected::ConfigReference::new(cfg).map_err(bad)?;
         let cfg = reference.config();
         if let Some(d) = program.def(def) {
             if let Some(p) = d.params.iter().find(|p| !cfg.inputs.iter().any(|i| i.name == p.name)) {
-                return Err(bad(format!(
-                    "--config {}: it has no input `{}` for `def {}`'s parameter",
-                    path.display(),
-                    p.name,
-                    def
-                )));
+                return Err(bad(BadInput::ConfigInput {
+                    config: path.clone(),
+                    input: p.name.clone(),
+                    def: def.clone(),
+                }));
             }
         }
         opts.reference = Some(std::sync::Arc::new(reference));
     }
     for t in &a.then {
         if program.def(t).is_none() {
-            return Err(bad(format!("{}: --then {t}: no `def {t}` in the program", file_path.display())));
+            return Err(bad(BadInput::NoThen { file: file_path.clone(), def: t.clone() }));
         }
     }
     let file = file_path.display().to_string();
-    let devices = explore::select_devices(&a.device).map_err(|e| bad(e.to_string()))?;
+    let devices = explore::select_devices(&a.device).map_err(bad)?;
     for d in &devices {
         eprintln!("device: {}", d.short());
     }
     if opts.reference.is_none() {
-        inputs_fit(&program, &opts, &devices).map_err(|e| bad(format!("{file}: --size: {e}")))?;
+        inputs_fit(&program, &opts, &devices)
+            .map_err(|source| bad(BadInput::InputsFit { file: file.clone(), source }))?;
     }
     let report = if a.merge {
-        let Some(d) = devices.first() else { return Err(bad("--merge: no device selected")) };
+        let Some(d) = devices.first() else { return Err(bad(BadInput::MergeNoDevice)) };
         eprintln!("merge: the shard logs' fastest candidates are measured again on {}", d.name);
         explore::shard::merge(&program, d, &opts).map_err(|e| match e {
-            explore::shard::MergeError::Bad(m) => bad(m),
+            e @ explore::shard::MergeError::Bad(_) => bad(e),
             explore::shard::MergeError::Explore(e) => explore_error(&file, e),
         })?
     } else {
@@ -287,7 +281,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
     if print_devices(&report, &devices, &program, def, &opts.sizes) {
         Ok(())
     } else {
-        Err(CliError::Failed("no candidate validated".into()))
+        Err(failed(Failure::NoneValidated))
     }
 }
 
@@ -335,14 +329,14 @@ fn print_devices(
 fn explore_error(file: &str, e: ExploreError) -> CliError {
     match e {
         ExploreError::NoDef(_) | ExploreError::MissingSize(_) | ExploreError::Rewrite(_) => {
-            bad(format!("{file}: {e}"))
+            bad(BadInput::ExploreIn { file: file.to_string(), source: e })
         }
-        ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
-        ExploreError::Log(ref l) if l.format => bad(e.to_string()),
+        ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e),
+        ExploreError::Log(ref l) if l.format => bad(e),
         ExploreError::Log(_)
         | ExploreError::Runtime(_)
         | ExploreError::Io { .. }
-        | ExploreError::Locked(_) => CliError::Failed(e.to_string()),
+        | ExploreError::Locked(_) => failed(e),
     }
 }
 
@@ -432,19 +426,19 @@ mod tests {
         assert_eq!(parse_budget("1h").unwrap(), Duration::from_secs(3600));
         assert_eq!(parse_budget("20").unwrap(), Duration::from_secs(20));
         let e = parse_budget("soon").unwrap_err();
-        assert_eq!(e.message(), "--budget `soon`: expected a duration like 90s, 5m or 1h");
+        assert_eq!(e.to_string(), "--budget `soon`: expected a duration like 90s, 5m or 1h");
         assert_eq!(e.code(), 2);
         let e = parse_budget("99999999999999999h").unwrap_err();
-        assert_eq!(e.message(), "--budget `99999999999999999h`: at most a week (604800s, 10080m or 168h)");
+        assert_eq!(e.to_string(), "--budget `99999999999999999h`: at most a week (604800s, 10080m or 168h)");
         assert!(parse_budget("168h").is_ok() && parse_budget("169h").is_err());
         assert_eq!(parse_explore_budget("off").unwrap(), None);
         assert_eq!(parse_explore_budget("0").unwrap(), None);
         assert_eq!(parse_explore_budget("45s").unwrap(), Some(Duration::from_secs(45)));
         let e = parse_explore_budget("-1").unwrap_err();
-        assert_eq!(e.message(), "--explore-budget `-1`: expected a duration like 90s, 5m or 1h");
+        assert_eq!(e.to_string(), "--explore-budget `-1`: expected a duration like 90s, 5m or 1h");
         let e = parse_sizes(&["N=1099511627776".into()]).unwrap_err();
         assert_eq!(
-            e.message(),
+            e.to_string(),
             "--size `N=1099511627776`: at most 2147483647 (kernels index with 32-bit ints)"
         );
     }

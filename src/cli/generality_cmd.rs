@@ -1,7 +1,7 @@
 //! `lift generality`: the generality suite (`harness::generality`) from the
 //! command line.
 
-use super::{bad, CliError};
+use super::{bad, failed, BadInput, CliError, Failure};
 use crate::harness::chart::{self, FontSource};
 use crate::harness::{env, generality};
 use clap::Args;
@@ -45,11 +45,11 @@ pub(crate) struct GeneralityArgs {
 
 pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
     let budget = super::explore_cmd::parse_budget(&a.budget)?;
-    let device = crate::runtime::select_device(a.device.as_deref()).map_err(|e| bad(e.to_string()))?;
+    let device = crate::runtime::select_device(a.device.as_deref()).map_err(bad)?;
     eprintln!("device: {}", device.short());
     // `--out` itself is never a link (its subfolders are checked where
     // they are made).
-    crate::outfile::create_dir(&a.out).map_err(|e| bad(format!("--out: {e}")))?;
+    crate::outfile::create_dir(&a.out).map_err(|e| bad(BadInput::Out(e)))?;
     let out_dir = a.out.join(device.slug());
     let opts = generality::Options {
         root: a.root.clone(),
@@ -68,8 +68,8 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
     };
     let rows = generality::run(&opts, &device).map_err(|e| match e {
         generality::GeneralityError::Manifest(_)
-        | generality::GeneralityError::Locked(crate::outfile::LockError::Held { .. }) => bad(e.to_string()),
-        _ => CliError::Failed(e.to_string()),
+        | generality::GeneralityError::Locked(crate::outfile::LockError::Held { .. }) => bad(e),
+        _ => failed(e),
     })?;
     for r in &rows {
         println!("{}", summary_line(r));
@@ -85,12 +85,9 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
             Err(e) => eprintln!("warning: no figure: {e}"),
         }
     }
-    let failed = rows.iter().filter(|r| r.status != generality::Outcome::Ok).count();
-    if failed > 0 {
-        return Err(CliError::Failed(format!(
-            "{failed} of {} programs found no validated kernel",
-            rows.len()
-        )));
+    let failures = rows.iter().filter(|r| r.status != generality::Outcome::Ok).count();
+    if failures > 0 {
+        return Err(failed(Failure::GeneralityRows { failed: failures, total: rows.len() }));
     }
     Ok(())
 }

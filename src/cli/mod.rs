@@ -2,42 +2,22 @@
 //! process environment and arguments; everything below takes parameters.
 
 mod arg_error;
+mod bad_input;
 mod bench;
 mod compile_cmd;
+mod error;
 mod exec_check;
 mod explore_cmd;
 mod generality_cmd;
 mod report_cmd;
 mod rewrite_cmd;
 
+pub use bad_input::{BadInput, Buffer, InSource};
+pub(crate) use error::{bad, failed};
+pub use error::{CliError, Failure};
+
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
-
-/// Exit codes: 0 success, 1 something ran and failed (a FAILED or error
-/// row, a --check that failed), 2 bad input.
-#[derive(Debug)]
-pub enum CliError {
-    Failed(String),
-    BadInput(String),
-}
-
-impl CliError {
-    fn code(&self) -> i32 {
-        match self {
-            CliError::Failed(_) => 1,
-            CliError::BadInput(_) => 2,
-        }
-    }
-    fn message(&self) -> &str {
-        match self {
-            CliError::Failed(m) | CliError::BadInput(m) => m,
-        }
-    }
-}
-
-pub(crate) fn bad(m: impl Into<String>) -> CliError {
-    CliError::BadInput(m.into())
-}
 
 #[derive(Parser, Debug)]
 #[command(name = "lift", version, about = "LIFT IR compiler to OpenCL and the CGO 2017 evaluation harness")]
@@ -267,7 +247,7 @@ fn run() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {}", e.message());
+            eprintln!("error: {e}");
             e.code()
         }
     }

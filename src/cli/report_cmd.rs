@@ -5,7 +5,7 @@
 use clap::Args;
 use std::path::PathBuf;
 
-use super::CliError;
+use super::{bad, failed, CliError};
 use crate::harness::report;
 
 #[derive(Args, Debug)]
@@ -22,17 +22,17 @@ pub(crate) struct ReportArgs {
 pub(crate) fn report_cmd(a: &ReportArgs) -> Result<(), CliError> {
     // A missing or malformed source is the input's fault: exit 2, as for
     // other bad input.
-    let outputs = report::generate(&a.root).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let outputs = report::generate(&a.root).map_err(bad)?;
     if a.check {
         return match report::drift_message(&outputs) {
-            Some(msg) => Err(CliError::Failed(msg)),
+            Some(drift) => Err(failed(drift)),
             None => {
                 println!("report: README.md and {} match the CSVs", report::PAPER_VS_REPRODUCED);
                 Ok(())
             }
         };
     }
-    let written = report::write(&a.root, &outputs).map_err(|e| CliError::Failed(e.to_string()))?;
+    let written = report::write(&a.root, &outputs).map_err(failed)?;
     for o in &outputs {
         let state = if written.iter().any(|w| w.ends_with(&o.path)) { "written" } else { "unchanged" };
         println!("report: {} {state}", o.path.display());

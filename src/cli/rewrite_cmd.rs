@@ -1,7 +1,7 @@
 //! `lift rewrite`: lists the rules that apply to a def and where, and
 //! replays derivations (`docs/REWRITE.md`).
 
-use super::{bad, CliError};
+use super::{bad, failed, BadInput, CliError, Failure};
 use crate::ir::visit;
 use crate::ir::{Program, SourceFile};
 use crate::rewrite::{self, Family};
@@ -64,8 +64,9 @@ fn print_rules() {
 
 /// Prints every (rule, position) that applies, with the sub-expression.
 fn print_candidates(prog: &Program, def: &str) -> Result<(), CliError> {
-    let cands = rewrite::applicable(prog, def).map_err(|e| bad(format!("def {def}: {e}")))?;
-    let d = prog.def(def).ok_or_else(|| bad(format!("no def `{def}`")))?;
+    let cands = rewrite::applicable(prog, def)
+        .map_err(|source| bad(BadInput::Rewrite { def: def.to_string(), source }))?;
+    let d = prog.def(def).ok_or_else(|| bad(BadInput::NoDefNamed(def.to_string())))?;
     let body = &d.body;
     println!("# {} applicable (rule @ position [parameters]   at: sub-expression)", cands.len());
     for c in &cands {
@@ -92,8 +93,8 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
         print_rules();
         return Ok(());
     }
-    let path = a.file.as_ref().ok_or_else(|| bad("lift rewrite: expected a .lift file (or --rules)"))?;
-    let (file, program) = crate::parse::load_program(path).map_err(|e| bad(e.to_string()))?;
+    let path = a.file.as_ref().ok_or_else(|| bad(BadInput::RewriteUsage))?;
+    let (file, program) = crate::parse::load_program(path).map_err(bad)?;
     let def = match &a.def {
         Some(d) => d.clone(),
         None => program
@@ -105,17 +106,19 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
     if program.def(&def).is_none() {
         return Err(super::compile_cmd::missing_def(&file, &program, Some(&def)));
     }
-    let start = rewrite::prepare(&program, &def).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    let start = rewrite::prepare(&program, &def)
+        .map_err(|source| bad(BadInput::Prepare { file: path.clone(), source }))?;
     let Some(dpath) = &a.apply else {
         print!("{}", print_def(&start, &def));
         return print_candidates(&start, &def);
     };
     let dname = dpath.display().to_string();
-    let dtext = crate::ir::read_text(dpath).map_err(|e| bad(e.to_string()))?;
-    let d = rewrite::parse_derivation(&dtext).map_err(|e| bad(e.render(&dname)))?;
+    let in_dfile = |source| bad(BadInput::Derivation { file: dname.clone(), source });
+    let dtext = crate::ir::read_text(dpath).map_err(bad)?;
+    let d = rewrite::parse_derivation(&dtext).map_err(in_dfile)?;
     println!("# step 0: {}", path.display());
     print!("{}", print_def(&start, &def));
-    let steps = rewrite::replay(&start, &def, &d).map_err(|e| bad(e.render(&dname)))?;
+    let steps = rewrite::replay(&start, &def, &d).map_err(in_dfile)?;
     for (i, (s, r)) in d.steps.iter().zip(&steps).enumerate() {
         println!("# step {} ({dname}:{}): {}", i + 1, s.line, s.text);
         for c in &r.constraints {
@@ -129,11 +132,12 @@ pub(crate) fn rewrite_cmd(a: &RewriteArgs) -> Result<(), CliError> {
     print!("{}", print_def(&fin, &def));
     if let Some(out) = &a.out {
         let text = crate::parse::print_program(&fin);
-        std::fs::write(out, &text).map_err(|e| bad(format!("{}: {e}", out.display())))?;
+        std::fs::write(out, &text).map_err(|source| bad(BadInput::Write { path: out.clone(), source }))?;
         // The written program must parse again.
         let check = SourceFile::new(out.display().to_string(), text);
-        crate::parse::parse_program(&check)
-            .map_err(|e| CliError::Failed(format!("written program: {}", e.render(&check))))?;
+        if let Err(source) = crate::parse::parse_program(&check) {
+            return Err(failed(Failure::Reparse { file: check, source }));
+        }
         println!("# wrote {}", out.display());
     }
     if a.list {

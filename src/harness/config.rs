@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 
 pub use super::blas_spec::{BlasCall, BlasScalar, BlasSpec, BlasSpec as ClBlastSpec};
 
-/// A config problem, naming the file and the key.
-#[derive(Debug, thiserror::Error)]
+/// A config problem, naming the file and the key. Clone: `lift run` gives
+/// a broken config's error again when its benchmark is asked for.
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("{file}: cannot read: {msg}")]
     Read { file: String, msg: String },

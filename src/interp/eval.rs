@@ -1,6 +1,6 @@
 //! Evaluation of expressions and patterns.
 
-use super::error::InterpError;
+use super::error::{InterpError, RuntimeProblem, RuntimeProblem as P};
 use super::sizes::bind_sizes;
 use crate::arith::ArithExpr;
 use crate::ir::c::eval::EvalError;
@@ -45,19 +45,19 @@ pub fn call_user_fun(
     span: Span,
 ) -> Result<Value, InterpError> {
     crate::ir::c::eval::call_user_fun(program, id, args).map_err(|e| match e {
-        EvalError::NoSuchFun(_) => rt(span, e.to_string()),
-        EvalError::InFun { fun, fault } => InterpError::UserFun { fun, msg: fault.to_string(), span },
+        EvalError::NoSuchFun(id) => rt(span, P::NoSuchFun(id)),
+        EvalError::InFun { fun, fault } => InterpError::UserFun { fun, fault: Box::new(fault), span },
     })
 }
 
-pub(super) fn rt(span: Span, msg: impl Into<String>) -> InterpError {
-    InterpError::Runtime { msg: msg.into(), span }
+pub(super) fn rt(span: Span, problem: RuntimeProblem) -> InterpError {
+    InterpError::Runtime { problem: Box::new(problem), span }
 }
 
-pub(super) fn array(v: Value, span: Span, what: &str) -> Result<Vec<Value>, InterpError> {
+pub(super) fn array(v: Value, span: Span, what: &'static str) -> Result<Vec<Value>, InterpError> {
     match v {
         Value::Array(vs) => Ok(vs),
-        other => Err(rt(span, format!("{what} expects an array, got {}", other.describe()))),
+        other => Err(rt(span, P::NotAnArray { what, found: other.describe() })),
     }
 }
 
@@ -65,9 +65,7 @@ impl Interp<'_> {
     pub fn eval(&mut self, e: &Expr) -> Result<Value, InterpError> {
         match &e.kind {
             ExprKind::Literal(l) => Ok(literal_value(l)),
-            ExprKind::Param(p) => {
-                self.env.get(p).cloned().ok_or_else(|| rt(e.span, format!("parameter #{} is not bound", p.0)))
-            }
+            ExprKind::Param(p) => self.env.get(p).cloned().ok_or_else(|| rt(e.span, P::Unbound(p.0))),
             ExprKind::Call(f, args) => {
                 let vals = args.iter().map(|a| self.eval(a)).collect::<Result<Vec<_>, _>>()?;
                 let v = self.apply(f, vals, e.span)?;
@@ -88,13 +86,13 @@ impl Interp<'_> {
         xs: Vec<Value>,
         size: &ArithExpr,
         step: &ArithExpr,
-        name: &str,
+        name: &'static str,
         span: Span,
     ) -> Result<Vec<Value>, InterpError> {
         let (size, step) = (self.arith(size, span)?, self.arith(step, span)?);
         let n = xs.len() as i64;
         if size <= 0 || step <= 0 || size > n {
-            return Err(rt(span, format!("{name}({size}, {step}) of an array of {n}")));
+            return Err(rt(span, P::Windows { name, size, step, n }));
         }
         let count = (n - size + step) / step;
         Ok((0..count)
@@ -103,14 +101,14 @@ impl Interp<'_> {
     }
 
     pub(super) fn arith(&self, a: &ArithExpr, span: Span) -> Result<i64, InterpError> {
-        a.eval_with(&|n| self.sizes.get(n).copied()).map_err(|err| rt(span, err.to_string()))
+        a.eval_with(&|n| self.sizes.get(n).copied()).map_err(|err| rt(span, P::Arith(err)))
     }
 
     pub(super) fn index_of(&self, ix: &IndexFun, i: usize, span: Span) -> Result<i64, InterpError> {
         let i = i as i64;
         ix.body
             .eval_with(&|n| if n == ix.param { Some(i) } else { self.sizes.get(n).copied() })
-            .map_err(|err| rt(span, err.to_string()))
+            .map_err(|err| rt(span, P::Arith(err)))
     }
 
     /// `f` over `xs` as a balanced tree (`None` for no elements).
@@ -153,7 +151,7 @@ impl Interp<'_> {
             }
         }
         if l.params.len() != args.len() {
-            return Err(rt(span, format!("lambda takes {} arguments, got {}", l.params.len(), args.len())));
+            return Err(rt(span, P::LambdaArity { want: l.params.len(), got: args.len() }));
         }
         // Typed lambda parameters (copies of defs) bind their sizes.
         let saved_sizes = self.sizes.clone();
@@ -176,10 +174,10 @@ impl Interp<'_> {
     }
 }
 
-pub(super) fn get_index(xs: &[Value], i: i64, span: Span, what: &str) -> Result<Value, InterpError> {
+pub(super) fn get_index(xs: &[Value], i: i64, span: Span, what: &'static str) -> Result<Value, InterpError> {
     usize::try_from(i)
         .ok()
         .and_then(|i| xs.get(i))
         .cloned()
-        .ok_or_else(|| rt(span, format!("{what}: index {i} out of bounds for an array of {}", xs.len())))
+        .ok_or_else(|| rt(span, P::IndexOutOfBounds { what, i, len: xs.len() }))
 }

@@ -1,7 +1,7 @@
 //! Conversions between values and flat host arrays (row-major, vector
 //! components and tuple fields consecutive), for the harness and `lift exec`.
 
-use super::error::InterpError;
+use super::error::{DataProblem, InterpError};
 use crate::ir::Value;
 use crate::types::{HostArray, ScalarType, Type};
 use std::collections::BTreeMap;
@@ -18,12 +18,13 @@ pub fn value_from_flat(
     let mut pos = 0usize;
     let v = read(ty, data, sizes, &mut pos)?;
     if pos != data.len() {
-        return Err(InterpError::Data(format!(
-            "a value of type {ty} has {pos} scalars but the data has {}",
-            data.len()
-        )));
+        return Err(data_err(DataProblem::Count { ty: ty.clone(), used: pos, len: data.len() }));
     }
     Ok(v)
+}
+
+fn data_err(problem: DataProblem) -> InterpError {
+    InterpError::Data(Box::new(problem))
 }
 
 fn read(
@@ -43,12 +44,9 @@ fn read(
         Type::Array(elem, len) => {
             let n = len
                 .eval_with(&|name| sizes.get(name).copied())
-                .map_err(|e| InterpError::Data(format!("length of {ty}: {e}")))?;
+                .map_err(|source| data_err(DataProblem::Length { ty: ty.clone(), source }))?;
             if n < 0 || n as usize > data.len() {
-                return Err(InterpError::Data(format!(
-                    "length {n} of {ty} does not fit {} scalars",
-                    data.len()
-                )));
+                return Err(data_err(DataProblem::LengthFit { n, ty: ty.clone(), len: data.len() }));
             }
             Ok(Value::Array((0..n).map(|_| read(elem, data, sizes, pos)).collect::<Result<_, _>>()?))
         }
@@ -58,7 +56,7 @@ fn read(
 fn scalar(s: ScalarType, data: &HostArray, pos: &mut usize) -> Result<Value, InterpError> {
     let i = *pos;
     *pos += 1;
-    let short = || InterpError::Data(format!("the data ends after {} scalars", data.len()));
+    let short = || data_err(DataProblem::Short { len: data.len() });
     match (s, data) {
         (ScalarType::Float, HostArray::F32(v)) => v.get(i).map(|x| Value::Float(*x)).ok_or_else(short),
         (ScalarType::Float, HostArray::I32(v)) => v.get(i).map(|x| Value::Float(*x as f32)).ok_or_else(short),
@@ -66,7 +64,7 @@ fn scalar(s: ScalarType, data: &HostArray, pos: &mut usize) -> Result<Value, Int
         (ScalarType::Int, HostArray::F32(v)) => {
             let x = *v.get(i).ok_or_else(short)?;
             if x.fract() != 0.0 || x.abs() > i32::MAX as f32 {
-                return Err(InterpError::Data(format!("int element {i} is the float {x}")));
+                return Err(data_err(DataProblem::NotInt { i, x }));
             }
             Ok(Value::Int(x as i32))
         }

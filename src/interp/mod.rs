@@ -15,7 +15,7 @@ pub use eval::MAX_WORK;
 mod flat;
 mod sizes;
 
-pub use error::{ArgumentProblem, InterpError};
+pub use error::{ArgumentProblem, DataProblem, InterpError, RuntimeProblem};
 pub use eval::call_user_fun;
 pub use flat::{value_from_flat, value_to_flat};
 pub use sizes::infer_sizes;

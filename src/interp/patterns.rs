@@ -2,7 +2,7 @@
 //! function of its family (maps and reductions, which call functions;
 //! layout patterns, which only move elements; padding and selection).
 
-use super::error::InterpError;
+use super::error::{InterpError, RuntimeProblem as P};
 use super::eval::{array, get_index, literal_value, rt, Interp};
 use crate::arith::ArithExpr;
 use crate::ir::Value;
@@ -22,7 +22,7 @@ impl Interp<'_> {
     ) -> Result<Value, InterpError> {
         if let Some(want) = p.data_args() {
             if args.len() != want {
-                return Err(rt(span, format!("pattern expects {want} arguments, got {}", args.len())));
+                return Err(rt(span, P::PatternArity { want, got: args.len() }));
             }
         }
         let a = &mut args;
@@ -68,7 +68,7 @@ impl Interp<'_> {
     fn map_vec(&mut self, f: &FunDecl, x: Value, span: Span) -> Result<Value, InterpError> {
         match x {
             Value::Vector(cs) => Ok(Value::Vector(self.map_all(f, cs, span)?)),
-            other => Err(rt(span, format!("mapVec expects a vector, got {}", other.describe()))),
+            other => Err(rt(span, P::NotAVector { found: other.describe() })),
         }
     }
 
@@ -115,7 +115,7 @@ impl Interp<'_> {
         let init = last(&mut args);
         let m = self.arith(m, span)?;
         if m <= 0 || xs.len() as i64 % m != 0 {
-            return Err(rt(span, format!("partRed to {m} of an array of {}", xs.len())));
+            return Err(rt(span, P::PartRed { m, len: xs.len() }));
         }
         let k = xs.len() / m as usize;
         let mut out = Vec::new();
@@ -154,7 +154,7 @@ impl Interp<'_> {
 
     fn generate(&mut self, len: &ArithExpr, f: &FunDecl, span: Span) -> Result<Value, InterpError> {
         let n = self.arith(len, span)?;
-        let n = i32::try_from(n).map_err(|_| rt(span, format!("generate of length {n}")))?;
+        let n = i32::try_from(n).map_err(|_| rt(span, P::GenerateLength(n)))?;
         Ok(Value::Array(
             (0..n.max(0)).map(|i| self.apply(f, vec![Value::Int(i)], span)).collect::<Result<_, _>>()?,
         ))
@@ -166,7 +166,7 @@ impl Interp<'_> {
         let xs = array(x, span, "split")?;
         let m = self.arith(m, span)?;
         if m <= 0 || xs.len() as i64 % m != 0 {
-            return Err(rt(span, format!("split({m}) of an array of {} elements", xs.len())));
+            return Err(rt(span, P::Split { m, len: xs.len() }));
         }
         Ok(Value::Array(xs.chunks(m as usize).map(|c| Value::Array(c.to_vec())).collect()))
     }
@@ -189,12 +189,12 @@ impl Interp<'_> {
             let slot = usize::try_from(j).ok().and_then(|j| out.get_mut(j));
             match slot {
                 Some(s) => *s = Some(x),
-                None => return Err(rt(span, format!("scatter writes index {j} of {}", out.len()))),
+                None => return Err(rt(span, P::ScatterIndex { i: j, len: out.len() })),
             }
         }
         let n = out.len();
         out.into_iter()
-            .map(|v| v.ok_or_else(|| rt(span, format!("scatter leaves an element of {n} unwritten"))))
+            .map(|v| v.ok_or_else(|| rt(span, P::ScatterUnwritten { len: n })))
             .collect::<Result<_, _>>()
             .map(Value::Array)
     }
@@ -224,7 +224,7 @@ impl Interp<'_> {
         let (l, r) = (self.arith(left, span)?, self.arith(right, span)?);
         let n = xs.len() as i64;
         if n == 0 || l < 0 || r < 0 {
-            return Err(rt(span, format!("pad({l}, {r}) of an array of {n}")));
+            return Err(rt(span, P::Pad { left: l, right: r, n }));
         }
         let mut out = Vec::with_capacity((l + n + r) as usize);
         for j in 0..l + n + r {
@@ -244,7 +244,7 @@ impl Interp<'_> {
         let xs = array(x, span, "padConst")?;
         let (l, r) = (self.arith(left, span)?, self.arith(right, span)?);
         if l < 0 || r < 0 {
-            return Err(rt(span, format!("padConst({l}, {r}) with a negative amount")));
+            return Err(rt(span, P::PadConstNegative { left: l, right: r }));
         }
         let v = literal_value(value);
         let mut out = vec![v.clone(); l as usize];
@@ -287,7 +287,7 @@ fn transpose(x: Value, span: Span) -> Result<Value, InterpError> {
         rows.into_iter().map(|r| array(r, span, "transpose (inner)")).collect::<Result<Vec<_>, _>>()?;
     let m = rows.first().map_or(0, |r| r.len());
     if rows.iter().any(|r| r.len() != m) {
-        return Err(rt(span, "transpose of a ragged array"));
+        return Err(rt(span, P::RaggedTranspose));
     }
     Ok(Value::Array((0..m).map(|j| Value::Array(rows.iter().map(|r| r[j].clone()).collect())).collect()))
 }
@@ -296,8 +296,7 @@ fn zip(args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
     let arrays = args.into_iter().map(|a| array(a, span, "zip")).collect::<Result<Vec<_>, _>>()?;
     let n = arrays.first().map_or(0, |a| a.len());
     if arrays.iter().any(|a| a.len() != n) {
-        let lens: Vec<String> = arrays.iter().map(|a| a.len().to_string()).collect();
-        return Err(rt(span, format!("zip of arrays of different lengths {}", lens.join(", "))));
+        return Err(rt(span, P::ZipLengths { lens: arrays.iter().map(Vec::len).collect() }));
     }
     let mut iters: Vec<_> = arrays.into_iter().map(|a| a.into_iter()).collect();
     Ok(Value::Array(
@@ -308,14 +307,14 @@ fn zip(args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
 fn get(i: usize, x: Value, span: Span) -> Result<Value, InterpError> {
     match x {
         Value::Tuple(mut vs) if i < vs.len() => Ok(vs.swap_remove(i)),
-        other => Err(rt(span, format!("get({i}) of {}", other.describe()))),
+        other => Err(rt(span, P::Get { i, found: other.describe() })),
     }
 }
 
 fn as_vector(m: usize, x: Value, span: Span) -> Result<Value, InterpError> {
     let xs = array(x, span, "asVector")?;
     if xs.len() % m != 0 || xs.iter().any(|x| !matches!(x, Value::Float(_) | Value::Int(_))) {
-        return Err(rt(span, format!("asVector({m}) needs scalars, a multiple of {m} of them")));
+        return Err(rt(span, P::AsVector { m }));
     }
     Ok(Value::Array(xs.chunks(m).map(|c| Value::Vector(c.to_vec())).collect()))
 }
@@ -326,7 +325,7 @@ fn as_scalar(x: Value, span: Span) -> Result<Value, InterpError> {
         match v {
             Value::Vector(cs) => out.extend(cs),
             Value::Tuple(fields) => out.extend(tuple_lanes(fields, span)?),
-            other => return Err(rt(span, format!("asScalar of {}", other.describe()))),
+            other => return Err(rt(span, P::AsScalar { found: other.describe() })),
         }
     }
     Ok(Value::Array(out))
@@ -338,12 +337,12 @@ fn tuple_lanes(fields: Vec<Value>, span: Span) -> Result<Vec<Value>, InterpError
     let mut lanes: Vec<Vec<Value>> = Vec::new();
     for (k, f) in fields.into_iter().enumerate() {
         let Value::Vector(cs) = f else {
-            return Err(rt(span, format!("asScalar of a tuple with {}", f.describe())));
+            return Err(rt(span, P::AsScalarField { found: f.describe() }));
         };
         if k == 0 {
             lanes = (0..cs.len()).map(|_| Vec::new()).collect();
         } else if cs.len() != lanes.len() {
-            return Err(rt(span, "asScalar of a tuple of vectors of different widths".to_string()));
+            return Err(rt(span, P::AsScalarWidths));
         }
         for (lane, c) in lanes.iter_mut().zip(cs) {
             lane.push(c);
@@ -360,7 +359,7 @@ fn filter(mut args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
     for i in idx {
         match i {
             Value::Int(i) => out.push(get_index(&xs, i as i64, span, "filter")?),
-            other => return Err(rt(span, format!("filter index {}", other.describe()))),
+            other => return Err(rt(span, P::FilterIndex { found: other.describe() })),
         }
     }
     Ok(Value::Array(out))

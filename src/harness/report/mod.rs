@@ -87,22 +87,39 @@ pub fn generate(root: &Path) -> Result<Vec<Output>, ReportError> {
     Ok(vec![readme_out, paper_out])
 }
 
-/// The one-line message of `lift report --check` when a committed table
-/// differs from what would be generated; `None` when everything matches.
-pub fn drift_message(outputs: &[Output]) -> Option<String> {
+/// What `lift report --check` finds when a committed table differs from
+/// what would be generated: the first part that differs (`name` in the
+/// file at `path`, as [`Output::drifted`] names it) and how many more do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{} differs from what `lift report` generates from the CSVs{}; run `lift report`", drifted_part(.path, .name), more_parts(*.more))]
+pub struct Drift {
+    pub path: PathBuf,
+    pub name: String,
+    pub more: usize,
+}
+
+/// A README table by its file and name; a file generated whole by its name.
+fn drifted_part(path: &Path, name: &str) -> String {
+    if path == Path::new(README) {
+        format!("{}: the table `{name}`", path.display())
+    } else {
+        name.to_string()
+    }
+}
+
+fn more_parts(more: usize) -> String {
+    match more {
+        0 => String::new(),
+        n => format!(" (and {n} more)"),
+    }
+}
+
+/// The first drift of `outputs`; `None` when everything matches.
+pub fn drift_message(outputs: &[Output]) -> Option<Drift> {
     let drifted: Vec<(&Output, &String)> =
         outputs.iter().flat_map(|o| o.drifted.iter().map(move |d| (o, d))).collect();
     let (first, name) = drifted.first()?;
-    let what = if first.path == Path::new(README) {
-        format!("{}: the table `{name}`", first.path.display())
-    } else {
-        name.to_string()
-    };
-    let more = match drifted.len() {
-        1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
-    };
-    Some(format!("{what} differs from what `lift report` generates from the CSVs{more}; run `lift report`"))
+    Some(Drift { path: first.path.clone(), name: name.to_string(), more: drifted.len() - 1 })
 }
 
 /// Writes every generated file whose text changed; returns their paths.
