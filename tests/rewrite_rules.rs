@@ -219,6 +219,19 @@ fn fusions() {
 }
 
 #[test]
+fn map_stride() {
+    // Computed in the strided order, written back in place.
+    check_rule(
+        MAP,
+        "map-stride",
+        "root",
+        &[("s", 4)],
+        "map(absVal, x)",
+        "scatter(\\i -> i / (N / 4) + (i % (N / 4)) * 4, map(absVal, gather(\\i -> i / (N / 4) + (i % (N / 4)) * 4, x)))",
+    );
+}
+
+#[test]
 fn fission() {
     // The inverse of map-fusion: `x` only in the last argument.
     check_rule(
@@ -734,7 +747,7 @@ fn param_sets(rule: &str) -> Vec<Args> {
         }
         "reduce-partred" => one("m", &[1, 2, 4]),
         "reduce-lanes" => one("m", &[2, 4]),
-        "reorder-stride" => one("s", &[2, 4]),
+        "reorder-stride" | "map-stride" => one("s", &[2, 4]),
         "partred-iterate" => {
             vec![args(&[("n", 1), ("k", 2)]), args(&[("n", 2), ("k", 2)]), args(&[("n", 3), ("k", 2)])]
         }

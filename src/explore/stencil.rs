@@ -59,29 +59,48 @@ pub fn stencil_dims(base: &Program, def: &str) -> Option<usize> {
     (slides && (2..=3).contains(&dims)).then_some(dims)
 }
 
-/// A 1D stencil (a def over a 1D array that slides): k consecutive outputs
-/// per work-item, `overlapped-tiling` with tiles of k outputs (`u = k +
-/// size - step`), the tiles a `mapGlb(0)` and the k outputs a
-/// `mapSeqUnroll`: the loads neighbouring outputs share are plain
-/// expressions the OpenCL compiler reuses, and a work-item has k loads in
-/// flight. Slots `k` (2, 4, 8, dividing the length at every size) and the
-/// local size `tx`. Offered beside the generic space's shapes (which hold
-/// one output per work-item), not instead of them.
+/// A 1D stencil (a def over a 1D array that slides): k outputs per
+/// work-item, in two orders. Contiguous: `overlapped-tiling` with tiles of
+/// k outputs (`u = k + size - step`), the loads neighbouring outputs share
+/// are plain expressions the OpenCL compiler reuses (a CPU's order).
+/// Strided: `map-stride` (s = N / k) then `split-join` (k), so a work-item's
+/// outputs are N / k apart and neighbouring work-items read and write
+/// neighbouring elements (a GPU's order). Either way the tiles or chunks are
+/// a `mapGlb(0)` and the k outputs a `mapSeqUnroll` (k loads in flight per
+/// work-item). Slots `k` (2, 4, 8, dividing the length at every size) and
+/// the local size `tx`. Offered beside the generic space's shapes (which
+/// hold one output per work-item), not instead of them.
 pub fn one_dim_shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> Vec<Shape> {
     let Some(d) = base.def(def) else { return Vec::new() };
     let one_dim = matches!(d.params.first().and_then(|p| p.ty.as_ref()),
         Some(crate::types::Type::Array(e, _)) if !matches!(e.as_ref(), crate::types::Type::Array(..)));
     let Some(ov) = overlap(base, def).filter(|_| one_dim) else { return Vec::new() };
+    let len = match &d.params[0].ty {
+        Some(crate::types::Type::Array(_, n)) => n.clone(),
+        _ => return Vec::new(),
+    };
     let lens: Vec<Option<i64>> =
         std::iter::once(sizes).chain(valid_at).map(|s| param_len(base, def, 0, s)).collect();
-    let mut b = Build::new(base, def);
-    let Some(k) = b.slot("k", dividing(&KS, &lens), 4) else { return Vec::new() };
-    let xs = blocked(&[param_len(base, def, 0, sizes)], &b.shape.slots[k].domain);
-    let tiling = vec![("u", Arg::SlotPlus(k, ov)), ("v", Arg::Slot(k))];
-    if b.local_slots(&xs, &[None]).is_none() || b.step("overlapped-tiling", &Path::root(), tiling).is_none() {
-        return Vec::new();
+    let mut out = Vec::new();
+    for strided in [false, true] {
+        let mut b = Build::new(base, def);
+        let Some(k) = b.slot("k", dividing(&KS, &lens), 4) else { return Vec::new() };
+        let xs = blocked(&[param_len(base, def, 0, sizes)], &b.shape.slots[k].domain);
+        if b.local_slots(&xs, &[None]).is_none() {
+            continue;
+        }
+        let shaped = if strided {
+            b.step("map-stride", &Path::root(), vec![("s", Arg::LenOver(len.clone(), vec![k]))])
+                .and_then(|()| b.step("split-join", &Path::root().child(1), vec![("n", Arg::Slot(k))]))
+        } else {
+            let tiling = vec![("u", Arg::SlotPlus(k, ov)), ("v", Arg::Slot(k))];
+            b.step("overlapped-tiling", &Path::root(), tiling)
+        };
+        if shaped.is_some() {
+            out.extend(b.lower(&[Exec::Glb(0), Exec::SeqUnroll]));
+        }
     }
-    b.lower(&[Exec::Glb(0), Exec::SeqUnroll]).into_iter().collect()
+    out
 }
 
 /// `size - step` of the first slide of the def (the overlap of tiles).

@@ -26,7 +26,7 @@ pub(super) const fn rule(
 
 const N: ParamSpec = ParamSpec { name: "n", what: "chunk size" };
 
-pub static RULES: [Rule; 21] = [
+pub static RULES: [Rule; 22] = [
     rule(
         "iterate-decompose",
         "iterate(m+n, f)",
@@ -55,6 +55,14 @@ pub static RULES: [Rule; 21] = [
         &[ParamSpec { name: "s", what: "stride" }],
         m_reorder_stride,
         b_reorder_stride,
+    ),
+    rule(
+        "map-stride",
+        "map(f)",
+        "scatter(r) o map(f) o gather(r)   with r = \\i -> i / (len/s) + (i % (len/s)) * s",
+        &[ParamSpec { name: "s", what: "stride" }],
+        m_split_join,
+        b_map_stride,
     ),
     rule(
         "partred-split",
@@ -317,6 +325,23 @@ fn b_reorder_stride(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     b.divides("reorder-stride", &st, &len)?;
     let g = b.pattern(Pattern::Gather(stride_fun(&len, &st)), vec![xs.clone()], span);
     Ok(b.pattern(p, vec![z.clone(), g], span))
+}
+
+/// `map(f) $ x` computed in the order of `reorder-stride`'s gather and
+/// written back in place by a scatter of the same index function: after
+/// a `split(len/s)` of the middle map, neighbouring chunks hold
+/// neighbouring elements (a work-item per chunk then reads and writes
+/// coalesced, its elements `s` apart).
+fn b_map_stride(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
+    m_split_join(s)?;
+    let (kind, f, xs, span) = map_parts(s.expr).ok_or_else(|| s.no_match("map-stride", "a map"))?;
+    let st = arg("map-stride", a, "s")?;
+    let len = s.len(xs).ok_or_else(|| s.no_match("map-stride", "a map over an array"))?;
+    b.divides("map-stride", &st, &len)?;
+    let r = stride_fun(&len, &st);
+    let g = b.pattern(Pattern::Gather(r.clone()), vec![xs.clone()], span);
+    let m = b.pattern(Pattern::Map { kind, f: Box::new(f.clone()) }, vec![g], span);
+    Ok(b.pattern(Pattern::Scatter(r), vec![m], span))
 }
 
 fn b_partred_split(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
