@@ -637,4 +637,46 @@ mod tests {
             assert_eq!(d, &vec![2, 4, 8, 16, 32, 64]);
         }
     }
+
+    /// The derivation of a lowering at its default slot values, as text.
+    fn derivation(base: &Program, def: &str, s: &Shape) -> String {
+        s.instantiate(base, def, &s.defaults()).unwrap().derivation.join(" ; ")
+    }
+
+    /// A map over rows lowered to `mapGlb` in both maps is offered in both
+    /// dimension orders, and each exchanged shape replays.
+    #[test]
+    fn two_parallel_dimensions_come_in_both_orders() {
+        let base = prepared("benchmarks/generality/bias_relu.lift", "bias_relu");
+        let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
+        let all: Vec<String> = lowerings(&base, "bias_relu", &root, 24)
+            .iter()
+            .map(|s| derivation(&base, "bias_relu", s))
+            .collect();
+        for pair in [
+            ["map-glb @ root d=0 ; map-glb @ 0.0.0 d=1", "map-glb @ root d=1 ; map-glb @ 0.0.0 d=0"],
+            ["map-wrg @ root d=0 ; map-wrg @ 0.0.0 d=1", "map-wrg @ root d=1 ; map-wrg @ 0.0.0 d=0"],
+        ] {
+            for d in pair {
+                assert!(all.iter().any(|x| x == d), "{d} missing from {all:#?}");
+            }
+        }
+    }
+
+    /// Where `reduceSeq o mapSeq` fuses, only the naive lowering (the
+    /// first) keeps it unfused.
+    #[test]
+    fn only_the_naive_lowering_stays_unfused() {
+        let base = prepared("benchmarks/generality/rowexpsum.lift", "rowexpsum");
+        let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
+        let all: Vec<String> = lowerings(&base, "rowexpsum", &root, 24)
+            .iter()
+            .map(|s| derivation(&base, "rowexpsum", s))
+            .collect();
+        assert!(all.len() > 2, "{all:#?}");
+        assert!(!all[0].contains("reduce-map-fusion"), "the naive lowering: {}", all[0]);
+        for d in &all[1..] {
+            assert!(d.contains("reduce-map-fusion"), "{d}");
+        }
+    }
 }

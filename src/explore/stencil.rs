@@ -527,3 +527,37 @@ pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
 pub fn has_local_slots(shape: &Shape) -> bool {
     shape.slots.iter().any(|s| s.name == "tx")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{compile, CompileOptions};
+
+    /// A 1D stencil gets its two blocked shapes; the strided one reads and
+    /// writes coalesced, the contiguous one does not (its work-items are k
+    /// elements apart).
+    #[test]
+    fn a_1d_stencil_is_blocked_contiguously_and_strided() {
+        let base = super::super::space::prepared("benchmarks/generality/blur1d.lift", "blur1d");
+        let sizes = Sizes::from([("N".to_string(), 1 << 20)]);
+        let shapes = one_dim_shapes(&base, "blur1d", &sizes, &[]);
+        assert_eq!(shapes.len(), 2);
+        let share = |s: &Shape| {
+            let inst = s.instantiate(&base, "blur1d", &s.defaults()).unwrap();
+            let k = compile(&inst.program, "blur1d", &CompileOptions::default()).unwrap();
+            (
+                inst.derivation.join(" ; "),
+                crate::codegen::coalescing::coalesced_share(&k.accesses, &sizes).unwrap(),
+            )
+        };
+        let (contiguous, c) = share(&shapes[0]);
+        let (strided, s) = share(&shapes[1]);
+        assert!(contiguous.starts_with("overlapped-tiling @ root u=6 v=4"), "{contiguous}");
+        assert!(strided.starts_with("map-stride @ root s=N/4 ; split-join @ 1 n=4"), "{strided}");
+        assert!(c < 0.5 && s == 1.0, "contiguous {c}, strided {s}");
+        // A 2D stencil is not 1D.
+        let lap = super::super::space::prepared("benchmarks/generality/lap2d.lift", "lap2d");
+        let sizes = Sizes::from([("H".to_string(), 64), ("W".to_string(), 64)]);
+        assert!(one_dim_shapes(&lap, "lap2d", &sizes, &[]).is_empty());
+    }
+}
