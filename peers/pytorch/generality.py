@@ -86,7 +86,36 @@ PROGRAMS = {
         "conv3d(pad(a, circular), 7-point)",
     ),
     "softmax": (lambda s: [r(s["M"], s["N"])], lambda a: torch.softmax(a, dim=1), "softmax(a, dim=1)"),
+    # The holdout suite (benchmarks/holdout/).
+    "axpby": (lambda s: [1.5, 0.5, r(s["N"]), r(s["N"])], lambda a, b, x, y: a * x + b * y, "a * x + b * y"),
+    "dot3": (lambda s: [r(s["N"]), r(s["N"]), r(s["N"])], lambda x, y, z: (x * y * z).sum(), "(x * y * z).sum()"),
+    "rowcenter": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"])],
+        lambda inv, a: a - a.sum(dim=1, keepdim=True) * inv,
+        "a - a.sum(dim=1, keepdim=True) * inv",
+    ),
+    "colnorm": (lambda s: [r(s["M"], s["N"])], lambda a: (a * a).sum(dim=0), "(a * a).sum(dim=0)"),
+    "mv_relu": (lambda s: [r(s["M"], s["N"]), r(s["N"])], lambda a, x: torch.relu(torch.mv(a, x)), "relu(mv(a, x))"),
+    "blur5": (
+        lambda s: [r(s["N"]), r(1, 1, 5)],
+        lambda x, w: F.conv1d(F.pad(x[None, None], (2, 2), mode="replicate"), w)[0, 0],
+        "conv1d(pad(x, replicate), w)",
+    ),
+    "gradmag": (
+        lambda s: [r(s["H"], s["W"]), grad_weights()],
+        lambda a, w: torch.linalg.vector_norm(F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0], dim=0)
+        * 0.5,
+        "norm(conv2d(pad(a, reflect), [dx, dy])) / 2",
+    ),
 }
+
+
+def grad_weights():
+    """Central differences along x and along y, as two output channels."""
+    w = torch.zeros(2, 1, 3, 3, device=DEV)
+    w[0, 0, 1, 0], w[0, 0, 1, 2] = -1.0, 1.0
+    w[1, 0, 0, 1], w[1, 0, 2, 1] = -1.0, 1.0
+    return w
 
 
 def heat_weights():
