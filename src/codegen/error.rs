@@ -1,14 +1,23 @@
 //! Errors of the compiler, from type inference to printing.
 
 use crate::ir::Span;
+use crate::passes::sizes_fit::SizeFitError;
+use crate::passes::typecheck::TypeError;
+use crate::passes::wellformed::WellFormedError;
 
 /// A compile error with the position it refers to.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum CompileError {
     #[error("no `def {0}` in the program")]
     NoSuchDef(String),
-    #[error("{msg}")]
-    Type { msg: String, span: Span },
+    #[error(transparent)]
+    Type(#[from] TypeError),
+    /// Known sizes that do not fit the def; `span` is the fact's place,
+    /// else the def's.
+    #[error("{source}")]
+    Sizes { source: SizeFitError, span: Span },
+    #[error("cannot compile: {0}")]
+    WellFormed(#[from] WellFormedError),
     #[error("cannot compile: {msg}")]
     Unsupported { msg: String, span: Span },
     #[error("internal compiler error: {0}")]
@@ -18,7 +27,9 @@ pub enum CompileError {
 impl CompileError {
     pub fn span(&self) -> Option<Span> {
         match self {
-            CompileError::Type { span, .. } | CompileError::Unsupported { span, .. } => Some(*span),
+            CompileError::Sizes { span, .. } | CompileError::Unsupported { span, .. } => Some(*span),
+            CompileError::Type(e) => Some(e.span),
+            CompileError::WellFormed(e) => Some(e.span),
             CompileError::NoSuchDef(_) | CompileError::Internal(_) => None,
         }
     }
