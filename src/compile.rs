@@ -2,7 +2,7 @@
 //! OpenCL kernel with its parameter list and launch sizes.
 
 use crate::arith::ArithExpr;
-pub use crate::codegen::{CompileError, CompileOptions};
+pub use crate::codegen::{CompileError, CompileOptions, Unsupported};
 
 use crate::codegen::{ast, c_type, ctypes, lower, print};
 use crate::ir::Program;
@@ -207,10 +207,7 @@ impl Signature {
         let out_elem = out_ty.base_elem().clone();
         let out_name = "out".to_string();
         if d.params.iter().any(|p| p.name == out_name) {
-            return Err(CompileError::Unsupported {
-                msg: "a parameter may not be called `out`".into(),
-                span: d.span,
-            });
+            return Err(CompileError::unsupported(Unsupported::OutParam, d.span));
         }
         let out_mem = Rc::new(Memory {
             name: out_name.clone(),

@@ -1,5 +1,6 @@
 //! Errors of the compiler, from type inference to printing.
 
+use super::unsupported::Unsupported;
 use crate::ir::Span;
 use crate::passes::sizes_fit::SizeFitError;
 use crate::passes::typecheck::TypeError;
@@ -18,13 +19,18 @@ pub enum CompileError {
     Sizes { source: SizeFitError, span: Span },
     #[error("cannot compile: {0}")]
     WellFormed(#[from] WellFormedError),
-    #[error("cannot compile: {msg}")]
-    Unsupported { msg: String, span: Span },
+    /// Boxed: its types and lengths would make every result large.
+    #[error("cannot compile: {reason}")]
+    Unsupported { reason: Box<Unsupported>, span: Span },
     #[error("internal compiler error: {0}")]
     Internal(String),
 }
 
 impl CompileError {
+    pub fn unsupported(reason: Unsupported, span: Span) -> CompileError {
+        CompileError::Unsupported { reason: Box::new(reason), span }
+    }
+
     pub fn span(&self) -> Option<Span> {
         match self {
             CompileError::Sizes { span, .. } | CompileError::Unsupported { span, .. } => Some(*span),
