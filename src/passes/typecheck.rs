@@ -13,6 +13,9 @@ use crate::ir::{
 use crate::types::Type;
 use std::collections::HashMap;
 
+/// A pattern's name as errors show it (`TypeProblem` keeps it).
+type Name = &'static str;
+
 /// Iterations of an `iterate` that may change its array's length (its
 /// type is computed one iteration at a time).
 const MAX_ITERATE_STEPS: u32 = 1000;
@@ -65,7 +68,7 @@ fn len(e: ArithExpr) -> ArithExpr {
 /// The window type and window count of `slide(size, step)` (and of
 /// `slideSeqPlus`) over `[elem]n`.
 fn slide_type(
-    name: &'static str,
+    name: Name,
     elem: &Type,
     n: &ArithExpr,
     size: &ArithExpr,
@@ -166,19 +169,14 @@ impl Checker<'_> {
         }
     }
 
-    fn one_arg<'t>(&self, name: &'static str, args: &'t [Type], span: Span) -> Result<&'t Type, TypeError> {
+    fn one_arg<'t>(&self, name: Name, args: &'t [Type], span: Span) -> Result<&'t Type, TypeError> {
         match args {
             [t] => Ok(t),
             _ => err(span, TypeProblem::OneArg { pattern: name, found: args.len() }),
         }
     }
 
-    fn array<'t>(
-        &self,
-        name: &'static str,
-        t: &'t Type,
-        span: Span,
-    ) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
+    fn array<'t>(&self, name: Name, t: &'t Type, span: Span) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
         match t {
             Type::Array(e, n) => Ok((e, n)),
             other => err(span, TypeProblem::NotArray { pattern: name, found: other.clone() }),
@@ -187,13 +185,7 @@ impl Checker<'_> {
 
     /// Checks the arguments `[init, xs]` of `reduce` or `partRed` against
     /// its function `g`; returns the accumulator's type.
-    fn reduction(
-        &mut self,
-        name: &'static str,
-        g: &FunDecl,
-        args: &[Type],
-        span: Span,
-    ) -> Result<Type, TypeError> {
+    fn reduction(&mut self, name: Name, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let [init, xs] = args else {
             return err(span, TypeProblem::ReductionArity { pattern: name, found: args.len() });
         };
@@ -244,7 +236,7 @@ impl Checker<'_> {
     /// The one argument of a pattern, an array: its element type and length.
     fn array_arg<'t>(
         &self,
-        name: &'static str,
+        name: Name,
         args: &'t [Type],
         span: Span,
     ) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
@@ -254,19 +246,13 @@ impl Checker<'_> {
 
     // Maps and iteration: the function is typed on the elements.
 
-    fn map(&mut self, name: &'static str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn map(&mut self, name: Name, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (elem, n) = self.array_arg(name, args, span)?;
         let out = self.apply(g, std::slice::from_ref(elem), span)?;
         Ok(Type::array(out, n.clone()))
     }
 
-    fn map_vec(
-        &mut self,
-        name: &'static str,
-        g: &FunDecl,
-        args: &[Type],
-        span: Span,
-    ) -> Result<Type, TypeError> {
+    fn map_vec(&mut self, name: Name, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let t = self.one_arg(name, args, span)?;
         let Type::Vector(s, w) = t else {
             return err(span, TypeProblem::NotVector { found: t.clone() });
@@ -313,7 +299,7 @@ impl Checker<'_> {
     /// `slideSeqPlus` (`mapSeq(g) o slide(size, step)`).
     fn slide(
         &mut self,
-        name: &'static str,
+        name: Name,
         (size, step): (&ArithExpr, &ArithExpr),
         g: Option<&FunDecl>,
         args: &[Type],
@@ -337,7 +323,7 @@ impl Checker<'_> {
 
     // Layout patterns.
 
-    fn split(&self, name: &'static str, m: &ArithExpr, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn split(&self, name: Name, m: &ArithExpr, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (elem, n) = self.array_arg(name, args, span)?;
         if let Some(b @ ..=0) = m.as_cst() {
             return err(span, TypeProblem::ChunkSize { found: b });
@@ -351,19 +337,19 @@ impl Checker<'_> {
         Ok(Type::array(Type::array(elem.clone(), m.clone()), outer))
     }
 
-    fn join(&self, name: &'static str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn join(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (inner, n) = self.array_arg(name, args, span)?;
         let (elem, m) = self.array("join (inner)", inner, span)?;
         Ok(Type::array(elem.clone(), len(ArithExpr::mul(n.clone(), m.clone()))))
     }
 
-    fn transpose(&self, name: &'static str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn transpose(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (inner, n) = self.array_arg(name, args, span)?;
         let (elem, m) = self.array("transpose (inner)", inner, span)?;
         Ok(Type::array(Type::array(elem.clone(), n.clone()), m.clone()))
     }
 
-    fn zip(&self, name: &'static str, k: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn zip(&self, name: Name, k: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
         if args.len() != k || k < 2 {
             return err(span, TypeProblem::ZipArity { expected: k, found: args.len() });
         }
@@ -383,7 +369,7 @@ impl Checker<'_> {
         Ok(Type::array(Type::Tuple(elems), first.unwrap_or(ArithExpr::Cst(0))))
     }
 
-    fn get(&self, name: &'static str, i: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn get(&self, name: Name, i: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
         match self.one_arg(name, args, span)? {
             Type::Tuple(ts) if i < ts.len() => Ok(ts[i].clone()),
             Type::Tuple(ts) => err(span, TypeProblem::TupleIndex { index: i, components: ts.len() }),
@@ -391,7 +377,7 @@ impl Checker<'_> {
         }
     }
 
-    fn as_vector(&self, name: &'static str, w: u8, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn as_vector(&self, name: Name, w: u8, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let t = self.one_arg(name, args, span)?;
         let (elem, n) = self.array(name, t, span)?;
         let Type::Scalar(s) = elem else {
@@ -406,7 +392,7 @@ impl Checker<'_> {
         Ok(Type::array(Type::Vector(*s, w), outer))
     }
 
-    fn as_scalar(&self, name: &'static str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn as_scalar(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let t = self.one_arg(name, args, span)?;
         let (elem, n) = self.array(name, t, span)?;
         let Some((scalars, w)) = elem.as_scalar_elem() else {
@@ -416,7 +402,7 @@ impl Checker<'_> {
     }
 
     /// `filter(xs, indices)`: the elements of `xs` at the indices.
-    fn filter(&self, name: &'static str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn filter(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let [xs, idx] = args else {
             return err(span, TypeProblem::FilterArity { found: args.len() });
         };
@@ -432,7 +418,7 @@ impl Checker<'_> {
 
     fn pad(
         &self,
-        name: &'static str,
+        name: Name,
         (left, right): (&ArithExpr, &ArithExpr),
         mode: PadMode,
         args: &[Type],
@@ -459,7 +445,7 @@ impl Checker<'_> {
 
     fn pad_const(
         &self,
-        name: &'static str,
+        name: Name,
         (left, right): (&ArithExpr, &ArithExpr),
         value: &Literal,
         args: &[Type],
