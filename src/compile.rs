@@ -2,7 +2,7 @@
 //! OpenCL kernel with its parameter list and launch sizes.
 
 use crate::arith::ArithExpr;
-pub use crate::codegen::{CompileError, CompileOptions};
+pub use crate::codegen::{CompileError, CompileOptions, Unsupported};
 
 use crate::codegen::{ast, c_type, ctypes, lower, print};
 use crate::ir::Program;
@@ -55,11 +55,10 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         // Known sizes fit the def as `lift exec` checks them: each fits an
         // `int`, and so does every array at these sizes.
         passes::sizes_fit::sizes_fit(program, d, &opts.sizes)
-            .map_err(|e| CompileError::Type { msg: e.msg, span: e.span.unwrap_or(d.span) })?;
+            .map_err(|e| CompileError::Sizes { span: e.span.unwrap_or(d.span), source: e })?;
     }
-    let types = passes::typecheck::typecheck_def(program, d)
-        .map_err(|e| CompileError::Type { msg: e.msg, span: e.span })?;
-    passes::wellformed::check(d).map_err(|e| CompileError::Unsupported { msg: e.msg, span: e.span })?;
+    let types = passes::typecheck::typecheck_def(program, d)?;
+    passes::wellformed::check(d)?;
     let spaces = passes::address_space::infer(d, &types);
     let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
     let inferred = passes::launch::infer(d, &types);
@@ -208,10 +207,7 @@ impl Signature {
         let out_elem = out_ty.base_elem().clone();
         let out_name = "out".to_string();
         if d.params.iter().any(|p| p.name == out_name) {
-            return Err(CompileError::Unsupported {
-                msg: "a parameter may not be called `out`".into(),
-                span: d.span,
-            });
+            return Err(CompileError::unsupported(Unsupported::OutParam, d.span));
         }
         let out_mem = Rc::new(Memory {
             name: out_name.clone(),

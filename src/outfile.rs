@@ -97,8 +97,8 @@ pub enum LockError {
         "{path}: another run is writing to this folder (it holds {lock}); wait for it or use another --out"
     )]
     Held { path: PathBuf, lock: String },
-    #[error("{path}: {msg}")]
-    Io { path: PathBuf, msg: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 /// Takes an exclusive lock on `<path>.lock` (`results.csv.lock`,
@@ -109,7 +109,7 @@ pub fn lock_beside(path: &Path) -> Result<File, LockError> {
     let mut lock_path = path.as_os_str().to_owned();
     lock_path.push(".lock");
     let lock_path = PathBuf::from(lock_path);
-    let io = |e: std::io::Error| LockError::Io { path: lock_path.clone(), msg: e.to_string() };
+    let io = |source| LockError::Io { path: lock_path.clone(), source };
     let f = update(&lock_path).map_err(io)?;
     match f.try_lock() {
         Ok(()) => Ok(f),

@@ -24,7 +24,7 @@ mod tests;
 
 pub use expr::{ArithExpr, CmpOp, EvalError, Pred, Range, Var, VarKind};
 pub use memo::{CanonicalNames, Memo};
-pub use parse::{parse_arith, parse_arith_with, ArithParseError};
+pub use parse::{parse_arith, parse_arith_with, ArithParseError, ArithProblem};
 pub use range::{max_value, min_value, prove_eq, prove_le, prove_lt};
 pub use remainder::{is_multiple_of, remainder_varies};
 pub(crate) use simplify::terms::gcd;

@@ -5,11 +5,28 @@ use super::{ArithExpr, Var};
 
 /// A malformed arithmetic expression; `pos` is a byte offset into the text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("in `{text}` at column {}: {msg}", pos + 1)]
+#[error("in `{text}` at column {}: {problem}", pos + 1)]
 pub struct ArithParseError {
     pub text: String,
     pub pos: usize,
-    pub msg: String,
+    pub problem: ArithProblem,
+}
+
+/// What the parser found at `pos` instead of what it needed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArithProblem {
+    #[error("expected an operator or the end of the expression")]
+    OperatorOrEnd,
+    #[error("expected `)`")]
+    CloseParen,
+    #[error("expected `(` after `{function}`")]
+    OpenParen { function: String },
+    #[error("expected `,`")]
+    Comma,
+    #[error("expected a number, a size name or `(`")]
+    Operand,
+    #[error("integer `{digits}` is too large")]
+    TooLarge { digits: String },
 }
 
 /// Parses `+ - * / %`, parentheses, integer literals, identifiers (size
@@ -25,7 +42,7 @@ pub fn parse_arith_with(text: &str, vars: &[Var]) -> Result<ArithExpr, ArithPars
     let e = p.sum()?;
     p.skip_ws();
     if p.pos < text.len() {
-        return Err(p.err("expected an operator or the end of the expression"));
+        return Err(p.err(ArithProblem::OperatorOrEnd));
     }
     Ok(e)
 }
@@ -37,8 +54,8 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
-    fn err(&self, msg: &str) -> ArithParseError {
-        ArithParseError { text: self.text.to_string(), pos: self.pos, msg: msg.to_string() }
+    fn err(&self, problem: ArithProblem) -> ArithParseError {
+        ArithParseError { text: self.text.to_string(), pos: self.pos, problem }
     }
     fn skip_ws(&mut self) {
         while self.peek().is_some_and(|c| c.is_whitespace()) {
@@ -94,7 +111,7 @@ impl Parser<'_> {
         if self.eat('(') {
             let e = self.sum()?;
             if !self.eat(')') {
-                return Err(self.err("expected `)`"));
+                return Err(self.err(ArithProblem::CloseParen));
             }
             return Ok(e);
         }
@@ -108,7 +125,7 @@ impl Parser<'_> {
                 digits.parse::<i64>().map(ArithExpr::Cst).map_err(|_| ArithParseError {
                     text: self.text.to_string(),
                     pos: start,
-                    msg: format!("integer `{digits}` is too large"),
+                    problem: ArithProblem::TooLarge { digits: digits.to_string() },
                 })
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
@@ -127,19 +144,19 @@ impl Parser<'_> {
                     }
                 };
                 if !self.eat('(') {
-                    return Err(self.err(&format!("expected `(` after `{name}`")));
+                    return Err(self.err(ArithProblem::OpenParen { function: name.to_string() }));
                 }
                 let a = self.sum()?;
                 let b = if arity == 2 {
                     if !self.eat(',') {
-                        return Err(self.err("expected `,`"));
+                        return Err(self.err(ArithProblem::Comma));
                     }
                     Some(self.sum()?)
                 } else {
                     None
                 };
                 if !self.eat(')') {
-                    return Err(self.err("expected `)`"));
+                    return Err(self.err(ArithProblem::CloseParen));
                 }
                 Ok(match (name, b) {
                     ("min", Some(b)) => ArithExpr::min(a, b),
@@ -148,7 +165,50 @@ impl Parser<'_> {
                     (_, _) => ArithExpr::log2(a),
                 })
             }
-            _ => Err(self.err("expected a number, a size name or `(`")),
+            _ => Err(self.err(ArithProblem::Operand)),
         }
+    }
+}
+
+/// Each problem's message, as users of configs and manifests see it.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn says(text: &str, want: &str) {
+        assert_eq!(parse_arith(text).unwrap_err().to_string(), want);
+    }
+
+    #[test]
+    fn operator_or_end() {
+        says("N M", "in `N M` at column 3: expected an operator or the end of the expression");
+    }
+
+    #[test]
+    fn close_paren() {
+        says("(N", "in `(N` at column 3: expected `)`");
+    }
+
+    #[test]
+    fn open_paren() {
+        says("min N", "in `min N` at column 5: expected `(` after `min`");
+    }
+
+    #[test]
+    fn comma() {
+        says("max(N)", "in `max(N)` at column 6: expected `,`");
+    }
+
+    #[test]
+    fn operand() {
+        says("N + *", "in `N + *` at column 5: expected a number, a size name or `(`");
+    }
+
+    #[test]
+    fn too_large() {
+        says(
+            "99999999999999999999",
+            "in `99999999999999999999` at column 1: integer `99999999999999999999` is too large",
+        );
     }
 }

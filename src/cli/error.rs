@@ -110,7 +110,7 @@ mod tests {
     use crate::cli::arg_error::ExploreCheckError;
     use crate::cli::{Buffer, InSource};
     use crate::ir::Span;
-    use crate::passes::sizes_fit::SizeFitError;
+    use crate::passes::sizes_fit::{Misfit, SizeFitError};
     use crate::rewrite::derivation::{DerivationError, StepFault};
     use crate::rewrite::RewriteError;
 
@@ -220,10 +220,13 @@ mod tests {
         let file = SourceFile::new("a.lift", "def f(x: [float]N) = x\n");
         let at = |span| InSource::SizesFit {
             file: file.clone(),
-            source: SizeFitError { span, msg: "N > 4".into() },
+            source: SizeFitError { span, misfit: Misfit::TooSmall { name: "N".into(), value: 0 } },
         };
-        assert_eq!(bad(at(Some(Span::new(4, 5)))).to_string(), "a.lift:1:5: error: N > 4");
-        assert_eq!(bad(at(None)).to_string(), "a.lift: N > 4");
+        assert_eq!(
+            bad(at(Some(Span::new(4, 5)))).to_string(),
+            "a.lift:1:5: error: size N = 0 must be at least 1"
+        );
+        assert_eq!(bad(at(None)).to_string(), "a.lift: size N = 0 must be at least 1");
     }
 
     /// The texts of the failures (exit 1) that no command-line test

@@ -332,7 +332,7 @@ fn explore_error(file: &str, e: ExploreError) -> CliError {
             bad(BadInput::ExploreIn { file: file.to_string(), source: e })
         }
         ExploreError::Locked(crate::outfile::LockError::Held { .. }) => bad(e),
-        ExploreError::Log(ref l) if l.format => bad(e),
+        ExploreError::Log(ref l) if l.is_format() => bad(e),
         ExploreError::Log(_)
         | ExploreError::Runtime(_)
         | ExploreError::Io { .. }

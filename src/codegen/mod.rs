@@ -16,7 +16,9 @@ pub mod names;
 mod options;
 pub mod prefetch;
 pub mod print;
+mod unsupported;
 
 pub use ctypes::c_type;
 pub use error::CompileError;
 pub use options::CompileOptions;
+pub use unsupported::Unsupported;

@@ -93,13 +93,36 @@ pub fn fnv_hex(text: &str) -> String {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: {msg}")]
+#[error("{path}: {problem}")]
 pub struct LogError {
     pub path: String,
-    pub msg: String,
+    #[source]
+    pub problem: LogProblem,
+}
+
+impl LogError {
     /// The file is a log of another format (`--resume` onto it is bad
     /// input, as for `results.csv`), not a failed read or write.
-    pub format: bool,
+    pub fn is_format(&self) -> bool {
+        matches!(self.problem, LogProblem::Header { .. })
+    }
+}
+
+/// What failed reading or writing the log.
+#[derive(Debug, thiserror::Error)]
+pub enum LogProblem {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+    /// A header other than [`HEADER`]: `found` columns.
+    #[error(
+        "line 1: expected the header `{}` ({} columns), found {found} columns; \
+         move the file aside or run without --resume",
+        HEADER.join(","),
+        HEADER.len()
+    )]
+    Header { found: usize },
 }
 
 /// The open log, the rows kept from an earlier run, and the cache.
@@ -120,8 +143,8 @@ pub struct Log {
     next: usize,
 }
 
-fn err(path: &Path, e: impl std::fmt::Display) -> LogError {
-    LogError { path: path.display().to_string(), msg: e.to_string(), format: false }
+fn err(path: &Path, e: impl Into<LogProblem>) -> LogError {
+    LogError { path: path.display().to_string(), problem: e.into() }
 }
 
 /// Why a row read back cannot stand for a measurement.
@@ -163,14 +186,7 @@ fn read_previous(path: &Path, notes: &mut Vec<String>) -> Result<Vec<Row>, LogEr
 pub fn read_rows(path: &Path, notes: &mut Vec<String>) -> Result<Vec<(u64, Row)>, LogError> {
     match crate::outfile::csv_header(path).map_err(|e| err(path, e))? {
         Some(h) if !h.iter().map(String::as_str).eq(HEADER) => {
-            let msg = format!(
-                "line 1: expected the header `{}` ({} columns), found {} columns; \
-                 move the file aside or run without --resume",
-                HEADER.join(","),
-                HEADER.len(),
-                h.len()
-            );
-            return Err(LogError { format: true, ..err(path, msg) });
+            return Err(err(path, LogProblem::Header { found: h.len() }));
         }
         _ => {}
     }
@@ -272,7 +288,8 @@ impl Log {
             .terminator(csv::Terminator::Any(b'\n'))
             .from_writer(Vec::new());
         w.write_record(row.fields()).map_err(|e| err(&self.path, e))?;
-        let bytes = w.into_inner().map_err(|e| err(&self.path, e))?;
+        // `into_inner` fails only on the final flush: its io::Error is the cause.
+        let bytes = w.into_inner().map_err(|e| err(&self.path, e.into_error()))?;
         self.file.write_all(&bytes).map_err(|e| err(&self.path, e))?;
         self.file.flush().map_err(|e| err(&self.path, e))?;
         self.cache
@@ -338,5 +355,17 @@ mod tests {
     fn hashes_are_stable() {
         assert_eq!(fnv_hex(""), "cbf29ce484222325");
         assert_ne!(fnv_hex("a"), fnv_hex("b"));
+    }
+
+    #[test]
+    fn another_header_is_a_format_error_with_its_message() {
+        let e = err(Path::new("e.csv"), LogProblem::Header { found: 3 });
+        assert!(e.is_format());
+        let want = format!(
+            "e.csv: line 1: expected the header `{}` (11 columns), found 3 columns; \
+             move the file aside or run without --resume",
+            HEADER.join(",")
+        );
+        assert_eq!(e.to_string(), want);
     }
 }

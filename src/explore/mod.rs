@@ -80,8 +80,8 @@ pub enum ExploreError {
     /// The device, its inputs or the second stage, before candidates run.
     #[error(transparent)]
     Runtime(measure::DeviceError),
-    #[error("{path}: {msg}")]
-    Io { path: String, msg: String },
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
     /// Another explorer holds `--out` (its `explore.csv.lock`).
     #[error(transparent)]
     Locked(#[from] crate::outfile::LockError),
@@ -931,8 +931,7 @@ fn write_best(
     b: &Best,
     device: &str,
 ) -> Result<Vec<PathBuf>, ExploreError> {
-    let io =
-        |p: &Path, e: std::io::Error| ExploreError::Io { path: p.display().to_string(), msg: e.to_string() };
+    let io = |p: &Path, source| ExploreError::Io { path: p.display().to_string(), source };
     crate::outfile::create_dir(dir).map_err(|e| io(dir, e))?;
     let lift = dir.join("best.lift");
     let mut text = format!(
@@ -1031,7 +1030,7 @@ fn explore_with(
     let (program, opts) = (&program, &opts);
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
     crate::outfile::create_dir(&opts.out)
-        .map_err(|e| ExploreError::Io { path: opts.out.display().to_string(), msg: e.to_string() })?;
+        .map_err(|source| ExploreError::Io { path: opts.out.display().to_string(), source })?;
     let csv = opts.out.join(shard.map_or("explore.csv".to_string(), |s| s.log_name()));
     // One explorer per log, as one run per results file: the lock is
     // taken before the log is opened and held until the best is written.

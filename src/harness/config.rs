@@ -8,6 +8,7 @@ use crate::arith::{parse_arith, ArithExpr};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use super::blas_spec::{BlasCall, BlasScalar, BlasSpec, BlasSpec as ClBlastSpec};
 
@@ -15,10 +16,10 @@ pub use super::blas_spec::{BlasCall, BlasScalar, BlasSpec, BlasSpec as ClBlastSp
 /// a broken config's error again when its benchmark is asked for.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{file}: cannot read: {msg}")]
-    Read { file: String, msg: String },
-    #[error("{file}: {msg}")]
-    Syntax { file: String, msg: String },
+    #[error("{file}: cannot read: {source}")]
+    Read { file: String, source: Arc<std::io::Error> },
+    #[error("{file}: {source}")]
+    Syntax { file: String, source: Arc<serde_yaml::Error> },
     #[error("{file}: key `{key}`: {msg}")]
     Key { file: String, key: String, msg: String },
     /// Not UTF-8 text (the message has the position).
@@ -425,7 +426,7 @@ pub fn load_dir_trusting(
     trust: Trust,
 ) -> Result<Vec<Result<Config, ConfigError>>, ConfigError> {
     let rd = std::fs::read_dir(dir)
-        .map_err(|e| ConfigError::Read { file: dir.display().to_string(), msg: e.to_string() })?;
+        .map_err(|e| ConfigError::Read { file: dir.display().to_string(), source: e.into() })?;
     let mut files: Vec<PathBuf> = rd
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
@@ -444,11 +445,11 @@ pub fn load(path: &Path, root: &Path) -> Result<Config, ConfigError> {
 pub fn load_trusting(path: &Path, root: &Path, trust: Trust) -> Result<Config, ConfigError> {
     let file = path.display().to_string();
     let text = crate::ir::read_text(path).map_err(|e| match e {
-        crate::ir::ReadError::Io { msg, .. } => ConfigError::Read { file: file.clone(), msg },
+        crate::ir::ReadError::Io { source, .. } => ConfigError::Read { file: file.clone(), source },
         utf8 => ConfigError::Text(utf8),
     })?;
     let raw: RawConfig = serde_yaml::from_str(&text)
-        .map_err(|e| ConfigError::Syntax { file: file.clone(), msg: e.to_string() })?;
+        .map_err(|e| ConfigError::Syntax { file: file.clone(), source: e.into() })?;
     let cx = Ctx { file: &file, text: &text, trust };
     cx.name("name".into(), &raw.name)?;
     check(raw, &cx, path, root)

@@ -94,7 +94,7 @@ fn choose_def(
         match crate::passes::sizes_fit::sizes_fit(program, d, &s) {
             Ok(()) => return Ok((def.clone(), kernel, s)),
             Err(e) if i + 1 == k.defs.len() => {
-                return Err(RunError::DefMisfit { path: path.into(), def: def.clone(), why: e.msg })
+                return Err(RunError::DefMisfit { path: path.into(), def: def.clone(), source: e })
             }
             Err(_) => {}
         }

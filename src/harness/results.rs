@@ -194,52 +194,62 @@ impl Row {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ResultsError {
-    #[error("{path}: {msg}")]
-    Io { path: PathBuf, msg: String },
-    #[error("{path}: row {row}: {msg}")]
-    Parse { path: PathBuf, row: usize, msg: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    /// Opening the file through `csv` or serializing a row.
+    #[error("{path}: {source}")]
+    Csv { path: PathBuf, source: csv::Error },
+    #[error("{path}: row {row}: {source}")]
+    Parse { path: PathBuf, row: usize, source: csv::Error },
     #[error(transparent)]
     Lock(#[from] crate::outfile::LockError),
     /// `--resume` onto a file of another format: rows of another width
     /// would be appended.
-    #[error("{path}: line 1: {msg}")]
-    Format { path: PathBuf, msg: String },
+    #[error("{path}: line 1: {problem}")]
+    Format { path: PathBuf, problem: HeaderMismatch },
+}
+
+/// How a results file's header differs from [`RESULTS_HEADER`].
+#[derive(Debug, thiserror::Error)]
+pub enum HeaderMismatch {
+    #[error(
+        "expected the {}-column header of this version, found {found} columns (an older results file?); \
+         --resume would append rows of another width: move the file aside or run without --resume",
+        RESULTS_HEADER.len()
+    )]
+    Width { found: usize },
+    #[error(
+        "expected the header `{}`, found another; move the file aside or run without --resume",
+        RESULTS_HEADER.join(",")
+    )]
+    Names { found: Vec<String> },
 }
 
 /// Refuses to resume onto a results file whose header is not the current
 /// one (an older file of 26 columns, or no results file at all).
 fn check_header(path: &Path) -> Result<(), ResultsError> {
-    let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
-    let want = &RESULTS_HEADER;
+    let io = |source| ResultsError::Io { path: path.into(), source };
     let Some(got) = crate::outfile::csv_header(path).map_err(io)? else {
         return Ok(());
     };
-    if got.iter().map(String::as_str).eq(want.iter().copied()) {
+    if got.iter().map(String::as_str).eq(RESULTS_HEADER.iter().copied()) {
         return Ok(());
     }
-    let msg = if got.len() != want.len() {
-        format!(
-            "expected the {}-column header of this version, found {} columns (an older results file?); \
-             --resume would append rows of another width: move the file aside or run without --resume",
-            want.len(),
-            got.len()
-        )
+    let problem = if got.len() != RESULTS_HEADER.len() {
+        HeaderMismatch::Width { found: got.len() }
     } else {
-        format!(
-            "expected the header `{}`, found another; move the file aside or run without --resume",
-            want.join(",")
-        )
+        HeaderMismatch::Names { found: got }
     };
-    Err(ResultsError::Format { path: path.into(), msg })
+    Err(ResultsError::Format { path: path.into(), problem })
 }
 
 /// Reads every row of a results file.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, ResultsError> {
-    let mut rd = csv::Reader::from_path(path)
-        .map_err(|e| ResultsError::Io { path: path.into(), msg: e.to_string() })?;
+    let mut rd =
+        csv::Reader::from_path(path).map_err(|source| ResultsError::Csv { path: path.into(), source })?;
     let mut out = Vec::new();
     for (i, r) in rd.deserialize::<Row>().enumerate() {
-        out.push(r.map_err(|e| ResultsError::Parse { path: path.into(), row: i + 2, msg: e.to_string() })?);
+        out.push(r.map_err(|source| ResultsError::Parse { path: path.into(), row: i + 2, source })?);
     }
     Ok(out)
 }
@@ -262,7 +272,7 @@ impl ResultsWriter {
     /// existing file is moved aside to `results.csv.bak` so old rows are
     /// never mixed with new ones.
     pub fn open(path: &Path, resume: bool) -> Result<ResultsWriter, ResultsError> {
-        let io = |e: std::io::Error| ResultsError::Io { path: path.into(), msg: e.to_string() };
+        let io = |source| ResultsError::Io { path: path.into(), source };
         if let Some(dir) = path.parent() {
             crate::outfile::create_dir(dir).map_err(io)?;
         }
@@ -292,13 +302,13 @@ impl ResultsWriter {
 
     /// Appends one row and flushes it to disk.
     pub fn append(&mut self, row: &Row) -> Result<(), ResultsError> {
-        let io = |e: std::io::Error| ResultsError::Io { path: self.path.clone(), msg: e.to_string() };
+        let io = |source| ResultsError::Io { path: self.path.clone(), source };
         let new = std::fs::metadata(&self.path).map(|m| m.len() == 0).unwrap_or(true);
         let file = crate::outfile::append(&self.path).map_err(io)?;
         let mut w = csv::WriterBuilder::new().has_headers(new).from_writer(file);
-        w.serialize(row).map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
-        let mut file =
-            w.into_inner().map_err(|e| ResultsError::Io { path: self.path.clone(), msg: e.to_string() })?;
+        w.serialize(row).map_err(|source| ResultsError::Csv { path: self.path.clone(), source })?;
+        // `into_inner` fails only on the final flush: its io::Error is the cause.
+        let mut file = w.into_inner().map_err(|e| io(e.into_error()))?;
         file.flush().map_err(io)?;
         self.done.insert(row.key());
         Ok(())
@@ -362,6 +372,27 @@ mod tests {
         assert!(err.contains("row 2") && err.contains("unknown status `failed`"), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn header_width_mismatch_renders_as_before() {
+        let e = ResultsError::Format { path: "r.csv".into(), problem: HeaderMismatch::Width { found: 26 } };
+        assert_eq!(
+            e.to_string(),
+            "r.csv: line 1: expected the 28-column header of this version, found 26 columns (an older results \
+             file?); --resume would append rows of another width: move the file aside or run without --resume"
+        );
+    }
+
+    #[test]
+    fn header_names_mismatch_renders_as_before() {
+        let e =
+            ResultsError::Format { path: "r.csv".into(), problem: HeaderMismatch::Names { found: vec![] } };
+        let want = format!(
+            "r.csv: line 1: expected the header `{}`, found another; move the file aside or run without --resume",
+            RESULTS_HEADER.join(",")
+        );
+        assert_eq!(e.to_string(), want);
     }
 
     #[test]

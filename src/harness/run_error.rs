@@ -68,8 +68,8 @@ pub enum RunError {
     #[error("{}: no def `{def}`", path.display())]
     NoDef { path: PathBuf, def: String },
     /// The last alternative def's constraint that fails at these sizes.
-    #[error("{}: def {def}: {why}", path.display())]
-    DefMisfit { path: PathBuf, def: String, why: String },
+    #[error("{}: def {def}: {source}", path.display())]
+    DefMisfit { path: PathBuf, def: String, source: SizeFitError },
     #[error("{}: no def to run", .0.display())]
     NoDefToRun(PathBuf),
     #[error("size of intermediate `{name}`: {source}")]

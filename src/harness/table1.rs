@@ -40,20 +40,46 @@ pub enum Table1Error {
     Read { path: PathBuf, source: std::io::Error },
     #[error("{path}: no top-level `def {def}`")]
     DefNotFound { path: PathBuf, def: String },
-    #[error("writing {path}: {msg}")]
-    Write { path: PathBuf, msg: String },
-    #[error("{path}: {msg}")]
-    Program { path: PathBuf, msg: String },
+    #[error("writing {path}: {problem}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        problem: WriteProblem,
+    },
+    /// The program does not parse; the error is rendered against `file`.
+    #[error("{path}: {}", source.render(file))]
+    Parse { path: PathBuf, file: Box<crate::ir::SourceFile>, source: crate::parse::ParseError },
+    #[error("{path}: {problem}")]
+    Userfun {
+        path: PathBuf,
+        #[source]
+        problem: super::userfun_size::OversizedUserfun,
+    },
+}
+
+/// What failed writing `table1.csv` or `table1.md`.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteProblem {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+    #[error(transparent)]
+    Utf8(#[from] std::string::FromUtf8Error),
 }
 
 /// Refuses a program with a user function over `userfun_size`'s limit.
 fn check_userfuns(path: &Path) -> Result<(), Table1Error> {
     let text = read(path)?;
     let file = crate::ir::SourceFile::new(path.display().to_string(), text);
-    let program = crate::parse::parse_program(&file)
-        .map_err(|e| Table1Error::Program { path: path.to_path_buf(), msg: e.render(&file) })?;
-    match super::userfun_size::oversized_userfuns(&program).first() {
-        Some(msg) => Err(Table1Error::Program { path: path.to_path_buf(), msg: msg.clone() }),
+    let program = match crate::parse::parse_program(&file) {
+        Ok(p) => p,
+        Err(source) => {
+            return Err(Table1Error::Parse { path: path.to_path_buf(), file: Box::new(file), source })
+        }
+    };
+    match super::userfun_size::oversized_userfuns(&program).into_iter().next() {
+        Some(problem) => Err(Table1Error::Userfun { path: path.to_path_buf(), problem }),
         None => Ok(()),
     }
 }
@@ -295,7 +321,7 @@ fn cell(n: Option<usize>) -> String {
 pub fn write_table1(entries: &[Table1Entry], out_dir: &Path) -> Result<Table1, Table1Error> {
     let rows = entries.iter().map(table1_row).collect::<Result<Vec<_>, _>>()?;
     crate::outfile::create_dir(out_dir)
-        .map_err(|e| Table1Error::Write { path: out_dir.to_path_buf(), msg: e.to_string() })?;
+        .map_err(|e| Table1Error::Write { path: out_dir.to_path_buf(), problem: e.into() })?;
     let csv = out_dir.join("table1.csv");
     let markdown = out_dir.join("table1.md");
     write(&csv, &table1_csv(&rows, &csv)?)?;
@@ -305,13 +331,13 @@ pub fn write_table1(entries: &[Table1Entry], out_dir: &Path) -> Result<Table1, T
 
 fn write(path: &Path, text: &str) -> Result<(), Table1Error> {
     crate::outfile::replace(path, text.as_bytes())
-        .map_err(|e| Table1Error::Write { path: path.to_path_buf(), msg: e.to_string() })
+        .map_err(|e| Table1Error::Write { path: path.to_path_buf(), problem: e.into() })
 }
 
 fn table1_csv(rows: &[Table1Row], path: &Path) -> Result<String, Table1Error> {
-    let err = |e: &dyn std::fmt::Display| Table1Error::Write { path: path.to_path_buf(), msg: e.to_string() };
+    let err = |problem: WriteProblem| Table1Error::Write { path: path.to_path_buf(), problem };
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(TABLE1_HEADER).map_err(|e| err(&e))?;
+    writer.write_record(TABLE1_HEADER).map_err(|e| err(e.into()))?;
     for r in rows {
         writer
             .write_record([
@@ -323,10 +349,11 @@ fn table1_csv(rows: &[Table1Row], path: &Path) -> Result<String, Table1Error> {
                 cell(r.paper.map(|p| p.high_level)),
                 cell(r.paper.map(|p| p.low_level)),
             ])
-            .map_err(|e| err(&e))?;
+            .map_err(|e| err(e.into()))?;
     }
-    let bytes = writer.into_inner().map_err(|e| err(&e))?;
-    String::from_utf8(bytes).map_err(|e| err(&e))
+    // `into_inner` fails only on the final flush: its io::Error is the cause.
+    let bytes = writer.into_inner().map_err(|e| err(e.into_error().into()))?;
+    String::from_utf8(bytes).map_err(|e| err(e.into()))
 }
 
 /// A Markdown table: ours beside the paper's for each column; `–` where a

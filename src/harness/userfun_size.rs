@@ -44,17 +44,25 @@ fn stmts_ops(stmts: &[CStmt]) -> Option<usize> {
     Some(n)
 }
 
-/// One line per user function of `program` over the limit (or with a loop).
-pub fn oversized_userfuns(program: &Program) -> Vec<String> {
+/// A user function refused by the size check: its name and what it has.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum OversizedUserfun {
+    #[error("user function `{name}` has a loop (express it with patterns)")]
+    Loop { name: String },
+    #[error("user function `{name}` has {ops} C operators, more than {MAX_USERFUN_OPS} (express it with patterns)")]
+    TooManyOps { name: String, ops: usize },
+}
+
+/// The user functions of `program` over the limit (or with a loop).
+pub fn oversized_userfuns(program: &Program) -> Vec<OversizedUserfun> {
     program
         .user_funs
         .iter()
         .filter_map(|f| match stmts_ops(&f.body) {
-            None => Some(format!("user function `{}` has a loop (express it with patterns)", f.name)),
-            Some(n) if n > MAX_USERFUN_OPS => Some(format!(
-                "user function `{}` has {n} C operators, more than {MAX_USERFUN_OPS} (express it with patterns)",
-                f.name
-            )),
+            None => Some(OversizedUserfun::Loop { name: f.name.clone() }),
+            Some(ops) if ops > MAX_USERFUN_OPS => {
+                Some(OversizedUserfun::TooManyOps { name: f.name.clone(), ops })
+            }
             Some(_) => None,
         })
         .collect()
@@ -68,6 +76,9 @@ mod tests {
     fn check(src: &str) -> Vec<String> {
         let file = SourceFile::new("t.lift".to_string(), src.to_string());
         oversized_userfuns(&crate::parse::parse_program(&file).expect("parses"))
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
     }
 
     #[test]
@@ -82,9 +93,9 @@ mod tests {
         );
         let e = check(&big);
         assert_eq!(e.len(), 1, "{e:?}");
-        assert!(e[0].contains("`big`") && e[0].contains("31 C operators"), "{e:?}");
+        assert_eq!(e[0], "user function `big` has 31 C operators, more than 30 (express it with patterns)");
         let looped = "userfun s(x: float): float { float a = 0.0f; for (int i = 0; i < 4; i += 1) { a += x; } return a; }";
         let e = check(looped);
-        assert!(e.len() == 1 && e[0].contains("loop"), "{e:?}");
+        assert_eq!(e, ["user function `s` has a loop (express it with patterns)"]);
     }
 }

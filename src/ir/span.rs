@@ -93,14 +93,34 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// A text file (a program, a derivation, a config) that cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Clone (errors holding it are given again), hence the `Arc`.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ReadError {
-    #[error("{file}: {msg}")]
-    Io { file: String, msg: String },
+    #[error("{file}: {source}")]
+    Io { file: String, source: std::sync::Arc<std::io::Error> },
     /// Not UTF-8: the position of the first byte that is not.
     #[error("{}", not_utf8(.at, *.byte, *.offset))]
     Utf8 { at: Location, byte: u8, offset: usize },
 }
+
+/// Equal when the same file failed the same way: `io::Error` has no `==`,
+/// so its kind and OS code are compared.
+impl PartialEq for ReadError {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ReadError::Io { file: a, source: x }, ReadError::Io { file: b, source: y }) => {
+                a == b && x.kind() == y.kind() && x.raw_os_error() == y.raw_os_error()
+            }
+            (
+                ReadError::Utf8 { at: a, byte: b, offset: o },
+                ReadError::Utf8 { at: a2, byte: b2, offset: o2 },
+            ) => (a, b, o) == (a2, b2, o2),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ReadError {}
 
 fn not_utf8(at: &Location, byte: u8, offset: usize) -> String {
     at.error(format_args!("not UTF-8 text (byte 0x{byte:02x} at byte offset {offset})"))
@@ -110,7 +130,7 @@ fn not_utf8(at: &Location, byte: u8, offset: usize) -> String {
 /// that is not UTF-8 the line, column and byte where it stops being so.
 pub fn read_text(path: &std::path::Path) -> Result<String, ReadError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: file.clone(), msg: e.to_string() })?;
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io { file: file.clone(), source: e.into() })?;
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

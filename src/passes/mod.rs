@@ -17,6 +17,7 @@ pub mod address_space;
 pub mod barrier;
 pub mod launch;
 pub mod sizes_fit;
+mod type_error;
 pub mod typecheck;
 pub mod wellformed;
 

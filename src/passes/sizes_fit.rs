@@ -13,11 +13,30 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Why the sizes do not fit; `span` is the place in the program when there
 /// is one.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{msg}")]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{misfit}")]
 pub struct SizeFitError {
     pub span: Option<Span>,
-    pub msg: String,
+    pub misfit: Misfit,
+}
+
+/// A size value out of range, or a fact of the program that fails at the
+/// given `sizes`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Misfit {
+    #[error("size {name} = {value} exceeds {MAX_ELEMS}: kernels index with 32-bit ints")]
+    TooLarge { name: String, value: i64 },
+    #[error("size {name} = {value} must be at least 1")]
+    TooSmall { name: String, value: i64 },
+    #[error("the sizes do not fit the program ({}): {source}", show(sizes))]
+    Type { sizes: BTreeMap<String, i64>, source: crate::passes::typecheck::TypeError },
+    /// An array whose length, at these sizes, is negative or beyond `int`.
+    #[error(
+        "the sizes do not fit the program ({}): an array of {elems} elements{}",
+        show(sizes),
+        if *elems < 0 { "" } else { " (more than 32-bit indices reach)" }
+    )]
+    Array { sizes: BTreeMap<String, i64>, elems: i64 },
 }
 
 /// Every size is at least 1 (the arithmetic assumes it) and fits an `int`:
@@ -26,14 +45,15 @@ pub struct SizeFitError {
 /// `lift explore` and configs too).
 pub fn check_values(sizes: &BTreeMap<String, i64>) -> Result<(), SizeFitError> {
     for (k, v) in sizes {
-        let why = if *v > MAX_ELEMS {
-            format!("exceeds {MAX_ELEMS}: kernels index with 32-bit ints")
-        } else if *v < 1 {
-            "must be at least 1".to_string()
+        let (name, value) = (k.clone(), *v);
+        let misfit = if value > MAX_ELEMS {
+            Misfit::TooLarge { name, value }
+        } else if value < 1 {
+            Misfit::TooSmall { name, value }
         } else {
             continue;
         };
-        return Err(SizeFitError { span: None, msg: format!("size {k} = {v} {why}") });
+        return Err(SizeFitError { span: None, misfit });
     }
     Ok(())
 }
@@ -58,10 +78,7 @@ pub const MAX_ELEMS: i64 = i32::MAX as i64;
 /// sizes substituted the def still type-checks (a `split(128)` of 1000
 /// elements does not) and has no negative or over-long array.
 pub fn sizes_fit(program: &Program, def: &Def, sizes: &BTreeMap<String, i64>) -> Result<(), SizeFitError> {
-    let misfit = |span: Span, what: String| SizeFitError {
-        span: Some(span),
-        msg: format!("the sizes do not fit the program ({}): {what}", show(sizes)),
-    };
+    let misfit = |span: Span, misfit| SizeFitError { span: Some(span), misfit };
     check_values(sizes)?;
     let m: HashMap<String, ArithExpr> = sizes.iter().map(|(k, v)| (k.clone(), ArithExpr::Cst(*v))).collect();
     let mut concrete = def.clone();
@@ -69,7 +86,8 @@ pub fn sizes_fit(program: &Program, def: &Def, sizes: &BTreeMap<String, i64>) ->
         p.ty = p.ty.as_ref().map(|t| subst_type(t, &m));
     }
     subst_annotations(&mut concrete.body, &m);
-    let types = typecheck_def(program, &concrete).map_err(|e| misfit(e.span, e.msg))?;
+    let types = typecheck_def(program, &concrete)
+        .map_err(|e| misfit(e.span, Misfit::Type { sizes: sizes.clone(), source: e }))?;
     // Lengths that became constants must be usable.
     let mut stack: Vec<&Expr> = vec![&def.body];
     while let Some(e) = stack.pop() {
@@ -77,8 +95,7 @@ pub fn sizes_fit(program: &Program, def: &Def, sizes: &BTreeMap<String, i64>) ->
             for n in t.lengths() {
                 if let Ok(c) = n.eval_with(&|v| sizes.get(v).copied()) {
                     if !(0..=MAX_ELEMS).contains(&c) {
-                        let why = if c < 0 { "" } else { " (more than 32-bit indices reach)" };
-                        return Err(misfit(e.span, format!("an array of {c} elements{why}")));
+                        return Err(misfit(e.span, Misfit::Array { sizes: sizes.clone(), elems: c }));
                     }
                 }
             }
@@ -151,5 +168,27 @@ fn push_fun<'a>(f: &'a FunDecl, stack: &mut Vec<&'a Expr>) {
             }
         }
         FunKind::UserFun(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An over-long array names the sizes and says why; a negative one
+    /// only its length.
+    #[test]
+    fn array_misfit_renders_as_before() {
+        let sizes = BTreeMap::from([("N".to_string(), 3_000_000_000_i64)]);
+        let long = Misfit::Array { sizes: sizes.clone(), elems: 3_000_000_000 };
+        assert_eq!(
+            long.to_string(),
+            "the sizes do not fit the program (N = 3000000000): an array of 3000000000 elements (more than 32-bit indices reach)"
+        );
+        let negative = Misfit::Array { sizes, elems: -2 };
+        assert_eq!(
+            negative.to_string(),
+            "the sizes do not fit the program (N = 3000000000): an array of -2 elements"
+        );
     }
 }

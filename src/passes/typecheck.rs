@@ -13,17 +13,14 @@ use crate::ir::{
 use crate::types::Type;
 use std::collections::HashMap;
 
+/// A pattern's name as errors show it (`TypeProblem` keeps it).
+type Name = &'static str;
+
 /// Iterations of an `iterate` that may change its array's length (its
 /// type is computed one iteration at a time).
 const MAX_ITERATE_STEPS: u32 = 1000;
 
-/// A type error: what was expected, what was found, where.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{msg}")]
-pub struct TypeError {
-    pub msg: String,
-    pub span: Span,
-}
+pub use super::type_error::{TypeError, TypeProblem};
 
 /// The inferred types of one `def`.
 #[derive(Clone, Debug, Default)]
@@ -45,9 +42,8 @@ impl Types {
 pub fn typecheck_def(program: &Program, def: &Def) -> Result<Types, TypeError> {
     let mut tc = Checker { program, types: Types::default() };
     for p in &def.params {
-        let ty = p.ty.clone().ok_or_else(|| TypeError {
-            msg: format!("parameter `{}` of `def {}` needs a type", p.name, def.name),
-            span: p.span,
+        let ty = p.ty.clone().ok_or_else(|| {
+            TypeError::new(TypeProblem::Untyped { param: p.name.clone(), def: def.name.clone() }, p.span)
         })?;
         tc.types.params.insert(p.id, ty);
     }
@@ -60,8 +56,8 @@ struct Checker<'a> {
     types: Types,
 }
 
-fn err<T>(span: Span, msg: impl Into<String>) -> Result<T, TypeError> {
-    Err(TypeError { msg: msg.into(), span })
+fn err<T>(span: Span, problem: TypeProblem) -> Result<T, TypeError> {
+    Err(TypeError::new(problem, span))
 }
 
 /// Simplified array length.
@@ -72,7 +68,7 @@ fn len(e: ArithExpr) -> ArithExpr {
 /// The window type and window count of `slide(size, step)` (and of
 /// `slideSeqPlus`) over `[elem]n`.
 fn slide_type(
-    name: &str,
+    name: Name,
     elem: &Type,
     n: &ArithExpr,
     size: &ArithExpr,
@@ -81,7 +77,7 @@ fn slide_type(
 ) -> Result<(Type, ArithExpr), TypeError> {
     for (what, v) in [("size", size), ("step", step)] {
         if let Some(c @ ..=0) = v.as_cst() {
-            return err(span, format!("{name}: the window {what} must be positive, found {c}"));
+            return err(span, TypeProblem::Window { pattern: name, what, found: c });
         }
     }
     let windows = len(ArithExpr::div(
@@ -112,7 +108,7 @@ impl Checker<'_> {
             ExprKind::Literal(l) => l.ty(),
             ExprKind::Param(p) => match self.types.params.get(p) {
                 Some(t) => t.clone(),
-                None => return err(e.span, "internal: parameter used before it was bound"),
+                None => return err(e.span, TypeProblem::Unbound),
             },
             ExprKind::Call(f, args) => {
                 let mut arg_types = Vec::with_capacity(args.len());
@@ -140,15 +136,14 @@ impl Checker<'_> {
                     _ => args,
                 };
                 if l.params.len() != args.len() {
-                    return err(
-                        f.span,
-                        format!("lambda: expected {} argument(s), found {}", l.params.len(), args.len()),
-                    );
+                    let (expected, found) = (l.params.len(), args.len());
+                    return err(f.span, TypeProblem::LambdaArity { expected, found });
                 }
                 for (p, t) in l.params.iter().zip(args) {
                     if let Some(decl) = &p.ty {
                         if !same_type(decl, t) {
-                            return err(p.span, format!("`{}`: expected {decl}, found {t}", p.name));
+                            let (param, declared, found) = (p.name.clone(), decl.clone(), t.clone());
+                            return err(p.span, TypeProblem::ParamType { param, declared, found });
                         }
                     }
                     self.types.params.insert(p.id, t.clone());
@@ -158,22 +153,14 @@ impl Checker<'_> {
             FunKind::UserFun(id) => {
                 let uf = self.program.user_fun(*id);
                 if uf.params.len() != args.len() {
-                    return err(
-                        call,
-                        format!(
-                            "{}: expected {} argument(s), found {}",
-                            uf.name,
-                            uf.params.len(),
-                            args.len()
-                        ),
-                    );
+                    let (fun, expected, found) = (uf.name.clone(), uf.params.len(), args.len());
+                    return err(call, TypeProblem::UserFunArity { fun, expected, found });
                 }
                 for ((pname, pty), t) in uf.params.iter().zip(args) {
                     if !same_type(pty, t) {
-                        return err(
-                            call,
-                            format!("{}: parameter `{pname}` expects {pty}, found {t}", uf.name),
-                        );
+                        let (fun, param) = (uf.name.clone(), pname.clone());
+                        let (expected, found) = (pty.clone(), t.clone());
+                        return err(call, TypeProblem::UserFunParam { fun, param, expected, found });
                     }
                 }
                 Ok(uf.ret.clone())
@@ -182,33 +169,30 @@ impl Checker<'_> {
         }
     }
 
-    fn one_arg<'t>(&self, name: &str, args: &'t [Type], span: Span) -> Result<&'t Type, TypeError> {
+    fn one_arg<'t>(&self, name: Name, args: &'t [Type], span: Span) -> Result<&'t Type, TypeError> {
         match args {
             [t] => Ok(t),
-            _ => err(span, format!("{name}: expected 1 argument, found {}", args.len())),
+            _ => err(span, TypeProblem::OneArg { pattern: name, found: args.len() }),
         }
     }
 
-    fn array<'t>(&self, name: &str, t: &'t Type, span: Span) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
+    fn array<'t>(&self, name: Name, t: &'t Type, span: Span) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
         match t {
             Type::Array(e, n) => Ok((e, n)),
-            other => err(span, format!("{name}: expected an array, found {other}")),
+            other => err(span, TypeProblem::NotArray { pattern: name, found: other.clone() }),
         }
     }
 
     /// Checks the arguments `[init, xs]` of `reduce` or `partRed` against
     /// its function `g`; returns the accumulator's type.
-    fn reduction(&mut self, name: &str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn reduction(&mut self, name: Name, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let [init, xs] = args else {
-            return err(span, format!("{name}: expected 2 arguments (init, array), found {}", args.len()));
+            return err(span, TypeProblem::ReductionArity { pattern: name, found: args.len() });
         };
         let (elem, _) = self.array(name, xs, span)?;
         let out = self.apply(g, &[init.clone(), elem.clone()], span)?;
         if !same_type(&out, init) {
-            return err(
-                span,
-                format!("{name}: the function returns {out} but the accumulator has type {init}"),
-            );
+            return err(span, TypeProblem::Accumulator { pattern: name, returned: out, init: init.clone() });
         }
         Ok(init.clone())
     }
@@ -252,7 +236,7 @@ impl Checker<'_> {
     /// The one argument of a pattern, an array: its element type and length.
     fn array_arg<'t>(
         &self,
-        name: &str,
+        name: Name,
         args: &'t [Type],
         span: Span,
     ) -> Result<(&'t Type, &'t ArithExpr), TypeError> {
@@ -262,20 +246,20 @@ impl Checker<'_> {
 
     // Maps and iteration: the function is typed on the elements.
 
-    fn map(&mut self, name: &str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn map(&mut self, name: Name, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (elem, n) = self.array_arg(name, args, span)?;
         let out = self.apply(g, std::slice::from_ref(elem), span)?;
         Ok(Type::array(out, n.clone()))
     }
 
-    fn map_vec(&mut self, name: &str, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn map_vec(&mut self, name: Name, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let t = self.one_arg(name, args, span)?;
         let Type::Vector(s, w) = t else {
-            return err(span, format!("mapVec: expected a vector, found {t}"));
+            return err(span, TypeProblem::NotVector { found: t.clone() });
         };
         match self.apply(g, &[Type::Scalar(*s)], span)? {
             Type::Scalar(r) => Ok(Type::Vector(r, *w)),
-            other => err(span, format!("mapVec: the function must return a scalar, found {other}")),
+            other => err(span, TypeProblem::NotScalarResult { found: other }),
         }
     }
 
@@ -300,16 +284,13 @@ impl Checker<'_> {
         // Ids key this table: a duplicate would give two iterates one
         // length (an invariant of parser and rewrites, `ir::FunId`).
         if f.id == crate::ir::FunId::FRESH || self.types.iterate_vars.contains_key(&f.id) {
-            return err(span, format!("internal error: iterate with a non-unique id {:?}", f.id));
+            return err(span, TypeProblem::IterateId { id: f.id });
         }
         self.types.iterate_vars.insert(f.id, var.clone());
         let out = self.apply(g, &[Type::array(elem.clone(), ArithExpr::Var(var.clone()))], span)?;
         let (out_elem, step) = self.array("iterate", &out, span)?;
         if !same_type(out_elem, elem) {
-            return err(
-                span,
-                format!("iterate: the function changes the element type from {elem} to {out_elem}"),
-            );
+            return err(span, TypeProblem::IterateElem { from: elem.clone(), to: out_elem.clone() });
         }
         Ok(Type::array(elem.clone(), iterated_len(n, l0, step, &var, span)?))
     }
@@ -318,7 +299,7 @@ impl Checker<'_> {
     /// `slideSeqPlus` (`mapSeq(g) o slide(size, step)`).
     fn slide(
         &mut self,
-        name: &str,
+        name: Name,
         (size, step): (&ArithExpr, &ArithExpr),
         g: Option<&FunDecl>,
         args: &[Type],
@@ -334,7 +315,7 @@ impl Checker<'_> {
 
     fn generate(&mut self, n: &ArithExpr, g: &FunDecl, args: &[Type], span: Span) -> Result<Type, TypeError> {
         if !args.is_empty() {
-            return err(span, format!("generate: expected no data argument, found {}", args.len()));
+            return err(span, TypeProblem::GenerateArgs { found: args.len() });
         }
         let out = self.apply(g, &[Type::INT], span)?;
         Ok(Type::array(out, n.clone()))
@@ -342,35 +323,35 @@ impl Checker<'_> {
 
     // Layout patterns.
 
-    fn split(&self, name: &str, m: &ArithExpr, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn split(&self, name: Name, m: &ArithExpr, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (elem, n) = self.array_arg(name, args, span)?;
         if let Some(b @ ..=0) = m.as_cst() {
-            return err(span, format!("split: the chunk size must be positive, found {b}"));
+            return err(span, TypeProblem::ChunkSize { found: b });
         }
         if let (Some(a), Some(b)) = (n.as_cst(), m.as_cst()) {
             if b <= 0 || a % b != 0 {
-                return err(span, format!("split: length {a} is not divisible by {b}"));
+                return err(span, TypeProblem::Indivisible { len: a, chunk: b });
             }
         }
         let outer = len(ArithExpr::exact_div(n.clone(), m.clone()));
         Ok(Type::array(Type::array(elem.clone(), m.clone()), outer))
     }
 
-    fn join(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn join(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (inner, n) = self.array_arg(name, args, span)?;
         let (elem, m) = self.array("join (inner)", inner, span)?;
         Ok(Type::array(elem.clone(), len(ArithExpr::mul(n.clone(), m.clone()))))
     }
 
-    fn transpose(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn transpose(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let (inner, n) = self.array_arg(name, args, span)?;
         let (elem, m) = self.array("transpose (inner)", inner, span)?;
         Ok(Type::array(Type::array(elem.clone(), n.clone()), m.clone()))
     }
 
-    fn zip(&self, name: &str, k: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn zip(&self, name: Name, k: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
         if args.len() != k || k < 2 {
-            return err(span, format!("zip: expected {k} arrays, found {}", args.len()));
+            return err(span, TypeProblem::ZipArity { expected: k, found: args.len() });
         }
         let mut elems = Vec::new();
         let mut first: Option<ArithExpr> = None;
@@ -378,7 +359,7 @@ impl Checker<'_> {
             let (e, n) = self.array(name, t, span)?;
             if let Some(f0) = &first {
                 if !same_len(f0, n) {
-                    return err(span, format!("zip: lengths {f0} and {n} differ"));
+                    return err(span, TypeProblem::ZipLengths { first: f0.clone(), other: n.clone() });
                 }
             } else {
                 first = Some(n.clone());
@@ -388,52 +369,47 @@ impl Checker<'_> {
         Ok(Type::array(Type::Tuple(elems), first.unwrap_or(ArithExpr::Cst(0))))
     }
 
-    fn get(&self, name: &str, i: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn get(&self, name: Name, i: usize, args: &[Type], span: Span) -> Result<Type, TypeError> {
         match self.one_arg(name, args, span)? {
             Type::Tuple(ts) if i < ts.len() => Ok(ts[i].clone()),
-            Type::Tuple(ts) => err(span, format!("get({i}): the tuple has only {} components", ts.len())),
-            other => err(span, format!("get({i}): expected a tuple, found {other}")),
+            Type::Tuple(ts) => err(span, TypeProblem::TupleIndex { index: i, components: ts.len() }),
+            other => err(span, TypeProblem::NotTuple { index: i, found: other.clone() }),
         }
     }
 
-    fn as_vector(&self, name: &str, w: u8, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn as_vector(&self, name: Name, w: u8, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let t = self.one_arg(name, args, span)?;
         let (elem, n) = self.array(name, t, span)?;
         let Type::Scalar(s) = elem else {
-            return err(span, format!("asVector({w}): expected an array of scalars, found {t}"));
+            return err(span, TypeProblem::NotScalars { width: w, found: t.clone() });
         };
         if let Some(c) = n.as_cst() {
             if c % (w as i64) != 0 {
-                return err(span, format!("asVector({w}): length {c} is not a multiple of {w}"));
+                return err(span, TypeProblem::NotMultiple { width: w, len: c });
             }
         }
         let outer = len(ArithExpr::exact_div(n.clone(), ArithExpr::Cst(w as i64)));
         Ok(Type::array(Type::Vector(*s, w), outer))
     }
 
-    fn as_scalar(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn as_scalar(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let t = self.one_arg(name, args, span)?;
         let (elem, n) = self.array(name, t, span)?;
         let Some((scalars, w)) = elem.as_scalar_elem() else {
-            return err(
-                span,
-                format!(
-                    "asScalar: expected an array of vectors or of tuples of vectors of one width, found {t}"
-                ),
-            );
+            return err(span, TypeProblem::NotVectors { found: t.clone() });
         };
         Ok(Type::array(scalars, len(ArithExpr::mul(n.clone(), ArithExpr::Cst(w as i64)))))
     }
 
     /// `filter(xs, indices)`: the elements of `xs` at the indices.
-    fn filter(&self, name: &str, args: &[Type], span: Span) -> Result<Type, TypeError> {
+    fn filter(&self, name: Name, args: &[Type], span: Span) -> Result<Type, TypeError> {
         let [xs, idx] = args else {
-            return err(span, format!("filter: expected 2 arguments (array, indices), found {}", args.len()));
+            return err(span, TypeProblem::FilterArity { found: args.len() });
         };
         let (elem, _) = self.array(name, xs, span)?;
         let (ie, m) = self.array(name, idx, span)?;
         if *ie != Type::INT {
-            return err(span, format!("filter: indices must be [int], found {idx}"));
+            return err(span, TypeProblem::FilterIndices { found: idx.clone() });
         }
         Ok(Type::array(elem.clone(), m.clone()))
     }
@@ -442,7 +418,7 @@ impl Checker<'_> {
 
     fn pad(
         &self,
-        name: &str,
+        name: Name,
         (left, right): (&ArithExpr, &ArithExpr),
         mode: PadMode,
         args: &[Type],
@@ -461,22 +437,15 @@ impl Checker<'_> {
             PadMode::Wrap => &[left],
         };
         if let Some(side) = sides.iter().find(|s| wider(s)) {
-            return err(
-                span,
-                format!(
-                    "pad({left}, {right}, {}): pads {side} elements on one side of an array of {n}; \
-                     {} pads at most the array's length",
-                    mode.name(),
-                    mode.name()
-                ),
-            );
+            let (left, right, side, len) = (left.clone(), right.clone(), (*side).clone(), n.clone());
+            return err(span, TypeProblem::PadTooWide { left, right, mode, side, len });
         }
         Ok(padded(elem, n, left, right))
     }
 
     fn pad_const(
         &self,
-        name: &str,
+        name: Name,
         (left, right): (&ArithExpr, &ArithExpr),
         value: &Literal,
         args: &[Type],
@@ -484,7 +453,7 @@ impl Checker<'_> {
     ) -> Result<Type, TypeError> {
         let (elem, n) = self.array_arg(name, args, span)?;
         if !same_type(&value.ty(), elem) {
-            return err(span, format!("padConst: value of type {} for elements of type {elem}", value.ty()));
+            return err(span, TypeProblem::PadConstType { value: value.ty(), elem: elem.clone() });
         }
         Ok(padded(elem, n, left, right))
     }
@@ -513,16 +482,10 @@ fn iterated_len(
             break;
         }
         if next.as_cst().is_some_and(|c| c < 1) {
-            return err(span, format!("iterate({n}): the array is empty after {} iterations", k + 1));
+            return err(span, TypeProblem::IterateEmpty { n, after: k + 1 });
         }
         if k >= MAX_ITERATE_STEPS {
-            return err(
-                span,
-                format!(
-                    "iterate({n}): the length still changes after {MAX_ITERATE_STEPS} iterations \
-                     (at most {MAX_ITERATE_STEPS} iterations may change it)"
-                ),
-            );
+            return err(span, TypeProblem::IterateUnbounded { n, max: MAX_ITERATE_STEPS });
         }
         l = next;
     }

@@ -21,12 +21,33 @@
 
 use crate::ir::{layout_pattern, Def, MapKind, Pattern, Span, Visitor};
 
-/// A program the OpenCL thread hierarchy cannot run as written.
+/// A program the OpenCL thread hierarchy cannot run as written: the rule
+/// it breaks and where.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{msg}")]
+#[error("{rule}")]
 pub struct WellFormedError {
-    pub msg: String,
+    pub rule: BrokenRule,
     pub span: Span,
+}
+
+/// The rule of the module documentation a parallel map (`map`) breaks,
+/// with the map it meets (`outer`, `first`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BrokenRule {
+    #[error("{} inside slideSeqPlus: its window is in one thread's private memory, so its function runs in that thread (use mapSeq)", name(*map))]
+    InWindow { map: MapKind },
+    #[error("{} inside {}: each dimension of a thread level is used once per nest", name(*map), name(*outer))]
+    DimensionReused { map: MapKind, outer: MapKind },
+    #[error("{} inside {}: local threads belong to work-groups (use mapWrg outside)", name(*map), name(*outer))]
+    LocalInGlobal { map: MapKind, outer: MapKind },
+    #[error("{} inside {}: global threads and work-groups are the outermost level (mapGlb does not mix with mapWrg/mapLcl)", name(*map), name(*outer))]
+    LevelsMixed { map: MapKind, outer: MapKind },
+    #[error("{} outside any mapWrg: local threads belong to work-groups", name(*map))]
+    LocalOutsideWrg { map: MapKind },
+    #[error("{} inside a reduction or iterate outside every parallel map: each step would need a barrier across work-groups, which OpenCL lacks (write one def per step)", name(*map))]
+    Repeated { map: MapKind },
+    #[error("a second outermost parallel map ({} after {}): OpenCL has no barrier across work-groups, so it could read results not yet written (nest it in the first, or write two defs)", name(*map), name(*first))]
+    SecondNest { map: MapKind, first: MapKind },
 }
 
 /// Checks `def` against the rules of the module documentation.
@@ -105,27 +126,15 @@ impl<'ir> Visitor<'ir> for Walker {
 }
 
 impl Walker {
-    fn fail<T>(&self, span: Span, msg: String) -> Result<T, WellFormedError> {
-        Err(WellFormedError { msg, span })
-    }
-
     /// Checks a parallel map of `kind` at `span` against its enclosing maps.
     fn map(&mut self, kind: MapKind, span: Span) -> Result<(), WellFormedError> {
-        let me = name(kind);
+        let fail = |rule| Err(WellFormedError { rule, span });
+        let map = kind;
         if self.windows > 0 {
-            return self.fail(
-                span,
-                format!("{me} inside slideSeqPlus: its window is in one thread's private memory, so its function runs in that thread (use mapSeq)"),
-            );
+            return fail(BrokenRule::InWindow { map });
         }
-        if let Some(outer) = self.enclosing.iter().find(|k| **k == kind) {
-            return self.fail(
-                span,
-                format!(
-                    "{me} inside {}: each dimension of a thread level is used once per nest",
-                    name(*outer)
-                ),
-            );
+        if let Some(&outer) = self.enclosing.iter().find(|k| **k == kind) {
+            return fail(BrokenRule::DimensionReused { map, outer });
         }
         let clash = match kind {
             MapKind::Glb(_) => self.enclosing.iter().find(|k| matches!(k, MapKind::Wrg(_) | MapKind::Lcl(_))),
@@ -133,17 +142,15 @@ impl Walker {
             MapKind::Lcl(_) => self.enclosing.iter().find(|k| matches!(k, MapKind::Glb(_))),
             MapKind::Map | MapKind::Seq | MapKind::SeqUnroll => None,
         };
-        if let Some(outer) = clash {
-            let why = match kind {
-                MapKind::Lcl(_) => "local threads belong to work-groups (use mapWrg outside)",
-                _ => "global threads and work-groups are the outermost level (mapGlb does not mix with mapWrg/mapLcl)",
+        if let Some(&outer) = clash {
+            return match kind {
+                MapKind::Lcl(_) => fail(BrokenRule::LocalInGlobal { map, outer }),
+                _ => fail(BrokenRule::LevelsMixed { map, outer }),
             };
-            return self.fail(span, format!("{me} inside {}: {why}", name(*outer)));
         }
         if let MapKind::Lcl(_) = kind {
             if !self.enclosing.iter().any(|k| matches!(k, MapKind::Wrg(_))) {
-                return self
-                    .fail(span, format!("{me} outside any mapWrg: local threads belong to work-groups"));
+                return fail(BrokenRule::LocalOutsideWrg { map });
             }
         }
         if !self.enclosing.is_empty() {
@@ -151,16 +158,10 @@ impl Walker {
         }
         // An outermost parallel map.
         if self.repeated > 0 {
-            return self.fail(
-                span,
-                format!("{me} inside a reduction or iterate outside every parallel map: each step would need a barrier across work-groups, which OpenCL lacks (write one def per step)"),
-            );
+            return fail(BrokenRule::Repeated { map });
         }
         if let Some((first, _)) = self.top {
-            return self.fail(
-                span,
-                format!("a second outermost parallel map ({me} after {}): OpenCL has no barrier across work-groups, so it could read results not yet written (nest it in the first, or write two defs)", name(first)),
-            );
+            return fail(BrokenRule::SecondNest { map, first });
         }
         self.top = Some((kind, span));
         Ok(())

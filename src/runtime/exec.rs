@@ -1,6 +1,6 @@
 //! A context and profiling queue on one device: buffers, builds, launches.
 
-use super::{cl_err, DeviceInfo, RuntimeError};
+use super::{cl_err, DeviceInfo, KernelProblem, RuntimeError};
 use crate::types::HostArray;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
@@ -181,7 +181,7 @@ impl Runtime {
     /// driver's code for two kernels can be compared.
     pub fn dump_builds_to(&mut self, dir: PathBuf) -> Result<(), RuntimeError> {
         std::fs::create_dir_all(&dir)
-            .map_err(|e| RuntimeError::Dump { path: dir.display().to_string(), msg: e.to_string() })?;
+            .map_err(|source| RuntimeError::Dump { path: dir.display().to_string(), source })?;
         self.dump = Some((dir, Cell::new(0)));
         Ok(())
     }
@@ -209,10 +209,8 @@ impl Runtime {
                 ("log", format!("options: {options}\n{log}").as_bytes()),
             ] {
                 let path = stem.with_extension(ext);
-                std::fs::write(&path, bytes).map_err(|e| RuntimeError::Dump {
-                    path: path.display().to_string(),
-                    msg: e.to_string(),
-                })?;
+                std::fs::write(&path, bytes)
+                    .map_err(|source| RuntimeError::Dump { path: path.display().to_string(), source })?;
             }
         }
         Ok(RuntimeProgram { label: label.to_string(), program })
@@ -232,9 +230,9 @@ impl Runtime {
         let started = Instant::now();
         let mut kernels = Vec::with_capacity(launches.len());
         for l in launches {
-            let kerr = |msg: String| RuntimeError::Kernel { kernel: l.kernel.to_string(), msg };
+            let kerr = |problem| RuntimeError::Kernel { kernel: l.kernel.to_string(), problem };
             let k = Kernel::create(&l.program.program, l.kernel)
-                .map_err(|e| kerr(format!("not found in {} ({e})", l.program.label)))?;
+                .map_err(|code| kerr(KernelProblem::NotFound { program: l.program.label.clone(), code }))?;
             for (i, a) in l.args.iter().enumerate() {
                 let i = i as u32;
                 // SAFETY: each argument has the size OpenCL expects for its
@@ -247,13 +245,16 @@ impl Runtime {
                         KernelArg::Float(v) => k.set_arg(i, &(*v as cl_float)),
                     }
                 };
-                r.map_err(|e| kerr(format!("setting argument {i}: {e}")))?;
+                r.map_err(|code| kerr(KernelProblem::Arg { index: i, code }))?;
             }
             if l.global.is_empty()
                 || l.global.len() > 3
                 || l.local.as_ref().is_some_and(|x| x.len() != l.global.len())
             {
-                return Err(kerr(format!("bad NDRange: global {:?}, local {:?}", l.global, l.local)));
+                return Err(kerr(KernelProblem::NdRange {
+                    global: l.global.clone(),
+                    local: l.local.clone(),
+                }));
             }
             kernels.push(k);
         }
@@ -272,9 +273,9 @@ impl Runtime {
                     &[],
                 )
             }
-            .map_err(|e| RuntimeError::Kernel {
+            .map_err(|code| RuntimeError::Kernel {
                 kernel: l.kernel.to_string(),
-                msg: format!("launch with global {:?} local {:?} failed: {e}", l.global, l.local),
+                problem: KernelProblem::Launch { global: l.global.clone(), local: l.local.clone(), code },
             })?;
             events.push(ev);
         }

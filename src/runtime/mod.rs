@@ -9,6 +9,8 @@ mod device;
 mod driver_stderr;
 mod exec;
 
+use opencl3::error_codes::ClError;
+
 pub use blas_args::{Gemm, Gemv};
 pub use blas_error::{BlasError, LoadFailure};
 pub use clblast::ClBlast;
@@ -34,10 +36,24 @@ pub enum RuntimeError {
     Build { file: String, log: String, kept: Option<String> },
     #[error("allocating device buffer `{name}` of {bytes} bytes failed: {code}")]
     Alloc { name: String, bytes: usize, code: String },
-    #[error("kernel `{kernel}`: {msg}")]
-    Kernel { kernel: String, msg: String },
-    #[error("writing the build dump {path}: {msg}")]
-    Dump { path: String, msg: String },
+    #[error("kernel `{kernel}`: {problem}")]
+    Kernel { kernel: String, problem: KernelProblem },
+    #[error("writing the build dump {path}: {source}")]
+    Dump { path: String, source: std::io::Error },
+}
+
+/// What went wrong setting up or enqueueing one kernel, with the OpenCL
+/// code and the sizes involved, so that callers can tell the cases apart.
+#[derive(Debug, thiserror::Error)]
+pub enum KernelProblem {
+    #[error("not found in {program} ({code})")]
+    NotFound { program: String, code: ClError },
+    #[error("setting argument {index}: {code}")]
+    Arg { index: u32, code: ClError },
+    #[error("bad NDRange: global {global:?}, local {local:?}")]
+    NdRange { global: Vec<usize>, local: Option<Vec<usize>> },
+    #[error("launch with global {global:?} local {local:?} failed: {code}")]
+    Launch { global: Vec<usize>, local: Option<Vec<usize>>, code: ClError },
 }
 
 /// The first line of a build log that reports an error (else its first
@@ -61,7 +77,7 @@ pub fn first_error(log: &str, label: &str) -> String {
     }
 }
 
-pub(crate) fn cl_err(what: impl Into<String>) -> impl FnOnce(opencl3::error_codes::ClError) -> RuntimeError {
+pub(crate) fn cl_err(what: impl Into<String>) -> impl FnOnce(ClError) -> RuntimeError {
     let what = what.into();
     move |e| RuntimeError::Cl { what, code: format!("{e} ({})", e.0) }
 }
@@ -81,5 +97,46 @@ mod build_error_tests {
         assert_eq!(first_error("", "f.cl"), "(empty log)");
         let e = RuntimeError::Build { file: "f.cl".into(), log: "a\nb".into(), kept: Some("/tmp/l".into()) };
         assert_eq!(e.to_string(), "building f.cl failed: a (full build log and source: /tmp/l)");
+    }
+}
+
+/// The kernel and dump errors render as they did when they carried text.
+#[cfg(test)]
+mod kernel_error_tests {
+    use super::*;
+
+    fn kernel(problem: KernelProblem) -> String {
+        RuntimeError::Kernel { kernel: "k".into(), problem }.to_string()
+    }
+
+    #[test]
+    fn kernel_not_found() {
+        let e = kernel(KernelProblem::NotFound { program: "p.cl".into(), code: ClError(-46) });
+        assert_eq!(e, "kernel `k`: not found in p.cl (CL_INVALID_KERNEL_NAME)");
+    }
+
+    #[test]
+    fn kernel_argument() {
+        let e = kernel(KernelProblem::Arg { index: 2, code: ClError(-51) });
+        assert_eq!(e, "kernel `k`: setting argument 2: CL_INVALID_ARG_SIZE");
+    }
+
+    #[test]
+    fn kernel_ndrange() {
+        let e = kernel(KernelProblem::NdRange { global: vec![], local: Some(vec![4]) });
+        assert_eq!(e, "kernel `k`: bad NDRange: global [], local Some([4])");
+    }
+
+    #[test]
+    fn kernel_launch() {
+        let e = kernel(KernelProblem::Launch { global: vec![8], local: None, code: ClError(-54) });
+        assert_eq!(e, "kernel `k`: launch with global [8] local None failed: CL_INVALID_WORK_GROUP_SIZE");
+    }
+
+    #[test]
+    fn dump_write() {
+        let source = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let e = RuntimeError::Dump { path: "/d/000-k.cl".into(), source };
+        assert_eq!(e.to_string(), "writing the build dump /d/000-k.cl: permission denied");
     }
 }

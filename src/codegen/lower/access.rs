@@ -6,7 +6,7 @@ use crate::arith::{ArithExpr, Pred};
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::codegen::print;
-use crate::codegen::CompileError;
+use crate::codegen::{CompileError, Unsupported};
 use crate::ir::c::BinOp;
 use crate::ir::{FunDecl, FunKind, Pattern, Span};
 use crate::passes::AddressSpace;
@@ -34,7 +34,7 @@ impl Lowerer<'_> {
         };
         let threads: Vec<_> = self.maps.iter().map(|m| (m.kind, m.var.clone())).collect();
         let a = consume_in(v, &[], Some(ty), &printer, memo, Some(&threads))
-            .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
+            .map_err(|e| CompileError::unsupported(e.into(), span))?;
         self.note_private_indices(&a);
         self.note_local_widths(&a);
         Ok(a)
@@ -73,10 +73,7 @@ impl Lowerer<'_> {
     /// The C expression reading a (non-array) value through `v`.
     pub(crate) fn read(&mut self, v: &View, ty: &Type, span: Span) -> Result<CExpr, CompileError> {
         if let Type::Array(..) = ty {
-            return self.unsupported(
-                span,
-                format!("an array of type {ty} cannot be passed to a function as a value"),
-            );
+            return self.unsupported(span, Unsupported::ArrayAsValue { ty: ty.clone() });
         }
         let a = self.consume(v, ty, span)?;
         let (simplify, known, memo) = (self.inp.opts.arith_simplify, &self.inp.opts.sizes, &self.memo);
@@ -109,19 +106,28 @@ impl Lowerer<'_> {
                     },
                     (Some(n), _) if fields.is_empty() => Stmt::Expr(CExpr::call(
                         format!("vstore{n}"),
-                        vec![value, CExpr::Arith(fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64)))), CExpr::raw(mem.name.clone())],
+                        vec![
+                            value,
+                            CExpr::Arith(fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64)))),
+                            CExpr::raw(mem.name.clone()),
+                        ],
                     )),
                     (None, Some((c, n))) => Stmt::Assign {
                         lhs: CExpr::Index {
                             base: format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), addr(&mem)),
-                            index: fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(stored_lanes(n))), c)),
+                            index: fin(&ArithExpr::add(
+                                ArithExpr::mul(index, ArithExpr::Cst(stored_lanes(n))),
+                                c,
+                            )),
                         },
                         rhs: value,
                     },
                     _ => {
                         let mut lhs = match mem.kind {
                             MemKind::Variable => CExpr::raw(mem.name.clone()),
-                            MemKind::Array | MemKind::Buffer => CExpr::Index { base: mem.name.clone(), index: fin(&index) },
+                            MemKind::Array | MemKind::Buffer => {
+                                CExpr::Index { base: mem.name.clone(), index: fin(&index) }
+                            }
                         };
                         for f in fields {
                             lhs = CExpr::Field { base: Box::new(lhs), field: format!("_{f}") };
@@ -136,9 +142,7 @@ impl Lowerer<'_> {
             | Access::Select { .. }
             | Access::Tuple { .. }
             | Access::Call { .. }
-            | Access::IndexValue(_) => {
-                self.unsupported(span, "cannot write here: the output goes through a pattern that only reads (zip, pad, generate, a parameter)")
-            }
+            | Access::IndexValue(_) => self.unsupported(span, Unsupported::ReadOnlyOutput),
         }
     }
 
@@ -154,14 +158,8 @@ impl Lowerer<'_> {
         // The memory must hold the tuples of scalars asScalar makes.
         let scalars = ty.as_scalar_elem().filter(|(_, w)| *w == n).map(|(t, _)| t);
         if !fields.is_empty() || mem.kind == MemKind::Variable || scalars.as_ref() != Some(&mem.elem) {
-            return self.unsupported(
-                span,
-                format!(
-                    "cannot write {ty} through asScalar here (into {} memory of {})",
-                    mem.space.c_qualifier(),
-                    mem.elem
-                ),
-            );
+            let (ty, space, elem) = (ty.clone(), mem.space.c_qualifier(), mem.elem.clone());
+            return self.unsupported(span, Unsupported::AsScalarWrite { ty, space, elem });
         }
         self.note_tuple(ty);
         let (simplify, known, memo) = (self.inp.opts.arith_simplify, &self.inp.opts.sizes, &self.memo);

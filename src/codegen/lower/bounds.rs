@@ -21,7 +21,7 @@
 
 use super::Lowerer;
 use crate::arith::{prove_eq, prove_le, prove_lt, ArithExpr, Range, Var, VarKind};
-use crate::codegen::CompileError;
+use crate::codegen::{CompileError, Unsupported};
 use crate::ir::{IndexFun, Span};
 use std::collections::HashMap;
 
@@ -69,25 +69,17 @@ impl Lowerer<'_> {
         for (k, name) in ends {
             let v = at(k);
             if outside(&v, &n) {
-                let text = format!("\\{} -> {}", g.param, g.body);
+                let (function, what, len) = (g.clone(), what.to_string(), n.clone());
                 return self.unsupported(
                     span,
-                    format!("the index function `{text}` of `{what}` gives {v} at i = {name}, outside the {n} elements of its array"),
+                    Unsupported::IndexFunOutside { function, what, value: v, at: name, len },
                 );
             }
         }
         self.check_inside(what, &body, &n, span)?;
         self.check_terms(what, &raw, &n, span)?;
         if what == "scatter" && !super::injective::proven_injective(&body, &g.param, &n) {
-            let text = format!("\\{} -> {}", g.param, g.body);
-            return self.unsupported(
-                span,
-                format!(
-                    "cannot prove that the index function `{text}` of `scatter` is a permutation of its {n} \
-                     elements (two work-items could write one element): use one such as `\\i -> {n} - 1 - i`, \
-                     `(i + c) % {n}` or `(i % a) * b + i / a` with a * b = {n}"
-                ),
-            );
+            return self.unsupported(span, Unsupported::NotPermutation { function: g.clone(), len: n });
         }
         Ok(())
     }
@@ -111,7 +103,7 @@ impl Lowerer<'_> {
             }
         }
         if outside(&index, &n) {
-            return self.unsupported(span, format!("at({index}) is outside the {n} elements of its array"));
+            return self.unsupported(span, Unsupported::AtOutside { index, len: n });
         }
         self.check_inside("at", &index, &n, span)?;
         self.check_terms("at", &raw, &n, span)
@@ -121,13 +113,8 @@ impl Lowerer<'_> {
     /// and none of its sums and products leaves `[-limit, limit]`.
     fn check_inside(&self, what: &str, e: &ArithExpr, n: &ArithExpr, span: Span) -> Result<(), CompileError> {
         if !inside(e, n) {
-            return self.unsupported(
-                span,
-                format!(
-                    "cannot prove that the index `{e}` of `{what}` stays inside the {n} elements of its array \
-                     (kernels do not check bounds): bound it (`% {n}`) or give the sizes (--size)"
-                ),
-            );
+            let (index, what, len) = (e.clone(), what.to_string(), n.clone());
+            return self.unsupported(span, Unsupported::IndexNotInside { index, what, len });
         }
         self.check_terms(what, e, n, span)
     }
@@ -152,20 +139,13 @@ impl Lowerer<'_> {
             }
         });
         if let Some(d) = zero {
-            return self.unsupported(
-                span,
-                format!("cannot prove that the divisor `{d}` in the index of `{what}` is never 0"),
-            );
+            return self.unsupported(span, Unsupported::DivisorZero { divisor: d, what: what.to_string() });
         }
         match bad {
             None => Ok(()),
-            Some(t) => self.unsupported(
-                span,
-                format!(
-                    "cannot prove that `{t}` in the index of `{what}` fits a 32-bit int (within ±{limit}): \
-                     kernels compute indices in `int`"
-                ),
-            ),
+            Some(term) => {
+                self.unsupported(span, Unsupported::TermTooLarge { term, what: what.to_string(), limit })
+            }
         }
     }
 

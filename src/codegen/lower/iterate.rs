@@ -12,7 +12,7 @@ use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
-use crate::codegen::CompileError;
+use crate::codegen::{CompileError, Unsupported};
 use crate::ir::c::BinOp;
 use crate::ir::{FunDecl, Span};
 use crate::passes::AddressSpace;
@@ -68,10 +68,7 @@ impl<'a> Lowerer<'a> {
             return Err(CompileError::Internal("iterate over a non-array".into()));
         };
         if space == AddressSpace::Private {
-            return self.unsupported(
-                span,
-                "iterate needs its buffers in local or global memory (use toLocal or toGlobal)",
-            );
+            return self.unsupported(span, Unsupported::IterateBuffers);
         }
         // The body's output length as a function of its input length.
         let body_ty = self.body_type(g, &var, elem, span)?;
@@ -234,7 +231,7 @@ impl<'a> Lowerer<'a> {
             crate::ir::FunKind::Lambda(l) => Ok(self.inp.types.of(&l.body).clone()),
             crate::ir::FunKind::Pattern(_) | crate::ir::FunKind::UserFun(_) => {
                 let _ = (var, elem);
-                self.unsupported(span, "iterate takes a lambda or a composition (f o g)")
+                self.unsupported(span, Unsupported::IterateFunction)
             }
         }
     }
@@ -242,7 +239,7 @@ impl<'a> Lowerer<'a> {
     /// C text of a pointer to element 0 of the array view `v`.
     fn slice_start(&mut self, v: &View, span: Span) -> Result<String, CompileError> {
         let a = consume(v, &[ArithExpr::Cst(0)], None, &|_| String::new(), &self.memo)
-            .map_err(|e| CompileError::Unsupported { msg: e.0, span })?;
+            .map_err(|e| CompileError::unsupported(e.into(), span))?;
         match a {
             Access::Mem { mem, index, .. } => {
                 let off = self.decide(&index);

@@ -12,7 +12,7 @@
 use super::{Lowerer, MapCtx};
 use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::codegen::ast::{CExpr, Stmt};
-use crate::codegen::CompileError;
+use crate::codegen::{CompileError, Unsupported};
 use crate::ir::c::BinOp;
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
@@ -185,17 +185,14 @@ impl<'a> Lowerer<'a> {
     ) -> Result<(), CompileError> {
         let count = n.as_cst();
         if unroll && count.is_none() {
-            return self.unsupported(span, format!("cannot unroll a loop of symbolic length {n}"));
+            return self.unsupported(span, Unsupported::UnrollSymbolic { len: n.clone() });
         }
         if let Some(c) = count {
             if c <= 0 {
                 return Ok(());
             }
             if unroll && self.unrolled_iters.saturating_add(c as usize) > MAX_UNROLLED {
-                return self.unsupported(
-                    span,
-                    format!("cannot unroll {c} iterations here: a kernel unrolls at most {MAX_UNROLLED} in all (use mapSeq or reduceSeq)"),
-                );
+                return self.unsupported(span, Unsupported::UnrollTooMany { count: c, max: MAX_UNROLLED });
             }
             if c == 1 && (unroll || self.inp.opts.cf_simplify) {
                 return self.unrolled(c, map, body);

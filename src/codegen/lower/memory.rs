@@ -13,7 +13,7 @@ use super::Lowerer;
 use crate::arith::{self, ArithExpr};
 use crate::codegen::ast::Stmt;
 use crate::codegen::c_type;
-use crate::codegen::CompileError;
+use crate::codegen::{CompileError, Unsupported};
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -142,10 +142,8 @@ impl Lowerer<'_> {
             }
             AddressSpace::Local => {
                 let Some(c) = count.as_cst() else {
-                    return self.unsupported(
-                        span,
-                        format!("local memory of type {full} needs a length known at compile time, found {count} (give the sizes with --size)"),
-                    );
+                    let (ty, count) = (full.clone(), count.clone());
+                    return self.unsupported(span, Unsupported::LocalUnsized { ty, count });
                 };
                 self.local_decls.push(Stmt::Decl {
                     qualifier: Some("local"),
@@ -191,17 +189,12 @@ impl Lowerer<'_> {
         match count.as_cst() {
             Some(c) if c.saturating_mul(scalars(elem)) > MAX_PRIVATE_SCALARS => self.unsupported(
                 span,
-                format!(
-                    "a private array of {c} {} is more than {MAX_PRIVATE_SCALARS} scalars \
-                     (a thread's stack on CPU devices; registers on GPUs): use toLocal or toGlobal",
-                    c_type(elem)
-                ),
+                Unsupported::PrivateTooLarge { count: c, elem: c_type(elem), max: MAX_PRIVATE_SCALARS },
             ),
             Some(c) => Ok(ArithExpr::Cst(c)),
-            None => self.unsupported(
-                span,
-                format!("private memory of type {ty} needs a length known at compile time, found {count}"),
-            ),
+            None => {
+                self.unsupported(span, Unsupported::PrivateUnsized { ty: ty.clone(), count: count.clone() })
+            }
         }
     }
 

@@ -22,7 +22,7 @@ mod unroll;
 use super::ast::Stmt;
 use super::names::NameGen;
 use crate::arith::ArithExpr;
-use crate::codegen::{CompileError, CompileOptions};
+use crate::codegen::{CompileError, CompileOptions, Unsupported};
 use crate::ir::{
     layout_pattern, Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span,
 };
@@ -260,8 +260,8 @@ impl<'a> Lowerer<'a> {
         Ok((b, r?))
     }
 
-    pub(crate) fn unsupported<T>(&self, span: Span, msg: impl Into<String>) -> Result<T, CompileError> {
-        Err(CompileError::Unsupported { msg: msg.into(), span })
+    pub(crate) fn unsupported<T>(&self, span: Span, reason: Unsupported) -> Result<T, CompileError> {
+        Err(CompileError::unsupported(reason, span))
     }
 
     pub(crate) fn note_tuple(&mut self, t: &Type) {
@@ -307,10 +307,7 @@ impl<'a> Lowerer<'a> {
             None => Ok(v),
             Some(o) => {
                 if let Type::Array(..) = ty {
-                    return self.unsupported(
-                        span,
-                        format!("an array of type {ty} that is only passed on or rearranged is written here; copy it with a map of id"),
-                    );
+                    return self.unsupported(span, Unsupported::PassedOnWritten { ty: ty.clone() });
                 }
                 let value = self.read(&v, ty, span)?;
                 self.write(&o, value, ty, span)?;

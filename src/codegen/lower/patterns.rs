@@ -4,7 +4,7 @@ use super::loops::rc;
 use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
 use crate::codegen::ast::CExpr;
-use crate::codegen::CompileError;
+use crate::codegen::{CompileError, Unsupported};
 use crate::ir::{layout_pattern, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -67,10 +67,9 @@ impl<'a> Lowerer<'a> {
             Pattern::Map { kind: MapKind::Map, f: g } => self.high_level_map(g, c),
             Pattern::Map { kind, f: g } => self.map(*kind, g, c),
             Pattern::MapVec { f: g } => self.map_vec(g, c),
-            Pattern::Reduce { kind: ReduceKind::Reduce, .. } | Pattern::PartRed { .. } => self.unsupported(
-                c.span,
-                "the high-level `reduce`/`partRed` must be lowered to reduceSeq (inside maps) first",
-            ),
+            Pattern::Reduce { kind: ReduceKind::Reduce, .. } | Pattern::PartRed { .. } => {
+                self.unsupported(c.span, Unsupported::HighLevelReduce)
+            }
             Pattern::Reduce { kind, f: g } => self.reduce_seq(*kind, g, c),
             Pattern::SlideSeq { size, step, f: g } => self.slide_seq((size, step), g, c),
             Pattern::Iterate { n, f: g } => self.iterate(f, *n, g, c),
@@ -89,10 +88,7 @@ impl<'a> Lowerer<'a> {
     /// The high-level `map`, of a function that only rearranges data.
     fn high_level_map(&mut self, g: &FunDecl, c: Call) -> Result<Rc<View>, CompileError> {
         if !super::is_layout_only(g) {
-            return self.unsupported(
-                c.span,
-                "a high-level `map` whose function computes must be lowered to mapGlb, mapWrg, mapLcl or mapSeq first",
-            );
+            return self.unsupported(c.span, Unsupported::HighLevelMap);
         }
         let v = self.map_layout(g, c.arg()?, c.arg_ty()?, c.ty, c.span)?;
         self.finish_value(v, c.out, c.ty, c.span)
@@ -174,10 +170,7 @@ impl<'a> Lowerer<'a> {
     /// `mapVec(uf)`: the vectorised version of the user function.
     fn map_vec(&mut self, g: &FunDecl, c: Call) -> Result<Rc<View>, CompileError> {
         let FunKind::UserFun(uf) = &g.kind else {
-            return self.unsupported(
-                c.span,
-                "mapVec applies a user function; wrap other functions in a user function",
-            );
+            return self.unsupported(c.span, Unsupported::MapVecFunction);
         };
         let Type::Vector(_, w) = c.arg_ty()?.clone() else {
             return Err(CompileError::Internal("mapVec over a non-vector after type checking".into()));
@@ -228,7 +221,7 @@ impl<'a> Lowerer<'a> {
     fn accumulator(&mut self, init: &Rc<View>, acc_ty: &Type, span: Span) -> Result<Rc<View>, CompileError> {
         if let Type::Array(..) = acc_ty {
             if super::loops::root_space(init).is_none() {
-                return self.unsupported(span, "an array accumulator must be computed into memory first, e.g. with toPrivate(mapSeq(...))");
+                return self.unsupported(span, Unsupported::ArrayAccumulator);
             }
             return Ok(init.clone());
         }
@@ -266,7 +259,7 @@ impl<'a> Lowerer<'a> {
     /// `id` of a single value: a copy.
     fn id(&mut self, c: Call) -> Result<Rc<View>, CompileError> {
         if let Type::Array(..) = c.ty {
-            return self.unsupported(c.span, "`id` copies single values; copy an array with a map of id");
+            return self.unsupported(c.span, Unsupported::IdOfArray);
         }
         let v = self.read(&*c.arg()?, c.ty, c.span)?;
         let target = match c.out {
@@ -294,10 +287,13 @@ impl<'a> Lowerer<'a> {
                 let h = ArithExpr::index(&var, ArithExpr::Cst(0), len.clone());
                 let elem = elem_of(c.ty).map(|(e, _)| e.clone()).unwrap_or(Type::INT);
                 let args = vec![rc(View::IndexValue(h))];
-                let body = self.apply(g, Call::inner(args, &[Type::INT], &elem, None, AddressSpace::Private, span))?;
+                let body =
+                    self.apply(g, Call::inner(args, &[Type::INT], &elem, None, AddressSpace::Private, span))?;
                 rc(View::MapLayout { var, body })
             }
-            FunKind::Lambda(_) | FunKind::Pattern(_) => return self.unsupported(span, "generate takes a user function of the index, or a lambda that computes nothing (a literal, another generate)"),
+            FunKind::Lambda(_) | FunKind::Pattern(_) => {
+                return self.unsupported(span, Unsupported::GenerateFunction)
+            }
         };
         self.finish_value(v, c.out, c.ty, span)
     }
@@ -388,12 +384,7 @@ impl<'a> Lowerer<'a> {
                 self.check_index_fun("gather", g, &len_of(&at), span)?;
                 View::Gather { f: g.clone(), of }
             }
-            Pattern::Scatter(_) => {
-                return self.unsupported(
-                    span,
-                    "scatter only reorders where results are written; use gather to reorder reads",
-                )
-            }
+            Pattern::Scatter(_) => return self.unsupported(span, Unsupported::ScatterReads),
             Pattern::Transpose => View::Transpose { of },
             Pattern::Zip(_) => View::Zip { of: args.to_vec() },
             Pattern::Get(k) => View::Get { k: *k, of },
@@ -484,15 +475,8 @@ impl Lowerer<'_> {
             if e == d || covered || self.decide(&local[e as usize]) == ArithExpr::Cst(1) {
                 continue;
             }
-            return self.unsupported(
-                span,
-                format!(
-                    "mapLcl({d}) updates `{}` in place, but it is not inside a mapLcl({e}): all {} work-items \
-                     of dimension {e} would run it and race; nest it in mapLcl({e}) or write to a new array",
-                    out.name,
-                    self.decide(&local[e as usize])
-                ),
-            );
+            let (array, items) = (out.name.clone(), self.decide(&local[e as usize]));
+            return self.unsupported(span, Unsupported::InPlaceRace { dim: d, array, other: e, items });
         }
         Ok(())
     }

@@ -20,7 +20,7 @@ use super::loops::{rc, MAX_UNROLL};
 use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
 use crate::codegen::ast::{CExpr, Stmt};
-use crate::codegen::CompileError;
+use crate::codegen::{CompileError, Unsupported};
 use crate::ir::c::BinOp;
 use crate::ir::{FunDecl, MapKind, Span};
 use crate::passes::AddressSpace;
@@ -42,10 +42,8 @@ impl<'a> Lowerer<'a> {
             return Err(CompileError::Internal("slideSeqPlus over a non-array after type checking".into()));
         };
         let (Some(size), Some(step)) = (self.decide(size).as_cst(), self.decide(step).as_cst()) else {
-            return self.unsupported(
-                span,
-                format!("slideSeqPlus keeps its window in private memory: its size and step must be known at compile time, found {size} and {step} (give the sizes with --size)"),
-            );
+            let (size, step) = (size.clone(), step.clone());
+            return self.unsupported(span, Unsupported::WindowUnknown { size, step });
         };
         let window_ty = Type::array((**elem).clone(), ArithExpr::Cst(size));
         let scalars = self.decide(&window_ty.lengths().into_iter().fold(ArithExpr::Cst(1), ArithExpr::mul));
@@ -54,14 +52,12 @@ impl<'a> Lowerer<'a> {
             Some(c) => {
                 return self.unsupported(
                     span,
-                    format!("slideSeqPlus keeps its window of type {window_ty} in private memory: {c} values are more than {MAX_UNROLL} (use mapSeq over slide)"),
+                    Unsupported::WindowTooLarge { window: window_ty, values: c, max: MAX_UNROLL },
                 )
             }
             None => {
-                return self.unsupported(
-                    span,
-                    format!("slideSeqPlus keeps its window of type {window_ty} in private memory: its elements need a size known at compile time, found {scalars} values (give the sizes with --size)"),
-                )
+                return self
+                    .unsupported(span, Unsupported::WindowUnsized { window: window_ty, values: scalars })
             }
         }
         let (elem, res_elem) = ((**elem).clone(), (**res_elem).clone());

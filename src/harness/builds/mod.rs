@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 /// Why a dump folder could not be measured.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildsError {
-    #[error("{path}: {msg}")]
-    Io { path: PathBuf, msg: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: no `NNN-<label>.cl` files (expected the folder of `lift run --dump-builds`)")]
     Empty { path: PathBuf },
 }
@@ -84,7 +84,7 @@ fn parse_label(slug: &str, known: &[String]) -> (String, String, String) {
 
 /// The `NNN-<slug>` stems of the `.cl` files of `dir`, in build order.
 fn stems(dir: &Path) -> Result<Vec<(usize, String)>, BuildsError> {
-    let io = |e: std::io::Error| BuildsError::Io { path: dir.into(), msg: e.to_string() };
+    let io = |source| BuildsError::Io { path: dir.into(), source };
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let name = entry.map_err(io)?.file_name().to_string_lossy().into_owned();
@@ -110,7 +110,7 @@ pub fn measure_builds(dir: &Path, known: &[String], results: &[Row]) -> Result<V
         let stem = dir.join(format!("{n:03}-{slug}"));
         let len = |ext: &str| std::fs::metadata(stem.with_extension(ext)).map(|m| m.len());
         let cl_bytes =
-            len("cl").map_err(|e| BuildsError::Io { path: stem.with_extension("cl"), msg: e.to_string() })?;
+            len("cl").map_err(|source| BuildsError::Io { path: stem.with_extension("cl"), source })?;
         // A build that failed has a log but no binary.
         let binary = std::fs::read(stem.with_extension("bin")).unwrap_or_default();
         let text = String::from_utf8_lossy(&binary);

@@ -54,16 +54,55 @@ pub enum InputProblem {
     NoPtxBuilds { size: String },
 }
 
+/// What is wrong with a row (or the header) of a results file: the value
+/// found and what was expected.
+#[derive(Debug, thiserror::Error)]
+pub enum RowProblem {
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+    /// `column` counts from 1.
+    #[error("header column {column}: expected `{want}`, found `{found}`")]
+    HeaderColumn { column: usize, want: &'static str, found: String },
+    #[error("header has {columns} columns; column `{want}` is missing")]
+    HeaderMissing { columns: usize, want: &'static str },
+    #[error("header has an extra column `{found}`")]
+    HeaderExtra { found: String },
+    #[error("malformed header")]
+    HeaderMalformed,
+    #[error("{found} fields, expected {expected}")]
+    Fields { found: usize, expected: usize },
+    #[error("must not be empty")]
+    Empty,
+    #[error("`{value}` is not a finite number")]
+    NotFinite { value: String },
+    #[error("`{value}` is not a non-negative integer")]
+    NotCount { value: String },
+    #[error("unknown variant `{value}` (expected reference, none, barrier, barrier+cf, all or clblast)")]
+    Variant { value: String },
+    #[error("{}", crate::harness::results::Status::unknown(value))]
+    Status { value: String },
+    #[error("an `ok` row needs a positive median")]
+    NoMedian,
+    #[error("unknown timing `{value}` (expected profiling, cuda-events or host)")]
+    Timing { value: String },
+}
+
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
     #[error("{path}: {problem}")]
     Input { path: PathBuf, problem: InputProblem },
     /// A bad row (or header, line 1) of a results file.
-    #[error("{}:{line}{}: {msg}", path.display(), if column.is_empty() { String::new() } else { format!(": column `{column}`") })]
-    Row { path: PathBuf, line: u64, column: String, msg: String },
-    #[error("writing {path}: {msg}")]
-    Output { path: PathBuf, msg: String },
+    #[error("{}:{line}{}: {problem}", path.display(), if column.is_empty() { String::new() } else { format!(": column `{column}`") })]
+    Row {
+        path: PathBuf,
+        line: u64,
+        column: String,
+        #[source]
+        problem: RowProblem,
+    },
+    #[error("writing {path}: {source}")]
+    Output { path: PathBuf, source: std::io::Error },
     #[error("drawing the chart: {0}")]
     Draw(String),
     #[error("fonts: {0}")]
@@ -116,7 +155,7 @@ fn write_figures(
 ) -> Result<Vec<PathBuf>, ChartError> {
     let pdfs = figures.iter().map(|(_, svg)| svg_to_pdf(svg, fonts)).collect::<Result<Vec<_>, _>>()?;
     crate::outfile::create_dir(out_dir)
-        .map_err(|e| ChartError::Output { path: out_dir.to_path_buf(), msg: e.to_string() })?;
+        .map_err(|source| ChartError::Output { path: out_dir.to_path_buf(), source })?;
     let mut written = Vec::new();
     for ((name, svg), pdf) in figures.iter().zip(&pdfs) {
         for (ext, bytes) in [("svg", svg.as_bytes()), ("pdf", pdf.as_slice())] {
@@ -133,5 +172,95 @@ fn write_figures(
 /// and a symbolic link there is replaced, not followed.
 fn write(path: &Path, bytes: &[u8]) -> Result<(), ChartError> {
     crate::outfile::replace(path, bytes)
-        .map_err(|e| ChartError::Output { path: path.to_path_buf(), msg: e.to_string() })
+        .map_err(|source| ChartError::Output { path: path.to_path_buf(), source })
+}
+
+/// Each row message renders as it did when the variant carried text.
+#[cfg(test)]
+mod row_problem_tests {
+    use super::*;
+
+    fn row(column: &str, problem: RowProblem) -> String {
+        ChartError::Row { path: "r.csv".into(), line: 3, column: column.into(), problem }.to_string()
+    }
+
+    #[test]
+    fn header_column() {
+        let p = RowProblem::HeaderColumn { column: 5, want: "median_ms", found: "median".into() };
+        assert_eq!(row("", p), "r.csv:3: header column 5: expected `median_ms`, found `median`");
+    }
+
+    #[test]
+    fn header_missing() {
+        let p = RowProblem::HeaderMissing { columns: 4, want: "median_ms" };
+        assert_eq!(row("", p), "r.csv:3: header has 4 columns; column `median_ms` is missing");
+    }
+
+    #[test]
+    fn header_extra() {
+        let p = RowProblem::HeaderExtra { found: "x".into() };
+        assert_eq!(row("", p), "r.csv:3: header has an extra column `x`");
+    }
+
+    #[test]
+    fn header_malformed() {
+        assert_eq!(row("", RowProblem::HeaderMalformed), "r.csv:3: malformed header");
+    }
+
+    #[test]
+    fn fields() {
+        assert_eq!(row("", RowProblem::Fields { found: 3, expected: 28 }), "r.csv:3: 3 fields, expected 28");
+    }
+
+    #[test]
+    fn empty() {
+        assert_eq!(row("size", RowProblem::Empty), "r.csv:3: column `size`: must not be empty");
+    }
+
+    #[test]
+    fn not_finite() {
+        let p = RowProblem::NotFinite { value: "abc".into() };
+        assert_eq!(row("median_ms", p), "r.csv:3: column `median_ms`: `abc` is not a finite number");
+    }
+
+    #[test]
+    fn not_count() {
+        let p = RowProblem::NotCount { value: "-1".into() };
+        assert_eq!(row("runs", p), "r.csv:3: column `runs`: `-1` is not a non-negative integer");
+    }
+
+    #[test]
+    fn variant() {
+        let p = RowProblem::Variant { value: "v".into() };
+        assert_eq!(
+            row("variant", p),
+            "r.csv:3: column `variant`: unknown variant `v` (expected reference, none, barrier, barrier+cf, all or clblast)"
+        );
+    }
+
+    #[test]
+    fn status() {
+        let p = RowProblem::Status { value: "passed".into() };
+        assert_eq!(
+            row("status", p),
+            "r.csv:3: column `status`: unknown status `passed` (expected ok, FAILED, error or skipped)"
+        );
+    }
+
+    #[test]
+    fn no_median() {
+        assert_eq!(
+            row("median_ms", RowProblem::NoMedian),
+            "r.csv:3: column `median_ms`: an `ok` row needs a positive median"
+        );
+    }
+
+    #[test]
+    fn timing() {
+        let p = RowProblem::Timing { value: "wall".into() };
+        assert_eq!(
+            row("timing", p),
+            "r.csv:3: column `timing`: unknown timing `wall` (expected profiling, cuda-events or host)"
+        );
+    }
 }

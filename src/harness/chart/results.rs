@@ -8,7 +8,7 @@
 use std::fmt;
 use std::path::Path;
 
-use super::{ChartError, InputProblem};
+use super::{ChartError, InputProblem, RowProblem};
 use crate::harness::variant_name::{Level, Variant, CLBLAST, CUBLAS, HALIDE};
 
 pub use crate::harness::results::RESULTS_HEADER;
@@ -99,12 +99,12 @@ pub fn parse_results<R: std::io::Read>(input: R, path: &Path) -> Result<Vec<Row>
     let mut records = reader.records();
     let header = match records.next() {
         None => return Err(ChartError::Input { path: path.to_path_buf(), problem: InputProblem::Empty }),
-        Some(r) => r.map_err(|e| csv_error(path, &e))?,
+        Some(r) => r.map_err(|e| csv_error(path, e))?,
     };
     let columns = check_header(&header, path)?;
     let mut rows = Vec::new();
     for record in records {
-        let record = record.map_err(|e| csv_error(path, &e))?;
+        let record = record.map_err(|e| csv_error(path, e))?;
         let line = record.position().map_or(0, |p| p.line());
         // A trailing empty line is not a row.
         if record.len() == 1 && record[0].trim().is_empty() {
@@ -133,9 +133,9 @@ fn is_other_variant(v: &Variant) -> bool {
     }
 }
 
-fn csv_error(path: &Path, e: &csv::Error) -> ChartError {
+fn csv_error(path: &Path, e: csv::Error) -> ChartError {
     let line = e.position().map_or(0, |p| p.line());
-    ChartError::Row { path: path.to_path_buf(), line, column: String::new(), msg: e.to_string() }
+    ChartError::Row { path: path.to_path_buf(), line, column: String::new(), problem: e.into() }
 }
 
 /// Returns the number of columns: the contract's, or the legacy count.
@@ -149,15 +149,15 @@ fn check_header(header: &csv::StringRecord, path: &Path) -> Result<usize, ChartE
         .zip(got.iter())
         .position(|(want, have)| want != have)
         .unwrap_or(got.len().min(RESULTS_HEADER.len()));
-    let msg = match (RESULTS_HEADER.get(first_bad), got.get(first_bad)) {
-        (Some(want), Some(have)) => {
-            format!("header column {}: expected `{want}`, found `{have}`", first_bad + 1)
+    let problem = match (RESULTS_HEADER.get(first_bad), got.get(first_bad)) {
+        (Some(&want), Some(have)) => {
+            RowProblem::HeaderColumn { column: first_bad + 1, want, found: have.to_string() }
         }
-        (Some(want), None) => format!("header has {} columns; column `{want}` is missing", got.len()),
-        (None, Some(have)) => format!("header has an extra column `{have}`"),
-        (None, None) => "malformed header".into(),
+        (Some(&want), None) => RowProblem::HeaderMissing { columns: got.len(), want },
+        (None, Some(have)) => RowProblem::HeaderExtra { found: have.to_string() },
+        (None, None) => RowProblem::HeaderMalformed,
     };
-    Err(ChartError::Row { path: path.to_path_buf(), line: 1, column: String::new(), msg })
+    Err(ChartError::Row { path: path.to_path_buf(), line: 1, column: String::new(), problem })
 }
 
 /// Field access that knows where it is, for error messages.
@@ -168,12 +168,12 @@ struct Fields<'a> {
 }
 
 impl Fields<'_> {
-    fn err(&self, col: usize, msg: String) -> ChartError {
+    fn err(&self, col: usize, problem: RowProblem) -> ChartError {
         ChartError::Row {
             path: self.path.to_path_buf(),
             line: self.line,
             column: RESULTS_HEADER[col].to_string(),
-            msg,
+            problem,
         }
     }
 
@@ -184,7 +184,7 @@ impl Fields<'_> {
     fn required(&self, col: usize) -> Result<&str, ChartError> {
         let v = self.record.get(col).unwrap_or("").trim();
         if v.is_empty() {
-            return Err(self.err(col, "must not be empty".into()));
+            return Err(self.err(col, RowProblem::Empty));
         }
         Ok(v)
     }
@@ -196,7 +196,7 @@ impl Fields<'_> {
         }
         match v.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(Some(x)),
-            _ => Err(self.err(col, format!("`{v}` is not a finite number"))),
+            _ => Err(self.err(col, RowProblem::NotFinite { value: v.to_string() })),
         }
     }
 
@@ -205,9 +205,7 @@ impl Fields<'_> {
         if v.is_empty() {
             return Ok(None);
         }
-        v.parse::<usize>()
-            .map(Some)
-            .map_err(|_| self.err(col, format!("`{v}` is not a non-negative integer")))
+        v.parse::<usize>().map(Some).map_err(|_| self.err(col, RowProblem::NotCount { value: v.to_string() }))
     }
 }
 
@@ -217,29 +215,25 @@ fn parse_row(record: &csv::StringRecord, path: &Path, line: u64, columns: usize)
             path: path.to_path_buf(),
             line,
             column: String::new(),
-            msg: format!("{} fields, expected {columns}", record.len()),
+            problem: RowProblem::Fields { found: record.len(), expected: columns },
         });
     }
     let f = Fields { record, path, line };
     let variant_text = f.required(2)?;
-    let variant = Variant::parse(variant_text).filter(|v| Bar::of(v).is_some()).ok_or_else(|| {
-        f.err(
-            2,
-            format!(
-                "unknown variant `{variant_text}` (expected reference, none, barrier, barrier+cf, all or clblast)"
-            ),
-        )
-    })?;
+    let variant = Variant::parse(variant_text)
+        .filter(|v| Bar::of(v).is_some())
+        .ok_or_else(|| f.err(2, RowProblem::Variant { value: variant_text.to_string() }))?;
     let status_text = f.required(3)?;
-    let status = Status::parse(status_text).ok_or_else(|| f.err(3, Status::unknown(status_text)))?;
+    let status = Status::parse(status_text)
+        .ok_or_else(|| f.err(3, RowProblem::Status { value: status_text.to_string() }))?;
     let median_ms = f.float(4)?;
     // A speedup is a ratio of medians: an `ok` row must carry a usable one.
     if status == Status::Ok && !median_ms.is_some_and(|m| m > 0.0) {
-        return Err(f.err(4, "an `ok` row needs a positive median".into()));
+        return Err(f.err(4, RowProblem::NoMedian));
     }
     let timing = f.record.get(18).unwrap_or("").trim();
     if !timing.is_empty() && Timing::parse(timing).is_none() {
-        return Err(f.err(18, format!("unknown timing `{timing}` (expected profiling, cuda-events or host)")));
+        return Err(f.err(18, RowProblem::Timing { value: timing.to_string() }));
     }
     Ok(Row {
         benchmark: f.required(0)?.to_string(),

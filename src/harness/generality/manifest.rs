@@ -15,14 +15,35 @@ pub const MANIFEST: &str = "suite.yaml";
 /// Why the manifest cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
-    #[error("{file}: {msg}")]
-    Read { file: String, msg: String },
-    #[error("{file}: {msg}")]
-    Syntax { file: String, msg: String },
-    #[error("{file}: program `{name}`: {msg}")]
-    Entry { file: String, name: String, msg: String },
+    #[error("{file}: {source}")]
+    Read { file: String, source: crate::ir::ReadError },
+    #[error("{file}: {source}")]
+    Syntax { file: String, source: serde_yaml::Error },
+    #[error("{file}: program `{name}`: {problem}")]
+    Entry {
+        file: String,
+        name: String,
+        /// Boxed: the flops' parse error would make every result large.
+        #[source]
+        problem: Box<EntryProblem>,
+    },
     #[error("{file}: no program named `{name}` (the suite has: {known})")]
     Unknown { file: String, name: String, known: String },
+}
+
+/// What is wrong with one program's entry.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryProblem {
+    #[error(transparent)]
+    Name(#[from] crate::harness::confine::ConfineError),
+    #[error("declared twice")]
+    Twice,
+    #[error("size {size} = {value}: expected 1 to {MAX_SIZE}")]
+    SizeRange { size: String, value: i64 },
+    #[error("`sizes` and `cpu` must name the same sizes")]
+    SizeNames,
+    #[error("flops `{text}`: {source}")]
+    Flops { text: String, source: crate::arith::ArithParseError },
 }
 
 #[derive(Deserialize)]
@@ -76,27 +97,34 @@ const MAX_SIZE: i64 = i32::MAX as i64;
 pub fn load(root: &Path, only: &[String]) -> Result<Vec<Entry>, ManifestError> {
     let path = root.join(SUITE_DIR).join(MANIFEST);
     let file = path.display().to_string();
-    let text = crate::ir::read_text(&path)
-        .map_err(|e| ManifestError::Read { file: file.clone(), msg: e.to_string() })?;
-    let raw: RawManifest = serde_yaml::from_str(&text)
-        .map_err(|e| ManifestError::Syntax { file: file.clone(), msg: e.to_string() })?;
+    let text =
+        crate::ir::read_text(&path).map_err(|source| ManifestError::Read { file: file.clone(), source })?;
+    let raw: RawManifest =
+        serde_yaml::from_str(&text).map_err(|source| ManifestError::Syntax { file: file.clone(), source })?;
     let mut out: Vec<Entry> = Vec::new();
     for r in raw.programs {
-        let bad = |msg: String| ManifestError::Entry { file: file.clone(), name: r.name.clone(), msg };
-        super::super::confine::check_name(&r.name).map_err(|e| bad(e.to_string()))?;
+        let bad = |problem| ManifestError::Entry {
+            file: file.clone(),
+            name: r.name.clone(),
+            problem: Box::new(problem),
+        };
+        super::super::confine::check_name(&r.name).map_err(|e| bad(e.into()))?;
         if out.iter().any(|e| e.name == r.name) {
-            return Err(bad("declared twice".into()));
+            return Err(bad(EntryProblem::Twice));
         }
         for (k, v) in r.sizes.iter().chain(&r.cpu) {
             if !(1..=MAX_SIZE).contains(v) {
-                return Err(bad(format!("size {k} = {v}: expected 1 to {MAX_SIZE}")));
+                return Err(bad(EntryProblem::SizeRange { size: k.clone(), value: *v }));
             }
         }
         if r.sizes.keys().ne(r.cpu.keys()) {
-            return Err(bad("`sizes` and `cpu` must name the same sizes".into()));
+            return Err(bad(EntryProblem::SizeNames));
         }
         let flops = match &r.flops {
-            Some(t) => Some(crate::arith::parse_arith(t).map_err(|e| bad(format!("flops `{t}`: {e}")))?),
+            Some(t) => Some(
+                crate::arith::parse_arith(t)
+                    .map_err(|source| bad(EntryProblem::Flops { text: t.clone(), source }))?,
+            ),
             None => None,
         };
         out.push(Entry {
@@ -119,4 +147,30 @@ pub fn load(root: &Path, only: &[String]) -> Result<Vec<Entry>, ManifestError> {
     }
     out.retain(|e| only.contains(&e.name));
     Ok(out)
+}
+
+/// The entry messages no integration test pins, rendered as before.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(problem: EntryProblem) -> String {
+        ManifestError::Entry { file: "suite.yaml".into(), name: "a".into(), problem: Box::new(problem) }
+            .to_string()
+    }
+
+    #[test]
+    fn size_names_differ() {
+        assert_eq!(
+            entry(EntryProblem::SizeNames),
+            "suite.yaml: program `a`: `sizes` and `cpu` must name the same sizes"
+        );
+    }
+
+    #[test]
+    fn flops_do_not_parse() {
+        let source = crate::arith::parse_arith("N +").unwrap_err();
+        let want = format!("suite.yaml: program `a`: flops `N +`: {source}");
+        assert_eq!(entry(EntryProblem::Flops { text: "N +".into(), source }), want);
+    }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::rows::{first_seen, Provenance};
 use super::table::{Table, NONE};
-use super::{cgo17, cgo18, icfp15, ReportError, Sources};
+use super::{cgo17, cgo18, icfp15, DataProblem, ReadProblem, ReportError, Sources};
 use crate::harness::results::Status;
 
 /// Every block kind, with what its path names.
@@ -28,7 +28,7 @@ pub const KINDS: [(&str, &str); 9] = [
 pub(super) fn render(sources: &mut Sources, kind: &str, args: &[&str]) -> Result<String, ReportError> {
     let what = format!("block `{kind} {}`", args.join(" "));
     let [arg] = args else {
-        return Err(ReportError::Data { what, msg: "expected one path after the kind".into() });
+        return Err(ReportError::Data { what, problem: DataProblem::OnePath });
     };
     let path = Path::new(arg);
     match kind {
@@ -41,10 +41,7 @@ pub(super) fn render(sources: &mut Sources, kind: &str, args: &[&str]) -> Result
         "times" => cgo17::times(sources, path),
         "generality" => super::generality::table(&sources.root, path),
         "generality-ported" => super::generality::ported(&sources.root, path),
-        _ => {
-            let known: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
-            Err(ReportError::Data { what, msg: format!("unknown kind (known: {})", known.join(", ")) })
-        }
+        _ => Err(ReportError::Data { what, problem: DataProblem::UnknownKind }),
     }
 }
 
@@ -52,7 +49,7 @@ pub(super) fn render(sources: &mut Sources, kind: &str, args: &[&str]) -> Result
 /// validated, and the commits, devices, drivers and times they carry.
 fn runs(sources: &mut Sources, dir: &Path) -> Result<String, ReportError> {
     if !sources.is_dir(dir) {
-        return Err(ReportError::Read { path: sources.root.join(dir), msg: "no such folder".into() });
+        return Err(ReportError::Read { path: sources.root.join(dir), problem: ReadProblem::NoFolder });
     }
     let mut t = Table::new(&["file", "rows", "ok", "commit", "device", "driver", "run (UTC)"]);
     for file in sources.results_files(dir)? {
@@ -85,7 +82,7 @@ fn runs(sources: &mut Sources, dir: &Path) -> Result<String, ReportError> {
     if t.is_empty() {
         return Err(ReportError::Data {
             what: dir.display().to_string(),
-            msg: "no results*.csv files".into(),
+            problem: DataProblem::NoResultsFiles,
         });
     }
     Ok(format!("The results files of `{}`:\n\n{}", dir.display(), t.markdown()))

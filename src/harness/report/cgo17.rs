@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::rows::{self, display, first_seen, last, ok_ms, ordered, speedup, speedup_cell, Provenance};
 use super::table::{self, Table, NONE};
-use super::{ReportError, Sources};
+use super::{DataProblem, ReportError, Sources};
 use crate::harness::chart::geometric_mean;
 use crate::harness::results::{Row, Status};
 use crate::harness::variant_name::{Level, Variant, CLBLAST};
@@ -183,7 +183,7 @@ pub(super) fn derived(sources: &mut Sources, csv: &Path) -> Result<String, Repor
     if t.is_empty() {
         return Err(ReportError::Data {
             what: csv.display().to_string(),
-            msg: "no `lift-derived` rows".into(),
+            problem: DataProblem::NoDerivedRows,
         });
     }
     Ok(format!("From `{}` ({}): median kernel times.\n\n{}", csv.display(), prov.describe(), t.markdown()))
@@ -215,7 +215,7 @@ pub(super) fn times(sources: &mut Sources, csv: &Path) -> Result<String, ReportE
     }
     t.drop_empty_columns(4);
     if t.is_empty() {
-        return Err(ReportError::Data { what: csv.display().to_string(), msg: "no rows".into() });
+        return Err(ReportError::Data { what: csv.display().to_string(), problem: DataProblem::NoRows });
     }
     Ok(format!(
         "From `{}` ({}; {}): median kernel times.\n\n{}",

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::rows::{self, display, fastest, matches, ok_ms, Provenance};
 use super::table::{self, NONE};
-use super::{ReportError, Sources};
+use super::{ClaimsProblem, DataProblem, ReportError, Sources, Unmatched};
 use crate::harness::chart::geometric_mean;
 use crate::harness::results::{Row, Status};
 use crate::harness::variant_name::Variant;
@@ -45,7 +45,7 @@ pub(super) struct Table1Section {
 /// What a measure counts.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(rename_all = "kebab-case")]
-pub(super) enum Quantity {
+pub enum Quantity {
     /// The fastest of `over`'s medians over the fastest of `of`'s.
     Speedup,
     /// The fastest of `of`'s GElements/s.
@@ -96,13 +96,13 @@ pub(super) struct Measure {
 
 /// Reads and checks the claims file.
 pub(super) fn load(path: &Path) -> Result<ClaimsFile, ReportError> {
-    let err = |msg: String| ReportError::Claims { path: path.into(), msg };
-    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    let file: ClaimsFile = serde_yaml::from_str(&text).map_err(|e| err(e.to_string()))?;
+    let err = |problem: ClaimsProblem| ReportError::Claims { path: path.into(), problem };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.into()))?;
+    let file: ClaimsFile = serde_yaml::from_str(&text).map_err(|e| err(e.into()))?;
     for (i, c) in file.claims.iter().enumerate() {
-        let name = format!("claim {} ({}, {})", i + 1, c.paper, c.figure);
+        let (claim, paper, figure) = (i + 1, c.paper.clone(), c.figure.clone());
         if c.ours.is_empty() {
-            return Err(err(format!("{name}: `ours` lists no measure")));
+            return Err(err(ClaimsProblem::NoMeasure { claim, paper, figure }));
         }
         for m in &c.ours {
             let needs = match m.quantity {
@@ -111,10 +111,8 @@ pub(super) fn load(path: &Path) -> Result<ClaimsFile, ReportError> {
                 Quantity::CodeSizeRatio => true,
             };
             if !needs {
-                return Err(err(format!(
-                    "{name}: a {:?} measure needs `of` (and `over` for a speedup)",
-                    m.quantity
-                )));
+                let (paper, figure) = (paper, figure.clone());
+                return Err(err(ClaimsProblem::MeasureNeeds { claim, paper, figure, quantity: m.quantity }));
             }
         }
     }
@@ -176,10 +174,13 @@ pub(super) fn evaluate(sources: &mut Sources, m: &Measure) -> Result<(String, Pr
 fn no_rows(m: &Measure) -> ReportError {
     ReportError::Data {
         what: m.csv.display().to_string(),
-        msg: format!(
-            "no validated rows for the {:?} of {:?} over {:?} (benchmarks {:?}, sizes {:?})",
-            m.quantity, m.of, m.over, m.benchmarks, m.sizes
-        ),
+        problem: DataProblem::NoValidatedRows(Box::new(Unmatched {
+            quantity: m.quantity,
+            of: m.of.clone(),
+            over: m.over.clone(),
+            benchmarks: m.benchmarks.clone(),
+            sizes: m.sizes.clone(),
+        })),
     }
 }
 

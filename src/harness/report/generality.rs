@@ -5,16 +5,19 @@
 
 use super::rows::first_seen;
 use super::table::{ms, opt, times, Table, NONE};
-use super::ReportError;
+use super::{DataProblem, ReadProblem, ReportError};
 use crate::harness::chart::geometric_mean;
 use crate::harness::generality::{row, Outcome, Row};
 use std::path::Path;
 
 pub(super) fn table(root: &Path, rel: &Path) -> Result<String, ReportError> {
     let path = root.join(rel);
-    let rows = row::read(&path).map_err(|e| ReportError::Read { path: path.clone(), msg: e.to_string() })?;
+    let rows = row::read(&path).map_err(|e| ReportError::Read {
+        path: path.clone(),
+        problem: ReadProblem::Generality(Box::new(e)),
+    })?;
     if rows.is_empty() {
-        return Err(ReportError::Data { what: rel.display().to_string(), msg: "no rows".into() });
+        return Err(ReportError::Data { what: rel.display().to_string(), problem: DataProblem::NoRows });
     }
     let mut t = Table::new(&[
         "program",
@@ -98,7 +101,8 @@ fn summary(rows: &[Row]) -> String {
 pub(super) fn ported(root: &Path, rel: &Path) -> Result<String, ReportError> {
     let read = |rel: &Path| {
         let path = root.join(rel);
-        row::read(&path).map_err(|e| ReportError::Read { path, msg: e.to_string() })
+        row::read(&path)
+            .map_err(|e| ReportError::Read { path, problem: ReadProblem::Generality(Box::new(e)) })
     };
     let ported = read(rel)?;
     let own_rel = rel.with_file_name(crate::harness::generality::RESULTS);

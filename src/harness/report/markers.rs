@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::ReportError;
+use super::{MarkerProblem, ReportError};
 
 const OPEN: &str = "<!-- lift report:";
 const CLOSE: &str = "-->";
@@ -34,7 +34,7 @@ pub(super) fn regenerate(
     text: &str,
     render: &mut Render,
 ) -> Result<(String, Vec<String>), ReportError> {
-    let err = |line: usize, msg: String| ReportError::Marker { path: path.into(), line, msg };
+    let err = |line: usize, problem| ReportError::Marker { path: path.into(), line, problem };
     let mut out = String::with_capacity(text.len());
     let mut drifted = Vec::new();
     // The open block: its name, its begin line and its committed text.
@@ -47,11 +47,13 @@ pub(super) fn regenerate(
                 open = Some((name, n, String::new()));
             }
             (Some((name, true)), Some((outer, at, _))) => {
-                return Err(err(n, format!("block `{name}` begins inside block `{outer}` (line {at})")));
+                let (outer, outer_line) = (outer.clone(), *at);
+                return Err(err(n, MarkerProblem::Nested { name, outer, outer_line }));
             }
             (Some((name, false)), Some((current, at, committed))) => {
                 if name != *current {
-                    return Err(err(n, format!("end of `{name}` closes block `{current}` (line {at})")));
+                    let (open, open_line) = (current.clone(), *at);
+                    return Err(err(n, MarkerProblem::Mismatched { name, open, open_line }));
                 }
                 let words: Vec<&str> = current.split_whitespace().collect();
                 let body = render(words[0], &words[1..], *at)?;
@@ -63,13 +65,13 @@ pub(super) fn regenerate(
                 out.push_str(line);
                 open = None;
             }
-            (Some((name, false)), None) => return Err(err(n, format!("end of `{name}` without its begin"))),
+            (Some((name, false)), None) => return Err(err(n, MarkerProblem::NoBegin { name })),
             (None, Some((_, _, committed))) => committed.push_str(line),
             (None, None) => out.push_str(line),
         }
     }
     if let Some((name, at, _)) = open {
-        return Err(err(at, format!("block `{name}` has no end marker")));
+        return Err(err(at, MarkerProblem::NoEnd { name }));
     }
     Ok((out, drifted))
 }

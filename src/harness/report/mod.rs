@@ -14,6 +14,7 @@ mod blocks;
 mod cgo17;
 mod cgo18;
 mod claims;
+mod error;
 mod generality;
 mod icfp15;
 mod markers;
@@ -26,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::harness::results::Row;
+pub use error::{ClaimsProblem, DataProblem, MarkerProblem, ReadProblem, ReportError, Unmatched};
 
 /// The hand-written file whose marked blocks are generated.
 pub const README: &str = "README.md";
@@ -33,23 +35,6 @@ pub const README: &str = "README.md";
 pub const CLAIMS: &str = "reports/paper-claims.yaml";
 /// The generated paper-versus-reproduced table.
 pub const PAPER_VS_REPRODUCED: &str = "reports/paper-vs-reproduced.md";
-
-/// Why the report could not be generated.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error("{path}: {msg}")]
-    Read { path: PathBuf, msg: String },
-    #[error("{path}:{line}: {msg}")]
-    Marker { path: PathBuf, line: usize, msg: String },
-    #[error("{path}: {msg}")]
-    Claims { path: PathBuf, msg: String },
-    /// A block or claim whose rows are not in its CSV (a renamed benchmark
-    /// or variant): the table would silently lose its numbers.
-    #[error("{what}: {msg}")]
-    Data { what: String, msg: String },
-    #[error("writing {path}: {msg}")]
-    Write { path: PathBuf, msg: String },
-}
 
 /// One generated file: its path under the root, the committed text and
 /// what `lift report` makes of it.
@@ -71,9 +56,11 @@ pub fn generate(root: &Path) -> Result<Vec<Output>, ReportError> {
     let readme = read_text(&readme_path)?;
     let (generated, drifted) = markers::regenerate(&readme_path, &readme, &mut |name, args, line| {
         blocks::render(&mut sources, name, args).map_err(|e| match e {
-            ReportError::Data { what, msg } => {
-                ReportError::Marker { path: readme_path.clone(), line, msg: format!("{what}: {msg}") }
-            }
+            ReportError::Data { what, problem } => ReportError::Marker {
+                path: readme_path.clone(),
+                line,
+                problem: MarkerProblem::Block { what, problem },
+            },
             other => other,
         })
     })?;
@@ -128,14 +115,14 @@ pub fn write(root: &Path, outputs: &[Output]) -> Result<Vec<PathBuf>, ReportErro
     for o in outputs.iter().filter(|o| o.committed != o.generated) {
         let path = root.join(&o.path);
         crate::outfile::replace(&path, o.generated.as_bytes())
-            .map_err(|e| ReportError::Write { path: path.clone(), msg: e.to_string() })?;
+            .map_err(|source| ReportError::Write { path: path.clone(), source })?;
         written.push(path);
     }
     Ok(written)
 }
 
 fn read_text(path: &Path) -> Result<String, ReportError> {
-    std::fs::read_to_string(path).map_err(|e| ReportError::Read { path: path.into(), msg: e.to_string() })
+    std::fs::read_to_string(path).map_err(|e| ReportError::Read { path: path.into(), problem: e.into() })
 }
 
 /// The CSVs a report reads, each read once.
@@ -156,10 +143,12 @@ impl Sources {
         }
         let path = self.root.join(rel);
         if !path.is_file() {
-            return Err(ReportError::Read { path, msg: "no such file".into() });
+            return Err(ReportError::Read { path, problem: ReadProblem::NoFile });
         }
-        let rows = crate::harness::results::read_rows(&path)
-            .map_err(|e| ReportError::Read { path: path.clone(), msg: e.to_string() })?;
+        let rows = crate::harness::results::read_rows(&path).map_err(|e| ReportError::Read {
+            path: path.clone(),
+            problem: ReadProblem::Results(Box::new(e)),
+        })?;
         let rows = Rc::new(rows);
         self.results.insert(rel.to_path_buf(), rows.clone());
         Ok(rows)
@@ -168,9 +157,12 @@ impl Sources {
     /// The records of another CSV (`portability.csv`, `table1.csv`).
     fn records<T: serde::de::DeserializeOwned>(&self, rel: &Path) -> Result<Vec<T>, ReportError> {
         let path = self.root.join(rel);
-        let err = |msg: String| ReportError::Read { path: path.clone(), msg };
-        let mut rd = csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
-        rd.deserialize().enumerate().map(|(i, r)| r.map_err(|e| err(format!("row {}: {e}", i + 2)))).collect()
+        let err = |problem| ReportError::Read { path: path.clone(), problem };
+        let mut rd = csv::Reader::from_path(&path).map_err(|e| err(ReadProblem::Csv(e)))?;
+        rd.deserialize()
+            .enumerate()
+            .map(|(i, r)| r.map_err(|source| err(ReadProblem::Row { row: i + 2, source })))
+            .collect()
     }
 
     /// Whether `rel` names a folder under the root.
@@ -182,7 +174,7 @@ impl Sources {
     fn results_files(&self, rel: &Path) -> Result<Vec<PathBuf>, ReportError> {
         let dir = self.root.join(rel);
         let entries = std::fs::read_dir(&dir)
-            .map_err(|e| ReportError::Read { path: dir.clone(), msg: e.to_string() })?;
+            .map_err(|e| ReportError::Read { path: dir.clone(), problem: e.into() })?;
         let mut files: Vec<PathBuf> = entries
             .flatten()
             .filter_map(|e| {

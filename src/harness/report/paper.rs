@@ -5,7 +5,7 @@
 use super::claims::{evaluate, ClaimsFile, Table1Record};
 use super::rows::{display, Provenance};
 use super::table::{self, Table, NONE};
-use super::{ReportError, Sources, CLAIMS};
+use super::{DataProblem, ReportError, Sources, CLAIMS};
 
 /// The whole file.
 pub(super) fn render(file: &ClaimsFile, sources: &mut Sources) -> Result<String, ReportError> {
@@ -22,7 +22,7 @@ pub(super) fn render(file: &ClaimsFile, sources: &mut Sources) -> Result<String,
         for m in &c.ours {
             let (text, p) = evaluate(sources, m).map_err(|e| ReportError::Data {
                 what: format!("{CLAIMS}: claim {} ({}, {})", i + 1, c.paper, c.figure),
-                msg: e.to_string(),
+                problem: DataProblem::Measure(Box::new(e)),
             })?;
             ours.push(text);
             runs.push((m.label.as_deref(), p));
