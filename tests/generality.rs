@@ -20,6 +20,7 @@ fn tmp(name: &str) -> PathBuf {
 fn opts(out: &Path, only: &[&str]) -> Options {
     Options {
         root: root(),
+        suite: root().join(manifest::SUITE_DIR),
         out_dir: out.to_path_buf(),
         budget: Duration::from_secs(4),
         only: only.iter().map(|s| s.to_string()).collect(),
@@ -37,7 +38,7 @@ fn opts(out: &Path, only: &[&str]) -> Options {
 /// with a byte count at both size sets, and every class the issue names.
 #[test]
 fn every_program_of_the_suite_parses_and_has_a_byte_count() {
-    let entries = manifest::load(&root(), &[]).unwrap();
+    let entries = manifest::load(&root().join(manifest::SUITE_DIR), &[]).unwrap();
     assert!(entries.len() >= 30, "{} programs", entries.len());
     for e in &entries {
         let text = std::fs::read_to_string(&e.file).unwrap();
@@ -53,6 +54,29 @@ fn every_program_of_the_suite_parses_and_has_a_byte_count() {
         ["elementwise", "full reduction", "row reduction", "column reduction", "matrix product", "stencil"]
     {
         assert!(classes.contains(c), "no {c} program");
+    }
+}
+
+/// The holdout suite (`lift generality --suite benchmarks/holdout`): every
+/// program a `def` of its own name with a byte count, and none of them in
+/// the generality suite (it checks programs the search was not tuned on).
+#[test]
+fn the_holdout_suite_parses_and_is_disjoint_from_the_generality_suite() {
+    let holdout = manifest::load(&root().join("benchmarks/holdout"), &[]).unwrap();
+    let suite = manifest::load(&root().join(manifest::SUITE_DIR), &[]).unwrap();
+    assert!(holdout.len() >= 5, "{} programs", holdout.len());
+    for e in &holdout {
+        assert!(suite.iter().all(|s| s.name != e.name), "{} is in both suites", e.name);
+        let text = std::fs::read_to_string(&e.file).unwrap();
+        let p = lift::parse::parse_program(&SourceFile::new(e.file.display().to_string(), text))
+            .unwrap_or_else(|err| panic!("{}: {err:?}", e.name));
+        for gpu in [true, false] {
+            assert!(
+                lift::harness::roofline::min_traffic(&p, &e.name, e.sizes(gpu)).unwrap() > 0,
+                "{}",
+                e.name
+            );
+        }
     }
 }
 
@@ -90,7 +114,7 @@ fn manifest_error(yaml: &str, only: &[&str]) -> String {
     std::fs::create_dir_all(dir.join(manifest::SUITE_DIR)).unwrap();
     std::fs::write(dir.join(manifest::SUITE_DIR).join(manifest::MANIFEST), yaml).unwrap();
     let only: Vec<String> = only.iter().map(|s| s.to_string()).collect();
-    let e = manifest::load(&dir, &only).unwrap_err().to_string();
+    let e = manifest::load(&dir.join(manifest::SUITE_DIR), &only).unwrap_err().to_string();
     std::fs::remove_dir_all(&dir).ok();
     e
 }

@@ -15,7 +15,7 @@ pub(crate) struct GeneralityArgs {
     /// The search's wall-time budget per program: `60s`, `2m`.
     #[arg(long, default_value = "60s")]
     budget: String,
-    /// Only these programs (comma-separated names of benchmarks/generality/suite.yaml).
+    /// Only these programs (comma-separated names of the suite's suite.yaml).
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Keep the `ok` rows of results-generality.csv (same commit) and run the other programs.
@@ -33,9 +33,13 @@ pub(crate) struct GeneralityArgs {
     /// Reports directory; results go to DIR/<device-slug>/.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
-    /// Repository root (the programs, their manifest and the peer).
+    /// Repository root (the peer; the suite's default folder).
     #[arg(long, default_value = ".")]
     root: PathBuf,
+    /// The suite's folder: its suite.yaml and the programs it names
+    /// (default: ROOT/benchmarks/generality; ROOT/benchmarks/holdout is the holdout suite).
+    #[arg(long, value_name = "DIR")]
+    suite: Option<PathBuf>,
     /// Search nothing: measure the programs another device's search found,
     /// DIR/<name>/best.lift (e.g. reports/<gpu>/generality), on this device;
     /// rows go to results-generality-ported.csv.
@@ -53,6 +57,10 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
     let out_dir = a.out.join(device.slug());
     let opts = generality::Options {
         root: a.root.clone(),
+        suite: a
+            .suite
+            .clone()
+            .unwrap_or_else(|| a.root.join(crate::harness::generality::manifest::SUITE_DIR)),
         out_dir: out_dir.clone(),
         budget,
         only: a.only.clone(),

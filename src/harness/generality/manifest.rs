@@ -7,7 +7,8 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The manifest's folder, relative to the repository root.
+/// The generality suite's folder, relative to the repository root (the
+/// default of `lift generality --suite`).
 pub const SUITE_DIR: &str = "benchmarks/generality";
 /// The manifest's file name inside [`SUITE_DIR`].
 pub const MANIFEST: &str = "suite.yaml";
@@ -15,7 +16,8 @@ pub const MANIFEST: &str = "suite.yaml";
 /// Why the manifest cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
-    #[error("{file}: {source}")]
+    /// The read error names the file itself.
+    #[error("{source}")]
     Read { file: String, source: crate::ir::ReadError },
     #[error("{file}: {source}")]
     Syntax { file: String, source: serde_yaml::Error },
@@ -92,10 +94,12 @@ impl Entry {
 /// The largest size value (32-bit indices).
 const MAX_SIZE: i64 = i32::MAX as i64;
 
-/// Reads the manifest under `root` and keeps the programs of `only` (all
-/// when empty), in the manifest's order.
-pub fn load(root: &Path, only: &[String]) -> Result<Vec<Entry>, ManifestError> {
-    let path = root.join(SUITE_DIR).join(MANIFEST);
+/// Reads the manifest of the suite folder `suite` (its `suite.yaml`, the
+/// programs beside it; `ROOT/benchmarks/generality` for the generality
+/// suite) and keeps the programs of `only` (all when empty), in the
+/// manifest's order.
+pub fn load(suite: &Path, only: &[String]) -> Result<Vec<Entry>, ManifestError> {
+    let path = suite.join(MANIFEST);
     let file = path.display().to_string();
     let text =
         crate::ir::read_text(&path).map_err(|source| ManifestError::Read { file: file.clone(), source })?;
@@ -128,7 +132,7 @@ pub fn load(root: &Path, only: &[String]) -> Result<Vec<Entry>, ManifestError> {
             None => None,
         };
         out.push(Entry {
-            file: root.join(SUITE_DIR).join(format!("{}.lift", r.name)),
+            file: suite.join(format!("{}.lift", r.name)),
             name: r.name,
             class: r.class,
             gpu_sizes: r.sizes,

@@ -35,8 +35,10 @@ pub const RESULTS: &str = "results-generality.csv";
 /// What a run of the suite does.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The repository root (programs, the manifest, the peer script).
+    /// The repository root (the peer script).
     pub root: PathBuf,
+    /// The suite's folder: its `suite.yaml` and programs.
+    pub suite: PathBuf,
     /// The device's report folder (`reports/<slug>/`).
     pub out_dir: PathBuf,
     /// The search's budget per program.
@@ -82,7 +84,7 @@ pub struct Limits {
 /// Runs the suite on one device; returns the rows of this run (those kept
 /// by `--resume` are not repeated).
 pub fn run(opts: &Options, device: &DeviceInfo) -> Result<Vec<Row>, GeneralityError> {
-    let entries = manifest::load(&opts.root, &opts.only)?;
+    let entries = manifest::load(&opts.suite, &opts.only)?;
     let path = results_path_for(opts);
     let mut writer = row::Writer::open(&path, opts.resume, &opts.commit)?;
     let todo: Vec<&Entry> = entries.iter().filter(|e| !writer.has(&e.name, &device.name)).collect();
