@@ -78,3 +78,30 @@ fn a_reader_that_stops_early_is_not_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && !err.contains("panicked"), "{:?}: {err}", out.status);
 }
+
+/// `--size` takes several sizes separated by commas, as `lift explore`'s
+/// does: the same kernel as the repeated flag.
+#[test]
+fn sizes_may_be_comma_separated() {
+    let base = [
+        "compile",
+        "benchmarks/mm-nvidia.lift",
+        "--def",
+        "mmNvidia",
+        "--local",
+        "16,16",
+        "--global",
+        "128,128",
+    ];
+    let repeated: Vec<&str> =
+        base.iter().copied().chain(["--size", "M=1024", "--size", "N=1024", "--size", "K=1024"]).collect();
+    let commas: Vec<&str> = base.iter().copied().chain(["--size", "M=1024,N=1024,K=1024"]).collect();
+    let (c1, k1, e1) = lift(&repeated);
+    let (c2, k2, e2) = lift(&commas);
+    assert_eq!((c1, c2), (Some(0), Some(0)), "{e1} {e2}");
+    assert_eq!(k1, k2);
+    // The sizes shape the kernel: without them it differs.
+    let (c3, k3, e3) = lift(&base);
+    assert_eq!(c3, Some(0), "{e3}");
+    assert_ne!(k1, k3);
+}

@@ -25,8 +25,8 @@ pub(crate) struct CompileFlags {
     /// replaying this derivation (docs/REWRITE.md).
     #[arg(long, value_name = "FILE")]
     derivation: Option<PathBuf>,
-    /// A size known at compile time, `N=4096` (repeatable).
-    #[arg(long = "size", value_name = "NAME=VALUE")]
+    /// A size known at compile time, `N=4096` (repeatable or comma-separated).
+    #[arg(long = "size", value_name = "NAME=VALUE", value_delimiter = ',')]
     sizes: Vec<String>,
     /// Local size, `64` or `16,16`.
     #[arg(long)]
