@@ -229,6 +229,9 @@ fn map_stride() {
         "map(absVal, x)",
         "scatter(\\i -> i / (N / 4) + (i % (N / 4)) * 4, map(absVal, gather(\\i -> i / (N / 4) + (i % (N / 4)) * 4, x)))",
     );
+    // Refused where there is no high-level map, naming itself.
+    let e = apply_err(ASUM, "map-stride", "root", &[("s", 4)]).to_string();
+    assert!(e.contains("`map-stride` does not match"), "{e}");
 }
 
 #[test]

@@ -638,21 +638,22 @@ mod tests {
         }
     }
 
-    /// The derivation of a lowering at its default slot values, as text.
-    fn derivation(base: &Program, def: &str, s: &Shape) -> String {
-        s.instantiate(base, def, &s.defaults()).unwrap().derivation.join(" ; ")
+    /// The derivations of the program's lowerings (at most 24, default
+    /// slot values), as text.
+    fn lowered(file: &str, def: &str) -> Vec<String> {
+        let base = prepared(file, def);
+        let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
+        lowerings(&base, def, &root, 24)
+            .iter()
+            .map(|s| s.instantiate(&base, def, &s.defaults()).unwrap().derivation.join(" ; "))
+            .collect()
     }
 
     /// A map over rows lowered to `mapGlb` in both maps is offered in both
     /// dimension orders, and each exchanged shape replays.
     #[test]
     fn two_parallel_dimensions_come_in_both_orders() {
-        let base = prepared("benchmarks/generality/bias_relu.lift", "bias_relu");
-        let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
-        let all: Vec<String> = lowerings(&base, "bias_relu", &root, 24)
-            .iter()
-            .map(|s| derivation(&base, "bias_relu", s))
-            .collect();
+        let all = lowered("benchmarks/generality/bias_relu.lift", "bias_relu");
         for pair in [
             ["map-glb @ root d=0 ; map-glb @ 0.0.0 d=1", "map-glb @ root d=1 ; map-glb @ 0.0.0 d=0"],
             ["map-wrg @ root d=0 ; map-wrg @ 0.0.0 d=1", "map-wrg @ root d=1 ; map-wrg @ 0.0.0 d=0"],
@@ -667,12 +668,7 @@ mod tests {
     /// first) keeps it unfused.
     #[test]
     fn only_the_naive_lowering_stays_unfused() {
-        let base = prepared("benchmarks/generality/rowexpsum.lift", "rowexpsum");
-        let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
-        let all: Vec<String> = lowerings(&base, "rowexpsum", &root, 24)
-            .iter()
-            .map(|s| derivation(&base, "rowexpsum", s))
-            .collect();
+        let all = lowered("benchmarks/generality/rowexpsum.lift", "rowexpsum");
         assert!(all.len() > 2, "{all:#?}");
         assert!(!all[0].contains("reduce-map-fusion"), "the naive lowering: {}", all[0]);
         for d in &all[1..] {

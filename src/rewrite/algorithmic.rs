@@ -61,7 +61,7 @@ pub static RULES: [Rule; 22] = [
         "map(f)",
         "scatter(r) o map(f) o gather(r)   with r = \\i -> i / (len/s) + (i % (len/s)) * s",
         &[ParamSpec { name: "s", what: "stride" }],
-        m_split_join,
+        m_map_stride,
         b_map_stride,
     ),
     rule(
@@ -188,11 +188,20 @@ fn b_reorder_map(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     Ok(b.pattern(Pattern::Map { kind, f: Box::new(f.clone()) }, vec![g], span))
 }
 
-fn m_split_join(s: &Site<'_>) -> R {
+/// A high-level map, for `rule` (named in the refusal).
+fn m_high_map(s: &Site<'_>, rule: &'static str) -> R {
     match map_parts(s.expr) {
         Some((MapKind::Map, ..)) => Ok(()),
-        _ => Err(s.no_match("split-join", "a high-level `map(f) $ x`")),
+        _ => Err(s.no_match(rule, "a high-level `map(f) $ x`")),
     }
+}
+
+fn m_split_join(s: &Site<'_>) -> R {
+    m_high_map(s, "split-join")
+}
+
+fn m_map_stride(s: &Site<'_>) -> R {
+    m_high_map(s, "map-stride")
 }
 
 fn b_split_join(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
@@ -333,7 +342,7 @@ fn b_reorder_stride(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
 /// neighbouring elements (a work-item per chunk then reads and writes
 /// coalesced, its elements `s` apart).
 fn b_map_stride(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
-    m_split_join(s)?;
+    m_map_stride(s)?;
     let (kind, f, xs, span) = map_parts(s.expr).ok_or_else(|| s.no_match("map-stride", "a map"))?;
     let st = arg("map-stride", a, "s")?;
     let len = s.len(xs).ok_or_else(|| s.no_match("map-stride", "a map over an array"))?;

@@ -17,8 +17,8 @@ pub const MANIFEST: &str = "suite.yaml";
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
     /// The read error names the file itself.
-    #[error("{source}")]
-    Read { file: String, source: crate::ir::ReadError },
+    #[error(transparent)]
+    Read(crate::ir::ReadError),
     #[error("{file}: {source}")]
     Syntax { file: String, source: serde_yaml::Error },
     #[error("{file}: program `{name}`: {problem}")]
@@ -101,8 +101,7 @@ const MAX_SIZE: i64 = i32::MAX as i64;
 pub fn load(suite: &Path, only: &[String]) -> Result<Vec<Entry>, ManifestError> {
     let path = suite.join(MANIFEST);
     let file = path.display().to_string();
-    let text =
-        crate::ir::read_text(&path).map_err(|source| ManifestError::Read { file: file.clone(), source })?;
+    let text = crate::ir::read_text(&path).map_err(ManifestError::Read)?;
     let raw: RawManifest =
         serde_yaml::from_str(&text).map_err(|source| ManifestError::Syntax { file: file.clone(), source })?;
     let mut out: Vec<Entry> = Vec::new();
