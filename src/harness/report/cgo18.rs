@@ -84,6 +84,7 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
         "Halide".into(),
         "best Lift / Halide".into(),
         "lift-tuned: fraction of copy bandwidth".into(),
+        "Halide: fraction of copy bandwidth".into(),
     ]);
     let mut t = Table::new(&header);
     let mut keys: Vec<(String, String)> = Vec::new();
@@ -94,6 +95,7 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
         }
     }
     let (mut best_h, mut tuned_h, mut tuned_r) = (Vec::new(), Vec::new(), Vec::new());
+    let mut halide_fracs = Vec::new();
     for (b, s) in &keys {
         let g = |v: &Variant| gelems(last(&rows, b, s, v));
         let what = format!("{} {s}", display(b));
@@ -107,7 +109,14 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
         let frac =
             last(&rows, b, s, &TUNED).filter(|r| r.status == Status::Ok).and_then(|r| r.frac_bandwidth);
         let halide = last(&rows, b, s, &Variant::peer(HALIDE));
-        line.extend([cell(halide), ratio_cell(bh), table::opt(frac, table::fraction)]);
+        let halide_frac = halide.filter(|r| r.status == Status::Ok).and_then(|r| r.frac_bandwidth);
+        halide_fracs.extend(halide_frac);
+        line.extend([
+            cell(halide),
+            ratio_cell(bh),
+            table::opt(frac, table::fraction),
+            table::opt(halide_frac, table::fraction),
+        ]);
         t.push(line);
     }
     let mut prov = Provenance::default();
@@ -121,18 +130,48 @@ pub(super) fn stencils(sources: &mut Sources, csv: &Path) -> Result<String, Repo
     out.push_str(&t.markdown());
     out.push_str(&format!(
         "\n{}Geometric means: best Lift variant over Halide {}; `lift-tuned` over Halide {}; \
-         `lift-tuned` over the reference (where there is one) {}. {}\n",
+         `lift-tuned` over the reference (where there is one) {}. {}\n{}\n",
         rows::mixed_note(&t.markdown()),
         mean_and_lowest(&best_h),
         mean_and_lowest(&tuned_h),
         mean_and_lowest(&tuned_r),
-        tiling_line(&rows)
+        tiling_line(&rows),
+        ceiling_line(&halide_fracs)
     ));
     let mut variants = vec![REFERENCE];
     variants.extend(lifts);
     variants.push(Variant::peer(HALIDE));
     out.push_str(&format!("Clocks (`timing`): {}.\n", rows::clocks(&rows, &variants)));
     Ok(out)
+}
+
+/// Below this fraction of the copy bandwidth a stencil's Halide kernel is
+/// taken to be bound by something other than memory traffic (launch
+/// latency on srad's small grids), where the bandwidth gives no ceiling.
+const BANDWIDTH_BOUND: f64 = 0.5;
+
+/// The ratio over Halide that a Lift kernel moving the compulsory traffic
+/// at the measured copy bandwidth would reach: `1 / f` for Halide's
+/// fraction `f`. It bounds what any Lift kernel can show over Halide on
+/// the bandwidth-bound rows, so a reader can tell a goal out of reach
+/// from one missed.
+fn ceiling_line(halide_fracs: &[f64]) -> String {
+    let bound: Vec<f64> = halide_fracs.iter().copied().filter(|f| *f >= BANDWIDTH_BOUND).collect();
+    let ceilings: Vec<f64> = bound.iter().map(|f| 1.0 / f).collect();
+    let Some(mean) = crate::harness::chart::geometric_mean(&ceilings) else {
+        return "Halide's fraction of copy bandwidth: not recorded.".to_string();
+    };
+    let beyond = bound.iter().filter(|f| 1.0 / **f < 1.2).count();
+    format!(
+        "Halide reaches at least {} of the copy bandwidth on {} of {} rows; on those a Lift kernel \
+         at the full copy bandwidth would be {} times as fast as Halide (geometric mean), and 1.2x would need more \
+         than the copy bandwidth on {} of them.",
+        table::fraction(BANDWIDTH_BOUND),
+        bound.len(),
+        halide_fracs.len(),
+        table::ratio(mean),
+        beyond
+    )
 }
 
 /// Of the benchmarks of `rows` (one program's rows), how many programs
@@ -149,4 +188,22 @@ fn tiling_line(rows: &[Row]) -> String {
     let tuned: Vec<&Row> = rows.iter().filter(|r| r.variant == TUNED).collect();
     let (tiled, of) = tiling_counts(&tuned);
     format!("`lift-tuned` tiles in local memory for {tiled} of {of} benchmarks.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ceiling_counts_only_bandwidth_bound_rows() {
+        // 0.1 is latency-bound (no ceiling); 1.0 leaves no room at all, 0.5 room for 2x.
+        let line = ceiling_line(&[1.0, 0.5, 0.1]);
+        assert_eq!(
+            line,
+            "Halide reaches at least 0.50 of the copy bandwidth on 2 of 3 rows; on those a Lift kernel \
+             at the full copy bandwidth would be 1.41 times as fast as Halide (geometric mean), and 1.2x \
+             would need more than the copy bandwidth on 1 of them."
+        );
+        assert_eq!(ceiling_line(&[]), "Halide's fraction of copy bandwidth: not recorded.");
+    }
 }
