@@ -3,7 +3,7 @@
 use super::arg_error::{ArgError, ExploreCheckError};
 use super::compile_cmd::parse_sizes;
 use super::{bad, failed, BadInput, CliError, Failure};
-use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions};
+use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions, Share, Timing};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -315,6 +315,7 @@ fn print_devices(
                 if let Some(line) = shares_line(&d.shares) {
                     println!("  {line}");
                 }
+                println!("  {}", timing_line(&d.timing, &d.shares));
                 for f in &d.files {
                     println!("  wrote {}", f.display());
                 }
@@ -342,11 +343,11 @@ fn explore_error(file: &str, e: ExploreError) -> CliError {
 
 /// How a search shared by identical devices was split: the candidates
 /// each device measured (none for a search on one device).
-fn shares_line(shares: &[(String, usize)]) -> Option<String> {
+fn shares_line(shares: &[Share]) -> Option<String> {
     if shares.len() < 2 {
         return None;
     }
-    let each: Vec<String> = shares.iter().map(|(d, n)| format!("[{d}] {n}")).collect();
+    let each: Vec<String> = shares.iter().map(|s| format!("[{}] {}", s.device, s.measured)).collect();
     Some(format!("{} devices shared the search; candidates measured: {}", shares.len(), each.join(", ")))
 }
 
@@ -442,4 +443,18 @@ mod tests {
             "--size `N=1099511627776`: at most 2147483647 (kernels index with 32-bit ints)"
         );
     }
+}
+
+/// Where the wall time went: what more devices shorten (the search, while
+/// every device is busy) and what they do not (planning, confirming, and
+/// the devices' waits).
+fn timing_line(t: &Timing, shares: &[Share]) -> String {
+    let busy: Vec<String> = shares.iter().map(|s| format!("{:.1}", s.busy_s)).collect();
+    format!(
+        "time: planning {:.1} s, search {:.1} s (measuring: {} s), confirming {:.1} s",
+        t.plan_s,
+        t.search_s,
+        busy.join(" + "),
+        t.confirm_s
+    )
 }

@@ -200,8 +200,32 @@ pub struct DeviceResult {
     /// measured within the budget, in plan order.
     pub untried: Vec<String>,
     /// The devices that shared this search (identical ones split its
-    /// candidates, `split`): `P:D` and how many candidates each measured.
-    pub shares: Vec<(String, usize)>,
+    /// candidates, `split`), each with its own count and time.
+    pub shares: Vec<Share>,
+    /// Where the search's wall time went (`Timing`).
+    pub timing: Timing,
+}
+
+/// One device's part of a search: `P:D`, how many candidates it measured,
+/// and the seconds it spent measuring (building, validating, timing).
+/// Against the search's wall time, the rest is time the device waited: for
+/// a batch's last point, or for a program another device was measuring.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Share {
+    pub device: String,
+    pub measured: usize,
+    pub busy_s: f64,
+}
+
+/// The wall time of a search's stages, in seconds: planning (the shapes
+/// and their slots), setting up the devices (inputs, second stages) and the
+/// tuner's batches, and confirming logged times at the end. What does not
+/// shrink with more devices shows here.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timing {
+    pub plan_s: f64,
+    pub search_s: f64,
+    pub confirm_s: f64,
 }
 
 #[derive(Debug)]
@@ -522,7 +546,12 @@ fn empty_result(info: &DeviceInfo) -> DeviceResult {
         files: Vec::new(),
         notes: Vec::new(),
         untried: Vec::new(),
-        shares: vec![(format!("{}:{}", info.platform_index, info.device_index), 0)],
+        shares: vec![Share {
+            device: format!("{}:{}", info.platform_index, info.device_index),
+            measured: 0,
+            busy_s: 0.0,
+        }],
+        timing: Timing::default(),
     }
 }
 
@@ -555,6 +584,7 @@ impl Worker<'_> {
         // Closed however this returns, so that the helpers return too.
         let close = split::CloseOnDrop(&self.group.queue);
         let mut res = empty_result(&info);
+        let started = Instant::now();
         let dev = setup(info, self.original, self.opts)?;
         let mut bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
         // Candidates whose times came from an earlier run's log: measured
@@ -563,15 +593,26 @@ impl Worker<'_> {
         let mut failure: Option<ExploreError> = None;
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
         {
-            let mut own = |p: &Point| self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
+            let mut busy = 0.0;
+            let mut own = |p: &Point| {
+                let t0 = Instant::now();
+                let m = self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
+                busy += t0.elapsed().as_secs_f64();
+                m
+            };
             let mut batch = |b: &[Point]| self.group.queue.lead(b, &mut own);
             let stop = || self.stopped();
             // The first phase's share: half of the budget (`Tuner::run`).
             let share_spent = || Instant::now() + self.opts.budget / 2 >= self.deadline;
             let width = if helpers == 0 { 1 } else { BATCH_PER_DEVICE * (helpers + 1) };
             tuner.run_batches(&mut batch, &stop, &share_spent, width);
+            drop(batch);
+            if let Some(s) = res.shares.first_mut() {
+                s.busy_s = busy;
+            }
         }
         drop(close);
+        res.timing.search_s = started.elapsed().as_secs_f64();
         for _ in 0..helpers {
             match parts.recv() {
                 Ok(Ok(p)) => absorb(&mut res, &mut pending, p),
@@ -582,7 +623,9 @@ impl Worker<'_> {
         if let Some(e) = failure {
             return Err(e);
         }
+        let confirming = Instant::now();
         confirm(&mut bench, &mut res, pending);
+        res.timing.confirm_s = confirming.elapsed().as_secs_f64();
         self.bar.finish();
         Ok(res)
     }
@@ -596,9 +639,16 @@ impl Worker<'_> {
             let mut bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
             let mut pending = Vec::new();
             let mut failure = None;
-            self.group
-                .queue
-                .serve(&mut |p: &Point| self.measure(&mut bench, &mut res, &mut pending, &mut failure, p));
+            let mut busy = 0.0;
+            self.group.queue.serve(&mut |p: &Point| {
+                let t0 = Instant::now();
+                let m = self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
+                busy += t0.elapsed().as_secs_f64();
+                m
+            });
+            if let Some(s) = res.shares.first_mut() {
+                s.busy_s = busy;
+            }
             match failure {
                 Some(e) => Err(e),
                 None => Ok(Part { res, pending }),
@@ -749,7 +799,7 @@ impl Worker<'_> {
         res.measured += 1;
         // This device's own count (a leader's `absorb` appends the others').
         if let Some(s) = res.shares.first_mut() {
-            s.1 += 1;
+            s.measured += 1;
         }
         bench.cutoff_ms = self.group.best();
         bench.left_ms = self.deadline.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
@@ -1026,6 +1076,7 @@ fn explore_with(
     opts: &ExploreOptions,
     shard: Option<shard::Shard>,
 ) -> Result<Report, ExploreError> {
+    let planning = Instant::now();
     let (program, opts) = prepare_search(program, opts);
     let (program, opts) = (&program, &opts);
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
@@ -1065,6 +1116,7 @@ fn explore_with(
         })
         .collect();
     let owned: Vec<Vec<usize>> = models.iter().map(|m| m.3.clone()).collect();
+    let plan_s = planning.elapsed().as_secs_f64();
     let results: Vec<Result<DeviceResult, ExploreError>> = std::thread::scope(|scope| {
         let mut leaders = Vec::new();
         for (g, shapes, spaces, order, group) in &models {
@@ -1107,6 +1159,7 @@ fn explore_with(
         .map_err(|_| ExploreError::Runtime(measure::DeviceError::Panicked("the log's lock was poisoned")))?;
     for (r, mut owned) in results.into_iter().zip(owned) {
         let mut r = r?;
+        r.timing.plan_s = plan_s;
         notes.append(&mut r.notes);
         let logged = log.shapes_logged(&r.device);
         // In plan order.
