@@ -405,6 +405,20 @@ fn limit_line(
     ))
 }
 
+/// Where the wall time went: what more devices shorten (the search, while
+/// every device is busy) and what they do not (planning, confirming, and
+/// the devices' waits).
+fn timing_line(t: &Timing, shares: &[Share]) -> String {
+    let busy: Vec<String> = shares.iter().map(|s| format!("{:.1}", s.busy_s)).collect();
+    format!(
+        "time: planning {:.1} s, search {:.1} s (measuring: {} s), confirming {:.1} s",
+        t.plan_s,
+        t.search_s,
+        busy.join(" + "),
+        t.confirm_s
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,18 +457,4 @@ mod tests {
             "--size `N=1099511627776`: at most 2147483647 (kernels index with 32-bit ints)"
         );
     }
-}
-
-/// Where the wall time went: what more devices shorten (the search, while
-/// every device is busy) and what they do not (planning, confirming, and
-/// the devices' waits).
-fn timing_line(t: &Timing, shares: &[Share]) -> String {
-    let busy: Vec<String> = shares.iter().map(|s| format!("{:.1}", s.busy_s)).collect();
-    format!(
-        "time: planning {:.1} s, search {:.1} s (measuring: {} s), confirming {:.1} s",
-        t.plan_s,
-        t.search_s,
-        busy.join(" + "),
-        t.confirm_s
-    )
 }

@@ -592,8 +592,8 @@ impl Worker<'_> {
         let mut pending: Vec<Best> = Vec::new();
         let mut failure: Option<ExploreError> = None;
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
+        let mut busy = 0.0;
         {
-            let mut busy = 0.0;
             let mut own = |p: &Point| {
                 let t0 = Instant::now();
                 let m = self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
@@ -606,10 +606,9 @@ impl Worker<'_> {
             let share_spent = || Instant::now() + self.opts.budget / 2 >= self.deadline;
             let width = if helpers == 0 { 1 } else { BATCH_PER_DEVICE * (helpers + 1) };
             tuner.run_batches(&mut batch, &stop, &share_spent, width);
-            drop(batch);
-            if let Some(s) = res.shares.first_mut() {
-                s.busy_s = busy;
-            }
+        }
+        if let Some(s) = res.shares.first_mut() {
+            s.busy_s = busy;
         }
         drop(close);
         res.timing.search_s = started.elapsed().as_secs_f64();
