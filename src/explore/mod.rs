@@ -460,6 +460,11 @@ impl Group {
         }
     }
 
+    /// Whether a device of the group is measuring `hash` now.
+    fn is_measuring(&self, hash: &str) -> bool {
+        self.measuring.lock().unwrap_or_else(|e| e.into_inner()).contains(hash)
+    }
+
     /// `hash` is logged (or failed to be): devices waiting for it look again.
     fn release(&self, hash: &str) {
         self.measuring.lock().unwrap_or_else(|e| e.into_inner()).remove(hash);
@@ -470,6 +475,13 @@ impl Group {
 /// The points of a batch per device of a group of several: a batch waits
 /// for its slowest point, so wider batches lose less to waiting.
 const BATCH_PER_DEVICE: usize = 8;
+
+/// A point's replayed program, its work-group and its hash.
+struct Prepared {
+    inst: space::Instance,
+    local: Option<[i64; 3]>,
+    hash: String,
+}
 
 /// One device's part of a group's search, sent to the group's leader.
 struct Part {
@@ -594,7 +606,7 @@ impl Worker<'_> {
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
         let mut busy = 0.0;
         {
-            let mut own = |p: &Point| {
+            let mut own = |p: split::Take| {
                 let t0 = Instant::now();
                 let m = self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
                 busy += t0.elapsed().as_secs_f64();
@@ -639,7 +651,7 @@ impl Worker<'_> {
             let mut pending = Vec::new();
             let mut failure = None;
             let mut busy = 0.0;
-            self.group.queue.serve(&mut |p: &Point| {
+            self.group.queue.serve(&mut |p: split::Take| {
                 let t0 = Instant::now();
                 let m = self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
                 busy += t0.elapsed().as_secs_f64();
@@ -666,17 +678,9 @@ impl Worker<'_> {
             || self.opts.max_candidates.is_some_and(|m| self.group.count.load(Ordering::SeqCst) >= m)
     }
 
-    /// Measures (or finds in the log) and logs one point; its time when it
-    /// validated. A failure to write the log goes to `failure` and stops
-    /// the search.
-    fn measure(
-        &self,
-        bench: &mut Bench,
-        res: &mut DeviceResult,
-        pending: &mut Vec<Best>,
-        failure: &mut Option<ExploreError>,
-        p: &Point,
-    ) -> Option<f64> {
+    /// A point's program: `None` when it does not replay or its size
+    /// constraints fail (nothing to measure), or the search is over.
+    fn prepare(&self, p: &Point) -> Option<Prepared> {
         let opts = self.opts;
         if self.stopped() {
             return None;
@@ -689,12 +693,48 @@ impl Worker<'_> {
         {
             return None;
         }
+        let local = local_size(shape, &p.values);
+        let hash = program_hash(&inst.program, &opts.def, local)?;
+        Some(Prepared { inst, local, hash })
+    }
+
+    /// Measures (or finds in the log) and logs one point, or defers it
+    /// when `may_defer` and another device of the group is measuring the
+    /// same program now (`split`).
+    fn measure(
+        &self,
+        bench: &mut Bench,
+        res: &mut DeviceResult,
+        pending: &mut Vec<Best>,
+        failure: &mut Option<ExploreError>,
+        (p, may_defer): split::Take,
+    ) -> split::Outcome {
+        let Some(prep) = self.prepare(p) else { return split::Outcome::Done(None) };
+        if may_defer && self.group.is_measuring(&prep.hash) {
+            return split::Outcome::Deferred;
+        }
+        split::Outcome::Done(self.measure_prepared(bench, res, pending, failure, p, prep))
+    }
+
+    /// Measures (or finds in the log) and logs one prepared point; its
+    /// time when it validated. A failure to write the log goes to
+    /// `failure` and stops the search.
+    fn measure_prepared(
+        &self,
+        bench: &mut Bench,
+        res: &mut DeviceResult,
+        pending: &mut Vec<Best>,
+        failure: &mut Option<ExploreError>,
+        p: &Point,
+        prep: Prepared,
+    ) -> Option<f64> {
+        let opts = self.opts;
         let taken = self.group.count.fetch_add(1, Ordering::SeqCst);
         if opts.max_candidates.is_some_and(|m| taken >= m) {
             return None;
         }
-        let local = local_size(shape, &p.values);
-        let hash = program_hash(&inst.program, &opts.def, local)?;
+        let Prepared { inst, local, hash } = prep;
+        let shape = &self.shapes[p.shape];
         let params = params_text(shape, &p.values);
         let derivation = inst.derivation.join(" ; ");
         let size_key = sizes_text(&opts.sizes);

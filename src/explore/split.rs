@@ -5,15 +5,35 @@
 //! the next untaken point of the same batch until the leader closes the
 //! queue. Results come back in the batch's order, whichever device
 //! measured them, so the tuner sees the same sequence as with one device.
+//!
+//! A point whose program another device is measuring right now (two points
+//! of a batch often give one kernel) is put back (`Outcome::Deferred`) while
+//! the batch has other points to take, so the device measures those instead
+//! of waiting; taken again, the program's time is usually in the log by then.
 
 use super::tuner::{Measure, Point};
+use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// What a device made of a point it took.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Done(Measure),
+    /// Another device is measuring the same program: taken again later.
+    Deferred,
+}
+
+/// A point handed to a device: whether it may be deferred (other points
+/// are left to take, so putting it back does not leave the device idle).
+pub type Take<'a> = (&'a Point, bool);
 
 #[derive(Default)]
 struct State {
     batch: Vec<Point>,
     /// The next point of `batch` no device has taken.
     next: usize,
+    /// Points put back (`Outcome::Deferred`), taken after the untaken ones.
+    deferred: VecDeque<usize>,
     results: Vec<Measure>,
     /// Points of `batch` not measured yet.
     left: usize,
@@ -42,71 +62,88 @@ impl BatchQueue {
         self.changed.wait(g).unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next untaken point of the batch, with its index.
-    fn take(g: &mut State) -> Option<(usize, Point)> {
-        let i = g.next;
-        let p = g.batch.get(i)?.clone();
-        g.next += 1;
-        Some((i, p))
+    /// The next untaken point of the batch (else a deferred one), with its
+    /// index and whether it may be deferred again.
+    fn take(g: &mut State) -> Option<(usize, Point, bool)> {
+        let i = if g.next < g.batch.len() {
+            g.next += 1;
+            g.next - 1
+        } else {
+            g.deferred.pop_front()?
+        };
+        let more = g.next < g.batch.len() || !g.deferred.is_empty();
+        Some((i, g.batch[i].clone(), more))
     }
 
-    fn put(&self, i: usize, m: Measure) {
+    /// Whether a point is there to take.
+    fn any(g: &State) -> bool {
+        g.next < g.batch.len() || !g.deferred.is_empty()
+    }
+
+    fn put(&self, i: usize, o: Outcome) {
         let mut g = self.lock();
-        g.results[i] = m;
-        g.left -= 1;
-        if g.left == 0 {
-            self.changed.notify_all();
+        match o {
+            Outcome::Done(m) => {
+                g.results[i] = m;
+                g.left -= 1;
+                if g.left == 0 {
+                    self.changed.notify_all();
+                }
+            }
+            Outcome::Deferred => {
+                g.deferred.push_back(i);
+                // A device waiting for the batch's end may take it now.
+                self.changed.notify_all();
+            }
         }
     }
 
     /// The leader's side: `batch` measured by this thread (`own`) and the
     /// helpers together; one result per point, in the batch's order.
-    pub fn lead(&self, batch: &[Point], own: &mut dyn FnMut(&Point) -> Measure) -> Vec<Measure> {
+    pub fn lead(&self, batch: &[Point], own: &mut dyn FnMut(Take) -> Outcome) -> Vec<Measure> {
         {
             let mut g = self.lock();
             g.batch = batch.to_vec();
             g.next = 0;
+            g.deferred.clear();
             g.results = vec![None; batch.len()];
             g.left = batch.len();
             self.changed.notify_all();
         }
+        let mut g = self.lock();
         loop {
-            let mut g = self.lock();
-            match Self::take(&mut g) {
-                Some((i, p)) => {
-                    drop(g);
-                    let m = own(&p);
-                    self.put(i, m);
-                }
-                None => {
-                    while g.left > 0 {
-                        g = self.wait(g);
-                    }
-                    g.batch.clear();
-                    return std::mem::take(&mut g.results);
-                }
+            if let Some((i, p, more)) = Self::take(&mut g) {
+                drop(g);
+                let o = own((&p, more));
+                self.put(i, o);
+                g = self.lock();
+            } else if g.left > 0 {
+                g = self.wait(g);
+            } else {
+                g.batch.clear();
+                return std::mem::take(&mut g.results);
             }
         }
     }
 
     /// A helper's side: measures points of the batches with `f` until the
     /// leader closes the queue.
-    pub fn serve(&self, f: &mut dyn FnMut(&Point) -> Measure) {
+    pub fn serve(&self, f: &mut dyn FnMut(Take) -> Outcome) {
         loop {
             let mut g = self.lock();
             loop {
                 if g.closed {
                     return;
                 }
-                if g.next < g.batch.len() {
+                if Self::any(&g) {
                     break;
                 }
                 g = self.wait(g);
             }
-            let Some((i, p)) = Self::take(&mut g) else { continue };
+            let Some((i, p, more)) = Self::take(&mut g) else { continue };
             drop(g);
-            let m = f(&p);
-            self.put(i, m);
+            let o = f((&p, more));
+            self.put(i, o);
         }
     }
 
@@ -158,11 +195,11 @@ mod tests {
                     let q = &q;
                     scope.spawn(move || {
                         let mut done = Vec::new();
-                        q.serve(&mut |p| {
+                        q.serve(&mut |(p, _)| {
                             done.push(p.clone());
                             // As a device's measurement takes time.
                             std::thread::sleep(std::time::Duration::from_micros(300));
-                            cost(p)
+                            Outcome::Done(cost(p))
                         });
                         done
                     })
@@ -172,10 +209,10 @@ mod tests {
             let mut t = Tuner::new(spaces(), (0..6).collect(), 9);
             t.run_batches(
                 &mut |b| {
-                    q.lead(b, &mut |p| {
+                    q.lead(b, &mut |(p, _)| {
                         mine.push(p.clone());
                         std::thread::sleep(std::time::Duration::from_micros(300));
-                        cost(p)
+                        Outcome::Done(cost(p))
                     })
                 },
                 &|| false,
@@ -208,12 +245,30 @@ mod tests {
     fn a_closed_queue_releases_its_helpers() {
         let q = BatchQueue::new();
         std::thread::scope(|scope| {
-            let h = scope.spawn(|| q.serve(&mut |_| None));
+            let h = scope.spawn(|| q.serve(&mut |_| Outcome::Done(None)));
             q.close();
             h.join().unwrap();
         });
         // A batch with no helper is measured by the leader alone.
-        let r = q.lead(&[Point { shape: 0, values: vec![] }], &mut |_| Some(2.0));
+        let r = q.lead(&[Point { shape: 0, values: vec![] }], &mut |_| Outcome::Done(Some(2.0)));
         assert_eq!(r, vec![Some(2.0)]);
+    }
+
+    #[test]
+    fn a_deferred_point_comes_back_after_the_others_and_never_as_the_last() {
+        let q = BatchQueue::new();
+        let batch: Vec<Point> = (0..3).map(|s| Point { shape: s, values: vec![] }).collect();
+        let mut order = Vec::new();
+        // Point 0 is deferred while others are left; then measured.
+        let r = q.lead(&batch, &mut |(p, more)| {
+            order.push((p.shape, more));
+            if p.shape == 0 && more {
+                Outcome::Deferred
+            } else {
+                Outcome::Done(Some(p.shape as f64))
+            }
+        });
+        assert_eq!(r, vec![Some(0.0), Some(1.0), Some(2.0)], "results in the batch's order");
+        assert_eq!(order, vec![(0, true), (1, true), (2, true), (0, false)]);
     }
 }
