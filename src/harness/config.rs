@@ -495,7 +495,7 @@ fn check_init(cx: &Ctx, k: &str, a: &RawArray, init: &Init) -> Result<(), Config
             let problem = P::ConstOutOfRange { value: c, ty: what, lo, hi };
             return Err(cx.err_near(&a.name, "const", format!("{k}.init.const"), problem));
         }
-        _ => {}
+        Init::Const(_) | Init::Iota | Init::Generator(_) => {}
     }
     Ok(())
 }

@@ -119,3 +119,75 @@ impl SpecError {
         SpecError { key: key.into(), value: Some(value.to_string()), problem: Box::new(problem) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ConfigProblem as P;
+    use crate::arith::{parse_arith, EvalError};
+
+    /// The texts no other test pins in full, as `format!` wrote them
+    /// before the problems were data (icfp15, robustness, harness_config
+    /// and harness_errors pin the rest through `lift`).
+    #[test]
+    fn problems_render_their_messages() {
+        let s = |v: &str| v.to_string();
+        let bad = parse_arith("N +").unwrap_err();
+        let file = crate::ir::SourceFile::new("a.lift", "def f(");
+        let error = crate::parse::parse_program(&file).unwrap_err();
+        let unreadable = crate::parse::LoadError::Syntax { at: file.location(error.span.start), error };
+        // The load error's first line only: the rest quotes the source.
+        let first = unreadable.to_string().lines().next().map(str::to_string).unwrap_or_default();
+        let cases = [
+            (
+                P::NotOneOf { found: s("turbo"), allowed: vec![s("all"), s("lift-naive")] },
+                "`turbo` is not one of all, lift-naive".to_string(),
+            ),
+            (P::NotScalar { found: s("q") }, s("`q` is neither a number nor a scalar input")),
+            (
+                P::NotRefArg { found: s("N +"), error: bad.clone() },
+                format!("`N +` is not an input, buffer, number or size expression ({bad})"),
+            ),
+            (P::DeclaredTwice { name: s("x") }, s("`x` is declared twice")),
+            (P::SizeNameAsParam { name: s("N") }, s("`N` is a size name; a tuning parameter needs its own")),
+            (P::Needed { what: "size preset" }, s("at least one size preset is needed")),
+            (P::BadExpression { error: bad.clone() }, format!("bad expression: {bad}")),
+            (
+                P::Unevaluable {
+                    expr: parse_arith("N").unwrap(),
+                    preset: s("small"),
+                    error: EvalError::Unbound(s("N")),
+                },
+                s("`N` under size preset `small`: unbound variable `N`"),
+            ),
+            (
+                P::FileNotFound { path: s("a.cl") },
+                s("file `a.cl` not found (paths are relative to the repository root)"),
+            ),
+            (P::ProgramNotFound { path: s("a.lift") }, s("file `a.lift` not found")),
+            (P::Unreadable { error: unreadable }, format!("expected a readable Lift program: {first}")),
+            (P::NoDef { program: s("a.lift") }, s("expected a def of a.lift")),
+            (P::PresetNameNotString, s("preset names must be strings")),
+            (P::SizeBelowOne { value: 0 }, s("sizes must be >= 1, got 0")),
+            (
+                P::ConstOutOfRange { value: 3e9, ty: "int", lo: i32::MIN as f64, hi: i32::MAX as f64 },
+                s("3000000000 is not a finite int (expected -2.147483648e9 to 2.147483647e9)"),
+            ),
+            (P::MinAboveMax, s("min is larger than max")),
+            (P::InitNotOne, s("expected exactly one of random, const, iota, generator")),
+            (P::InitMissing, s("missing: random, const, iota or generator")),
+            (P::GoldWithoutReference, s("`reference` needs a `reference:` section")),
+            (P::BadTolerance, s("rtol and atol must be finite non-negative numbers")),
+            (P::GlobalArity, s("expected 1 to 3 expressions")),
+            (P::LocalArity, s("must have as many entries as `global`")),
+            (
+                P::OracleWithoutRustGold,
+                s("`config` needs a Rust gold (`validation.gold: rust:NAME`); use `interpreter`"),
+            ),
+            (P::Expected { found: s("v"), what: "int:<integer>" }, s("`v`: expected int:<integer>")),
+            (P::Not { found: s("z"), what: super::INPUT_OR_BUFFER }, s("`z` is not an input or buffer")),
+        ];
+        for (problem, want) in cases {
+            assert_eq!(problem.to_string(), want);
+        }
+    }
+}
