@@ -4,6 +4,7 @@
 //! the same calls, so their rows validate against the same gold.
 
 use super::arrays::ArraySpec;
+use super::config_problem::{ConfigProblem as P, SpecError};
 use crate::arith::{parse_arith, ArithExpr};
 use serde::Deserialize;
 
@@ -118,34 +119,35 @@ pub struct BlasSpec {
     pub output: String,
 }
 
-/// Checks a section called `section`; errors are (key, message).
+/// Checks a section called `section`.
 pub(crate) fn parse_blas(
     section: &str,
     raw: &RawBlas,
     inputs: &[ArraySpec],
     buffers: &[ArraySpec],
-) -> Result<BlasSpec, (String, String)> {
+) -> Result<BlasSpec, SpecError> {
     let all = || inputs.iter().chain(buffers);
-    let array = |key: String, name: &Option<String>| -> Result<String, (String, String)> {
-        let name = name.clone().ok_or_else(|| (key.clone(), "missing".to_string()))?;
+    let missing = |key: &String| SpecError::new(key, P::Missing);
+    let array = |key: String, name: &Option<String>| -> Result<String, SpecError> {
+        let name = name.clone().ok_or_else(|| missing(&key))?;
         match all().find(|a| a.name == name) {
             Some(a) if !a.is_scalar() => Ok(name),
-            _ => Err((key, format!("`{name}` is not an input or buffer array"))),
+            _ => Err(SpecError::new(key, P::Not { found: name, what: "an input or buffer array" })),
         }
     };
-    let scalar = |key: String, text: &Option<String>| -> Result<BlasScalar, (String, String)> {
-        let text = text.as_deref().ok_or_else(|| (key.clone(), "missing".to_string()))?;
+    let scalar = |key: String, text: &Option<String>| -> Result<BlasScalar, SpecError> {
+        let text = text.as_deref().ok_or_else(|| missing(&key))?;
         if let Ok(v) = text.trim().parse::<f32>() {
             return Ok(BlasScalar::Value(v));
         }
         match inputs.iter().find(|a| a.name == text.trim()) {
             Some(a) if a.is_scalar() => Ok(BlasScalar::Input(a.name.clone())),
-            _ => Err((key, format!("`{text}` is neither a number nor a scalar input"))),
+            _ => Err(SpecError::new(key, P::NotScalar { found: text.to_string() })),
         }
     };
-    let expr = |key: String, text: &Option<String>| -> Result<ArithExpr, (String, String)> {
-        let text = text.as_deref().ok_or_else(|| (key.clone(), "missing".to_string()))?;
-        parse_arith(text).map_err(|e| (key, format!("bad expression: {e}")))
+    let expr = |key: String, text: &Option<String>| -> Result<ArithExpr, SpecError> {
+        let text = text.as_deref().ok_or_else(|| missing(&key))?;
+        parse_arith(text).map_err(|error| SpecError::new(key, P::BadExpression { error }))
     };
     let mut calls = Vec::new();
     for (i, c) in raw.calls.iter().enumerate() {
@@ -198,10 +200,11 @@ pub(crate) fn parse_blas(
                 result: array(format!("{k}.result"), &c.result)?,
             },
             other => {
-                return Err((
+                let what = "gemv, gemm, scal, asum or dot";
+                return Err(SpecError::new(
                     format!("{k}.routine"),
-                    format!("`{other}`: expected gemv, gemm, scal, asum or dot"),
-                ))
+                    P::Expected { found: other.into(), what },
+                ));
             }
         });
     }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use super::blas_spec::{BlasCall, BlasScalar, BlasSpec, BlasSpec as ClBlastSpec};
+pub use super::config_problem::ConfigProblem;
+use super::config_problem::{ConfigProblem as P, SpecError, INPUT_OR_BUFFER};
 
 /// A config problem, naming the file and the key. Clone: `lift run` gives
 /// a broken config's error again when its benchmark is asked for.
@@ -20,14 +22,16 @@ pub enum ConfigError {
     Read { file: String, source: Arc<std::io::Error> },
     #[error("{file}: {source}")]
     Syntax { file: String, source: Arc<serde_yaml::Error> },
-    #[error("{file}: key `{key}`: {msg}")]
-    Key { file: String, key: String, msg: String },
+    /// The problem is boxed: some carry a parse error or a load error,
+    /// and every config result would otherwise be that large.
+    #[error("{file}: key `{key}`: {problem}")]
+    Key { file: String, key: String, problem: Box<ConfigProblem> },
     /// Not UTF-8 text (the message has the position).
     #[error("{0}")]
     Text(crate::ir::ReadError),
     /// A key whose line was found (names and paths of issue 23).
-    #[error("{file}:{line}: key `{key}`: {msg}")]
-    At { file: String, line: usize, key: String, msg: String },
+    #[error("{file}:{line}: key `{key}`: {problem}")]
+    At { file: String, line: usize, key: String, problem: Box<ConfigProblem> },
 }
 
 pub use super::confine::Trust;
@@ -354,8 +358,8 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn err(&self, key: impl Into<String>, msg: impl Into<String>) -> ConfigError {
-        ConfigError::Key { file: self.file.to_string(), key: key.into(), msg: msg.into() }
+    fn err(&self, key: impl Into<String>, problem: ConfigProblem) -> ConfigError {
+        ConfigError::Key { file: self.file.to_string(), key: key.into(), problem: Box::new(problem) }
     }
     /// The 1-based line where `value` is written for the key whose last
     /// part is `leaf` (`name`, `program`), else the first line holding it.
@@ -368,21 +372,25 @@ impl Ctx<'_> {
             .map(|(i, _)| i + 1)
     }
     /// An error at the line of `value` (see `line_of`).
-    fn err_at(&self, key: String, value: &str, msg: impl std::fmt::Display) -> ConfigError {
+    fn err_at(&self, key: String, value: &str, problem: ConfigProblem) -> ConfigError {
         let leaf = key.rsplit('.').next().unwrap_or(&key);
         let leaf = leaf.split('[').next().unwrap_or(leaf);
-        match self.line_of(leaf, value) {
-            Some(line) => ConfigError::At { file: self.file.to_string(), line, key, msg: msg.to_string() },
-            None => self.err(key, msg.to_string()),
+        self.err_on(self.line_of(leaf, value), key, problem)
+    }
+    /// A section parser's problem, at its value's line where it gave one.
+    fn spec(&self, e: SpecError) -> ConfigError {
+        match e.value {
+            Some(value) => self.err_at(e.key, &value, *e.problem),
+            None => self.err(e.key, *e.problem),
         }
     }
     /// A name that becomes part of a file name (`confine::check_name`).
     fn name(&self, key: String, name: &str) -> Result<(), ConfigError> {
-        super::confine::check_name(name).map_err(|e| self.err_at(key, name, e))
+        super::confine::check_name(name).map_err(|e| self.err_at(key, name, P::Confine(e)))
     }
     /// [`Ctx::err`] at the first line from the one naming array `name`
     /// that contains `word` (1-based), where there is one.
-    fn err_near(&self, name: &str, word: &str, key: String, msg: String) -> ConfigError {
+    fn err_near(&self, name: &str, word: &str, key: String, problem: ConfigProblem) -> ConfigError {
         let lines: Vec<&str> = self.text.lines().collect();
         let named =
             |l: &&str| l.contains(&format!("name: {name}")) || l.contains(&format!("name: \"{name}\""));
@@ -390,25 +398,31 @@ impl Ctx<'_> {
             .iter()
             .position(named)
             .and_then(|s| lines[s..].iter().position(|l| l.contains(word)).map(|i| s + i + 1));
+        self.err_on(line, key, problem)
+    }
+    /// An error at `line` where there is one, else at the key alone.
+    fn err_on(&self, line: Option<usize>, key: String, problem: ConfigProblem) -> ConfigError {
         match line {
-            Some(line) => ConfigError::At { file: self.file.to_string(), line, key, msg },
-            None => self.err(key, msg),
+            Some(line) => {
+                ConfigError::At { file: self.file.to_string(), line, key, problem: Box::new(problem) }
+            }
+            None => self.err(key, problem),
         }
     }
     fn expr(&self, key: String, text: &str) -> Result<ArithExpr, ConfigError> {
-        parse_arith(text).map_err(|e| self.err(key, format!("bad expression: {e}")))
+        parse_arith(text).map_err(|error| self.err(key, P::BadExpression { error }))
     }
     fn exprs(&self, key: &str, texts: &[String]) -> Result<Vec<ArithExpr>, ConfigError> {
         texts.iter().enumerate().map(|(i, t)| self.expr(format!("{key}[{i}]"), t)).collect()
     }
     fn file_exists(&self, root: &Path, key: String, rel: &str) -> Result<PathBuf, ConfigError> {
-        super::confine::check_inside(root, rel).map_err(|e| self.err_at(key.clone(), rel, e))?;
+        super::confine::check_inside(root, rel).map_err(|e| self.err_at(key.clone(), rel, P::Confine(e)))?;
         // Keep paths short in messages when running from the repository root.
         let p = if root == Path::new(".") { PathBuf::from(rel) } else { root.join(rel) };
         if p.is_file() {
             Ok(p)
         } else {
-            Err(self.err(key, format!("file `{rel}` not found (paths are relative to the repository root)")))
+            Err(self.err(key, P::FileNotFound { path: rel.to_string() }))
         }
     }
 }
@@ -470,18 +484,18 @@ fn check_init(cx: &Ctx, k: &str, a: &RawArray, init: &Init) -> Result<(), Config
         Init::Random { min, max } => {
             let key = format!("{k}.init.random");
             if let Some(v) = [min, max].into_iter().find(|v| !in_range(*v)) {
-                let msg = format!("bound {v} is not a finite {what} (expected {lo:e} to {hi:e})");
-                return Err(cx.err_near(&a.name, "random", key, msg));
+                let problem = P::BoundOutOfRange { value: v, ty: what, lo, hi };
+                return Err(cx.err_near(&a.name, "random", key, problem));
             }
             if min > max {
-                return Err(cx.err(key, "min is larger than max"));
+                return Err(cx.err(key, P::MinAboveMax));
             }
         }
         Init::Const(c) if !in_range(c) => {
-            let msg = format!("{c} is not a finite {what} (expected {lo:e} to {hi:e})");
-            return Err(cx.err_near(&a.name, "const", format!("{k}.init.const"), msg));
+            let problem = P::ConstOutOfRange { value: c, ty: what, lo, hi };
+            return Err(cx.err_near(&a.name, "const", format!("{k}.init.const"), problem));
         }
-        _ => {}
+        Init::Const(_) | Init::Iota | Init::Generator(_) => {}
     }
     Ok(())
 }
@@ -513,16 +527,12 @@ fn parse_arrays(
                     found.push(Init::Generator(g.clone()));
                 }
                 if found.len() != 1 {
-                    return Err(
-                        cx.err(format!("{k}.init"), "expected exactly one of random, const, iota, generator")
-                    );
+                    return Err(cx.err(format!("{k}.init"), P::InitNotOne));
                 }
                 found.remove(0)
             }
             (None, Some(d)) => d.clone(),
-            (None, None) => {
-                return Err(cx.err(format!("{k}.init"), "missing: random, const, iota or generator"))
-            }
+            (None, None) => return Err(cx.err(format!("{k}.init"), P::InitMissing)),
         };
         check_init(cx, &k, a, &init)?;
         out.push(ArraySpec {
@@ -545,7 +555,7 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
     let mut names = std::collections::BTreeSet::new();
     for a in inputs.iter().chain(&buffers) {
         if !names.insert(a.name.clone()) {
-            return Err(cx.err("buffers", format!("`{}` is declared twice", a.name)));
+            return Err(cx.err("buffers", P::DeclaredTwice { name: a.name.clone() }));
         }
     }
     let is_array = |n: &str| names.contains(n);
@@ -570,15 +580,15 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
             super::halide_spec::parse_spec(h, &raw.name, root, cx.trust, &|n| {
                 inputs.iter().chain(&buffers).any(|a| a.name == n)
             })
-            .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
+            .map_err(|e| cx.spec(e))?,
         ),
     };
     let suite = check_suite(cx, raw.suite)?;
     let blas = |section: &str, raw: &Option<super::blas_spec::RawBlas>| match raw {
         None => Ok(None),
-        Some(c) => super::blas_spec::parse_blas(section, c, &inputs, &buffers)
-            .map(Some)
-            .map_err(|(key, msg)| cx.err(key, msg)),
+        Some(c) => {
+            super::blas_spec::parse_blas(section, c, &inputs, &buffers).map(Some).map_err(|e| cx.spec(e))
+        }
     };
     let clblast = blas("clblast", &raw.clblast)?;
     let cublas = blas("cublas", &raw.cublas)?;
@@ -620,17 +630,16 @@ fn check(raw: RawConfig, cx: &Ctx, path: &Path, root: &Path) -> Result<Config, C
 fn check_sizes(raw: &RawConfig, cx: &Ctx) -> Result<Vec<Preset>, ConfigError> {
     let mut sizes = Vec::new();
     for (k, v) in &raw.sizes {
-        let name = k.as_str().ok_or_else(|| cx.err("sizes", "preset names must be strings"))?.to_string();
-        let binds: BTreeMap<String, i64> = serde_yaml::from_value(v.clone()).map_err(|e| {
-            cx.err(format!("sizes.{name}"), format!("expected a map of size names to integers: {e}"))
-        })?;
+        let name = k.as_str().ok_or_else(|| cx.err("sizes", P::PresetNameNotString))?.to_string();
+        let binds: BTreeMap<String, i64> = serde_yaml::from_value(v.clone())
+            .map_err(|e| cx.err(format!("sizes.{name}"), P::NotSizeMap { error: e.into() }))?;
         if let Some((n, v)) = binds.iter().find(|(_, v)| **v < 1) {
-            return Err(cx.err(format!("sizes.{name}.{n}"), format!("sizes must be >= 1, got {v}")));
+            return Err(cx.err(format!("sizes.{name}.{n}"), P::SizeBelowOne { value: *v }));
         }
         sizes.push((name, binds));
     }
     if sizes.is_empty() {
-        return Err(cx.err("sizes", "at least one size preset is needed"));
+        return Err(cx.err("sizes", P::Needed { what: "size preset" }));
     }
     Ok(sizes)
 }
@@ -663,20 +672,20 @@ fn check_reference(
         kernels.push(RefKernel { name: k.name.clone(), args, global, local });
     }
     if kernels.is_empty() {
-        return Err(cx.err("reference.kernels", "at least one kernel is needed"));
+        return Err(cx.err("reference.kernels", P::Needed { what: "kernel" }));
     }
     if !is_array(&r.output) {
-        return Err(cx.err("reference.output", format!("`{}` is not an input or buffer", r.output)));
+        return Err(cx.err("reference.output", P::Not { found: r.output.clone(), what: INPUT_OR_BUFFER }));
     }
     super::buildopts::placeholders(&r.build_options)
-        .map_err(|e| cx.err("reference.build_options", e.to_string()))?;
+        .map_err(|e| cx.err("reference.build_options", P::BuildOptions(e)))?;
     let per_device: Vec<_> = r.per_device.iter().map(|p| (p.device.clone(), p.params.clone())).collect();
     let size_names: Vec<&String> = sizes.iter().flat_map(|(_, b)| b.keys()).collect();
     for (i, set) in std::iter::once(&r.params).chain(per_device.iter().map(|(_, p)| p)).enumerate() {
         if let Some(k) = set.keys().find(|k| size_names.contains(k)) {
             let key =
                 if i == 0 { "reference.params".into() } else { format!("reference.per_device[{}]", i - 1) };
-            return Err(cx.err(key, format!("`{k}` is a size name; a tuning parameter needs its own")));
+            return Err(cx.err(key, P::SizeNameAsParam { name: k.clone() }));
         }
     }
     Ok(Reference {
@@ -703,30 +712,26 @@ fn check_lift(
     for (i, v) in l.variants.iter().enumerate() {
         let key = format!("lift.variants[{i}]");
         if !is_named_variant(&v.name) {
-            return Err(cx.err(
-                format!("{key}.name"),
-                format!("`{}`: expected `lift-` and a lowercase name (lift-naive, lift-tiled)", v.name),
-            ));
+            let what = "`lift-` and a lowercase name (lift-naive, lift-tiled)";
+            return Err(cx.err(format!("{key}.name"), P::Expected { found: v.name.clone(), what }));
         }
         if named.iter().any(|(n, _)| *n == v.name) {
-            return Err(cx.err(format!("{key}.name"), format!("`{}` is declared twice", v.name)));
+            return Err(cx.err(format!("{key}.name"), P::DeclaredTwice { name: v.name.clone() }));
         }
         let ks = parse_lift_kernels(cx, root, &format!("{key}.kernels"), &v.kernels, &is_array)?;
         if ks.is_empty() {
-            return Err(cx.err(format!("{key}.kernels"), "at least one kernel is needed"));
+            return Err(cx.err(format!("{key}.kernels"), P::Needed { what: "kernel" }));
         }
         named.push((v.name.clone(), ks));
     }
     // A benchmark written only at high level (ICFP 2015) runs its
     // device's derived program (`explored:`) instead.
     if kernels.is_empty() && named.is_empty() && !has_explored {
-        return Err(cx.err(
-            "lift.kernels",
-            "at least one kernel (or a named variant, or an `explored:` section) is needed",
-        ));
+        let what = "kernel (or a named variant, or an `explored:` section)";
+        return Err(cx.err("lift.kernels", P::Needed { what }));
     }
     if !is_array(&l.output) {
-        return Err(cx.err("lift.output", format!("`{}` is not an input or buffer", l.output)));
+        return Err(cx.err("lift.output", P::Not { found: l.output.clone(), what: INPUT_OR_BUFFER }));
     }
     let high_level = match &l.high_level {
         None => None,
@@ -753,19 +758,13 @@ fn check_variants(
             for (i, v) in vs.iter().enumerate() {
                 let level = LIFT_LEVELS.contains(&v.as_str());
                 if !(named.contains(v) || level && has_levels) {
-                    return Err(cx.err(
-                        format!("variants[{i}]"),
-                        format!(
-                            "`{v}` is not one of {}",
-                            LIFT_LEVELS
-                                .iter()
-                                .filter(|_| has_levels)
-                                .map(|s| s.to_string())
-                                .chain(named.iter().cloned())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ));
+                    let allowed = LIFT_LEVELS
+                        .iter()
+                        .filter(|_| has_levels)
+                        .map(|s| s.to_string())
+                        .chain(named.iter().cloned())
+                        .collect();
+                    return Err(cx.err(format!("variants[{i}]"), P::NotOneOf { found: v.clone(), allowed }));
                 }
             }
             vs
@@ -786,23 +785,22 @@ fn check_validation(
         g => match g.strip_prefix("rust:") {
             Some(n) if !n.is_empty() => Gold::Rust(n.to_string()),
             _ => {
-                return Err(
-                    cx.err("validation.gold", format!("`{g}` is not interpreter, reference or rust:<name>"))
-                )
+                let what = "interpreter, reference or rust:<name>";
+                return Err(cx.err("validation.gold", P::Not { found: g.to_string(), what }));
             }
         },
     };
     if gold == Gold::Reference && !has_reference {
-        return Err(cx.err("validation.gold", "`reference` needs a `reference:` section"));
+        return Err(cx.err("validation.gold", P::GoldWithoutReference));
     }
     let max_interp_size = match &v.max_interp_size {
         None => None,
         Some(s) => Some(sizes.iter().position(|(n, _)| n == s).ok_or_else(|| {
-            cx.err("validation.max_interp_size", format!("`{s}` is not a preset of `sizes`"))
+            cx.err("validation.max_interp_size", P::Not { found: s.clone(), what: "a preset of `sizes`" })
         })?),
     };
     if !(v.rtol >= 0.0 && v.atol >= 0.0 && v.rtol.is_finite() && v.atol.is_finite()) {
-        return Err(cx.err("validation", "rtol and atol must be finite non-negative numbers"));
+        return Err(cx.err("validation", P::BadTolerance));
     }
     Ok(Validation { gold, max_interp_size, rtol: v.rtol, atol: v.atol })
 }
@@ -813,7 +811,8 @@ fn check_suite(cx: &Ctx, raw: Option<String>) -> Result<String, ConfigError> {
         None => Ok(DEFAULT_SUITE.to_string()),
         Some(s) if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric()) => Ok(s),
         Some(s) => {
-            Err(cx.err("suite", format!("`{s}`: expected a name of letters and digits (cgo17, cgo18)")))
+            let what = "a name of letters and digits (cgo17, cgo18)";
+            Err(cx.err("suite", P::Expected { found: s, what }))
         }
     }
 }
@@ -836,17 +835,14 @@ fn check_explored(
 ) -> Result<super::explored_spec::ExploredSpec, ConfigError> {
     let Settled { name, sizes, validation } = *settled;
     for (key, rel) in super::explored_spec::program_paths(e) {
-        super::confine::check_inside(root, &rel).map_err(|err| cx.err_at(key, &rel, err))?;
+        super::confine::check_inside(root, &rel).map_err(|e| cx.err_at(key, &rel, P::Confine(e)))?;
     }
-    let mut spec =
-        super::explored_spec::parse_spec(e, name, root, &is_array).map_err(|(key, msg)| cx.err(key, msg))?;
+    let mut spec = super::explored_spec::parse_spec(e, name, root, &is_array).map_err(|e| cx.spec(e))?;
     if let Some(s) = &e.explore {
         let presets: Vec<&str> = sizes.iter().map(|(n, _)| n.as_str()).collect();
         let rust_gold = matches!(validation.gold, Gold::Rust(_));
-        spec.search = Some(
-            super::search_spec::parse_spec(s, root, &presets, rust_gold)
-                .map_err(|(key, value, msg)| cx.err_at(key, &value, msg))?,
-        );
+        spec.search =
+            Some(super::search_spec::parse_spec(s, root, &presets, rust_gold).map_err(|e| cx.spec(e))?);
     }
     Ok(spec)
 }
@@ -865,11 +861,13 @@ fn parse_lift_kernels(
         let program = cx.file_exists(root, format!("{key}.program"), &k.program)?;
         for (p, a) in &k.args {
             if !is_array(a) {
-                return Err(cx.err(format!("{key}.args.{p}"), format!("`{a}` is not an input or buffer")));
+                return Err(
+                    cx.err(format!("{key}.args.{p}"), P::Not { found: a.clone(), what: INPUT_OR_BUFFER })
+                );
             }
         }
         if !is_array(&k.output) {
-            return Err(cx.err(format!("{key}.output"), format!("`{}` is not a buffer", k.output)));
+            return Err(cx.err(format!("{key}.output"), P::Not { found: k.output.clone(), what: "a buffer" }));
         }
         let global = k.global.as_ref().map(|g| cx.exprs(&format!("{key}.global"), g)).transpose()?;
         let local = k.local.as_ref().map(|g| cx.exprs(&format!("{key}.local"), g)).transpose()?;
@@ -909,18 +907,18 @@ fn parse_ref_arg(
             .trim()
             .parse()
             .map(RefArg::Int)
-            .map_err(|_| cx.err(key, format!("`{a}`: expected int:<integer>")));
+            .map_err(|_| cx.err(key, P::Expected { found: a.to_string(), what: "int:<integer>" }));
     }
     if let Some(v) = a.strip_prefix("float:") {
         return v
             .trim()
             .parse()
             .map(RefArg::Float)
-            .map_err(|_| cx.err(key, format!("`{a}`: expected float:<number>")));
+            .map_err(|_| cx.err(key, P::Expected { found: a.to_string(), what: "float:<number>" }));
     }
     parse_arith(a)
         .map(RefArg::Expr)
-        .map_err(|e| cx.err(key, format!("`{a}` is not an input, buffer, number or size expression ({e})")))
+        .map_err(|error| cx.err(key, P::NotRefArg { found: a.to_string(), error }))
 }
 
 fn check_ndrange(
@@ -930,10 +928,10 @@ fn check_ndrange(
     local: Option<&[ArithExpr]>,
 ) -> Result<(), ConfigError> {
     if global.is_empty() || global.len() > 3 {
-        return Err(cx.err(format!("{key}.global"), "expected 1 to 3 expressions"));
+        return Err(cx.err(format!("{key}.global"), P::GlobalArity));
     }
     if local.is_some_and(|l| l.len() != global.len()) {
-        return Err(cx.err(format!("{key}.local"), "must have as many entries as `global`"));
+        return Err(cx.err(format!("{key}.local"), P::LocalArity));
     }
     Ok(())
 }
@@ -969,8 +967,8 @@ fn check_sizes_bound(cfg: &Config, cx: &Ctx) -> Result<(), ConfigError> {
         for (preset, binds) in &cfg.sizes {
             for params in &sets {
                 for (key, e) in &ref_exprs {
-                    if let Err(err) = e.eval_with(&|n| binds.get(n).or(params.get(n)).copied()) {
-                        return Err(cx.err(key.clone(), format!("`{e}` under size preset `{preset}`: {err}")));
+                    if let Err(error) = e.eval_with(&|n| binds.get(n).or(params.get(n)).copied()) {
+                        return Err(cx.err(key.clone(), unevaluable(e, preset, error)));
                     }
                 }
             }
@@ -993,12 +991,16 @@ fn check_sizes_bound(cfg: &Config, cx: &Ctx) -> Result<(), ConfigError> {
     exprs.extend(cfg.bytes.iter().map(|e| ("metrics.bytes".to_string(), e)));
     for (preset, binds) in &cfg.sizes {
         for (key, e) in &exprs {
-            if let Err(err) = e.eval_with(&|n| binds.get(n).copied()) {
-                return Err(cx.err(key.clone(), format!("`{e}` under size preset `{preset}`: {err}")));
+            if let Err(error) = e.eval_with(&|n| binds.get(n).copied()) {
+                return Err(cx.err(key.clone(), unevaluable(e, preset, error)));
             }
         }
     }
     Ok(())
+}
+
+fn unevaluable(e: &ArithExpr, preset: &str, error: crate::arith::EvalError) -> ConfigProblem {
+    P::Unevaluable { expr: e.clone(), preset: preset.to_string(), error }
 }
 
 /// Evaluates an expression with a preset's sizes.

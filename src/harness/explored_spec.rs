@@ -3,6 +3,7 @@
 //! runner (`explored`) so that the config loader, which checks the section,
 //! does not import the code that runs it.
 
+use super::config_problem::{ConfigProblem as P, SpecError};
 use crate::arith::{parse_arith, ArithExpr};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -119,19 +120,20 @@ pub(crate) fn program_paths(raw: &RawExplored) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Checks `explored:`; errors are (key, message).
+/// Checks `explored:`.
 pub(crate) fn parse_spec(
     raw: &RawExplored,
     benchmark: &str,
     root: &Path,
     is_array: &dyn Fn(&str) -> bool,
-) -> Result<ExploredSpec, (String, String)> {
+) -> Result<ExploredSpec, SpecError> {
     let file = raw.file.clone().unwrap_or_else(|| format!("{benchmark}.lift"));
     if file.contains('/') || !file.ends_with(".lift") {
-        return Err(("explored.file".into(), format!("`{file}`: expected a file name ending in .lift")));
+        let what = "a file name ending in .lift";
+        return Err(SpecError::new("explored.file", P::Expected { found: file, what }));
     }
     if raw.kernels.is_empty() {
-        return Err(("explored.kernels".into(), "at least one kernel is needed".into()));
+        return Err(SpecError::new("explored.kernels", P::Needed { what: "kernel" }));
     }
     let mut produced: Vec<String> = Vec::new();
     let mut kernels = Vec::new();
@@ -142,31 +144,31 @@ pub(crate) fn parse_spec(
             Some(p) => {
                 let path = if root == Path::new(".") { PathBuf::from(p) } else { root.join(p) };
                 if !path.is_file() {
-                    return Err((format!("{key}.program"), format!("file `{p}` not found")));
+                    return Err(SpecError::new(
+                        format!("{key}.program"),
+                        P::ProgramNotFound { path: p.clone() },
+                    ));
                 }
                 Some(path)
             }
         };
         for (p, a) in &k.args {
             if !is_array(a) && !produced.contains(a) {
-                return Err((
-                    format!("{key}.args.{p}"),
-                    format!("`{a}` is not an input, buffer or earlier kernel's output"),
-                ));
+                let what = "an input, buffer or earlier kernel's output";
+                return Err(SpecError::new(format!("{key}.args.{p}"), P::Not { found: a.clone(), what }));
             }
         }
         if !is_array(&k.output) {
             produced.push(k.output.clone());
         }
-        let exprs = |what: &str,
-                     v: &Option<Vec<String>>|
-         -> Result<Option<Vec<ArithExpr>>, (String, String)> {
+        let exprs = |what: &str, v: &Option<Vec<String>>| -> Result<Option<Vec<ArithExpr>>, SpecError> {
             v.as_ref()
                 .map(|es| {
                     es.iter()
                         .map(|e| {
-                            parse_arith(e)
-                                .map_err(|err| (format!("{key}.{what}"), format!("bad expression: {err}")))
+                            parse_arith(e).map_err(|error| {
+                                SpecError::new(format!("{key}.{what}"), P::BadExpression { error })
+                            })
                         })
                         .collect()
                 })
@@ -177,12 +179,7 @@ pub(crate) fn parse_spec(
             defs: match &k.def {
                 RawDefs::One(d) => vec![d.clone()],
                 RawDefs::Alternatives(ds) if !ds.is_empty() => ds.clone(),
-                RawDefs::Alternatives(_) => {
-                    return Err((
-                        format!("{key}.def"),
-                        "expected a def name or a non-empty list of them".into(),
-                    ))
-                }
+                RawDefs::Alternatives(_) => return Err(SpecError::new(format!("{key}.def"), P::NoDefs)),
             },
             args: k.args.clone(),
             output: k.output.clone(),
@@ -192,13 +189,13 @@ pub(crate) fn parse_spec(
         });
     }
     if kernels.iter().all(|k| k.program.is_some()) {
-        return Err((
-            "explored.kernels".into(),
-            "no kernel comes from the device's file (omit `program:`)".into(),
-        ));
+        return Err(SpecError::new("explored.kernels", P::NoDeviceKernel));
     }
     if !is_array(&raw.output) {
-        return Err(("explored.output".into(), format!("`{}` is not a buffer", raw.output)));
+        return Err(SpecError::new(
+            "explored.output",
+            P::Not { found: raw.output.clone(), what: "a buffer" },
+        ));
     }
     // Keep paths short in messages when running from the repository root.
     let dir = if root == Path::new(".") { PathBuf::from(EXPLORED_DIR) } else { root.join(EXPLORED_DIR) };

@@ -3,6 +3,7 @@
 //! the config loader, which checks the section, does not import the code
 //! that runs the peer.
 
+use super::config_problem::{ConfigProblem as P, SpecError, INPUT_OR_BUFFER};
 use super::run_error::Unavailable;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -42,7 +43,7 @@ pub struct HalideSpec {
 /// Where a config's executables live, relative to the repository root.
 const PEERS_DIR: &str = "peers";
 
-/// Checks `halide:`; errors are (key, the value at fault, message).
+/// Checks `halide:`; errors name the value at fault.
 /// `benchmark` is a checked name (`confine::check_name`).
 pub(crate) fn parse_spec(
     raw: &RawHalide,
@@ -50,28 +51,22 @@ pub(crate) fn parse_spec(
     root: &Path,
     trust: super::confine::Trust,
     is_array: &dyn Fn(&str) -> bool,
-) -> Result<HalideSpec, (String, String, String)> {
+) -> Result<HalideSpec, SpecError> {
     for (i, n) in raw.inputs.iter().enumerate() {
         if !is_array(n) {
-            return Err((
-                format!("halide.inputs[{i}]"),
-                n.clone(),
-                format!("`{n}` is not an input or buffer"),
-            ));
+            let problem = P::Not { found: n.clone(), what: INPUT_OR_BUFFER };
+            return Err(SpecError::at(format!("halide.inputs[{i}]"), n, problem));
         }
     }
     if !is_array(&raw.output) {
-        return Err((
-            "halide.output".into(),
-            raw.output.clone(),
-            format!("`{}` is not a buffer", raw.output),
-        ));
+        let problem = P::Not { found: raw.output.clone(), what: "a buffer" };
+        return Err(SpecError::at("halide.output", &raw.output, problem));
     }
     let mut candidates = Vec::new();
     if let Some(e) = &raw.executable {
         if !trust.executables {
             super::confine::check_inside_dir(root, PEERS_DIR, e)
-                .map_err(|err| ("halide.executable".to_string(), e.clone(), err.to_string()))?;
+                .map_err(|err| SpecError::at("halide.executable", e, P::Confine(err)))?;
         }
         candidates.push(root.join(e));
     }

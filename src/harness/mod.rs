@@ -9,6 +9,7 @@ pub mod chart;
 pub mod clblast;
 pub mod clock;
 pub mod config;
+pub mod config_problem;
 pub mod confine;
 pub mod cublas;
 pub mod data;

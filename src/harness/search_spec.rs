@@ -3,6 +3,7 @@
 //! program. Apart from the search itself so that the config loader, which
 //! checks the block, does not import the code that runs it.
 
+use super::config_problem::{ConfigProblem as P, SpecError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -46,11 +47,8 @@ pub struct SearchSpec {
     pub oracle: Oracle,
 }
 
-/// A problem of the block: (key, the value written, message), so that the
-/// loader can name the line.
-pub(crate) type SpecError = (String, String, String);
-
-/// Checks `explored.explore:`. `presets` are the config's size presets;
+/// Checks `explored.explore:`; errors name the value written, so that the
+/// loader can name the line. `presets` are the config's size presets;
 /// `rust_gold` whether its gold is a Rust function (`oracle: config` needs
 /// one).
 pub(crate) fn parse_spec(
@@ -60,35 +58,27 @@ pub(crate) fn parse_spec(
     rust_gold: bool,
 ) -> Result<SearchSpec, SpecError> {
     let key = |k: &str| format!("explored.explore.{k}");
+    let no_def = || P::NoDef { program: raw.program.clone() };
     super::confine::check_inside(root, &raw.program)
-        .map_err(|e| (key("program"), raw.program.clone(), e.to_string()))?;
+        .map_err(|e| SpecError::at(key("program"), &raw.program, P::Confine(e)))?;
     let program = if root == Path::new(".") { PathBuf::from(&raw.program) } else { root.join(&raw.program) };
-    let parsed = crate::parse::load_program(&program).map_err(|e| {
-        let first = e.to_string().lines().next().unwrap_or_default().to_string();
-        (key("program"), raw.program.clone(), format!("expected a readable Lift program: {first}"))
-    })?;
+    let parsed = crate::parse::load_program(&program)
+        .map_err(|error| SpecError::at(key("program"), &raw.program, P::Unreadable { error }))?;
     let (_, parsed) = parsed;
     if parsed.def(&raw.def).is_none() {
-        return Err((key("def"), raw.def.clone(), format!("expected a def of {}", raw.program)));
+        return Err(SpecError::at(key("def"), &raw.def, no_def()));
     }
     for (i, t) in raw.then.iter().enumerate() {
         if parsed.def(t).is_none() {
-            return Err((
-                format!("{}[{i}]", key("then")),
-                t.clone(),
-                format!("expected a def of {}", raw.program),
-            ));
+            return Err(SpecError::at(format!("{}[{i}]", key("then")), t, no_def()));
         }
     }
     let preset = |k: String, p: &String| {
         if presets.contains(&p.as_str()) {
             Ok(p.clone())
         } else {
-            Err((
-                k,
-                p.clone(),
-                format!("`{p}`: expected a size preset of this config ({})", presets.join(", ")),
-            ))
+            let all = presets.iter().map(|s| s.to_string()).collect();
+            Err(SpecError::at(k, p, P::NotPreset { found: p.clone(), presets: all }))
         }
     };
     let at = preset(key("at"), &raw.at)?;
@@ -101,15 +91,10 @@ pub(crate) fn parse_spec(
     let oracle = match raw.oracle.as_deref() {
         None | Some("interpreter") => Oracle::Interpreter,
         Some("config") if rust_gold => Oracle::Config,
-        Some("config") => {
-            return Err((
-                key("oracle"),
-                "config".into(),
-                "`config` needs a Rust gold (`validation.gold: rust:NAME`); use `interpreter`".into(),
-            ))
-        }
+        Some("config") => return Err(SpecError::at(key("oracle"), "config", P::OracleWithoutRustGold)),
         Some(o) => {
-            return Err((key("oracle"), o.into(), format!("`{o}`: expected `config` or `interpreter`")))
+            let what = "`config` or `interpreter`";
+            return Err(SpecError::at(key("oracle"), o, P::Expected { found: o.into(), what }));
         }
     };
     Ok(SearchSpec { program, def: raw.def.clone(), then: raw.then.clone(), at, valid_at, oracle })
