@@ -107,6 +107,21 @@ PROGRAMS = {
         * 0.5,
         "norm(conv2d(pad(a, reflect), [dx, dy])) / 2",
     ),
+    # The holdout suite's second batch.
+    "colabsmax": (lambda s: [r(s["M"], s["N"])], lambda a: a.abs().amax(dim=0), "a.abs().amax(dim=0)"),
+    "rowl1": (lambda s: [r(s["M"], s["N"])], lambda a: a.abs().sum(dim=1), "a.abs().sum(dim=1)"),
+    "gemv_bias": (
+        lambda s: [r(s["M"], s["N"]), r(s["N"]), r(s["M"])],
+        lambda a, x, b: torch.addmv(b, a, x),
+        "addmv(b, a, x)",
+    ),
+    "lerp": (lambda s: [0.3, r(s["N"]), r(s["N"])], lambda t, x, y: torch.lerp(x, y, t), "lerp(x, y, t)"),
+    "hblur3": (
+        lambda s: [r(s["H"], s["W"]), torch.tensor([0.25, 0.5, 0.25], device=DEV).reshape(1, 1, 1, 3)],
+        lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 0, 0), mode="replicate"), w)[0, 0],
+        "conv2d(pad(a, replicate), 1x3)",
+    ),
+    "sqdist": (lambda s: [r(s["N"]), r(s["N"])], lambda x, y: ((x - y) ** 2).sum(), "((x - y) ** 2).sum()"),
 }
 
 
