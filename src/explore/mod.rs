@@ -121,7 +121,11 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
     // reach k outputs per work-item or tiles in local memory.
     let mut macros = Vec::new();
     let (shapes, is_stencil) = match stencil::shapes(&base, def, sizes, &limits.valid_at) {
-        Some(s) if !s.is_empty() => (s, true),
+        Some(mut s) if !s.is_empty() => {
+            // A 1D neighbourhood in every row: its k-outputs shapes too.
+            s.extend(stencil::one_dim_shapes(&base, def, sizes, &limits.valid_at));
+            (s, true)
+        }
         _ => {
             let mut shapes = Vec::new();
             for (i, alg) in space::algorithmic_shapes(&base, def, sizes, limits).into_iter().enumerate() {

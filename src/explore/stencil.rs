@@ -59,8 +59,9 @@ pub fn stencil_dims(base: &Program, def: &str) -> Option<usize> {
     (slides && (2..=3).contains(&dims)).then_some(dims)
 }
 
-/// A 1D stencil (a def over a 1D array that slides): k outputs per
-/// work-item, in two orders. Contiguous: `overlapped-tiling` with tiles of
+/// A 1D stencil (a def over a 1D array that slides, or one that applies
+/// such a stencil to every row of a 2D array, the rows then a `mapGlb(1)`
+/// with the local size's `ty`): k outputs per work-item, in two orders. Contiguous: `overlapped-tiling` with tiles of
 /// k outputs (`u = k + size - step`), the loads neighbouring outputs share
 /// are plain expressions the OpenCL compiler reuses (a CPU's order).
 /// Strided: `map-stride` (s = N / k) then `split-join` (k), so a work-item's
@@ -71,36 +72,89 @@ pub fn stencil_dims(base: &Program, def: &str) -> Option<usize> {
 /// the local size `tx`. Offered beside the generic space's shapes (which
 /// hold one output per work-item), not instead of them.
 pub fn one_dim_shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> Vec<Shape> {
-    let Some(d) = base.def(def) else { return Vec::new() };
-    let one_dim = matches!(d.params.first().and_then(|p| p.ty.as_ref()),
-        Some(crate::types::Type::Array(e, _)) if !matches!(e.as_ref(), crate::types::Type::Array(..)));
-    let Some(ov) = overlap(base, def).filter(|_| one_dim) else { return Vec::new() };
-    let len = match &d.params[0].ty {
-        Some(crate::types::Type::Array(_, n)) => n.clone(),
-        _ => return Vec::new(),
+    let Some(site) = one_dim_site(base, def) else { return Vec::new() };
+    let Some(ov) = overlap(base, def) else { return Vec::new() };
+    // The slid dimension is the innermost; the outer ones are rows.
+    let dims = param_dims(base, def);
+    let inner = dims - 1;
+    let len = match param_len_expr(base, def, inner) {
+        Some(n) => n,
+        None => return Vec::new(),
     };
-    let lens: Vec<Option<i64>> =
-        std::iter::once(sizes).chain(valid_at).map(|s| param_len(base, def, 0, s)).collect();
+    let all: Vec<&Sizes> = std::iter::once(sizes).chain(valid_at).collect();
+    let lens: Vec<Option<i64>> = all.iter().map(|s| param_len(base, def, inner, s)).collect();
+    let rows: Vec<Option<i64>> = if dims == 2 { vec![param_len(base, def, 0, sizes)] } else { vec![None] };
+    // Rows over global dimension 1, the blocks of k outputs over 0.
+    let plan: Vec<Exec> =
+        (1..dims).map(|d| Exec::Glb(d as i64)).chain([Exec::Glb(0), Exec::SeqUnroll]).collect();
     let mut out = Vec::new();
     for strided in [false, true] {
         let mut b = Build::new(base, def);
         let Some(k) = b.slot("k", dividing(&KS, &lens), 4) else { return Vec::new() };
-        let xs = blocked(&[param_len(base, def, 0, sizes)], &b.shape.slots[k].domain);
-        if b.local_slots(&xs, &[None]).is_none() {
+        let xs = blocked(&[param_len(base, def, inner, sizes)], &b.shape.slots[k].domain);
+        if b.local_slots(&xs, &rows).is_none() {
             continue;
         }
         let shaped = if strided {
-            b.step("map-stride", &Path::root(), vec![("s", Arg::LenOver(len.clone(), vec![k]))])
-                .and_then(|()| b.step("split-join", &Path::root().child(1), vec![("n", Arg::Slot(k))]))
+            b.step("map-stride", &site, vec![("s", Arg::LenOver(len.clone(), vec![k]))])
+                .and_then(|()| b.step("split-join", &site.child(1), vec![("n", Arg::Slot(k))]))
         } else {
             let tiling = vec![("u", Arg::SlotPlus(k, ov)), ("v", Arg::Slot(k))];
-            b.step("overlapped-tiling", &Path::root(), tiling)
+            b.step("overlapped-tiling", &site, tiling)
         };
         if shaped.is_some() {
-            out.extend(b.lower(&[Exec::Glb(0), Exec::SeqUnroll]));
+            out.extend(b.lower(&plan));
         }
     }
     out
+}
+
+/// Where a 1D neighbourhood's map is: the def slides once (one slid
+/// dimension), its first parameter is a 1D array (the map at the root) or
+/// a 2D one whose rows are each such a stencil (the map inside the map
+/// over the rows), and `overlapped-tiling` applies there.
+fn one_dim_site(base: &Program, def: &str) -> Option<Path> {
+    let d = base.def(def)?;
+    let slides = visit::expr_positions(&d.body)
+        .iter()
+        .filter(|(_, e)| {
+            matches!(&e.kind, ExprKind::Call(f, _) if matches!(&f.kind, FunKind::Pattern(Pattern::Slide { .. })))
+        })
+        .count();
+    let dims = param_dims(base, def);
+    if slides != 1 || !(1..=2).contains(&dims) {
+        return None;
+    }
+    let b = Build::new(base, def);
+    let site = b.sites("overlapped-tiling").into_iter().next()?;
+    // The site lies inside exactly dims - 1 working maps (the rows').
+    let outer = b.maps_above(&site)?;
+    (outer == dims - 1).then_some(site)
+}
+
+/// The number of array dimensions of the def's first parameter.
+fn param_dims(base: &Program, def: &str) -> usize {
+    let mut t = base.def(def).and_then(|d| d.params.first()).and_then(|p| p.ty.as_ref());
+    let mut dims = 0;
+    while let Some(crate::types::Type::Array(e, _)) = t {
+        dims += 1;
+        t = Some(e.as_ref());
+    }
+    dims
+}
+
+/// The length (an expression of the sizes) of the array at `dim` of the
+/// def's first parameter.
+fn param_len_expr(base: &Program, def: &str, dim: usize) -> Option<crate::arith::ArithExpr> {
+    let mut t = base.def(def)?.params.first()?.ty.as_ref()?;
+    for _ in 0..dim {
+        let crate::types::Type::Array(e, _) = t else { return None };
+        t = e.as_ref();
+    }
+    match t {
+        crate::types::Type::Array(_, n) => Some(n.clone()),
+        _ => None,
+    }
 }
 
 /// `size - step` of the first slide of the def (the overlap of tiles).
@@ -170,6 +224,22 @@ impl<'a> Build<'a> {
         rewrite::applicable(&self.prog, self.def)
             .map(|cs| cs.into_iter().filter(|c| c.rule.name == rule).map(|c| c.path).collect())
             .unwrap_or_default()
+    }
+
+    /// How many high-level maps that do work hold the node at `path`
+    /// (strictly above it); `None` when the path is not in the def.
+    fn maps_above(&self, path: &Path) -> Option<usize> {
+        let d = self.prog.def(self.def)?;
+        let (_, above) = visit::node_at(&d.body, path).ok()?;
+        Some(
+            above
+                .iter()
+                .filter(|n| {
+                    matches!(n, visit::Node::Expr(crate::ir::Expr { kind: ExprKind::Call(f, _), .. })
+                        if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if does_work(f)))
+                })
+                .count(),
+        )
     }
 
     /// The first high-level map that does work (pre-order).
@@ -535,7 +605,7 @@ mod tests {
 
     /// A 1D stencil gets its two blocked shapes; the strided one reads and
     /// writes coalesced, the contiguous one does not (its work-items are k
-    /// elements apart).
+    /// elements apart). So does a 1D stencil applied to every row.
     #[test]
     fn a_1d_stencil_is_blocked_contiguously_and_strided() {
         let base = super::super::space::prepared("benchmarks/generality/blur1d.lift", "blur1d");
@@ -555,6 +625,20 @@ mod tests {
         assert!(contiguous.starts_with("overlapped-tiling @ root u=6 v=4"), "{contiguous}");
         assert!(strided.starts_with("map-stride @ root s=N/4 ; split-join @ 1 n=4"), "{strided}");
         assert!(c < 0.5 && s == 1.0, "contiguous {c}, strided {s}");
+        // A 1D stencil in every row of an image: the same two shapes on
+        // the rows' map, rows over dimension 1, the strided one coalesced.
+        let hb = super::super::space::prepared("benchmarks/holdout/hblur3.lift", "hblur3");
+        let sizes2 = Sizes::from([("H".to_string(), 96), ("W".to_string(), 1 << 12)]);
+        let rows = one_dim_shapes(&hb, "hblur3", &sizes2, &[]);
+        assert_eq!(rows.len(), 2);
+        let inst = rows[1].instantiate(&hb, "hblur3", &rows[1].defaults()).unwrap();
+        let der = inst.derivation.join(" ; ");
+        assert!(
+            der.starts_with("map-stride @ 0.0.0 s=W/4 ; split-join @ 0.0.0.1 n=4 ; map-glb @ root d=1"),
+            "{der}"
+        );
+        let k = compile(&inst.program, "hblur3", &CompileOptions::default()).unwrap();
+        assert_eq!(crate::codegen::coalescing::coalesced_share(&k.accesses, &sizes2).unwrap(), 1.0);
         // A 2D stencil is not 1D.
         let lap = super::super::space::prepared("benchmarks/generality/lap2d.lift", "lap2d");
         let sizes = Sizes::from([("H".to_string(), 64), ("W".to_string(), 64)]);
