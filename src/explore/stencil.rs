@@ -11,8 +11,6 @@
 //!   z (`planes-k`) or y; the k outputs are a `mapSeqUnroll`, so the loads
 //!   of neighbouring rows are plain expressions the OpenCL compiler can
 //!   share between them.
-//! * `cols-k` (2D): `map-interchange`, then `register-blocking` along x,
-//!   so a work-item computes k neighbouring outputs of a row.
 //! * `tiled`: `overlapped-tiling-2d-rect` with the tile steps `vy`, `vx`
 //!   as slots (`u = v + size - step` per dimension, non-square tiles), on
 //!   one grid or zipped ones; in 3D after `stencil-3d-planes`, on the two
@@ -364,27 +362,6 @@ impl<'a> Build<'a> {
     }
 }
 
-/// The `cols-k` shape of a 2D stencil: `map-interchange` at the root, then
-/// `register-blocking` (k columns per block) on the interchanged nest; the
-/// blocks of columns a `mapGlb(0)`, the rows a `mapGlb(1)`, the k outputs
-/// a `mapSeqUnroll`. `xlens`: the row length at every size.
-fn cols_k(
-    base: &Program,
-    def: &str,
-    xlens: &[Option<i64>],
-    xs: &[Option<i64>; 1],
-    ys: &[Option<i64>; 1],
-) -> Option<Shape> {
-    let mut b = Build::new(base, def);
-    let k = b.slot("k", dividing(&KS, xlens), 4)?;
-    let xs = blocked(xs, &b.shape.slots[k].domain);
-    b.local_slots(&xs, ys)?;
-    b.step("map-interchange", &Path::root(), Vec::new())?;
-    let site = b.sites("register-blocking").into_iter().next()?;
-    b.step("register-blocking", &site, vec![("n", Arg::Slot(k))])?;
-    b.lower(&[Exec::Glb(0), Exec::Glb(1), Exec::SeqUnroll])
-}
-
 /// The length of the array at `dim` (0 = outermost) of the def's first
 /// parameter at `sizes`.
 fn param_len(base: &Program, def: &str, dim: usize, sizes: &Sizes) -> Option<i64> {
@@ -469,13 +446,6 @@ pub fn shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> O
     // Overlapped tiling in local memory, tiles of vy x vx outputs.
     if let Some(ov) = overlap(base, def) {
         out.extend(tiled(base, def, &all, ov, dims));
-    }
-    // 2D: k outputs along x in every row (`cols-k`): the nest interchanged
-    // so that x is outermost, then blocked along it; a work-item's k
-    // outputs are neighbours in a row, whose loads overlap. Last, so that
-    // the earlier shapes keep their numbers in committed logs.
-    if dims == 2 {
-        out.extend(cols_k(base, def, &lens(1), &xs, &ys));
     }
     // 3D: the z-walk (slideSeqPlus) per (y, x) column.
     if dims == 3 {
