@@ -17,19 +17,6 @@
 //
 // Launch: global (N / 8, M / 8), local (16, 16).
 
-// Sizes: compile-time constants when the build options define STATIC_<size>
-// (the config does exactly when the Lift program is compiled with its sizes
-// known), else the kernel arguments.
-#ifndef STATIC_M
-#define STATIC_M M_arg
-#endif
-#ifndef STATIC_N
-#define STATIC_N N_arg
-#endif
-#ifndef STATIC_K
-#define STATIC_K K_arg
-#endif
-
 #ifndef UNROLL_K
 #define UNROLL_K 4
 #endif
@@ -38,10 +25,7 @@
 
 __kernel __attribute__((reqd_work_group_size(16, 16, 1)))
 void mm_amd(__global const float* restrict At, __global const float* restrict B,
-            __global float* restrict C, int M_arg, int N_arg, int K_arg) {
-    const int M = STATIC_M;
-    const int N = STATIC_N;
-    const int K = STATIC_K;
+            __global float* restrict C, int M, int N, int K) {
     const int M4 = M / 4;
     const int N4 = N / 4;
     const int n4 = get_global_id(0) * 2;  // first of this work-item's two float4 columns
