@@ -476,12 +476,13 @@ impl Group {
     }
 }
 
-/// The points of a batch per device of a group of several: a batch waits
-/// for its slowest point, so wider batches lose less to waiting.
+/// The points of a batch per device of a group of several: wider batches
+/// give the devices more to take between two turns of the tuner.
 const BATCH_PER_DEVICE: usize = 8;
 
-/// A point's replayed program, its work-group and its hash.
+/// A point with its replayed program, its work-group and its hash.
 struct Prepared {
+    point: Point,
     inst: space::Instance,
     local: Option<[i64; 3]>,
     hash: String,
@@ -699,7 +700,7 @@ impl Worker<'_> {
         }
         let local = local_size(shape, &p.values);
         let hash = program_hash(&inst.program, &opts.def, local)?;
-        Some(Prepared { inst, local, hash })
+        Some(Prepared { point: p.clone(), inst, local, hash })
     }
 
     /// Measures (or finds in the log) and logs one point, or defers it
@@ -717,7 +718,7 @@ impl Worker<'_> {
         if may_defer && self.group.is_measuring(&prep.hash) {
             return split::Outcome::Deferred;
         }
-        split::Outcome::Done(self.measure_prepared(bench, res, pending, failure, p, prep))
+        split::Outcome::Done(self.measure_prepared(bench, res, pending, failure, prep))
     }
 
     /// Measures (or finds in the log) and logs one prepared point; its
@@ -729,7 +730,6 @@ impl Worker<'_> {
         res: &mut DeviceResult,
         pending: &mut Vec<Best>,
         failure: &mut Option<ExploreError>,
-        p: &Point,
         prep: Prepared,
     ) -> Option<f64> {
         let opts = self.opts;
@@ -737,7 +737,8 @@ impl Worker<'_> {
         if opts.max_candidates.is_some_and(|m| taken >= m) {
             return None;
         }
-        let Prepared { inst, local, hash } = prep;
+        let Prepared { point: p, inst, local, hash } = prep;
+        let p = &p;
         let shape = &self.shapes[p.shape];
         let params = params_text(shape, &p.values);
         let derivation = inst.derivation.join(" ; ");

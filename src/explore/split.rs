@@ -2,9 +2,12 @@
 //! (`Tuner::run_batches`) are measured by every device of the group at
 //! once. The device that runs the tuner (the leader) publishes a batch and
 //! measures points of it itself; the other devices' threads (helpers) take
-//! the next untaken point of the same batch until the leader closes the
-//! queue. Results come back in the batch's order, whichever device
-//! measured them, so the tuner sees the same sequence as with one device.
+//! the next untaken point until the leader closes the queue. Once no point
+//! is left to take, the leader goes back to the tuner with the results in
+//! so far instead of waiting for the last points other devices measure:
+//! the tuner hands out the next points meanwhile, leaving alone the shapes
+//! whose points are still in flight (`Tuner`), so that a search run to its
+//! end measures the same points as on one device.
 //!
 //! A point whose program another device is measuring right now (two points
 //! of a batch often give one kernel) is put back (`Outcome::Deferred`) while
@@ -29,18 +32,18 @@ pub type Take<'a> = (&'a Point, bool);
 
 #[derive(Default)]
 struct State {
-    batch: Vec<Point>,
-    /// The next point of `batch` no device has taken.
-    next: usize,
-    /// Points put back (`Outcome::Deferred`), taken after the untaken ones.
-    deferred: VecDeque<usize>,
-    results: Vec<Measure>,
-    /// Points of `batch` not measured yet.
-    left: usize,
+    /// Points published and not taken yet, in order.
+    pending: VecDeque<Point>,
+    /// Points put back (`Outcome::Deferred`), taken after the pending ones.
+    deferred: VecDeque<Point>,
+    /// Measured points whose results the leader has not collected yet.
+    done: Vec<(Point, Measure)>,
+    /// Points taken and not measured yet.
+    in_flight: usize,
     closed: bool,
 }
 
-/// The batch being measured, shared by the devices of one group.
+/// The points being measured, shared by the devices of one group.
 #[derive(Default)]
 pub struct BatchQueue {
     state: Mutex<State>,
@@ -62,72 +65,58 @@ impl BatchQueue {
         self.changed.wait(g).unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next untaken point of the batch (else a deferred one), with its
-    /// index and whether it may be deferred again.
-    fn take(g: &mut State) -> Option<(usize, Point, bool)> {
-        let i = if g.next < g.batch.len() {
-            g.next += 1;
-            g.next - 1
-        } else {
-            g.deferred.pop_front()?
-        };
-        let more = g.next < g.batch.len() || !g.deferred.is_empty();
-        Some((i, g.batch[i].clone(), more))
+    /// The next pending point (else a deferred one), counted in flight,
+    /// and whether it may be deferred again (others are left to take).
+    fn take(g: &mut State) -> Option<(Point, bool)> {
+        let p = g.pending.pop_front().or_else(|| g.deferred.pop_front())?;
+        g.in_flight += 1;
+        let more = !g.pending.is_empty() || !g.deferred.is_empty();
+        Some((p, more))
     }
 
     /// Whether a point is there to take.
     fn any(g: &State) -> bool {
-        g.next < g.batch.len() || !g.deferred.is_empty()
+        !g.pending.is_empty() || !g.deferred.is_empty()
     }
 
-    fn put(&self, i: usize, o: Outcome) {
+    fn put(&self, p: Point, o: Outcome) {
         let mut g = self.lock();
+        g.in_flight -= 1;
         match o {
-            Outcome::Done(m) => {
-                g.results[i] = m;
-                g.left -= 1;
-                if g.left == 0 {
-                    self.changed.notify_all();
-                }
-            }
-            Outcome::Deferred => {
-                g.deferred.push_back(i);
-                // A device waiting for the batch's end may take it now.
-                self.changed.notify_all();
-            }
+            Outcome::Done(m) => g.done.push((p, m)),
+            // A device waiting for the others may take it now.
+            Outcome::Deferred => g.deferred.push_back(p),
         }
+        self.changed.notify_all();
     }
 
-    /// The leader's side: `batch` measured by this thread (`own`) and the
-    /// helpers together; one result per point, in the batch's order.
-    pub fn lead(&self, batch: &[Point], own: &mut dyn FnMut(Take) -> Outcome) -> Vec<Measure> {
-        {
-            let mut g = self.lock();
-            g.batch = batch.to_vec();
-            g.next = 0;
-            g.deferred.clear();
-            g.results = vec![None; batch.len()];
-            g.left = batch.len();
-            self.changed.notify_all();
-        }
+    /// The leader's side: publishes `batch`, measures points with `own`
+    /// (this thread's device) while any are left to take, and returns the
+    /// results measured so far by any device, of this batch or earlier
+    /// ones, without waiting for the points other devices still measure
+    /// (so that the tuner can hand out more while they finish). With an
+    /// empty batch it waits for at least one result while points are in
+    /// flight; an empty result then means nothing is left anywhere.
+    pub fn lead(&self, batch: &[Point], own: &mut dyn FnMut(Take) -> Outcome) -> Vec<(Point, Measure)> {
         let mut g = self.lock();
+        g.pending.extend(batch.iter().cloned());
+        self.changed.notify_all();
         loop {
-            if let Some((i, p, more)) = Self::take(&mut g) {
+            if let Some((p, more)) = Self::take(&mut g) {
                 drop(g);
                 let o = own((&p, more));
-                self.put(i, o);
+                self.put(p, o);
                 g = self.lock();
-            } else if g.left > 0 {
+            } else if g.done.is_empty() && g.in_flight > 0 && batch.is_empty() {
                 g = self.wait(g);
             } else {
-                g.batch.clear();
-                return std::mem::take(&mut g.results);
+                return std::mem::take(&mut g.done);
             }
         }
     }
 
-    /// A helper's side: measures points of the batches with `f` until the
-    /// leader closes the queue.
+    /// A helper's side: measures points with `f` until the leader closes
+    /// the queue.
     pub fn serve(&self, f: &mut dyn FnMut(Take) -> Outcome) {
         loop {
             let mut g = self.lock();
@@ -140,10 +129,10 @@ impl BatchQueue {
                 }
                 g = self.wait(g);
             }
-            let Some((i, p, more)) = Self::take(&mut g) else { continue };
+            let Some((p, more)) = Self::take(&mut g) else { continue };
             drop(g);
             let o = f((&p, more));
-            self.put(i, o);
+            self.put(p, o);
         }
     }
 
@@ -250,8 +239,40 @@ mod tests {
             h.join().unwrap();
         });
         // A batch with no helper is measured by the leader alone.
-        let r = q.lead(&[Point { shape: 0, values: vec![] }], &mut |_| Outcome::Done(Some(2.0)));
-        assert_eq!(r, vec![Some(2.0)]);
+        let p = Point { shape: 0, values: vec![] };
+        let r = q.lead(std::slice::from_ref(&p), &mut |_| Outcome::Done(Some(2.0)));
+        assert_eq!(r, vec![(p, Some(2.0))]);
+    }
+
+    #[test]
+    fn the_leader_goes_on_while_a_helper_measures_its_last_point() {
+        let q = BatchQueue::new();
+        let pt = |s| Point { shape: s, values: vec![] };
+        let (started, helper_started) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let qr = &q;
+            let h = scope.spawn(move || {
+                qr.serve(&mut |(p, _)| {
+                    started.send(()).unwrap();
+                    released.recv().unwrap();
+                    Outcome::Done(Some(p.shape as f64))
+                })
+            });
+            // The leader takes point 0 first and holds it until the helper
+            // has taken point 1; then nothing is left to take.
+            let r = q.lead(&[pt(0), pt(1)], &mut |(p, _)| {
+                helper_started.recv().unwrap();
+                Outcome::Done(Some(p.shape as f64))
+            });
+            assert_eq!(r, vec![(pt(0), Some(0.0))], "back without the helper's point");
+            release.send(()).unwrap();
+            // With nothing to hand out, the leader waits for the last one.
+            assert_eq!(q.lead(&[], &mut |_| Outcome::Done(None)), vec![(pt(1), Some(1.0))]);
+            assert_eq!(q.lead(&[], &mut |_| Outcome::Done(None)), vec![], "nothing left anywhere");
+            q.close();
+            h.join().unwrap();
+        });
     }
 
     #[test]
@@ -268,7 +289,9 @@ mod tests {
                 Outcome::Done(Some(p.shape as f64))
             }
         });
-        assert_eq!(r, vec![Some(0.0), Some(1.0), Some(2.0)], "results in the batch's order");
+        let shapes: Vec<usize> = r.iter().map(|(p, _)| p.shape).collect();
+        assert_eq!(shapes, vec![1, 2, 0], "results as they come");
+        assert!(r.iter().all(|(p, m)| *m == Some(p.shape as f64)));
         assert_eq!(order, vec![(0, true), (1, true), (2, true), (0, false)]);
     }
 }

@@ -36,6 +36,12 @@ pub struct ShapeSpace {
 /// The result of measuring a point: a time when it validated.
 pub type Measure = Option<f64>;
 
+/// Measures a batch of points: the results that are in, each with its
+/// point, of this batch or earlier ones (all of them with one device; with
+/// several, `split` returns before the last points are measured). Called
+/// with no points, it waits for a result while any are in flight.
+pub type Batches<'a> = dyn FnMut(&[Point]) -> Vec<(Point, Measure)> + 'a;
+
 pub struct Tuner {
     spaces: Vec<ShapeSpace>,
     /// The order of the first phase (a static ranking).
@@ -45,6 +51,10 @@ pub struct Tuner {
     best: Vec<Option<(f64, Point)>>,
     /// Local-search visits per shape (a visit's size grows with them).
     visits: Vec<u32>,
+    /// Points handed out per shape whose results have not come back
+    /// (several devices: `split`). Such a shape is not visited, so that
+    /// every visit starts from the shape's best with all its times in.
+    in_flight: Vec<usize>,
 }
 
 impl Tuner {
@@ -52,7 +62,15 @@ impl Tuner {
     /// shapes only, with `--shard`).
     pub fn new(spaces: Vec<ShapeSpace>, order: Vec<usize>, seed: u64) -> Tuner {
         let n = spaces.len();
-        Tuner { spaces, order, seed, seen: HashSet::new(), best: vec![None; n], visits: vec![0; n] }
+        Tuner {
+            spaces,
+            order,
+            seed,
+            seen: HashSet::new(),
+            best: vec![None; n],
+            visits: vec![0; n],
+            in_flight: vec![0; n],
+        }
     }
 
     /// The points that differ from `c` in one slot, those one step away in
@@ -100,6 +118,9 @@ impl Tuner {
     /// it stays so until the shape's best changes, which only its own
     /// measurements do).
     fn visit(&mut self, s: usize) -> Vec<Point> {
+        if self.in_flight[s] > 0 {
+            return Vec::new();
+        }
         let Some(center) = self.best[s].as_ref().map(|(_, p)| p.clone()) else { return Vec::new() };
         let per = 2usize << self.visits[s].min(6);
         let chunk: Vec<Point> =
@@ -132,8 +153,8 @@ impl Tuner {
         stop: &dyn Fn() -> bool,
         share_spent: &dyn Fn() -> bool,
     ) {
-        let mut each = |batch: &[Point]| -> Vec<Measure> {
-            batch.iter().map(|p| if stop() { None } else { measure(p) }).collect()
+        let mut each = |batch: &[Point]| -> Vec<(Point, Measure)> {
+            batch.iter().map(|p| (p.clone(), if stop() { None } else { measure(p) })).collect()
         };
         self.run_batches(&mut each, stop, share_spent, 1);
     }
@@ -146,7 +167,7 @@ impl Tuner {
     /// batch.
     pub fn run_batches(
         &mut self,
-        measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>,
+        measure: &mut Batches,
         stop: &dyn Fn() -> bool,
         share_spent: &dyn Fn() -> bool,
         width: usize,
@@ -168,11 +189,21 @@ impl Tuner {
         }
     }
 
-    fn measure_batch(&mut self, batch: &[Point], measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>) {
-        let ms = measure(batch);
-        for (p, m) in batch.iter().zip(ms) {
-            self.record(p, m);
+    /// Hands out `batch` and records the results that come back (of this
+    /// batch or earlier ones).
+    fn measure_batch(&mut self, batch: &[Point], measure: &mut Batches) {
+        for p in batch {
+            self.in_flight[p.shape] += 1;
         }
+        for (p, m) in measure(batch) {
+            self.in_flight[p.shape] -= 1;
+            self.record(&p, m);
+        }
+    }
+
+    /// Whether points handed out have not come back yet.
+    fn waiting(&self) -> bool {
+        self.in_flight.iter().any(|&n| n > 0)
     }
 
     /// Measures the shapes of `rest` at their representative values until
@@ -180,7 +211,7 @@ impl Tuner {
     fn first_phase(
         &mut self,
         rest: &mut std::vec::IntoIter<usize>,
-        measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>,
+        measure: &mut Batches,
         stop: &dyn Fn() -> bool,
         enough: &dyn Fn() -> bool,
         width: usize,
@@ -208,12 +239,7 @@ impl Tuner {
     /// Phase 2: successive halving with local search, over the shapes
     /// within `KEEP_WITHIN` of the best; false when `stop`, true when no
     /// shape has a new point.
-    fn halving(
-        &mut self,
-        measure: &mut dyn FnMut(&[Point]) -> Vec<Measure>,
-        stop: &dyn Fn() -> bool,
-        width: usize,
-    ) -> bool {
+    fn halving(&mut self, measure: &mut Batches, stop: &dyn Fn() -> bool, width: usize) -> bool {
         let mut round = 0u32;
         loop {
             let mut ranked: Vec<(f64, usize)> =
@@ -237,11 +263,16 @@ impl Tuner {
                 }
                 batch.extend(self.visit(s));
             }
-            if batch.is_empty() {
-                return true;
-            }
             if stop() {
                 return false;
+            }
+            if batch.is_empty() {
+                if !self.waiting() {
+                    return true;
+                }
+                // Only shapes with points in flight have more: wait for one.
+                self.measure_batch(&[], measure);
+                continue;
             }
             self.measure_batch(&batch, measure);
             round += 1;
@@ -428,7 +459,7 @@ mod tests {
         t.run_batches(
             &mut |b| {
                 seen.extend(b.iter().cloned());
-                b.iter().map(wide_cost).collect()
+                b.iter().map(|p| (p.clone(), wide_cost(p))).collect()
             },
             &|| false,
             &|| false,
@@ -474,7 +505,7 @@ mod tests {
             &mut |b| {
                 batches.push(b.to_vec());
                 count.set(count.get() + 1);
-                b.iter().map(wide_cost).collect()
+                b.iter().map(|p| (p.clone(), wide_cost(p))).collect()
             },
             &|| count.get() >= 4,
             &|| false,
