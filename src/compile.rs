@@ -4,7 +4,9 @@
 use crate::arith::ArithExpr;
 pub use crate::codegen::{CompileError, CompileOptions, Unsupported};
 
-use crate::codegen::{ast, c_type, ctypes, lower, print};
+use crate::codegen::{c_type, ctypes, lower};
+use crate::ir::c::kernel as ast;
+use crate::ir::c::print;
 use crate::ir::Program;
 use crate::passes::{self, AddressSpace};
 use crate::types::Type;

@@ -5,8 +5,9 @@
 //! reading neighbouring elements share memory transactions: a coalesced
 //! kernel moves a fraction of the bytes an uncoalesced one does).
 
-use super::ast::{CExpr, Module, Stmt};
 use crate::arith::ArithExpr;
+use crate::ir::c::kernel::{Module, Stmt};
+use crate::ir::c::CExpr;
 
 /// One read or write of a global buffer.
 #[derive(Clone, Debug, PartialEq)]
@@ -152,17 +153,19 @@ impl<V: LaneVisitor> Walk<'_, V> {
 
     fn expr(&mut self, e: &CExpr) {
         match e {
-            CExpr::Raw(text) => self.v.raw(text),
-            CExpr::Arith(_) => {}
-            CExpr::Index { base, index } => {
+            CExpr::Raw(text) | CExpr::Var(text) => self.v.raw(text),
+            CExpr::Arith(_) | CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => {}
+            CExpr::Index(base, index) => {
                 self.v.index(base, index, &Place { lane: &self.lane, loops: &self.loops })
             }
-            CExpr::Call { .. }
-            | CExpr::StructLit { .. }
-            | CExpr::Field { .. }
-            | CExpr::Ternary { .. }
-            | CExpr::Binary { .. }
-            | CExpr::Cast { .. } => {
+            CExpr::Call(..)
+            | CExpr::TupleLit(..)
+            | CExpr::VectorLit(..)
+            | CExpr::Unary(..)
+            | CExpr::Field(..)
+            | CExpr::Ternary(..)
+            | CExpr::Binary(..)
+            | CExpr::Cast(..) => {
                 for c in e.children() {
                     self.expr(c);
                 }
