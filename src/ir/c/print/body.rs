@@ -5,7 +5,7 @@
 //! multi-statement user function) is printed from its parsed form here,
 //! its expressions with every compound one parenthesised.
 
-use super::super::ast::{AssignOp, CExpr, CStmt};
+use crate::ir::c::ast::{AssignOp, CExpr, CStmt};
 use crate::types::c_type;
 use std::fmt::Write;
 

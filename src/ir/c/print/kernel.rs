@@ -1,7 +1,7 @@
 //! Printing a generated kernel (`kernel::Module`) as OpenCL C.
 
-use super::super::kernel::{Module, Stmt, LOCAL_ALIGN_BYTES};
 use super::expr;
+use crate::ir::c::kernel::{Module, Stmt, LOCAL_ALIGN_BYTES};
 use std::fmt::{self, Write};
 
 /// Writes a module's source text into a `fmt::Write`.
@@ -70,7 +70,7 @@ impl<'w, W: Write> Writer<'w, W> {
                 if let Some(l) = len {
                     write!(self.out, "[{l}]")?;
                     // Vectors in local memory are read through cast
-                    // pointers (`lower::access::through_cast`).
+                    // pointers (`codegen::lower::access::through_cast`).
                     if *qualifier == Some("local") {
                         write!(self.out, " __attribute__((aligned({})))", LOCAL_ALIGN_BYTES)?;
                     }
