@@ -151,26 +151,16 @@ impl<V: LaneVisitor> Walk<'_, V> {
         }
     }
 
+    /// The names (in text) and the buffer accesses anywhere in `e`; an
+    /// `Arith` names only indices, never a buffer.
     fn expr(&mut self, e: &CExpr) {
-        match e {
-            CExpr::Raw(text) | CExpr::Var(text) => self.v.raw(text),
-            CExpr::Arith(_) | CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => {}
-            CExpr::Index(base, index) => {
+        e.walk(&mut |x| {
+            if let CExpr::Raw(text) | CExpr::Var(text) = x {
+                self.v.raw(text)
+            } else if let CExpr::Index(base, index) = x {
                 self.v.index(base, index, &Place { lane: &self.lane, loops: &self.loops })
             }
-            CExpr::Call(..)
-            | CExpr::TupleLit(..)
-            | CExpr::VectorLit(..)
-            | CExpr::Unary(..)
-            | CExpr::Field(..)
-            | CExpr::Ternary(..)
-            | CExpr::Binary(..)
-            | CExpr::Cast(..) => {
-                for c in e.children() {
-                    self.expr(c);
-                }
-            }
-        }
+        })
     }
 }
 

@@ -393,22 +393,11 @@ fn find_var(stmts: &[Stmt], name: &str) -> Option<Var> {
 
 fn visit_arith(stmts: &[Stmt], f: &mut dyn FnMut(&ArithExpr)) {
     fn expr(e: &CExpr, f: &mut dyn FnMut(&ArithExpr)) {
-        match e {
-            CExpr::Arith(a) | CExpr::Index(_, a) => f(a),
-            CExpr::Raw(_)
-            | CExpr::Int(_)
-            | CExpr::Float(_)
-            | CExpr::Double(_)
-            | CExpr::Var(_)
-            | CExpr::Call(..)
-            | CExpr::TupleLit(..)
-            | CExpr::VectorLit(..)
-            | CExpr::Field(..)
-            | CExpr::Unary(..)
-            | CExpr::Cast(..)
-            | CExpr::Ternary(..)
-            | CExpr::Binary(..) => e.children().into_iter().for_each(|c| expr(c, f)),
-        }
+        e.walk(&mut |x| {
+            if let CExpr::Arith(a) | CExpr::Index(_, a) = x {
+                f(a)
+            }
+        })
     }
     for s in stmts {
         match s {

@@ -142,6 +142,16 @@ impl CExpr {
         }
     }
 
+    /// Calls `f` on this expression and on every expression inside it,
+    /// each before its parts, in the order printed: for the passes that
+    /// look for some forms wherever they are (names, index expressions).
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
+        f(self);
+        for c in self.children() {
+            c.walk(f);
+        }
+    }
+
     /// The internal error of a user-function body holding a kernel-only
     /// form: the parser never makes one, and the vectoriser copies only
     /// what it reads, so reaching this is a compiler bug.
