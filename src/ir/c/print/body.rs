@@ -105,8 +105,10 @@ fn wrapped(e: &CExpr) -> String {
         | CExpr::Call(..)
         | CExpr::Cast(..)
         | CExpr::VectorLit(..)
-        | CExpr::TupleLit(..) => format!("({})", expr(e)),
-        CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
+        | CExpr::TupleLit(..)
+        | CExpr::Raw(_)
+        | CExpr::Arith(_)
+        | CExpr::Index(..) => format!("({})", expr(e)),
     }
 }
 

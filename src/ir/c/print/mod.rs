@@ -117,3 +117,19 @@ fn primary(e: &CExpr) -> bool {
 fn list(args: &[CExpr], p: Parens) -> String {
     args.iter().map(|a| text(a, p)).collect::<Vec<_>>().join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::c::BinOp;
+    use crate::types::{ScalarType, Type};
+
+    #[test]
+    fn kernels_parenthesise_operands_and_bodies_every_compound_expression() {
+        let sum = CExpr::binary(BinOp::Add, CExpr::Var("a".into()), CExpr::Int(-1));
+        let lit = CExpr::VectorLit(Type::Vector(ScalarType::Float, 4), vec![sum.clone()]);
+        let e = CExpr::binary(BinOp::Mul, sum, CExpr::field(lit, "x"));
+        assert_eq!(expr(&e), "(a + (-1)) * ((float4)(a + (-1))).x");
+        assert_eq!(text(&e, Parens::Every), "((a + -1) * ((float4)((a + -1))).x)");
+    }
+}
