@@ -46,8 +46,7 @@
 
 use crate::arith::{ArithExpr, Var};
 use crate::ir::c::kernel::Stmt;
-use crate::ir::c::BinOp;
-use crate::ir::c::CExpr;
+use crate::ir::c::{BinOp, CExpr};
 use std::collections::{HashMap, HashSet};
 
 /// Values a work-item prefetches per loop at most: more would spill

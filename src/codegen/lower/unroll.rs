@@ -18,8 +18,7 @@
 use crate::arith::{ArithExpr, CmpOp};
 use crate::codegen::c_type;
 use crate::ir::c::kernel::Stmt;
-use crate::ir::c::BinOp;
-use crate::ir::c::CExpr;
+use crate::ir::c::{BinOp, CExpr};
 
 /// Whether `name` occurs as a word in the C text of `stmts` other than as
 /// an index variable (in a raw expression, a declaration, a loop header or
