@@ -93,22 +93,13 @@ fn branch(out: &mut String, stmts: &[CStmt], depth: usize) {
     }
 }
 
-/// A condition in parentheses (an operator's are already there).
+/// A condition in parentheses (an operator's own are already there; a
+/// cast's are not the condition's).
 fn wrapped(e: &CExpr) -> String {
-    match e {
-        CExpr::Binary(..) | CExpr::Ternary(..) | CExpr::Unary(..) => expr(e),
-        CExpr::Int(_)
-        | CExpr::Float(_)
-        | CExpr::Double(_)
-        | CExpr::Var(_)
-        | CExpr::Field(..)
-        | CExpr::Call(..)
-        | CExpr::Cast(..)
-        | CExpr::VectorLit(..)
-        | CExpr::TupleLit(..)
-        | CExpr::Raw(_)
-        | CExpr::Arith(_)
-        | CExpr::Index(..) => format!("({})", expr(e)),
+    if matches!(e, CExpr::Binary(..) | CExpr::Ternary(..) | CExpr::Unary(..)) {
+        expr(e)
+    } else {
+        format!("({})", expr(e))
     }
 }
 
