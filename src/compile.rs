@@ -4,7 +4,9 @@
 use crate::arith::ArithExpr;
 pub use crate::codegen::{CompileError, CompileOptions, Unsupported};
 
-use crate::codegen::{ast, c_type, ctypes, lower, print};
+use crate::codegen::{c_type, ctypes, lower};
+use crate::ir::c::kernel;
+use crate::ir::c::print;
 use crate::ir::Program;
 use crate::passes::{self, AddressSpace};
 use crate::types::Type;
@@ -124,18 +126,19 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         }
     }
     for t in &lowered.temps {
-        sig.cparams.push(ast::Param { ty: format!("global {}* restrict", t.c_elem), name: t.name.clone() });
+        sig.cparams
+            .push(kernel::Param { ty: format!("global {}* restrict", t.c_elem), name: t.name.clone() });
         sig.kparams.push(KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() });
     }
     for s in size_names(d, &types) {
-        sig.cparams.push(ast::Param { ty: "int".into(), name: s.clone() });
+        sig.cparams.push(kernel::Param { ty: "int".into(), name: s.clone() });
         sig.kparams.push(KernelParam::Size { name: s });
     }
 
     let preamble = preamble(program, &lowered);
     let body = lowered.body;
     let name = format!("lift_{}", d.name);
-    let module = ast::Module {
+    let module = kernel::Module {
         preamble,
         kernel_name: name.clone(),
         work_group_size: local.as_ref().and_then(|l| match l {
@@ -162,7 +165,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
 #[derive(Default)]
 struct Signature {
     kparams: Vec<KernelParam>,
-    cparams: Vec<ast::Param>,
+    cparams: Vec<kernel::Param>,
     views: Vec<(crate::ir::ParamId, Rc<View>)>,
 }
 
@@ -178,7 +181,7 @@ impl Signature {
             match &ty {
                 Type::Array(..) => {
                     let elem = ty.base_elem().clone();
-                    self.cparams.push(ast::Param {
+                    self.cparams.push(kernel::Param {
                         ty: format!("const global {}* restrict", c_type(&elem)),
                         name: p.name.clone(),
                     });
@@ -192,7 +195,7 @@ impl Signature {
                     self.kparams.push(KernelParam::Input { name: p.name.clone(), ty });
                 }
                 _ => {
-                    self.cparams.push(ast::Param { ty: c_type(&ty), name: p.name.clone() });
+                    self.cparams.push(kernel::Param { ty: c_type(&ty), name: p.name.clone() });
                     self.views.push((p.id, Rc::new(View::Value { c: p.name.clone(), ty: ty.clone() })));
                     self.kparams.push(KernelParam::Scalar { name: p.name.clone(), ty });
                 }
@@ -220,7 +223,7 @@ impl Signature {
         // must not pass an input as the output): `restrict` lets the driver keep
         // input loads on its read-only path and reorder them across stores.
         self.cparams
-            .push(ast::Param { ty: format!("global {}* restrict", c_type(&out_elem)), name: out_name });
+            .push(kernel::Param { ty: format!("global {}* restrict", c_type(&out_elem)), name: out_name });
         self.kparams.push(KernelParam::Output { ty: out_ty });
         Ok(out_view)
     }

@@ -33,6 +33,7 @@ fn norm_expr(e: &CExpr) -> CExpr {
         CExpr::Cast(t, a) => CExpr::Cast(t.clone(), b(a)),
         CExpr::VectorLit(t, args) => CExpr::VectorLit(t.clone(), all(args)),
         CExpr::TupleLit(t, args) => CExpr::TupleLit(t.clone(), all(args)),
+        CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
     }
 }
 

@@ -19,8 +19,8 @@
 //! (1 for scalars only), and an array whose row some width does not divide
 //! is left as it is.
 
-use super::ast::Stmt;
 use crate::arith::ArithExpr;
+use crate::ir::c::kernel::Stmt;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Strides (in scalars) from one work-item to the next at which an access
@@ -129,7 +129,7 @@ fn cast_base(base: &str) -> Option<(&str, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::ast::CExpr;
+    use crate::ir::c::CExpr;
 
     fn lane_loop(body: Vec<Stmt>) -> Stmt {
         Stmt::For {
@@ -152,7 +152,7 @@ mod tests {
     }
 
     fn store(base: &str, index: ArithExpr) -> Stmt {
-        Stmt::Assign { lhs: CExpr::Index { base: base.into(), index }, rhs: CExpr::raw("0.0f") }
+        Stmt::Assign { lhs: CExpr::Index(base.into(), index), rhs: CExpr::raw("0.0f") }
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! reading neighbouring elements share memory transactions: a coalesced
 //! kernel moves a fraction of the bytes an uncoalesced one does).
 
-use super::ast::{CExpr, Module, Stmt};
 use crate::arith::ArithExpr;
+use crate::ir::c::kernel::{Module, Stmt};
+use crate::ir::c::CExpr;
 
 /// One read or write of a global buffer.
 #[derive(Clone, Debug, PartialEq)]
@@ -150,24 +151,16 @@ impl<V: LaneVisitor> Walk<'_, V> {
         }
     }
 
+    /// The names (in text) and the buffer accesses anywhere in `e`; an
+    /// `Arith` names only indices, never a buffer.
     fn expr(&mut self, e: &CExpr) {
-        match e {
-            CExpr::Raw(text) => self.v.raw(text),
-            CExpr::Arith(_) => {}
-            CExpr::Index { base, index } => {
+        e.walk(&mut |x| {
+            if let CExpr::Raw(text) | CExpr::Var(text) = x {
+                self.v.raw(text)
+            } else if let CExpr::Index(base, index) = x {
                 self.v.index(base, index, &Place { lane: &self.lane, loops: &self.loops })
             }
-            CExpr::Call { .. }
-            | CExpr::StructLit { .. }
-            | CExpr::Field { .. }
-            | CExpr::Ternary { .. }
-            | CExpr::Binary { .. }
-            | CExpr::Cast { .. } => {
-                for c in e.children() {
-                    self.expr(c);
-                }
-            }
-        }
+        })
     }
 }
 

@@ -2,11 +2,10 @@
 //!
 //! [`lower`] walks the IR along the data flow, allocating memory for the
 //! calls that write, building views, and emitting loops for maps and
-//! reductions into an OpenCL syntax tree ([`ast`]); [`print`] writes it as
-//! C text. Names come from a [`names::NameGen`] passed by value, so the same
+//! reductions into a kernel of the C syntax tree ([`crate::ir::c::kernel`]);
+//! [`crate::ir::c::print`] writes it as C text. Names come from a [`names::NameGen`] passed by value, so the same
 //! program always gives the same kernel text.
 
-pub mod ast;
 pub mod banks;
 pub mod coalescing;
 pub mod ctypes;
@@ -15,7 +14,6 @@ pub mod lower;
 pub mod names;
 mod options;
 pub mod prefetch;
-pub mod print;
 mod unsupported;
 
 pub use ctypes::c_type;

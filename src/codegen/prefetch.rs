@@ -44,9 +44,9 @@
 //! raw C text, a thread loop of unknown trip count, more than
 //! [`MAX_REGISTERS`] values) leaves the loop as it is.
 
-use super::ast::{CExpr, Stmt};
 use crate::arith::{ArithExpr, Var};
-use crate::ir::c::BinOp;
+use crate::ir::c::kernel::Stmt;
+use crate::ir::c::{BinOp, CExpr};
 use std::collections::{HashMap, HashSet};
 
 /// Values a work-item prefetches per loop at most: more would spill
@@ -196,7 +196,7 @@ fn thread_loop(s: &Stmt) -> Option<(&str, &str, i64, i64, &[Stmt])> {
 /// The local array a store writes and the C type of the value stored:
 /// `loc[i]` (the array's element type) or `((local T*)loc)[i]` (`T`).
 fn local_store(lhs: &CExpr, cx: &Cx<'_>) -> Option<String> {
-    let CExpr::Index { base, .. } = lhs else { return None };
+    let CExpr::Index(base, _) = lhs else { return None };
     let (cast, name) = split_base(base);
     let elem = cx.locals.get(name)?;
     match cast {
@@ -292,7 +292,7 @@ fn assigned_names(stmts: &[Stmt], out: &mut HashSet<String>) {
                 assigned_names(otherwise, out);
             }
             // A call statement (vstore) writes through its last argument.
-            Stmt::Expr(CExpr::Call { args, .. }) => {
+            Stmt::Expr(CExpr::Call(_, args)) => {
                 if let Some(n) = args.last().and_then(root_name) {
                     out.insert(n);
                 }
@@ -305,8 +305,8 @@ fn assigned_names(stmts: &[Stmt], out: &mut HashSet<String>) {
 fn root_name(e: &CExpr) -> Option<String> {
     match e {
         CExpr::Raw(t) => Some(t.trim_start_matches('&').to_string()),
-        CExpr::Index { base, .. } => Some(split_base(base).1.to_string()),
-        CExpr::Field { base, .. } => root_name(base),
+        CExpr::Index(base, _) => Some(split_base(base).1.to_string()),
+        CExpr::Field(base, _) => root_name(base),
         _ => None,
     }
 }
@@ -317,7 +317,7 @@ fn copies_pure(stmts: &[Stmt], cx: &Cx<'_>, ok: &dyn Fn(&str) -> bool) -> bool {
         Stmt::Decl { init, .. } => init.as_ref().is_none_or(|e| pure(e, cx, ok)),
         Stmt::For { body, .. } => copies_pure(body, cx, ok),
         Stmt::If { cond, then, .. } => pure(cond, cx, ok) && copies_pure(then, cx, ok),
-        Stmt::Assign { lhs: CExpr::Index { index, .. }, rhs } => arith_ok(index, ok) && pure(rhs, cx, ok),
+        Stmt::Assign { lhs: CExpr::Index(_, index), rhs } => arith_ok(index, ok) && pure(rhs, cx, ok),
         Stmt::Barrier { .. } | Stmt::Comment(_) => true,
         Stmt::Assign { .. } | Stmt::Expr(_) => false,
     })
@@ -337,17 +337,18 @@ fn is_ident(t: &str) -> bool {
 /// that `ok` accepts (function names and literals aside).
 fn pure(e: &CExpr, cx: &Cx<'_>, ok: &dyn Fn(&str) -> bool) -> bool {
     match e {
-        CExpr::Raw(t) => raw_ok(t, ok),
+        CExpr::Raw(t) | CExpr::Var(t) => raw_ok(t, ok),
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => true,
         CExpr::Arith(a) => arith_ok(a, ok),
-        CExpr::Index { base, index } => cx.readonly.contains(split_base(base).1) && arith_ok(index, ok),
-        CExpr::Call { name, args } => !name.starts_with("vstore") && args.iter().all(|a| pure(a, cx, ok)),
-        CExpr::Field { base, .. } => pure(base, cx, ok),
-        CExpr::Ternary { cond, then, otherwise } => {
+        CExpr::Index(base, index) => cx.readonly.contains(split_base(base).1) && arith_ok(index, ok),
+        CExpr::Call(name, args) => !name.starts_with("vstore") && args.iter().all(|a| pure(a, cx, ok)),
+        CExpr::Field(base, _) => pure(base, cx, ok),
+        CExpr::Ternary(cond, then, otherwise) => {
             pure(cond, cx, ok) && pure(then, cx, ok) && pure(otherwise, cx, ok)
         }
-        CExpr::Binary { lhs, rhs, .. } => pure(lhs, cx, ok) && pure(rhs, cx, ok),
-        CExpr::Cast { e, .. } => pure(e, cx, ok),
-        CExpr::StructLit { fields, .. } => fields.iter().all(|f| pure(f, cx, ok)),
+        CExpr::Binary(_, lhs, rhs) => pure(lhs, cx, ok) && pure(rhs, cx, ok),
+        CExpr::Cast(_, e) | CExpr::Unary(_, e) => pure(e, cx, ok),
+        CExpr::TupleLit(_, fields) | CExpr::VectorLit(_, fields) => fields.iter().all(|f| pure(f, cx, ok)),
     }
 }
 
@@ -391,23 +392,11 @@ fn find_var(stmts: &[Stmt], name: &str) -> Option<Var> {
 
 fn visit_arith(stmts: &[Stmt], f: &mut dyn FnMut(&ArithExpr)) {
     fn expr(e: &CExpr, f: &mut dyn FnMut(&ArithExpr)) {
-        match e {
-            CExpr::Raw(_) => {}
-            CExpr::Arith(a) | CExpr::Index { index: a, .. } => f(a),
-            CExpr::Call { args, .. } | CExpr::StructLit { fields: args, .. } => {
-                args.iter().for_each(|a| expr(a, f))
+        e.walk(&mut |x| {
+            if let CExpr::Arith(a) | CExpr::Index(_, a) = x {
+                f(a)
             }
-            CExpr::Field { base, .. } | CExpr::Cast { e: base, .. } => expr(base, f),
-            CExpr::Ternary { cond, then, otherwise } => {
-                expr(cond, f);
-                expr(then, f);
-                expr(otherwise, f);
-            }
-            CExpr::Binary { lhs, rhs, .. } => {
-                expr(lhs, f);
-                expr(rhs, f);
-            }
-        }
+        })
     }
     for s in stmts {
         match s {
@@ -577,16 +566,16 @@ mod tests {
             bound: CExpr::Arith(ArithExpr::Cst(bound)),
             step: CExpr::raw("16"),
             body: vec![Stmt::Assign {
-                lhs: CExpr::Index { base: "loc_0".into(), index: l.clone() },
-                rhs: CExpr::Index {
-                    base: src.into(),
-                    index: ArithExpr::add(ArithExpr::mul(ArithExpr::Cst(32), i.clone()), l),
-                },
+                lhs: CExpr::Index("loc_0".into(), l.clone()),
+                rhs: CExpr::Index(
+                    src.into(),
+                    ArithExpr::add(ArithExpr::mul(ArithExpr::Cst(32), i.clone()), l),
+                ),
             }],
         };
         let use_it = Stmt::Assign {
-            lhs: CExpr::Index { base: "out".into(), index: i },
-            rhs: CExpr::Index { base: "loc_0".into(), index: ArithExpr::Cst(0) },
+            lhs: CExpr::Index("out".into(), i),
+            rhs: CExpr::Index("loc_0".into(), ArithExpr::Cst(0)),
         };
         let decl = Stmt::Decl {
             qualifier: Some("local"),
@@ -608,7 +597,7 @@ mod tests {
     }
 
     fn text(stmts: &[Stmt]) -> String {
-        let module = super::super::ast::Module {
+        let module = crate::ir::c::kernel::Module {
             preamble: Vec::new(),
             kernel_name: "k".into(),
             work_group_size: None,
@@ -616,7 +605,7 @@ mod tests {
             body: stmts.to_vec(),
         };
         let mut s = String::new();
-        super::super::print::Writer::new(&mut s).module(&module).unwrap();
+        crate::ir::c::print::Writer::new(&mut s).module(&module).unwrap();
         s
     }
 

@@ -16,6 +16,7 @@ pub const MAX_USERFUN_OPS: usize = 30;
 
 fn expr_ops(e: &CExpr) -> usize {
     match e {
+        CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
         CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => 0,
         CExpr::Field(x, _) | CExpr::Cast(_, x) => expr_ops(x),
         CExpr::Unary(_, x) => 1 + expr_ops(x),

@@ -3,11 +3,10 @@
 
 use super::Lowerer;
 use crate::arith::{ArithExpr, Pred};
-use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
-use crate::codegen::print;
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::BinOp;
+use crate::ir::c::kernel::{Stmt, LOCAL_ALIGN_BYTES};
+use crate::ir::c::{print, BinOp, CExpr};
 use crate::ir::{FunDecl, FunKind, Pattern, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -98,10 +97,10 @@ impl Lowerer<'_> {
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
                     (Some(n), _) if fields.is_empty() && through_cast(&mem, n) => Stmt::Assign {
-                        lhs: CExpr::Index {
-                            base: vector_base(&mem, n, ""),
-                            index: fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64))),
-                        },
+                        lhs: CExpr::Index(
+                            vector_base(&mem, n, ""),
+                            fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64))),
+                        ),
                         rhs: value,
                     },
                     (Some(n), _) if fields.is_empty() => Stmt::Expr(CExpr::call(
@@ -113,24 +112,19 @@ impl Lowerer<'_> {
                         ],
                     )),
                     (None, Some((c, n))) => Stmt::Assign {
-                        lhs: CExpr::Index {
-                            base: format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), addr(&mem)),
-                            index: fin(&ArithExpr::add(
-                                ArithExpr::mul(index, ArithExpr::Cst(stored_lanes(n))),
-                                c,
-                            )),
-                        },
+                        lhs: CExpr::Index(
+                            format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), addr(&mem)),
+                            fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(stored_lanes(n))), c)),
+                        ),
                         rhs: value,
                     },
                     _ => {
                         let mut lhs = match mem.kind {
                             MemKind::Variable => CExpr::raw(mem.name.clone()),
-                            MemKind::Array | MemKind::Buffer => {
-                                CExpr::Index { base: mem.name.clone(), index: fin(&index) }
-                            }
+                            MemKind::Array | MemKind::Buffer => CExpr::Index(mem.name.clone(), fin(&index)),
                         };
                         for f in fields {
-                            lhs = CExpr::Field { base: Box::new(lhs), field: format!("_{f}") };
+                            lhs = CExpr::field(lhs, format!("_{f}"));
                         }
                         Stmt::Assign { lhs, rhs: value }
                     }
@@ -175,13 +169,10 @@ impl Lowerer<'_> {
             let at =
                 finish_index(&ArithExpr::add(index.clone(), ArithExpr::Cst(j as i64)), simplify, known, memo);
             for k in 0..ts.len() {
-                let field = |base: CExpr| CExpr::Field { base: Box::new(base), field: format!("_{k}") };
+                let field = |base: CExpr| CExpr::field(base, format!("_{k}"));
                 block.push(Stmt::Assign {
-                    lhs: field(CExpr::Index { base: mem.name.clone(), index: at.clone() }),
-                    rhs: CExpr::Field {
-                        base: Box::new(field(CExpr::raw(tmp.clone()))),
-                        field: format!("s{j:x}"),
-                    },
+                    lhs: field(CExpr::Index(mem.name.clone(), at.clone())),
+                    rhs: CExpr::field(field(CExpr::raw(tmp.clone())), format!("s{j:x}")),
                 });
             }
         }
@@ -324,11 +315,6 @@ fn addr(mem: &crate::view::Memory) -> String {
     }
 }
 
-/// The alignment of every local array (`print` declares it): vectors of
-/// up to this many bytes in local memory are read and written through a
-/// cast pointer.
-pub(crate) const LOCAL_ALIGN_BYTES: u32 = 16;
-
 /// Whether `n`-vectors of `mem` are accessed through a cast pointer
 /// ([`vector_base`]) rather than `vloadn`/`vstoren`: for buffers (which
 /// the host allocates aligned) and for local arrays of 4-byte scalars
@@ -381,9 +367,9 @@ fn tuple_component(
             Some(Type::Vector(s, _)) => s.c_name().to_string(),
             other => other.map(c_type).unwrap_or_default(),
         };
-        CExpr::Index {
-            base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
-            index: fin(&ArithExpr::add(
+        CExpr::Index(
+            format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
+            fin(&ArithExpr::add(
                 ArithExpr::mul(
                     ArithExpr::add(
                         ArithExpr::mul(index.clone(), ArithExpr::Cst(ts.len() as i64)),
@@ -393,13 +379,13 @@ fn tuple_component(
                 ),
                 c.clone(),
             )),
-        }
+        )
     };
     match fields {
         [k] => lane(*k),
         _ => {
             let scalars = mem.elem.as_scalar_elem().map(|(t, _)| t).unwrap_or_else(|| mem.elem.clone());
-            CExpr::StructLit { ty: c_type(&scalars), fields: (0..ts.len()).map(lane).collect() }
+            CExpr::TupleLit(scalars, (0..ts.len()).map(lane).collect())
         }
     }
 }
@@ -409,10 +395,10 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
     match a {
         Access::Mem { mem, index, vector, component, fields } => {
             let mut e = match (vector, component) {
-                (Some(n), _) if through_cast(mem, *n) => CExpr::Index {
-                    base: vector_base(mem, *n, "const "),
-                    index: fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64))),
-                },
+                (Some(n), _) if through_cast(mem, *n) => CExpr::Index(
+                    vector_base(mem, *n, "const "),
+                    fin(&ArithExpr::div(index.clone(), ArithExpr::Cst(*n as i64))),
+                ),
                 (Some(n), _) => CExpr::call(
                     format!("vload{n}"),
                     vec![
@@ -426,30 +412,28 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                 }
                 (None, Some((c, n))) => {
                     let scalar = scalar_c_type(mem);
-                    CExpr::Index {
-                        base: format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
-                        index: fin(&ArithExpr::add(
+                    CExpr::Index(
+                        format!("(({} {scalar}*){})", mem.space.c_qualifier(), addr(mem)),
+                        fin(&ArithExpr::add(
                             ArithExpr::mul(index.clone(), ArithExpr::Cst(stored_lanes(*n))),
                             c.clone(),
                         )),
-                    }
+                    )
                 }
                 (None, None) => match mem.kind {
                     MemKind::Variable => CExpr::raw(mem.name.clone()),
-                    MemKind::Array | MemKind::Buffer => {
-                        CExpr::Index { base: mem.name.clone(), index: fin(index) }
-                    }
+                    MemKind::Array | MemKind::Buffer => CExpr::Index(mem.name.clone(), fin(index)),
                 },
             };
             for f in fields {
-                e = CExpr::Field { base: Box::new(e), field: format!("_{f}") };
+                e = CExpr::field(e, format!("_{f}"));
             }
             e
         }
         Access::Value { c, fields } => {
             let mut e = CExpr::raw(c.clone());
             for f in fields {
-                e = CExpr::Field { base: Box::new(e), field: format!("_{f}") };
+                e = CExpr::field(e, format!("_{f}"));
             }
             e
         }
@@ -462,14 +446,14 @@ pub(crate) fn access_expr(a: &Access, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> 
                     Some(prev) => CExpr::binary(BinOp::And, prev, c),
                 });
             }
-            CExpr::Ternary {
-                cond: Box::new(cond.unwrap_or(CExpr::raw("1"))),
-                then: Box::new(access_expr(then, fin)),
-                otherwise: Box::new(CExpr::raw(otherwise.clone())),
-            }
+            CExpr::ternary(
+                cond.unwrap_or(CExpr::raw("1")),
+                access_expr(then, fin),
+                CExpr::raw(otherwise.clone()),
+            )
         }
         Access::Tuple { parts, ty } => {
-            CExpr::StructLit { ty: c_type(ty), fields: parts.iter().map(|p| access_expr(p, fin)).collect() }
+            CExpr::TupleLit(ty.clone(), parts.iter().map(|p| access_expr(p, fin)).collect())
         }
         Access::Call { fun, index } => CExpr::call(fun.clone(), vec![CExpr::Arith(fin(index))]),
         Access::IndexValue(e) => CExpr::Arith(fin(e)),

@@ -10,10 +10,10 @@
 use super::loops::rc;
 use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
-use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::c_type;
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::BinOp;
+use crate::ir::c::kernel::Stmt;
+use crate::ir::c::{BinOp, CExpr};
 use crate::ir::{FunDecl, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -181,15 +181,11 @@ impl<'a> Lowerer<'a> {
         body.push(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(out_p.clone()) });
         body.push(Stmt::Assign {
             lhs: CExpr::raw(out_p.clone()),
-            rhs: CExpr::Ternary {
-                cond: Box::new(CExpr::binary(
-                    BinOp::Eq,
-                    CExpr::raw(in_p.clone()),
-                    CExpr::raw(name_a.clone()),
-                )),
-                then: Box::new(CExpr::raw(name_b.clone())),
-                otherwise: Box::new(CExpr::raw(name_a.clone())),
-            },
+            rhs: CExpr::ternary(
+                CExpr::binary(BinOp::Eq, CExpr::raw(in_p.clone()), CExpr::raw(name_a.clone())),
+                CExpr::raw(name_b.clone()),
+                CExpr::raw(name_a.clone()),
+            ),
         });
         self.emit(Stmt::For {
             var: iter,

@@ -11,9 +11,9 @@
 
 use super::{Lowerer, MapCtx};
 use crate::arith::{ArithExpr, Range, Var, VarKind};
-use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::BinOp;
+use crate::ir::c::kernel::Stmt;
+use crate::ir::c::{BinOp, CExpr};
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::view::View;

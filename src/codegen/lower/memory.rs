@@ -11,9 +11,9 @@
 
 use super::Lowerer;
 use crate::arith::{self, ArithExpr};
-use crate::codegen::ast::Stmt;
 use crate::codegen::c_type;
 use crate::codegen::{CompileError, Unsupported};
+use crate::ir::c::kernel::Stmt;
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;

@@ -8,7 +8,6 @@
 //! patterns only build views.
 
 mod access;
-pub(crate) use access::LOCAL_ALIGN_BYTES;
 pub(crate) use unroll::{instantiate, names_outside_indices};
 mod bounds;
 mod injective;
@@ -19,10 +18,10 @@ mod patterns;
 mod slide_seq;
 mod unroll;
 
-use super::ast::Stmt;
 use super::names::NameGen;
 use crate::arith::ArithExpr;
 use crate::codegen::{CompileError, CompileOptions, Unsupported};
+use crate::ir::c::kernel::Stmt;
 use crate::ir::{
     layout_pattern, Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span,
 };
@@ -380,7 +379,7 @@ impl<'a> Lowerer<'a> {
                     Some(o) => o,
                     None => self.alloc(c.ty, c.space, c.span)?,
                 };
-                self.write(&target, super::ast::CExpr::call(name, cargs), c.ty, c.span)?;
+                self.write(&target, crate::ir::c::CExpr::call(name, cargs), c.ty, c.span)?;
                 Ok(target)
             }
             FunKind::Pattern(p) => self.pattern(f, p, c),

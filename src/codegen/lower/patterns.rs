@@ -3,8 +3,8 @@
 use super::loops::rc;
 use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
-use crate::codegen::ast::CExpr;
 use crate::codegen::{CompileError, Unsupported};
+use crate::ir::c::CExpr;
 use crate::ir::{layout_pattern, ExprKind, FunDecl, FunKind, MapKind, Pattern, ReduceKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;

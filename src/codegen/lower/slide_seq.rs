@@ -19,9 +19,9 @@
 use super::loops::{rc, MAX_UNROLL};
 use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
-use crate::codegen::ast::{CExpr, Stmt};
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::BinOp;
+use crate::ir::c::kernel::Stmt;
+use crate::ir::c::{BinOp, CExpr};
 use crate::ir::{FunDecl, MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;

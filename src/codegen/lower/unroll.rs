@@ -16,8 +16,9 @@
 //! caller lowers each copy afresh.
 
 use crate::arith::{ArithExpr, CmpOp};
-use crate::codegen::ast::{CExpr, Stmt};
-use crate::ir::c::BinOp;
+use crate::codegen::c_type;
+use crate::ir::c::kernel::Stmt;
+use crate::ir::c::{BinOp, CExpr};
 
 /// Whether `name` occurs as a word in the C text of `stmts` other than as
 /// an index variable (in a raw expression, a declaration, a loop header or
@@ -72,17 +73,20 @@ fn stmt_names(s: &Stmt, name: &str) -> bool {
 
 fn expr_names(e: &CExpr, name: &str) -> bool {
     match e {
-        CExpr::Raw(t) => has_word(t, name),
+        CExpr::Raw(t) | CExpr::Var(t) => has_word(t, name),
+        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => false,
         CExpr::Arith(e) => arith_names(e, name),
-        CExpr::Index { base, index } => has_word(base, name) || arith_names(index, name),
-        CExpr::Call { name: f, args } => has_word(f, name) || args.iter().any(|a| expr_names(a, name)),
-        CExpr::Field { base, .. } => expr_names(base, name),
-        CExpr::Ternary { cond, then, otherwise } => {
+        CExpr::Index(base, index) => has_word(base, name) || arith_names(index, name),
+        CExpr::Call(f, args) => has_word(f, name) || args.iter().any(|a| expr_names(a, name)),
+        CExpr::Field(base, _) => expr_names(base, name),
+        CExpr::Ternary(cond, then, otherwise) => {
             expr_names(cond, name) || expr_names(then, name) || expr_names(otherwise, name)
         }
-        CExpr::Binary { lhs, rhs, .. } => expr_names(lhs, name) || expr_names(rhs, name),
-        CExpr::Cast { e, .. } => expr_names(e, name),
-        CExpr::StructLit { ty, fields } => has_word(ty, name) || fields.iter().any(|f| expr_names(f, name)),
+        CExpr::Binary(_, lhs, rhs) => expr_names(lhs, name) || expr_names(rhs, name),
+        CExpr::Cast(_, e) | CExpr::Unary(_, e) => expr_names(e, name),
+        CExpr::TupleLit(ty, fields) | CExpr::VectorLit(ty, fields) => {
+            has_word(&c_type(ty), name) || fields.iter().any(|f| expr_names(f, name))
+        }
     }
 }
 
@@ -124,31 +128,27 @@ fn stmt(s: &Stmt, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Stmt {
 
 fn expr(e: &CExpr, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
     match e {
-        CExpr::Raw(_) => e.clone(),
+        CExpr::Raw(_) | CExpr::Var(_) | CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => e.clone(),
         CExpr::Arith(a) => CExpr::Arith(fin(a)),
-        CExpr::Index { base, index } => CExpr::Index { base: base.clone(), index: fin(index) },
-        CExpr::Call { name, args } => {
-            CExpr::Call { name: name.clone(), args: args.iter().map(|a| expr(a, fin)).collect() }
-        }
-        CExpr::Field { base, field } => {
-            CExpr::Field { base: Box::new(expr(base, fin)), field: field.clone() }
-        }
-        CExpr::Ternary { cond, then, otherwise } => {
+        CExpr::Index(base, index) => CExpr::Index(base.clone(), fin(index)),
+        CExpr::Call(name, args) => CExpr::Call(name.clone(), args.iter().map(|a| expr(a, fin)).collect()),
+        CExpr::Field(base, field) => CExpr::field(expr(base, fin), field.clone()),
+        CExpr::Ternary(cond, then, otherwise) => {
             let cond = expr(cond, fin);
             match constant_truth(&cond) {
                 Some(true) => expr(then, fin),
                 Some(false) => expr(otherwise, fin),
-                None => CExpr::Ternary {
-                    cond: Box::new(cond),
-                    then: Box::new(expr(then, fin)),
-                    otherwise: Box::new(expr(otherwise, fin)),
-                },
+                None => CExpr::ternary(cond, expr(then, fin), expr(otherwise, fin)),
             }
         }
-        CExpr::Binary { op, lhs, rhs } => CExpr::binary(*op, expr(lhs, fin), expr(rhs, fin)),
-        CExpr::Cast { ty, e } => CExpr::Cast { ty: ty.clone(), e: Box::new(expr(e, fin)) },
-        CExpr::StructLit { ty, fields } => {
-            CExpr::StructLit { ty: ty.clone(), fields: fields.iter().map(|f| expr(f, fin)).collect() }
+        CExpr::Binary(op, lhs, rhs) => CExpr::binary(*op, expr(lhs, fin), expr(rhs, fin)),
+        CExpr::Cast(ty, e) => CExpr::Cast(ty.clone(), Box::new(expr(e, fin))),
+        CExpr::Unary(op, e) => CExpr::Unary(*op, Box::new(expr(e, fin))),
+        CExpr::TupleLit(ty, fields) => {
+            CExpr::TupleLit(ty.clone(), fields.iter().map(|f| expr(f, fin)).collect())
+        }
+        CExpr::VectorLit(ty, fields) => {
+            CExpr::VectorLit(ty.clone(), fields.iter().map(|f| expr(f, fin)).collect())
         }
     }
 }
@@ -158,8 +158,8 @@ fn expr(e: &CExpr, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
 fn constant_truth(c: &CExpr) -> Option<bool> {
     match c {
         CExpr::Raw(t) if t == "1" => Some(true),
-        CExpr::Binary { op: BinOp::And, lhs, rhs } => Some(constant_truth(lhs)? && constant_truth(rhs)?),
-        CExpr::Binary { op, lhs, rhs } => {
+        CExpr::Binary(BinOp::And, lhs, rhs) => Some(constant_truth(lhs)? && constant_truth(rhs)?),
+        CExpr::Binary(op, lhs, rhs) => {
             let (CExpr::Arith(ArithExpr::Cst(a)), CExpr::Arith(ArithExpr::Cst(b))) = (&**lhs, &**rhs) else {
                 return None;
             };
@@ -169,13 +169,19 @@ fn constant_truth(c: &CExpr) -> Option<bool> {
             Some(cmp.holds(*a, *b))
         }
         CExpr::Raw(_)
+        | CExpr::Int(_)
+        | CExpr::Float(_)
+        | CExpr::Double(_)
+        | CExpr::Var(_)
+        | CExpr::Unary(..)
+        | CExpr::VectorLit(..)
         | CExpr::Arith(_)
-        | CExpr::Index { .. }
-        | CExpr::Call { .. }
-        | CExpr::Field { .. }
-        | CExpr::Ternary { .. }
-        | CExpr::Cast { .. }
-        | CExpr::StructLit { .. } => None,
+        | CExpr::Index(..)
+        | CExpr::Call(..)
+        | CExpr::Field(..)
+        | CExpr::Ternary(..)
+        | CExpr::Cast(..)
+        | CExpr::TupleLit(..) => None,
     }
 }
 
@@ -197,7 +203,7 @@ mod tests {
                 range: crate::arith::Range::natural(),
             })
         };
-        let read = |n: &str| [Stmt::Expr(CExpr::Index { base: "pos".into(), index: var(n) })];
+        let read = |n: &str| [Stmt::Expr(CExpr::Index("pos".into(), var(n)))];
         assert!(!names_outside_indices(&read("i_3"), "i_3"));
         assert!(names_outside_indices(&read("neigh[i_3 + 4]"), "i_3"));
     }
@@ -205,14 +211,16 @@ mod tests {
     #[test]
     fn a_selection_on_constants_keeps_the_branch_taken() {
         let c = |v| CExpr::Arith(ArithExpr::Cst(v));
-        let sel = |a, b| CExpr::Ternary {
-            cond: Box::new(CExpr::binary(
-                BinOp::And,
-                CExpr::binary(BinOp::Lt, c(a), c(b)),
-                CExpr::binary(BinOp::Ge, c(a), c(0)),
-            )),
-            then: Box::new(CExpr::raw("x")),
-            otherwise: Box::new(CExpr::raw("0.0f")),
+        let sel = |a, b| {
+            CExpr::ternary(
+                CExpr::binary(
+                    BinOp::And,
+                    CExpr::binary(BinOp::Lt, c(a), c(b)),
+                    CExpr::binary(BinOp::Ge, c(a), c(0)),
+                ),
+                CExpr::raw("x"),
+                CExpr::raw("0.0f"),
+            )
         };
         let id = |e: &ArithExpr| e.clone();
         assert_eq!(expr(&sel(1, 2), &id), CExpr::raw("x"));

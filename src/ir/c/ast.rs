@@ -1,15 +1,17 @@
-//! The syntax tree of user-function bodies.
+//! The syntax tree of C expressions, and of user-function bodies.
 //!
-//! The code generator emits a user function's body as the text the user
-//! wrote (it is valid OpenCL C); the interpreter evaluates this parsed form.
-//! The subset: declarations, assignments (`=`, `+=`, `-=`, `*=`, `/=`),
+//! One expression tree serves both the user functions and the kernels the
+//! code generator builds (its statements, parameters and modules are in
+//! `kernel`). The code generator emits a user function's body as the text
+//! the user wrote (it is valid OpenCL C); the interpreter evaluates this
+//! parsed form. The subset of user functions: declarations, assignments (`=`, `+=`, `-=`, `*=`, `/=`),
 //! `if`/`else`, `for`, `return`, blocks; expressions with C operators,
 //! calls of OpenCL built-ins (`sqrt`, `fabs`, `min`, `dot`, ...: the table
 //! of `builtins`, with their signatures) and of
 //! earlier user functions, casts, vector literals `(float4)(a, b, c, d)`,
 //! component access `v.x` / `v.s0` and tuple fields `t._0`.
 
-use crate::arith::CmpOp;
+use crate::arith::{ArithExpr, CmpOp};
 use crate::types::Type;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -52,7 +54,7 @@ pub enum UnOp {
 }
 
 /// A binary operator of C, in user-function bodies and in generated
-/// kernels alike (`codegen::ast` builds its operators from this enum).
+/// kernels alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
     Add,
@@ -70,6 +72,10 @@ pub enum BinOp {
     Or,
 }
 
+/// A C expression. The forms before `Raw` are the user-function language's
+/// (the parser makes them, the checker, the interpreter and the vectoriser
+/// read them); the code generator uses them too, and adds the last three,
+/// which only it makes: a body never holds them.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CExpr {
     Int(i64),
@@ -91,6 +97,67 @@ pub enum CExpr {
     VectorLit(Type, Vec<CExpr>),
     /// `(T){a, b}`: a tuple (struct) literal.
     TupleLit(Type, Vec<CExpr>),
+    /// Kernel only: C text that needs no further structure (a literal, a
+    /// name, a call the generator wrote out).
+    Raw(String),
+    /// Kernel only: an integer index expression.
+    Arith(ArithExpr),
+    /// Kernel only: `base[index]`.
+    Index(String, ArithExpr),
+}
+
+impl CExpr {
+    pub fn raw(s: impl Into<String>) -> CExpr {
+        CExpr::Raw(s.into())
+    }
+    pub fn call(name: impl Into<String>, args: Vec<CExpr>) -> CExpr {
+        CExpr::Call(name.into(), args)
+    }
+    pub fn binary(op: BinOp, lhs: CExpr, rhs: CExpr) -> CExpr {
+        CExpr::Binary(op, Box::new(lhs), Box::new(rhs))
+    }
+    pub fn ternary(cond: CExpr, then: CExpr, otherwise: CExpr) -> CExpr {
+        CExpr::Ternary(Box::new(cond), Box::new(then), Box::new(otherwise))
+    }
+    pub fn field(base: CExpr, field: impl Into<String>) -> CExpr {
+        CExpr::Field(Box::new(base), field.into())
+    }
+
+    /// The expressions directly inside this one, in the order printed.
+    pub fn children(&self) -> Vec<&CExpr> {
+        match self {
+            CExpr::Int(_)
+            | CExpr::Float(_)
+            | CExpr::Double(_)
+            | CExpr::Var(_)
+            | CExpr::Raw(_)
+            | CExpr::Arith(_)
+            | CExpr::Index(..) => Vec::new(),
+            CExpr::Call(_, args) | CExpr::VectorLit(_, args) | CExpr::TupleLit(_, args) => {
+                args.iter().collect()
+            }
+            CExpr::Field(base, _) | CExpr::Unary(_, base) | CExpr::Cast(_, base) => vec![base],
+            CExpr::Ternary(c, a, b) => vec![c, a, b],
+            CExpr::Binary(_, a, b) => vec![a, b],
+        }
+    }
+
+    /// Calls `f` on this expression and on every expression inside it,
+    /// each before its parts, in the order printed: for the passes that
+    /// look for some forms wherever they are (names, index expressions).
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a CExpr)) {
+        f(self);
+        for c in self.children() {
+            c.walk(f);
+        }
+    }
+
+    /// The internal error of a user-function body holding a kernel-only
+    /// form: the parser never makes one, and the vectoriser copies only
+    /// what it reads, so reaching this is a compiler bug.
+    pub fn kernel_only(&self) -> ! {
+        panic!("ICE: the kernel-only C expression {self:?} in a user-function body (only the code generator makes it)")
+    }
 }
 
 impl BinOp {

@@ -68,6 +68,7 @@ impl NameCheck<'_> {
 
     fn expr(&mut self, e: &CExpr) -> Result<(), NameError> {
         match e {
+            CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
             CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => Ok(()),
             CExpr::Var(v) => {
                 if self.scopes.iter().any(|s| s.contains(v)) {
@@ -246,6 +247,7 @@ impl ReturnCheck<'_> {
             return;
         }
         match e {
+            CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
             CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => {}
             CExpr::Field(a, _) | CExpr::Unary(_, a) | CExpr::Cast(_, a) => self.literals(a),
             CExpr::Binary(op, a, b) => {
@@ -374,6 +376,7 @@ impl ReturnCheck<'_> {
     fn cty(&self, e: &CExpr) -> Option<CType> {
         let lift = |t: Type| Some(CType::Lift(t));
         match e {
+            CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
             CExpr::Int(_) => lift(Type::INT),
             CExpr::Float(_) => lift(Type::FLOAT),
             CExpr::Double(_) => Some(CType::Double),

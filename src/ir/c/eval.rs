@@ -167,6 +167,7 @@ impl Machine<'_> {
 
     fn expr(&mut self, e: &CExpr) -> R<Value> {
         match e {
+            CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
             CExpr::Int(i) => Ok(Value::Int(*i as i32)),
             CExpr::Float(f) | CExpr::Double(f) => Ok(Value::Float(*f as f32)),
             CExpr::Var(n) => self.lookup(n).cloned(),

@@ -60,6 +60,7 @@ pub const COMPONENTWISE: [&str; 24] = [
 /// `return` of a float function it vectorises by changing types only.
 pub fn is_componentwise(e: &CExpr) -> bool {
     match e {
+        CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
         CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => true,
         CExpr::Unary(UnOp::Neg, a) => is_componentwise(a),
         CExpr::Unary(UnOp::Not, _) => false,
@@ -86,6 +87,7 @@ pub fn is_componentwise(e: &CExpr) -> bool {
 /// `mapVec` reuses the body as written.
 pub fn is_overloaded_arithmetic(e: &CExpr) -> bool {
     match e {
+        CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
         CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => true,
         CExpr::Unary(_, a) => is_overloaded_arithmetic(a),
         CExpr::Binary(op, a, b) => {
@@ -275,6 +277,7 @@ impl<E: From<BodyError>> Vectoriser<'_, '_, E> {
 
     fn expr(&mut self, e: &CExpr) -> Result<CExpr, E> {
         Ok(match e {
+            CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
             CExpr::Int(_) | CExpr::Float(_) | CExpr::Var(_) => e.clone(),
             // OpenCL refuses a double scalar with a float vector.
             CExpr::Double(_) => return Err(self.why(BodyReason::Double)),
@@ -311,6 +314,7 @@ impl<E: From<BodyError>> Vectoriser<'_, '_, E> {
 /// Whether `e` reads the variable `name`.
 fn mentions(e: &CExpr, name: &str) -> bool {
     match e {
+        CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
         CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => false,
         CExpr::Var(v) => v == name,
         CExpr::Field(a, _) | CExpr::Unary(_, a) | CExpr::Cast(_, a) => mentions(a, name),

@@ -1,6 +1,7 @@
-//! Prints the OpenCL syntax tree as C text.
+//! Printing a generated kernel (`kernel::Module`) as OpenCL C.
 
-use super::ast::{CExpr, Module, Stmt};
+use super::expr;
+use crate::ir::c::kernel::{Module, Stmt, LOCAL_ALIGN_BYTES};
 use std::fmt::{self, Write};
 
 /// Writes a module's source text into a `fmt::Write`.
@@ -69,9 +70,9 @@ impl<'w, W: Write> Writer<'w, W> {
                 if let Some(l) = len {
                     write!(self.out, "[{l}]")?;
                     // Vectors in local memory are read through cast
-                    // pointers (`lower::access::through_cast`).
+                    // pointers (`codegen::lower::access::through_cast`).
                     if *qualifier == Some("local") {
-                        write!(self.out, " __attribute__((aligned({})))", super::lower::LOCAL_ALIGN_BYTES)?;
+                        write!(self.out, " __attribute__((aligned({})))", LOCAL_ALIGN_BYTES)?;
                     }
                 }
                 if let Some(i) = init {
@@ -114,50 +115,6 @@ impl<'w, W: Write> Writer<'w, W> {
                 writeln!(self.out, "barrier({flags});")
             }
             Stmt::Comment(c) => writeln!(self.out, "// {c}"),
-        }
-    }
-}
-
-/// Whether `e` prints as a primary expression (no parentheses needed).
-fn primary(e: &CExpr) -> bool {
-    match e {
-        CExpr::Raw(s) => !s.contains(' ') && !s.starts_with('-'),
-        CExpr::Arith(a) => {
-            matches!(a, crate::arith::ArithExpr::Var(_))
-                || matches!(a, crate::arith::ArithExpr::Cst(c) if *c >= 0)
-        }
-        CExpr::Index { .. } | CExpr::Call { .. } | CExpr::Field { .. } | CExpr::StructLit { .. } => true,
-        CExpr::Ternary { .. } | CExpr::Binary { .. } | CExpr::Cast { .. } => false,
-    }
-}
-
-fn paren(e: &CExpr) -> String {
-    if primary(e) {
-        expr(e)
-    } else {
-        format!("({})", expr(e))
-    }
-}
-
-/// The C text of an expression.
-pub fn expr(e: &CExpr) -> String {
-    match e {
-        CExpr::Raw(s) => s.clone(),
-        CExpr::Arith(a) => a.to_string(),
-        CExpr::Index { base, index } => format!("{base}[{index}]"),
-        CExpr::Call { name, args } => {
-            let args: Vec<String> = args.iter().map(expr).collect();
-            format!("{name}({})", args.join(", "))
-        }
-        CExpr::Field { base, field } => format!("{}.{field}", paren(base)),
-        CExpr::Ternary { cond, then, otherwise } => {
-            format!("{} ? {} : {}", paren(cond), paren(then), paren(otherwise))
-        }
-        CExpr::Binary { op, lhs, rhs } => format!("{} {} {}", paren(lhs), op.text(), paren(rhs)),
-        CExpr::Cast { ty, e } => format!("({ty}){}", paren(e)),
-        CExpr::StructLit { ty, fields } => {
-            let fs: Vec<String> = fields.iter().map(expr).collect();
-            format!("({ty}){{{}}}", fs.join(", "))
         }
     }
 }

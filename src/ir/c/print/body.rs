@@ -1,13 +1,11 @@
-//! Printing user-function bodies (`ast`) as OpenCL C.
+//! Printing user-function bodies (`ast::CStmt`) as OpenCL C.
 //!
 //! A user function written by the user is emitted as the text it was
 //! written with; a body the compiler makes (a vectorised version of a
-//! multi-statement user function) is printed from its parsed form here.
-//! Every compound expression is parenthesised, so no precedence is relied
-//! on. Float literals print the shortest text that reads back as the same
-//! `f32` (the interpreter computes in `f32`).
+//! multi-statement user function) is printed from its parsed form here,
+//! its expressions with every compound one parenthesised.
 
-use super::ast::{AssignOp, CExpr, CStmt, UnOp};
+use crate::ir::c::ast::{AssignOp, CExpr, CStmt};
 use crate::types::c_type;
 use std::fmt::Write;
 
@@ -95,65 +93,17 @@ fn branch(out: &mut String, stmts: &[CStmt], depth: usize) {
     }
 }
 
-/// A condition in parentheses (an operator's are already there).
+/// A condition in parentheses (an operator's own are already there; a
+/// cast's are not the condition's).
 fn wrapped(e: &CExpr) -> String {
-    match e {
-        CExpr::Binary(..) | CExpr::Ternary(..) | CExpr::Unary(..) => expr(e),
-        CExpr::Int(_)
-        | CExpr::Float(_)
-        | CExpr::Double(_)
-        | CExpr::Var(_)
-        | CExpr::Field(..)
-        | CExpr::Call(..)
-        | CExpr::Cast(..)
-        | CExpr::VectorLit(..)
-        | CExpr::TupleLit(..) => format!("({})", expr(e)),
+    if matches!(e, CExpr::Binary(..) | CExpr::Ternary(..) | CExpr::Unary(..)) {
+        expr(e)
+    } else {
+        format!("({})", expr(e))
     }
 }
 
-/// An expression as C text.
+/// An expression as body text.
 fn expr(e: &CExpr) -> String {
-    match e {
-        CExpr::Int(i) => i.to_string(),
-        CExpr::Float(f) => format!("{:?}f", *f as f32),
-        CExpr::Double(d) => format!("{d:?}"),
-        CExpr::Var(v) => v.clone(),
-        CExpr::Field(b, f) => format!("{}.{f}", atom(b)),
-        CExpr::Unary(op, a) => {
-            let op = match op {
-                UnOp::Neg => "-",
-                UnOp::Not => "!",
-            };
-            format!("({op}{})", atom(a))
-        }
-        CExpr::Binary(op, a, b) => format!("({} {} {})", expr(a), op.text(), expr(b)),
-        CExpr::Ternary(c, a, b) => format!("({} ? {} : {})", expr(c), expr(a), expr(b)),
-        CExpr::Call(name, args) => format!("{name}({})", list(args)),
-        CExpr::Cast(t, a) => format!("(({}){})", c_type(t), atom(a)),
-        CExpr::VectorLit(t, args) => format!("({})({})", c_type(t), list(args)),
-        CExpr::TupleLit(t, args) => format!("({}){{{}}}", c_type(t), list(args)),
-    }
-}
-
-/// An operand that needs no parentheses as printed, or parenthesised.
-fn atom(e: &CExpr) -> String {
-    let text = expr(e);
-    match e {
-        CExpr::Var(_) | CExpr::Field(..) | CExpr::Call(..) => text,
-        CExpr::Int(i) if *i >= 0 => text,
-        CExpr::Float(f) | CExpr::Double(f) if *f >= 0.0 => text,
-        CExpr::Int(_)
-        | CExpr::Float(_)
-        | CExpr::Double(_)
-        | CExpr::Unary(..)
-        | CExpr::Binary(..)
-        | CExpr::Ternary(..)
-        | CExpr::Cast(..)
-        | CExpr::VectorLit(..)
-        | CExpr::TupleLit(..) => format!("({text})"),
-    }
-}
-
-fn list(args: &[CExpr]) -> String {
-    args.iter().map(expr).collect::<Vec<_>>().join(", ")
+    super::text(e, super::Parens::Every)
 }
