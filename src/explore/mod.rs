@@ -480,6 +480,33 @@ impl Group {
 /// give the devices more to take between two turns of the tuner.
 const BATCH_PER_DEVICE: usize = 8;
 
+/// What one device's thread keeps while it measures points: its bench,
+/// its result so far, logged times to confirm, a failure to write the log
+/// (which stops the search) and the seconds spent measuring.
+struct Measuring<'b> {
+    bench: Bench<'b>,
+    res: DeviceResult,
+    /// Candidates whose times came from an earlier run's log: measured
+    /// again before one of them is written as the best (`confirm`).
+    pending: Vec<Best>,
+    failure: Option<ExploreError>,
+    busy_s: f64,
+}
+
+impl<'b> Measuring<'b> {
+    fn new(bench: Bench<'b>, res: DeviceResult) -> Self {
+        Measuring { bench, res, pending: Vec::new(), failure: None, busy_s: 0.0 }
+    }
+
+    /// The result with this device's measuring time in its share.
+    fn finish(mut self) -> (Bench<'b>, DeviceResult, Vec<Best>, Option<ExploreError>) {
+        if let Some(s) = self.res.shares.first_mut() {
+            s.busy_s = self.busy_s;
+        }
+        (self.bench, self.res, self.pending, self.failure)
+    }
+}
+
 /// A point with its replayed program, its work-group and its hash.
 struct Prepared {
     point: Point,
@@ -600,23 +627,13 @@ impl Worker<'_> {
     ) -> Result<DeviceResult, ExploreError> {
         // Closed however this returns, so that the helpers return too.
         let close = split::CloseOnDrop(&self.group.queue);
-        let mut res = empty_result(&info);
         let started = Instant::now();
-        let dev = setup(info, self.original, self.opts)?;
-        let mut bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
-        // Candidates whose times came from an earlier run's log: measured
-        // again before one of them is written as the best (`confirm`).
-        let mut pending: Vec<Best> = Vec::new();
-        let mut failure: Option<ExploreError> = None;
+        let dev = setup(info.clone(), self.original, self.opts)?;
+        let mut m =
+            Measuring::new(bench_for(self.plan.stencil, self.opts, self.original, &dev), empty_result(&info));
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
-        let mut busy = 0.0;
         {
-            let mut own = |p: split::Take| {
-                let t0 = Instant::now();
-                let m = self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
-                busy += t0.elapsed().as_secs_f64();
-                m
-            };
+            let mut own = |p: split::Take| self.measure(&mut m, p);
             let mut batch = |b: &[Point]| self.group.queue.lead(b, &mut own);
             let stop = || self.stopped();
             // The first phase's share: half of the budget (`Tuner::run`).
@@ -624,9 +641,7 @@ impl Worker<'_> {
             let width = if helpers == 0 { 1 } else { BATCH_PER_DEVICE * (helpers + 1) };
             tuner.run_batches(&mut batch, &stop, &share_spent, width);
         }
-        if let Some(s) = res.shares.first_mut() {
-            s.busy_s = busy;
-        }
+        let (mut bench, mut res, mut pending, failure) = m.finish();
         drop(close);
         res.timing.search_s = started.elapsed().as_secs_f64();
         for _ in 0..helpers {
@@ -650,21 +665,11 @@ impl Worker<'_> {
     /// queue; the part goes to the leader on `to` (an error too: the
     /// leader and the other helpers then measure its share).
     fn help(&self, info: DeviceInfo, to: std::sync::mpsc::Sender<Result<Part, ExploreError>>) {
-        let mut res = empty_result(&info);
-        let part = setup(info, self.original, self.opts).and_then(|dev| {
-            let mut bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
-            let mut pending = Vec::new();
-            let mut failure = None;
-            let mut busy = 0.0;
-            self.group.queue.serve(&mut |p: split::Take| {
-                let t0 = Instant::now();
-                let m = self.measure(&mut bench, &mut res, &mut pending, &mut failure, p);
-                busy += t0.elapsed().as_secs_f64();
-                m
-            });
-            if let Some(s) = res.shares.first_mut() {
-                s.busy_s = busy;
-            }
+        let part = setup(info.clone(), self.original, self.opts).and_then(|dev| {
+            let bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
+            let mut m = Measuring::new(bench, empty_result(&info));
+            self.group.queue.serve(&mut |p: split::Take| self.measure(&mut m, p));
+            let (_, res, pending, failure) = m.finish();
             match failure {
                 Some(e) => Err(e),
                 None => Ok(Part { res, pending }),
@@ -706,32 +711,22 @@ impl Worker<'_> {
     /// Measures (or finds in the log) and logs one point, or defers it
     /// when `may_defer` and another device of the group is measuring the
     /// same program now (`split`).
-    fn measure(
-        &self,
-        bench: &mut Bench,
-        res: &mut DeviceResult,
-        pending: &mut Vec<Best>,
-        failure: &mut Option<ExploreError>,
-        (p, may_defer): split::Take,
-    ) -> split::Outcome {
-        let Some(prep) = self.prepare(p) else { return split::Outcome::Done(None) };
-        if may_defer && self.group.is_measuring(&prep.hash) {
-            return split::Outcome::Deferred;
-        }
-        split::Outcome::Done(self.measure_prepared(bench, res, pending, failure, prep))
+    fn measure(&self, m: &mut Measuring, (p, may_defer): split::Take) -> split::Outcome {
+        let t0 = Instant::now();
+        let outcome = match self.prepare(p) {
+            None => split::Outcome::Done(None),
+            Some(prep) if may_defer && self.group.is_measuring(&prep.hash) => split::Outcome::Deferred,
+            Some(prep) => split::Outcome::Done(self.measure_prepared(m, prep)),
+        };
+        m.busy_s += t0.elapsed().as_secs_f64();
+        outcome
     }
 
     /// Measures (or finds in the log) and logs one prepared point; its
     /// time when it validated. A failure to write the log goes to
-    /// `failure` and stops the search.
-    fn measure_prepared(
-        &self,
-        bench: &mut Bench,
-        res: &mut DeviceResult,
-        pending: &mut Vec<Best>,
-        failure: &mut Option<ExploreError>,
-        prep: Prepared,
-    ) -> Option<f64> {
+    /// `m.failure` and stops the search.
+    fn measure_prepared(&self, m: &mut Measuring, prep: Prepared) -> Option<f64> {
+        let Measuring { bench, res, pending, failure, .. } = m;
         let opts = self.opts;
         let taken = self.group.count.fetch_add(1, Ordering::SeqCst);
         if opts.max_candidates.is_some_and(|m| taken >= m) {
