@@ -1,4 +1,4 @@
-//! Vectorised user-function bodies (seed 001, Figure 4e, `vect_n(f)`).
+//! Vectorised user-function bodies (ICFP 2015, Figure 4e, `vect_n(f)`).
 //!
 //! A body that is one `return` of component-wise arithmetic
 //! ([`is_componentwise`]) means the same on `floatn` as on `float`. A body
