@@ -435,6 +435,23 @@ mod tests {
     }
 
     #[test]
+    fn shares_and_time_lines() {
+        let share = |d: &str, measured, busy_s| Share { device: d.into(), measured, busy_s };
+        let one = [share("0:0", 12, 30.04)];
+        assert_eq!(shares_line(&one), None);
+        let two = [share("0:0", 12, 30.04), share("0:1", 9, 28.5)];
+        assert_eq!(
+            shares_line(&two).unwrap(),
+            "2 devices shared the search; candidates measured: [0:0] 12, [0:1] 9"
+        );
+        let t = Timing { plan_s: 0.26, search_s: 31.0, confirm_s: 1.04 };
+        assert_eq!(
+            timing_line(&t, &two),
+            "time: planning 0.3 s, search 31.0 s (measuring: 30.0 + 28.5 s), confirming 1.0 s"
+        );
+    }
+
+    #[test]
     fn budgets() {
         assert_eq!(parse_budget("90s").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_budget("5m").unwrap(), Duration::from_secs(300));
