@@ -46,6 +46,13 @@ while read -r name file def depth size; do
     cands=yes
   fi
   echo "$name: one device ${a}s, all ${b}s, speed-up $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x; same best: $same; same candidates: $cands"
+  # The search alone (lift explore's `time:` line), without start-up and
+  # the result line's copy-bandwidth measurement.
+  search() { grep -o 'search [0-9.]* s' "$out/$1.txt" | grep -o '[0-9.]*' | head -1; }
+  sa=$(search "$name-one"); sb=$(search "$name-all")
+  if [ -n "$sa" ] && [ -n "$sb" ]; then
+    echo "$name: search alone ${sa}s and ${sb}s, speed-up $(awk -v a="$sa" -v b="$sb" 'BEGIN { printf "%.2f", a / b }')x"
+  fi
   grep -h "best" "$out/$name-one.txt" "$out/$name-all.txt" || true
   grep "shared the search" "$out/$name-all.txt" || true
 done <<'LIST'
