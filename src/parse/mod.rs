@@ -224,6 +224,14 @@ fn function_type_error(b: &BodyCheck, rc: &mut ReturnCheck) -> Result<(), ParseE
             "operands of one vector type (OpenCL converts only scalars to vectors)",
         ));
     }
+    if let Some((v, x)) = rc.bad_rank.take() {
+        return Err(ParseError::new(
+            at,
+            format!("an operation on a {v} and a {} in `{name}`", x.c_name()),
+            "a scalar of no greater rank than the vector's elements (OpenCL C converts a scalar to a \
+             vector only then: write `1.0f`, not `1.0`, beside a float vector)",
+        ));
+    }
     Ok(())
 }
 
@@ -318,6 +326,7 @@ impl Parser<'_> {
             returns: 0,
             bad_literal: None,
             bad_mix: None,
+            bad_rank: None,
             bad_decl: None,
             bad_assign: None,
             bad_rem: None,

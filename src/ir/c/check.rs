@@ -124,6 +124,10 @@ pub struct ReturnCheck<'a> {
     /// The first arithmetic on two vectors of different types (`float2 +
     /// float16`), which OpenCL does not convert.
     pub bad_mix: Option<(Type, Type)>,
+    /// The first arithmetic on a vector and a scalar of greater rank than
+    /// its elements (`float8 - 1.0`, a `double`; `int4 + 0.5f`), which
+    /// OpenCL C refuses (1.2, 6.2.6) though some compilers accept it.
+    pub bad_rank: Option<(Type, CType)>,
     /// The first declaration initialised with a value OpenCL does not
     /// convert to its type (`float a = <float4>`): name, type, value's type.
     pub bad_decl: Option<(String, Type, Type)>,
@@ -269,6 +273,9 @@ impl ReturnCheck<'_> {
                         self.bad_mix = Some((ta, tb));
                     }
                 }
+                if self.bad_rank.is_none() {
+                    self.bad_rank = self.outranked(a, b).or_else(|| self.outranked(b, a));
+                }
             }
             CExpr::Ternary(c, a, b) => {
                 self.literals(c);
@@ -365,6 +372,20 @@ impl ReturnCheck<'_> {
             }
             None => None,
         }
+    }
+
+    /// `v`'s vector type and `x`'s scalar type where `v` is a vector and
+    /// `x` a scalar of greater rank than its elements.
+    fn outranked(&self, v: &CExpr, x: &CExpr) -> Option<(Type, CType)> {
+        let Some(tv @ Type::Vector(elem, _)) = self.ty(v) else { return None };
+        let tx = self.cty(x)?;
+        let rank = |t: &CType| match t {
+            CType::Double => Some(3),
+            CType::Lift(Type::Scalar(ScalarType::Float)) => Some(2),
+            CType::Lift(Type::Scalar(ScalarType::Int)) => Some(1),
+            CType::Lift(Type::Vector(..) | Type::Tuple(_) | Type::Array(..)) => None,
+        };
+        (rank(&tx)? > rank(&CType::Lift(Type::Scalar(elem)))?).then_some((tv, tx))
     }
 
     /// The C type of `e`, where the subset makes it certain.
