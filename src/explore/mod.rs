@@ -212,8 +212,9 @@ pub struct DeviceResult {
 
 /// One device's part of a search: `P:D`, how many candidates it measured,
 /// and the seconds it spent measuring (building, validating, timing).
-/// Against the search's wall time, the rest is time the device waited: for
-/// a batch's last point, or for a program another device was measuring.
+/// Against the search's wall time, the rest is set-up and time the device
+/// waited: for the tuner's next points, or for a program another device
+/// was measuring.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Share {
     pub device: String,

@@ -10,7 +10,7 @@
 //! end measures the same points as on one device.
 //!
 //! A point whose program another device is measuring right now (two points
-//! of a batch often give one kernel) is put back (`Outcome::Deferred`) while
+//! can give one kernel) is put back (`Outcome::Deferred`) while
 //! the batch has other points to take, so the device measures those instead
 //! of waiting; taken again, the program's time is usually in the log by then.
 
@@ -70,8 +70,7 @@ impl BatchQueue {
     fn take(g: &mut State) -> Option<(Point, bool)> {
         let p = g.pending.pop_front().or_else(|| g.deferred.pop_front())?;
         g.in_flight += 1;
-        let more = !g.pending.is_empty() || !g.deferred.is_empty();
-        Some((p, more))
+        Some((p, Self::any(g)))
     }
 
     /// Whether a point is there to take.

@@ -46,23 +46,32 @@ const KS: [i64; 3] = [2, 4, 8];
 /// The number of dimensions (2 or 3) of a stencil def: its body slides and
 /// its first parameter is a 2D or 3D array.
 pub fn stencil_dims(base: &Program, def: &str) -> Option<usize> {
-    let d = base.def(def)?;
-    let slides = visit::expr_positions(&d.body).iter().any(|(_, e)| {
-        matches!(&e.kind, ExprKind::Call(f, _) if matches!(&f.kind, FunKind::Pattern(Pattern::Slide { .. })))
-    });
-    let mut t = d.params.first()?.ty.as_ref()?;
-    let mut dims = 0;
-    while let crate::types::Type::Array(e, _) = t {
-        dims += 1;
-        t = e.as_ref();
-    }
-    (slides && (2..=3).contains(&dims)).then_some(dims)
+    base.def(def)?.params.first()?.ty.as_ref()?;
+    let dims = param_dims(base, def);
+    (slide_count(base, def) > 0 && (2..=3).contains(&dims)).then_some(dims)
+}
+
+/// How many `slide`s the def's body holds.
+fn slide_count(base: &Program, def: &str) -> usize {
+    let Some(d) = base.def(def) else { return 0 };
+    visit::expr_positions(&d.body)
+        .iter()
+        .filter(|(_, e)| {
+            matches!(&e.kind, ExprKind::Call(f, _) if matches!(&f.kind, FunKind::Pattern(Pattern::Slide { .. })))
+        })
+        .count()
+}
+
+/// Whether `e` applies a high-level map that does work.
+fn is_working_map(e: &crate::ir::Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(f, _)
+        if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if does_work(f)))
 }
 
 /// A 1D stencil (a def over a 1D array that slides, or one that applies
 /// such a stencil to every row of a 2D array, the rows then a `mapGlb(1)`
-/// with the local size's `ty`): k outputs per work-item, in two orders. Contiguous: `overlapped-tiling` with tiles of
-/// k outputs (`u = k + size - step`), the loads neighbouring outputs share
+/// with the local size's `ty`): k outputs per work-item, in two orders.
+/// Contiguous: `overlapped-tiling` with tiles of k outputs (`u = k + size - step`), the loads neighbouring outputs share
 /// are plain expressions the OpenCL compiler reuses (a CPU's order).
 /// Strided: `map-stride` (s = N / k) then `split-join` (k), so a work-item's
 /// outputs are N / k apart and neighbouring work-items read and write
@@ -114,15 +123,8 @@ pub fn one_dim_shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Size
 /// a 2D one whose rows are each such a stencil (the map inside the map
 /// over the rows), and `overlapped-tiling` applies there.
 fn one_dim_site(base: &Program, def: &str) -> Option<Path> {
-    let d = base.def(def)?;
-    let slides = visit::expr_positions(&d.body)
-        .iter()
-        .filter(|(_, e)| {
-            matches!(&e.kind, ExprKind::Call(f, _) if matches!(&f.kind, FunKind::Pattern(Pattern::Slide { .. })))
-        })
-        .count();
     let dims = param_dims(base, def);
-    if slides != 1 || !(1..=2).contains(&dims) {
+    if slide_count(base, def) != 1 || !(1..=2).contains(&dims) {
         return None;
     }
     let b = Build::new(base, def);
@@ -231,27 +233,13 @@ impl<'a> Build<'a> {
     fn maps_above(&self, path: &Path) -> Option<usize> {
         let d = self.prog.def(self.def)?;
         let (_, above) = visit::node_at(&d.body, path).ok()?;
-        Some(
-            above
-                .iter()
-                .filter(|n| {
-                    matches!(n, visit::Node::Expr(crate::ir::Expr { kind: ExprKind::Call(f, _), .. })
-                        if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if does_work(f)))
-                })
-                .count(),
-        )
+        Some(above.iter().filter(|n| matches!(n, visit::Node::Expr(e) if is_working_map(e))).count())
     }
 
     /// The first high-level map that does work (pre-order).
     fn next_map(&self) -> Option<Path> {
         let d = self.prog.def(self.def)?;
-        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| match &e.kind {
-            ExprKind::Call(f, _) => match &f.kind {
-                FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if does_work(f) => Some(p),
-                _ => None,
-            },
-            ExprKind::Literal(_) | ExprKind::Param(_) => None,
-        })
+        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| is_working_map(e).then_some(p))
     }
 
     fn next_reduce(&self) -> Option<Path> {
@@ -365,13 +353,7 @@ impl<'a> Build<'a> {
 /// The length of the array at `dim` (0 = outermost) of the def's first
 /// parameter at `sizes`.
 fn param_len(base: &Program, def: &str, dim: usize, sizes: &Sizes) -> Option<i64> {
-    let mut t = base.def(def)?.params.first()?.ty.as_ref()?;
-    for _ in 0..dim {
-        let crate::types::Type::Array(e, _) = t else { return None };
-        t = e.as_ref();
-    }
-    let crate::types::Type::Array(_, n) = t else { return None };
-    n.eval_with(&|v| sizes.get(v).copied()).ok()
+    param_len_expr(base, def, dim)?.eval_with(&|v| sizes.get(v).copied()).ok()
 }
 
 /// The number of blocks of the largest k of `ks` along a dimension of

@@ -379,13 +379,9 @@ impl ReturnCheck<'_> {
     fn outranked(&self, v: &CExpr, x: &CExpr) -> Option<(Type, CType)> {
         let Some(tv @ Type::Vector(elem, _)) = self.ty(v) else { return None };
         let tx = self.cty(x)?;
-        let rank = |t: &CType| match t {
-            CType::Double => Some(3),
-            CType::Lift(Type::Scalar(ScalarType::Float)) => Some(2),
-            CType::Lift(Type::Scalar(ScalarType::Int)) => Some(1),
-            CType::Lift(Type::Vector(..) | Type::Tuple(_) | Type::Array(..)) => None,
-        };
-        (rank(&tx)? > rank(&CType::Lift(Type::Scalar(elem)))?).then_some((tv, tx))
+        // Of greater rank: the usual arithmetic conversions pick it over the elements'.
+        let elem = CType::Lift(Type::Scalar(elem));
+        (usual_arithmetic(&tx, &elem)? != elem).then_some((tv, tx))
     }
 
     /// The C type of `e`, where the subset makes it certain.
