@@ -288,7 +288,7 @@ fn preamble(program: &Program, lowered: &lower::Lowered) -> Vec<String> {
 /// with vector types when it is one arithmetic `return`, otherwise the
 /// function applied to each component.
 fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
-    use crate::ir::c::{vector::is_overloaded_arithmetic, CStmt};
+    use crate::ir::c::{vector::is_overloaded_arithmetic, Stmt};
     let vt = |t: &Type| match t {
         Type::Scalar(s) => format!("{}{w}", s.c_name()),
         other => c_type(other),
@@ -296,7 +296,7 @@ fn vector_fun(uf: &crate::ir::UserFun, w: u8) -> String {
     let name = lower::vector_fun_name(&uf.name, w);
     let ps: Vec<String> = uf.params.iter().map(|(n, t)| format!("{} {n}", vt(t))).collect();
     let header = format!("static {} {name}({})", vt(&uf.ret), ps.join(", "));
-    if let [CStmt::Return(e)] = &uf.body[..] {
+    if let [Stmt::Return(e)] = &uf.body[..] {
         if is_overloaded_arithmetic(e) {
             return format!("{header} {{{}}}", uf.body_text);
         }

@@ -3,7 +3,7 @@
 //! again, gives the same statements (float literals compared as the `f32`
 //! the interpreter and OpenCL compute with).
 
-use lift::ir::c::{CExpr, CStmt};
+use lift::ir::c::{CExpr, Stmt};
 use lift::ir::SourceFile;
 use std::path::{Path, PathBuf};
 
@@ -37,27 +37,30 @@ fn norm_expr(e: &CExpr) -> CExpr {
     }
 }
 
-fn norm(s: &CStmt) -> CStmt {
-    let all = |xs: &[CStmt]| xs.iter().map(norm).collect::<Vec<_>>();
+fn norm(s: &Stmt) -> Stmt {
+    let all = |xs: &[Stmt]| xs.iter().map(norm).collect::<Vec<_>>();
     match s {
-        CStmt::Decl { ty, name, init } => {
-            CStmt::Decl { ty: ty.clone(), name: name.clone(), init: init.as_ref().map(norm_expr) }
+        Stmt::Decl { qualifier: None, ty, pointer: false, name, len: None, init } => {
+            Stmt::decl(ty.clone(), name.clone(), init.as_ref().map(norm_expr))
         }
-        CStmt::Assign { target, op, value } => {
-            CStmt::Assign { target: norm_expr(target), op: *op, value: norm_expr(value) }
+        Stmt::Assign { target, op, value } => {
+            Stmt::Assign { target: norm_expr(target), op: *op, value: norm_expr(value) }
         }
-        CStmt::If { cond, then, otherwise } => {
-            CStmt::If { cond: norm_expr(cond), then: all(then), otherwise: all(otherwise) }
+        Stmt::If { cond, then, otherwise } => {
+            Stmt::If { cond: norm_expr(cond), then: all(then), otherwise: all(otherwise) }
         }
-        CStmt::For { init, cond, step, body } => CStmt::For {
+        Stmt::For { init, cond, step, body } => Stmt::For {
             init: Box::new(norm(init)),
             cond: norm_expr(cond),
             step: Box::new(norm(step)),
             body: all(body),
         },
-        CStmt::Return(e) => CStmt::Return(norm_expr(e)),
-        CStmt::Block(b) => CStmt::Block(all(b)),
-        CStmt::Expr(e) => CStmt::Expr(norm_expr(e)),
+        Stmt::Return(e) => Stmt::Return(norm_expr(e)),
+        Stmt::Block(b) => Stmt::Block(all(b)),
+        Stmt::Expr(e) => Stmt::Expr(norm_expr(e)),
+        Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
+            s.kernel_only()
+        }
     }
 }
 

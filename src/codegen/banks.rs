@@ -20,7 +20,7 @@
 //! is left as it is.
 
 use crate::arith::ArithExpr;
-use crate::ir::c::kernel::Stmt;
+use crate::ir::c::Stmt;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Strides (in scalars) from one work-item to the next at which an access
@@ -132,7 +132,7 @@ mod tests {
     use crate::ir::c::CExpr;
 
     fn lane_loop(body: Vec<Stmt>) -> Stmt {
-        Stmt::For {
+        Stmt::CountedFor {
             var: "l".into(),
             init: CExpr::raw("get_local_id(0)"),
             bound: CExpr::Arith(ArithExpr::Cst(16)),
@@ -144,7 +144,8 @@ mod tests {
     fn decl(name: &str) -> Stmt {
         Stmt::Decl {
             qualifier: Some("local"),
-            ty: "float".into(),
+            ty: crate::types::Type::FLOAT,
+            pointer: false,
             name: name.into(),
             len: Some(ArithExpr::Cst(1024)),
             init: None,
@@ -152,7 +153,7 @@ mod tests {
     }
 
     fn store(base: &str, index: ArithExpr) -> Stmt {
-        Stmt::Assign { lhs: CExpr::Index(base.into(), index), rhs: CExpr::raw("0.0f") }
+        Stmt::set(CExpr::Index(base.into(), index), CExpr::raw("0.0f"))
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! kernel moves a fraction of the bytes an uncoalesced one does).
 
 use crate::arith::ArithExpr;
-use crate::ir::c::kernel::{Module, Stmt};
+use crate::ir::c::kernel::Module;
 use crate::ir::c::CExpr;
+use crate::ir::c::Stmt;
 
 /// One read or write of a global buffer.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,12 +113,12 @@ impl<V: LaneVisitor> Walk<'_, V> {
                     }
                 }
             }
-            Stmt::Assign { lhs, rhs } => {
-                self.expr(lhs);
-                self.expr(rhs);
+            Stmt::Assign { target, value, .. } => {
+                self.expr(target);
+                self.expr(value);
             }
             Stmt::Expr(e) => self.expr(e),
-            Stmt::For { var, init, bound, step, body } => {
+            Stmt::CountedFor { var, init, bound, step, body } => {
                 self.expr(init);
                 self.expr(bound);
                 self.expr(step);
@@ -148,6 +149,7 @@ impl<V: LaneVisitor> Walk<'_, V> {
             }
             Stmt::Block(b) => self.stmts(b),
             Stmt::Barrier { .. } | Stmt::Comment(_) => {}
+            Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
         }
     }
 

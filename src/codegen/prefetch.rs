@@ -45,8 +45,8 @@
 //! [`MAX_REGISTERS`] values) leaves the loop as it is.
 
 use crate::arith::{ArithExpr, Var};
-use crate::ir::c::kernel::Stmt;
-use crate::ir::c::{BinOp, CExpr};
+use crate::ir::c::{AssignOp, BinOp, CExpr, Stmt};
+use crate::types::{type_from_c_name, Type};
 use std::collections::{HashMap, HashSet};
 
 /// Values a work-item prefetches per loop at most: more would spill
@@ -70,12 +70,12 @@ pub fn pipeline_copies(body: &mut Vec<Stmt>, readonly: &HashSet<String>) {
 struct Cx<'a> {
     readonly: &'a HashSet<String>,
     /// Local arrays and their element types.
-    locals: HashMap<String, String>,
+    locals: HashMap<String, Type>,
     /// Every array the kernel declares (local or private).
     arrays: HashSet<String>,
 }
 
-fn collect_arrays(stmts: &[Stmt], locals: &mut HashMap<String, String>, arrays: &mut HashSet<String>) {
+fn collect_arrays(stmts: &[Stmt], locals: &mut HashMap<String, Type>, arrays: &mut HashSet<String>) {
     for s in stmts {
         match s {
             Stmt::Decl { qualifier, ty, name, len: Some(_), .. } => {
@@ -84,7 +84,7 @@ fn collect_arrays(stmts: &[Stmt], locals: &mut HashMap<String, String>, arrays: 
                     locals.insert(name.clone(), ty.clone());
                 }
             }
-            Stmt::For { body, .. } | Stmt::Block(body) => collect_arrays(body, locals, arrays),
+            Stmt::CountedFor { body, .. } | Stmt::Block(body) => collect_arrays(body, locals, arrays),
             Stmt::If { then, otherwise, .. } => {
                 collect_arrays(then, locals, arrays);
                 collect_arrays(otherwise, locals, arrays);
@@ -94,6 +94,7 @@ fn collect_arrays(stmts: &[Stmt], locals: &mut HashMap<String, String>, arrays: 
             | Stmt::Expr(_)
             | Stmt::Barrier { .. }
             | Stmt::Comment(_) => {}
+            Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
         }
     }
 }
@@ -102,7 +103,7 @@ fn walk(stmts: &mut Vec<Stmt>, cx: &Cx<'_>, next: &mut usize) {
     let mut i = 0;
     while i < stmts.len() {
         match &mut stmts[i] {
-            Stmt::For { body, .. } | Stmt::Block(body) => walk(body, cx, next),
+            Stmt::CountedFor { body, .. } | Stmt::Block(body) => walk(body, cx, next),
             Stmt::If { then, otherwise, .. } => {
                 walk(then, cx, next);
                 walk(otherwise, cx, next);
@@ -112,6 +113,7 @@ fn walk(stmts: &mut Vec<Stmt>, cx: &Cx<'_>, next: &mut usize) {
             | Stmt::Expr(_)
             | Stmt::Barrier { .. }
             | Stmt::Comment(_) => {}
+            s @ (Stmt::For { .. } | Stmt::Return(_)) => s.user_only(),
         }
         match pipelined(&stmts[i], cx, next) {
             Some(new) => {
@@ -138,7 +140,7 @@ struct Loop<'s> {
 
 /// The statements replacing `s`, if it is a loop to pipeline.
 fn pipelined(s: &Stmt, cx: &Cx<'_>, next: &mut usize) -> Option<Vec<Stmt>> {
-    let Stmt::For { var, init, bound, step, body } = s else { return None };
+    let Stmt::CountedFor { var, init, bound, step, body } = s else { return None };
     let (init, step) = (raw_int(init)?, raw_int(step)?);
     // Steps of one, to a bound the clamp can name (`n - 1`).
     let CExpr::Arith(last) = bound else { return None };
@@ -174,37 +176,35 @@ fn raw_int(e: &CExpr) -> Option<i64> {
 fn copy_shape(s: &Stmt, cx: &Cx<'_>) -> bool {
     match s {
         Stmt::Block(b) => !b.is_empty() && b.iter().all(|s| copy_shape(s, cx)),
-        Stmt::Decl { qualifier: None, ty, len: None, init: Some(_), .. } => ty == "int",
-        Stmt::For { .. } => {
+        Stmt::Decl { qualifier: None, ty, pointer: false, len: None, init: Some(_), .. } => *ty == Type::INT,
+        Stmt::CountedFor { .. } => {
             thread_loop(s).is_some_and(|(_, _, _, _, body)| body.iter().all(|s| copy_shape(s, cx)))
         }
         Stmt::If { then, otherwise, .. } => otherwise.is_empty() && then.iter().all(|s| copy_shape(s, cx)),
-        Stmt::Assign { lhs, .. } => local_store(lhs, cx).is_some(),
+        Stmt::Assign { target, op: AssignOp::Set, .. } => local_store(target, cx).is_some(),
         Stmt::Barrier { .. } | Stmt::Comment(_) => true,
-        Stmt::Decl { .. } | Stmt::Expr(_) => false,
+        Stmt::Decl { .. } | Stmt::Assign { .. } | Stmt::Expr(_) => false,
+        Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
     }
 }
 
 /// `for (int v = get_local_id(d); v < B; v += S)` with constants `B`, `S`:
 /// its variable, start text, `B`, `S` and body.
 fn thread_loop(s: &Stmt) -> Option<(&str, &str, i64, i64, &[Stmt])> {
-    let Stmt::For { var, init: CExpr::Raw(start), bound, step, body } = s else { return None };
+    let Stmt::CountedFor { var, init: CExpr::Raw(start), bound, step, body } = s else { return None };
     let (bound, step) = (raw_int(bound)?, raw_int(step)?);
     (start.starts_with("get_local_id(") && bound > 0 && step > 0).then_some((var, start, bound, step, body))
 }
 
 /// The local array a store writes and the C type of the value stored:
 /// `loc[i]` (the array's element type) or `((local T*)loc)[i]` (`T`).
-fn local_store(lhs: &CExpr, cx: &Cx<'_>) -> Option<String> {
+fn local_store(lhs: &CExpr, cx: &Cx<'_>) -> Option<Type> {
     let CExpr::Index(base, _) = lhs else { return None };
     let (cast, name) = split_base(base);
     let elem = cx.locals.get(name)?;
     match cast {
         None => Some(elem.clone()),
-        Some(ty) => {
-            let ty = ty.trim_end_matches('*').split_whitespace().last()?;
-            Some(ty.to_string())
-        }
+        Some(ty) => type_from_c_name(ty.trim_end_matches('*').split_whitespace().last()?),
     }
 }
 
@@ -220,16 +220,16 @@ fn split_base(base: &str) -> (Option<&str>, &str) {
 
 /// The stored values' C types, in the order [`rewrite`] numbers them (the
 /// thread loops unrolled); `false` if a loop would unroll past the limit.
-fn leaf_types(stmts: &[Stmt], cx: &Cx<'_>, out: &mut Vec<String>) -> bool {
+fn leaf_types(stmts: &[Stmt], cx: &Cx<'_>, out: &mut Vec<Type>) -> bool {
     stmts.iter().all(|s| match s {
         Stmt::Block(b) => leaf_types(b, cx, out),
         Stmt::If { then, .. } => leaf_types(then, cx, out),
-        Stmt::For { .. } => {
+        Stmt::CountedFor { .. } => {
             let Some((_, _, bound, step, body)) = thread_loop(s) else { return false };
             let trips = (bound + step - 1) / step;
             (0..trips).all(|_| out.len() <= MAX_REGISTERS && leaf_types(body, cx, out))
         }
-        Stmt::Assign { lhs, .. } => match local_store(lhs, cx) {
+        Stmt::Assign { target, .. } => match local_store(target, cx) {
             Some(t) => {
                 out.push(t);
                 true
@@ -237,6 +237,7 @@ fn leaf_types(stmts: &[Stmt], cx: &Cx<'_>, out: &mut Vec<String>) -> bool {
             None => false,
         },
         Stmt::Decl { .. } | Stmt::Expr(_) | Stmt::Barrier { .. } | Stmt::Comment(_) => true,
+        Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
     })
 }
 
@@ -264,7 +265,7 @@ fn declared(stmts: &[Stmt], out: &mut HashSet<String>) {
             Stmt::Decl { name, .. } => {
                 out.insert(name.clone());
             }
-            Stmt::For { var, body, .. } => {
+            Stmt::CountedFor { var, body, .. } => {
                 out.insert(var.clone());
                 declared(body, out);
             }
@@ -274,6 +275,7 @@ fn declared(stmts: &[Stmt], out: &mut HashSet<String>) {
                 declared(otherwise, out);
             }
             Stmt::Assign { .. } | Stmt::Expr(_) | Stmt::Barrier { .. } | Stmt::Comment(_) => {}
+            Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
         }
     }
 }
@@ -281,12 +283,12 @@ fn declared(stmts: &[Stmt], out: &mut HashSet<String>) {
 fn assigned_names(stmts: &[Stmt], out: &mut HashSet<String>) {
     for s in stmts {
         match s {
-            Stmt::Assign { lhs, .. } => {
-                if let Some(n) = root_name(lhs) {
+            Stmt::Assign { target, .. } => {
+                if let Some(n) = root_name(target) {
                     out.insert(n);
                 }
             }
-            Stmt::For { body, .. } | Stmt::Block(body) => assigned_names(body, out),
+            Stmt::CountedFor { body, .. } | Stmt::Block(body) => assigned_names(body, out),
             Stmt::If { then, otherwise, .. } => {
                 assigned_names(then, out);
                 assigned_names(otherwise, out);
@@ -298,6 +300,7 @@ fn assigned_names(stmts: &[Stmt], out: &mut HashSet<String>) {
                 }
             }
             Stmt::Expr(_) | Stmt::Decl { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {}
+            Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
         }
     }
 }
@@ -315,11 +318,14 @@ fn copies_pure(stmts: &[Stmt], cx: &Cx<'_>, ok: &dyn Fn(&str) -> bool) -> bool {
     stmts.iter().all(|s| match s {
         Stmt::Block(b) => copies_pure(b, cx, ok),
         Stmt::Decl { init, .. } => init.as_ref().is_none_or(|e| pure(e, cx, ok)),
-        Stmt::For { body, .. } => copies_pure(body, cx, ok),
+        Stmt::CountedFor { body, .. } => copies_pure(body, cx, ok),
         Stmt::If { cond, then, .. } => pure(cond, cx, ok) && copies_pure(then, cx, ok),
-        Stmt::Assign { lhs: CExpr::Index(_, index), rhs } => arith_ok(index, ok) && pure(rhs, cx, ok),
+        Stmt::Assign { target: CExpr::Index(_, index), value, .. } => {
+            arith_ok(index, ok) && pure(value, cx, ok)
+        }
         Stmt::Barrier { .. } | Stmt::Comment(_) => true,
         Stmt::Assign { .. } | Stmt::Expr(_) => false,
+        Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
     })
 }
 
@@ -400,17 +406,18 @@ fn visit_arith(stmts: &[Stmt], f: &mut dyn FnMut(&ArithExpr)) {
     }
     for s in stmts {
         match s {
-            Stmt::Assign { lhs, rhs } => {
-                expr(lhs, f);
-                expr(rhs, f);
+            Stmt::Assign { target, value, .. } => {
+                expr(target, f);
+                expr(value, f);
             }
             Stmt::Decl { init: Some(e), .. } | Stmt::Expr(e) => expr(e, f),
             Stmt::If { cond, then, .. } => {
                 expr(cond, f);
                 visit_arith(then, f);
             }
-            Stmt::For { body, .. } | Stmt::Block(body) => visit_arith(body, f),
+            Stmt::CountedFor { body, .. } | Stmt::Block(body) => visit_arith(body, f),
             Stmt::Decl { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {}
+            Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
         }
     }
 }
@@ -436,13 +443,14 @@ fn split(stmts: &[Stmt], half: Half, regs: &[String], k: &mut usize) -> Vec<Stmt
                 then: split(then, half, regs, k),
                 otherwise: otherwise.clone(),
             }),
-            Stmt::For { .. } => {
+            Stmt::CountedFor { .. } => {
                 // Checked by `copy_shape`.
                 let Some((var, start, bound, step, body)) = thread_loop(s) else { continue };
                 for t in 0..(bound + step - 1) / step {
                     let decl = Stmt::Decl {
                         qualifier: None,
-                        ty: "int".into(),
+                        ty: Type::INT,
+                        pointer: false,
                         name: var.to_string(),
                         len: None,
                         init: Some(CExpr::raw(if t == 0 {
@@ -466,12 +474,12 @@ fn split(stmts: &[Stmt], half: Half, regs: &[String], k: &mut usize) -> Vec<Stmt
                     out.push(Stmt::Block(b));
                 }
             }
-            Stmt::Assign { lhs, rhs } => {
+            Stmt::Assign { target, value, .. } => {
                 let reg = CExpr::raw(regs[*k].clone());
                 *k += 1;
                 out.push(match half {
-                    Half::Load => Stmt::Assign { lhs: reg, rhs: rhs.clone() },
-                    Half::Store => Stmt::Assign { lhs: lhs.clone(), rhs: reg },
+                    Half::Load => Stmt::set(reg, value.clone()),
+                    Half::Store => Stmt::set(target.clone(), reg),
                 });
             }
             Stmt::Barrier { .. } => {
@@ -480,6 +488,7 @@ fn split(stmts: &[Stmt], half: Half, regs: &[String], k: &mut usize) -> Vec<Stmt
                 }
             }
             Stmt::Decl { .. } | Stmt::Expr(_) | Stmt::Comment(_) => out.push(s.clone()),
+            Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
         }
     }
     out
@@ -487,17 +496,18 @@ fn split(stmts: &[Stmt], half: Half, regs: &[String], k: &mut usize) -> Vec<Stmt
 
 fn has_loop(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
-        Stmt::For { .. } => true,
+        Stmt::CountedFor { .. } => true,
         Stmt::Block(b) => has_loop(b),
         Stmt::If { then, otherwise, .. } => has_loop(then) || has_loop(otherwise),
         Stmt::Decl { .. } | Stmt::Assign { .. } | Stmt::Expr(_) | Stmt::Barrier { .. } | Stmt::Comment(_) => {
             false
         }
+        Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
     })
 }
 
 /// The registers, the prologue and the pipelined loop.
-fn rewrite(lp: &Loop<'_>, var: &Var, types: &[String], regs: &[String]) -> Vec<Stmt> {
+fn rewrite(lp: &Loop<'_>, var: &Var, types: &[Type], regs: &[String]) -> Vec<Stmt> {
     let at = |value: ArithExpr| {
         let map: HashMap<String, ArithExpr> = [(var.name.clone(), value)].into();
         // Sound: the loop index keeps its range where the copy runs.
@@ -511,7 +521,14 @@ fn rewrite(lp: &Loop<'_>, var: &Var, types: &[String], regs: &[String]) -> Vec<S
     let mut out: Vec<Stmt> = types
         .iter()
         .zip(regs)
-        .map(|(t, r)| Stmt::Decl { qualifier: None, ty: t.clone(), name: r.clone(), len: None, init: None })
+        .map(|(t, r)| Stmt::Decl {
+            qualifier: None,
+            ty: t.clone(),
+            pointer: false,
+            name: r.clone(),
+            len: None,
+            init: None,
+        })
         .collect();
     // A loop of no iterations reads nothing: nor does its prologue.
     let prologue = loads(ArithExpr::Cst(lp.init));
@@ -532,7 +549,7 @@ fn rewrite(lp: &Loop<'_>, var: &Var, types: &[String], regs: &[String]) -> Vec<S
         body.push(Stmt::If { cond: more, then: loads(next), otherwise: Vec::new() });
     }
     body.extend(lp.rest.iter().cloned());
-    out.push(Stmt::For {
+    out.push(Stmt::CountedFor {
         var: lp.var.to_string(),
         init: CExpr::raw(lp.init.to_string()),
         bound: lp.bound.clone(),
@@ -560,33 +577,29 @@ mod tests {
     fn tiled_loop(src: &str, bound: i64) -> Vec<Stmt> {
         let i = var("i_0", 8);
         let l = var("l_id_0", bound);
-        let copy = Stmt::For {
+        let copy = Stmt::CountedFor {
             var: "l_id_0".into(),
             init: CExpr::raw("get_local_id(0)"),
             bound: CExpr::Arith(ArithExpr::Cst(bound)),
             step: CExpr::raw("16"),
-            body: vec![Stmt::Assign {
-                lhs: CExpr::Index("loc_0".into(), l.clone()),
-                rhs: CExpr::Index(
-                    src.into(),
-                    ArithExpr::add(ArithExpr::mul(ArithExpr::Cst(32), i.clone()), l),
-                ),
-            }],
+            body: vec![Stmt::set(
+                CExpr::Index("loc_0".into(), l.clone()),
+                CExpr::Index(src.into(), ArithExpr::add(ArithExpr::mul(ArithExpr::Cst(32), i.clone()), l)),
+            )],
         };
-        let use_it = Stmt::Assign {
-            lhs: CExpr::Index("out".into(), i),
-            rhs: CExpr::Index("loc_0".into(), ArithExpr::Cst(0)),
-        };
+        let use_it =
+            Stmt::set(CExpr::Index("out".into(), i), CExpr::Index("loc_0".into(), ArithExpr::Cst(0)));
         let decl = Stmt::Decl {
             qualifier: Some("local"),
-            ty: "float".into(),
+            ty: Type::FLOAT,
+            pointer: false,
             name: "loc_0".into(),
             len: Some(ArithExpr::Cst(32)),
             init: None,
         };
         vec![
             decl,
-            Stmt::For {
+            Stmt::CountedFor {
                 var: "i_0".into(),
                 init: CExpr::raw("0"),
                 bound: CExpr::Arith(ArithExpr::Cst(8)),
@@ -630,8 +643,8 @@ mod tests {
     #[test]
     fn a_body_with_a_loop_loads_the_last_chunk_again_instead_of_branching() {
         let mut body = tiled_loop("x", 32);
-        let Stmt::For { body: inner, .. } = &mut body[1] else { unreachable!() };
-        let walk = Stmt::For {
+        let Stmt::CountedFor { body: inner, .. } = &mut body[1] else { unreachable!() };
+        let walk = Stmt::CountedFor {
             var: "i_1".into(),
             init: CExpr::raw("0"),
             bound: CExpr::Arith(ArithExpr::Cst(4)),

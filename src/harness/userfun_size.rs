@@ -4,7 +4,7 @@
 //! not a Lift program. `lift table1` refuses a benchmark whose program has
 //! a user function over the limit, naming it.
 
-use crate::ir::c::{AssignOp, CExpr, CStmt};
+use crate::ir::c::{AssignOp, CExpr, Stmt};
 use crate::ir::Program;
 
 /// The most C operators (arithmetic, comparison, logic, ternary, calls,
@@ -28,18 +28,23 @@ fn expr_ops(e: &CExpr) -> usize {
 }
 
 /// Operators of a statement list; `None` when it has a loop.
-fn stmts_ops(stmts: &[CStmt]) -> Option<usize> {
+fn stmts_ops(stmts: &[Stmt]) -> Option<usize> {
     let mut n = 0;
     for s in stmts {
         n += match s {
-            CStmt::Decl { init, .. } => init.as_ref().map_or(0, expr_ops),
-            CStmt::Assign { target, op, value } => {
+            Stmt::Decl { qualifier: None, pointer: false, len: None, init, .. } => {
+                init.as_ref().map_or(0, expr_ops)
+            }
+            Stmt::Assign { target, op, value } => {
                 usize::from(*op != AssignOp::Set) + expr_ops(target) + expr_ops(value)
             }
-            CStmt::If { cond, then, otherwise } => expr_ops(cond) + stmts_ops(then)? + stmts_ops(otherwise)?,
-            CStmt::For { .. } => return None,
-            CStmt::Return(e) | CStmt::Expr(e) => expr_ops(e),
-            CStmt::Block(b) => stmts_ops(b)?,
+            Stmt::If { cond, then, otherwise } => expr_ops(cond) + stmts_ops(then)? + stmts_ops(otherwise)?,
+            Stmt::For { .. } => return None,
+            Stmt::Return(e) | Stmt::Expr(e) => expr_ops(e),
+            Stmt::Block(b) => stmts_ops(b)?,
+            Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
+                s.kernel_only()
+            }
         };
     }
     Some(n)

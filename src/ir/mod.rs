@@ -111,7 +111,7 @@ pub struct UserFun {
     /// emits it verbatim.
     pub body_text: String,
     /// The body parsed, for the interpreter.
-    pub body: Vec<c::CStmt>,
+    pub body: Vec<c::Stmt>,
     pub span: Span,
 }
 

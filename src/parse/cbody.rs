@@ -6,9 +6,8 @@
 use super::error::PResult;
 use super::grammar::Parser;
 use super::lexer::Tok;
-use super::types::named_type;
-use crate::ir::c::{AssignOp, BinOp, CExpr, CStmt, UnOp};
-use crate::types::Type;
+use crate::ir::c::{AssignOp, BinOp, CExpr, Stmt, UnOp};
+use crate::types::{type_from_c_name, Type};
 
 /// The C name of a type inside user-function bodies: `float`, `int4`, and
 /// for tuples the struct `Tuple2_float_int` (fields `_0`, `_1`, ...).
@@ -20,24 +19,11 @@ pub fn c_type_name(ty: &Type) -> Option<String> {
     }
 }
 
-/// Inverse of [`c_type_name`] for the names a body may use.
-pub fn type_from_c_name(name: &str) -> Option<Type> {
-    if let Some(t) = named_type(name) {
-        return Some(t);
-    }
-    let rest = name.strip_prefix("Tuple")?;
-    let (count, fields) = rest.split_once('_')?;
-    let n: usize = count.parse().ok()?;
-    let ts: Option<Vec<Type>> = fields.split('_').map(named_type).collect();
-    let ts = ts?;
-    (ts.len() == n && n >= 2).then_some(Type::Tuple(ts))
-}
-
 const STMT_EXPECTED: &str = "a statement";
 
 impl Parser<'_> {
     /// Statements up to (not including) the closing `}`.
-    pub fn c_block_items(&mut self) -> PResult<Vec<CStmt>> {
+    pub fn c_block_items(&mut self) -> PResult<Vec<Stmt>> {
         let mut out = Vec::new();
         while !self.is_punct("}") {
             if self.peek().tok == Tok::Eof {
@@ -56,18 +42,18 @@ impl Parser<'_> {
     }
 
     /// One statement; a declaration of several variables yields several.
-    fn c_stmt(&mut self) -> PResult<Vec<CStmt>> {
+    fn c_stmt(&mut self) -> PResult<Vec<Stmt>> {
         self.enter()?;
         let r = self.c_stmt_inner();
         self.depth -= 1;
         r
     }
 
-    fn c_stmt_inner(&mut self) -> PResult<Vec<CStmt>> {
+    fn c_stmt_inner(&mut self) -> PResult<Vec<Stmt>> {
         if self.eat_punct("{") {
             let body = self.c_block_items()?;
             self.expect_punct("}")?;
-            return Ok(vec![CStmt::Block(body)]);
+            return Ok(vec![Stmt::Block(body)]);
         }
         if self.eat_punct(";") {
             return Ok(vec![]);
@@ -84,7 +70,7 @@ impl Parser<'_> {
             } else {
                 vec![]
             };
-            return Ok(vec![CStmt::If { cond, then, otherwise }]);
+            return Ok(vec![Stmt::If { cond, then, otherwise }]);
         }
         if self.is_word("for") {
             self.bump();
@@ -96,14 +82,14 @@ impl Parser<'_> {
             let step = self.c_simple()?;
             self.expect_punct(")")?;
             let body = self.c_stmt()?;
-            let one = |mut v: Vec<CStmt>| if v.len() == 1 { v.swap_remove(0) } else { CStmt::Block(v) };
-            return Ok(vec![CStmt::For { init: Box::new(one(init)), cond, step: Box::new(one(step)), body }]);
+            let one = |mut v: Vec<Stmt>| if v.len() == 1 { v.swap_remove(0) } else { Stmt::Block(v) };
+            return Ok(vec![Stmt::For { init: Box::new(one(init)), cond, step: Box::new(one(step)), body }]);
         }
         if self.is_word("return") {
             self.bump();
             let e = self.c_expr()?;
             self.expect_punct(";")?;
-            return Ok(vec![CStmt::Return(e)]);
+            return Ok(vec![Stmt::Return(e)]);
         }
         let s = self.c_simple()?;
         self.expect_punct(";")?;
@@ -111,7 +97,7 @@ impl Parser<'_> {
     }
 
     /// A declaration, an assignment, `x++`/`x--` or an expression statement.
-    fn c_simple(&mut self) -> PResult<Vec<CStmt>> {
+    fn c_simple(&mut self) -> PResult<Vec<Stmt>> {
         if self.is_word("const") {
             self.bump();
         }
@@ -123,7 +109,7 @@ impl Parser<'_> {
                 loop {
                     let (name, _) = self.ident("a variable name")?;
                     let init = if self.eat_punct("=") { Some(self.c_expr()?) } else { None };
-                    out.push(CStmt::Decl { ty: ty.clone(), name, init });
+                    out.push(Stmt::decl(ty.clone(), name, init));
                     if !self.eat_punct(",") {
                         return Ok(out);
                     }
@@ -142,11 +128,11 @@ impl Parser<'_> {
             Tok::Punct("/=") => Some(AssignOp::Div),
             Tok::Punct("++") => {
                 self.bump();
-                return Ok(vec![CStmt::Assign { target, op: AssignOp::Add, value: CExpr::Int(1) }]);
+                return Ok(vec![Stmt::Assign { target, op: AssignOp::Add, value: CExpr::Int(1) }]);
             }
             Tok::Punct("--") => {
                 self.bump();
-                return Ok(vec![CStmt::Assign { target, op: AssignOp::Sub, value: CExpr::Int(1) }]);
+                return Ok(vec![Stmt::Assign { target, op: AssignOp::Sub, value: CExpr::Int(1) }]);
             }
             _ => None,
         };
@@ -154,9 +140,9 @@ impl Parser<'_> {
             Some(op) => {
                 self.bump();
                 let value = self.c_expr()?;
-                Ok(vec![CStmt::Assign { target, op, value }])
+                Ok(vec![Stmt::Assign { target, op, value }])
             }
-            None => Ok(vec![CStmt::Expr(target)]),
+            None => Ok(vec![Stmt::Expr(target)]),
         }
     }
 

@@ -18,19 +18,20 @@ mod patterns;
 mod pretty;
 mod types;
 
-pub use cbody::{c_type_name, type_from_c_name};
+pub use crate::types::type_from_c_name;
+pub use cbody::c_type_name;
 pub use error::ParseError;
 pub use load::{load_program, LoadError};
 pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
 
 use crate::ir::c::check::{NameCheck, ReturnCheck};
-use crate::ir::c::CStmt;
+use crate::ir::c::Stmt;
+use crate::types::named_type;
 use crate::types::size_names;
 use ast::SDef;
 use desugar::Ctx;
 use grammar::{Parser, KEYWORDS};
 use lexer::Tok;
-use types::named_type;
 
 use crate::ir::{Def, Program, SourceFile, Span, UserFun};
 use crate::types::Type;
@@ -299,7 +300,7 @@ impl Parser<'_> {
 
     /// Names used in the body must be parameters, locals, built-ins or
     /// earlier user functions.
-    fn check_body_names(&self, prog: &Program, b: &BodyCheck, body: &[CStmt]) -> Result<(), ParseError> {
+    fn check_body_names(&self, prog: &Program, b: &BodyCheck, body: &[Stmt]) -> Result<(), ParseError> {
         let callable = |n: &str| crate::ir::c::is_builtin(n) || prog.user_funs.iter().any(|u| u.name == n);
         let mut check = NameCheck {
             scopes: vec![b.params.iter().map(|(n, _)| n.clone()).collect()],
@@ -314,7 +315,7 @@ impl Parser<'_> {
 
     /// The body's types as OpenCL takes them: the first problem found, in
     /// the order below, is the error.
-    fn check_body_types(&self, prog: &Program, b: &BodyCheck, body: &[CStmt]) -> Result<(), ParseError> {
+    fn check_body_types(&self, prog: &Program, b: &BodyCheck, body: &[Stmt]) -> Result<(), ParseError> {
         let user_fun = |n: &str| {
             let u = prog.user_funs.iter().find(|u| u.name == n)?;
             Some((u.params.iter().map(|(_, t)| t.clone()).collect(), u.ret.clone()))

@@ -7,25 +7,9 @@ use super::grammar::Parser;
 use super::lexer::Tok;
 use crate::arith::ArithExpr;
 use crate::ir::Span;
-use crate::types::{ScalarType, Type, VECTOR_WIDTHS};
+use crate::types::{named_type, Type};
 
 const TYPE_EXPECTED: &str = "a type such as `float`, `int4`, `(float, int)` or `[float]N`";
-
-/// The scalar or vector type a name denotes (`float`, `int`, `float4`, ...).
-pub fn named_type(name: &str) -> Option<Type> {
-    let (scalar, rest) = if let Some(r) = name.strip_prefix("float") {
-        (ScalarType::Float, r)
-    } else if let Some(r) = name.strip_prefix("int") {
-        (ScalarType::Int, r)
-    } else {
-        return None;
-    };
-    if rest.is_empty() {
-        return Some(Type::Scalar(scalar));
-    }
-    let w: u8 = rest.parse().ok()?;
-    VECTOR_WIDTHS.contains(&w).then_some(Type::Vector(scalar, w))
-}
 
 impl Parser<'_> {
     pub fn ty(&mut self) -> PResult<Type> {

@@ -8,7 +8,7 @@
 
 use super::rule::Builder;
 use crate::ir::c::vector::{is_componentwise, vector_body, BodyError};
-use crate::ir::c::{CExpr, CStmt};
+use crate::ir::c::{CExpr, Stmt};
 use crate::ir::{
     Expr, ExprKind, FunDecl, FunId, FunKind, Lambda, Literal, ParamId, Pattern, Program, UserFun, UserFunId,
 };
@@ -43,7 +43,7 @@ pub fn not_vectorisable(u: &UserFun) -> Option<VectorError> {
         return Some(VectorError::NotFloats { fun: u.name.clone() });
     }
     match u.body.as_slice() {
-        [CStmt::Return(e)] if is_componentwise(e) => None,
+        [Stmt::Return(e)] if is_componentwise(e) => None,
         _ => Some(VectorError::NotOneReturn { fun: u.name.clone() }),
     }
 }
@@ -118,7 +118,7 @@ pub fn splat_fun(b: &mut Builder, width: u8) -> UserFunId {
     }
     let vt = Type::Vector(ScalarType::Float, width);
     let body_text = format!(" return (float{width})(x); ");
-    let body = vec![CStmt::Return(CExpr::VectorLit(vt.clone(), vec![CExpr::Var("x".into())]))];
+    let body = vec![Stmt::Return(CExpr::VectorLit(vt.clone(), vec![CExpr::Var("x".into())]))];
     let span = crate::ir::Span::default();
     b.user_funs.push(UserFun {
         name,

@@ -140,12 +140,42 @@ pub fn c_type(t: &Type) -> String {
         Type::Vector(s, n) => format!("{}{}", s.c_name(), n),
         Type::Tuple(ts) => {
             // User-function bodies name tuple structs this way too
-            // (`parse::type_from_c_name` reads it back).
+            // ([`type_from_c_name`] reads it back).
             let parts: Vec<String> = ts.iter().map(c_type).collect();
             format!("Tuple{}_{}", ts.len(), parts.join("_"))
         }
         Type::Array(e, _) => c_type(e),
     }
+}
+
+/// The scalar or vector type a name denotes (`float`, `int`, `float4`, ...).
+pub fn named_type(name: &str) -> Option<Type> {
+    let (scalar, rest) = if let Some(r) = name.strip_prefix("float") {
+        (ScalarType::Float, r)
+    } else if let Some(r) = name.strip_prefix("int") {
+        (ScalarType::Int, r)
+    } else {
+        return None;
+    };
+    if rest.is_empty() {
+        return Some(Type::Scalar(scalar));
+    }
+    let w: u8 = rest.parse().ok()?;
+    VECTOR_WIDTHS.contains(&w).then_some(Type::Vector(scalar, w))
+}
+
+/// The inverse of [`c_type`] for the names a user-function body may use
+/// (and the generator casts to): scalars, vectors and tuples of them.
+pub fn type_from_c_name(name: &str) -> Option<Type> {
+    if let Some(t) = named_type(name) {
+        return Some(t);
+    }
+    let rest = name.strip_prefix("Tuple")?;
+    let (count, fields) = rest.split_once('_')?;
+    let n: usize = count.parse().ok()?;
+    let ts: Option<Vec<Type>> = fields.split('_').map(named_type).collect();
+    let ts = ts?;
+    (ts.len() == n && n >= 2).then_some(Type::Tuple(ts))
 }
 
 /// The size names that occur in a type's array lengths, in order.

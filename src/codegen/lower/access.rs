@@ -5,8 +5,8 @@ use super::Lowerer;
 use crate::arith::{ArithExpr, Pred};
 use crate::codegen::c_type;
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::kernel::{Stmt, LOCAL_ALIGN_BYTES};
-use crate::ir::c::{print, BinOp, CExpr};
+use crate::ir::c::kernel::LOCAL_ALIGN_BYTES;
+use crate::ir::c::{print, BinOp, CExpr, Stmt};
 use crate::ir::{FunDecl, FunKind, Pattern, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -96,13 +96,13 @@ impl Lowerer<'_> {
             }
             Access::Mem { mem, index, vector, component, fields } => {
                 let stmt = match (vector, component) {
-                    (Some(n), _) if fields.is_empty() && through_cast(&mem, n) => Stmt::Assign {
-                        lhs: CExpr::Index(
+                    (Some(n), _) if fields.is_empty() && through_cast(&mem, n) => Stmt::set(
+                        CExpr::Index(
                             vector_base(&mem, n, ""),
                             fin(&ArithExpr::div(index, ArithExpr::Cst(n as i64))),
                         ),
-                        rhs: value,
-                    },
+                        value,
+                    ),
                     (Some(n), _) if fields.is_empty() => Stmt::Expr(CExpr::call(
                         format!("vstore{n}"),
                         vec![
@@ -111,13 +111,13 @@ impl Lowerer<'_> {
                             CExpr::raw(mem.name.clone()),
                         ],
                     )),
-                    (None, Some((c, n))) => Stmt::Assign {
-                        lhs: CExpr::Index(
+                    (None, Some((c, n))) => Stmt::set(
+                        CExpr::Index(
                             format!("(({} {}*){})", mem.space.c_qualifier(), c_type(ty), addr(&mem)),
                             fin(&ArithExpr::add(ArithExpr::mul(index, ArithExpr::Cst(stored_lanes(n))), c)),
                         ),
-                        rhs: value,
-                    },
+                        value,
+                    ),
                     _ => {
                         let mut lhs = match mem.kind {
                             MemKind::Variable => CExpr::raw(mem.name.clone()),
@@ -126,7 +126,7 @@ impl Lowerer<'_> {
                         for f in fields {
                             lhs = CExpr::field(lhs, format!("_{f}"));
                         }
-                        Stmt::Assign { lhs, rhs: value }
+                        Stmt::set(lhs, value)
                     }
                 };
                 self.emit(stmt);
@@ -160,7 +160,8 @@ impl Lowerer<'_> {
         let tmp = self.names.fresh("lanes");
         let mut block = vec![Stmt::Decl {
             qualifier: None,
-            ty: c_type(ty),
+            ty: ty.clone(),
+            pointer: false,
             name: tmp.clone(),
             len: None,
             init: Some(value),
@@ -170,10 +171,10 @@ impl Lowerer<'_> {
                 finish_index(&ArithExpr::add(index.clone(), ArithExpr::Cst(j as i64)), simplify, known, memo);
             for k in 0..ts.len() {
                 let field = |base: CExpr| CExpr::field(base, format!("_{k}"));
-                block.push(Stmt::Assign {
-                    lhs: field(CExpr::Index(mem.name.clone(), at.clone())),
-                    rhs: CExpr::field(field(CExpr::raw(tmp.clone())), format!("s{j:x}")),
-                });
+                block.push(Stmt::set(
+                    field(CExpr::Index(mem.name.clone(), at.clone())),
+                    CExpr::field(field(CExpr::raw(tmp.clone())), format!("s{j:x}")),
+                ));
             }
         }
         self.emit(Stmt::Block(block));

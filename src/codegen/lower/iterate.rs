@@ -10,10 +10,8 @@
 use super::loops::rc;
 use super::{Call, Lowerer};
 use crate::arith::ArithExpr;
-use crate::codegen::c_type;
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::kernel::Stmt;
-use crate::ir::c::{BinOp, CExpr};
+use crate::ir::c::{BinOp, CExpr, Stmt};
 use crate::ir::{FunDecl, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -96,7 +94,8 @@ impl<'a> Lowerer<'a> {
         let first_in = self.plain_memory(&input, in_ty, space);
         self.emit(Stmt::Decl {
             qualifier: None,
-            ty: "int".into(),
+            ty: Type::INT,
+            pointer: false,
             name: var.name.clone(),
             len: None,
             init: Some(CExpr::Arith(self.index(l0))),
@@ -113,7 +112,8 @@ impl<'a> Lowerer<'a> {
         for (p, init) in ptrs.iter().zip([&init_in, init_out]) {
             self.emit(Stmt::Decl {
                 qualifier: Some(space.c_qualifier()),
-                ty: format!("{}*", c_type(&it.elem)),
+                ty: it.elem.clone(),
+                pointer: true,
                 name: p.clone(),
                 len: None,
                 init: Some(CExpr::raw(init.clone())),
@@ -122,7 +122,7 @@ impl<'a> Lowerer<'a> {
         if remaining > 0 {
             self.iteration_loop(&it, &var.name, &ptrs, &bufs, remaining)?;
         } else {
-            self.emit(Stmt::Assign { lhs: CExpr::raw(ptrs[0].clone()), rhs: CExpr::raw(bufs[0].clone()) });
+            self.emit(Stmt::set(CExpr::raw(ptrs[0].clone()), CExpr::raw(bufs[0].clone())));
         }
         let [in_p, _] = ptrs;
         let result = Rc::new(Memory { name: in_p, space, elem: it.elem, kind: MemKind::Array });
@@ -147,7 +147,7 @@ impl<'a> Lowerer<'a> {
         };
         let in_ty = [Type::array(it.elem.clone(), it.lvar.clone())];
         self.apply(it.g, Call::inner(vec![input], &in_ty, &it.body_ty, Some(out_view), it.space, it.span))?;
-        self.emit(Stmt::Assign { lhs: CExpr::raw(len_name), rhs: CExpr::Arith(self.index(&it.step_len)) });
+        self.emit(Stmt::set(CExpr::raw(len_name), CExpr::Arith(self.index(&it.step_len))));
         Ok(())
     }
 
@@ -177,17 +177,17 @@ impl<'a> Lowerer<'a> {
         let (mut body, _) = self.in_block(|l| {
             l.apply(it.g, Call::inner(vec![in_view], &in_ty, &it.body_ty, Some(out_view), it.space, it.span))
         })?;
-        body.push(Stmt::Assign { lhs: CExpr::raw(len_name), rhs: CExpr::Arith(self.index(&it.step_len)) });
-        body.push(Stmt::Assign { lhs: CExpr::raw(in_p.clone()), rhs: CExpr::raw(out_p.clone()) });
-        body.push(Stmt::Assign {
-            lhs: CExpr::raw(out_p.clone()),
-            rhs: CExpr::ternary(
+        body.push(Stmt::set(CExpr::raw(len_name), CExpr::Arith(self.index(&it.step_len))));
+        body.push(Stmt::set(CExpr::raw(in_p.clone()), CExpr::raw(out_p.clone())));
+        body.push(Stmt::set(
+            CExpr::raw(out_p.clone()),
+            CExpr::ternary(
                 CExpr::binary(BinOp::Eq, CExpr::raw(in_p.clone()), CExpr::raw(name_a.clone())),
                 CExpr::raw(name_b.clone()),
                 CExpr::raw(name_a.clone()),
             ),
-        });
-        self.emit(Stmt::For {
+        ));
+        self.emit(Stmt::CountedFor {
             var: iter,
             init: CExpr::raw("0"),
             bound: CExpr::raw(remaining.to_string()),

@@ -12,10 +12,10 @@
 use super::{Lowerer, MapCtx};
 use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::kernel::Stmt;
-use crate::ir::c::{BinOp, CExpr};
+use crate::ir::c::{BinOp, CExpr, Stmt};
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
+use crate::types::Type;
 use crate::view::View;
 use std::rc::Rc;
 
@@ -115,7 +115,8 @@ impl<'a> Lowerer<'a> {
                 let (mut stmts, ()) = r?;
                 let decl = Stmt::Decl {
                     qualifier: None,
-                    ty: "int".into(),
+                    ty: Type::INT,
+                    pointer: false,
                     name: name.clone(),
                     len: None,
                     init: Some(CExpr::raw(start.clone())),
@@ -157,7 +158,7 @@ impl<'a> Lowerer<'a> {
                         }
                         _ => step,
                     };
-                    self.emit(Stmt::For {
+                    self.emit(Stmt::CountedFor {
                         var: name,
                         init: CExpr::raw(start),
                         bound: CExpr::Arith(self.index(&n_dec)),
@@ -236,7 +237,7 @@ impl<'a> Lowerer<'a> {
                 return self.copies_of(Symbolic { name: &name, stmts: &stmts, inner }, c, map, body);
             }
         }
-        self.emit(Stmt::For {
+        self.emit(Stmt::CountedFor {
             var: name,
             init: CExpr::raw("0"),
             bound: CExpr::Arith(self.index(n)),
@@ -355,12 +356,13 @@ impl Lowerer<'_> {
         fn ends(s: &Stmt) -> bool {
             match s {
                 Stmt::Barrier { .. } => true,
-                Stmt::Block(b) | Stmt::For { body: b, .. } => b.last().is_some_and(ends),
+                Stmt::Block(b) | Stmt::CountedFor { body: b, .. } => b.last().is_some_and(ends),
                 Stmt::Decl { .. }
                 | Stmt::Assign { .. }
                 | Stmt::Expr(_)
                 | Stmt::If { .. }
                 | Stmt::Comment(_) => false,
+                Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
             }
         }
         self.blocks.last().and_then(|b| b.last()).is_some_and(ends)

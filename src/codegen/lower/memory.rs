@@ -13,7 +13,7 @@ use super::Lowerer;
 use crate::arith::{self, ArithExpr};
 use crate::codegen::c_type;
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::kernel::Stmt;
+use crate::ir::c::Stmt;
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -134,7 +134,8 @@ impl Lowerer<'_> {
                 };
                 self.emit(Stmt::Decl {
                     qualifier: None,
-                    ty: c_elem.clone(),
+                    ty: elem.clone(),
+                    pointer: false,
                     name: name.clone(),
                     len,
                     init: None,
@@ -147,7 +148,8 @@ impl Lowerer<'_> {
                 };
                 self.local_decls.push(Stmt::Decl {
                     qualifier: Some("local"),
-                    ty: c_elem.clone(),
+                    ty: elem.clone(),
+                    pointer: false,
                     name: name.clone(),
                     len: Some(ArithExpr::Cst(c)),
                     init: None,

@@ -21,7 +21,7 @@ mod unroll;
 use super::names::NameGen;
 use crate::arith::ArithExpr;
 use crate::codegen::{CompileError, CompileOptions, Unsupported};
-use crate::ir::c::kernel::Stmt;
+use crate::ir::c::Stmt;
 use crate::ir::{
     layout_pattern, Expr, ExprId, ExprKind, FunDecl, FunKind, Literal, MapKind, ParamId, Program, Span,
 };

@@ -17,8 +17,7 @@
 
 use crate::arith::{ArithExpr, CmpOp};
 use crate::codegen::c_type;
-use crate::ir::c::kernel::Stmt;
-use crate::ir::c::{BinOp, CExpr};
+use crate::ir::c::{BinOp, CExpr, Stmt};
 
 /// Whether `name` occurs as a word in the C text of `stmts` other than as
 /// an index variable (in a raw expression, a declaration, a loop header or
@@ -47,13 +46,13 @@ fn stmt_names(s: &Stmt, name: &str) -> bool {
     match s {
         Stmt::Decl { name: n, init, ty, len, .. } => {
             has_word(n, name)
-                || has_word(ty, name)
+                || has_word(&c_type(ty), name)
                 || len.as_ref().is_some_and(|e| arith_names(e, name))
                 || init.as_ref().is_some_and(|e| expr_names(e, name))
         }
-        Stmt::Assign { lhs, rhs } => expr_names(lhs, name) || expr_names(rhs, name),
+        Stmt::Assign { target, value, .. } => expr_names(target, name) || expr_names(value, name),
         Stmt::Expr(e) => expr_names(e, name),
-        Stmt::For { var, init, bound, step, body } => {
+        Stmt::CountedFor { var, init, bound, step, body } => {
             has_word(var, name)
                 || expr_names(init, name)
                 || expr_names(bound, name)
@@ -68,6 +67,7 @@ fn stmt_names(s: &Stmt, name: &str) -> bool {
         Stmt::Block(b) => names_outside_indices(b, name),
         Stmt::Barrier { .. } => false,
         Stmt::Comment(c) => has_word(c, name),
+        Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
     }
 }
 
@@ -100,16 +100,19 @@ pub(crate) fn instantiate(stmts: &[Stmt], fin: &dyn Fn(&ArithExpr) -> ArithExpr)
 
 fn stmt(s: &Stmt, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Stmt {
     match s {
-        Stmt::Decl { qualifier, ty, name, len, init } => Stmt::Decl {
+        Stmt::Decl { qualifier, ty, pointer, name, len, init } => Stmt::Decl {
             qualifier: *qualifier,
             ty: ty.clone(),
+            pointer: *pointer,
             name: name.clone(),
             len: len.as_ref().map(fin),
             init: init.as_ref().map(|e| expr(e, fin)),
         },
-        Stmt::Assign { lhs, rhs } => Stmt::Assign { lhs: expr(lhs, fin), rhs: expr(rhs, fin) },
+        Stmt::Assign { target, op, value } => {
+            Stmt::Assign { target: expr(target, fin), op: *op, value: expr(value, fin) }
+        }
         Stmt::Expr(e) => Stmt::Expr(expr(e, fin)),
-        Stmt::For { var, init, bound, step, body } => Stmt::For {
+        Stmt::CountedFor { var, init, bound, step, body } => Stmt::CountedFor {
             var: var.clone(),
             init: expr(init, fin),
             bound: expr(bound, fin),
@@ -123,6 +126,7 @@ fn stmt(s: &Stmt, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Stmt {
         },
         Stmt::Block(b) => Stmt::Block(instantiate(b, fin)),
         Stmt::Barrier { .. } | Stmt::Comment(_) => s.clone(),
+        Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
     }
 }
 

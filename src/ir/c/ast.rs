@@ -1,28 +1,115 @@
-//! The syntax tree of C expressions, and of user-function bodies.
+//! The syntax tree of C: one tree of expressions (`CExpr`) and one of
+//! statements (`Stmt`), for user-function bodies and generated kernels
+//! alike.
 //!
-//! One expression tree serves both the user functions and the kernels the
-//! code generator builds (its statements, parameters and modules are in
-//! `kernel`). The code generator emits a user function's body as the text
-//! the user wrote (it is valid OpenCL C); the interpreter evaluates this
-//! parsed form. The subset of user functions: declarations, assignments (`=`, `+=`, `-=`, `*=`, `/=`),
-//! `if`/`else`, `for`, `return`, blocks; expressions with C operators,
-//! calls of OpenCL built-ins (`sqrt`, `fabs`, `min`, `dot`, ...: the table
-//! of `builtins`, with their signatures) and of
-//! earlier user functions, casts, vector literals `(float4)(a, b, c, d)`,
-//! component access `v.x` / `v.s0` and tuple fields `t._0`.
+//! The parser builds a user function's body in it and the interpreter
+//! evaluates it; the code generator builds its kernels in it (their
+//! parameters and modules are in `kernel`) and emits a user function's
+//! body as the text the user wrote (it is valid OpenCL C), never as a tree
+//! inside the kernel's. Most forms are shared; a few only the generator
+//! makes (marked "Kernel only" below: a body never holds them, and the
+//! passes over bodies stop with [`CExpr::kernel_only`] or
+//! [`Stmt::kernel_only`]), and two only the parser makes (`For` and
+//! `Return`, marked "User only": the kernel passes stop with
+//! [`Stmt::user_only`]). Keeping one tree keeps one printer and one set of
+//! operators; marking the forms keeps each side's passes from guessing at
+//! statements they never see. The subset of user functions: declarations,
+//! assignments (`=`, `+=`, `-=`, `*=`, `/=`), `if`/`else`, `for`,
+//! `return`, blocks; expressions with C operators, calls of OpenCL
+//! built-ins (`sqrt`, `fabs`, `min`, `dot`, ...: the table of `builtins`,
+//! with their signatures) and of earlier user functions, casts, vector
+//! literals `(float4)(a, b, c, d)`, component access `v.x` / `v.s0` and
+//! tuple fields `t._0`.
 
 use crate::arith::{ArithExpr, CmpOp};
 use crate::types::Type;
 
+/// A C statement. Shared: `Decl` (whose qualifier, pointer and length are
+/// the kernel's: a body's declarations have none), `Assign`, `If`, `Block`
+/// and `Expr`.
 #[derive(Clone, Debug, PartialEq)]
-pub enum CStmt {
-    Decl { ty: Type, name: String, init: Option<CExpr> },
-    Assign { target: CExpr, op: AssignOp, value: CExpr },
-    If { cond: CExpr, then: Vec<CStmt>, otherwise: Vec<CStmt> },
-    For { init: Box<CStmt>, cond: CExpr, step: Box<CStmt>, body: Vec<CStmt> },
-    Return(CExpr),
-    Block(Vec<CStmt>),
+pub enum Stmt {
+    /// `[qualifier] ty[*] name[[len]] [= init];`
+    Decl {
+        /// Kernel only: an address space (`local` arrays, pointers).
+        qualifier: Option<&'static str>,
+        /// The type of the variable, or of what it points to or holds
+        /// elements of (an array type prints as its element's).
+        ty: Type,
+        /// Kernel only: a pointer to `ty` (the buffers `iterate` swaps).
+        pointer: bool,
+        name: String,
+        /// Kernel only: an array of this many elements.
+        len: Option<ArithExpr>,
+        init: Option<CExpr>,
+    },
+    /// `target op value;` (the generator only sets: `AssignOp::Set`).
+    Assign {
+        target: CExpr,
+        op: AssignOp,
+        value: CExpr,
+    },
+    If {
+        cond: CExpr,
+        then: Vec<Stmt>,
+        otherwise: Vec<Stmt>,
+    },
+    Block(Vec<Stmt>),
     Expr(CExpr),
+    /// User only: `for (init; cond; step) body`.
+    For {
+        init: Box<Stmt>,
+        cond: CExpr,
+        step: Box<Stmt>,
+        body: Vec<Stmt>,
+    },
+    /// User only: `return e;`.
+    Return(CExpr),
+    /// Kernel only: `for (int var = init; var < bound; var += step) body`,
+    /// the one loop the generator writes; the passes over kernels read
+    /// its index, start, bound and step without parsing a general `for`.
+    CountedFor {
+        var: String,
+        init: CExpr,
+        bound: CExpr,
+        step: CExpr,
+        body: Vec<Stmt>,
+    },
+    /// Kernel only: `barrier(...)` with the fences named.
+    Barrier {
+        local: bool,
+        global: bool,
+    },
+    /// Kernel only: `// text`.
+    Comment(String),
+}
+
+impl Stmt {
+    /// A user-function declaration: no qualifier, pointer or length.
+    pub fn decl(ty: Type, name: impl Into<String>, init: Option<CExpr>) -> Stmt {
+        Stmt::Decl { qualifier: None, ty, pointer: false, name: name.into(), len: None, init }
+    }
+
+    /// `target = value;`, the only assignment the generator writes.
+    pub fn set(target: CExpr, value: CExpr) -> Stmt {
+        Stmt::Assign { target, op: AssignOp::Set, value }
+    }
+
+    /// The internal error of a user-function body holding a kernel-only
+    /// statement (or a declaration with a kernel's qualifier, pointer or
+    /// length): the parser never makes one, and the vectoriser copies only
+    /// what it reads, so reaching this is a compiler bug.
+    pub fn kernel_only(&self) -> ! {
+        panic!("ICE: the kernel-only C statement {self:?} in a user-function body (only the code generator makes it)")
+    }
+
+    /// The internal error of a kernel holding a user-only statement: the
+    /// generator writes no `return` and no loop but its counted one, and
+    /// user functions reach a kernel as text, so reaching this is a
+    /// compiler bug.
+    pub fn user_only(&self) -> ! {
+        panic!("ICE: the user-function C statement {self:?} in a generated kernel (the code generator makes no `return` and no general `for`)")
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +130,17 @@ impl AssignOp {
             AssignOp::Sub => Some(BinOp::Sub),
             AssignOp::Mul => Some(BinOp::Mul),
             AssignOp::Div => Some(BinOp::Div),
+        }
+    }
+
+    /// The operator as C writes it.
+    pub fn text(self) -> &'static str {
+        match self {
+            AssignOp::Set => "=",
+            AssignOp::Add => "+=",
+            AssignOp::Sub => "-=",
+            AssignOp::Mul => "*=",
+            AssignOp::Div => "/=",
         }
     }
 }

@@ -3,7 +3,7 @@
 //! where it is used ([`ReturnCheck`]). The code generator emits the body
 //! as written, so what these miss would only surface in the OpenCL build.
 
-use super::ast::{BinOp, CExpr, CStmt, UnOp};
+use super::ast::{BinOp, CExpr, Stmt, UnOp};
 use super::builtins::{self, CType};
 use crate::types::{ScalarType, Type};
 
@@ -23,16 +23,16 @@ pub struct NameCheck<'a> {
 }
 
 impl NameCheck<'_> {
-    pub fn stmts(&mut self, stmts: &[CStmt]) -> Result<(), NameError> {
+    pub fn stmts(&mut self, stmts: &[Stmt]) -> Result<(), NameError> {
         self.scopes.push(Vec::new());
         let r = stmts.iter().try_for_each(|s| self.stmt(s));
         self.scopes.pop();
         r
     }
 
-    fn stmt(&mut self, s: &CStmt) -> Result<(), NameError> {
+    fn stmt(&mut self, s: &Stmt) -> Result<(), NameError> {
         match s {
-            CStmt::Decl { name, init, .. } => {
+            Stmt::Decl { qualifier: None, pointer: false, name, len: None, init, .. } => {
                 if let Some(e) = init {
                     self.expr(e)?;
                 }
@@ -41,16 +41,16 @@ impl NameCheck<'_> {
                 }
                 Ok(())
             }
-            CStmt::Assign { target, value, .. } => {
+            Stmt::Assign { target, value, .. } => {
                 self.expr(target)?;
                 self.expr(value)
             }
-            CStmt::If { cond, then, otherwise } => {
+            Stmt::If { cond, then, otherwise } => {
                 self.expr(cond)?;
                 self.stmts(then)?;
                 self.stmts(otherwise)
             }
-            CStmt::For { init, cond, step, body } => {
+            Stmt::For { init, cond, step, body } => {
                 self.scopes.push(Vec::new());
                 let r = (|| {
                     self.stmt(init)?;
@@ -61,8 +61,11 @@ impl NameCheck<'_> {
                 self.scopes.pop();
                 r
             }
-            CStmt::Return(e) | CStmt::Expr(e) => self.expr(e),
-            CStmt::Block(b) => self.stmts(b),
+            Stmt::Return(e) | Stmt::Expr(e) => self.expr(e),
+            Stmt::Block(b) => self.stmts(b),
+            Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
+                s.kernel_only()
+            }
         }
     }
 
@@ -164,16 +167,16 @@ pub struct BadCall {
 
 impl ReturnCheck<'_> {
     /// `Err((k, found))`: the `k`-th `return` (0-based, source order) gives a `found`.
-    pub fn stmts(&mut self, stmts: &[CStmt]) -> Result<(), (usize, Type)> {
+    pub fn stmts(&mut self, stmts: &[Stmt]) -> Result<(), (usize, Type)> {
         self.scopes.push(Vec::new());
         let r = stmts.iter().try_for_each(|s| self.stmt(s));
         self.scopes.pop();
         r
     }
 
-    fn stmt(&mut self, s: &CStmt) -> Result<(), (usize, Type)> {
+    fn stmt(&mut self, s: &Stmt) -> Result<(), (usize, Type)> {
         match s {
-            CStmt::Decl { ty, name, init } => {
+            Stmt::Decl { qualifier: None, ty, pointer: false, name, len: None, init } => {
                 if let Some(e) = init {
                     self.literals(e);
                     if let Some(t) = self.ty(e).filter(|t| !converts(t, ty)) {
@@ -185,7 +188,7 @@ impl ReturnCheck<'_> {
                 }
                 Ok(())
             }
-            CStmt::Assign { target, op, value } => {
+            Stmt::Assign { target, op, value } => {
                 self.literals(target);
                 self.literals(value);
                 // The value, or `target op value`, must convert to the target's type.
@@ -201,17 +204,17 @@ impl ReturnCheck<'_> {
                 }
                 Ok(())
             }
-            CStmt::Expr(e) => {
+            Stmt::Expr(e) => {
                 self.literals(e);
                 Ok(())
             }
-            CStmt::If { cond, then, otherwise } => {
+            Stmt::If { cond, then, otherwise } => {
                 self.literals(cond);
                 self.scalar_cond(cond, "an `if`");
                 self.stmts(then)?;
                 self.stmts(otherwise)
             }
-            CStmt::For { init, cond, step, body } => {
+            Stmt::For { init, cond, step, body } => {
                 self.scopes.push(Vec::new());
                 let r = self.stmt(init).and_then(|()| {
                     self.literals(cond);
@@ -222,7 +225,7 @@ impl ReturnCheck<'_> {
                 self.scopes.pop();
                 r
             }
-            CStmt::Return(e) => {
+            Stmt::Return(e) => {
                 self.literals(e);
                 let k = self.returns;
                 self.returns += 1;
@@ -231,7 +234,10 @@ impl ReturnCheck<'_> {
                     _ => Ok(()),
                 }
             }
-            CStmt::Block(b) => self.stmts(b),
+            Stmt::Block(b) => self.stmts(b),
+            Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
+                s.kernel_only()
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 //! broadcast, swizzles, tuple fields `._0`, casts and literals. The
 //! interpreter calls it for every user-function call of a Lift program.
 
-use super::ast::{BinOp, CExpr, CStmt, UnOp};
+use super::ast::{BinOp, CExpr, Stmt, UnOp};
 use super::eval_builtins::{call_builtin, componentwise, is_builtin};
 use super::fault::Fault;
 use crate::ir::{Program, UserFunId, Value};
@@ -67,14 +67,14 @@ struct Machine<'p> {
 }
 
 impl Machine<'_> {
-    fn block(&mut self, stmts: &[CStmt]) -> R<Flow> {
+    fn block(&mut self, stmts: &[Stmt]) -> R<Flow> {
         self.scopes.push(Vec::new());
         let r = self.stmts(stmts);
         self.scopes.pop();
         r
     }
 
-    fn stmts(&mut self, stmts: &[CStmt]) -> R<Flow> {
+    fn stmts(&mut self, stmts: &[Stmt]) -> R<Flow> {
         for s in stmts {
             if let Flow::Return(v) = self.stmt(s)? {
                 return Ok(Flow::Return(v));
@@ -83,9 +83,9 @@ impl Machine<'_> {
         Ok(Flow::Normal)
     }
 
-    fn stmt(&mut self, s: &CStmt) -> R<Flow> {
+    fn stmt(&mut self, s: &Stmt) -> R<Flow> {
         match s {
-            CStmt::Decl { ty, name, init } => {
+            Stmt::Decl { qualifier: None, ty, pointer: false, name, len: None, init } => {
                 let v = match init {
                     Some(e) => convert(self.expr(e)?, ty)?,
                     None => zero(ty)?,
@@ -94,7 +94,7 @@ impl Machine<'_> {
                     top.push((name.clone(), v));
                 }
             }
-            CStmt::Assign { target, op, value } => {
+            Stmt::Assign { target, op, value } => {
                 let mut v = self.expr(value)?;
                 let bin = op.binary();
                 if let Some(b) = bin {
@@ -102,26 +102,29 @@ impl Machine<'_> {
                 }
                 self.store(target, v)?;
             }
-            CStmt::If { cond, then, otherwise } => {
+            Stmt::If { cond, then, otherwise } => {
                 let c = truthy(&self.expr(cond)?)?;
                 return self.block(if c { then } else { otherwise });
             }
-            CStmt::For { init, cond, step, body } => {
+            Stmt::For { init, cond, step, body } => {
                 self.scopes.push(Vec::new());
                 let r = self.for_loop(init, cond, step, body);
                 self.scopes.pop();
                 return r;
             }
-            CStmt::Return(e) => return Ok(Flow::Return(self.expr(e)?)),
-            CStmt::Block(b) => return self.block(b),
-            CStmt::Expr(e) => {
+            Stmt::Return(e) => return Ok(Flow::Return(self.expr(e)?)),
+            Stmt::Block(b) => return self.block(b),
+            Stmt::Expr(e) => {
                 self.expr(e)?;
+            }
+            Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
+                s.kernel_only()
             }
         }
         Ok(Flow::Normal)
     }
 
-    fn for_loop(&mut self, init: &CStmt, cond: &CExpr, step: &CStmt, body: &[CStmt]) -> R<Flow> {
+    fn for_loop(&mut self, init: &Stmt, cond: &CExpr, step: &Stmt, body: &[Stmt]) -> R<Flow> {
         self.stmt(init)?;
         while truthy(&self.expr(cond)?)? {
             self.steps += 1;

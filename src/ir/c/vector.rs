@@ -16,7 +16,7 @@
 //! component or field access, casts) keeps the function scalar; the rule
 //! that asked then does not apply.
 
-use super::ast::{AssignOp, BinOp, CExpr, CStmt, UnOp};
+use super::ast::{AssignOp, BinOp, CExpr, Stmt, UnOp};
 use crate::ir::UserFun;
 use crate::types::{ScalarType, Type};
 use std::collections::HashSet;
@@ -154,7 +154,7 @@ pub fn vector_body<E: From<BodyError>>(
     vec_params: &[bool],
     width: u8,
     callee: &mut Callee<'_, E>,
-) -> Result<Vec<CStmt>, E> {
+) -> Result<Vec<Stmt>, E> {
     let mut v = Vectoriser {
         fun: &u.name,
         width,
@@ -168,7 +168,7 @@ pub fn vector_body<E: From<BodyError>>(
         v.stmt(s, &mut out)?;
     }
     match last {
-        CStmt::Return(e) => out.push(CStmt::Return(v.result(e, &u.ret)?)),
+        Stmt::Return(e) => out.push(Stmt::Return(v.result(e, &u.ret)?)),
         _ => return Err(v.why(BodyReason::NoFinalReturn)),
     }
     Ok(out)
@@ -192,26 +192,33 @@ impl<E: From<BodyError>> Vectoriser<'_, '_, E> {
         Type::Vector(ScalarType::Float, self.width)
     }
 
-    fn stmt(&mut self, s: &CStmt, out: &mut Vec<CStmt>) -> Result<(), E> {
+    fn stmt(&mut self, s: &Stmt, out: &mut Vec<Stmt>) -> Result<(), E> {
         match s {
-            CStmt::Decl { ty: Type::Scalar(ScalarType::Float), name, init } => {
+            Stmt::Decl {
+                qualifier: None,
+                ty: Type::Scalar(ScalarType::Float),
+                pointer: false,
+                name,
+                len: None,
+                init,
+            } => {
                 let init = init.as_ref().map(|e| self.expr(e)).transpose()?;
                 self.locals.insert(name.clone());
                 self.vectors.insert(name.clone());
-                out.push(CStmt::Decl { ty: self.vector(), name: name.clone(), init });
+                out.push(Stmt::decl(self.vector(), name.clone(), init));
                 Ok(())
             }
-            CStmt::Assign { target: CExpr::Var(x), op, value } if self.locals.contains(x) => {
-                out.push(CStmt::Assign { target: CExpr::Var(x.clone()), op: *op, value: self.expr(value)? });
+            Stmt::Assign { target: CExpr::Var(x), op, value } if self.locals.contains(x) => {
+                out.push(Stmt::Assign { target: CExpr::Var(x.clone()), op: *op, value: self.expr(value)? });
                 Ok(())
             }
-            CStmt::If { cond, then, otherwise } => {
+            Stmt::If { cond, then, otherwise } => {
                 // Each branch statement as (local, operator, value, taken).
                 let mut assigns = Vec::new();
                 for (branch, taken) in [(then, true), (otherwise, false)] {
                     for s in branch {
                         match s {
-                            CStmt::Assign { target: CExpr::Var(x), op, value } if self.locals.contains(x) => {
+                            Stmt::Assign { target: CExpr::Var(x), op, value } if self.locals.contains(x) => {
                                 assigns.push((x, *op, value, taken))
                             }
                             _ => return Err(self.why(BodyReason::IfDoesMore)),
@@ -230,15 +237,20 @@ impl<E: From<BodyError>> Vectoriser<'_, '_, E> {
                     };
                     let (a, b) = if taken { (new, var.clone()) } else { (var.clone(), new) };
                     let value = CExpr::Ternary(Box::new(c.clone()), Box::new(a), Box::new(b));
-                    out.push(CStmt::Assign { target: var, op: AssignOp::Set, value });
+                    out.push(Stmt::Assign { target: var, op: AssignOp::Set, value });
                 }
                 Ok(())
             }
-            CStmt::Decl { .. } => Err(self.why(BodyReason::NonFloatLocal)),
-            CStmt::Assign { .. } => Err(self.why(BodyReason::AssignsOther)),
-            CStmt::For { .. } => Err(self.why(BodyReason::Loop)),
-            CStmt::Return(_) => Err(self.why(BodyReason::EarlyReturn)),
-            CStmt::Block(_) | CStmt::Expr(_) => Err(self.why(BodyReason::BlockOrExpr)),
+            Stmt::Decl { qualifier: None, pointer: false, len: None, .. } => {
+                Err(self.why(BodyReason::NonFloatLocal))
+            }
+            Stmt::Assign { .. } => Err(self.why(BodyReason::AssignsOther)),
+            Stmt::For { .. } => Err(self.why(BodyReason::Loop)),
+            Stmt::Return(_) => Err(self.why(BodyReason::EarlyReturn)),
+            Stmt::Block(_) | Stmt::Expr(_) => Err(self.why(BodyReason::BlockOrExpr)),
+            Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
+                s.kernel_only()
+            }
         }
     }
 

@@ -1,16 +1,18 @@
-//! Printing user-function bodies (`ast::CStmt`) as OpenCL C.
+//! Printing user-function bodies (`ast::Stmt`) as OpenCL C, in the body
+//! layout: two spaces a level, a branch of one statement unbraced, the
+//! user's general `for`.
 //!
 //! A user function written by the user is emitted as the text it was
 //! written with; a body the compiler makes (a vectorised version of a
 //! multi-statement user function) is printed from its parsed form here,
 //! its expressions with every compound one parenthesised.
 
-use crate::ir::c::ast::{AssignOp, CExpr, CStmt};
+use crate::ir::c::ast::{CExpr, Stmt};
 use crate::types::c_type;
 use std::fmt::Write;
 
 /// The statements of a body, one per line, indented, ending with a line break.
-pub fn body_text(stmts: &[CStmt]) -> String {
+pub fn body_text(stmts: &[Stmt]) -> String {
     let mut out = String::new();
     for s in stmts {
         stmt(&mut out, s, 1);
@@ -26,27 +28,20 @@ fn indent(out: &mut String, depth: usize) {
     }
 }
 
-fn stmt(out: &mut String, s: &CStmt, depth: usize) {
+fn stmt(out: &mut String, s: &Stmt, depth: usize) {
     indent(out, depth);
     match s {
-        CStmt::Decl { ty, name, init } => {
+        Stmt::Decl { qualifier: None, ty, pointer: false, name, len: None, init } => {
             let _ = write!(out, "{} {name}", c_type(ty));
             if let Some(e) = init {
                 let _ = write!(out, " = {}", expr(e));
             }
             out.push(';');
         }
-        CStmt::Assign { target, op, value } => {
-            let op = match op {
-                AssignOp::Set => "=",
-                AssignOp::Add => "+=",
-                AssignOp::Sub => "-=",
-                AssignOp::Mul => "*=",
-                AssignOp::Div => "/=",
-            };
-            let _ = write!(out, "{} {op} {};", expr(target), expr(value));
+        Stmt::Assign { target, op, value } => {
+            let _ = write!(out, "{} {} {};", expr(target), op.text(), expr(value));
         }
-        CStmt::If { cond, then, otherwise } => {
+        Stmt::If { cond, then, otherwise } => {
             let _ = write!(out, "if {}", wrapped(cond));
             branch(out, then, depth);
             if !otherwise.is_empty() {
@@ -55,7 +50,7 @@ fn stmt(out: &mut String, s: &CStmt, depth: usize) {
                 branch(out, otherwise, depth);
             }
         }
-        CStmt::For { init, cond, step, body } => {
+        Stmt::For { init, cond, step, body } => {
             let (mut i, mut st) = (String::new(), String::new());
             stmt(&mut i, init, 0);
             stmt(&mut st, step, 0);
@@ -63,24 +58,27 @@ fn stmt(out: &mut String, s: &CStmt, depth: usize) {
             let _ = write!(out, "for ({i}; {}; {st})", expr(cond));
             branch(out, body, depth);
         }
-        CStmt::Return(e) => {
+        Stmt::Return(e) => {
             let _ = write!(out, "return {};", expr(e));
         }
-        CStmt::Block(b) => {
+        Stmt::Block(b) => {
             out.push('{');
             b.iter().for_each(|s| stmt(out, s, depth + 1));
             indent(out, depth);
             out.push('}');
         }
-        CStmt::Expr(e) => {
+        Stmt::Expr(e) => {
             let _ = write!(out, "{};", expr(e));
+        }
+        Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
+            s.kernel_only()
         }
     }
 }
 
 /// A branch of an `if` as the parser reads it back: one statement as it
 /// is (a block keeps its braces), several in braces.
-fn branch(out: &mut String, stmts: &[CStmt], depth: usize) {
+fn branch(out: &mut String, stmts: &[Stmt], depth: usize) {
     match stmts {
         [one] => stmt(out, one, depth + 1),
         _ => {

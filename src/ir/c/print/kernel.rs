@@ -1,7 +1,12 @@
-//! Printing a generated kernel (`kernel::Module`) as OpenCL C.
+//! Printing a generated kernel (`kernel::Module`) as OpenCL C, in the
+//! kernel layout: every branch and loop body braced, local arrays aligned.
+//! Its statements are the tree a body is parsed into (`ast::Stmt`); the
+//! user-only forms never reach it, since the generator makes none.
 
 use super::expr;
-use crate::ir::c::kernel::{Module, Stmt, LOCAL_ALIGN_BYTES};
+use crate::ir::c::ast::Stmt;
+use crate::ir::c::kernel::{Module, LOCAL_ALIGN_BYTES};
+use crate::types::c_type;
 use std::fmt::{self, Write};
 
 /// Writes a module's source text into a `fmt::Write`.
@@ -62,11 +67,12 @@ impl<'w, W: Write> Writer<'w, W> {
     fn stmt(&mut self, s: &Stmt) -> fmt::Result {
         self.line()?;
         match s {
-            Stmt::Decl { qualifier, ty, name, len, init } => {
+            Stmt::Decl { qualifier, ty, pointer, name, len, init } => {
                 if let Some(q) = qualifier {
                     write!(self.out, "{q} ")?;
                 }
-                write!(self.out, "{ty} {name}")?;
+                let star = if *pointer { "*" } else { "" };
+                write!(self.out, "{}{star} {name}", c_type(ty))?;
                 if let Some(l) = len {
                     write!(self.out, "[{l}]")?;
                     // Vectors in local memory are read through cast
@@ -80,9 +86,11 @@ impl<'w, W: Write> Writer<'w, W> {
                 }
                 writeln!(self.out, ";")
             }
-            Stmt::Assign { lhs, rhs } => writeln!(self.out, "{} = {};", expr(lhs), expr(rhs)),
+            Stmt::Assign { target, op, value } => {
+                writeln!(self.out, "{} {} {};", expr(target), op.text(), expr(value))
+            }
             Stmt::Expr(e) => writeln!(self.out, "{};", expr(e)),
-            Stmt::For { var, init, bound, step, body } => {
+            Stmt::CountedFor { var, init, bound, step, body } => {
                 write!(
                     self.out,
                     "for (int {var} = {}; {var} < {}; {var} += {}) ",
@@ -115,6 +123,7 @@ impl<'w, W: Write> Writer<'w, W> {
                 writeln!(self.out, "barrier({flags});")
             }
             Stmt::Comment(c) => writeln!(self.out, "// {c}"),
+            Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
         }
     }
 }

@@ -1,5 +1,11 @@
 //! The one printer of C text: expressions (operators, parentheses,
 //! literals) here, user-function bodies in `body`, kernels in `kernel`.
+//! Bodies and kernels are the same statement tree (`ast::Stmt`) printed in
+//! two layouts, each fixed by text the tests compare byte for byte: a body
+//! as the parser reads it back (a one-statement branch unbraced, its
+//! general `for` on one line), a kernel as the generator has always
+//! written it (every branch braced, local arrays aligned). Each layout
+//! stops on the forms only the other side makes.
 //!
 //! Expressions print in one of two parenthesisations. A kernel relies on
 //! C's precedence only as far as a reader does: an operand that is not a
