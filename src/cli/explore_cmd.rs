@@ -305,6 +305,13 @@ fn print_devices(
                     "{} [{}]: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
                     d.device, d.slug, d.tried, d.valid, b.median_ms, b.candidate, b.params
                 );
+                if let Some((c, t)) = d.fastest {
+                    println!(
+                        "  candidate {c} measured {t:.4} ms, within {:.0}% of it: taken as equal, the first in the \
+                         search space's order is written (repeated runs and several devices then agree)",
+                        explore::choice::TIE * 100.0
+                    );
+                }
                 match limit_line(devices, d, program, def, sizes, b) {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),

@@ -11,6 +11,7 @@
 //! (the space of stencil defs, instead of stages 1 and 2), `split` (one
 //! search shared by identical devices), `shard` (`--shard`, `--merge`).
 
+pub mod choice;
 pub mod finish;
 pub mod flatten;
 pub mod log;
@@ -167,6 +168,9 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
 pub struct Best {
     pub median_ms: f64,
     pub candidate: usize,
+    /// Its point of the search space (the order `choice::pick` breaks
+    /// near-ties by).
+    pub point: Point,
     pub hash: String,
     /// The program as it prints (eta-expansions undone).
     pub program: Program,
@@ -194,7 +198,13 @@ pub struct DeviceResult {
     pub measured: usize,
     /// The naive lowering's time, when it was measured in this run.
     pub naive_ms: Option<f64>,
+    /// The candidate written: the first in the space's order of those
+    /// within `choice::TIE` of the fastest (`choice::settle`).
     pub best: Option<Best>,
+    /// The measured candidates within `choice::TIE` of the fastest.
+    pub near: Vec<Best>,
+    /// The fastest measured candidate (number, ms) where `best` is another.
+    pub fastest: Option<(usize, f64)>,
     /// Files written for the best program.
     pub files: Vec<PathBuf>,
     /// Best candidates of an earlier run's log that did not hold up when
@@ -588,6 +598,8 @@ fn empty_result(info: &DeviceInfo) -> DeviceResult {
         measured: 0,
         naive_ms: None,
         best: None,
+        near: Vec::new(),
+        fastest: None,
         files: Vec::new(),
         notes: Vec::new(),
         untried: Vec::new(),
@@ -657,6 +669,7 @@ impl Worker<'_> {
         }
         let confirming = Instant::now();
         confirm(&mut bench, &mut res, pending);
+        choice::settle(&mut res);
         res.timing.confirm_s = confirming.elapsed().as_secs_f64();
         self.bar.finish();
         Ok(res)
@@ -780,10 +793,11 @@ impl Worker<'_> {
         if measured {
             self.group.improve(t);
         }
-        if res.best.as_ref().is_none_or(|b| t < b.median_ms) || !measured {
+        if res.best.as_ref().is_none_or(|b| choice::within(t, b.median_ms)) || !measured {
             let entry = Best {
                 median_ms: t,
                 candidate,
+                point: p.clone(),
                 hash,
                 program: crate::rewrite::release(&inst.program, &opts.def),
                 derivation: inst.derivation.clone(),
@@ -899,6 +913,9 @@ fn absorb(res: &mut DeviceResult, pending: &mut Vec<Best>, part: Part) {
             res.best = Some(b);
         }
     }
+    for b in r.near {
+        choice::offer(&mut res.near, b);
+    }
     pending.extend(p);
 }
 
@@ -948,7 +965,10 @@ const MIN_ONCE_OVER_MS: f64 = 20.0;
 /// is written (`confirm`), the fastest `MAX_RETIMED` kept.
 fn keep_best(res: &mut DeviceResult, pending: &mut Vec<Best>, entry: Best) {
     if entry.measured {
-        res.best = Some(entry);
+        if res.best.as_ref().is_none_or(|b| entry.median_ms < b.median_ms) {
+            res.best = Some(entry.clone());
+        }
+        choice::offer(&mut res.near, entry);
         return;
     }
     pending.push(entry);
@@ -970,7 +990,8 @@ fn confirm(bench: &mut Bench, res: &mut DeviceResult, mut pending: Vec<Best>) {
     pending.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
     pending.truncate(MAX_RETIMED);
     for mut b in pending {
-        if res.best.as_ref().is_some_and(|x| x.median_ms <= b.median_ms) {
+        // Also those within the tie band: `choice::settle` picks among them.
+        if res.best.as_ref().is_some_and(|x| !choice::within(b.median_ms, x.median_ms)) {
             break;
         }
         bench.cutoff_ms = None;
@@ -982,8 +1003,9 @@ fn confirm(bench: &mut Bench, res: &mut DeviceResult, mut pending: Vec<Best>) {
                 b.median_ms = t;
                 b.measured = true;
                 if res.best.as_ref().is_none_or(|x| t < x.median_ms) {
-                    res.best = Some(b);
+                    res.best = Some(b.clone());
                 }
+                choice::offer(&mut res.near, b);
             }
             (status, _) => res.notes.push(format!(
                 "{}: candidate {} of the earlier log ({:.4} ms there) did not hold up when measured again: {} {}",

@@ -172,6 +172,7 @@ fn replay(
     Ok(Best {
         median_ms: row.median_ms.unwrap_or(f64::INFINITY),
         candidate: row.candidate,
+        point: p.clone(),
         hash: row.hash.clone(),
         program: crate::rewrite::release(&inst.program, &opts.def),
         derivation: inst.derivation.clone(),
@@ -226,6 +227,7 @@ pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> R
     let mut bench = bench_for(plan.stencil, &opts, &program, &dev);
     let logged = pending.len();
     confirm(&mut bench, &mut res, pending);
+    super::choice::settle(&mut res);
     notes.append(&mut res.notes);
     if let Some(b) = &res.best {
         res.files = write_best(&opts.out, &opts.def, &opts.then, b, &res.device)?;

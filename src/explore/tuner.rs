@@ -19,8 +19,9 @@
 use crate::validate::SplitMix64;
 use std::collections::HashSet;
 
-/// A point of the search space: a shape and one value per slot.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A point of the search space: a shape and one value per slot. Ordered
+/// by shape, then values (`choice::pick` breaks near-ties by this order).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Point {
     pub shape: usize,
     pub values: Vec<i64>,
