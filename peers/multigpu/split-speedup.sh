@@ -36,8 +36,11 @@ while read -r name file def depth size; do
   b=$(timed "$name-all" "$sel" "$file" "$def" "$depth" 20m "$size")
   # The best program without its comment lines (they name the candidate
   # number and time, which differ between runs).
+  # and its parameters, the local size among them, from the best line.
+  params() { sed -n 's/.*, best [0-9.]* ms (candidate [0-9]*, \(.*\))$/\1/p' "$out/$1.txt" | head -1; }
   same=no
-  if diff <(grep -v '^//' "$out/$name-one/best.lift") <(grep -v '^//' "$out/$name-all/best.lift") >/dev/null; then
+  if diff <(grep -v '^//' "$out/$name-one/best.lift") <(grep -v '^//' "$out/$name-all/best.lift") >/dev/null \
+    && [ "$(params "$name-one")" = "$(params "$name-all")" ]; then
     same=yes
   fi
   points() { tail -n +2 "$1" | cut -d, -f4,7 | sort; }
