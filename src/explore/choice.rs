@@ -15,13 +15,7 @@
 use super::tuner::Point;
 use super::{Best, DeviceResult};
 
-/// Times within this fraction of the fastest are taken as equal.
-pub const TIE: f64 = 0.02;
-
-/// Whether `t` is within `TIE` of `fastest`.
-pub fn within(t: f64, fastest: f64) -> bool {
-    t <= fastest * (1.0 + TIE)
-}
+pub use super::tuner::{within, TIE};
 
 /// Keeps a measured candidate among the near-fastest, and drops those the
 /// new fastest leaves outside the band.
