@@ -10,7 +10,8 @@
 # winner on one device as well (on PoCL, two one-device runs of scal at
 # depth 1 already differ). Run from the repository root on the GPU machine:
 #   peers/multigpu/split-speedup.sh nvidia [OUTDIR]
-# Environment: LIFT (default ./target/release/lift).
+# Environment: LIFT (default ./target/release/lift); ONLY (names of the
+# list below to run, all by default).
 set -euo pipefail
 
 LIFT=${LIFT:-./target/release/lift}
@@ -32,6 +33,8 @@ timed() { # tag selector file def depth budget size
 
 # Program and sizes: small spaces that end well within the budget.
 while read -r name file def depth size; do
+  # ONLY="scal gemv" runs those of the list alone.
+  if [ -n "${ONLY:-}" ] && ! grep -qw "$name" <<<"$ONLY"; then continue; fi
   a=$(timed "$name-one" "$one" "$file" "$def" "$depth" 20m "$size")
   b=$(timed "$name-all" "$sel" "$file" "$def" "$depth" 20m "$size")
   # The best program without its comment lines (they name the candidate
