@@ -15,7 +15,13 @@
 use super::tuner::Point;
 use super::{Best, DeviceResult};
 
-pub use super::tuner::{within, TIE};
+/// Times within this fraction of the fastest are taken as equal.
+pub const TIE: f64 = 0.02;
+
+/// Whether `t` is within `TIE` of `fastest`.
+pub fn within(t: f64, fastest: f64) -> bool {
+    t <= fastest * (1.0 + TIE)
+}
 
 /// Keeps a measured candidate among the near-fastest, and drops those the
 /// new fastest leaves outside the band.

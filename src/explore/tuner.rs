@@ -15,15 +15,6 @@
 //! and finds the same best, whatever the batch width, the number of
 //! devices, or the split of the shapes into shards (`--shard`); the times
 //! only decide which shapes are visited first.
-//!
-//! Times within `TIE` of each other are taken as equal: two runs time one
-//! kernel about 1% apart, and a local search that followed the strictly
-//! fastest point would let that noise choose which points it measures. A
-//! visit's centre is therefore the first point, in the space's order, of
-//! the shape's points within `TIE` of its fastest whose star still has
-//! untried points: near-equal points are all searched around, in an order
-//! that noise does not change, and a point that is clearly faster moves
-//! the band (and the centre) with it.
 
 use crate::validate::SplitMix64;
 use std::collections::HashSet;
@@ -52,26 +43,13 @@ pub type Measure = Option<f64>;
 /// with no points, it waits for a result while any are in flight.
 pub type Batches<'a> = dyn FnMut(&[Point]) -> Vec<(Point, Measure)> + 'a;
 
-/// Times within this fraction of the fastest are taken as equal (the
-/// tuner's centres, and the program a search writes: `choice`).
-pub const TIE: f64 = 0.02;
-
-/// Whether `t` is within `TIE` of `fastest`.
-pub fn within(t: f64, fastest: f64) -> bool {
-    t <= fastest * (1.0 + TIE)
-}
-
 pub struct Tuner {
     spaces: Vec<ShapeSpace>,
     /// The order of the first phase (a static ranking).
     order: Vec<usize>,
     seed: u64,
     seen: HashSet<Point>,
-    /// Per shape, its fastest time (the ranking of shapes).
-    best: Vec<Option<f64>>,
-    /// Per shape, its points within `TIE` of its fastest, in the space's
-    /// order: the centres of its visits.
-    near: Vec<Vec<(Point, f64)>>,
+    best: Vec<Option<(f64, Point)>>,
     /// Local-search visits per shape (a visit's size grows with them).
     visits: Vec<u32>,
     /// Points handed out per shape whose results have not come back
@@ -91,7 +69,6 @@ impl Tuner {
             seed,
             seen: HashSet::new(),
             best: vec![None; n],
-            near: vec![Vec::new(); n],
             visits: vec![0; n],
             in_flight: vec![0; n],
         }
@@ -138,39 +115,31 @@ impl Tuner {
     }
 
     /// The next visit of shape `s`: up to `2 << visits` untried points of
-    /// the star around its first near-fastest point (module doc) whose
-    /// star has any (none once all are used up; it stays so until the
-    /// shape's near-fastest points change, which only its own measurements
-    /// do).
+    /// the star around its best point (none once that star is used up;
+    /// it stays so until the shape's best changes, which only its own
+    /// measurements do).
     fn visit(&mut self, s: usize) -> Vec<Point> {
         if self.in_flight[s] > 0 {
             return Vec::new();
         }
+        let Some(center) = self.best[s].as_ref().map(|(_, p)| p.clone()) else { return Vec::new() };
         let per = 2usize << self.visits[s].min(6);
-        for (center, _) in &self.near[s] {
-            let chunk: Vec<Point> =
-                self.star(center).into_iter().filter(|q| !self.seen.contains(q)).take(per).collect();
-            if !chunk.is_empty() {
-                self.visits[s] += 1;
-                self.seen.extend(chunk.iter().cloned());
-                return chunk;
-            }
+        let chunk: Vec<Point> =
+            self.star(&center).into_iter().filter(|q| !self.seen.contains(q)).take(per).collect();
+        if !chunk.is_empty() {
+            self.visits[s] += 1;
+            self.seen.extend(chunk.iter().cloned());
         }
-        Vec::new()
+        chunk
     }
 
     fn record(&mut self, p: &Point, m: Measure) {
-        let Some(t) = m else { return };
-        let s = p.shape;
-        let fastest = self.best[s].map_or(t, |b| b.min(t));
-        self.best[s] = Some(fastest);
-        if !within(t, fastest) {
-            return;
+        if let Some(t) = m {
+            let better = self.best[p.shape].as_ref().is_none_or(|(b, _)| t < *b);
+            if better {
+                self.best[p.shape] = Some((t, p.clone()));
+            }
         }
-        let near = &mut self.near[s];
-        near.retain(|(_, u)| within(*u, fastest));
-        let at = near.partition_point(|(q, _)| q < p);
-        near.insert(at, (p.clone(), t));
     }
 
     /// Runs the search one point at a time: `measure` evaluates a point
@@ -275,7 +244,7 @@ impl Tuner {
         let mut round = 0u32;
         loop {
             let mut ranked: Vec<(f64, usize)> =
-                self.best.iter().enumerate().filter_map(|(i, b)| b.map(|t| (t, i))).collect();
+                self.best.iter().enumerate().filter_map(|(i, b)| b.as_ref().map(|(t, _)| (*t, i))).collect();
             if ranked.is_empty() {
                 return true;
             }
@@ -526,68 +495,6 @@ mod tests {
         assert_eq!(a.into_iter().chain(b).collect::<HashSet<_>>(), set);
         // The optimum of shape 0 (values 1, 2) is found.
         assert_eq!(best_of(&one), Point { shape: 0, values: vec![1, 2] });
-    }
-
-    /// Every point a search over one shape of two slots (seven values
-    /// each) measures to its end, with times `cost`.
-    fn complete_one(cost: &dyn Fn(&Point) -> f64) -> Vec<Point> {
-        let dom: Vec<i64> = (0..7).map(|v| 1 << v).collect();
-        let space = ShapeSpace { domains: vec![dom.clone(), dom], defaults: vec![1, 1] };
-        let mut t = Tuner::new(vec![space], vec![0], 9);
-        let mut seen = Vec::new();
-        t.run_batches(
-            &mut |b| {
-                seen.extend(b.iter().cloned());
-                b.iter().map(|p| (p.clone(), Some(cost(p)))).collect()
-            },
-            &|| false,
-            &|| false,
-            1,
-        );
-        seen
-    }
-
-    /// A slot value's index in `complete_one`'s domains.
-    fn idx(v: i64) -> i32 {
-        v.trailing_zeros() as i32
-    }
-
-    #[test]
-    fn timing_noise_between_near_equal_points_does_not_change_what_is_measured() {
-        // Two points tie at the optimum, (8, 8) and (16, 8); the rest is
-        // clearly slower, more so further away. Each run adds its own
-        // noise of up to 0.8%, which decides which of the two is faster.
-        let cost = |salt: u64| {
-            move |p: &Point| {
-                let (i, j) = (idx(p.values[0]), idx(p.values[1]));
-                let base = if j == 3 && (i == 3 || i == 4) { 1.0 } else { 1.3 + 0.2 * ((i - 3).abs() + (j - 3).abs()) as f64 };
-                let u = (fnv(&format!("{salt}:{:?}", p.values)) % 2001) as f64 / 1000.0 - 1.0;
-                base * (1.0 + 0.008 * u)
-            }
-        };
-        let sets: Vec<HashSet<Point>> =
-            (0..8).map(|salt| complete_one(&cost(salt)).into_iter().collect()).collect();
-        assert!(sets[0].len() < 49, "the search stops before the whole space: {}", sets[0].len());
-        for (salt, set) in sets.iter().enumerate() {
-            assert_eq!(set, &sets[0], "salt {salt}");
-        }
-        // Which of the two ties is faster did change with the noise.
-        let faster: HashSet<bool> = (0..8)
-            .map(|salt| {
-                let c = cost(salt);
-                c(&Point { shape: 0, values: vec![8, 8] }) < c(&Point { shape: 0, values: vec![16, 8] })
-            })
-            .collect();
-        assert_eq!(faster.len(), 2);
-    }
-
-    #[test]
-    fn a_slope_of_steps_each_within_the_band_is_followed_to_its_end() {
-        // Each step along either slot is 1.5% faster: the optimum (64, 64)
-        // is six steps away in both slots from the default (1, 1).
-        let cost = |p: &Point| 0.985f64.powi(idx(p.values[0]) + idx(p.values[1]));
-        let seen = complete_one(&cost);
-        assert!(seen.contains(&Point { shape: 0, values: vec![64, 64] }), "{} points", seen.len());
     }
 
     #[test]
