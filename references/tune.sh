@@ -17,7 +17,7 @@ candidates() {
   local wg vec tile u k r g st b t ax atv mm
   for wg in 128 256 512; do for vec in 1 2 4 8; do echo "scal|{ WG: $wg, VEC: $vec }"; done; done
   for tile in 128 256 512; do for u in 1 4 8 16; do echo "nbody-nvidia|{ TILE: $tile, UNROLL: $u }"; done; done
-  for k in 1 2 4 8 16; do echo "mm-amd|{ UNROLL_K: $k }"; done
+  for k in 1 2 4 8 16 32; do echo "mm-amd|{ UNROLL_K: $k }"; done
   for wg in 64 128 256 512; do for u in 4 8 16; do echo "md|{ WG: $wg, UNROLL: $u }"; done; done
   for wg in 64 128 256 512 1024; do echo "kmeans|{ WG: $wg }"; echo "nn|{ WG: $wg }"; echo "mri-q|{ WG: $wg }"; done
   for wg in 64 128 256 512; do for u in 4 8 16; do echo "nbody-amd|{ WG: $wg, UNROLL: $u }"; done; done
