@@ -582,6 +582,7 @@ fn bench_for<'b>(
         // an H100) spent a fifth of a 30 s budget on its five runs.
         once_over_ms: (opts.budget.as_secs_f64() * 10.0).max(MIN_ONCE_OVER_MS),
         golds: Default::default(),
+        uploaded: Default::default(),
         whole: Default::default(),
         then,
         validation_floor: validation_floor(stencil, &opts.sizes),

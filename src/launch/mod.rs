@@ -146,6 +146,28 @@ pub fn upload_inputs(
     Ok(out)
 }
 
+/// Device copies of the host arrays that `k`'s input parameters name and
+/// `there` lacks, by name (a search keeps one upload of its inputs for
+/// every candidate).
+pub fn upload_inputs_missing(
+    rt: &Runtime,
+    k: &Kernel,
+    host: &Arrays,
+    there: &BTreeMap<String, DeviceBuffer>,
+) -> Result<Vec<(String, DeviceBuffer)>, LaunchError> {
+    let mut out = Vec::new();
+    for p in &k.params {
+        if let KernelParam::Input { name, .. } = p {
+            if there.contains_key(name) || out.iter().any(|(n, _): &(String, DeviceBuffer)| n == name) {
+                continue;
+            }
+            let h = host.get(name).ok_or_else(|| LaunchError::NoInput(name.clone()))?;
+            out.push((name.clone(), rt.upload(name, h)?));
+        }
+    }
+    Ok(out)
+}
+
 /// A host array as a scalar argument: its first value (0 where empty).
 pub fn scalar_arg(a: &HostArray) -> KernelArg<'static> {
     match a {
