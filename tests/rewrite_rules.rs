@@ -958,3 +958,48 @@ proptest! {
         prop_assert_eq!(used.len(), FOLD_RULES.len());
     }
 }
+
+/// Steps 1, 3 and 4 of "tile-mm as small steps" (docs/REWRITE.md) on a
+/// whole product (one tile): the dot product fused into a fold, the fold
+/// moved outside both maps (`map-fission` takes the `join` and the
+/// `transpose` off the outer map in between), and cut into chunks of 2.
+/// The result is `tile-mm`'s chunk loop with the whole result as its
+/// accumulator, still folding every result from `z` over `k` in order:
+/// with an operator that is not associative (`acc / 2 + x * y`) it gives
+/// the fused fold's value and `tile-mm`'s bit for bit.
+#[test]
+fn tile_mm_small_steps_so_far() {
+    let src = "def mm(a: [[float]8]8, b: [[float]8]8) = map(\\aRow -> join o map(\\bCol -> reduce(\\(acc, v) -> add(mult(acc, 0.5f), v), 1.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) $ b) $ a";
+    let steps = "map-seq @ 0.0.0.1.0.0.0.2
+        reduce-seq @ 0.0.0.1.0.0.0
+        reduce-map-fusion @ 0.0.0.1.0.0.0
+        map-reduce-interchange @ 0.0.0.1
+        map-fission @ root
+        map-fission @ 1
+        map-reduce-interchange @ 1.1
+        reduce-seq-split @ 1.1.1 n=2";
+    let p = rewrite::prepare(&parse(src), "mm").unwrap();
+    let d = rewrite::parse_derivation(steps).unwrap();
+    let all = rewrite::replay(&p, "mm", &d).unwrap();
+    let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
+    assert_eq!(
+        body(done, "mm"),
+        "map(\\_p25 -> join(_p25), map(\\_p26 -> transpose(_p26), transpose(reduceSeq(\\(_p39, _p40) -> join(reduceSeq(\\(_p41, _p42) -> map(\\(_p43, _p44) -> map(\\(_p45, _p46) -> add(mult(_p45, 0.5f), mult(get(0, _p46), get(1, _p46))), zip(_p43, _p44)), zip(_p41, _p42)), _p39, _p40)), map(\\aRow -> map(\\bCol -> 1.0f, b), a), split(2, transpose(map(\\aRow -> transpose(map(\\bCol -> zip(aRow, bCol), b)), a)))))))"
+    );
+    let tiled =
+        ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();
+    let r = rewrite::find_rule("tile-mm").unwrap();
+    let tile_mm = rewrite::apply(&p, "mm", r, &Path::root(), &args(&tiled)).unwrap().program;
+    let sizes = BTreeMap::new();
+    let mut seed = 7;
+    let grid =
+        Type::Array(Box::new(Type::Array(Box::new(Type::FLOAT), ArithExpr::Cst(8))), ArithExpr::Cst(8));
+    let inputs: BTreeMap<_, _> =
+        ["a", "b"].map(|n| (n.to_string(), random_value(&grid, &sizes, &mut seed))).into();
+    // The high-level `reduce` may add pairwise (the interpreter does):
+    // the order is fixed from the fused fold on.
+    let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
+    assert_ne!(eval_def(&p, "mm", &inputs, &sizes).unwrap(), want, "the operator is not associative");
+    assert_eq!(eval_def(done, "mm", &inputs, &sizes).unwrap(), want);
+    assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+}
