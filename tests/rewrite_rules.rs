@@ -789,6 +789,8 @@ const CORPUS: &[&str] = &[
     // that are not associative.
     "def p32(a: [float]N, b: [[float]N]M) = map(\\r -> reduceSeq(\\(acc, p) -> add(acc, mult(get(0, p), get(1, p))), 0.0f) $ zip(a, r)) $ b",
     "def p33(a: [[float]M]N, z: [float]M) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(x, y)) $ zip(acc, r), map(\\v -> mult(0.0f, v)) $ z) $ a",
+    // Maps over two independent arrays (`map-swap`).
+    "def p34(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
@@ -895,6 +897,23 @@ proptest! {
         let missing: Vec<_> = all.difference(&used).collect();
         prop_assert!(missing.is_empty(), "rules never exercised: {:?}", missing);
     }
+}
+
+/// A cartesian product in the other order: `b`'s map outside, the result
+/// transposed back.
+#[test]
+fn map_swap() {
+    check_rule(
+        "def f(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
+        "map-swap",
+        "root",
+        &[],
+        "map(\\x -> map(\\y -> add(x, mult(y, y)), b), a)",
+        "transpose(map(\\y -> map(\\x -> add(x, mult(y, y)), a), b))",
+    );
+    // The inner map's array is the outer map's element (`map-interchange`'s case).
+    let e = apply_err(MAP2, "map-swap", "root", &[]);
+    assert!(e.to_string().starts_with("`map-swap` does not match here"), "{e}");
 }
 
 /// Folds whose operators are not associative (`acc / 2 + x`) and whose
