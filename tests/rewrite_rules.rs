@@ -789,7 +789,8 @@ const CORPUS: &[&str] = &[
     // that are not associative.
     "def p32(a: [float]N, b: [[float]N]M) = map(\\r -> reduceSeq(\\(acc, p) -> add(acc, mult(get(0, p), get(1, p))), 0.0f) $ zip(a, r)) $ b",
     "def p33(a: [[float]M]N, z: [float]M) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(x, y)) $ zip(acc, r), map(\\v -> mult(0.0f, v)) $ z) $ a",
-    // Maps over two independent arrays (`map-swap`).
+    // Maps over two independent arrays (`map-swap`), a join of joins.
+    "def p35(a: [[[float]M]4]N) = map(absVal) o join o join $ a",
     "def p34(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
@@ -899,10 +900,18 @@ proptest! {
     }
 }
 
-/// A cartesian product in the other order: `b`'s map outside, the result
-/// transposed back.
+/// A cartesian product in the other order (`b`'s map outside, the result
+/// transposed back), and a join of joins as a join of joined rows.
 #[test]
-fn map_swap() {
+fn layout_rules() {
+    check_rule(
+        "def f(x: [[[float]2]3]N) = join o join $ x",
+        "join-join",
+        "root",
+        &[],
+        "join(join(x))",
+        "join(map(\\_p2 -> join(_p2), x))",
+    );
     check_rule(
         "def f(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
         "map-swap",
@@ -978,32 +987,42 @@ proptest! {
     }
 }
 
-/// Steps 1, 3 and 4 of "tile-mm as small steps" (docs/REWRITE.md) on a
-/// whole product (one tile): the dot product fused into a fold, the fold
-/// moved outside both maps (`map-fission` takes the `join` and the
-/// `transpose` off the outer map in between), and cut into chunks of 2.
-/// The result is `tile-mm`'s chunk loop with the whole result as its
-/// accumulator, still folding every result from `z` over `k` in order:
-/// with an operator that is not associative (`acc / 2 + x * y`) it gives
-/// the fused fold's value and `tile-mm`'s bit for bit.
+/// Steps 1 to 4 of "tile-mm as small steps" (docs/REWRITE.md) on an
+/// 8 x 8 x 8 product: the dot product fused into a fold; tiles of 4 x 4
+/// results (`split-join` twice, `join-join`, `map-fusion`, `map-fission`,
+/// `map-swap`: `tile-mm`'s outer part); in each tile the fold moved
+/// outside both maps (`map-fission` takes the `join` and the `transpose`
+/// off the outer map in between) and cut into chunks of 2. The result has
+/// `tile-mm`'s chunk loop with the whole tile as its accumulator, still
+/// folding every result from `z` over `k` in order: with an operator that
+/// is not associative (`acc / 2 + x * y`) every step from the fold on
+/// gives the fold's value bit for bit, and so does `tile-mm`.
 #[test]
 fn tile_mm_small_steps_so_far() {
     let src = "def mm(a: [[float]8]8, b: [[float]8]8) = map(\\aRow -> join o map(\\bCol -> reduce(\\(acc, v) -> add(mult(acc, 0.5f), v), 1.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) $ b) $ a";
+    // Positions inside a tile: below 1.0.0.0.1.1.0.0.0 (join, map over
+    // X's groups, map(join) o transpose, map over Y's groups).
     let steps = "map-seq @ 0.0.0.1.0.0.0.2
         reduce-seq @ 0.0.0.1.0.0.0
         reduce-map-fusion @ 0.0.0.1.0.0.0
-        map-reduce-interchange @ 0.0.0.1
-        map-fission @ root
-        map-fission @ 1
-        map-reduce-interchange @ 1.1
-        reduce-seq-split @ 1.1.1 n=2";
+        split-join @ root n=4
+        split-join @ 1.0.0.0.0.0.0.1 n=4
+        join-join @ 1.0.0.0.0.0.0
+        map-fusion @ 1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0
+        map-swap @ 1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0.1.1.0.0.0
+        map-fission @ 1.0.0.0.1.1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.1.1
+        reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2";
     let p = rewrite::prepare(&parse(src), "mm").unwrap();
     let d = rewrite::parse_derivation(steps).unwrap();
     let all = rewrite::replay(&p, "mm", &d).unwrap();
     let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
     assert_eq!(
         body(done, "mm"),
-        "map(\\_p25 -> join(_p25), map(\\_p26 -> transpose(_p26), transpose(reduceSeq(\\(_p39, _p40) -> join(reduceSeq(\\(_p41, _p42) -> map(\\(_p43, _p44) -> map(\\(_p45, _p46) -> add(mult(_p45, 0.5f), mult(get(0, _p46), get(1, _p46))), zip(_p43, _p44)), zip(_p41, _p42)), _p39, _p40)), map(\\aRow -> map(\\bCol -> 1.0f, b), a), split(2, transpose(map(\\aRow -> transpose(map(\\bCol -> zip(aRow, bCol), b)), a)))))))"
+        "join(map(\\_p17 -> map(\\_p26 -> join(_p26), transpose(map(\\_p27 -> map(\\_p40 -> join(_p40), map(\\_p41 -> transpose(_p41), transpose(reduceSeq(\\(_p54, _p55) -> join(reduceSeq(\\(_p56, _p57) -> map(\\(_p58, _p59) -> map(\\(_p60, _p61) -> add(mult(_p60, 0.5f), mult(get(0, _p61), get(1, _p61))), zip(_p58, _p59)), zip(_p56, _p57)), _p54, _p55)), map(\\aRow -> map(\\bCol -> 1.0f, _p27), _p17), split(2, transpose(map(\\aRow -> transpose(map(\\bCol -> zip(aRow, bCol), _p27)), _p17))))))), split(4, b)))), split(4, a)))"
     );
     let tiled =
         ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();
@@ -1019,6 +1038,8 @@ fn tile_mm_small_steps_so_far() {
     // the order is fixed from the fused fold on.
     let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
     assert_ne!(eval_def(&p, "mm", &inputs, &sizes).unwrap(), want, "the operator is not associative");
-    assert_eq!(eval_def(done, "mm", &inputs, &sizes).unwrap(), want);
+    for (i, step) in all.iter().enumerate().skip(2) {
+        assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
+    }
     assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
 }

@@ -11,7 +11,7 @@
 //! pairs, [`engine::apply`] applies one.
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
-//! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `fold` (moving and cutting sequential reductions, the steps of `tile-mm`), `swap` (maps over two independent arrays in the other order), `opencl`, `slide_seq` (the Lift pattern reference's
+//! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `fold` (moving and cutting sequential reductions, the steps of `tile-mm`), `layout` (`map-swap`, `join-join`: layout steps of `tile-mm`), `opencl`, `slide_seq` (the Lift pattern reference's
 //! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs), `matmul` (tiling a matrix product)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
@@ -20,12 +20,12 @@ pub mod derivation;
 pub mod engine;
 pub mod fold;
 pub mod interchange;
+pub mod layout;
 pub mod macros;
 pub mod matmul;
 pub mod opencl;
 mod rule;
 pub mod slide_seq;
-pub mod swap;
 pub mod tiling;
 pub mod vectorize;
 
@@ -42,7 +42,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .iter()
         .chain(interchange::RULES.iter())
         .chain(fold::RULES.iter())
-        .chain(swap::RULES.iter())
+        .chain(layout::RULES.iter())
         .chain(opencl::RULES.iter())
         .chain(slide_seq::RULES.iter())
         .chain(macros::RULES.iter())

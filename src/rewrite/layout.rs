@@ -1,26 +1,35 @@
-//! `map-swap`: two maps over two independent arrays (a cartesian product)
-//! in the other order. `map-interchange` swaps `map(map(f))` over the rows
-//! of one 2D array; here the inner map's array does not depend on the
-//! outer map's element, as the rows of `Y` do not depend on the row of `X`
-//! in a matrix product. A step of `tile-mm` (`docs/REWRITE.md`, "tile-mm
-//! as small steps"): it puts the map over `Y`'s groups of rows outside the
-//! map over the rows of a group of `X`.
+//! Two layout steps of `tile-mm`'s output tiling (`docs/REWRITE.md`,
+//! "tile-mm as small steps"):
+//!
+//! - `map-swap`: two maps over two independent arrays (a cartesian
+//!   product) in the other order. `map-interchange` swaps `map(map(f))`
+//!   over the rows of one 2D array; here the inner map's array does not
+//!   depend on the outer map's element, as the rows of `Y` do not depend
+//!   on the row of `X` in a matrix product. It puts the map over `Y`'s
+//!   groups of rows outside the map over the rows of a group of `X`.
+//! - `join-join`: `join $ join $ x` is `join $ map(join) $ x`, which
+//!   `map-fusion` then moves into the map that made `x` (a row of the
+//!   product, split twice, becomes a join of joined groups).
 
 use super::algorithmic::{map_parts, rule, B, R};
-use super::rule::{Args, Builder, Rule, Site};
+use super::rule::{view, Args, Builder, Rule, Site, View};
 use crate::ir::visit::count_uses;
 use crate::ir::{Expr, FunKind, Lambda, MapKind, Param, Pattern, Span};
 
-pub static RULES: [Rule; 1] = [rule(
-    "map-swap",
-    "map(\\a -> map(\\b -> e) $ bs) $ as   (bs without a)",
-    "transpose $ map(\\b -> map(\\a -> e) $ as) $ bs",
-    &[],
-    m_swap,
-    b_swap,
-)];
+pub static RULES: [Rule; 2] = [
+    rule(
+        "map-swap",
+        "map(\\a -> map(\\b -> e) $ bs) $ as   (bs without a)",
+        "transpose $ map(\\b -> map(\\a -> e) $ as) $ bs",
+        &[],
+        m_swap,
+        b_swap,
+    ),
+    rule("join-join", "join $ join $ x", "join $ map(join) $ x", &[], m_join_join, b_join_join),
+];
 
 const NAME: &str = "map-swap";
+const JOIN_JOIN: &str = "join-join";
 
 /// `(a, b, e, bs, as, span)` of `map(\a -> map(\b -> e) $ bs) $ as`
 /// (high-level maps; `bs` may still use `a`).
@@ -61,4 +70,27 @@ fn b_swap(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let ys = g.refresh_expr(ys);
     let m = b.pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_b) }, vec![ys], span);
     Ok(b.pattern(Pattern::Transpose, vec![m], span))
+}
+
+/// `(inner, span)` of `join $ join $ inner`.
+fn join_join_parts(x: &Expr) -> Option<(&Expr, Span)> {
+    let (View::Join, [j], span) = view(x)? else { return None };
+    let (View::Join, [inner], _) = view(j)? else { return None };
+    Some((inner, span))
+}
+
+fn m_join_join(s: &Site<'_>) -> R {
+    join_join_parts(s.expr).map(|_| ()).ok_or_else(|| s.no_match(JOIN_JOIN, "`join $ join $ x`"))
+}
+
+/// Both sides list the innermost rows of `x: [[[t]a]b]c` in row-major
+/// order: `join $ join` flattens the outer two levels first, `join $
+/// map(join)` the inner two first.
+fn b_join_join(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (inner, span) = join_join_parts(s.expr).ok_or_else(|| s.no_match(JOIN_JOIN, "a join of a join"))?;
+    let g = &mut b.gen;
+    let per_row = g.lambda1(span, |g, r| g.call_pattern(Pattern::Join, vec![r], span));
+    let rows =
+        g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_row) }, vec![inner.clone()], span);
+    Ok(g.call_pattern(Pattern::Join, vec![rows], span))
 }
