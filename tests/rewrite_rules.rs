@@ -791,6 +791,9 @@ const CORPUS: &[&str] = &[
     "def p33(a: [[float]M]N, z: [float]M) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(x, y)) $ zip(acc, r), map(\\v -> mult(0.0f, v)) $ z) $ a",
     // Maps over two independent arrays (`map-swap`), a join of joins.
     "def p35(a: [[[float]M]4]N) = map(absVal) o join o join $ a",
+    // One-row arrays transposed (`transpose-one-row`).
+    "def p36(a: [[float]N]1) = map(absVal) o join o transpose $ a",
+    "def p37(a: [[[float]M]N]1) = map(join) o transpose $ a",
     "def p34(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
@@ -920,6 +923,25 @@ fn layout_rules() {
         "map(\\x -> map(\\y -> add(x, mult(y, y)), b), a)",
         "transpose(map(\\y -> map(\\x -> add(x, mult(y, y)), a), b))",
     );
+    // A one-row array transposed and joined, or with its rows joined.
+    check_rule(
+        "def f(r: [[float]N]1) = join o transpose $ r",
+        "transpose-one-row",
+        "root",
+        &[],
+        "join(transpose(r))",
+        "join(r)",
+    );
+    check_rule(
+        "def f(r: [[[float]M]N]1) = map(join) o transpose $ r",
+        "transpose-one-row",
+        "root",
+        &[],
+        "map(\\_p2 -> join(_p2), transpose(r))",
+        "join(r)",
+    );
+    let e = apply_err("def f(r: [[float]N]2) = join o transpose $ r", "transpose-one-row", "root", &[]);
+    assert!(e.to_string().starts_with("`transpose-one-row` does not match here"), "{e}");
     // The inner map's array is the outer map's element (`map-interchange`'s case).
     let e = apply_err(MAP2, "map-swap", "root", &[]);
     assert!(e.to_string().starts_with("`map-swap` does not match here"), "{e}");
@@ -992,8 +1014,10 @@ proptest! {
 /// results (`split-join` twice, `join-join`, `map-fusion`, `map-fission`,
 /// `map-swap`: `tile-mm`'s outer part); in each tile the fold moved
 /// outside both maps (`map-fission` takes the `join` and the `transpose`
-/// off the outer map in between) and cut into chunks of 2. The result has
-/// `tile-mm`'s chunk loop with the whole tile as its accumulator, still
+/// off the outer map in between) and cut into chunks of 2, the transposes
+/// of its one-row result dropped (`map-fusion`, `transpose-one-row`
+/// twice). The result has `tile-mm`'s tiles and `join` of its chunk loop,
+/// with the whole tile as the loop's accumulator, still
 /// folding every result from `z` over `k` in order: with an operator that
 /// is not associative (`acc / 2 + x * y`) every step from the fold on
 /// gives the fold's value bit for bit, and so does `tile-mm`.
@@ -1015,14 +1039,17 @@ fn tile_mm_small_steps_so_far() {
         map-fission @ 1.0.0.0.1.1.0.0.0
         map-fission @ 1.0.0.0.1.1.0.0.0.1
         map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.1.1
-        reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2";
+        reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2
+        map-fusion @ 1.0.0.0.1.1.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0";
     let p = rewrite::prepare(&parse(src), "mm").unwrap();
     let d = rewrite::parse_derivation(steps).unwrap();
     let all = rewrite::replay(&p, "mm", &d).unwrap();
     let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
     assert_eq!(
         body(done, "mm"),
-        "join(map(\\_p17 -> map(\\_p26 -> join(_p26), transpose(map(\\_p27 -> map(\\_p40 -> join(_p40), map(\\_p41 -> transpose(_p41), transpose(reduceSeq(\\(_p54, _p55) -> join(reduceSeq(\\(_p56, _p57) -> map(\\(_p58, _p59) -> map(\\(_p60, _p61) -> add(mult(_p60, 0.5f), mult(get(0, _p61), get(1, _p61))), zip(_p58, _p59)), zip(_p56, _p57)), _p54, _p55)), map(\\aRow -> map(\\bCol -> 1.0f, _p27), _p17), split(2, transpose(map(\\aRow -> transpose(map(\\bCol -> zip(aRow, bCol), _p27)), _p17))))))), split(4, b)))), split(4, a)))"
+        "join(map(\\_p17 -> map(\\_p26 -> join(_p26), transpose(map(\\_p27 -> join(reduceSeq(\\(_p54, _p55) -> join(reduceSeq(\\(_p56, _p57) -> map(\\(_p58, _p59) -> map(\\(_p60, _p61) -> add(mult(_p60, 0.5f), mult(get(0, _p61), get(1, _p61))), zip(_p58, _p59)), zip(_p56, _p57)), _p54, _p55)), map(\\aRow -> map(\\bCol -> 1.0f, _p27), _p17), split(2, transpose(map(\\aRow -> transpose(map(\\bCol -> zip(aRow, bCol), _p27)), _p17))))), split(4, b)))), split(4, a)))"
     );
     let tiled =
         ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();

@@ -10,13 +10,17 @@
 //! - `join-join`: `join $ join $ x` is `join $ map(join) $ x`, which
 //!   `map-fusion` then moves into the map that made `x` (a row of the
 //!   product, split twice, becomes a join of joined groups).
+//! - `transpose-one-row`: a one-row array transposed and joined (or its
+//!   rows joined) is the array joined: `map-reduce-interchange` returns
+//!   the transpose of a fold's one-row result, and this gives `tile-mm`'s
+//!   `join` of the fold.
 
 use super::algorithmic::{map_parts, rule, B, R};
 use super::rule::{view, Args, Builder, Rule, Site, View};
 use crate::ir::visit::count_uses;
 use crate::ir::{Expr, FunKind, Lambda, MapKind, Param, Pattern, Span};
 
-pub static RULES: [Rule; 2] = [
+pub static RULES: [Rule; 3] = [
     rule(
         "map-swap",
         "map(\\a -> map(\\b -> e) $ bs) $ as   (bs without a)",
@@ -26,10 +30,19 @@ pub static RULES: [Rule; 2] = [
         b_swap,
     ),
     rule("join-join", "join $ join $ x", "join $ map(join) $ x", &[], m_join_join, b_join_join),
+    rule(
+        "transpose-one-row",
+        "join $ transpose $ r  or  map(join) $ transpose $ r   (r of one row)",
+        "join $ r",
+        &[],
+        m_one_row,
+        b_one_row,
+    ),
 ];
 
 const NAME: &str = "map-swap";
 const JOIN_JOIN: &str = "join-join";
+const ONE_ROW: &str = "transpose-one-row";
 
 /// `(a, b, e, bs, as, span)` of `map(\a -> map(\b -> e) $ bs) $ as`
 /// (high-level maps; `bs` may still use `a`).
@@ -93,4 +106,29 @@ fn b_join_join(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let rows =
         g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(per_row) }, vec![inner.clone()], span);
     Ok(g.call_pattern(Pattern::Join, vec![rows], span))
+}
+
+/// `r` of `join $ transpose $ r` or `map(join) $ transpose $ r`, where
+/// `r` has one row.
+fn one_row_parts<'a>(s: &Site<'a>) -> Option<(&'a Expr, Span)> {
+    let (outer, [t], span) = view(s.expr)? else { return None };
+    let joins = matches!(outer, View::Join)
+        || matches!(outer, View::Map { kind: MapKind::Map, f }
+            if matches!(super::macros::unary_pattern(f), Some(Pattern::Join)));
+    let (View::Transpose, [r], _) = view(t)? else { return None };
+    (joins && s.len(r)?.as_cst() == Some(1)).then_some((r, span))
+}
+
+fn m_one_row(s: &Site<'_>) -> R {
+    one_row_parts(s).map(|_| ()).ok_or_else(|| {
+        s.no_match(ONE_ROW, "`join $ transpose $ r` or `map(join) $ transpose $ r` with `r` of one row")
+    })
+}
+
+/// For `r: [[x]n]1`, `transpose $ r` is `[[x]1]n`: row `i` holds only
+/// `r[0][i]`. Joined it is `[x]n`, and with each row joined (`x` an
+/// array) it is also `r[0][0], ..., r[0][n-1]`: both are `join $ r`.
+fn b_one_row(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (r, span) = one_row_parts(s).ok_or_else(|| s.no_match(ONE_ROW, "a transposed row"))?;
+    Ok(b.pattern(Pattern::Join, vec![r.clone()], span))
 }
