@@ -1,4 +1,4 @@
-//! Two layout steps of `tile-mm`'s output tiling (`docs/REWRITE.md`,
+//! Three layout steps of `tile-mm`'s output tiling (`docs/REWRITE.md`,
 //! "tile-mm as small steps"):
 //!
 //! - `map-swap`: two maps over two independent arrays (a cartesian
