@@ -637,6 +637,58 @@ fn row_reduction_rules() {
     assert_eq!(e.to_string(), "`reduce-lanes`: side condition violated: 4 does not divide the length 10");
 }
 
+/// A dot product per row of `b`, from a non-neutral initial value and
+/// with an operator that is not associative (`acc / 2 + x * y`): the steps
+/// of `tile-mm` keep the order of every fold.
+const DOTS: &str = "def f(a: [float]8, b: [[float]8]N) = map(\\r -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), 1.0f) $ zip(a, r)) $ b";
+
+const DOTS_BODY: &str = "map(\\r -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), 1.0f, zip(a, r)), b)";
+
+/// The two rules that move and cut sequential folds (`src/rewrite/fold.rs`):
+/// the first folds column `k` of the rows' inputs into a row of
+/// accumulators at step `k`, the second folds chunk after chunk (`join`
+/// or `at(0)` takes the element of the inner fold's one-element result).
+#[test]
+fn fold_order_rules() {
+    check_rule(
+        DOTS,
+        "map-reduce-interchange",
+        "root",
+        &[],
+        DOTS_BODY,
+        "transpose(reduceSeq(\\(_p7, _p8) -> map(\\(_p9, _p10) -> add(mult(_p9, 0.5f), mult(get(0, _p10), get(1, _p10))), zip(_p7, _p8)), map(\\r -> 1.0f, b), transpose(map(\\r -> zip(a, r), b))))",
+    );
+    check_rule(
+        DOTS,
+        "reduce-seq-split",
+        "0.0.0",
+        &[("n", 4)],
+        DOTS_BODY,
+        "map(\\r -> reduceSeq(\\(_p5, _p6) -> at(0, reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), _p5, _p6)), 1.0f, split(4, zip(a, r))), b)",
+    );
+    check_rule(
+        "def f(a: [[float]M]8, z: [float]M) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y)) $ zip(acc, r), z) $ a",
+        "reduce-seq-split",
+        "root",
+        &[("n", 2)],
+        "reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y), zip(acc, r)), z, a)",
+        "reduceSeq(\\(_p6, _p7) -> join(reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y), zip(acc, r)), _p6, _p7)), z, split(2, a))",
+    );
+    let e = apply_err(DOTS, "reduce-seq-split", "0.0.0", &[("n", 3)]);
+    assert_eq!(e.to_string(), "`reduce-seq-split`: side condition violated: 3 does not divide the length 8");
+    // The operator reads the map's element: it cannot leave the map.
+    let reads = "def f(b: [[float]8]N) = map(\\r -> reduceSeq(\\(acc, x) -> add(acc, mult(x, at(0, r))), 0.0f) $ r) $ b";
+    let e = apply_err(reads, "map-reduce-interchange", "root", &[]);
+    let want = "the operator of the reduction uses the map's element `r`";
+    assert_eq!(e.to_string(), format!("`map-reduce-interchange`: side condition violated: {want}"));
+    // Not a fold (a high-level reduce), not a map of reductions.
+    for (src, rule, a) in [(ASUM, "reduce-seq-split", &[("n", 2)][..]), (MAP, "map-reduce-interchange", &[])]
+    {
+        let e = apply_err(src, rule, "root", a);
+        assert!(matches!(e, RewriteError::Rule(RuleError::NoMatch { .. })), "{rule}: {e}");
+    }
+}
+
 const MM: &str = "def mm(a: [[float]M]K, b: [[float]N]K) = map(\\aRow -> join o map(\\bCol -> reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) o transpose $ b) o transpose $ a";
 
 #[test]
@@ -732,6 +784,17 @@ const CORPUS: &[&str] = &[
     // Matrix products (`tile-mm`), the second with a lambda as `f`.
     "def p30(a: [[float]M]N, b: [[float]M]N) = map(\\aRow -> join o map(\\bCol -> reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) o transpose $ b) o transpose $ a",
     "def p31(a: [[float]N]M, b: [[float]N]M) = map(\\r -> join o map(\\c -> reduce(\\(acc, v) -> add(acc, v), 0.0f) o map(\\(u, v) -> mult(u, add(v, 1.0f))) $ zip(r, c)) $ b) $ a",
+    // Sequential folds (`map-reduce-interchange`, `reduce-seq-split`):
+    // scalar and row accumulators. `FOLDS` has the same with operators
+    // that are not associative.
+    "def p32(a: [float]N, b: [[float]N]M) = map(\\r -> reduceSeq(\\(acc, p) -> add(acc, mult(get(0, p), get(1, p))), 0.0f) $ zip(a, r)) $ b",
+    "def p33(a: [[float]M]N, z: [float]M) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(x, y)) $ zip(acc, r), map(\\v -> mult(0.0f, v)) $ z) $ a",
+    // Maps over two independent arrays (`map-swap`), a join of joins.
+    "def p35(a: [[[float]M]4]N) = map(absVal) o join o join $ a",
+    // One-row arrays transposed (`transpose-one-row`).
+    "def p36(a: [[float]N]1) = map(absVal) o join o transpose $ a",
+    "def p37(a: [[[float]M]N]1) = map(join) o transpose $ a",
+    "def p34(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
@@ -765,6 +828,7 @@ fn param_sets(rule: &str) -> Vec<Args> {
         "vectorize" | "vectorize-reduce" => one("n", &[2, 4]),
         "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],
         "register-blocking" => one("n", &[2, 4]),
+        "reduce-seq-split" => one("n", &[2, 4]),
         "tile-mm" => {
             [[2, 2, 2, 1, 1, 1, 1], [4, 2, 4, 2, 2, 2, 2], [2, 4, 8, 2, 2, 1, 2], [4, 4, 2, 4, 4, 4, 1]]
                 .iter()
@@ -837,4 +901,172 @@ proptest! {
         let missing: Vec<_> = all.difference(&used).collect();
         prop_assert!(missing.is_empty(), "rules never exercised: {:?}", missing);
     }
+}
+
+/// A cartesian product in the other order (`b`'s map outside, the result
+/// transposed back), and a join of joins as a join of joined rows.
+#[test]
+fn layout_rules() {
+    check_rule(
+        "def f(x: [[[float]2]3]N) = join o join $ x",
+        "join-join",
+        "root",
+        &[],
+        "join(join(x))",
+        "join(map(\\_p2 -> join(_p2), x))",
+    );
+    check_rule(
+        "def f(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
+        "map-swap",
+        "root",
+        &[],
+        "map(\\x -> map(\\y -> add(x, mult(y, y)), b), a)",
+        "transpose(map(\\y -> map(\\x -> add(x, mult(y, y)), a), b))",
+    );
+    // A one-row array transposed and joined, or with its rows joined.
+    check_rule(
+        "def f(r: [[float]N]1) = join o transpose $ r",
+        "transpose-one-row",
+        "root",
+        &[],
+        "join(transpose(r))",
+        "join(r)",
+    );
+    check_rule(
+        "def f(r: [[[float]M]N]1) = map(join) o transpose $ r",
+        "transpose-one-row",
+        "root",
+        &[],
+        "map(\\_p2 -> join(_p2), transpose(r))",
+        "join(r)",
+    );
+    let e = apply_err("def f(r: [[float]N]2) = join o transpose $ r", "transpose-one-row", "root", &[]);
+    assert!(e.to_string().starts_with("`transpose-one-row` does not match here"), "{e}");
+    // The inner map's array is the outer map's element (`map-interchange`'s case).
+    let e = apply_err(MAP2, "map-swap", "root", &[]);
+    assert!(e.to_string().starts_with("`map-swap` does not match here"), "{e}");
+}
+
+/// Folds whose operators are not associative (`acc / 2 + x`) and whose
+/// initial values are not neutral (one per row in q0): the rules that keep
+/// the order of every fold (`src/rewrite/fold.rs`) keep the value bit for
+/// bit here too, also applied one after the other. (The other reduction
+/// rules assume what `reduce` promises and are not tried here.)
+const FOLDS: &[&str] = &[
+    "def q0(a: [float]8, b: [[float]8]4, c: [float]4) = map(\\bc -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), get(1, bc)) $ zip(a, get(0, bc))) $ zip(b, c)",
+    "def q1(a: [[float]4]8, z: [float]4) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y)) $ zip(acc, r), z) $ a",
+    "def q2(a: [[float]8]4, b: [[float]8]6) = map(\\r -> join o map(\\c -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), 1.0f) $ zip(r, c)) $ b) $ a",
+];
+
+const FOLD_RULES: [&str; 2] = ["map-reduce-interchange", "reduce-seq-split"];
+
+/// Every program one fold rule makes of `p`, with the rule's name.
+fn fold_steps(p: &Program, def: &str) -> Vec<(&'static str, Program)> {
+    let mut out = Vec::new();
+    for c in rewrite::applicable(p, def).unwrap() {
+        if !FOLD_RULES.contains(&c.rule.name) {
+            continue;
+        }
+        for a in param_sets(c.rule.name) {
+            if let Ok(step) = rewrite::apply(p, def, c.rule, &c.path, &a) {
+                assert!(step.constraints.is_empty(), "{} @ {}: constant sizes", c.rule.name, c.path);
+                out.push((c.rule.name, step.program));
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
+    #[test]
+    fn fold_rules_keep_the_order(seed in any::<u64>()) {
+        let mut seed = seed;
+        let mut used = BTreeSet::new();
+        let sizes = BTreeMap::new();
+        for src in FOLDS {
+            let p = parse(src);
+            let def = p.defs.last().unwrap().name.clone();
+            let p = rewrite::prepare(&p, &def).unwrap();
+            let d = p.def(&def).unwrap();
+            let inputs: BTreeMap<_, _> = d
+                .params
+                .iter()
+                .map(|q| (q.name.clone(), random_value(q.ty.as_ref().unwrap(), &sizes, &mut seed)))
+                .collect();
+            let want = eval_def(&p, &def, &inputs, &sizes).unwrap();
+            for (first, once) in fold_steps(&p, &def) {
+                let got = eval_def(&once, &def, &inputs, &sizes).unwrap();
+                prop_assert_eq!(&got, &want, "{} on {}", first, src);
+                used.insert(first);
+                for (second, twice) in fold_steps(&once, &def) {
+                    let got = eval_def(&twice, &def, &inputs, &sizes).unwrap();
+                    prop_assert_eq!(&got, &want, "{} then {} on {}", first, second, src);
+                }
+            }
+        }
+        prop_assert_eq!(used.len(), FOLD_RULES.len());
+    }
+}
+
+/// Steps 1 to 4 of "tile-mm as small steps" (docs/REWRITE.md) on an
+/// 8 x 8 x 8 product: the dot product fused into a fold; tiles of 4 x 4
+/// results (`split-join` twice, `join-join`, `map-fusion`, `map-fission`,
+/// `map-swap`: `tile-mm`'s outer part); in each tile the fold moved
+/// outside both maps (`map-fission` takes the `join` and the `transpose`
+/// off the outer map in between) and cut into chunks of 2, the transposes
+/// of its one-row result dropped (`map-fusion`, `transpose-one-row`
+/// twice). The result has `tile-mm`'s tiles and `join` of its chunk loop,
+/// with the whole tile as the loop's accumulator, still
+/// folding every result from `z` over `k` in order: with an operator that
+/// is not associative (`acc / 2 + x * y`) every step from the fold on
+/// gives the fold's value bit for bit, and so does `tile-mm`.
+#[test]
+fn tile_mm_small_steps_so_far() {
+    let src = "def mm(a: [[float]8]8, b: [[float]8]8) = map(\\aRow -> join o map(\\bCol -> reduce(\\(acc, v) -> add(mult(acc, 0.5f), v), 1.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) $ b) $ a";
+    // Positions inside a tile: below 1.0.0.0.1.1.0.0.0 (join, map over
+    // X's groups, map(join) o transpose, map over Y's groups).
+    let steps = "map-seq @ 0.0.0.1.0.0.0.2
+        reduce-seq @ 0.0.0.1.0.0.0
+        reduce-map-fusion @ 0.0.0.1.0.0.0
+        split-join @ root n=4
+        split-join @ 1.0.0.0.0.0.0.1 n=4
+        join-join @ 1.0.0.0.0.0.0
+        map-fusion @ 1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0
+        map-swap @ 1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0.1.1.0.0.0
+        map-fission @ 1.0.0.0.1.1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.1.1
+        reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2
+        map-fusion @ 1.0.0.0.1.1.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0";
+    let p = rewrite::prepare(&parse(src), "mm").unwrap();
+    let d = rewrite::parse_derivation(steps).unwrap();
+    let all = rewrite::replay(&p, "mm", &d).unwrap();
+    let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
+    assert_eq!(
+        body(done, "mm"),
+        "join(map(\\_p17 -> map(\\_p26 -> join(_p26), transpose(map(\\_p27 -> join(reduceSeq(\\(_p54, _p55) -> join(reduceSeq(\\(_p56, _p57) -> map(\\(_p58, _p59) -> map(\\(_p60, _p61) -> add(mult(_p60, 0.5f), mult(get(0, _p61), get(1, _p61))), zip(_p58, _p59)), zip(_p56, _p57)), _p54, _p55)), map(\\aRow -> map(\\bCol -> 1.0f, _p27), _p17), split(2, transpose(map(\\aRow -> transpose(map(\\bCol -> zip(aRow, bCol), _p27)), _p17))))), split(4, b)))), split(4, a)))"
+    );
+    let tiled =
+        ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();
+    let r = rewrite::find_rule("tile-mm").unwrap();
+    let tile_mm = rewrite::apply(&p, "mm", r, &Path::root(), &args(&tiled)).unwrap().program;
+    let sizes = BTreeMap::new();
+    let mut seed = 7;
+    let grid =
+        Type::Array(Box::new(Type::Array(Box::new(Type::FLOAT), ArithExpr::Cst(8))), ArithExpr::Cst(8));
+    let inputs: BTreeMap<_, _> =
+        ["a", "b"].map(|n| (n.to_string(), random_value(&grid, &sizes, &mut seed))).into();
+    // The high-level `reduce` may add pairwise (the interpreter does):
+    // the order is fixed from the fused fold on.
+    let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
+    assert_ne!(eval_def(&p, "mm", &inputs, &sizes).unwrap(), want, "the operator is not associative");
+    for (i, step) in all.iter().enumerate().skip(2) {
+        assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
+    }
+    assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
 }

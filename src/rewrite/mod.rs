@@ -11,14 +11,16 @@
 //! pairs, [`engine::apply`] applies one.
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
-//! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `opencl`, `slide_seq` (the Lift pattern reference's
+//! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `fold` (moving and cutting sequential reductions, the steps of `tile-mm`), `layout` (`map-swap`, `join-join`: layout steps of `tile-mm`), `opencl`, `slide_seq` (the Lift pattern reference's
 //! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs), `matmul` (tiling a matrix product)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
 pub mod derivation;
 pub mod engine;
+pub mod fold;
 pub mod interchange;
+pub mod layout;
 pub mod macros;
 pub mod matmul;
 pub mod opencl;
@@ -39,6 +41,8 @@ pub fn all_rules() -> Vec<&'static Rule> {
     algorithmic::RULES
         .iter()
         .chain(interchange::RULES.iter())
+        .chain(fold::RULES.iter())
+        .chain(layout::RULES.iter())
         .chain(opencl::RULES.iter())
         .chain(slide_seq::RULES.iter())
         .chain(macros::RULES.iter())

@@ -1,0 +1,161 @@
+//! Rules that move or cut a reduction and keep every value folded in the
+//! same order: each result is still `h` applied from its initial value
+//! over the same elements one after the other, so the value is the same
+//! bit for bit without assuming `h` associative or `z` neutral. They are
+//! the small steps of `tile-mm` (`docs/REWRITE.md`, "tile-mm as small
+//! steps"):
+//!
+//! - `map-reduce-interchange`: a map of reductions of equally long arrays
+//!   is one reduction whose accumulator is the array of the map's results
+//!   (each step folds the next element of every array into its own
+//!   accumulator): for a matrix product, the reduction over `k` outside
+//!   the results of a tile, each step an outer product.
+//! - `reduce-seq-split`: a sequential reduction is a sequential reduction
+//!   over chunks, each chunk folded into the running accumulator (the
+//!   chunks of `kc` steps of `tile-mm`).
+
+use super::algorithmic::{map_parts, rule, B, R};
+use super::rule::{apply_fun, arg, view, Args, Builder, ParamSpec, Rule, RuleError, Site, View};
+use crate::ir::visit::fun_uses;
+use crate::ir::{Expr, FunDecl, FunKind, Lambda, Pattern, ReduceKind, Span};
+use crate::types::Type;
+
+pub static RULES: [Rule; 2] = [
+    rule(
+        "map-reduce-interchange",
+        "map(\\b -> reduce(h, z) $ e) $ bs   (h without b; any reduce kind)",
+        "transpose $ reduce(\\(accs, es) -> map(\\(acc, x) -> h(acc, x)) $ zip(accs, es), map(\\b -> z) $ bs) \
+         $ transpose $ map(\\b -> e) $ bs",
+        &[],
+        m_map_reduce,
+        b_map_reduce,
+    ),
+    rule(
+        "reduce-seq-split",
+        "reduceSeq(h, z) $ xs   (n | len)",
+        "reduceSeq(\\(acc, c) -> J(reduceSeq(h*, acc) $ c), z) $ split(n, xs)   (J: join for an array accumulator, at(0) else)",
+        &[ParamSpec { name: "n", what: "elements per chunk" }],
+        m_split,
+        b_split,
+    ),
+];
+
+const INTERCHANGE: &str = "map-reduce-interchange";
+const SPLIT: &str = "reduce-seq-split";
+
+/// What `map-reduce-interchange` reads: the map's lambda (one parameter
+/// `b`), the reduction's kind, operator, initial value and input (`z` and
+/// `e` may use `b`), and the mapped array.
+struct MapReduce<'a> {
+    lam: &'a Lambda,
+    kind: ReduceKind,
+    h: &'a FunDecl,
+    z: &'a Expr,
+    e: &'a Expr,
+    bs: &'a Expr,
+    span: Span,
+}
+
+fn map_reduce_parts(e: &Expr) -> Option<MapReduce<'_>> {
+    let (crate::ir::MapKind::Map, f, bs, span) = map_parts(e)? else { return None };
+    let FunKind::Lambda(lam) = &f.kind else { return None };
+    if lam.params.len() != 1 {
+        return None;
+    }
+    let (View::Reduce { kind, f: h }, [z, e], _) = view(&lam.body)? else { return None };
+    Some(MapReduce { lam, kind, h, z, e, bs, span })
+}
+
+fn m_map_reduce(s: &Site<'_>) -> R {
+    map_reduce_parts(s.expr)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match(INTERCHANGE, "`map(\\b -> reduce(h, z) $ e) $ bs` (a high-level map)"))
+}
+
+/// Correct because component `j` of the accumulator is folded exactly as
+/// the `j`-th reduction was: from `z[b := bs[j]]`, by `h`, over `e[b :=
+/// bs[j]]` in order (the `k`-th step reads column `k` of the transposed
+/// inputs, which is element `k` of each). All `e` have one length (the
+/// rows of one array). `h` must not use `b`: it leaves `b`'s scope. For a
+/// high-level `reduce` the element-wise operator is again associative and
+/// commutative with the neutral row `map(\b -> z)`, so the kind is kept.
+fn b_map_reduce(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let p = map_reduce_parts(s.expr).ok_or_else(|| s.no_match(INTERCHANGE, "a map of reductions"))?;
+    let param = &p.lam.params[0];
+    if fun_uses(p.h, param.id) {
+        return Err(RuleError::SideCondition {
+            rule: INTERCHANGE,
+            what: format!("the operator of the reduction uses the map's element `{}`", param.name),
+        });
+    }
+    let span = p.span;
+    let g = &mut b.gen;
+    // `\b -> x` with `b` the map's own parameter, refreshed.
+    let mut per_b = |x: &Expr| {
+        let f = FunDecl {
+            id: crate::ir::FunId::FRESH,
+            kind: FunKind::Lambda(Lambda { params: vec![param.clone()], body: Box::new(x.clone()) }),
+            span,
+        };
+        let f = g.refresh_fun(&f);
+        let bs = g.refresh_expr(p.bs);
+        g.call_pattern(Pattern::Map { kind: crate::ir::MapKind::Map, f: Box::new(f) }, vec![bs], span)
+    };
+    let init = per_b(p.z);
+    let inputs = per_b(p.e);
+    let cols = g.call_pattern(Pattern::Transpose, vec![inputs], span);
+    let (accs, es) = (g.synthetic_param(span), g.synthetic_param(span));
+    let (va, ve) = (g.var(&accs), g.var(&es));
+    let (acc, x) = (g.synthetic_param(span), g.synthetic_param(span));
+    let (vacc, vx) = (g.var(&acc), g.var(&x));
+    let one = apply_fun(g, p.h, vec![vacc, vx], span);
+    let one = g.fun(FunKind::Lambda(Lambda { params: vec![acc, x], body: Box::new(one) }), span);
+    let zipped = g.call_pattern(Pattern::Zip(2), vec![va, ve], span);
+    let each =
+        g.call_pattern(Pattern::Map { kind: crate::ir::MapKind::Map, f: Box::new(one) }, vec![zipped], span);
+    let step = g.fun(FunKind::Lambda(Lambda { params: vec![accs, es], body: Box::new(each) }), span);
+    let red = g.call_pattern(Pattern::Reduce { kind: p.kind, f: Box::new(step) }, vec![init, cols], span);
+    Ok(g.call_pattern(Pattern::Transpose, vec![red], span))
+}
+
+/// `(kind, h, z, xs, span)` of a sequential reduction.
+fn seq_parts(e: &Expr) -> Option<(ReduceKind, &FunDecl, &Expr, &Expr, Span)> {
+    match view(e)? {
+        (View::Reduce { kind: kind @ (ReduceKind::Seq | ReduceKind::SeqUnroll), f }, [z, xs], span) => {
+            Some((kind, f, z, xs, span))
+        }
+        _ => None,
+    }
+}
+
+fn m_split(s: &Site<'_>) -> R {
+    seq_parts(s.expr).map(|_| ()).ok_or_else(|| s.no_match(SPLIT, "`reduceSeq(h, z) $ xs` (either unrolled)"))
+}
+
+/// Correct because folding chunk after chunk, each from the accumulator
+/// the previous chunks left, applies `h` to the same elements in the same
+/// order as one fold over `xs`; no associativity is needed (so it holds
+/// for `reduceSeq` only: a high-level `reduce` started from a running
+/// accumulator would break its neutral-element promise). The inner fold
+/// gives a one-element array: `join` takes its element when the
+/// accumulator is an array (as `tile-mm` writes it), `at(0)` otherwise.
+fn b_split(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
+    let (kind, h, z, xs, span) = seq_parts(s.expr).ok_or_else(|| s.no_match(SPLIT, "a reduceSeq"))?;
+    let n = arg(SPLIT, a, "n")?;
+    let len = s.len(xs).ok_or_else(|| s.no_match(SPLIT, "a reduction of an array"))?;
+    b.divides(SPLIT, &n, &len)?;
+    let array_acc = matches!(s.ty(z), Some(Type::Array(..)));
+    let g = &mut b.gen;
+    let chunks = g.call_pattern(Pattern::Split(n), vec![xs.clone()], span);
+    let (acc, c) = (g.synthetic_param(span), g.synthetic_param(span));
+    let (va, vc) = (g.var(&acc), g.var(&c));
+    let h = g.refresh_fun(h);
+    let inner = g.call_pattern(Pattern::Reduce { kind, f: Box::new(h) }, vec![va, vc], span);
+    let one = if array_acc {
+        g.call_pattern(Pattern::Join, vec![inner], span)
+    } else {
+        g.call_pattern(Pattern::At(crate::arith::ArithExpr::Cst(0)), vec![inner], span)
+    };
+    let step = g.fun(FunKind::Lambda(Lambda { params: vec![acc, c], body: Box::new(one) }), span);
+    Ok(g.call_pattern(Pattern::Reduce { kind, f: Box::new(step) }, vec![z.clone(), chunks], span))
+}
