@@ -473,7 +473,7 @@ impl Bench<'_> {
             Err(e) => return fail(Status::Invalid, format!("no gold result: {e}")),
         };
         let cand = Candidate { kernel: &kernel, program: &program, fin: fin.as_ref() };
-        match self.run(&cand, &vin, &vsizes, RunCounts { warmup: 0, runs: 1 }, Output::Read) {
+        match self.run(&cand, RunAt { inputs: &vin, sizes: &vsizes, counts: ONCE, output: Output::Read }) {
             Err(e) => return fail(Status::RunFailed, e.to_string()),
             Ok((_, None)) => {
                 return fail(Status::RunFailed, "internal: the validation run read no output".into())
@@ -508,7 +508,8 @@ impl Bench<'_> {
             }
         }
         let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
-        match self.run(&cand, self.inputs, self.sizes, counts, Output::Skip) {
+        match self.run(&cand, RunAt { inputs: self.inputs, sizes: self.sizes, counts, output: Output::Skip })
+        {
             Err(e) => fail(Status::RunFailed, e.to_string()),
             Ok((t, _)) => {
                 let mut message = if t.out_of_budget {
@@ -543,8 +544,9 @@ impl Bench<'_> {
         if ratio < 2.0 || self.fits(cand.kernel, &psizes, cand.fin).is_err() {
             return None;
         }
-        let (t, _) =
-            self.run(cand, self.inputs, &psizes, RunCounts { warmup: 0, runs: 1 }, Output::Skip).ok()?;
+        let (t, _) = self
+            .run(cand, RunAt { inputs: self.inputs, sizes: &psizes, counts: ONCE, output: Output::Skip })
+            .ok()?;
         let probe = t.ms.first().copied()?;
         let predicted = probe * ratio;
         let at: Vec<String> = psizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -615,20 +617,13 @@ impl Bench<'_> {
 
     /// Runs a candidate and its second stage on `inputs` at `sizes`: the
     /// times (the search's early stops apply) and the final output.
-    fn run(
-        &self,
-        c: &Candidate<'_>,
-        inputs: &Arrays,
-        sizes: &Sizes,
-        counts: RunCounts,
-        output: Output,
-    ) -> Result<(Times, Option<HostArray>), RunError> {
+    fn run(&self, c: &Candidate<'_>, at: RunAt<'_>) -> Result<(Times, Option<HostArray>), RunError> {
         // The requested inputs stay on the device between candidates; the
         // validation inputs (other sizes, made per size) are uploaded here.
-        let cached = std::ptr::eq(inputs, self.inputs);
+        let cached = std::ptr::eq(at.inputs, self.inputs);
         let mut device =
             if cached { std::mem::take(&mut *self.uploaded.borrow_mut()) } else { BTreeMap::new() };
-        let result = self.run_on(c, inputs, sizes, counts, output, &mut device);
+        let result = self.run_on(c, at, &mut device);
         if cached {
             device.remove(OUT);
             device.remove(FINAL);
@@ -643,12 +638,10 @@ impl Bench<'_> {
     fn run_on(
         &self,
         c: &Candidate<'_>,
-        inputs: &Arrays,
-        sizes: &Sizes,
-        counts: RunCounts,
-        output: Output,
+        at: RunAt<'_>,
         device: &mut BTreeMap<String, DeviceBuffer>,
     ) -> Result<(Times, Option<HostArray>), RunError> {
+        let RunAt { inputs, sizes, counts, output } = at;
         // The second stage reads the candidate's output as its partials.
         let fin_sizes = match c.fin {
             Some((_, b)) => Some(Finisher::values(b, sizes)?),
@@ -683,6 +676,20 @@ impl Bench<'_> {
             Output::Skip => Ok((times, None)),
         }
     }
+}
+
+/// One run and no warm-up: the validation and probe runs.
+const ONCE: RunCounts = RunCounts { warmup: 0, runs: 1 };
+
+/// What a run runs on: the host inputs (the search's own, kept on the
+/// device, or the validation ones), the sizes, how many runs, and whether
+/// the output is read back.
+#[derive(Clone, Copy)]
+struct RunAt<'a> {
+    inputs: &'a Arrays,
+    sizes: &'a Sizes,
+    counts: RunCounts,
+    output: Output,
 }
 
 /// Whether a run reads its output back: the validation run compares it,
