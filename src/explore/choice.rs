@@ -8,9 +8,13 @@
 //! search therefore keeps every measured candidate within `TIE` of the
 //! fastest (`offer`) and at its end writes the one first in the search
 //! space's order (`settle`: the lowest shape, then the lowest parameter
-//! values). Where two runs measured the same near-equal candidates, they
-//! write the same program; the one written is at most `TIE` slower than the
-//! fastest measured, and the result says which that was.
+//! values). Where two runs measured the same near-equal candidates, and
+//! their times moved by less than `TIE`, they write the same program; the
+//! one written is at most `TIE` slower than the fastest measured, and the
+//! result says which that was. Runs on two cards of one model can differ by
+//! more (gemv's fastest 0.0281 against 0.0287 ms on two H100 at `0cb1927`),
+//! and the tuner's path follows each shape's fastest point, so this makes
+//! agreement likelier, not certain (docs/EXPLORE.md, "Several devices").
 
 use super::tuner::Point;
 use super::{Best, DeviceResult};
