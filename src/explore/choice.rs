@@ -27,10 +27,15 @@ pub fn within(t: f64, fastest: f64) -> bool {
     t <= fastest * (1.0 + TIE)
 }
 
+/// The fastest time among the near-fastest candidates so far.
+pub fn fastest_ms(near: &[Best]) -> Option<f64> {
+    near.iter().map(|x| x.median_ms).reduce(f64::min)
+}
+
 /// Keeps a measured candidate among the near-fastest, and drops those the
 /// new fastest leaves outside the band.
 pub fn offer(near: &mut Vec<Best>, b: Best) {
-    let fastest = near.iter().map(|x| x.median_ms).fold(b.median_ms, f64::min);
+    let fastest = fastest_ms(near).map_or(b.median_ms, |f| f.min(b.median_ms));
     if !within(b.median_ms, fastest) {
         return;
     }
@@ -42,7 +47,7 @@ pub fn offer(near: &mut Vec<Best>, b: Best) {
 /// in the space's order (ties between equal points, which a search measures
 /// once, by candidate number).
 pub fn pick(near: &[Best]) -> Option<&Best> {
-    let fastest = near.iter().map(|x| x.median_ms).reduce(f64::min)?;
+    let fastest = fastest_ms(near)?;
     near.iter()
         .filter(|x| within(x.median_ms, fastest))
         .min_by(|a, b| order(&a.point).cmp(&order(&b.point)).then(a.candidate.cmp(&b.candidate)))

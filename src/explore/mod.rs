@@ -199,7 +199,8 @@ pub struct DeviceResult {
     /// The naive lowering's time, when it was measured in this run.
     pub naive_ms: Option<f64>,
     /// The candidate written: the first in the space's order of those
-    /// within `choice::TIE` of the fastest (`choice::settle`).
+    /// within `choice::TIE` of the fastest, set once the search is over
+    /// (`choice::settle`; `near` holds the candidates until then).
     pub best: Option<Best>,
     /// The measured candidates within `choice::TIE` of the fastest.
     pub near: Vec<Best>,
@@ -794,7 +795,7 @@ impl Worker<'_> {
         if measured {
             self.group.improve(t);
         }
-        if res.best.as_ref().is_none_or(|b| choice::within(t, b.median_ms)) || !measured {
+        if choice::fastest_ms(&res.near).is_none_or(|f| choice::within(t, f)) || !measured {
             let entry = Best {
                 median_ms: t,
                 candidate,
@@ -909,11 +910,6 @@ fn absorb(res: &mut DeviceResult, pending: &mut Vec<Best>, part: Part) {
     res.naive_ms = res.naive_ms.or(r.naive_ms);
     res.notes.extend(r.notes);
     res.shares.extend(r.shares);
-    if let Some(b) = r.best {
-        if res.best.as_ref().is_none_or(|x| b.median_ms < x.median_ms) {
-            res.best = Some(b);
-        }
-    }
     for b in r.near {
         choice::offer(&mut res.near, b);
     }
@@ -961,14 +957,12 @@ const MIN_VALIDATION_FLOOR: i64 = 17;
 /// Runs shorter than this are always repeated, whatever the budget.
 const MIN_ONCE_OVER_MS: f64 = 20.0;
 
-/// A candidate faster than the best so far: the best, where this run
-/// measured it; else one of the logged times to measure again before one
-/// is written (`confirm`), the fastest `MAX_RETIMED` kept.
+/// A candidate within the tie band of the fastest so far: one of the
+/// near-fastest (`choice::offer`), where this run measured it; else one of
+/// the logged times to measure again before one is written (`confirm`),
+/// the fastest `MAX_RETIMED` kept.
 fn keep_best(res: &mut DeviceResult, pending: &mut Vec<Best>, entry: Best) {
     if entry.measured {
-        if res.best.as_ref().is_none_or(|b| entry.median_ms < b.median_ms) {
-            res.best = Some(entry.clone());
-        }
         choice::offer(&mut res.near, entry);
         return;
     }
@@ -992,7 +986,7 @@ fn confirm(bench: &mut Bench, res: &mut DeviceResult, mut pending: Vec<Best>) {
     pending.truncate(MAX_RETIMED);
     for mut b in pending {
         // Also those within the tie band: `choice::settle` picks among them.
-        if res.best.as_ref().is_some_and(|x| !choice::within(b.median_ms, x.median_ms)) {
+        if choice::fastest_ms(&res.near).is_some_and(|f| !choice::within(b.median_ms, f)) {
             break;
         }
         bench.cutoff_ms = None;
@@ -1003,9 +997,6 @@ fn confirm(bench: &mut Bench, res: &mut DeviceResult, mut pending: Vec<Best>) {
             (Status::Ok, Some(t)) if t.is_finite() && t > 0.0 => {
                 b.median_ms = t;
                 b.measured = true;
-                if res.best.as_ref().is_none_or(|x| t < x.median_ms) {
-                    res.best = Some(b.clone());
-                }
                 choice::offer(&mut res.near, b);
             }
             (status, _) => res.notes.push(format!(

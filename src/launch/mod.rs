@@ -136,14 +136,7 @@ pub fn upload_inputs(
     k: &Kernel,
     host: &Arrays,
 ) -> Result<BTreeMap<String, DeviceBuffer>, LaunchError> {
-    let mut out = BTreeMap::new();
-    for p in &k.params {
-        if let KernelParam::Input { name, .. } = p {
-            let h = host.get(name).ok_or_else(|| LaunchError::NoInput(name.clone()))?;
-            out.insert(name.clone(), rt.upload(name, h)?);
-        }
-    }
-    Ok(out)
+    Ok(upload_inputs_missing(rt, k, host, &BTreeMap::new())?.into_iter().collect())
 }
 
 /// Device copies of the host arrays that `k`'s input parameters name and
