@@ -121,3 +121,17 @@ fn private_memory_is_per_thread_only_when_each_thread_runs_once() {
     let k = compile_file(path, &CompileOptions::default());
     assert!(k.contains("float priv_0[256];"), "{k}");
 }
+
+#[test]
+fn padconst_guards_that_the_ranges_decide_are_left_out() {
+    let k = compile_file(Path::new("tests/programs/padconst_box.lift"), &CompileOptions::default());
+    // Nine reads, each guarded by up to four comparisons before: only the
+    // six that can fail at the image's edges remain, each once per read
+    // that can cross that edge (three reads per edge).
+    assert_eq!(k.matches(" >= 0)").count(), 6, "{k}");
+    assert_eq!(k.matches(" < W)").count() + k.matches(" < H)").count(), 6, "{k}");
+    assert!(k.contains("priv_0 = add(priv_0, a[W * gl_id_0 + gl_id_1]);"), "{k}");
+    // Without array-access simplification every guard stays.
+    let none = compile_file(Path::new("tests/programs/padconst_box.lift"), &none());
+    assert_eq!(none.matches(" >= 0)").count(), 18, "{none}");
+}

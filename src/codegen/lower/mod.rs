@@ -19,7 +19,7 @@ mod slide_seq;
 mod unroll;
 
 use super::names::NameGen;
-use crate::arith::ArithExpr;
+use crate::arith::{ArithExpr, CmpOp};
 use crate::codegen::{CompileError, CompileOptions, Unsupported};
 use crate::ir::c::Stmt;
 use crate::ir::{
@@ -173,6 +173,9 @@ pub fn lower(
     l.expr(body, Some(output))?;
     let mut stmts = std::mem::take(&mut l.local_decls);
     stmts.extend(l.blocks.pop().unwrap_or_default());
+    if l.inp.opts.arith_simplify {
+        stmts = unroll::prune_selections(&stmts, &|op, a, b| l.truth(op, a, b));
+    }
     Ok(Lowered {
         body: stmts,
         temps: l.temps,
@@ -409,6 +412,36 @@ impl<'a> Lowerer<'a> {
             return self.memo.simplify(e);
         }
         self.memo.simplify(&with_known_ranges(&e.substitute(&known), &known, &self.memo))
+    }
+}
+
+impl Lowerer<'_> {
+    /// Whether `a op b` holds at every point of the variables' ranges
+    /// (`Some(true)`), at none (`Some(false)`), or depends on the point.
+    /// Used on the conditions of `padConst`'s selections, which compare an
+    /// index with an array's bounds: inside the array's interior they are
+    /// decided by the ranges of the work-item and loop variables, which the
+    /// OpenCL compiler does not know (`4 * i < 4096` for `i < 1024`).
+    fn truth(&self, op: CmpOp, a: &ArithExpr, b: &ArithExpr) -> Option<bool> {
+        let (a, b) = (self.decide(a), self.decide(b));
+        let lt = |x: &ArithExpr, y: &ArithExpr| {
+            self.memo.prove_le(&ArithExpr::add(x.clone(), ArithExpr::Cst(1)), y)
+        };
+        let le = |x: &ArithExpr, y: &ArithExpr| self.memo.prove_le(x, y);
+        let (holds, fails) = match op {
+            CmpOp::Lt => (lt(&a, &b), le(&b, &a)),
+            CmpOp::Le => (le(&a, &b), lt(&b, &a)),
+            CmpOp::Gt => (lt(&b, &a), le(&a, &b)),
+            CmpOp::Ge => (le(&b, &a), lt(&a, &b)),
+            CmpOp::Eq => (self.memo.prove_eq(&a, &b), lt(&a, &b) || lt(&b, &a)),
+            CmpOp::Ne => (lt(&a, &b) || lt(&b, &a), self.memo.prove_eq(&a, &b)),
+        };
+        match (holds, fails) {
+            (true, false) => Some(true),
+            (false, true) => Some(false),
+            // Both: the ranges are empty (no point runs); neither: open.
+            (true, true) | (false, false) => None,
+        }
     }
 }
 

@@ -95,10 +95,33 @@ fn expr_names(e: &CExpr, name: &str) -> bool {
 /// condition becomes a comparison of constants keeps only the branch taken,
 /// as a lowering of the copy with a constant index would have.
 pub(crate) fn instantiate(stmts: &[Stmt], fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Vec<Stmt> {
-    stmts.iter().map(|s| stmt(s, fin)).collect()
+    rebuild(stmts, &Rebuild { fin, truth: &constant_truth })
 }
 
-fn stmt(s: &Stmt, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Stmt {
+/// `stmts` with every comparison in a selection's condition that `truth`
+/// decides taken out: a condition that holds is dropped from its `&&`, one
+/// that fails leaves the other branch. `truth` answers for a comparison of
+/// two index expressions (`None`: it depends on the point). The lowering
+/// uses it with the ranges of the loop and work-item variables (see
+/// `Lowerer::prune_guards`).
+pub(crate) fn prune_selections(stmts: &[Stmt], truth: Truth<'_>) -> Vec<Stmt> {
+    rebuild(stmts, &Rebuild { fin: &|e| e.clone(), truth })
+}
+
+/// Decides `lhs op rhs` for index expressions, where it can.
+pub(crate) type Truth<'a> = &'a dyn Fn(CmpOp, &ArithExpr, &ArithExpr) -> Option<bool>;
+
+struct Rebuild<'a> {
+    fin: &'a dyn Fn(&ArithExpr) -> ArithExpr,
+    truth: Truth<'a>,
+}
+
+fn rebuild(stmts: &[Stmt], r: &Rebuild<'_>) -> Vec<Stmt> {
+    stmts.iter().map(|s| stmt(s, r)).collect()
+}
+
+fn stmt(s: &Stmt, r: &Rebuild<'_>) -> Stmt {
+    let fin = r.fin;
     match s {
         Stmt::Decl { qualifier, ty, pointer, name, len, init } => Stmt::Decl {
             qualifier: *qualifier,
@@ -106,86 +129,98 @@ fn stmt(s: &Stmt, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> Stmt {
             pointer: *pointer,
             name: name.clone(),
             len: len.as_ref().map(fin),
-            init: init.as_ref().map(|e| expr(e, fin)),
+            init: init.as_ref().map(|e| expr(e, r)),
         },
         Stmt::Assign { target, op, value } => {
-            Stmt::Assign { target: expr(target, fin), op: *op, value: expr(value, fin) }
+            Stmt::Assign { target: expr(target, r), op: *op, value: expr(value, r) }
         }
-        Stmt::Expr(e) => Stmt::Expr(expr(e, fin)),
+        Stmt::Expr(e) => Stmt::Expr(expr(e, r)),
         Stmt::CountedFor { var, init, bound, step, body } => Stmt::CountedFor {
             var: var.clone(),
-            init: expr(init, fin),
-            bound: expr(bound, fin),
-            step: expr(step, fin),
-            body: instantiate(body, fin),
+            init: expr(init, r),
+            bound: expr(bound, r),
+            step: expr(step, r),
+            body: rebuild(body, r),
         },
-        Stmt::If { cond, then, otherwise } => Stmt::If {
-            cond: expr(cond, fin),
-            then: instantiate(then, fin),
-            otherwise: instantiate(otherwise, fin),
-        },
-        Stmt::Block(b) => Stmt::Block(instantiate(b, fin)),
+        Stmt::If { cond, then, otherwise } => {
+            Stmt::If { cond: expr(cond, r), then: rebuild(then, r), otherwise: rebuild(otherwise, r) }
+        }
+        Stmt::Block(b) => Stmt::Block(rebuild(b, r)),
         Stmt::Barrier { .. } | Stmt::Comment(_) => s.clone(),
         Stmt::For { .. } | Stmt::Return(_) => s.user_only(),
     }
 }
 
-fn expr(e: &CExpr, fin: &dyn Fn(&ArithExpr) -> ArithExpr) -> CExpr {
+fn expr(e: &CExpr, r: &Rebuild<'_>) -> CExpr {
+    let fin = r.fin;
     match e {
         CExpr::Raw(_) | CExpr::Var(_) | CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) => e.clone(),
         CExpr::Arith(a) => CExpr::Arith(fin(a)),
         CExpr::Index(base, index) => CExpr::Index(base.clone(), fin(index)),
-        CExpr::Call(name, args) => CExpr::Call(name.clone(), args.iter().map(|a| expr(a, fin)).collect()),
-        CExpr::Field(base, field) => CExpr::field(expr(base, fin), field.clone()),
-        CExpr::Ternary(cond, then, otherwise) => {
-            let cond = expr(cond, fin);
-            match constant_truth(&cond) {
-                Some(true) => expr(then, fin),
-                Some(false) => expr(otherwise, fin),
-                None => CExpr::ternary(cond, expr(then, fin), expr(otherwise, fin)),
-            }
-        }
-        CExpr::Binary(op, lhs, rhs) => CExpr::binary(*op, expr(lhs, fin), expr(rhs, fin)),
-        CExpr::Cast(ty, e) => CExpr::Cast(ty.clone(), Box::new(expr(e, fin))),
-        CExpr::Unary(op, e) => CExpr::Unary(*op, Box::new(expr(e, fin))),
+        CExpr::Call(name, args) => CExpr::Call(name.clone(), args.iter().map(|a| expr(a, r)).collect()),
+        CExpr::Field(base, field) => CExpr::field(expr(base, r), field.clone()),
+        CExpr::Ternary(cond, then, otherwise) => match decided(expr(cond, r), r.truth) {
+            Decided::Holds => expr(then, r),
+            Decided::Fails => expr(otherwise, r),
+            Decided::Open(cond) => CExpr::ternary(cond, expr(then, r), expr(otherwise, r)),
+        },
+        CExpr::Binary(op, lhs, rhs) => CExpr::binary(*op, expr(lhs, r), expr(rhs, r)),
+        CExpr::Cast(ty, e) => CExpr::Cast(ty.clone(), Box::new(expr(e, r))),
+        CExpr::Unary(op, e) => CExpr::Unary(*op, Box::new(expr(e, r))),
         CExpr::TupleLit(ty, fields) => {
-            CExpr::TupleLit(ty.clone(), fields.iter().map(|f| expr(f, fin)).collect())
+            CExpr::TupleLit(ty.clone(), fields.iter().map(|f| expr(f, r)).collect())
         }
         CExpr::VectorLit(ty, fields) => {
-            CExpr::VectorLit(ty.clone(), fields.iter().map(|f| expr(f, fin)).collect())
+            CExpr::VectorLit(ty.clone(), fields.iter().map(|f| expr(f, r)).collect())
         }
     }
 }
 
-/// The value of a condition made of comparisons of constants joined by
-/// `&&` (as a selection's guard is built), if it is one.
-fn constant_truth(c: &CExpr) -> Option<bool> {
+/// A selection's condition after [`decided`].
+enum Decided {
+    Holds,
+    Fails,
+    /// What is left to test at run time.
+    Open(CExpr),
+}
+
+/// `c`, a condition made of comparisons joined by `&&` (as a selection's
+/// guard is built), with the comparisons `truth` decides taken out.
+fn decided(c: CExpr, truth: Truth<'_>) -> Decided {
     match c {
-        CExpr::Raw(t) if t == "1" => Some(true),
-        CExpr::Binary(BinOp::And, lhs, rhs) => Some(constant_truth(lhs)? && constant_truth(rhs)?),
+        CExpr::Raw(ref t) if t == "1" => Decided::Holds,
+        CExpr::Binary(BinOp::And, lhs, rhs) => match (decided(*lhs, truth), decided(*rhs, truth)) {
+            (Decided::Fails, _) | (_, Decided::Fails) => Decided::Fails,
+            (Decided::Holds, d) | (d, Decided::Holds) => d,
+            (Decided::Open(l), Decided::Open(r)) => Decided::Open(CExpr::binary(BinOp::And, l, r)),
+        },
         CExpr::Binary(op, lhs, rhs) => {
-            let (CExpr::Arith(ArithExpr::Cst(a)), CExpr::Arith(ArithExpr::Cst(b))) = (&**lhs, &**rhs) else {
-                return None;
+            let verdict = match (&*lhs, &*rhs, comparison(op)) {
+                (CExpr::Arith(a), CExpr::Arith(b), Some(cmp)) => truth(cmp, a, b),
+                _ => None,
             };
-            let cmp = [CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne]
-                .into_iter()
-                .find(|c| BinOp::from(*c) == *op)?;
-            Some(cmp.holds(*a, *b))
+            match verdict {
+                Some(true) => Decided::Holds,
+                Some(false) => Decided::Fails,
+                None => Decided::Open(CExpr::Binary(op, lhs, rhs)),
+            }
         }
-        CExpr::Raw(_)
-        | CExpr::Int(_)
-        | CExpr::Float(_)
-        | CExpr::Double(_)
-        | CExpr::Var(_)
-        | CExpr::Unary(..)
-        | CExpr::VectorLit(..)
-        | CExpr::Arith(_)
-        | CExpr::Index(..)
-        | CExpr::Call(..)
-        | CExpr::Field(..)
-        | CExpr::Ternary(..)
-        | CExpr::Cast(..)
-        | CExpr::TupleLit(..) => None,
+        other => Decided::Open(other),
+    }
+}
+
+/// The comparison a binary operator is, if it is one.
+fn comparison(op: BinOp) -> Option<CmpOp> {
+    [CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Eq, CmpOp::Ne]
+        .into_iter()
+        .find(|c| BinOp::from(*c) == op)
+}
+
+/// Decides a comparison of two constants.
+fn constant_truth(op: CmpOp, a: &ArithExpr, b: &ArithExpr) -> Option<bool> {
+    match (a, b) {
+        (ArithExpr::Cst(a), ArithExpr::Cst(b)) => Some(op.holds(*a, *b)),
+        _ => None,
     }
 }
 
@@ -226,8 +261,8 @@ mod tests {
                 CExpr::raw("0.0f"),
             )
         };
-        let id = |e: &ArithExpr| e.clone();
-        assert_eq!(expr(&sel(1, 2), &id), CExpr::raw("x"));
-        assert_eq!(expr(&sel(2, 2), &id), CExpr::raw("0.0f"));
+        let at = |e: &CExpr| prune_selections(&[Stmt::Expr(e.clone())], &constant_truth);
+        assert_eq!(at(&sel(1, 2)), [Stmt::Expr(CExpr::raw("x"))]);
+        assert_eq!(at(&sel(2, 2)), [Stmt::Expr(CExpr::raw("0.0f"))]);
     }
 }
