@@ -795,6 +795,20 @@ const CORPUS: &[&str] = &[
     "def p36(a: [[float]N]1) = map(absVal) o join o transpose $ a",
     "def p37(a: [[[float]M]N]1) = map(join) o transpose $ a",
     "def p34(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
+    // The steps of `tile-mm` after the fold (docs/REWRITE.md, "tile-mm as
+    // small steps"): an outer zip, chunks of a zip, maps, zips and unread
+    // components in the zip a map reads (`src/rewrite/zips.rs`), a fold
+    // with a tile as accumulator (`reduce-seq-block`,
+    // `reduce-seq-map-zip`), two transposes, a `let` in an argument, a
+    // map of a constant (`let-bind` and `map-id-nd-call` apply everywhere).
+    "def p38(a: [[float]4]N, b: [[float]4]M) = map(map(map(\\p -> mult(get(0, p), get(1, p))))) o transpose o map(\\r -> transpose o map(\\c -> zip(r, c)) $ b) $ a",
+    "def p39(x: [float]N, y: [float]N) = map(map(\\(u, v) -> add(u, v))) o split(4) $ zip(x, y)",
+    "def p40(x: [float]N, y: [float]N, z: [float]N) = map(\\(u, q) -> add(mult(u, u), get(0, q))) $ zip(map(absVal) $ x, zip(y, z))",
+    "def p41(x: [float]N, y: [float]N) = map(\\(u, v) -> sq(v)) $ zip(x, map(absVal) $ y)",
+    "def p42(a: [[[float]4]4]N, z: [[float]4]4) = reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(u, v)) $ zip(r, s)) $ zip(acc, m), z) $ a",
+    "def p43(a: [[float]M]N) = map(map(absVal)) o transpose o transpose $ a",
+    "def p44(x: [float]N) = map(absVal, let v = map(sq) $ x in map(sq) $ v)",
+    "def p45(x: [float]N) = map(\\v -> 2.0f) $ x",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
@@ -829,6 +843,9 @@ fn param_sets(rule: &str) -> Vec<Args> {
         "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],
         "register-blocking" => one("n", &[2, 4]),
         "reduce-seq-split" => one("n", &[2, 4]),
+        "reduce-seq-block" => {
+            vec![args(&[("rm", 2), ("rn", 2)]), args(&[("rm", 1), ("rn", 2)]), args(&[("rm", 4), ("rn", 1)])]
+        }
         "tile-mm" => {
             [[2, 2, 2, 1, 1, 1, 1], [4, 2, 4, 2, 2, 2, 2], [2, 4, 8, 2, 2, 1, 2], [4, 4, 2, 4, 4, 4, 1]]
                 .iter()
@@ -955,10 +972,12 @@ fn layout_rules() {
 const FOLDS: &[&str] = &[
     "def q0(a: [float]8, b: [[float]8]4, c: [float]4) = map(\\bc -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), get(1, bc)) $ zip(a, get(0, bc))) $ zip(b, c)",
     "def q1(a: [[float]4]8, z: [float]4) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y)) $ zip(acc, r), z) $ a",
+    "def q3(a: [[[float]4]4]6, z: [[float]4]4) = reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v)) $ zip(r, s)) $ zip(acc, m), z) $ a",
     "def q2(a: [[float]8]4, b: [[float]8]6) = map(\\r -> join o map(\\c -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), 1.0f) $ zip(r, c)) $ b) $ a",
 ];
 
-const FOLD_RULES: [&str; 2] = ["map-reduce-interchange", "reduce-seq-split"];
+const FOLD_RULES: [&str; 4] =
+    ["map-reduce-interchange", "reduce-seq-split", "reduce-seq-map-zip", "reduce-seq-block"];
 
 /// Every program one fold rule makes of `p`, with the rule's name.
 fn fold_steps(p: &Program, def: &str) -> Vec<(&'static str, Program)> {
@@ -1069,4 +1088,184 @@ fn tile_mm_small_steps_so_far() {
         assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
     }
     assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+}
+
+/// Checks `rule` as [`check_rule`] does, and that the interpreter gives the
+/// def the same value before and after (random inputs, `N = 8`, `M = 4`).
+fn check_rule_value(src: &str, rule: &str, path: &str, a: &[(&str, i64)], before: &str, after: &str) {
+    let out = check_rule(src, rule, path, a, before, after);
+    let p = parse(src);
+    let def = p.defs.last().unwrap().name.clone();
+    let sizes: BTreeMap<String, i64> = [("N".to_string(), 8), ("M".to_string(), 4)].into();
+    let mut seed = 11;
+    let d = p.def(&def).unwrap();
+    let inputs: BTreeMap<_, _> = d
+        .params
+        .iter()
+        .map(|q| (q.name.clone(), random_value(q.ty.as_ref().unwrap(), &sizes, &mut seed)))
+        .collect();
+    let want = eval_def(&p, &def, &inputs, &sizes).unwrap();
+    assert_eq!(eval_def(&out, &def, &inputs, &sizes).unwrap(), want, "{rule} on {src}");
+}
+
+/// The first words of the error `rule` gives at `path`.
+fn fails_with(src: &str, rule: &str, path: &str, a: &[(&str, i64)], start: &str) {
+    let e = apply_err(src, rule, path, a).to_string();
+    assert!(e.starts_with(start), "{rule}: {e}");
+}
+
+/// The pairs of `tile-mm`'s operands moved into lambda parameters
+/// (`src/rewrite/zips.rs`): the matrix of pairs of two columns as a map
+/// inside a map, chunks of a zip, and a map, a zip or an unread component
+/// inside the zip an element-wise map reads.
+#[test]
+fn zip_rules() {
+    check_rule_value(
+        "def f(a: [[float]4]N, b: [[float]4]M) = map(map(map(\\p -> mult(get(0, p), get(1, p))))) o transpose o map(\\r -> transpose o map(\\c -> zip(r, c)) $ b) $ a",
+        "outer-zip",
+        "1",
+        &[],
+        "map(\\_p8 -> map(\\_p7 -> map(\\p -> mult(get(0, p), get(1, p)), _p7), _p8), transpose(map(\\r -> transpose(map(\\c -> zip(r, c), b)), a)))", "map(\\_p8 -> map(\\_p7 -> map(\\p -> mult(get(0, p), get(1, p)), _p7), _p8), map(\\(_p9, _p10) -> map(\\_p11 -> zip(map(\\_p12 -> _p11, _p10), _p10), _p9), zip(transpose(a), transpose(b))))",
+    );
+    fails_with(
+        "def f(a: [[float]4]N, b: [[float]4]M) = transpose o map(\\r -> transpose o map(\\c -> zip(c, r)) $ b) $ a",
+        "outer-zip",
+        "root",
+        &[],
+        "`outer-zip` does not match here",
+    );
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(map(\\(u, v) -> add(u, v))) o split(4) $ zip(x, y)",
+        "split-zip",
+        "1",
+        &[],
+        "map(\\_p5 -> map(\\(u, v) -> add(u, v), _p5), split(4, zip(x, y)))", "map(\\_p5 -> map(\\(u, v) -> add(u, v), _p5), map(\\(_p6, _p7) -> zip(_p6, _p7), zip(split(4, x), split(4, y))))",
+    );
+    fails_with(
+        "def f(x: [float]N) = split(4) $ x",
+        "split-zip",
+        "root",
+        &[],
+        "`split-zip` does not match here",
+    );
+    // `u` read twice: bound by a `let`, `sq` is computed once.
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> add(u, mult(u, v))) $ zip(map(sq) $ x, y)",
+        "zip-map-fusion",
+        "root",
+        &[],
+        "map(\\(u, v) -> add(u, mult(u, v)), zip(map(sq, x), y))",
+        "map(\\(_p5, v) -> (\\u -> add(u, mult(u, v)))(sq(_p5)), zip(x, y))",
+    );
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> add(u, v)) $ zip(x, map(sq) $ y)",
+        "zip-map-fusion",
+        "root",
+        &[],
+        "map(\\(u, v) -> add(u, v), zip(x, map(sq, y)))",
+        "map(\\(u, _p6) -> add(u, sq(_p6)), zip(x, y))",
+    );
+    let zip2 = "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> add(u, v)) $ zip(x, y)";
+    fails_with(zip2, "zip-map-fusion", "root", &[], "`zip-map-fusion` does not match here");
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N, z: [float]N) = map(\\(u, q) -> add(u, mult(get(0, q), get(1, q)))) $ zip(x, zip(y, z))",
+        "zip-flatten",
+        "root",
+        &[],
+        "map(\\(u, q) -> add(u, mult(get(0, q), get(1, q))), zip(x, zip(y, z)))", "map(\\(u, _p8, _p9) -> add(u, mult(_p8, _p9)), zip(x, y, z))",
+    );
+    fails_with(zip2, "zip-flatten", "root", &[], "`zip-flatten` does not match here");
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> sq(v)) $ zip(x, y)",
+        "zip-unused",
+        "root",
+        &[],
+        "map(\\(u, v) -> sq(v), zip(x, y))",
+        "map(\\v -> sq(v), y)",
+    );
+    fails_with(zip2, "zip-unused", "root", &[], "`zip-unused` does not match here");
+}
+
+/// The fold rules of `tile-mm`'s register blocks: a fold of an
+/// element-wise step as a map of folds (one per column), and a fold whose
+/// accumulator is kept in `tile-mm`'s blocks (`V`), unblocked (`U`,
+/// `untile`) around each step and at the end.
+#[test]
+fn fold_layout_rules() {
+    check_rule_value(
+        "def f(a: [[float]4]8, z: [float]4) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y)) $ zip(acc, r), z) $ a",
+        "reduce-seq-map-zip",
+        "root",
+        &[],
+        "reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y), zip(acc, r)), z, a)", "transpose(map(\\(_p6, _p7) -> reduceSeq(\\(x, y) -> add(mult(x, 0.5f), y), _p6, _p7), zip(z, transpose(a))))",
+    );
+    fails_with(
+        "def f(a: [[float]4]8, z: [float]4) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(x, at(0, acc))) $ zip(acc, r), z) $ a",
+        "reduce-seq-map-zip",
+        "root",
+        &[],
+        "`reduce-seq-map-zip` does not match here",
+    );
+    let blocks = "def f(a: [[[float]4]4]N, z: [[float]4]4) = reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v)) $ zip(r, s)) $ zip(acc, m), z) $ a";
+    check_rule_value(blocks, "reduce-seq-block", "root", &[("rm", 2), ("rn", 2)], "reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v), zip(r, s)), zip(acc, m)), z, a)", "map(\\_p24 -> join(map(\\_p28 -> join(_p28), transpose(map(\\_p25 -> split(1, map(\\_p27 -> join(_p27), map(\\_p26 -> transpose(_p26), transpose(_p25)))), _p24)))), reduceSeq(\\(_p8, _p9) -> map(\\_p20 -> transpose(map(\\_p21 -> transpose(split(2, _p21)), _p20)), transpose(split(2, map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v), zip(r, s)), zip(join(map(\\_p13 -> join(_p13), transpose(map(\\_p10 -> split(1, map(\\_p12 -> join(_p12), map(\\_p11 -> transpose(_p11), transpose(_p10)))), _p8)))), _p9))))), map(\\_p22 -> transpose(map(\\_p23 -> transpose(split(2, _p23)), _p22)), transpose(split(2, z))), a))");
+    let e = apply_err(blocks, "reduce-seq-block", "root", &[("rm", 3), ("rn", 2)]);
+    assert_eq!(e.to_string(), "`reduce-seq-block`: side condition violated: 3 does not divide the length 4");
+    let e = apply_err(DOTS, "reduce-seq-block", "0.0.0", &[("rm", 1), ("rn", 1)]);
+    assert_eq!(
+        e.to_string(),
+        "`reduce-seq-block`: side condition violated: the accumulator must be a two-dimensional array, found float"
+    );
+    check_rule_value(
+        "def f(a: [[float]M]N) = map(map(absVal)) o transpose o transpose $ a",
+        "transpose-transpose-id",
+        "1",
+        &[],
+        "map(\\_p2 -> map(absVal, _p2), transpose(transpose(a)))",
+        "map(\\_p2 -> map(absVal, _p2), a)",
+    );
+    fails_with(MAP2, "transpose-transpose-id", "root", &[], "`transpose-transpose-id` does not match here");
+}
+
+/// Bindings and copies (`src/rewrite/bind.rs`): an array bound to a named
+/// `let` and the `let` moved out of a call's argument, a map of a constant
+/// as a copy of generated values, and an n-dimensional copy of a call.
+#[test]
+fn binding_rules() {
+    let two = "def f(x: [float]N) = map(absVal) o map(sq) $ x";
+    check_rule_value(
+        two,
+        "let-bind",
+        "1",
+        &[],
+        "map(absVal, map(sq, x))",
+        "map(absVal, (\\v2 -> v2)(map(sq, x)))",
+    );
+    fails_with(two, "let-bind", "1.1", &[], "`let-bind` does not match here");
+    check_rule_value(
+        "def f(x: [float]N) = map(absVal, let v = map(sq) $ x in map(sq) $ v)",
+        "let-float",
+        "root",
+        &[],
+        "map(absVal, (\\v -> map(sq, v))(map(sq, x)))",
+        "(\\v -> map(absVal, map(sq, v)))(map(sq, x))",
+    );
+    fails_with(two, "let-float", "root", &[], "`let-float` does not match here");
+    check_rule_value(
+        "def f(x: [float]N) = map(\\v -> 2.0f) $ x",
+        "map-const-generate",
+        "root",
+        &[],
+        "map(\\v -> 2.0f, x)",
+        "map(\\_p3 -> id(_p3), generate(N, \\_p2 -> 2.0f))",
+    );
+    fails_with(MAP, "map-const-generate", "root", &[], "`map-const-generate` does not match here");
+    check_rule_value(
+        "def f(a: [[float]M]N) = map(map(absVal)) o transpose $ a",
+        "map-id-nd-call",
+        "1",
+        &[],
+        "map(\\_p2 -> map(absVal, _p2), transpose(a))",
+        "map(\\_p2 -> map(absVal, _p2), map(\\_p4 -> map(\\_p3 -> id(_p3), _p4), transpose(a)))",
+    );
+    fails_with(MAP, "map-id-nd-call", "root", &[], "`map-id-nd-call` does not match here");
 }

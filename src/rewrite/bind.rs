@@ -1,0 +1,167 @@
+//! Bindings and copies of `tile-mm` (`docs/REWRITE.md`, "tile-mm as small
+//! steps", step 7): `tile-mm` binds its chunk tiles (`aLoc`, `bLoc`) and a
+//! block's values (`aP`) by `let`, where `to-local` and `to-private` put
+//! the copies, starts its accumulator from `map(id)` of a `generate` and
+//! copies its result by `map_4(id)`.
+//!
+//! - `let-bind`: an array-valued call bound to a named `let` (a named
+//!   parameter survives normalisation; a synthetic one would be
+//!   beta-reduced away at once).
+//! - `let-float`: a `let` in an argument of a call moved around the call,
+//!   so that with `let-bind` an expression can be bound at any enclosing
+//!   call (a rule replaces its own position only, so binding a
+//!   sub-expression further up takes these two steps).
+//! - `map-const-generate`: a map of a constant function is a copy of
+//!   generated values (the accumulator's start no longer reads the tile).
+//! - `map-id-nd-call`: `map-id-nd` for an n-dimensional call (the copy of
+//!   the result before `untile`); `map-id-nd` takes parameters only.
+
+use super::algorithmic::{map_parts, rule, B, R};
+use super::rule::{Args, Builder, Rule, Site};
+use crate::ir::visit::count_uses;
+use crate::ir::{Expr, ExprKind, FunKind, Lambda, MapKind, Pattern};
+use crate::types::Type;
+
+pub static RULES: [Rule; 4] = [
+    rule(BIND, "e   (an array-valued call)", "let v = e in v", &[], m_bind, b_bind),
+    rule(
+        FLOAT,
+        "f(x1, .., let v = e in b, .., xk)   (the first such argument; a let of several values too)",
+        "let v = e in f(x1, .., b, .., xk)",
+        &[],
+        m_float,
+        b_float,
+    ),
+    rule(
+        GENERATE,
+        "map(\\x -> c) $ xs   (c without x; a high-level map)",
+        "map(id) $ generate(len, \\i -> c)",
+        &[],
+        m_generate,
+        b_generate,
+    ),
+    rule(
+        COPY,
+        "e   (a call producing an n-dimensional array, n >= 2)",
+        "map(...map(id)...) $ e   (n maps)",
+        &[],
+        m_copy,
+        b_copy,
+    ),
+];
+
+const BIND: &str = "let-bind";
+const FLOAT: &str = "let-float";
+const GENERATE: &str = "map-const-generate";
+const COPY: &str = "map-id-nd-call";
+
+fn m_bind(s: &Site<'_>) -> R {
+    match (&s.expr.kind, s.ty(s.expr)) {
+        (ExprKind::Call(..), Some(Type::Array(..))) => Ok(()),
+        _ => Err(s.no_match(BIND, "a call producing an array")),
+    }
+}
+
+/// `let v = e in v` is `e`. The name is made unique from the parameter's
+/// id, so that the printed program reads back with the same bindings
+/// after `let-float` moves the `let` past other names.
+fn b_bind(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    m_bind(s)?;
+    let span = s.expr.span;
+    let g = &mut b.gen;
+    let mut v = g.param("v", None, span);
+    v.name = format!("v{}", v.id.0);
+    let body = g.var(&v);
+    let f = g.fun(FunKind::Lambda(Lambda { params: vec![v], body: Box::new(body) }), span);
+    Ok(g.call(f, vec![s.expr.clone()], span))
+}
+
+/// Whether `e` is `let v = x in b` (or `let (v1, v2) = (x1, x2) in b`): a
+/// call of a lambda with one argument per parameter.
+fn is_let(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Call(f, args) => {
+            matches!(&f.kind, FunKind::Lambda(l) if l.params.len() == args.len()) && !args.is_empty()
+        }
+        ExprKind::Literal(_) | ExprKind::Param(_) => false,
+    }
+}
+
+fn m_float(s: &Site<'_>) -> R {
+    match &s.expr.kind {
+        ExprKind::Call(_, args) if args.iter().any(is_let) => Ok(()),
+        _ => Err(s.no_match(FLOAT, "a call with an argument `let v = e in b`")),
+    }
+}
+
+/// All arguments of a call are evaluated in the scope of the call, and `v`
+/// (each bound parameter) is visible in `b` only (parameter ids are unique: no other argument
+/// reads it), so binding it around the call gives every argument the same
+/// value.
+fn b_float(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    m_float(s)?;
+    let ExprKind::Call(f, args) = &s.expr.kind else { return Err(s.no_match(FLOAT, "a call")) };
+    let i = args.iter().position(is_let).ok_or_else(|| s.no_match(FLOAT, "a let argument"))?;
+    let ExprKind::Call(lf, value) = &args[i].kind else { return Err(s.no_match(FLOAT, "a let")) };
+    let FunKind::Lambda(l) = &lf.kind else { return Err(s.no_match(FLOAT, "a let")) };
+    let span = s.expr.span;
+    let mut inner = args.clone();
+    inner[i] = (*l.body).clone();
+    let call = b.gen.call((**f).clone(), inner, span);
+    let outer = b.gen.fun(FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(call) }), span);
+    Ok(b.gen.call(outer, value.clone(), span))
+}
+
+/// `(c, xs)` of `map(\x -> c) $ xs` with `c` not reading `x`.
+fn generate_parts(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let (MapKind::Map, f, xs, _) = map_parts(e)? else { return None };
+    let FunKind::Lambda(Lambda { params, body }) = &f.kind else { return None };
+    let [x] = params.as_slice() else { return None };
+    (count_uses(body, x.id) == 0).then_some((body, xs))
+}
+
+fn m_generate(s: &Site<'_>) -> R {
+    generate_parts(s.expr)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match(GENERATE, "`map(\\x -> c) $ xs` with `c` without `x`"))
+}
+
+/// Both are `len` copies of `c` (`xs` is not read: only its length
+/// matters, which its type gives).
+fn b_generate(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (c, xs) = generate_parts(s.expr).ok_or_else(|| s.no_match(GENERATE, "a map"))?;
+    let len = s.len(xs).ok_or_else(|| s.no_match(GENERATE, "a map over an array"))?;
+    let span = s.expr.span;
+    let g = &mut b.gen;
+    let c = g.refresh_expr(c);
+    let f = g.lambda1(span, |_, _| c);
+    let values = g.call_pattern(Pattern::Generate { len, f: Box::new(f) }, vec![], span);
+    let id = g.lambda1(span, |g, x| g.call_pattern(Pattern::Id, vec![x], span));
+    Ok(g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(id) }, vec![values], span))
+}
+
+/// The number of array dimensions of a call's value, when it is 2 or more.
+fn copy_dims(s: &Site<'_>) -> Option<usize> {
+    if !matches!(s.expr.kind, ExprKind::Call(..)) {
+        return None;
+    }
+    let mut t = s.ty(s.expr)?;
+    let mut dims = 0;
+    while let Type::Array(e, _) = t {
+        dims += 1;
+        t = e.as_ref();
+    }
+    (dims >= 2).then_some(dims)
+}
+
+fn m_copy(s: &Site<'_>) -> R {
+    copy_dims(s)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match(COPY, "a call producing an array of 2 or more dimensions"))
+}
+
+/// A copy of every element: the same value.
+fn b_copy(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let dims = copy_dims(s).ok_or_else(|| s.no_match(COPY, "an n-dimensional call"))?;
+    Ok(super::matmul::copy_nd(&mut b.gen, dims, s.expr.clone(), s.expr.span))
+}
