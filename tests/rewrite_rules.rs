@@ -7,7 +7,7 @@
 use lift::arith::ArithExpr;
 use lift::interp::eval_def;
 use lift::ir::Value;
-use lift::ir::{Path, Program, SourceFile};
+use lift::ir::{ExprKind, FunKind, Path, Pattern, Program, SourceFile};
 use lift::rewrite::{self, Args, RewriteError, RuleError};
 use lift::types::Type;
 use proptest::prelude::*;
@@ -809,6 +809,7 @@ const CORPUS: &[&str] = &[
     "def p43(a: [[float]M]N) = map(map(absVal)) o transpose o transpose $ a",
     "def p44(x: [float]N) = map(absVal, let v = map(sq) $ x in map(sq) $ v)",
     "def p45(x: [float]N) = map(\\v -> 2.0f) $ x",
+    "def p46(x: [float]N, y: [float]M) = map(\\a -> let v = map(sq) $ y in add(a, at(0, v))) $ x",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
@@ -1028,6 +1029,27 @@ proptest! {
     }
 }
 
+/// An 8 x 8 x 8 product whose operator is not associative (`acc / 2 + x * y`).
+const MM_8: &str = "def mm(a: [[float]8]8, b: [[float]8]8) = map(\\aRow -> join o map(\\bCol -> reduce(\\(acc, v) -> add(mult(acc, 0.5f), v), 1.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) $ b) $ a";
+
+/// Steps 1 to 3 of "tile-mm as small steps" on [`MM_8`]: the fold, tiles of
+/// 4 x 4, the fold outside a tile's results. Positions inside a tile:
+/// below 1.0.0.0.1.1.0.0.0 (join, map over X's groups, map(join) o
+/// transpose, map over Y's groups).
+const MM_STEPS_1_3: &str = "map-seq @ 0.0.0.1.0.0.0.2
+        reduce-seq @ 0.0.0.1.0.0.0
+        reduce-map-fusion @ 0.0.0.1.0.0.0
+        split-join @ root n=4
+        split-join @ 1.0.0.0.0.0.0.1 n=4
+        join-join @ 1.0.0.0.0.0.0
+        map-fusion @ 1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0
+        map-swap @ 1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0.1.1.0.0.0
+        map-fission @ 1.0.0.0.1.1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.1.1";
+
 /// Steps 1 to 4 of "tile-mm as small steps" (docs/REWRITE.md) on an
 /// 8 x 8 x 8 product: the dot product fused into a fold; tiles of 4 x 4
 /// results (`split-join` twice, `join-join`, `map-fusion`, `map-fission`,
@@ -1042,28 +1064,15 @@ proptest! {
 /// gives the fold's value bit for bit, and so does `tile-mm`.
 #[test]
 fn tile_mm_small_steps_so_far() {
-    let src = "def mm(a: [[float]8]8, b: [[float]8]8) = map(\\aRow -> join o map(\\bCol -> reduce(\\(acc, v) -> add(mult(acc, 0.5f), v), 1.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) $ b) $ a";
-    // Positions inside a tile: below 1.0.0.0.1.1.0.0.0 (join, map over
-    // X's groups, map(join) o transpose, map over Y's groups).
-    let steps = "map-seq @ 0.0.0.1.0.0.0.2
-        reduce-seq @ 0.0.0.1.0.0.0
-        reduce-map-fusion @ 0.0.0.1.0.0.0
-        split-join @ root n=4
-        split-join @ 1.0.0.0.0.0.0.1 n=4
-        join-join @ 1.0.0.0.0.0.0
-        map-fusion @ 1.0.0.0.0.0.0.1
-        map-fission @ 1.0.0.0
-        map-swap @ 1.0.0.0.1
-        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.0.0.0.1
-        map-fission @ 1.0.0.0.1.1.0.0.0
-        map-fission @ 1.0.0.0.1.1.0.0.0.1
-        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.1.1
+    let steps = format!(
+        "{MM_STEPS_1_3}
         reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2
         map-fusion @ 1.0.0.0.1.1.0.0.0
         transpose-one-row @ 1.0.0.0.1.1.0.0.0.0.0.0
-        transpose-one-row @ 1.0.0.0.1.1.0.0.0";
-    let p = rewrite::prepare(&parse(src), "mm").unwrap();
-    let d = rewrite::parse_derivation(steps).unwrap();
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0"
+    );
+    let p = rewrite::prepare(&parse(MM_8), "mm").unwrap();
+    let d = rewrite::parse_derivation(&steps).unwrap();
     let all = rewrite::replay(&p, "mm", &d).unwrap();
     let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
     assert_eq!(
@@ -1084,6 +1093,128 @@ fn tile_mm_small_steps_so_far() {
     // the order is fixed from the fused fold on.
     let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
     assert_ne!(eval_def(&p, "mm", &inputs, &sizes).unwrap(), want, "the operator is not associative");
+    for (i, step) in all.iter().enumerate().skip(2) {
+        assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
+    }
+    assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+}
+
+/// The canonical text of the function of the last reduction in pre-order
+/// (in a derived `tile-mm`, the fold over a chunk's steps).
+fn last_fold(p: &Program, def: &str) -> String {
+    let d = p.def(def).unwrap();
+    let mut last = None;
+    for (_, e) in lift::ir::visit::expr_positions(&d.body) {
+        if let ExprKind::Call(f, _) = &e.kind {
+            if let FunKind::Pattern(Pattern::Reduce { f, .. }) = &f.kind {
+                last = Some(lift::ir::equiv::canonical_fun(p, f));
+            }
+        }
+    }
+    last.unwrap()
+}
+
+/// The canonical text of the sub-expression at `path` of the def's body.
+fn canonical_at(p: &Program, def: &str, path: &str) -> String {
+    let d = p.def(def).unwrap();
+    let e = lift::ir::visit::expr_at(&d.body, &path.parse::<Path>().unwrap()).unwrap();
+    lift::ir::equiv::canonical_expr(p, e)
+}
+
+/// Steps 5 and 7 of "tile-mm as small steps" after steps 1 to 3 on the
+/// same product (forty-four more steps): the pairs of the fold's operands
+/// moved into lambda parameters (`outer-zip`, the map of pairs fused into
+/// the fold, `let-float`, `zip-map-fusion`, `zip-flatten`,
+/// `zip-map-fusion`, `zip-unused`), the fold cut into chunks of 2 over
+/// `zip` of the split columns (`reduce-seq-split`, `split-zip`, the map
+/// of zips fused into the fold), the transposes of its one-row result
+/// dropped, the accumulator's start generated (`map-const-generate`
+/// twice), both groups of rows transposed and split outside the map over
+/// a tile's results (`map-fission` and `map-fusion` for `Y`'s; for `X`'s
+/// bound by `let-bind`, moved out by `let-float` and `let-hoist`, mapped
+/// over by `map-fission`, inlined by `let-inline`), and the chunk tiles and
+/// a step's values of `X` bound by `let` (`map-id` makes the copy of the
+/// latter). The result is `tile-mm`'s right-hand side (`mt = nt = 4`, `kc =
+/// 2`, `wx = wy = 1`) but for the register blocks (step 6: one block of
+/// `mt x nt` per tile instead of `rm x rn` blocks, so no `strips` and no
+/// `untile`, and the accumulator not `map_4(id) $ generate_4`): the row
+/// groups `tiles(mt, X)` and `tiles(nt, Y)` and the fold over a chunk's
+/// steps are exactly `tile-mm`'s (`ir::equiv`), and every step from the
+/// fold on gives the fold's value bit for bit.
+#[test]
+fn tile_mm_small_steps_further() {
+    let steps = format!(
+        "{MM_STEPS_1_3}
+        outer-zip @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        map-seq @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        reduce-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0
+        zip-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0
+        zip-flatten @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0.0.0.0
+        zip-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0.0.0.0
+        zip-unused @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0.0.0.0
+        reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2
+        split-zip @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        map-seq @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        reduce-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1
+        map-fusion @ 1.0.0.0.1.1.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0
+        map-const-generate @ 1.0.0.0.1.1.0.0.0.1.1.0.0.0
+        map-const-generate @ 1.0.0.0.1.1.0.0.0.1.1
+        map-fission @ 1.0.0.0.1.1
+        map-fission @ 1.0.0.0.1.1.1
+        map-fission @ 1.0.0.0.1.1.1.1
+        map-fusion @ 1.0.0.0.1.1.1
+        map-fusion @ 1.0.0.0.1.1
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.2.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0
+        let-hoist @ 1.0.0.0.1.1
+        let-float @ 1.0.0.0.1
+        let-float @ 1.0.0.0
+        map-fission @ 1
+        let-inline @ 1.0.0.0
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.0.0.0.1.2.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.1.2.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0
+        map-id @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0.1.2
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0"
+    );
+    let p = rewrite::prepare(&parse(MM_8), "mm").unwrap();
+    let d = rewrite::parse_derivation(&steps).unwrap();
+    let all = rewrite::replay(&p, "mm", &d).unwrap();
+    assert_eq!(all.len(), 57);
+    let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
+    assert_eq!(
+        body(done, "mm"),
+        "join(map(\\_p155 -> map(\\_p26 -> join(_p26), transpose(map(\\_p139 -> join(reduceSeq(\\(_p141, _p142) -> (\\v156 -> (\\v157 -> join(reduceSeq(\\(_p143, _p144) -> (\\v159 -> map(\\(_p145, _p146) -> map(\\(_p147, _p148) -> add(mult(_p147, 0.5f), mult(_p146, _p148)), zip(_p145, get(1, _p144))), zip(_p143, v159)))(map(\\_p158 -> id(_p158), get(0, _p144))), _p141, zip(v156, v157))))(get(1, _p142)))(get(0, _p142)), map(\\_p149 -> id(_p149), generate(4, \\_p150 -> map(\\_p151 -> id(_p151), generate(4, \\_p152 -> 1.0f)))), zip(_p155, _p139))), map(\\_p27 -> split(2, transpose(_p27)), split(4, b))))), map(\\_p17 -> split(2, transpose(_p17)), split(4, a))))"
+    );
+    let tiled =
+        ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();
+    let r = rewrite::find_rule("tile-mm").unwrap();
+    let tile_mm = rewrite::apply(&p, "mm", r, &Path::root(), &args(&tiled)).unwrap().program;
+    // tiles(mt, X), tiles(nt, Y) and the fold over a chunk's steps.
+    for path in ["1.1", "1.0.0.0.1.1.1"] {
+        assert_eq!(canonical_at(done, "mm", path), canonical_at(&tile_mm, "mm", path), "at {path}");
+    }
+    assert_eq!(last_fold(done, "mm"), last_fold(&tile_mm, "mm"));
+    let sizes = BTreeMap::new();
+    let mut seed = 7;
+    let grid =
+        Type::Array(Box::new(Type::Array(Box::new(Type::FLOAT), ArithExpr::Cst(8))), ArithExpr::Cst(8));
+    let inputs: BTreeMap<_, _> =
+        ["a", "b"].map(|n| (n.to_string(), random_value(&grid, &sizes, &mut seed))).into();
+    let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
     for (i, step) in all.iter().enumerate().skip(2) {
         assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
     }
@@ -1250,6 +1381,40 @@ fn binding_rules() {
         "(\\v -> map(absVal, map(sq, v)))(map(sq, x))",
     );
     fails_with(two, "let-float", "root", &[], "`let-float` does not match here");
+    let hoist = "def f(x: [float]N, y: [float]M) = map(\\a -> let v = map(sq) $ y in add(a, at(0, v))) $ x";
+    check_rule_value(
+        hoist,
+        "let-hoist",
+        "root",
+        &[],
+        "map(\\a -> (\\v -> add(a, at(0, v)))(map(sq, y)), x)",
+        "(\\v -> map(\\a -> add(a, at(0, v)), x))(map(sq, y))",
+    );
+    fails_with(
+        "def f(x: [float]N) = map(\\a -> let v = mult(a, a) in add(v, v)) $ x",
+        "let-hoist",
+        "root",
+        &[],
+        "`let-hoist` does not match here",
+    );
+    check_rule_value(
+        "def f(x: [float]N) = let v = map(sq) $ x in map(absVal) $ v",
+        "let-inline",
+        "root",
+        &[],
+        "(\\v -> map(absVal, v))(map(sq, x))",
+        "map(absVal, map(sq, x))",
+    );
+    let e = apply_err(
+        "def f(x: [float]N) = let v = map(sq) $ x in map(\\(p, q) -> add(p, q)) $ zip(v, v)",
+        "let-inline",
+        "root",
+        &[],
+    );
+    assert_eq!(
+        e.to_string(),
+        "`let-inline`: side condition violated: `v` is read 2 times and its value is not a variable"
+    );
     check_rule_value(
         "def f(x: [float]N) = map(\\v -> 2.0f) $ x",
         "map-const-generate",

@@ -11,18 +11,23 @@
 //!   so that with `let-bind` an expression can be bound at any enclosing
 //!   call (a rule replaces its own position only, so binding a
 //!   sub-expression further up takes these two steps).
+//! - `let-hoist`: a `let` whose value does not read a map's element moved
+//!   out of the map's function (computed once), and `let-inline`, the
+//!   inverse of `let-bind`: with `let-float` and `map-fission` they move
+//!   an expression of the element out of a map (`tile-mm`'s chunk tiles
+//!   `tiles(mt, X)` mapped over before the map over a tile's results).
 //! - `map-const-generate`: a map of a constant function is a copy of
 //!   generated values (the accumulator's start no longer reads the tile).
 //! - `map-id-nd-call`: `map-id-nd` for an n-dimensional call (the copy of
 //!   the result before `untile`); `map-id-nd` takes parameters only.
 
 use super::algorithmic::{map_parts, rule, B, R};
-use super::rule::{Args, Builder, Rule, Site};
+use super::rule::{Args, Builder, Rule, RuleError, Site};
 use crate::ir::visit::count_uses;
 use crate::ir::{Expr, ExprKind, FunKind, Lambda, MapKind, Pattern};
 use crate::types::Type;
 
-pub static RULES: [Rule; 4] = [
+pub static RULES: [Rule; 6] = [
     rule(BIND, "e   (an array-valued call)", "let v = e in v", &[], m_bind, b_bind),
     rule(
         FLOAT,
@@ -31,6 +36,22 @@ pub static RULES: [Rule; 4] = [
         &[],
         m_float,
         b_float,
+    ),
+    rule(
+        HOIST,
+        "map(\\x -> let v = e in b) $ xs   (e without x)",
+        "let v = e in map(\\x -> b) $ xs",
+        &[],
+        m_hoist,
+        b_hoist,
+    ),
+    rule(
+        INLINE,
+        "let v = e in b   (v read at most once, or e a variable or literal)",
+        "b[v := e]",
+        &[],
+        m_inline,
+        b_inline,
     ),
     rule(
         GENERATE,
@@ -52,6 +73,8 @@ pub static RULES: [Rule; 4] = [
 
 const BIND: &str = "let-bind";
 const FLOAT: &str = "let-float";
+const HOIST: &str = "let-hoist";
+const INLINE: &str = "let-inline";
 const GENERATE: &str = "map-const-generate";
 const COPY: &str = "map-id-nd-call";
 
@@ -110,6 +133,66 @@ fn b_float(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let call = b.gen.call((**f).clone(), inner, span);
     let outer = b.gen.fun(FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(call) }), span);
     Ok(b.gen.call(outer, value.clone(), span))
+}
+
+/// `(kind, x, the let's lambda and values, xs)` of `map(\x -> let v = e
+/// in b) $ xs` with `e` not reading `x`.
+type Hoist<'a> = (MapKind, &'a crate::ir::Param, &'a Lambda, &'a [Expr], &'a Expr, crate::ir::Span);
+
+fn hoist_parts(e: &Expr) -> Option<Hoist<'_>> {
+    let (kind, f, xs, span) = map_parts(e)?;
+    let FunKind::Lambda(Lambda { params, body }) = &f.kind else { return None };
+    let [x] = params.as_slice() else { return None };
+    if !is_let(body) {
+        return None;
+    }
+    let ExprKind::Call(lf, values) = &body.kind else { return None };
+    let FunKind::Lambda(l) = &lf.kind else { return None };
+    values.iter().all(|v| count_uses(v, x.id) == 0).then_some((kind, x, l, values, xs, span))
+}
+
+fn m_hoist(s: &Site<'_>) -> R {
+    hoist_parts(s.expr)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match(HOIST, "`map(\\x -> let v = e in b) $ xs` with `e` without `x`"))
+}
+
+/// `e` does not depend on the element, so computing it once before the
+/// map gives every element the same `v`; `xs` is outside `v`'s scope on
+/// both sides.
+fn b_hoist(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (kind, x, l, values, xs, span) = hoist_parts(s.expr).ok_or_else(|| s.no_match(HOIST, "a map"))?;
+    let g = &mut b.gen;
+    let per = g.fun(FunKind::Lambda(Lambda { params: vec![x.clone()], body: l.body.clone() }), span);
+    let m = g.call_pattern(Pattern::Map { kind, f: Box::new(per) }, vec![xs.clone()], span);
+    let outer = g.fun(FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(m) }), span);
+    Ok(g.call(outer, values.to_vec(), span))
+}
+
+fn m_inline(s: &Site<'_>) -> R {
+    if is_let(s.expr) {
+        Ok(())
+    } else {
+        Err(s.no_match(INLINE, "`let v = e in b` (a call of a lambda)"))
+    }
+}
+
+/// A pure language: `b` with `v` replaced by `e` has the same value. Only
+/// where no work is repeated: `v` read once, or `e` a variable or a
+/// literal.
+fn b_inline(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    m_inline(s)?;
+    let ExprKind::Call(f, values) = &s.expr.kind else { return Err(s.no_match(INLINE, "a let")) };
+    let FunKind::Lambda(l) = &f.kind else { return Err(s.no_match(INLINE, "a let")) };
+    for (p, v) in l.params.iter().zip(values) {
+        let uses = count_uses(&l.body, p.id);
+        if uses > 1 && !matches!(v.kind, ExprKind::Param(_) | ExprKind::Literal(_)) {
+            let what = format!("`{}` is read {uses} times and its value is not a variable", p.name);
+            return Err(RuleError::SideCondition { rule: INLINE, what });
+        }
+    }
+    let by = l.params.iter().map(|p| p.id).zip(values.iter().cloned()).collect();
+    Ok(crate::ir::visit::substitute(&l.body, &by, &mut b.gen))
 }
 
 /// `(c, xs)` of `map(\x -> c) $ xs` with `c` not reading `x`.
