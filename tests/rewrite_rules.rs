@@ -1123,10 +1123,11 @@ fn without_first_fold(p: &Program, def: &str) -> String {
     let (path, input) = lift::ir::visit::expr_positions(&d.body)
         .into_iter()
         .find_map(|(path, e)| match &e.kind {
-            ExprKind::Call(f, args) if matches!(f.kind, FunKind::Pattern(Pattern::Reduce { .. })) => {
-                Some((path, args[1].clone()))
-            }
-            _ => None,
+            ExprKind::Call(f, args) => match &f.kind {
+                FunKind::Pattern(Pattern::Reduce { .. }) => Some((path, args[1].clone())),
+                FunKind::Pattern(_) | FunKind::Lambda(_) | FunKind::UserFun(_) => None,
+            },
+            ExprKind::Literal(_) | ExprKind::Param(_) => None,
         })
         .unwrap();
     let body = lift::ir::visit::replace_at(&d.body, &path, input).unwrap();

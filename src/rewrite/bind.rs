@@ -24,7 +24,7 @@
 use super::algorithmic::{map_parts, rule, B, R};
 use super::rule::{Args, Builder, Rule, RuleError, Site};
 use crate::ir::visit::count_uses;
-use crate::ir::{Expr, ExprKind, FunKind, Lambda, MapKind, Pattern};
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Lambda, MapKind, Pattern};
 use crate::types::Type;
 
 pub static RULES: [Rule; 6] = [
@@ -78,10 +78,29 @@ const INLINE: &str = "let-inline";
 const GENERATE: &str = "map-const-generate";
 const COPY: &str = "map-id-nd-call";
 
+/// The function and arguments of a call; `None` for a literal or a
+/// parameter.
+fn call_parts(e: &Expr) -> Option<(&FunDecl, &[Expr])> {
+    match &e.kind {
+        ExprKind::Call(f, args) => Some((f, args)),
+        ExprKind::Literal(_) | ExprKind::Param(_) => None,
+    }
+}
+
+/// Whether `e` is a variable or a literal (copying it repeats no work).
+fn is_trivial(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Param(_) => true,
+        ExprKind::Call(..) => false,
+    }
+}
+
 fn m_bind(s: &Site<'_>) -> R {
-    match (&s.expr.kind, s.ty(s.expr)) {
-        (ExprKind::Call(..), Some(Type::Array(..))) => Ok(()),
-        _ => Err(s.no_match(BIND, "a call producing an array")),
+    match (call_parts(s.expr), s.ty(s.expr)) {
+        (Some(_), Some(Type::Array(..))) => Ok(()),
+        (None, _) | (Some(_), None | Some(Type::Scalar(_) | Type::Vector(..) | Type::Tuple(_))) => {
+            Err(s.no_match(BIND, "a call producing an array"))
+        }
     }
 }
 
@@ -99,21 +118,24 @@ fn b_bind(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     Ok(g.call(f, vec![s.expr.clone()], span))
 }
 
-/// Whether `e` is `let v = x in b` (or `let (v1, v2) = (x1, x2) in b`): a
-/// call of a lambda with one argument per parameter.
-fn is_let(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Call(f, args) => {
-            matches!(&f.kind, FunKind::Lambda(l) if l.params.len() == args.len()) && !args.is_empty()
-        }
-        ExprKind::Literal(_) | ExprKind::Param(_) => false,
+/// The lambda and values of `let v = x in b` (or `let (v1, v2) = (x1, x2)
+/// in b`): a call of a lambda with one argument per parameter.
+fn let_parts(e: &Expr) -> Option<(&Lambda, &[Expr])> {
+    let (f, args) = call_parts(e)?;
+    match &f.kind {
+        FunKind::Lambda(l) => (l.params.len() == args.len() && !args.is_empty()).then_some((l, args)),
+        FunKind::Pattern(_) | FunKind::UserFun(_) => None,
     }
 }
 
+fn is_let(e: &Expr) -> bool {
+    let_parts(e).is_some()
+}
+
 fn m_float(s: &Site<'_>) -> R {
-    match &s.expr.kind {
-        ExprKind::Call(_, args) if args.iter().any(is_let) => Ok(()),
-        _ => Err(s.no_match(FLOAT, "a call with an argument `let v = e in b`")),
+    match call_parts(s.expr) {
+        Some((_, args)) if args.iter().any(is_let) => Ok(()),
+        Some(_) | None => Err(s.no_match(FLOAT, "a call with an argument `let v = e in b`")),
     }
 }
 
@@ -123,16 +145,15 @@ fn m_float(s: &Site<'_>) -> R {
 /// value.
 fn b_float(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     m_float(s)?;
-    let ExprKind::Call(f, args) = &s.expr.kind else { return Err(s.no_match(FLOAT, "a call")) };
+    let (f, args) = call_parts(s.expr).ok_or_else(|| s.no_match(FLOAT, "a call"))?;
     let i = args.iter().position(is_let).ok_or_else(|| s.no_match(FLOAT, "a let argument"))?;
-    let ExprKind::Call(lf, value) = &args[i].kind else { return Err(s.no_match(FLOAT, "a let")) };
-    let FunKind::Lambda(l) = &lf.kind else { return Err(s.no_match(FLOAT, "a let")) };
+    let (l, value) = let_parts(&args[i]).ok_or_else(|| s.no_match(FLOAT, "a let"))?;
     let span = s.expr.span;
-    let mut inner = args.clone();
+    let mut inner = args.to_vec();
     inner[i] = (*l.body).clone();
-    let call = b.gen.call((**f).clone(), inner, span);
+    let call = b.gen.call(f.clone(), inner, span);
     let outer = b.gen.fun(FunKind::Lambda(Lambda { params: l.params.clone(), body: Box::new(call) }), span);
-    Ok(b.gen.call(outer, value.clone(), span))
+    Ok(b.gen.call(outer, value.to_vec(), span))
 }
 
 /// `(kind, x, the let's lambda and values, xs)` of `map(\x -> let v = e
@@ -143,11 +164,7 @@ fn hoist_parts(e: &Expr) -> Option<Hoist<'_>> {
     let (kind, f, xs, span) = map_parts(e)?;
     let FunKind::Lambda(Lambda { params, body }) = &f.kind else { return None };
     let [x] = params.as_slice() else { return None };
-    if !is_let(body) {
-        return None;
-    }
-    let ExprKind::Call(lf, values) = &body.kind else { return None };
-    let FunKind::Lambda(l) = &lf.kind else { return None };
+    let (l, values) = let_parts(body)?;
     values.iter().all(|v| count_uses(v, x.id) == 0).then_some((kind, x, l, values, xs, span))
 }
 
@@ -182,11 +199,10 @@ fn m_inline(s: &Site<'_>) -> R {
 /// literal.
 fn b_inline(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     m_inline(s)?;
-    let ExprKind::Call(f, values) = &s.expr.kind else { return Err(s.no_match(INLINE, "a let")) };
-    let FunKind::Lambda(l) = &f.kind else { return Err(s.no_match(INLINE, "a let")) };
+    let (l, values) = let_parts(s.expr).ok_or_else(|| s.no_match(INLINE, "a let"))?;
     for (p, v) in l.params.iter().zip(values) {
         let uses = count_uses(&l.body, p.id);
-        if uses > 1 && !matches!(v.kind, ExprKind::Param(_) | ExprKind::Literal(_)) {
+        if uses > 1 && !is_trivial(v) {
             let what = format!("`{}` is read {uses} times and its value is not a variable", p.name);
             return Err(RuleError::SideCondition { rule: INLINE, what });
         }
@@ -225,9 +241,7 @@ fn b_generate(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
 
 /// The number of array dimensions of a call's value, when it is 2 or more.
 fn copy_dims(s: &Site<'_>) -> Option<usize> {
-    if !matches!(s.expr.kind, ExprKind::Call(..)) {
-        return None;
-    }
+    call_parts(s.expr)?;
     let mut t = s.ty(s.expr)?;
     let mut dims = 0;
     while let Type::Array(e, _) = t {
