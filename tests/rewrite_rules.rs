@@ -1153,8 +1153,9 @@ fn without_first_fold(p: &Program, def: &str) -> String {
 /// for the `let`s around the blocking `V` of a step, `map-id-nd-call` for
 /// the copy `map_4(id)`). The result is `tile-mm`'s right-hand side (`mt =
 /// nt = 4`, `kc = 2`, `rm = rn = 2`, `wx = wy = 1`, compared with
-/// `ir::equiv`) outside the chunk loop's step and start, and its fold over
-/// a chunk's steps is `tile-mm`'s; what differs is the rest of step 6: the
+/// `ir::equiv`) outside the chunk loop's step and start, and the function
+/// of its fold over a chunk's steps is `tile-mm`'s; what differs is the
+/// rest of step 6: the
 /// step is `V` of the fold of the whole tile from `U` of the blocks (where
 /// `tile-mm` maps over the blocks, each folding its strips of the chunk
 /// tiles) and the start is `V` of the generated tile (where `tile-mm`
