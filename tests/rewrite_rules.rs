@@ -7,7 +7,7 @@
 use lift::arith::ArithExpr;
 use lift::interp::eval_def;
 use lift::ir::Value;
-use lift::ir::{Path, Program, SourceFile};
+use lift::ir::{ExprKind, FunKind, Path, Pattern, Program, SourceFile};
 use lift::rewrite::{self, Args, RewriteError, RuleError};
 use lift::types::Type;
 use proptest::prelude::*;
@@ -795,6 +795,22 @@ const CORPUS: &[&str] = &[
     "def p36(a: [[float]N]1) = map(absVal) o join o transpose $ a",
     "def p37(a: [[[float]M]N]1) = map(join) o transpose $ a",
     "def p34(a: [float]N, b: [float]M) = map(\\x -> map(\\y -> add(x, mult(y, y))) $ b) $ a",
+    // The steps of `tile-mm` after the fold (docs/REWRITE.md, "tile-mm as
+    // small steps"): an outer zip, chunks of a zip, maps, zips and unread
+    // components in the zip a map reads (`src/rewrite/zips.rs`), a fold
+    // with a tile as accumulator (`reduce-seq-block`,
+    // `reduce-seq-map-zip`), two transposes, a `let` in an argument, a
+    // map of a constant (`let-bind` and `map-id-nd-call` apply everywhere).
+    "def p38(a: [[float]4]N, b: [[float]4]M) = map(map(map(\\p -> mult(get(0, p), get(1, p))))) o transpose o map(\\r -> transpose o map(\\c -> zip(r, c)) $ b) $ a",
+    "def p39(x: [float]N, y: [float]N) = map(map(\\(u, v) -> add(u, v))) o split(4) $ zip(x, y)",
+    "def p40(x: [float]N, y: [float]N, z: [float]N) = map(\\(u, q) -> add(mult(u, u), get(0, q))) $ zip(map(absVal) $ x, zip(y, z))",
+    "def p41(x: [float]N, y: [float]N) = map(\\(u, v) -> sq(v)) $ zip(x, map(absVal) $ y)",
+    "def p42(a: [[[float]4]4]N, z: [[float]4]4) = reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(u, v)) $ zip(r, s)) $ zip(acc, m), z) $ a",
+    "def p43(a: [[float]M]N) = map(map(absVal)) o transpose o transpose $ a",
+    "def p44(x: [float]N) = map(absVal, let v = map(sq) $ x in map(sq) $ v)",
+    "def p45(x: [float]N) = map(\\v -> 2.0f) $ x",
+    "def p47(r: [[[float]M]N]1) = map(map(absVal)) o join o map(transpose) $ r",
+    "def p46(x: [float]N, y: [float]M) = map(\\a -> let v = map(sq) $ y in add(a, at(0, v))) $ x",
     "def p25(a: [[[float]4]3]5, b: [[[float]4]3]5) = map(map(map(\\q -> add(at(0, at(1, at(2, get(0, q)))), mult(at(1, at(2, at(0, get(0, q)))), get(1, q)))))) o map(\\p -> map(\\r -> zip(get(0, r), get(1, r))) $ zip(get(0, p), get(1, p))) $ zip(map(map(transpose) o transpose) o slide(3, 1) o map(map(transpose) o slide(3, 1) o map(slide(3, 1))) o map(map(pad(1, 1, clamp)) o pad(1, 1, clamp)) o pad(1, 1, clamp) $ a, b)",
 ];
 
@@ -829,6 +845,9 @@ fn param_sets(rule: &str) -> Vec<Args> {
         "tile-2d" => vec![args(&[("n", 2), ("m", 2)]), args(&[("n", 4), ("m", 2)])],
         "register-blocking" => one("n", &[2, 4]),
         "reduce-seq-split" => one("n", &[2, 4]),
+        "reduce-seq-block" => {
+            vec![args(&[("rm", 2), ("rn", 2)]), args(&[("rm", 1), ("rn", 2)]), args(&[("rm", 4), ("rn", 1)])]
+        }
         "tile-mm" => {
             [[2, 2, 2, 1, 1, 1, 1], [4, 2, 4, 2, 2, 2, 2], [2, 4, 8, 2, 2, 1, 2], [4, 4, 2, 4, 4, 4, 1]]
                 .iter()
@@ -955,10 +974,12 @@ fn layout_rules() {
 const FOLDS: &[&str] = &[
     "def q0(a: [float]8, b: [[float]8]4, c: [float]4) = map(\\bc -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), get(1, bc)) $ zip(a, get(0, bc))) $ zip(b, c)",
     "def q1(a: [[float]4]8, z: [float]4) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y)) $ zip(acc, r), z) $ a",
+    "def q3(a: [[[float]4]4]6, z: [[float]4]4) = reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v)) $ zip(r, s)) $ zip(acc, m), z) $ a",
     "def q2(a: [[float]8]4, b: [[float]8]6) = map(\\r -> join o map(\\c -> reduceSeq(\\(acc, p) -> add(mult(acc, 0.5f), mult(get(0, p), get(1, p))), 1.0f) $ zip(r, c)) $ b) $ a",
 ];
 
-const FOLD_RULES: [&str; 2] = ["map-reduce-interchange", "reduce-seq-split"];
+const FOLD_RULES: [&str; 4] =
+    ["map-reduce-interchange", "reduce-seq-split", "reduce-seq-map-zip", "reduce-seq-block"];
 
 /// Every program one fold rule makes of `p`, with the rule's name.
 fn fold_steps(p: &Program, def: &str) -> Vec<(&'static str, Program)> {
@@ -1009,6 +1030,27 @@ proptest! {
     }
 }
 
+/// An 8 x 8 x 8 product whose operator is not associative (`acc / 2 + x * y`).
+const MM_8: &str = "def mm(a: [[float]8]8, b: [[float]8]8) = map(\\aRow -> join o map(\\bCol -> reduce(\\(acc, v) -> add(mult(acc, 0.5f), v), 1.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) $ b) $ a";
+
+/// Steps 1 to 3 of "tile-mm as small steps" on [`MM_8`]: the fold, tiles of
+/// 4 x 4, the fold outside a tile's results. Positions inside a tile:
+/// below 1.0.0.0.1.1.0.0.0 (join, map over X's groups, map(join) o
+/// transpose, map over Y's groups).
+const MM_STEPS_1_3: &str = "map-seq @ 0.0.0.1.0.0.0.2
+        reduce-seq @ 0.0.0.1.0.0.0
+        reduce-map-fusion @ 0.0.0.1.0.0.0
+        split-join @ root n=4
+        split-join @ 1.0.0.0.0.0.0.1 n=4
+        join-join @ 1.0.0.0.0.0.0
+        map-fusion @ 1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0
+        map-swap @ 1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.0.0.0.1
+        map-fission @ 1.0.0.0.1.1.0.0.0
+        map-fission @ 1.0.0.0.1.1.0.0.0.1
+        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.1.1";
+
 /// Steps 1 to 4 of "tile-mm as small steps" (docs/REWRITE.md) on an
 /// 8 x 8 x 8 product: the dot product fused into a fold; tiles of 4 x 4
 /// results (`split-join` twice, `join-join`, `map-fusion`, `map-fission`,
@@ -1023,28 +1065,15 @@ proptest! {
 /// gives the fold's value bit for bit, and so does `tile-mm`.
 #[test]
 fn tile_mm_small_steps_so_far() {
-    let src = "def mm(a: [[float]8]8, b: [[float]8]8) = map(\\aRow -> join o map(\\bCol -> reduce(\\(acc, v) -> add(mult(acc, 0.5f), v), 1.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) $ b) $ a";
-    // Positions inside a tile: below 1.0.0.0.1.1.0.0.0 (join, map over
-    // X's groups, map(join) o transpose, map over Y's groups).
-    let steps = "map-seq @ 0.0.0.1.0.0.0.2
-        reduce-seq @ 0.0.0.1.0.0.0
-        reduce-map-fusion @ 0.0.0.1.0.0.0
-        split-join @ root n=4
-        split-join @ 1.0.0.0.0.0.0.1 n=4
-        join-join @ 1.0.0.0.0.0.0
-        map-fusion @ 1.0.0.0.0.0.0.1
-        map-fission @ 1.0.0.0
-        map-swap @ 1.0.0.0.1
-        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.0.0.0.1
-        map-fission @ 1.0.0.0.1.1.0.0.0
-        map-fission @ 1.0.0.0.1.1.0.0.0.1
-        map-reduce-interchange @ 1.0.0.0.1.1.0.0.0.1.1
+    let steps = format!(
+        "{MM_STEPS_1_3}
         reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2
         map-fusion @ 1.0.0.0.1.1.0.0.0
         transpose-one-row @ 1.0.0.0.1.1.0.0.0.0.0.0
-        transpose-one-row @ 1.0.0.0.1.1.0.0.0";
-    let p = rewrite::prepare(&parse(src), "mm").unwrap();
-    let d = rewrite::parse_derivation(steps).unwrap();
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0"
+    );
+    let p = rewrite::prepare(&parse(MM_8), "mm").unwrap();
+    let d = rewrite::parse_derivation(&steps).unwrap();
     let all = rewrite::replay(&p, "mm", &d).unwrap();
     let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
     assert_eq!(
@@ -1069,4 +1098,382 @@ fn tile_mm_small_steps_so_far() {
         assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
     }
     assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+}
+
+/// The canonical text of the function of the last reduction in pre-order
+/// (in a derived `tile-mm`, the fold over a chunk's steps).
+fn last_fold(p: &Program, def: &str) -> String {
+    let d = p.def(def).unwrap();
+    let mut last = None;
+    for (_, e) in lift::ir::visit::expr_positions(&d.body) {
+        if let ExprKind::Call(f, _) = &e.kind {
+            if let FunKind::Pattern(Pattern::Reduce { f, .. }) = &f.kind {
+                last = Some(lift::ir::equiv::canonical_fun(p, f));
+            }
+        }
+    }
+    last.unwrap()
+}
+
+/// The canonical text of the def's body with its first reduction in
+/// pre-order (in a derived `tile-mm`, the loop over chunks) replaced by
+/// the reduction's input: all but the loop's step and initial value.
+fn without_first_fold(p: &Program, def: &str) -> String {
+    let d = p.def(def).unwrap();
+    let (path, input) = lift::ir::visit::expr_positions(&d.body)
+        .into_iter()
+        .find_map(|(path, e)| match &e.kind {
+            ExprKind::Call(f, args) => match &f.kind {
+                FunKind::Pattern(Pattern::Reduce { .. }) => Some((path, args[1].clone())),
+                FunKind::Pattern(_) | FunKind::Lambda(_) | FunKind::UserFun(_) => None,
+            },
+            ExprKind::Literal(_) | ExprKind::Param(_) => None,
+        })
+        .unwrap();
+    let body = lift::ir::visit::replace_at(&d.body, &path, input).unwrap();
+    lift::ir::equiv::canonical_expr(p, &body)
+}
+
+/// Steps 5, 4, 7 and part of 6 of "tile-mm as small steps" after steps 1
+/// to 3 on the same product (fifty-three more steps): the pairs of the
+/// fold's operands moved into lambda parameters (`outer-zip`, the map of
+/// pairs fused into the fold, `let-float`, `zip-map-fusion`,
+/// `zip-flatten`, `zip-map-fusion`, `zip-unused`), the fold cut into
+/// chunks of 2 over `zip` of the split columns (`reduce-seq-split`,
+/// `split-zip`, the map of zips fused into the fold), the transposes of
+/// its one-row result dropped, the accumulator's start generated
+/// (`map-const-generate` twice), both groups of rows transposed and split
+/// outside the map over a tile's results (`map-fission` and `map-fusion`
+/// for `Y`'s; for `X`'s bound by `let-bind`, moved out by `let-float` and
+/// `let-hoist`, mapped over by `map-fission`, inlined by `let-inline`),
+/// the chunk tiles and a step's values of `X` bound by `let` (`map-id`
+/// makes the copy of the latter), and the chunk loop's accumulator in
+/// `tile-mm`'s register blocks of 2 x 2 (`reduce-seq-block`,
+/// `join-map-one-row` for `untile` of the joined loop, `let-float` (six)
+/// for the `let`s around the blocking `V` of a step, `map-id-nd-call` for
+/// the copy `map_4(id)`). The result is `tile-mm`'s right-hand side (`mt =
+/// nt = 4`, `kc = 2`, `rm = rn = 2`, `wx = wy = 1`, compared with
+/// `ir::equiv`) outside the chunk loop's step and start, and the function
+/// of its fold over a chunk's steps is `tile-mm`'s; what differs is the
+/// rest of step 6: the
+/// step is `V` of the fold of the whole tile from `U` of the blocks (where
+/// `tile-mm` maps over the blocks, each folding its strips of the chunk
+/// tiles) and the start is `V` of the generated tile (where `tile-mm`
+/// generates the blocks). Every step from the fold on gives the fold's
+/// value bit for bit.
+#[test]
+fn tile_mm_small_steps_further() {
+    let steps = format!(
+        "{MM_STEPS_1_3}
+        outer-zip @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        map-seq @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        reduce-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0
+        zip-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0
+        zip-flatten @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0.0.0.0
+        zip-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0.0.0.0
+        zip-unused @ 1.0.0.0.1.1.0.0.0.1.1.1.0.0.0.0.0.0.0.0
+        reduce-seq-split @ 1.0.0.0.1.1.0.0.0.1.1.1 n=2
+        split-zip @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        map-seq @ 1.0.0.0.1.1.0.0.0.1.1.1.2
+        reduce-map-fusion @ 1.0.0.0.1.1.0.0.0.1.1.1
+        map-fusion @ 1.0.0.0.1.1.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0.0.0.0
+        transpose-one-row @ 1.0.0.0.1.1.0.0.0
+        map-const-generate @ 1.0.0.0.1.1.0.0.0.1.1.0.0.0
+        map-const-generate @ 1.0.0.0.1.1.0.0.0.1.1
+        map-fission @ 1.0.0.0.1.1
+        map-fission @ 1.0.0.0.1.1.1
+        map-fission @ 1.0.0.0.1.1.1.1
+        map-fusion @ 1.0.0.0.1.1.1
+        map-fusion @ 1.0.0.0.1.1
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.2.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0
+        let-hoist @ 1.0.0.0.1.1
+        let-float @ 1.0.0.0.1
+        let-float @ 1.0.0.0
+        map-fission @ 1
+        let-inline @ 1.0.0.0
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.0.0.0.1.2.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.1.2.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0
+        map-id @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0.1.2
+        let-bind @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0.1.2
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.0.0.0.0.0.0.0.1.0.0.0
+        reduce-seq-block @ 1.0.0.0.1.1.0.0.0.1 rm=2 rn=2
+        join-map-one-row @ 1.0.0.0.1.1.0.0.0
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.1.1.0.0.0.1.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.1.1.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.1.1.0.0.0
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.1.1.0.0.0.0.0.1.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.1.1.0.0.0.0.0.1
+        let-float @ 1.0.0.0.1.1.0.0.0.1.1.1.1.1.0.0.0.0.0
+        map-id-nd-call @ 1.0.0.0.1.1.0.0.0.1.1.1.1"
+    );
+    let p = rewrite::prepare(&parse(MM_8), "mm").unwrap();
+    let d = rewrite::parse_derivation(&steps).unwrap();
+    let all = rewrite::replay(&p, "mm", &d).unwrap();
+    assert_eq!(all.len(), 66);
+    let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
+    assert_eq!(
+        body(done, "mm"),
+        "join(map(\\_p155 -> map(\\_p26 -> join(_p26), transpose(map(\\_p139 -> join(map(\\_p188 -> join(_p188), transpose(map(\\_p189 -> split(1, map(\\_p190 -> join(_p190), map(\\_p191 -> transpose(_p191), transpose(_p189)))), map(\\_p195 -> map(\\_p194 -> map(\\_p193 -> map(\\_p192 -> id(_p192), _p193), _p194), _p195), join(reduceSeq(\\(_p160, _p161) -> (\\v156 -> (\\v157 -> map(\\_p178 -> transpose(map(\\_p179 -> transpose(split(2, _p179)), _p178)), transpose(split(2, join(reduceSeq(\\(_p170, _p171) -> (\\v159 -> map(\\(_p173, _p174) -> map(\\(_p175, _p176) -> add(mult(_p175, 0.5f), mult(_p174, _p176)), zip(_p173, get(1, _p171))), zip(_p170, v159)))(map(\\_p177 -> id(_p177), get(0, _p171))), join(map(\\_p165 -> join(_p165), transpose(map(\\_p162 -> split(1, map(\\_p164 -> join(_p164), map(\\_p163 -> transpose(_p163), transpose(_p162)))), _p160)))), zip(v156, v157)))))))(get(1, _p161)))(get(0, _p161)), map(\\_p180 -> transpose(map(\\_p181 -> transpose(split(2, _p181)), _p180)), transpose(split(2, map(\\_p149 -> id(_p149), generate(4, \\_p150 -> map(\\_p151 -> id(_p151), generate(4, \\_p152 -> 1.0f))))))), zip(_p155, _p139)))))))), map(\\_p27 -> split(2, transpose(_p27)), split(4, b))))), map(\\_p17 -> split(2, transpose(_p17)), split(4, a))))"
+    );
+    let tiled =
+        ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();
+    let r = rewrite::find_rule("tile-mm").unwrap();
+    let tile_mm = rewrite::apply(&p, "mm", r, &Path::root(), &args(&tiled)).unwrap().program;
+    // All but the chunk loop's step and start, and the fold over a chunk's
+    // steps.
+    assert_eq!(without_first_fold(done, "mm"), without_first_fold(&tile_mm, "mm"));
+    assert_eq!(last_fold(done, "mm"), last_fold(&tile_mm, "mm"));
+    let sizes = BTreeMap::new();
+    let mut seed = 7;
+    let grid =
+        Type::Array(Box::new(Type::Array(Box::new(Type::FLOAT), ArithExpr::Cst(8))), ArithExpr::Cst(8));
+    let inputs: BTreeMap<_, _> =
+        ["a", "b"].map(|n| (n.to_string(), random_value(&grid, &sizes, &mut seed))).into();
+    let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
+    for (i, step) in all.iter().enumerate().skip(2) {
+        assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
+    }
+    assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+}
+
+/// Checks `rule` as [`check_rule`] does, and that the interpreter gives the
+/// def the same value before and after (random inputs, `N = 8`, `M = 4`).
+fn check_rule_value(src: &str, rule: &str, path: &str, a: &[(&str, i64)], before: &str, after: &str) {
+    let out = check_rule(src, rule, path, a, before, after);
+    let p = parse(src);
+    let def = p.defs.last().unwrap().name.clone();
+    let sizes: BTreeMap<String, i64> = [("N".to_string(), 8), ("M".to_string(), 4)].into();
+    let mut seed = 11;
+    let d = p.def(&def).unwrap();
+    let inputs: BTreeMap<_, _> = d
+        .params
+        .iter()
+        .map(|q| (q.name.clone(), random_value(q.ty.as_ref().unwrap(), &sizes, &mut seed)))
+        .collect();
+    let want = eval_def(&p, &def, &inputs, &sizes).unwrap();
+    assert_eq!(eval_def(&out, &def, &inputs, &sizes).unwrap(), want, "{rule} on {src}");
+}
+
+/// The first words of the error `rule` gives at `path`.
+fn fails_with(src: &str, rule: &str, path: &str, a: &[(&str, i64)], start: &str) {
+    let e = apply_err(src, rule, path, a).to_string();
+    assert!(e.starts_with(start), "{rule}: {e}");
+}
+
+/// The pairs of `tile-mm`'s operands moved into lambda parameters
+/// (`src/rewrite/zips.rs`): the matrix of pairs of two columns as a map
+/// inside a map, chunks of a zip, and a map, a zip or an unread component
+/// inside the zip an element-wise map reads.
+#[test]
+fn zip_rules() {
+    check_rule_value(
+        "def f(a: [[float]4]N, b: [[float]4]M) = map(map(map(\\p -> mult(get(0, p), get(1, p))))) o transpose o map(\\r -> transpose o map(\\c -> zip(r, c)) $ b) $ a",
+        "outer-zip",
+        "1",
+        &[],
+        "map(\\_p8 -> map(\\_p7 -> map(\\p -> mult(get(0, p), get(1, p)), _p7), _p8), transpose(map(\\r -> transpose(map(\\c -> zip(r, c), b)), a)))", "map(\\_p8 -> map(\\_p7 -> map(\\p -> mult(get(0, p), get(1, p)), _p7), _p8), map(\\(_p9, _p10) -> map(\\_p11 -> zip(map(\\_p12 -> _p11, _p10), _p10), _p9), zip(transpose(a), transpose(b))))",
+    );
+    fails_with(
+        "def f(a: [[float]4]N, b: [[float]4]M) = transpose o map(\\r -> transpose o map(\\c -> zip(c, r)) $ b) $ a",
+        "outer-zip",
+        "root",
+        &[],
+        "`outer-zip` does not match here",
+    );
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(map(\\(u, v) -> add(u, v))) o split(4) $ zip(x, y)",
+        "split-zip",
+        "1",
+        &[],
+        "map(\\_p5 -> map(\\(u, v) -> add(u, v), _p5), split(4, zip(x, y)))", "map(\\_p5 -> map(\\(u, v) -> add(u, v), _p5), map(\\(_p6, _p7) -> zip(_p6, _p7), zip(split(4, x), split(4, y))))",
+    );
+    fails_with(
+        "def f(x: [float]N) = split(4) $ x",
+        "split-zip",
+        "root",
+        &[],
+        "`split-zip` does not match here",
+    );
+    // `u` read twice: bound by a `let`, `sq` is computed once.
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> add(u, mult(u, v))) $ zip(map(sq) $ x, y)",
+        "zip-map-fusion",
+        "root",
+        &[],
+        "map(\\(u, v) -> add(u, mult(u, v)), zip(map(sq, x), y))",
+        "map(\\(_p5, v) -> (\\u -> add(u, mult(u, v)))(sq(_p5)), zip(x, y))",
+    );
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> add(u, v)) $ zip(x, map(sq) $ y)",
+        "zip-map-fusion",
+        "root",
+        &[],
+        "map(\\(u, v) -> add(u, v), zip(x, map(sq, y)))",
+        "map(\\(u, _p6) -> add(u, sq(_p6)), zip(x, y))",
+    );
+    let zip2 = "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> add(u, v)) $ zip(x, y)";
+    fails_with(zip2, "zip-map-fusion", "root", &[], "`zip-map-fusion` does not match here");
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N, z: [float]N) = map(\\(u, q) -> add(u, mult(get(0, q), get(1, q)))) $ zip(x, zip(y, z))",
+        "zip-flatten",
+        "root",
+        &[],
+        "map(\\(u, q) -> add(u, mult(get(0, q), get(1, q))), zip(x, zip(y, z)))", "map(\\(u, _p8, _p9) -> add(u, mult(_p8, _p9)), zip(x, y, z))",
+    );
+    fails_with(zip2, "zip-flatten", "root", &[], "`zip-flatten` does not match here");
+    check_rule_value(
+        "def f(x: [float]N, y: [float]N) = map(\\(u, v) -> sq(v)) $ zip(x, y)",
+        "zip-unused",
+        "root",
+        &[],
+        "map(\\(u, v) -> sq(v), zip(x, y))",
+        "map(\\v -> sq(v), y)",
+    );
+    fails_with(zip2, "zip-unused", "root", &[], "`zip-unused` does not match here");
+}
+
+/// The fold rules of `tile-mm`'s register blocks: a fold of an
+/// element-wise step as a map of folds (one per column), and a fold whose
+/// accumulator is kept in `tile-mm`'s blocks (`V`), unblocked (`U`,
+/// `untile`) around each step and at the end.
+#[test]
+fn fold_layout_rules() {
+    check_rule_value(
+        "def f(a: [[float]4]8, z: [float]4) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y)) $ zip(acc, r), z) $ a",
+        "reduce-seq-map-zip",
+        "root",
+        &[],
+        "reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(mult(x, 0.5f), y), zip(acc, r)), z, a)", "transpose(map(\\(_p6, _p7) -> reduceSeq(\\(x, y) -> add(mult(x, 0.5f), y), _p6, _p7), zip(z, transpose(a))))",
+    );
+    fails_with(
+        "def f(a: [[float]4]8, z: [float]4) = reduceSeq(\\(acc, r) -> map(\\(x, y) -> add(x, at(0, acc))) $ zip(acc, r), z) $ a",
+        "reduce-seq-map-zip",
+        "root",
+        &[],
+        "`reduce-seq-map-zip` does not match here",
+    );
+    let blocks = "def f(a: [[[float]4]4]N, z: [[float]4]4) = reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v)) $ zip(r, s)) $ zip(acc, m), z) $ a";
+    check_rule_value(blocks, "reduce-seq-block", "root", &[("rm", 2), ("rn", 2)], "reduceSeq(\\(acc, m) -> map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v), zip(r, s)), zip(acc, m)), z, a)", "map(\\_p24 -> join(map(\\_p28 -> join(_p28), transpose(map(\\_p25 -> split(1, map(\\_p27 -> join(_p27), map(\\_p26 -> transpose(_p26), transpose(_p25)))), _p24)))), reduceSeq(\\(_p8, _p9) -> map(\\_p20 -> transpose(map(\\_p21 -> transpose(split(2, _p21)), _p20)), transpose(split(2, map(\\(r, s) -> map(\\(u, v) -> add(mult(u, 0.5f), v), zip(r, s)), zip(join(map(\\_p13 -> join(_p13), transpose(map(\\_p10 -> split(1, map(\\_p12 -> join(_p12), map(\\_p11 -> transpose(_p11), transpose(_p10)))), _p8)))), _p9))))), map(\\_p22 -> transpose(map(\\_p23 -> transpose(split(2, _p23)), _p22)), transpose(split(2, z))), a))");
+    let e = apply_err(blocks, "reduce-seq-block", "root", &[("rm", 3), ("rn", 2)]);
+    assert_eq!(e.to_string(), "`reduce-seq-block`: side condition violated: 3 does not divide the length 4");
+    let e = apply_err(DOTS, "reduce-seq-block", "0.0.0", &[("rm", 1), ("rn", 1)]);
+    assert_eq!(
+        e.to_string(),
+        "`reduce-seq-block`: side condition violated: the accumulator must be a two-dimensional array, found float"
+    );
+    check_rule_value(
+        "def f(a: [[float]M]N) = map(map(absVal)) o transpose o transpose $ a",
+        "transpose-transpose-id",
+        "1",
+        &[],
+        "map(\\_p2 -> map(absVal, _p2), transpose(transpose(a)))",
+        "map(\\_p2 -> map(absVal, _p2), a)",
+    );
+    fails_with(MAP2, "transpose-transpose-id", "root", &[], "`transpose-transpose-id` does not match here");
+    check_rule_value(
+        "def f(r: [[[float]4]2]1) = join o map(transpose) $ r",
+        "join-map-one-row",
+        "root",
+        &[],
+        "join(map(\\_p2 -> transpose(_p2), r))",
+        "transpose(join(r))",
+    );
+    fails_with(
+        "def f(r: [[[float]4]2]2) = join o map(transpose) $ r",
+        "join-map-one-row",
+        "root",
+        &[],
+        "`join-map-one-row` does not match here",
+    );
+}
+
+/// Bindings and copies (`src/rewrite/bind.rs`): an array bound to a named
+/// `let` and the `let` moved out of a call's argument, a map of a constant
+/// as a copy of generated values, and an n-dimensional copy of a call.
+#[test]
+fn binding_rules() {
+    let two = "def f(x: [float]N) = map(absVal) o map(sq) $ x";
+    check_rule_value(
+        two,
+        "let-bind",
+        "1",
+        &[],
+        "map(absVal, map(sq, x))",
+        "map(absVal, (\\v2 -> v2)(map(sq, x)))",
+    );
+    fails_with(two, "let-bind", "1.1", &[], "`let-bind` does not match here");
+    check_rule_value(
+        "def f(x: [float]N) = map(absVal, let v = map(sq) $ x in map(sq) $ v)",
+        "let-float",
+        "root",
+        &[],
+        "map(absVal, (\\v -> map(sq, v))(map(sq, x)))",
+        "(\\v -> map(absVal, map(sq, v)))(map(sq, x))",
+    );
+    fails_with(two, "let-float", "root", &[], "`let-float` does not match here");
+    let hoist = "def f(x: [float]N, y: [float]M) = map(\\a -> let v = map(sq) $ y in add(a, at(0, v))) $ x";
+    check_rule_value(
+        hoist,
+        "let-hoist",
+        "root",
+        &[],
+        "map(\\a -> (\\v -> add(a, at(0, v)))(map(sq, y)), x)",
+        "(\\v -> map(\\a -> add(a, at(0, v)), x))(map(sq, y))",
+    );
+    fails_with(
+        "def f(x: [float]N) = map(\\a -> let v = mult(a, a) in add(v, v)) $ x",
+        "let-hoist",
+        "root",
+        &[],
+        "`let-hoist` does not match here",
+    );
+    check_rule_value(
+        "def f(x: [float]N) = let v = map(sq) $ x in map(absVal) $ v",
+        "let-inline",
+        "root",
+        &[],
+        "(\\v -> map(absVal, v))(map(sq, x))",
+        "map(absVal, map(sq, x))",
+    );
+    let e = apply_err(
+        "def f(x: [float]N) = let v = map(sq) $ x in map(\\(p, q) -> add(p, q)) $ zip(v, v)",
+        "let-inline",
+        "root",
+        &[],
+    );
+    assert_eq!(
+        e.to_string(),
+        "`let-inline`: side condition violated: `v` is read 2 times and its value is not a variable"
+    );
+    check_rule_value(
+        "def f(x: [float]N) = map(\\v -> 2.0f) $ x",
+        "map-const-generate",
+        "root",
+        &[],
+        "map(\\v -> 2.0f, x)",
+        "map(\\_p3 -> id(_p3), generate(N, \\_p2 -> 2.0f))",
+    );
+    fails_with(MAP, "map-const-generate", "root", &[], "`map-const-generate` does not match here");
+    check_rule_value(
+        "def f(a: [[float]M]N) = map(map(absVal)) o transpose $ a",
+        "map-id-nd-call",
+        "1",
+        &[],
+        "map(\\_p2 -> map(absVal, _p2), transpose(a))",
+        "map(\\_p2 -> map(absVal, _p2), map(\\_p4 -> map(\\_p3 -> id(_p3), _p4), transpose(a)))",
+    );
+    fails_with(MAP, "map-id-nd-call", "root", &[], "`map-id-nd-call` does not match here");
 }

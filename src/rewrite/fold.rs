@@ -13,6 +13,13 @@
 //! - `reduce-seq-split`: a sequential reduction is a sequential reduction
 //!   over chunks, each chunk folded into the running accumulator (the
 //!   chunks of `kc` steps of `tile-mm`).
+//! - `reduce-seq-map-zip`: the reverse of `map-reduce-interchange` for a
+//!   fold: a fold whose step is element-wise over the accumulator row is a
+//!   map of folds, one per column (`reduce-map-zip` is that for `reduce`,
+//!   whose neutral `z` a running row is not): the maps over a tile's
+//!   blocks outside a chunk's fold.
+//! - `reduce-seq-block` (`src/rewrite/relayout.rs`): the accumulator of a
+//!   fold in another layout, `tile-mm`'s register blocks.
 
 use super::algorithmic::{map_parts, rule, B, R};
 use super::rule::{apply_fun, arg, view, Args, Builder, ParamSpec, Rule, RuleError, Site, View};
@@ -20,7 +27,7 @@ use crate::ir::visit::fun_uses;
 use crate::ir::{Expr, FunDecl, FunKind, Lambda, Pattern, ReduceKind, Span};
 use crate::types::Type;
 
-pub static RULES: [Rule; 2] = [
+pub static RULES: [Rule; 4] = [
     rule(
         "map-reduce-interchange",
         "map(\\b -> reduce(h, z) $ e) $ bs   (h without b; any reduce kind)",
@@ -38,10 +45,28 @@ pub static RULES: [Rule; 2] = [
         m_split,
         b_split,
     ),
+    rule(
+        COLUMNS,
+        "reduceSeq(\\(accs, es) -> map(\\(acc, x) -> e) $ zip(accs, es), z) $ xs   (e without accs, es)",
+        "transpose $ map(\\(z0, col) -> reduceSeq(\\(acc, x) -> e, z0) $ col) $ zip(z, transpose $ xs)",
+        &[],
+        m_columns,
+        b_columns,
+    ),
+    rule(
+        BLOCK,
+        "reduceSeq(h, z) $ xs   (z: [[t]N]M, rm | M, rn | N)",
+        "map(U) $ reduceSeq(\\(acc, x) -> V(h(U(acc), x)), V(z)) $ xs   (V: the [M/rm][N/rn][rm][rn] strided blocks of tile-mm, U: its untile)",
+        &[ParamSpec { name: "rm", what: "rows of a block" }, ParamSpec { name: "rn", what: "columns of a block" }],
+        super::relayout::m_block,
+        super::relayout::b_block,
+    ),
 ];
 
 const INTERCHANGE: &str = "map-reduce-interchange";
 const SPLIT: &str = "reduce-seq-split";
+const COLUMNS: &str = "reduce-seq-map-zip";
+const BLOCK: &str = "reduce-seq-block";
 
 /// What `map-reduce-interchange` reads: the map's lambda (one parameter
 /// `b`), the reduction's kind, operator, initial value and input (`z` and
@@ -119,7 +144,7 @@ fn b_map_reduce(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
 }
 
 /// `(kind, h, z, xs, span)` of a sequential reduction.
-fn seq_parts(e: &Expr) -> Option<(ReduceKind, &FunDecl, &Expr, &Expr, Span)> {
+pub(super) fn seq_parts(e: &Expr) -> Option<(ReduceKind, &FunDecl, &Expr, &Expr, Span)> {
     match view(e)? {
         (View::Reduce { kind: kind @ (ReduceKind::Seq | ReduceKind::SeqUnroll), f }, [z, xs], span) => {
             Some((kind, f, z, xs, span))
@@ -158,4 +183,45 @@ fn b_split(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     };
     let step = g.fun(FunKind::Lambda(Lambda { params: vec![acc, c], body: Box::new(one) }), span);
     Ok(g.call_pattern(Pattern::Reduce { kind, f: Box::new(step) }, vec![z.clone(), chunks], span))
+}
+
+/// `(kind, e's lambda, z, xs, span)` of `reduceSeq(\(accs, es) ->
+/// map(\(acc, x) -> e) $ zip(accs, es), z) $ xs` (high-level map, `e`
+/// reading neither `accs` nor `es`).
+fn columns_parts(e: &Expr) -> Option<(ReduceKind, &FunDecl, &Expr, &Expr, Span)> {
+    let (kind, h, z, xs, span) = seq_parts(e)?;
+    let FunKind::Lambda(Lambda { params, body }) = &h.kind else { return None };
+    let [accs, es] = params.as_slice() else { return None };
+    let (crate::ir::MapKind::Map, f, zipped, _) = map_parts(body)? else { return None };
+    let FunKind::Lambda(each) = &f.kind else { return None };
+    let (Pattern::Zip(2), [a, x], _) = super::rule::as_pattern(zipped)? else { return None };
+    let is = |e: &Expr, p: &crate::ir::Param| matches!(e.kind, crate::ir::ExprKind::Param(q) if q == p.id);
+    let own = !fun_uses(f, accs.id) && !fun_uses(f, es.id);
+    (is(a, accs) && is(x, es) && each.params.len() == 2 && own).then_some((kind, f, z, xs, span))
+}
+
+fn m_columns(s: &Site<'_>) -> R {
+    columns_parts(s.expr).map(|_| ()).ok_or_else(|| {
+        s.no_match(COLUMNS, "`reduceSeq(\\(accs, es) -> map(\\(acc, x) -> e) $ zip(accs, es), z) $ xs`, `e` without `accs`, `es`")
+    })
+}
+
+/// Correct because component `j` of the accumulator is folded on its own:
+/// step `k` sets it to `e` of its old value and `xs[k][j]`, reading no
+/// other component, so it is the fold of column `j` of `xs` from `z[j]`
+/// in order. Each column's fold gives a one-element array: the map gives
+/// `[n][1]`, transposed the fold's `[1][n]`.
+fn b_columns(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (kind, f, z, xs, span) = columns_parts(s.expr).ok_or_else(|| s.no_match(COLUMNS, "a fold"))?;
+    let g = &mut b.gen;
+    let cols = g.call_pattern(Pattern::Transpose, vec![xs.clone()], span);
+    let pairs = g.call_pattern(Pattern::Zip(2), vec![z.clone(), cols], span);
+    let (z0, col) = (g.synthetic_param(span), g.synthetic_param(span));
+    let (vz, vc) = (g.var(&z0), g.var(&col));
+    let f = g.refresh_fun(f);
+    let fold = g.call_pattern(Pattern::Reduce { kind, f: Box::new(f) }, vec![vz, vc], span);
+    let per = g.fun(FunKind::Lambda(Lambda { params: vec![z0, col], body: Box::new(fold) }), span);
+    let m =
+        g.call_pattern(Pattern::Map { kind: crate::ir::MapKind::Map, f: Box::new(per) }, vec![pairs], span);
+    Ok(g.call_pattern(Pattern::Transpose, vec![m], span))
 }

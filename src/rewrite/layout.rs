@@ -14,13 +14,20 @@
 //!   rows joined) is the array joined: `map-reduce-interchange` returns
 //!   the transpose of a fold's one-row result, and this gives `tile-mm`'s
 //!   `join` of the fold.
+//! - `transpose-transpose-id`: transposing twice is the identity (with
+//!   `split-join-id` and `join-split-id`, what cancels the register
+//!   blocking of `reduce-seq-block` against its inverse).
+//! - `join-map-one-row`: a map over a one-row array, joined, is the
+//!   function of its row (`reduce-seq-block` maps its inverse layout over
+//!   the fold's one-row result; `tile-mm` applies `untile` to the joined
+//!   result).
 
 use super::algorithmic::{map_parts, rule, B, R};
-use super::rule::{view, Args, Builder, Rule, Site, View};
+use super::rule::{apply_fun, view, Args, Builder, Rule, Site, View};
 use crate::ir::visit::count_uses;
 use crate::ir::{Expr, FunKind, Lambda, MapKind, Param, Pattern, Span};
 
-pub static RULES: [Rule; 3] = [
+pub static RULES: [Rule; 5] = [
     rule(
         "map-swap",
         "map(\\a -> map(\\b -> e) $ bs) $ as   (bs without a)",
@@ -38,11 +45,22 @@ pub static RULES: [Rule; 3] = [
         m_one_row,
         b_one_row,
     ),
+    rule("transpose-transpose-id", "transpose $ transpose $ x", "x", &[], m_tt, b_tt),
+    rule(
+        MAP_ONE_ROW,
+        "join $ map(f) $ r   (r of one row; a high-level map)",
+        "f(join $ r)",
+        &[],
+        m_map_one_row,
+        b_map_one_row,
+    ),
 ];
 
 const NAME: &str = "map-swap";
 const JOIN_JOIN: &str = "join-join";
 const ONE_ROW: &str = "transpose-one-row";
+const TT: &str = "transpose-transpose-id";
+const MAP_ONE_ROW: &str = "join-map-one-row";
 
 /// `(a, b, e, bs, as, span)` of `map(\a -> map(\b -> e) $ bs) $ as`
 /// (high-level maps; `bs` may still use `a`).
@@ -131,4 +149,42 @@ fn m_one_row(s: &Site<'_>) -> R {
 fn b_one_row(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let (r, span) = one_row_parts(s).ok_or_else(|| s.no_match(ONE_ROW, "a transposed row"))?;
     Ok(b.pattern(Pattern::Join, vec![r.clone()], span))
+}
+
+/// `x` of `transpose $ transpose $ x`.
+fn tt_parts(e: &Expr) -> Option<&Expr> {
+    let (View::Transpose, [t], _) = view(e)? else { return None };
+    let (View::Transpose, [x], _) = view(t)? else { return None };
+    Some(x)
+}
+
+fn m_tt(s: &Site<'_>) -> R {
+    tt_parts(s.expr).map(|_| ()).ok_or_else(|| s.no_match(TT, "`transpose $ transpose $ x`"))
+}
+
+/// Element `[i][j]` of `transpose $ transpose $ x` is element `[j][i]` of
+/// `transpose $ x`, which is `x[i][j]`.
+fn b_tt(s: &Site<'_>, _: &Args, _: &mut Builder) -> B {
+    tt_parts(s.expr).cloned().ok_or_else(|| s.no_match(TT, "a transpose of a transpose"))
+}
+
+/// `(f, r, span)` of `join $ map(f) $ r` with `r` of one row.
+fn map_one_row_parts<'a>(s: &Site<'a>) -> Option<(&'a crate::ir::FunDecl, &'a Expr, Span)> {
+    let (View::Join, [m], span) = view(s.expr)? else { return None };
+    let (MapKind::Map, f, r, _) = map_parts(m)? else { return None };
+    (s.len(r)?.as_cst() == Some(1)).then_some((f, r, span))
+}
+
+fn m_map_one_row(s: &Site<'_>) -> R {
+    map_one_row_parts(s)
+        .map(|_| ())
+        .ok_or_else(|| s.no_match(MAP_ONE_ROW, "`join $ map(f) $ r` with `r` of one row"))
+}
+
+/// For `r = [r0]`, `map(f) $ r` is `[f(r0)]`, joined `f(r0)`; `join $ r`
+/// is `r0`.
+fn b_map_one_row(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let (f, r, span) = map_one_row_parts(s).ok_or_else(|| s.no_match(MAP_ONE_ROW, "a joined map"))?;
+    let row = b.pattern(Pattern::Join, vec![r.clone()], span);
+    Ok(apply_fun(&mut b.gen, f, vec![row], span))
 }

@@ -160,18 +160,18 @@ fn lam(
     g.fun(FunKind::Lambda(Lambda { params, body: Box::new(b) }), span)
 }
 
-fn map_with(g: &mut IdGen, f: FunDecl, x: Expr, span: Span) -> Expr {
+pub(super) fn map_with(g: &mut IdGen, f: FunDecl, x: Expr, span: Span) -> Expr {
     g.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(f) }, vec![x], span)
 }
 
 /// `map(p)` for a pattern `p` of one argument.
-fn map_pat(g: &mut IdGen, p: Pattern, x: Expr, span: Span) -> Expr {
+pub(super) fn map_pat(g: &mut IdGen, p: Pattern, x: Expr, span: Span) -> Expr {
     let f = g.lambda1(span, |g, v| g.call_pattern(p, vec![v], span));
     map_with(g, f, x, span)
 }
 
 /// `map(...map(id)...)` of depth `n` over `x`.
-fn copy_nd(g: &mut IdGen, n: usize, x: Expr, span: Span) -> Expr {
+pub(super) fn copy_nd(g: &mut IdGen, n: usize, x: Expr, span: Span) -> Expr {
     let f = g.lambda1(span, |g, v| g.call_pattern(Pattern::Id, vec![v], span));
     map_nd(g, n, f, x, span)
 }
@@ -199,7 +199,7 @@ fn groups(g: &mut IdGen, x: Expr, t: &ArithExpr, kc: &ArithExpr, span: Span) -> 
 
 /// The strips of a chunk tile `[kc][t]` for `i` blocks, block `j` holding
 /// columns `j, j + i, ...`: `transpose o map(\r -> transpose o split(i) $ r)`.
-fn strips(g: &mut IdGen, tile: Expr, i: &ArithExpr, span: Span) -> Expr {
+pub(super) fn strips(g: &mut IdGen, tile: Expr, i: &ArithExpr, span: Span) -> Expr {
     let i = i.clone();
     let f = g.lambda1(span, |g, r| {
         let sp = g.call_pattern(Pattern::Split(i), vec![r], span);
@@ -364,8 +364,15 @@ fn tile(g: &mut IdGen, p: &Parts<'_>, st: &Step, at: Expr, bt: Expr, span: Span)
     // column s * ni + j (vectors: column (s * ni + j) * wy + c). The rows
     // are split by wx even for wx = 1, so that positions inside do not
     // depend on it.
-    let vec = st.splat.is_some();
-    let wx = ArithExpr::Cst(i64::from(st.wx));
+    untile(g, out, st.wx, st.splat.is_some(), span)
+}
+
+/// `untile`: `[mi][ni][rm][rn]` blocks back to the `[mt][nt]` tile, block
+/// `(i, j)` holding rows `i, i + mi, ...` and columns `j, j + ni, ...`
+/// (`asScalar` first for vectors). Also the inverse layout of
+/// `reduce-seq-block` (`wx = 1`).
+pub(super) fn untile(g: &mut IdGen, blocks: Expr, wx: u8, vec: bool, span: Span) -> Expr {
+    let wx = ArithExpr::Cst(i64::from(wx));
     let per_row = g.lambda1(span, |g, blk| {
         let t = g.call_pattern(Pattern::Transpose, vec![blk], span);
         let t = map_pat(g, Pattern::Transpose, t, span);
@@ -373,7 +380,7 @@ fn tile(g: &mut IdGen, p: &Parts<'_>, st: &Step, at: Expr, bt: Expr, span: Span)
         let t = if vec { map_pat(g, Pattern::AsScalar, t, span) } else { t };
         g.call_pattern(Pattern::Split(wx), vec![t], span)
     });
-    let rows = map_with(g, per_row, out, span);
+    let rows = map_with(g, per_row, blocks, span);
     let t = g.call_pattern(Pattern::Transpose, vec![rows], span);
     let t = map_pat(g, Pattern::Join, t, span);
     g.call_pattern(Pattern::Join, vec![t], span)

@@ -11,11 +11,12 @@
 //! pairs, [`engine::apply`] applies one.
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
-//! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `fold` (moving and cutting sequential reductions, the steps of `tile-mm`), `layout` (`map-swap`, `join-join`: layout steps of `tile-mm`), `opencl`, `slide_seq` (the Lift pattern reference's
+//! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `fold` (moving and cutting sequential reductions, the steps of `tile-mm`), `layout` (`map-swap`, `join-join`: layout steps of `tile-mm`), `zips` (pairs of `tile-mm`'s operands), `bind` (`let`s and copies of `tile-mm`), `relayout` (`reduce-seq-block`), `opencl`, `slide_seq` (the Lift pattern reference's
 //! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs), `matmul` (tiling a matrix product)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
+pub mod bind;
 pub mod derivation;
 pub mod engine;
 pub mod fold;
@@ -24,10 +25,12 @@ pub mod layout;
 pub mod macros;
 pub mod matmul;
 pub mod opencl;
+pub mod relayout;
 mod rule;
 pub mod slide_seq;
 pub mod tiling;
 pub mod vectorize;
+pub mod zips;
 
 pub use derivation::{
     derive_file, extract, parse_derivation, replay, Derivation, DerivationError, DeriveFileError,
@@ -43,6 +46,8 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .chain(interchange::RULES.iter())
         .chain(fold::RULES.iter())
         .chain(layout::RULES.iter())
+        .chain(zips::RULES.iter())
+        .chain(bind::RULES.iter())
         .chain(opencl::RULES.iter())
         .chain(slide_seq::RULES.iter())
         .chain(macros::RULES.iter())
