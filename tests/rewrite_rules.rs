@@ -1276,15 +1276,15 @@ const MM_STEPS_BLOCKS: &str = "map-id-elim @ 1.0.0.0.1.1.0.0.0.1.1.1.1.1.1.1.1.1
 /// `tile-mm`'s register blocks of 2 x 2 (`reduce-seq-block`,
 /// `join-map-one-row` for `untile` of the joined loop, `let-float` (six)
 /// for the `let`s around the blocking `V` of a step, `map-id-nd-call` for
-/// the copy `map_4(id)`). The result is `tile-mm`'s right-hand side (`mt =
-/// nt = 4`, `kc = 2`, `rm = rn = 2`, `wx = wy = 1`, compared with
-/// `ir::equiv`) outside the chunk loop's step and start, and the function
-/// of its fold over a chunk's steps is `tile-mm`'s; what differs is the
-/// rest of step 6: the
-/// step is `V` of the fold of the whole tile from `U` of the blocks (where
-/// `tile-mm` maps over the blocks, each folding its strips of the chunk
-/// tiles) and the start is `V` of the generated tile (where `tile-mm`
-/// generates the blocks). Every step from the fold on gives the fold's
+/// the copy `map_4(id)`): after these sixty-six steps the result is
+/// `tile-mm`'s right-hand side (`mt = nt = 4`, `kc = 2`, `rm = rn = 2`,
+/// `wx = wy = 1`, compared with `ir::equiv`) outside the chunk loop's step
+/// and start, the step `V` of the fold of the whole tile from `U` of the
+/// blocks and the start `V` of the generated tile. Then the rest of step
+/// 6 ([`MM_STEPS_BLOCKS`], twenty-four steps) generates the start in
+/// blocks and makes the step a map over the blocks, each folding its
+/// strips: the result of all ninety steps is `tile-mm`'s right-hand side
+/// (equal canonical defs). Every step from the fold on gives the fold's
 /// value bit for bit.
 #[test]
 fn tile_mm_small_steps_further() {
