@@ -18,16 +18,20 @@
 //!   map of folds, one per column (`reduce-map-zip` is that for `reduce`,
 //!   whose neutral `z` a running row is not): the maps over a tile's
 //!   blocks outside a chunk's fold.
+//! - `reduce-seq-map-zip-get`: the same when the operand zipped with the
+//!   accumulator is computed from one component of the fold's zipped
+//!   input (`tile-mm`'s strips of a chunk's column of `X`, or of `Y`): one
+//!   fold per block over the zip of its strips and the other component.
 //! - `reduce-seq-block` (`src/rewrite/relayout.rs`): the accumulator of a
 //!   fold in another layout, `tile-mm`'s register blocks.
 
 use super::algorithmic::{map_parts, rule, B, R};
 use super::rule::{apply_fun, arg, view, Args, Builder, ParamSpec, Rule, RuleError, Site, View};
 use crate::ir::visit::fun_uses;
-use crate::ir::{Expr, FunDecl, FunKind, Lambda, Pattern, ReduceKind, Span};
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Lambda, Pattern, ReduceKind, Span};
 use crate::types::Type;
 
-pub static RULES: [Rule; 4] = [
+pub static RULES: [Rule; 5] = [
     rule(
         "map-reduce-interchange",
         "map(\\b -> reduce(h, z) $ e) $ bs   (h without b; any reduce kind)",
@@ -61,12 +65,23 @@ pub static RULES: [Rule; 4] = [
         super::relayout::m_block,
         super::relayout::b_block,
     ),
+    rule(
+        GET_COLUMNS,
+        "join $ reduceSeq(\\(c, k) -> map(\\(ci, xi) -> e) $ zip(c, X), z) $ zip(A0, A1)   \
+         (X reads k only as get(i, k), e only as get(1-i, k); neither reads c)",
+        "map(\\(zi, col) -> J(reduceSeq(\\(ci, k) -> e[xi := get(i, k)], zi) $ zip(A0, A1)[Ai := col])) \
+         $ zip(z, transpose $ map(\\a -> X[get(i, k) := a]) $ Ai)   (J: join for array rows, at(0) else)",
+        &[],
+        m_get_columns,
+        b_get_columns,
+    ),
 ];
 
 const INTERCHANGE: &str = "map-reduce-interchange";
 const SPLIT: &str = "reduce-seq-split";
 const COLUMNS: &str = "reduce-seq-map-zip";
 const BLOCK: &str = "reduce-seq-block";
+const GET_COLUMNS: &str = "reduce-seq-map-zip-get";
 
 /// What `map-reduce-interchange` reads: the map's lambda (one parameter
 /// `b`), the reduction's kind, operator, initial value and input (`z` and
@@ -224,4 +239,122 @@ fn b_columns(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
     let m =
         g.call_pattern(Pattern::Map { kind: crate::ir::MapKind::Map, f: Box::new(per) }, vec![pairs], span);
     Ok(g.call_pattern(Pattern::Transpose, vec![m], span))
+}
+
+/// The paths in `e` of the calls `get(i, k)`, and whether `k` occurs
+/// nowhere else in `e`.
+fn get_paths(e: &Expr, k: crate::ir::ParamId, i: usize) -> (Vec<crate::ir::Path>, bool) {
+    let paths: Vec<_> = crate::ir::visit::expr_positions(e)
+        .into_iter()
+        .filter(|(_, x)| match super::rule::as_pattern(x) {
+            Some((Pattern::Get(j), [a], _)) => *j == i && matches!(a.kind, ExprKind::Param(q) if q == k),
+            Some(_) | None => false,
+        })
+        .map(|(p, _)| p)
+        .collect();
+    let only = paths.len() == crate::ir::visit::count_uses(e, k);
+    (paths, only)
+}
+
+/// What `reduce-seq-map-zip-get` reads.
+struct GetColumns<'a> {
+    kind: ReduceKind,
+    k: &'a crate::ir::Param,
+    ci: &'a crate::ir::Param,
+    xi: &'a crate::ir::Param,
+    e: &'a Expr,
+    x: &'a Expr,
+    z: &'a Expr,
+    inputs: [&'a Expr; 2],
+    /// The component of the input `X` reads.
+    i: usize,
+    span: Span,
+}
+
+fn get_columns_parts(x: &Expr) -> Option<GetColumns<'_>> {
+    use crate::ir::visit::count_uses;
+    let (View::Join, [r], span) = view(x)? else { return None };
+    let (kind, h, z, xs, _) = seq_parts(r)?;
+    let (Pattern::Zip(2), [a0, a1], _) = super::rule::as_pattern(xs)? else { return None };
+    let FunKind::Lambda(Lambda { params, body }) = &h.kind else { return None };
+    let [c, k] = params.as_slice() else { return None };
+    let (crate::ir::MapKind::Map, f, zipped, _) = map_parts(body)? else { return None };
+    let (Pattern::Zip(2), [cv, xe], _) = super::rule::as_pattern(zipped)? else { return None };
+    if !matches!(cv.kind, ExprKind::Param(q) if q == c.id) {
+        return None;
+    }
+    let FunKind::Lambda(Lambda { params: fp, body: e }) = &f.kind else { return None };
+    let [ci, xi] = fp.as_slice() else { return None };
+    let i = (0..2).find(|&i| {
+        let (px, ox) = get_paths(xe, k.id, i);
+        let (_, oe) = get_paths(e, k.id, 1 - i);
+        !px.is_empty() && ox && oe
+    })?;
+    if count_uses(xe, c.id) != 0 || count_uses(e, c.id) != 0 {
+        return None;
+    }
+    Some(GetColumns { kind, k, ci, xi, e, x: xe, z, inputs: [a0, a1], i, span })
+}
+
+fn m_get_columns(s: &Site<'_>) -> R {
+    get_columns_parts(s.expr).map(|_| ()).ok_or_else(|| {
+        s.no_match(
+            GET_COLUMNS,
+            "`join $ reduceSeq(\\(c, k) -> map(\\(ci, xi) -> e) $ zip(c, X), z) $ zip(A0, A1)`, X reading k only as get(i, k), e only as get(1-i, k)",
+        )
+    })
+}
+
+/// Each step maps over the rows of the accumulator, row `r` updated from
+/// itself, `X(k)[r]` and the other component of `k` alone: so row `r` is
+/// folded by itself, from `z[r]`, over the pairs of `X(k)[r]` (column `r`
+/// of `transpose $ map(X) $ Ai`, as `X` reads only `Ai[k]`) and the other
+/// component, in the same order. `join` of the one-row result is row by
+/// row the one-row results joined. (An empty input leaves `z` on both
+/// sides.)
+fn b_get_columns(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    let p = get_columns_parts(s.expr).ok_or_else(|| s.no_match(GET_COLUMNS, "a joined fold"))?;
+    let array_rows =
+        matches!(s.ty(p.z), Some(Type::Array(row, _)) if matches!(row.as_ref(), Type::Array(..)));
+    let span = p.span;
+    let g = &mut b.gen;
+    // `\\a -> X[get(i, k) := a]`.
+    let a = g.synthetic_param(span);
+    let (paths, _) = get_paths(p.x, p.k.id, p.i);
+    let mut xa = p.x.clone();
+    for path in &paths {
+        let av = g.var(&a);
+        xa = crate::ir::visit::replace_at(&xa, path, av).unwrap_or_else(|_| unreachable!("a path of X"));
+    }
+    let per_a = g.fun(FunKind::Lambda(Lambda { params: vec![a], body: Box::new(xa) }), span);
+    let per_a = g.refresh_fun(&per_a);
+    let ai = g.refresh_expr(p.inputs[p.i]);
+    let m =
+        g.call_pattern(Pattern::Map { kind: crate::ir::MapKind::Map, f: Box::new(per_a) }, vec![ai], span);
+    let cols = g.call_pattern(Pattern::Transpose, vec![m], span);
+    // `\\(ci, k) -> e[xi := get(i, k)]`.
+    let kv = g.var(p.k);
+    let gx = g.call_pattern(Pattern::Get(p.i), vec![kv], span);
+    let by = [(p.xi.id, gx)].into_iter().collect();
+    let e = crate::ir::visit::substitute(p.e, &by, g);
+    let step =
+        g.fun(FunKind::Lambda(Lambda { params: vec![p.ci.clone(), p.k.clone()], body: Box::new(e) }), span);
+    let step = g.refresh_fun(&step);
+    let (zi, col) = (g.synthetic_param(span), g.synthetic_param(span));
+    let other = g.refresh_expr(p.inputs[1 - p.i]);
+    let colv = g.var(&col);
+    let pair = if p.i == 0 { vec![colv, other] } else { vec![other, colv] };
+    let input = g.call_pattern(Pattern::Zip(2), pair, span);
+    let ziv = g.var(&zi);
+    let red = g.call_pattern(Pattern::Reduce { kind: p.kind, f: Box::new(step) }, vec![ziv, input], span);
+    // `join` of a row's one-row result, `at(0)` for scalar rows.
+    let body = if array_rows {
+        g.call_pattern(Pattern::Join, vec![red], span)
+    } else {
+        g.call_pattern(Pattern::At(crate::arith::ArithExpr::Cst(0)), vec![red], span)
+    };
+    let per_row = g.fun(FunKind::Lambda(Lambda { params: vec![zi, col], body: Box::new(body) }), span);
+    let z = g.refresh_expr(p.z);
+    let zz = g.call_pattern(Pattern::Zip(2), vec![z, cols], span);
+    Ok(g.call_pattern(Pattern::Map { kind: crate::ir::MapKind::Map, f: Box::new(per_row) }, vec![zz], span))
 }

@@ -3,6 +3,10 @@
 //! * `overlapped-tiling` (CGO 2018, Section 4.1) is `slide-tile`, then
 //!   `map-join`, then `map-fusion`; the test suite checks it gives the
 //!   same program as those three steps.
+//! * `tile-mm` (`src/rewrite/matmul.rs`) is, for scalar operands, a
+//!   sequence of ninety small steps; the test suite checks it gives the
+//!   same program on an 8 x 8 x 8 product (`docs/REWRITE.md`, "tile-mm as
+//!   small steps").
 //! * `overlapped-tiling-2d` is the two-dimensional rule of CGO 2018 on
 //!   `map_2(f) o slide_2(size, step)`, where
 //!   `slide_2(s, t) = map(transpose) o slide(s, t) o map(slide(s, t))`.

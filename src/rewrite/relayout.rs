@@ -21,7 +21,7 @@ const BLOCK: &str = "reduce-seq-block";
 /// `V(t)`: `map(\rs -> strips(ni, rs)) $ transpose $ split(mi, t)`, where
 /// `transpose $ split(mi, t)` groups the rows `i, i + mi, ...` and
 /// `strips(ni, row group)` the columns `j, j + ni, ...` of each.
-fn blocks(g: &mut IdGen, t: Expr, mi: &ArithExpr, ni: &ArithExpr, span: Span) -> Expr {
+pub(super) fn blocks(g: &mut IdGen, t: Expr, mi: &ArithExpr, ni: &ArithExpr, span: Span) -> Expr {
     let sp = g.call_pattern(Pattern::Split(mi.clone()), vec![t], span);
     let rows = g.call_pattern(Pattern::Transpose, vec![sp], span);
     let ni = ni.clone();
