@@ -1101,29 +1101,42 @@ fn tile_mm_small_steps_so_far() {
     let p = rewrite::prepare(&parse(MM_8), "mm").unwrap();
     let d = rewrite::parse_derivation(&steps).unwrap();
     let all = rewrite::replay(&p, "mm", &d).unwrap();
-    let (fold, done) = (&all[2].program, &all[all.len() - 1].program);
+    let done = &all[all.len() - 1].program;
     assert_eq!(
         body(done, "mm"),
         "join(map(\\_p17 -> map(\\_p26 -> join(_p26), transpose(map(\\_p27 -> join(reduceSeq(\\(_p54, _p55) -> join(reduceSeq(\\(_p56, _p57) -> map(\\(_p58, _p59) -> map(\\(_p60, _p61) -> add(mult(_p60, 0.5f), mult(get(0, _p61), get(1, _p61))), zip(_p58, _p59)), zip(_p56, _p57)), _p54, _p55)), map(\\aRow -> map(\\bCol -> 1.0f, _p27), _p17), split(2, transpose(map(\\aRow -> transpose(map(\\bCol -> zip(aRow, bCol), _p27)), _p17))))), split(4, b)))), split(4, a)))"
     );
+    let tile_mm = tile_mm_4422(&p);
+    // The high-level `reduce` may add pairwise (the interpreter does):
+    // the order is fixed from the fused fold on.
+    let (want, first) = same_value_from_the_fold(&p, &all, &tile_mm);
+    assert_ne!(first, want, "the operator is not associative");
+}
+
+/// `tile-mm` on `p`'s `mm` with 4 x 4 tiles, chunks of 2, 2 x 2 blocks.
+fn tile_mm_4422(p: &Program) -> Program {
     let tiled =
         ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();
     let r = rewrite::find_rule("tile-mm").unwrap();
-    let tile_mm = rewrite::apply(&p, "mm", r, &Path::root(), &args(&tiled)).unwrap().program;
+    rewrite::apply(p, "mm", r, &Path::root(), &args(&tiled)).unwrap().program
+}
+
+/// Checks that every step from the fold on (step 3, `all[2]`) and
+/// `tile_mm` give the fold's value on random 8 x 8 inputs, bit for bit;
+/// returns that value and the value of `p` itself.
+fn same_value_from_the_fold(p: &Program, all: &[rewrite::Replayed], tile_mm: &Program) -> (Value, Value) {
     let sizes = BTreeMap::new();
     let mut seed = 7;
     let grid =
         Type::Array(Box::new(Type::Array(Box::new(Type::FLOAT), ArithExpr::Cst(8))), ArithExpr::Cst(8));
     let inputs: BTreeMap<_, _> =
         ["a", "b"].map(|n| (n.to_string(), random_value(&grid, &sizes, &mut seed))).into();
-    // The high-level `reduce` may add pairwise (the interpreter does):
-    // the order is fixed from the fused fold on.
-    let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
-    assert_ne!(eval_def(&p, "mm", &inputs, &sizes).unwrap(), want, "the operator is not associative");
+    let want = eval_def(&all[2].program, "mm", &inputs, &sizes).unwrap();
     for (i, step) in all.iter().enumerate().skip(2) {
         assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
     }
-    assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+    assert_eq!(eval_def(tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+    (want, eval_def(p, "mm", &inputs, &sizes).unwrap())
 }
 
 /// The canonical text of `mm` (up to ids and parameter names).
@@ -1296,15 +1309,12 @@ fn tile_mm_small_steps_further() {
     // After step 66 (the end of `MM_STEPS_FURTHER`): the chunk loop's
     // accumulator blocked, its step `V` of the fold over the whole tile
     // and its start `V` of the generated tile.
-    let (fold, mid, done) = (&all[2].program, &all[65].program, &all[all.len() - 1].program);
+    let (mid, done) = (&all[65].program, &all[all.len() - 1].program);
     assert_eq!(
         body(mid, "mm"),
         "join(map(\\_p155 -> map(\\_p26 -> join(_p26), transpose(map(\\_p139 -> join(map(\\_p188 -> join(_p188), transpose(map(\\_p189 -> split(1, map(\\_p190 -> join(_p190), map(\\_p191 -> transpose(_p191), transpose(_p189)))), map(\\_p195 -> map(\\_p194 -> map(\\_p193 -> map(\\_p192 -> id(_p192), _p193), _p194), _p195), join(reduceSeq(\\(_p160, _p161) -> (\\v156 -> (\\v157 -> map(\\_p178 -> transpose(map(\\_p179 -> transpose(split(2, _p179)), _p178)), transpose(split(2, join(reduceSeq(\\(_p170, _p171) -> (\\v159 -> map(\\(_p173, _p174) -> map(\\(_p175, _p176) -> add(mult(_p175, 0.5f), mult(_p174, _p176)), zip(_p173, get(1, _p171))), zip(_p170, v159)))(map(\\_p177 -> id(_p177), get(0, _p171))), join(map(\\_p165 -> join(_p165), transpose(map(\\_p162 -> split(1, map(\\_p164 -> join(_p164), map(\\_p163 -> transpose(_p163), transpose(_p162)))), _p160)))), zip(v156, v157)))))))(get(1, _p161)))(get(0, _p161)), map(\\_p180 -> transpose(map(\\_p181 -> transpose(split(2, _p181)), _p180)), transpose(split(2, map(\\_p149 -> id(_p149), generate(4, \\_p150 -> map(\\_p151 -> id(_p151), generate(4, \\_p152 -> 1.0f))))))), zip(_p155, _p139)))))))), map(\\_p27 -> split(2, transpose(_p27)), split(4, b))))), map(\\_p17 -> split(2, transpose(_p17)), split(4, a))))"
     );
-    let tiled =
-        ["mt", "nt", "kc", "rm", "rn", "wx", "wy"].into_iter().zip([4, 4, 2, 2, 2, 1, 1]).collect::<Vec<_>>();
-    let r = rewrite::find_rule("tile-mm").unwrap();
-    let tile_mm = rewrite::apply(&p, "mm", r, &Path::root(), &args(&tiled)).unwrap().program;
+    let tile_mm = tile_mm_4422(&p);
     // Then all but the chunk loop's step and start were `tile-mm`'s, and
     // so was the function of the fold over a chunk's steps.
     assert_eq!(without_first_fold(mid, "mm"), without_first_fold(&tile_mm, "mm"));
@@ -1312,17 +1322,7 @@ fn tile_mm_small_steps_further() {
     assert_ne!(canon_mm(mid), canon_mm(&tile_mm));
     // After all ninety steps: `tile-mm`'s right-hand side.
     assert_eq!(canon_mm(done), canon_mm(&tile_mm));
-    let sizes = BTreeMap::new();
-    let mut seed = 7;
-    let grid =
-        Type::Array(Box::new(Type::Array(Box::new(Type::FLOAT), ArithExpr::Cst(8))), ArithExpr::Cst(8));
-    let inputs: BTreeMap<_, _> =
-        ["a", "b"].map(|n| (n.to_string(), random_value(&grid, &sizes, &mut seed))).into();
-    let want = eval_def(fold, "mm", &inputs, &sizes).unwrap();
-    for (i, step) in all.iter().enumerate().skip(2) {
-        assert_eq!(eval_def(&step.program, "mm", &inputs, &sizes).unwrap(), want, "after step {}", i + 1);
-    }
-    assert_eq!(eval_def(&tile_mm, "mm", &inputs, &sizes).unwrap(), want);
+    same_value_from_the_fold(&p, &all, &tile_mm);
 }
 
 /// Checks `rule` as [`check_rule`] does, and that the interpreter gives the
