@@ -1036,11 +1036,7 @@ proptest! {
             let def = p.defs.last().unwrap().name.clone();
             let p = rewrite::prepare(&p, &def).unwrap();
             let d = p.def(&def).unwrap();
-            let inputs: BTreeMap<_, _> = d
-                .params
-                .iter()
-                .map(|q| (q.name.clone(), random_value(q.ty.as_ref().unwrap(), &sizes, &mut seed)))
-                .collect();
+            let inputs = random_inputs(d, &sizes, &mut seed);
             let want = eval_def(&p, &def, &inputs, &sizes).unwrap();
             for (first, once) in fold_steps(&p, &def) {
                 let got = eval_def(&once, &def, &inputs, &sizes).unwrap();
@@ -1334,13 +1330,18 @@ fn check_rule_value(src: &str, rule: &str, path: &str, a: &[(&str, i64)], before
     let sizes: BTreeMap<String, i64> = [("N".to_string(), 8), ("M".to_string(), 4)].into();
     let mut seed = 11;
     let d = p.def(&def).unwrap();
-    let inputs: BTreeMap<_, _> = d
-        .params
-        .iter()
-        .map(|q| (q.name.clone(), random_value(q.ty.as_ref().unwrap(), &sizes, &mut seed)))
-        .collect();
+    let inputs = random_inputs(d, &sizes, &mut seed);
     let want = eval_def(&p, &def, &inputs, &sizes).unwrap();
     assert_eq!(eval_def(&out, &def, &inputs, &sizes).unwrap(), want, "{rule} on {src}");
+}
+
+/// A random value for each parameter of `d` at `sizes`.
+fn random_inputs(
+    d: &lift::ir::Def,
+    sizes: &BTreeMap<String, i64>,
+    seed: &mut u64,
+) -> BTreeMap<String, Value> {
+    d.params.iter().map(|q| (q.name.clone(), random_value(q.ty.as_ref().unwrap(), sizes, seed))).collect()
 }
 
 /// The first words of the error `rule` gives at `path`.
