@@ -122,7 +122,32 @@ PROGRAMS = {
         "conv2d(pad(a, replicate), 1x3)",
     ),
     "sqdist": (lambda s: [r(s["N"]), r(s["N"])], lambda x, y: ((x - y) ** 2).sum(), "((x - y) ** 2).sum()"),
+    # The holdout suite's third batch.
+    "softplus": (lambda s: [r(s["N"])], F.softplus, "softplus(x)"),
+    "rowdot": (lambda s: [r(s["M"], s["N"]), r(s["M"], s["N"])], lambda a, b: (a * b).sum(dim=1), "(a * b).sum(dim=1)"),
+    "colmean": (lambda s: [1.0 / s["M"], r(s["M"], s["N"])], lambda inv, a: a.mean(dim=0), "a.mean(dim=0)"),
+    "pool2": (lambda s: [r(s["N"])], lambda x: F.max_pool1d(x[None, None], 2)[0, 0], "max_pool1d(x, 2)"),
+    "smooth2d": (
+        lambda s: [r(s["H"], s["W"]), smooth_weights()],
+        lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="replicate"), w)[0, 0],
+        "conv2d(pad(a, replicate), 5-point)",
+    ),
+    "rownormalize": (
+        lambda s: [r(s["M"], s["N"])],
+        lambda a: a / torch.linalg.vector_norm(a, dim=1, keepdim=True),
+        "a / vector_norm(a, dim=1, keepdim=True)",
+    ),
+    "mm_scaled": (lambda s: [r(s["M"], s["K"]), r(s["K"], s["N"])], lambda a, b: 0.5 * (a @ b), "0.5 * (a @ b)"),
 }
+
+
+def smooth_weights():
+    """Half the centre and an eighth of each of its four neighbours."""
+    w = torch.zeros(1, 1, 3, 3, device=DEV)
+    w[0, 0, 1, 1] = 0.5
+    for y, x in [(0, 1), (1, 0), (1, 2), (2, 1)]:
+        w[0, 0, y, x] = 0.125
+    return w
 
 
 def grad_weights():
