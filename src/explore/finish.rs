@@ -36,8 +36,8 @@ const TREE_LANES: u32 = 256;
 pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let base = crate::rewrite::prepare(program, def).ok()?;
     let d = base.def(def)?;
-    if let Some(red) = super::partials::reduction_under_map(&d.body) {
-        return derive_rows(program, &base, def, red);
+    if let Some((red, post)) = super::partials::reduction_under_map(&d.body) {
+        return derive_rows(program, &base, def, red, post);
     }
     let (red, at) = super::reduction::reduction_at(&d.body)?;
     let (f, z, acc) = parts_of(&base, def, red)?;
@@ -98,15 +98,41 @@ fn parts_of(base: &Program, def: &str, red: &crate::ir::Expr) -> Option<(String,
 
 /// The second stage of a map of reductions split into chunks
 /// (`partials`): one work-item per reduction adds up its row of partial
-/// results, `<def>_then_rows(p: [[acc]P]Q)`.
-fn derive_rows(program: &Program, base: &Program, def: &str, red: &crate::ir::Expr) -> Option<Derived> {
+/// results, `<def>_then_rows(p: [[acc]P]Q)`, then applies the map `post`
+/// that followed each reduction, if any. The stage also takes the def's
+/// scalar parameters that `post` reads (a column's mean scales its sum by
+/// a given `inv`), by their names, which the search binds to the def's
+/// own inputs (`measure::Finisher`).
+fn derive_rows(
+    program: &Program,
+    base: &Program,
+    def: &str,
+    red: &crate::ir::Expr,
+    post: Option<&crate::ir::FunDecl>,
+) -> Option<Derived> {
     let (f, z, acc) = parts_of(base, def, red)?;
+    let d = base.def(def)?;
+    let (last, scalars) = match post {
+        None => ("id".to_string(), String::new()),
+        Some(h) => {
+            let mut scalars = String::new();
+            for q in d.params.iter().filter(|q| crate::ir::visit::fun_uses(h, q.id)) {
+                let ty = q.ty.as_ref()?;
+                // Only scalars travel to the stage, and `p` is its own.
+                if !matches!(ty, Type::Scalar(_)) || q.name == "p" {
+                    return None;
+                }
+                scalars.push_str(&format!(", {}: {ty}", q.name));
+            }
+            (crate::parse::print_fun_in(base, d, h), scalars)
+        }
+    };
     let rows = fresh_name(program, &format!("{def}_then_rows"));
     let mut text = crate::parse::print_program(program);
     text.push_str(&format!(
         "// The second stage derived by `lift explore` from `{def}`'s reductions.\n\
-         def {rows}(p: [[{acc}]P]Q) =\n  \
-         join o mapGlb(0, \\r -> toGlobal(mapSeq(id)) o reduceSeq({f}, {z}) $ r) $ p\n"
+         def {rows}(p: [[{acc}]P]Q{scalars}) =\n  \
+         join o mapGlb(0, \\r -> toGlobal(mapSeq({last})) o reduceSeq({f}, {z}) $ r) $ p\n"
     ));
     let file = SourceFile::new(format!("<second stage of {def}>"), text);
     let program = crate::parse::parse_program(&file).ok()?;
@@ -163,6 +189,14 @@ mod tests {
         assert_eq!(rows.defs, ["b_then_rows"]);
         let k = crate::compile::compile(&rows.program, "b_then_rows", &Default::default()).unwrap();
         assert!(k.source.contains("add("), "{}", k.source);
+        // A map after each reduction that reads a scalar of the def: the
+        // stage applies it and takes that scalar by name.
+        let p2 = parse(&format!(
+            "{FUNS}def g(k: float, x: [[float]N]M) = map(\\r -> map(\\s -> add(s, k)) o reduce(add, 0.0f) $ r) $ x\n"
+        ));
+        let rows = derive(&p2, "g").expect("rows with a map after them");
+        let k = crate::compile::compile(&rows.program, "g_then_rows", &Default::default()).unwrap();
+        assert!(k.source.contains("float k"), "{}", k.source);
         // `c`'s lambda is closed: it mentions only its own parameters.
         assert!(derive(&p, "c").is_some());
         let p =

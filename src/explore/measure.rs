@@ -233,7 +233,8 @@ pub struct Finisher {
     pub def: String,
     pub kernel: Kernel,
     pub program: RuntimeProgram,
-    /// Its one input reads the candidate's output.
+    /// Its one array reads the candidate's output, its scalars the def's
+    /// inputs of the same names.
     args: BTreeMap<String, String>,
 }
 
@@ -310,11 +311,15 @@ impl Finisher {
             return Err(FinisherError::LengthsNotSizes { def: def.to_string() });
         }
         let program = rt.build(&format!("--then {def}"), &kernel.source, "")?;
+        // Its array reads the candidate's output; a scalar (a derived
+        // stage's map may read one of the def's) the def's input of the
+        // same name.
         let args = kernel
             .params
             .iter()
             .filter_map(|p| match p {
                 KernelParam::Input { name, .. } => Some((name.clone(), OUT.to_string())),
+                KernelParam::Scalar { name, .. } => Some((name.clone(), name.clone())),
                 _ => None,
             })
             .collect();

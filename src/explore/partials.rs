@@ -26,28 +26,44 @@
 use super::reduction::{build, chunk_steps, stride_steps, Part, RStep, ROOT};
 use super::space::{pow2, slot, Arg, Shape};
 use crate::arith::ArithExpr;
-use crate::ir::{Expr, ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
 use crate::types::Sizes;
 
 /// Where the reduction sits: the body of the root map's lambda.
 const UNDER_LAMBDA: &[u16] = &[0, 0, 0];
 
 /// The reduction of `map(\x -> reduce(f, z) $ e) $ xs` (a high-level map
-/// of one parameter whose body is the reduction), if the body is that.
-pub(super) fn reduction_under_map(body: &Expr) -> Option<&Expr> {
+/// of one parameter whose body is the reduction), if the body is that;
+/// or of `map(\x -> map(h) $ reduce(f, z) $ e) $ xs`, with `h` (a map
+/// over each reduction's one result that does not use `x`: the second
+/// stage applies it after its reduction, as `finish` does for a full
+/// reduction's `map(h)`).
+pub(super) fn reduction_under_map(body: &Expr) -> Option<(&Expr, Option<&FunDecl>)> {
     let ExprKind::Call(m, args) = &body.kind else { return None };
     let FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) = &m.kind else { return None };
     let ([_], FunKind::Lambda(l)) = (args.as_slice(), &f.kind) else { return None };
-    let [_] = l.params.as_slice() else { return None };
-    let ExprKind::Call(r, _) = &l.body.kind else { return None };
-    matches!(r.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })).then_some(&l.body)
+    let [x] = l.params.as_slice() else { return None };
+    if is_reduce(&l.body) {
+        return Some((&l.body, None));
+    }
+    let ExprKind::Call(post, inner) = &l.body.kind else { return None };
+    let FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f: h }) = &post.kind else { return None };
+    match inner.as_slice() {
+        [r] if is_reduce(r) && !crate::ir::visit::fun_uses(h, x.id) => Some((r, Some(h))),
+        _ => None,
+    }
+}
+
+/// Whether `e` is a call of the high-level `reduce`.
+fn is_reduce(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(r, _) if matches!(r.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })))
 }
 
 /// The length each reduction reduces, and whether its array is a map
 /// already (else the shapes start with `map-id`, as `reduction`'s do).
 fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
     let d = base.def(def)?;
-    super::reduction::reduced_array(base, d, reduction_under_map(&d.body)?)
+    super::reduction::reduced_array(base, d, reduction_under_map(&d.body)?.0)
 }
 
 /// The partial-result shapes for `def` (none unless its body is a map of
@@ -55,6 +71,11 @@ fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
 pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((len, mapped)) = reduced(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
+    // A map after each reduction is split off and left out first (the
+    // second stage applies it): the rest is the plain map of reductions.
+    let post = base.def(def).and_then(|d| reduction_under_map(&d.body)).is_some_and(|(_, h)| h.is_some());
+    let first: Vec<RStep> =
+        if post { vec![("map-fission", "root", vec![]), ("extract", "1", vec![])] } else { Vec::new() };
     let split: Vec<RStep> = vec![("map-fission", "root", vec![]), ("extract", "1", vec![])];
     let mut out = Vec::new();
     for strided in [false, true] {
@@ -70,7 +91,7 @@ pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         // the map's reductions stay, split off by `map-fission`.
         chunks.pop();
         under.extend(chunks);
-        let parts: Vec<Part> = vec![(under, UNDER_LAMBDA), (split.clone(), ROOT)];
+        let parts: Vec<Part> = vec![(first.clone(), ROOT), (under, UNDER_LAMBDA), (split.clone(), ROOT)];
         let Some(c) = slot("c", pow2(4, 4096, n), 64) else { continue };
         let Some(shape) = build(parts, vec![c], ROOT) else { continue };
         if shape.instantiate(base, def, &shape.defaults()).is_ok() {
@@ -101,6 +122,9 @@ mod tests {
             ("def c(a: [[float]N]M) = map(\\c -> reduce(add, 0.0f) $ c) o transpose $ a", "[[float](M / 64)]N"),
             ("def c(a: [[float]N]M, x: [float]M) = map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(c, x)) o transpose $ a", "[[float](M / 64)]N"),
             ("def c(a: [[float]N]M) = map(\\r -> reduce(add, 0.0f) $ r) $ a", "[[float](N / 16)]M"),
+            // A map after each reduction (a column's mean): left to the
+            // second stage.
+            ("def c(k: float, a: [[float]N]M) = map(\\c -> map(\\s -> mul(s, k)) o reduce(add, 0.0f) $ c) o transpose $ a", "[[float](M / 64)]N"),
         ] {
             let b = base(&format!("{ADD}{src}"), "c");
             let shapes = partial_shapes(&b, "c", &sizes);

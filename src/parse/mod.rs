@@ -22,7 +22,7 @@ pub use crate::types::type_from_c_name;
 pub use cbody::c_type_name;
 pub use error::ParseError;
 pub use load::{load_program, LoadError};
-pub use pretty::{print_expr, print_expr_in, print_fun, print_program};
+pub use pretty::{print_expr, print_expr_in, print_fun, print_fun_in, print_program};
 
 use crate::ir::c::check::{NameCheck, ReturnCheck};
 use crate::ir::c::Stmt;

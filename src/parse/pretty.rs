@@ -50,6 +50,16 @@ pub fn print_expr_in(prog: &Program, def: &crate::ir::Def, e: &Expr) -> String {
     out
 }
 
+/// [`print_fun`] for a function inside `def`, whose parameters it may
+/// name (a map after a reduction that reads a scalar of the def).
+pub fn print_fun_in(prog: &Program, def: &crate::ir::Def, f: &FunDecl) -> String {
+    let mut names: HashMap<_, _> = def.params.iter().map(|p| (p.id, p.name.clone())).collect();
+    collect_names_fun(f, &mut names);
+    let mut out = String::new();
+    Printer { prog, names: &names }.fun(f, &mut out);
+    out
+}
+
 /// One function declaration (a lambda, a pattern with its parameters, or a
 /// user function's name).
 pub fn print_fun(prog: &Program, f: &FunDecl) -> String {
