@@ -323,9 +323,12 @@ fn column_reductions_leave_partials_per_chunk_on_pocl() {
                userfun add(x: float, y: float): float { return x + y; }\n\
                userfun mul(x: float, y: float): float { return x * y; }\n\
                def colmax(a: [[float]N]M) = map(\\c -> reduce(mx, -3.0e38f) $ c) o transpose $ a\n\
-               def gemvt(a: [[float]N]M, x: [float]M) = map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(c, x)) o transpose $ a\n";
+               def gemvt(a: [[float]N]M, x: [float]M) = map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(c, x)) o transpose $ a\n\
+               def colmean(inv: float, a: [[float]N]M) = map(\\c -> map(\\s -> mul(s, inv)) o reduce(add, 0.0f) $ c) o transpose $ a\n";
     let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
-    for name in ["colmax", "gemvt"] {
+    // colmean: a map after each reduction, reading a scalar of the def,
+    // applied by the derived stage.
+    for name in ["colmax", "gemvt", "colmean"] {
         let out = tmp(&format!("partials-{name}"));
         let mut o = opts(&out, 60, Some(16), false, 0);
         o.def = name.into();
