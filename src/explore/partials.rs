@@ -23,10 +23,10 @@
 //! the reduction at `0.0.0`, whatever `f`, `z`, `e` and `xs` are; a shape
 //! that does not replay on a def is not offered.
 
-use super::reduction::{build, chunk_steps, stride_steps, Part, RStep, ROOT};
+use super::reduction::{build, chunk_steps, is_reduce, stride_steps, Part, RStep, ROOT};
 use super::space::{pow2, slot, Arg, Shape};
 use crate::arith::ArithExpr;
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program};
 use crate::types::Sizes;
 
 /// Where the reduction sits: the body of the root map's lambda.
@@ -54,29 +54,26 @@ pub(super) fn reduction_under_map(body: &Expr) -> Option<(&Expr, Option<&FunDecl
     }
 }
 
-/// Whether `e` is a call of the high-level `reduce`.
-fn is_reduce(e: &Expr) -> bool {
-    matches!(&e.kind, ExprKind::Call(r, _) if matches!(r.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })))
-}
-
-/// The length each reduction reduces, and whether its array is a map
-/// already (else the shapes start with `map-id`, as `reduction`'s do).
-fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
+/// The length each reduction reduces, whether its array is a map already
+/// (else the shapes start with `map-id`, as `reduction`'s do), and whether
+/// a map follows each reduction.
+fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool, bool)> {
     let d = base.def(def)?;
-    super::reduction::reduced_array(base, d, reduction_under_map(&d.body)?.0)
+    let (red, post) = reduction_under_map(&d.body)?;
+    let (len, mapped) = super::reduction::reduced_array(base, d, red)?;
+    Some((len, mapped, post.is_some()))
 }
 
 /// The partial-result shapes for `def` (none unless its body is a map of
 /// reductions); each replays with its default slot value.
 pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
-    let Some((len, mapped)) = reduced(base, def) else { return Vec::new() };
+    let Some((len, mapped, post)) = reduced(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
-    // A map after each reduction is split off and left out first (the
-    // second stage applies it): the rest is the plain map of reductions.
-    let post = base.def(def).and_then(|d| reduction_under_map(&d.body)).is_some_and(|(_, h)| h.is_some());
-    let first: Vec<RStep> =
-        if post { vec![("map-fission", "root", vec![]), ("extract", "1", vec![])] } else { Vec::new() };
     let split: Vec<RStep> = vec![("map-fission", "root", vec![]), ("extract", "1", vec![])];
+    // A map after each reduction is split off and left out first, the same
+    // way (the second stage applies it): the rest is the plain map of
+    // reductions.
+    let first = if post { split.clone() } else { Vec::new() };
     let mut out = Vec::new();
     for strided in [false, true] {
         let mut under: Vec<RStep> = Vec::new();

@@ -146,7 +146,6 @@ pub(super) fn build(parts: Vec<Part>, slots: Vec<Slot>, outer: &[u16]) -> Option
 /// over its one result (`map(h) $ reduce(f, z) $ xs`, a norm's square
 /// root: the derived second stage applies `h`, see `finish`).
 pub(super) fn reduction_at(body: &crate::ir::Expr) -> Option<(&crate::ir::Expr, &'static [u16])> {
-    let is_reduce = |e: &crate::ir::Expr| matches!(&e.kind, ExprKind::Call(f, _) if matches!(f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })));
     if is_reduce(body) {
         return Some((body, ROOT));
     }
@@ -156,6 +155,11 @@ pub(super) fn reduction_at(body: &crate::ir::Expr) -> Option<(&crate::ir::Expr, 
         [r] if is_reduce(r) => Some((r, UNDER_MAP)),
         _ => None,
     }
+}
+
+/// Whether `e` is a call of the high-level `reduce`.
+pub(super) fn is_reduce(e: &crate::ir::Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(f, _) if matches!(f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })))
 }
 
 /// The reduction's position under a root `map(h) $ reduce(...)`.

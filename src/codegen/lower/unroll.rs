@@ -103,7 +103,7 @@ pub(crate) fn instantiate(stmts: &[Stmt], fin: &dyn Fn(&ArithExpr) -> ArithExpr)
 /// that fails leaves the other branch. `truth` answers for a comparison of
 /// two index expressions (`None`: it depends on the point). The lowering
 /// uses it with the ranges of the loop and work-item variables (see
-/// `Lowerer::prune_guards`).
+/// `Lowerer::truth`).
 pub(crate) fn prune_selections(stmts: &[Stmt], truth: Truth<'_>) -> Vec<Stmt> {
     rebuild(stmts, &Rebuild { fin: &|e| e.clone(), truth })
 }
