@@ -396,3 +396,35 @@ fn full_reductions_need_no_then_on_pocl() {
     // Both stages validated somewhere (the tree for multiples of 256).
     assert_eq!(used.into_iter().collect::<Vec<_>>(), ["seq", "tree"]);
 }
+
+/// Products with a map after the reduction, as a user writes them (`0.5 A
+/// B`, and `relu(A Bᵀ)` whose activation has an `if`): the tiled shapes
+/// apply the map as they store each result, scalars and vectors, and
+/// validate against the interpreter at sizes that are not powers of two.
+#[test]
+fn products_with_a_map_after_the_reduction_are_tiled_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+               userfun mul(x: float, y: float): float { return x * y; }\n\
+               userfun relu(x: float): float { if (x > 0.0f) { return x; } return 0.0f; }\n\
+               def mm_half(s: float, a: [[float]K]M, b: [[float]N]K) = map(\\r -> map(\\c -> map(\\v -> mul(v, s)) o reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) o transpose $ b) $ a\n\
+               def mm_relu(a: [[float]K]M, b: [[float]K]N) = map(\\r -> map(\\c -> map(relu) o reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) $ b) $ a\n";
+    let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
+    for name in ["mm_half", "mm_relu"] {
+        let out = tmp(&format!("epilogue-{name}"));
+        let mut o = opts(&out, 60, Some(6), false, 0);
+        o.def = name.into();
+        o.sizes = [("M", 192), ("N", 384), ("K", 48)].map(|(k, v)| (k.to_string(), v)).into();
+        let report = explore::explore(&prog, &devs, &o).unwrap();
+        let rows = csv_rows(&report.csv);
+        // The tiled shapes come first (accumulators as float4s: `relu`
+        // applied per component); every one validated.
+        let tiled: Vec<_> = rows.iter().filter(|r| r[7].starts_with("tile-mm @")).collect();
+        assert!(tiled.len() >= 4, "{name}: {rows:?}");
+        assert!(tiled.iter().all(|r| r[4] == "ok" || r[4] == "slow"), "{name}: {rows:?}");
+        std::fs::remove_dir_all(&out).ok();
+    }
+}

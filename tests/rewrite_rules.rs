@@ -637,6 +637,42 @@ fn row_reduction_rules() {
     assert_eq!(e.to_string(), "`reduce-lanes`: side condition violated: 4 does not divide the length 10");
 }
 
+/// A product with a map after its reduction (`0.5 A Bᵀ`, `relu(A Bᵀ)`):
+/// `tile-mm` applies `h` in the copy out, vectorised with the
+/// accumulators, and every result is `h` of the same fold.
+#[test]
+fn matmul_tiling_keeps_the_map_after_the_reduction() {
+    let src = |h: &str| {
+        format!("def mm(a: [[float]K]M, b: [[float]K]N, s: float) = map(\\r -> join o map(\\c -> map({h}) o reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(r, c)) $ b) $ a")
+    };
+    let sizes: BTreeMap<String, i64> =
+        [("M", 8), ("N", 12), ("K", 6)].map(|(k, v)| (k.to_string(), v)).into();
+    for (h, wy, part) in
+        [("pos", 1, "mapSeq"), ("pos", 2, "mapVec(pos"), ("\\v -> mult(v, s)", 4, "mult_vec4(")]
+    {
+        let p = rewrite::prepare(&parse(&src(h)), "mm").unwrap();
+        let r = rewrite::find_rule("tile-mm").unwrap();
+        let a = [("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 4), ("wx", 1), ("wy", wy)];
+        let out = rewrite::apply(&p, "mm", r, &Path::root(), &args(&a)).unwrap().program;
+        let text = body(&out, "mm");
+        let part = if part == "mapSeq" { "-> pos(" } else { part };
+        assert!(text.contains(part), "{part} in {text}");
+        let mut seed = 5;
+        let inputs = random_inputs(p.def("mm").unwrap(), &sizes, &mut seed);
+        let want = eval_def(&p, "mm", &inputs, &sizes).unwrap();
+        assert_eq!(eval_def(&out, "mm", &inputs, &sizes).unwrap(), want, "{h}, wy = {wy}");
+    }
+    // `h` reading a row of `a` cannot leave the row's scope.
+    let reads = src("\\v -> mult(v, at(0, r))");
+    let e = apply_err(
+        &reads,
+        "tile-mm",
+        "root",
+        &[("mt", 4), ("nt", 4), ("kc", 2), ("rm", 2), ("rn", 2), ("wx", 1), ("wy", 1)],
+    );
+    assert!(matches!(e, RewriteError::Rule(RuleError::NoMatch { .. })), "{e}");
+}
+
 /// A dot product per row of `b`, from a non-neutral initial value and
 /// with an operator that is not associative (`acc / 2 + x * y`): the steps
 /// of `tile-mm` keep the order of every fold.
@@ -738,7 +774,7 @@ fn matmul_tiling_rule() {
         "1",
         &[("mt", 4), ("nt", 2), ("kc", 2), ("rm", 2), ("rn", 1), ("wx", 1), ("wy", 1)],
     );
-    assert!(e.to_string().starts_with("`tile-mm` does not match here: expected `map(\\a -> join o map(\\b -> reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X`"), "{e}");
+    assert!(e.to_string().starts_with("`tile-mm` does not match here: expected `map(\\a -> join o map(\\b -> [map(h) o] reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X`"), "{e}");
     // The macro is its small steps (docs/REWRITE.md, "tile-mm as small
     // steps"): ninety steps of small rules from the same product give
     // `tile-mm`'s result for mt = nt = 4, kc = 2, rm = rn = 2, wx = wy = 1
@@ -797,6 +833,10 @@ const CORPUS: &[&str] = &[
     // Matrix products (`tile-mm`), the second with a lambda as `f`.
     "def p30(a: [[float]M]N, b: [[float]M]N) = map(\\aRow -> join o map(\\bCol -> reduce(add, 0.0f) o map(\\(x, y) -> mult(x, y)) $ zip(aRow, bCol)) o transpose $ b) o transpose $ a",
     "def p31(a: [[float]N]M, b: [[float]N]M) = map(\\r -> join o map(\\c -> reduce(\\(acc, v) -> add(acc, v), 0.0f) o map(\\(u, v) -> mult(u, add(v, 1.0f))) $ zip(r, c)) $ b) $ a",
+    // Products with a map after the reduction (`tile-mm`'s epilogue): a
+    // user function, and a lambda reading a scalar of the def.
+    "def p55(a: [[float]N]M, b: [[float]N]M) = map(\\r -> join o map(\\c -> map(absVal) o reduce(add, 0.0f) o map(\\(u, v) -> mult(u, v)) $ zip(r, c)) $ b) $ a",
+    "def p56(a: [[float]N]M, b: [[float]N]M, s: float) = map(\\r -> join o map(\\c -> map(\\v -> mult(v, s)) o reduce(add, 0.0f) o map(\\(u, v) -> mult(u, v)) $ zip(r, c)) $ b) $ a",
     // Sequential folds (`map-reduce-interchange`, `reduce-seq-split`):
     // scalar and row accumulators. `FOLDS` has the same with operators
     // that are not associative.

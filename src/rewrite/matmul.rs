@@ -24,7 +24,10 @@
 //!   (neighbouring blocks read neighbouring values: coalesced copies,
 //!   local reads without bank conflicts);
 //! * the blocks copied (`map(id)`, where `to-global` puts the result) and
-//!   put back in place.
+//!   put back in place. A product written with a map after its reduction
+//!   (`map(h) o reduce(f, z) o map(g) $ zip(a, b)`: a scale, an
+//!   activation; `h` reads neither `a` nor `b`) has `h` in this copy
+//!   instead of `id` (vectorised with the accumulators).
 //!
 //! Every result is still `f`-folded from `z` over `k = 0, 1, ..., K - 1`
 //! in order, so the value is the same bit for bit (the property test
@@ -56,7 +59,7 @@ const NAME: &str = "tile-mm";
 pub static RULES: [Rule; 1] = [Rule {
     name: NAME,
     family: Family::Macro,
-    lhs: "map(\\a -> join o map(\\b -> reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X   (z a literal, g of two parameters)",
+    lhs: "map(\\a -> join o map(\\b -> [map(h) o] reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X   (z a literal, g of two parameters, h of one reading neither a nor b)",
     rhs: "tiles of mt x nt results, the reduction in chunks of kc with both chunk tiles bound by let, \
           blocks of rm x rn results per chunk step (outer products): see docs/REWRITE.md",
     params: &[
@@ -79,6 +82,9 @@ struct Parts<'a> {
     f: &'a FunDecl,
     z: &'a Literal,
     g: &'a FunDecl,
+    /// `h` of `map(h) o reduce(f, z)`: applied to each result as it is
+    /// stored (a scale, an activation).
+    epilogue: Option<&'a FunDecl>,
     span: Span,
 }
 
@@ -97,6 +103,34 @@ fn takes_two(s: &Site<'_>, f: &FunDecl) -> bool {
     }
 }
 
+/// A function of one parameter that reads neither `a` nor `b` (it moves
+/// out of their scope).
+fn epilogue_fun(s: &Site<'_>, h: &FunDecl, a: crate::ir::ParamId, b: crate::ir::ParamId) -> bool {
+    match &h.kind {
+        FunKind::Lambda(l) => {
+            l.params.len() == 1
+                && crate::ir::visit::count_uses(&l.body, a) == 0
+                && crate::ir::visit::count_uses(&l.body, b) == 0
+        }
+        FunKind::UserFun(id) => s.prog.user_funs.get(id.0 as usize).is_some_and(|u| u.params.len() == 1),
+        FunKind::Pattern(_) => false,
+    }
+}
+
+/// The reduction of `\b -> ...` and the map after it, if any:
+/// `map(h) o reduce(f, z) $ e` or `reduce(f, z) $ e`.
+fn split_epilogue<'a>(
+    s: &Site<'a>,
+    body: &'a Expr,
+    a: crate::ir::ParamId,
+    b: crate::ir::ParamId,
+) -> Option<(&'a Expr, Option<&'a FunDecl>)> {
+    match map_parts(body) {
+        Some((MapKind::Map, h, red, _)) => epilogue_fun(s, h, a, b).then_some((red, Some(h))),
+        _ => Some((body, None)),
+    }
+}
+
 fn parts<'a>(s: &Site<'a>) -> Option<Parts<'a>> {
     let e = s.expr;
     let (MapKind::Map, outer, xs, span) = map_parts(e)? else { return None };
@@ -111,7 +145,8 @@ fn parts<'a>(s: &Site<'a>) -> Option<Parts<'a>> {
     }
     let lb = lambda_of(per_b, 1)?;
     let b = lb.params[0].id;
-    let ExprKind::Call(rf, rargs) = &lb.body.kind else { return None };
+    let (red, epilogue) = split_epilogue(s, &lb.body, a, b)?;
+    let ExprKind::Call(rf, rargs) = &red.kind else { return None };
     let (FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, f }), [zexpr, prods]) =
         (&rf.kind, rargs.as_slice())
     else {
@@ -126,16 +161,35 @@ fn parts<'a>(s: &Site<'a>) -> Option<Parts<'a>> {
     if !(is(ea, a) && is(eb, b) && takes_two(s, f) && takes_two(s, g)) {
         return None;
     }
-    Some(Parts { xs, ys, f, z, g, span })
+    Some(Parts { xs, ys, f, z, g, epilogue, span })
 }
 
 fn m_tile_mm(s: &Site<'_>) -> R {
     parts(s).map(|_| ()).ok_or_else(|| {
         s.no_match(
             NAME,
-            "`map(\\a -> join o map(\\b -> reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X` (z a literal, g of two parameters)",
+            "`map(\\a -> join o map(\\b -> [map(h) o] reduce(f, z) o map(g) $ zip(a, b)) $ Y) $ X` (z a literal, g of two parameters, h of one)",
         )
     })
+}
+
+/// The epilogue over vectors of `w` accumulators: `mapVec(h)` for a user
+/// function of one float (its vector version applies it to each component
+/// where its body is more than one arithmetic `return`: an activation with
+/// an `if`), else `h` vectorised as the update is.
+fn vector_epilogue(b: &mut Builder, s: &Site<'_>, h: &FunDecl, w: u8) -> Result<FunDecl, RuleError> {
+    if let FunKind::UserFun(id) = &h.kind {
+        let u = &b.user_funs[id.0 as usize];
+        if u.params.len() == 1 && u.params[0].1 == Type::FLOAT && u.ret == Type::FLOAT {
+            return Ok(FunDecl {
+                id: crate::ir::FunId::FRESH,
+                kind: FunKind::Pattern(Pattern::MapVec { f: Box::new(h.clone()) }),
+                span: h.span,
+            });
+        }
+    }
+    super::vectorize::vectorise_fun(b, s.prog, h, w)
+        .map_err(|reason| RuleError::NoVectorVersion { rule: NAME, reason })
 }
 
 /// `(rows, row length)` of a 2D array.
@@ -238,6 +292,8 @@ struct Step {
     x: crate::ir::Param,
     update: FunDecl,
     splat: Option<crate::ir::UserFunId>,
+    /// The epilogue applied to one accumulator (vectorised with it).
+    epilogue: Option<FunDecl>,
     wx: u8,
     wy: ArithExpr,
     /// A tile's shape: `mi x ni` register blocks of `rm x rn` results.
@@ -294,7 +350,12 @@ fn b_tile_mm(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
             .map_err(|reason| RuleError::NoVectorVersion { rule: NAME, reason })?;
         (v, Some(super::vectorize::splat_fun(b, width)))
     };
-    let step = Step { x, update, splat, wx: wx as u8, wy: wa, shape: [mi, ni, rm, rn] };
+    let epilogue = match p.epilogue {
+        None => None,
+        Some(h) if w == 1 => Some(h.clone()),
+        Some(h) => Some(vector_epilogue(b, s, h, w as u8)?),
+    };
+    let step = Step { x, update, splat, epilogue, wx: wx as u8, wy: wa, shape: [mi, ni, rm, rn] };
     let g = &mut b.gen;
     let tiles_x = groups(g, p.xs.clone(), &mt, &kc, span);
     let tiles_y = groups(g, p.ys.clone(), &nt, &kc, span);
@@ -368,7 +429,15 @@ fn tile(g: &mut IdGen, p: &Parts<'_>, st: &Step, at: Expr, bt: Expr, span: Span)
     let z = zip2(g, at, bt, span);
     let red = reduce_seq(g, chunk, init, z, span);
     let joined = g.call_pattern(Pattern::Join, vec![red], span);
-    let out = copy_nd(g, 4, joined, span);
+    // The copy out applies the epilogue (`map(h)` after the reduction):
+    // each result is `h` of its fold, as before.
+    let out = match &st.epilogue {
+        None => copy_nd(g, 4, joined, span),
+        Some(h) => {
+            let leaf = g.lambda1(span, |g, v| apply_fun(g, h, vec![v], span));
+            map_nd(g, 4, leaf, joined, span)
+        }
+    };
     // [mi][ni][rm][rn] -> [mt][nt]: row (r / wx * mi + i) * wx + r % wx,
     // column s * ni + j (vectors: column (s * ni + j) * wy + c). The rows
     // are split by wx even for wx = 1, so that positions inside do not
