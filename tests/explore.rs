@@ -411,9 +411,12 @@ fn products_with_a_map_after_the_reduction_are_tiled_on_pocl() {
                userfun mul(x: float, y: float): float { return x * y; }\n\
                userfun relu(x: float): float { if (x > 0.0f) { return x; } return 0.0f; }\n\
                def mm_half(s: float, a: [[float]K]M, b: [[float]N]K) = map(\\r -> map(\\c -> map(\\v -> mul(v, s)) o reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) o transpose $ b) $ a\n\
-               def mm_relu(a: [[float]K]M, b: [[float]K]N) = map(\\r -> map(\\c -> map(relu) o reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) $ b) $ a\n";
+               def mm_relu(a: [[float]K]M, b: [[float]K]N) = map(\\r -> map(\\c -> map(relu) o reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) $ b) $ a\n\
+               def lin(x: [[float]K]M, w: [[float]K]N, bias: [float]N) = map(\\r -> map(\\(c, bj) -> relu(add(bj, at(0, reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c))))) $ zip(w, bias)) $ x\n";
     let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
-    for name in ["mm_half", "mm_relu"] {
+    // `lin` (a linear layer: a bias per column, then relu) is searched as
+    // the product alone and a second stage, validated against `lin`.
+    for name in ["mm_half", "mm_relu", "lin"] {
         let out = tmp(&format!("epilogue-{name}"));
         let mut o = opts(&out, 60, Some(6), false, 0);
         o.def = name.into();
@@ -425,6 +428,41 @@ fn products_with_a_map_after_the_reduction_are_tiled_on_pocl() {
         let tiled: Vec<_> = rows.iter().filter(|r| r[7].starts_with("tile-mm @")).collect();
         assert!(tiled.len() >= 4, "{name}: {rows:?}");
         assert!(tiled.iter().all(|r| r[4] == "ok" || r[4] == "slow"), "{name}: {rows:?}");
+        let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
+        assert_eq!(
+            best.contains("def lin_then_epilogue(p: [[float]N]M, bias: [float]N)"),
+            name == "lin",
+            "{best}"
+        );
         std::fs::remove_dir_all(&out).ok();
     }
+}
+
+/// A `--then` def must take the partial results as its first array.
+#[test]
+fn then_needs_an_array_for_the_partial_results() {
+    if pocl().is_none() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let dir = tmp("then-no-array");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k.lift");
+    std::fs::write(
+        &file,
+        "userfun add(x: float, y: float): float { return x + y; }\n\
+         def s(x: [float]N) = reduce(add, 0.0f) $ x\n\
+         def k(a: float) = mapGlb(0, \\i -> add(i, a)) $ generate(4, \\i -> 1.0f)\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
+        .args(["explore", file.to_str().unwrap(), "--def", "s", "--then", "k", "--size", "N=4096"])
+        .args(["--device", "pocl", "--budget", "3s", "--out", dir.join("out").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    let want = "--then k: expected a def whose first parameter is an array (`[T]P`, the partial results), found none";
+    assert!(err.contains(want), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
 }

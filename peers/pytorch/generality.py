@@ -138,6 +138,40 @@ PROGRAMS = {
         "a / vector_norm(a, dim=1, keepdim=True)",
     ),
     "mm_scaled": (lambda s: [r(s["M"], s["K"]), r(s["K"], s["N"])], lambda a, b: 0.5 * (a @ b), "0.5 * (a @ b)"),
+    # The holdout suite's fourth batch.
+    "linear_relu": (
+        lambda s: [r(s["M"], s["K"]), r(s["N"], s["K"]), r(s["N"])],
+        lambda x, w, b: torch.relu(F.linear(x, w, b)),
+        "relu(linear(x, w, bias))",
+    ),
+    "rowvar": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"])],
+        lambda inv, a: a.var(dim=1, unbiased=False),
+        "a.var(dim=1, unbiased=False)",
+    ),
+    "bgemv": (
+        lambda s: [r(s["B"], s["M"], s["N"]), r(s["B"], s["N"])],
+        lambda a, x: torch.bmm(a, x[:, :, None])[:, :, 0],
+        "bmm(a, x[:, :, None])",
+    ),
+    "maxpool2d": (lambda s: [r(s["H"], s["W"])], lambda a: F.max_pool2d(a[None, None], 2)[0, 0], "max_pool2d(a, 2)"),
+    "add_t": (lambda s: [r(s["N"], s["N"]), r(s["N"], s["N"])], lambda a, b: a + b.t(), "a + b.t()"),
+    "cosine": (
+        lambda s: [r(s["M"], s["N"]), r(s["M"], s["N"])],
+        lambda a, b: F.cosine_similarity(a, b, dim=1),
+        "cosine_similarity(a, b, dim=1)",
+    ),
+    "sum_mid": (lambda s: [r(s["X"], s["Y"], s["Z"])], lambda a: a.sum(dim=1), "a.sum(dim=1)"),
+    "affine2d": (
+        lambda s: [r(s["M"], s["N"]), r(s["M"]), r(s["N"])],
+        lambda a, sc, t: torch.addcmul(t, a, sc[:, None]),
+        "addcmul(t, a, s[:, None])",
+    ),
+    "sobelx": (
+        lambda s: [r(s["H"], s["W"]), sobel_weights()],
+        lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
+        "conv2d(pad(a, reflect), sobel_x)",
+    ),
 }
 
 
@@ -148,6 +182,12 @@ def smooth_weights():
     for y, x in [(0, 1), (1, 0), (1, 2), (2, 1)]:
         w[0, 0, y, x] = 0.125
     return w
+
+
+def sobel_weights():
+    """The horizontal Sobel kernel (right minus left, the middle row doubled)."""
+    w = torch.tensor([[-1.0, 0.0, 1.0], [-2.0, 0.0, 2.0], [-1.0, 0.0, 1.0]], device=DEV)
+    return w[None, None]
 
 
 def grad_weights():

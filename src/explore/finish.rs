@@ -140,7 +140,7 @@ fn derive_rows(
 }
 
 /// `name`, or `name2`, `name3`, ... where a def of that name exists.
-fn fresh_name(program: &Program, name: &str) -> String {
+pub(super) fn fresh_name(program: &Program, name: &str) -> String {
     let taken =
         |n: &str| program.defs.iter().any(|d| d.name == n) || program.user_funs.iter().any(|u| u.name == n);
     if !taken(name) {

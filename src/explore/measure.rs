@@ -158,8 +158,8 @@ pub use crate::validate::OracleError;
 pub enum FinisherError {
     #[error("--then {def}: {error}")]
     Compile { def: String, error: CompileError },
-    #[error("--then {def}: expected a def of one array `[T]P`, found {arrays} arrays")]
-    NotOneArray { def: String, arrays: usize },
+    #[error("--then {def}: expected a def whose first parameter is an array (`[T]P`, the partial results), found none")]
+    NoArray { def: String },
     #[error(
         "--then {def}: expected a def of one array whose every length is its own size (`[T]P`, `[[T]P]Q`)"
     )]
@@ -233,9 +233,11 @@ pub struct Finisher {
     pub def: String,
     pub kernel: Kernel,
     pub program: RuntimeProgram,
-    /// Its one array reads the candidate's output, its scalars the def's
-    /// inputs of the same names.
+    /// Its first array reads the candidate's output, its other arrays and
+    /// its scalars the def's inputs of the same names.
     args: BTreeMap<String, String>,
+    /// Those other arrays (uploaded with the candidate's inputs).
+    arrays: Vec<String>,
 }
 
 /// A second stage's sizes as expressions in the candidate's sizes.
@@ -299,8 +301,8 @@ impl Finisher {
             .map_err(|error| FinisherError::Compile { def: def.to_string(), error })?;
         let inputs = kernel.params.iter().filter(|p| matches!(p, KernelParam::Input { .. })).count();
         let sizes = kernel.params.iter().filter(|p| matches!(p, KernelParam::Size { .. })).count();
-        if inputs != 1 {
-            return Err(FinisherError::NotOneArray { def: def.to_string(), arrays: inputs });
+        if inputs == 0 {
+            return Err(FinisherError::NoArray { def: def.to_string() });
         }
         let lens = input_type(&kernel).map(|t| t.lengths()).unwrap_or_default();
         let distinct: std::collections::BTreeSet<_> = lens.iter().map(|l| l.to_string()).collect();
@@ -311,19 +313,33 @@ impl Finisher {
             return Err(FinisherError::LengthsNotSizes { def: def.to_string() });
         }
         let program = rt.build(&format!("--then {def}"), &kernel.source, "")?;
-        // Its array reads the candidate's output; a scalar (a derived
-        // stage's map may read one of the def's) the def's input of the
-        // same name.
+        // Its first array reads the candidate's output; another array or
+        // a scalar (a derived stage's map may read one of the def's: a
+        // bias per column, a scale) the def's input of the same name.
+        let mut first = true;
         let args = kernel
             .params
             .iter()
             .filter_map(|p| match p {
-                KernelParam::Input { name, .. } => Some((name.clone(), OUT.to_string())),
-                KernelParam::Scalar { name, .. } => Some((name.clone(), name.clone())),
+                KernelParam::Input { name, .. } if std::mem::take(&mut first) => {
+                    Some((name.clone(), OUT.to_string()))
+                }
+                KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
+                    Some((name.clone(), name.clone()))
+                }
                 _ => None,
             })
             .collect();
-        Ok(Finisher { def: def.to_string(), kernel, program, args })
+        let arrays = kernel
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                KernelParam::Input { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .skip(1)
+            .collect();
+        Ok(Finisher { def: def.to_string(), kernel, program, args, arrays })
     }
 
     /// Its launch on the candidate's partial results (its sizes `sizes`,
@@ -375,6 +391,10 @@ pub struct Bench<'a> {
     pub rt: &'a Runtime,
     pub original: &'a Program,
     pub def: &'a str,
+    /// The def the candidates' results are checked against: `def`, or the
+    /// user's def where the search runs on a product split off it
+    /// (`epilogue`; every candidate then gets the stage).
+    pub gold: &'a str,
     pub sizes: &'a Sizes,
     pub inputs: &'a Arrays,
     pub oracle: Oracle<'a>,
@@ -410,6 +430,9 @@ impl Bench<'_> {
     /// second stage, which would apply a map after the reduction (a norm's
     /// square root) a second time.
     fn computes_everything(&self, k: &Kernel) -> bool {
+        if self.gold != self.def {
+            return false;
+        }
         let whole = self.whole.get_or_init(|| {
             let d = self.original.def(self.def)?;
             let t = crate::passes::typecheck::typecheck_def(self.original, d).ok()?;
@@ -422,7 +445,7 @@ impl Bench<'_> {
         let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let mut g = self.golds.borrow_mut();
         g.entry(key)
-            .or_insert_with(|| self.oracle.expected(self.original, self.def, sizes, self.seed))
+            .or_insert_with(|| self.oracle.expected(self.original, self.gold, sizes, self.seed))
             .clone()
     }
 
@@ -654,6 +677,12 @@ impl Bench<'_> {
         };
         for (name, buf) in launch::upload_inputs_missing(self.rt, c.kernel, inputs, device)? {
             device.insert(name, buf);
+        }
+        for name in c.fin.iter().flat_map(|(f, _)| &f.arrays) {
+            if !device.contains_key(name) {
+                let h = inputs.get(name).ok_or_else(|| LaunchError::NoInput(name.clone()))?;
+                device.insert(name.clone(), self.rt.upload(name, h)?);
+            }
         }
         device.insert(OUT.into(), launch::output_buffer(self.rt, "out", &c.kernel.output_type, sizes)?);
         let (global, local) = launch::ndrange(c.kernel, sizes)?;

@@ -12,6 +12,7 @@
 //! search shared by identical devices), `shard` (`--shard`, `--merge`).
 
 pub mod choice;
+pub mod epilogue;
 pub mod finish;
 pub mod flatten;
 pub mod log;
@@ -546,10 +547,15 @@ fn oracle_of(opts: &ExploreOptions) -> crate::validate::Oracle<'_> {
 }
 
 /// Opens `info` and prepares what its candidates are evaluated with.
-fn setup(info: DeviceInfo, original: &Program, opts: &ExploreOptions) -> Result<Setup, ExploreError> {
+fn setup(
+    info: DeviceInfo,
+    original: &Program,
+    opts: &ExploreOptions,
+    gold: &str,
+) -> Result<Setup, ExploreError> {
     let rt = Runtime::new(info).map_err(|e| ExploreError::Runtime(e.into()))?;
     let inputs = oracle_of(opts)
-        .inputs(original, &opts.def, &opts.sizes, opts.seed)
+        .inputs(original, gold, &opts.sizes, opts.seed)
         .map_err(|e| ExploreError::Runtime(e.into()))?;
     let then = opts
         .then
@@ -562,7 +568,7 @@ fn setup(info: DeviceInfo, original: &Program, opts: &ExploreOptions) -> Result<
 /// The evaluation of a search's candidates on a device (`setup`).
 fn bench_for<'b>(
     stencil: bool,
-    opts: &'b ExploreOptions,
+    (opts, gold): (&'b ExploreOptions, &'b str),
     original: &'b Program,
     (rt, inputs, then): &'b Setup,
 ) -> Bench<'b> {
@@ -570,6 +576,7 @@ fn bench_for<'b>(
         rt,
         original,
         def: &opts.def,
+        gold,
         sizes: &opts.sizes,
         inputs,
         oracle: oracle_of(opts),
@@ -619,6 +626,8 @@ fn empty_result(info: &DeviceInfo) -> DeviceResult {
 struct Worker<'a> {
     plan: &'a Plan,
     opts: &'a ExploreOptions,
+    /// The def candidates are validated against (`prepare_search`).
+    gold: &'a str,
     original: &'a Program,
     log: &'a Mutex<Log>,
     deadline: Instant,
@@ -643,9 +652,9 @@ impl Worker<'_> {
         // Closed however this returns, so that the helpers return too.
         let close = split::CloseOnDrop(&self.group.queue);
         let started = Instant::now();
-        let dev = setup(info.clone(), self.original, self.opts)?;
-        let mut m =
-            Measuring::new(bench_for(self.plan.stencil, self.opts, self.original, &dev), empty_result(&info));
+        let dev = setup(info.clone(), self.original, self.opts, self.gold)?;
+        let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev);
+        let mut m = Measuring::new(bench, empty_result(&info));
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
         {
             let mut own = |p: split::Take| self.measure(&mut m, p);
@@ -681,8 +690,8 @@ impl Worker<'_> {
     /// queue; the part goes to the leader on `to` (an error too: the
     /// leader and the other helpers then measure its share).
     fn help(&self, info: DeviceInfo, to: std::sync::mpsc::Sender<Result<Part, ExploreError>>) {
-        let part = setup(info.clone(), self.original, self.opts).and_then(|dev| {
-            let bench = bench_for(self.plan.stencil, self.opts, self.original, &dev);
+        let part = setup(info.clone(), self.original, self.opts, self.gold).and_then(|dev| {
+            let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev);
             let mut m = Measuring::new(bench, empty_result(&info));
             self.group.queue.serve(&mut |p: split::Take| self.measure(&mut m, p));
             let (_, res, pending, failure) = m.finish();
@@ -1067,23 +1076,34 @@ fn write_best(
     Ok(vec![lift, der])
 }
 
-/// The program and options a search runs on: a product written without
-/// `join` in the joined form the tiled shapes match (`flatten`: the same
-/// values in the same order), and a full reduction without `--then` with
-/// second stages derived from its own `reduce` (`finish`), and with them
-/// the reduction shapes.
-fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, ExploreOptions) {
-    let program =
-        flatten::joined_products(program, &opts.def, &opts.sizes).unwrap_or_else(|| program.clone());
+/// The program and options a search runs on, and the def its candidates
+/// are validated against: a product written without `join` in the joined
+/// form the tiled shapes match (`flatten`: the same values in the same
+/// order), a full reduction without `--then` with second stages derived
+/// from its own `reduce` (`finish`), and with them the reduction shapes;
+/// a product with more than a map after its reduction split into the
+/// product, searched, and a stage applying the rest (`epilogue`), the
+/// user's def the gold.
+fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, ExploreOptions, String) {
+    let gold = opts.def.clone();
     let mut opts = opts.clone();
+    let mut program = program.clone();
+    if opts.then.is_empty() {
+        if let Some(s) = epilogue::split(&program, &opts.def, &opts.sizes) {
+            program = s.program;
+            opts.def = s.product;
+            opts.then = vec![s.stage];
+        }
+    }
+    let program = flatten::joined_products(&program, &opts.def, &opts.sizes).unwrap_or(program);
     if opts.then.is_empty() {
         if let Some(d) = finish::derive(&program, &opts.def) {
             opts.then = d.defs.clone();
             opts.limits.reductions = true;
-            return (d.program, opts);
+            return (d.program, opts, gold);
         }
     }
-    (program, opts)
+    (program, opts, gold)
 }
 
 /// The devices grouped by model, in the order given: devices of one name,
@@ -1131,8 +1151,8 @@ fn explore_with(
     shard: Option<shard::Shard>,
 ) -> Result<Report, ExploreError> {
     let planning = Instant::now();
-    let (program, opts) = prepare_search(program, opts);
-    let (program, opts) = (&program, &opts);
+    let (program, opts, gold) = prepare_search(program, opts);
+    let (program, opts, gold) = (&program, &opts, gold.as_str());
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
     crate::outfile::create_dir(&opts.out)
         .map_err(|source| ExploreError::Io { path: opts.out.display().to_string(), source })?;
@@ -1178,7 +1198,17 @@ fn explore_with(
             bar.set_style(style.clone());
             let name = devices[g[0]].name.chars().take(20).collect::<String>();
             bar.set_prefix(if g.len() > 1 { format!("{name} x{}", g.len()) } else { name });
-            let w = Worker { plan: &plan, opts, original: program, log: &log, deadline, bar, group, shapes };
+            let w = Worker {
+                plan: &plan,
+                opts,
+                gold,
+                original: program,
+                log: &log,
+                deadline,
+                bar,
+                group,
+                shapes,
+            };
             let (to, parts) = std::sync::mpsc::channel();
             for &h in &g[1..] {
                 let (w, to, dev) =

@@ -114,8 +114,8 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
         then,
         reference: None,
     };
-    let dev = setup(device, original, &opts).map_err(Box::new)?;
-    Ok(bench_for(stencil, &opts, original, &dev).evaluate(r.found, &cs, r.local))
+    let dev = setup(device, original, &opts, r.def).map_err(Box::new)?;
+    Ok(bench_for(stencil, (&opts, r.def), original, &dev).evaluate(r.found, &cs, r.local))
 }
 
 /// A budget no replay reaches (a year): every run of the candidate counts.

@@ -188,7 +188,7 @@ fn replay(
 /// measures the fastest logged candidates again on `device` (`confirm`)
 /// and writes the best into `--out`.
 pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> Result<Report, MergeError> {
-    let (program, opts) = super::prepare_search(program, opts);
+    let (program, opts, gold) = super::prepare_search(program, opts);
     let plan = super::plan(&program, &opts.def, &opts.sizes, &opts.limits)?;
     let logs = shard_logs(&opts.out)?;
     // The merge writes the folder's best: one at a time, as an explorer.
@@ -223,8 +223,8 @@ pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> R
     for d in others {
         notes.push(format!("candidates logged on {d} are measured again on {}", device.name));
     }
-    let dev = setup(device.clone(), &program, &opts)?;
-    let mut bench = bench_for(plan.stencil, &opts, &program, &dev);
+    let dev = setup(device.clone(), &program, &opts, &gold)?;
+    let mut bench = bench_for(plan.stencil, (&opts, &gold), &program, &dev);
     let logged = pending.len();
     confirm(&mut bench, &mut res, pending);
     super::choice::settle(&mut res);
