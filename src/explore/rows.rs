@@ -28,7 +28,9 @@
 //! launch fails, and its local-memory tree had no barriers.
 //!
 //! Positions are found from the def: every high-level `reduce` under
-//! exactly one high-level `map` (the rows, the same map for all; the
+//! exactly one high-level `map` (the rows, the same map for all), or
+//! under a batch's map too (`mapWrg(1)`: a batch of matrix-vector
+//! products, each element with its own rows; the
 //! shapes give lanes to all of them, and to the first alone), whose parent is a `map` (the
 //! post-map; `map-id` supplies one otherwise) and whose argument is a `map`
 //! (`map-id` supplies one too: `map(\r -> reduce(max, z) $ r)`). A shape is offered only
@@ -43,6 +45,10 @@ use crate::types::Sizes;
 /// in `o`'s function), and whether `r`'s parent is a map over its result.
 struct Site {
     o: Path,
+    /// The map over a batch whose every element has its own rows (`map(\(m,
+    /// v) -> map(\r -> reduce ...) $ m) $ zip(a, x)`), if the rows map sits
+    /// in one: it becomes `mapWrg(1)`, a work-group per row and batch element.
+    batch: Option<Path>,
     r: Path,
     post: bool,
     /// Whether `r` reduces a map (`reduce(f, z) o map(g)`); a plain
@@ -71,7 +77,7 @@ fn find_sites(base: &Program, def: &str) -> Vec<Site> {
         let Some(site) = site_at(body, path, args.last().is_some_and(is_map_call)) else {
             return Vec::new();
         };
-        if sites.first().is_some_and(|s| s.o != site.o) {
+        if sites.first().is_some_and(|s| s.o != site.o || s.batch != site.batch) {
             return Vec::new();
         }
         sites.push(site);
@@ -79,27 +85,46 @@ fn find_sites(base: &Program, def: &str) -> Vec<Site> {
     sites
 }
 
-/// The site of the reduction at `path`, if exactly one map holds it.
+/// The site of the reduction at `path`, if exactly one map holds it (the
+/// rows), or two whose outer one is a batch (its element's rows are the
+/// inner map's array).
 fn site_at(body: &crate::ir::Expr, path: Path, mapped: bool) -> Option<Site> {
     let (_, above) = visit::node_at(body, &path).ok()?;
     let maps = above
         .iter()
         .filter(|n| matches!(n, Node::Fun(FunDecl { kind: FunKind::Pattern(Pattern::Map { .. }), .. })))
         .count();
-    if maps != 1 {
+    if maps == 0 || maps > 2 {
         return None;
     }
-    // The rows map: the innermost map call whose function holds `r`.
-    let o = (0..path.0.len())
+    // The map calls whose function holds `r`, innermost first: the rows
+    // map, then the batch's.
+    let mut calls = (0..path.0.len())
         .rev()
         .filter(|&k| path.0[k] == 0)
         .map(|k| Path(path.0[..k].to_vec()))
-        .find(|p| visit::expr_at(body, p).is_ok_and(is_map_call))?;
+        .filter(|p| visit::expr_at(body, p).is_ok_and(is_map_call));
+    let o = calls.next()?;
+    let batch = match maps {
+        1 => None,
+        _ => Some(calls.next().filter(|b| batch_of(body, b, &o))?),
+    };
     let parent = Path(path.0[..path.0.len() - 1].to_vec());
     let post = path.0.len() > o.0.len() + 1
         && path.0.last() == Some(&1)
         && visit::expr_at(body, &parent).is_ok_and(is_map_call);
-    Some(Site { o, r: path, post, mapped })
+    Some(Site { o, batch, r: path, post, mapped })
+}
+
+/// Whether the map at `b` is a batch for the rows map at `o`: the rows
+/// map's array reads `b`'s element (each element has its own rows; a
+/// product's columns map reads a fixed array and is not one).
+fn batch_of(body: &crate::ir::Expr, b: &Path, o: &Path) -> bool {
+    let (Ok(be), Ok(oe)) = (visit::expr_at(body, b), visit::expr_at(body, o)) else { return false };
+    let (ExprKind::Call(bf, _), ExprKind::Call(_, rows)) = (&be.kind, &oe.kind) else { return false };
+    let FunKind::Pattern(Pattern::Map { f, .. }) = &bf.kind else { return false };
+    let (FunKind::Lambda(l), Some(rows)) = (&f.kind, rows.first()) else { return false };
+    l.params.iter().any(|p| visit::count_uses(rows, p.id) > 0)
 }
 
 /// The steps for one row whose reduction is at `r` and whose post-map (if
@@ -245,7 +270,9 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
                 // The rows map becomes `mapWrg(0)` once, after the first
                 // reduction's algorithmic steps.
                 let lower = if i == 0 {
-                    rule_step("map-wrg", site.o.clone(), d(0)).into_iter().collect()
+                    let mut l: Vec<Step> = rule_step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
+                    l.extend(site.batch.as_ref().and_then(|b| rule_step("map-wrg", b.clone(), d(1))));
+                    l
                 } else {
                     Vec::new()
                 };
@@ -315,6 +342,35 @@ mod tests {
             assert!(inst.derivation[0].starts_with("map-id @ "), "{:?}", inst.derivation);
             crate::compile::compile(&inst.program, "rowmax", &Default::default()).unwrap();
         }
+    }
+
+    #[test]
+    fn a_batch_of_matrix_vector_products_gets_a_work_group_per_row_and_element() {
+        let funs = "userfun add(x: float, y: float): float { return x + y; }\n\
+                    userfun mul(x: float, y: float): float { return x * y; }\n";
+        let src = format!(
+            "{funs}def bgemv(a: [[[float]N]M]B, x: [[float]N]B) = map(\\(m, v) -> map(\\r -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, v)) $ m) $ zip(a, x)\n"
+        );
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src)).unwrap();
+        let b = crate::rewrite::prepare(&p, "bgemv").unwrap();
+        let sizes: Sizes = [("B".into(), 3), ("M".into(), 37), ("N".into(), 1024)].into();
+        let shapes = row_shapes(&b, "bgemv", &sizes);
+        assert_eq!(shapes.len(), 2);
+        for s in &shapes {
+            let inst = s.instantiate(&b, "bgemv", &s.defaults()).unwrap();
+            assert!(inst.derivation.iter().any(|d| d == "map-wrg @ root d=1"), "{:?}", inst.derivation);
+            let k = crate::compile::compile(&inst.program, "bgemv", &Default::default()).unwrap();
+            // Rows along 0 (`l` lanes each), the batch along 1.
+            assert_eq!(k.global[1].to_string(), "B", "{:?}", k.global);
+        }
+        // A product's map over columns reads a fixed array: not a batch.
+        let mm = format!(
+            "{funs}def mm(a: [[float]K]M, b: [[float]K]N) = map(\\r -> map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) $ b) $ a\n"
+        );
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", mm)).unwrap();
+        let b = crate::rewrite::prepare(&p, "mm").unwrap();
+        let sizes: Sizes = [("M".into(), 64), ("N".into(), 64), ("K".into(), 64)].into();
+        assert!(row_shapes(&b, "mm", &sizes).is_empty());
     }
 
     #[test]
