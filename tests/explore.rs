@@ -324,11 +324,13 @@ fn column_reductions_leave_partials_per_chunk_on_pocl() {
                userfun mul(x: float, y: float): float { return x * y; }\n\
                def colmax(a: [[float]N]M) = map(\\c -> reduce(mx, -3.0e38f) $ c) o transpose $ a\n\
                def gemvt(a: [[float]N]M, x: [float]M) = map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(c, x)) o transpose $ a\n\
-               def colmean(inv: float, a: [[float]N]M) = map(\\c -> map(\\s -> mul(s, inv)) o reduce(add, 0.0f) $ c) o transpose $ a\n";
+               def colmean(inv: float, a: [[float]N]M) = map(\\c -> map(\\s -> mul(s, inv)) o reduce(add, 0.0f) $ c) o transpose $ a\n\
+               def gemvtb(a: [[float]N]M, x: [float]M, b: [float]N) = map(\\(c, bj) -> add(bj, at(0, reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(c, x)))) $ zip(transpose(a), b)\n";
     let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
     // colmean: a map after each reduction, reading a scalar of the def,
-    // applied by the derived stage.
-    for name in ["colmax", "gemvt", "colmean"] {
+    // applied by the derived stage; gemvtb: a bias per column read after
+    // each reduction (the search runs on the reductions alone, `columns`).
+    for name in ["colmax", "gemvt", "colmean", "gemvtb"] {
         let out = tmp(&format!("partials-{name}"));
         let mut o = opts(&out, 60, Some(16), false, 0);
         o.def = name.into();

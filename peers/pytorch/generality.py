@@ -167,6 +167,30 @@ PROGRAMS = {
         lambda a, sc, t: torch.addcmul(t, a, sc[:, None]),
         "addcmul(t, a, s[:, None])",
     ),
+    # The holdout suite's fifth batch.
+    "scores": (
+        lambda s: [0.125, r(s["B"], s["M"], s["D"]), r(s["B"], s["N"], s["D"])],
+        lambda sc, q, k: torch.bmm(q, k.transpose(1, 2)) * sc,
+        "bmm(q, k.transpose(1, 2)) * s",
+    ),
+    "gemvt_bias": (
+        lambda s: [r(s["M"], s["N"]), r(s["M"]), r(s["N"])],
+        lambda a, x, b: torch.addmv(b, a.t(), x),
+        "addmv(b, a.t(), x)",
+    ),
+    "rowmax_sub": (lambda s: [r(s["M"], s["N"])], lambda a: a - a.amax(dim=1, keepdim=True), "a - a.amax(dim=1, keepdim=True)"),
+    "rowdist": (
+        lambda s: [r(s["M"], s["N"]), r(s["N"])],
+        lambda a, v: torch.linalg.vector_norm(a - v[None, :], dim=1),
+        "vector_norm(a - v, dim=1)",
+    ),
+    "outer_relu": (lambda s: [r(s["M"]), r(s["N"])], lambda x, y: torch.relu(x[:, None] + y[None, :]), "relu(x[:, None] + y)"),
+    "mm_rowbias": (
+        lambda s: [r(s["M"], s["K"]), r(s["K"], s["N"]), r(s["M"])],
+        lambda a, b, bias: torch.addmm(bias[:, None], a, b),
+        "addmm(bias[:, None], a, b)",
+    ),
+    "transpose_scale": (lambda s: [r(s["M"], s["N"])], lambda a: (2.0 * a.t()).contiguous(), "(2 * a.t()).contiguous()"),
     "sobelx": (
         lambda s: [r(s["H"], s["W"]), sobel_weights()],
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],

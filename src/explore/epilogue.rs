@@ -38,10 +38,10 @@ pub struct Split {
 /// One side of the product (`X` and its rows' lambda, or `Y` and its
 /// columns'): the parameters the reduction reads, the array they come
 /// from, and the other components (extras: values per row or column).
-struct Side<'a> {
-    kept: Vec<&'a Param>,
-    array: Expr,
-    extras: Vec<(&'a Param, Expr)>,
+pub(super) struct Side<'a> {
+    pub kept: Vec<&'a Param>,
+    pub array: Expr,
+    pub extras: Vec<(&'a Param, Expr)>,
 }
 
 /// The split of `def`, if its body has that form and the tiled product
@@ -96,7 +96,7 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
 }
 
 /// `(\x -> body, xs)` of `map(\x -> body) $ xs` (a high-level map).
-fn map_lambda(e: &Expr) -> Option<(&Lambda, &Expr)> {
+pub(super) fn map_lambda(e: &Expr) -> Option<(&Lambda, &Expr)> {
     let ExprKind::Call(m, args) = &e.kind else { return None };
     let FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) = &m.kind else { return None };
     let (FunKind::Lambda(l), [xs]) = (&f.kind, args.as_slice()) else { return None };
@@ -105,7 +105,7 @@ fn map_lambda(e: &Expr) -> Option<(&Lambda, &Expr)> {
 
 /// The one `at(0, reduce(f, z) $ ...)` in `body` (not `body` itself: then
 /// there is nothing after the reduction), its path and the reduction.
-fn reduction_in(body: &Expr) -> Option<(crate::ir::visit::Path, &Expr)> {
+pub(super) fn reduction_in(body: &Expr) -> Option<(crate::ir::visit::Path, &Expr)> {
     let mut found = expr_positions(body).into_iter().filter_map(|(p, e)| at0_of_reduce(e).map(|r| (p, r)));
     let (path, red) = found.next()?;
     (found.next().is_none() && path != crate::ir::visit::Path::root()).then_some((path, red))
@@ -125,7 +125,7 @@ fn at0_of_reduce(e: &Expr) -> Option<&Expr> {
 /// The components of `xs` the reduction reads, and the others. A lambda
 /// of one parameter keeps its whole array; one of several (a zip's
 /// tuple) must have a zip of as many arrays.
-fn side<'a>(params: &'a [Param], xs: &Expr, red: &Expr) -> Option<Side<'a>> {
+pub(super) fn side<'a>(params: &'a [Param], xs: &Expr, red: &Expr) -> Option<Side<'a>> {
     let used = |p: &Param| count_uses(red, p.id) > 0;
     if let [p] = params {
         return used(p).then(|| Side { kept: vec![p], array: xs.clone(), extras: Vec::new() });
@@ -152,7 +152,7 @@ fn side<'a>(params: &'a [Param], xs: &Expr, red: &Expr) -> Option<Side<'a>> {
 }
 
 /// The length of an array expression, a size variable.
-fn length(types: &crate::passes::typecheck::Types, e: &Expr) -> Option<ArithExpr> {
+pub(super) fn length(types: &crate::passes::typecheck::Types, e: &Expr) -> Option<ArithExpr> {
     match types.exprs.get(&e.id)? {
         Type::Array(_, n) => {
             let n = crate::arith::simplify(n);
@@ -163,18 +163,18 @@ fn length(types: &crate::passes::typecheck::Types, e: &Expr) -> Option<ArithExpr
 }
 
 /// A lambda over `params` (a tuple's components where several).
-fn lambda(gen: &mut IdGen, params: Vec<Param>, body: Expr) -> FunDecl {
+pub(super) fn lambda(gen: &mut IdGen, params: Vec<Param>, body: Expr) -> FunDecl {
     let span = body.span;
     gen.fun(FunKind::Lambda(Lambda { params, body: Box::new(body) }), span)
 }
 
-fn map_call(gen: &mut IdGen, kind: MapKind, f: FunDecl, xs: Expr) -> Expr {
+pub(super) fn map_call(gen: &mut IdGen, kind: MapKind, f: FunDecl, xs: Expr) -> Expr {
     let span = xs.span;
     gen.call_pattern(Pattern::Map { kind, f: Box::new(f) }, vec![xs], span)
 }
 
 /// `zip(first, rest...)`, or `first` alone.
-fn zip_with(gen: &mut IdGen, first: Expr, rest: &[(&Param, Expr)]) -> Expr {
+pub(super) fn zip_with(gen: &mut IdGen, first: Expr, rest: &[(&Param, Expr)]) -> Expr {
     if rest.is_empty() {
         return first;
     }
@@ -184,7 +184,7 @@ fn zip_with(gen: &mut IdGen, first: Expr, rest: &[(&Param, Expr)]) -> Expr {
 }
 
 /// The def's parameters that `es` read, in the def's order.
-fn params_read(d: &Def, es: &[&Expr]) -> Vec<Param> {
+pub(super) fn params_read(d: &Def, es: &[&Expr]) -> Vec<Param> {
     d.params.iter().filter(|p| es.iter().any(|e| count_uses(e, p.id) > 0)).cloned().collect()
 }
 
@@ -229,7 +229,7 @@ fn stage_def(
 }
 
 /// A name for the stage's first parameter that no def parameter has.
-fn fresh_param(d: &Def) -> String {
+pub(super) fn fresh_param(d: &Def) -> String {
     let taken = |n: &str| d.params.iter().any(|p| p.name == n);
     std::iter::once("p".to_string())
         .chain((2..).map(|i| format!("p{i}")))

@@ -12,6 +12,7 @@
 //! search shared by identical devices), `shard` (`--shard`, `--merge`).
 
 pub mod choice;
+pub mod columns;
 pub mod epilogue;
 pub mod finish;
 pub mod flatten;
@@ -1082,8 +1083,9 @@ fn write_best(
 /// order), a full reduction without `--then` with second stages derived
 /// from its own `reduce` (`finish`), and with them the reduction shapes;
 /// a product with more than a map after its reduction split into the
-/// product, searched, and a stage applying the rest (`epilogue`), the
-/// user's def the gold.
+/// product, searched, and a stage applying the rest (`epilogue`), and
+/// reductions down columns likewise into the map of reductions and a
+/// stage adding the partials (`columns`), the user's def the gold.
 fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, ExploreOptions, String) {
     let gold = opts.def.clone();
     let mut opts = opts.clone();
@@ -1093,6 +1095,12 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
             program = s.program;
             opts.def = s.product;
             opts.then = vec![s.stage];
+        } else if let Some(s) = columns::split(&program, &opts.def, &opts.sizes) {
+            // The partial shapes, for the map of reductions.
+            program = s.program;
+            opts.def = s.product;
+            opts.then = vec![s.stage];
+            opts.limits.reductions = true;
         }
     }
     let program = flatten::joined_products(&program, &opts.def, &opts.sizes).unwrap_or(program);
