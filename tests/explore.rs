@@ -468,3 +468,28 @@ fn then_needs_an_array_for_the_partial_results() {
     assert!(err.contains(want), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A batch of column reductions (a 3D tensor summed along its middle
+/// axis) is searched as one map of reductions over the joined batch, so
+/// the partial shapes apply, and validated against the user's def.
+#[test]
+fn a_batch_of_column_reductions_gets_partials_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+               def sum_mid(a: [[[float]Z]Y]X) = map(\\p -> map(\\c -> reduce(add, 0.0f) $ c) o transpose $ p) $ a\n";
+    let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
+    let out = tmp("batch-columns");
+    let mut o = opts(&out, 60, Some(12), false, 0);
+    o.def = "sum_mid".into();
+    o.sizes = [("X", 6), ("Y", 768), ("Z", 40)].map(|(k, v)| (k.to_string(), v)).into();
+    let report = explore::explore(&prog, &devs, &o).unwrap();
+    let rows = csv_rows(&report.csv);
+    let partial = |r: &&Vec<String>| r[4] == "ok" && r[7].contains("map-fission @ root ; extract @ 1");
+    assert!(rows.iter().filter(partial).count() >= 2, "{rows:?}");
+    let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
+    assert!(best.contains("def sum_mid_flat_then_rows("), "{best}");
+    std::fs::remove_dir_all(&out).ok();
+}

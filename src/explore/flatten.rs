@@ -9,7 +9,7 @@
 //! user's program computes (the def's result type loses its last `1`).
 
 use crate::ir::build::IdGen;
-use crate::ir::{Expr, ExprKind, FunKind, Pattern, Program};
+use crate::ir::{Expr, ExprKind, FunKind, MapKind, Pattern, Program};
 use crate::types::{Sizes, Type};
 
 /// The program with `def`'s inner maps of one-element results joined, if
@@ -39,6 +39,55 @@ pub fn joined_products(program: &Program, def: &str, sizes: &Sizes) -> Option<Pr
     let d2 = out.def(def)?;
     crate::passes::typecheck::typecheck_def(&out, d2).ok()?;
     (!super::matmul::matmul_shapes(&out, def, sizes).is_empty()).then_some(out)
+}
+
+/// A batch of maps of reductions whose function does not read the batch's
+/// element (`map(\p -> map(\c -> reduce(f, z) $ c) o transpose $ p) $ a`:
+/// a 3D tensor summed along its middle axis) as one map of reductions over
+/// the batch's joined arrays, `<def>_flat = map(\c -> reduce(f, z) $ c) o
+/// join o map(\p -> transpose $ p) $ a`: the same results in the same
+/// order in memory, so the user's def stays the gold, and the partial
+/// shapes (a reduction spread over work-groups, with a derived second
+/// stage) apply to it. `None` where the def is not such a batch or the
+/// flat def has no partial shapes, or the reductions do not run down
+/// columns.
+pub fn flat_batch(program: &Program, def: &str) -> Option<(Program, String)> {
+    let base = crate::rewrite::prepare(program, def).ok()?;
+    let d = base.def(def)?;
+    let outer = map_lambda(&d.body)?;
+    let [p] = outer.params.as_slice() else { return None };
+    let ExprKind::Call(m, args) = &outer.body.kind else { return None };
+    let (FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }), [g]) = (&m.kind, args.as_slice()) else {
+        return None;
+    };
+    super::partials::reduction_under_map(&outer.body)?;
+    // Reductions down each element's columns (a batch of rows already has
+    // the row shapes, and small windows, a pooling's, their stencil ones).
+    let down_columns =
+        matches!(&g.kind, ExprKind::Call(t, _) if matches!(t.kind, FunKind::Pattern(Pattern::Transpose)));
+    if !down_columns || crate::ir::visit::fun_uses(f, p.id) {
+        return None;
+    }
+    let ExprKind::Call(_, batch) = &d.body.kind else { return None };
+    let span = d.body.span;
+    let mut gen = IdGen::for_program(&base);
+    let arrays = lambda_of(&mut gen, p.clone(), g.clone());
+    let per = gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(arrays) }, batch.clone(), span);
+    let joined = gen.call_pattern(Pattern::Join, vec![per], span);
+    let body = gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: f.clone() }, vec![joined], span);
+    let name = super::finish::fresh_name(program, &format!("{def}_flat"));
+    let mut out = program.clone();
+    out.defs.push(crate::ir::Def { name: name.clone(), params: d.params.clone(), body, span: d.span });
+    let text = crate::parse::print_program(&out);
+    let out =
+        crate::parse::parse_program(&crate::ir::SourceFile::new(format!("<{def} flattened>"), text)).ok()?;
+    super::finish::derive(&out, &name)?;
+    Some((out, name))
+}
+
+fn lambda_of(gen: &mut IdGen, p: crate::ir::Param, body: Expr) -> crate::ir::FunDecl {
+    let span = body.span;
+    gen.fun(FunKind::Lambda(crate::ir::Lambda { params: vec![p], body: Box::new(body) }), span)
 }
 
 /// `e = map(\r -> m) $ X` with `m` a map of one-element arrays: `e` with
@@ -118,6 +167,41 @@ mod tests {
         crate::interp::eval_def(&j, "mm", &args, &s).unwrap().flatten(&mut b);
         assert_eq!(a.len(), 15);
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_batch_of_column_sums_is_one_map_of_reductions() {
+        let p = parse(
+            "def s(a: [[[float]Z]Y]X) = map(\\p -> map(\\c -> reduce(add, 0.0f) $ c) o transpose $ p) $ a\n",
+        );
+        let (flat, name) = flat_batch(&p, "s").expect("flattened");
+        assert_eq!(name, "s_flat");
+        let text = crate::parse::print_program(&flat);
+        assert!(text.contains("def s_flat(a: [[[float]Z]Y]X) =\n  map(\\c -> reduce(add, 0.0f, c), join(map(\\p -> transpose(p), a)))"), "{text}");
+        use crate::ir::Value;
+        let s: Sizes = [("X", 2), ("Y", 3), ("Z", 4)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let mut k = 0.0;
+        let mut next = || {
+            k += 0.5;
+            Value::Float(k)
+        };
+        let a = Value::Array(
+            (0..2)
+                .map(|_| {
+                    Value::Array((0..3).map(|_| Value::Array((0..4).map(|_| next()).collect())).collect())
+                })
+                .collect(),
+        );
+        let args = [("a".to_string(), a)].into();
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        crate::interp::eval_def(&flat, "s", &args, &s).unwrap().flatten(&mut want);
+        crate::interp::eval_def(&flat, "s_flat", &args, &s).unwrap().flatten(&mut got);
+        assert_eq!(want.len(), 8);
+        assert_eq!(want, got);
+        // A batch whose function reads the element (each matrix with its
+        // own vector) is not flattened.
+        let q = parse("def g(a: [[[float]N]M]B, x: [[float]N]B) = map(\\(m, v) -> map(\\r -> reduce(add, 0.0f) o map(\\(u, w) -> mul(u, w)) $ zip(r, v)) $ m) $ zip(a, x)\n");
+        assert!(flat_batch(&q, "g").is_none());
     }
 
     #[test]

@@ -153,6 +153,15 @@ fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i
 /// What the validation oracle reported (its own type, kept whole).
 pub use crate::validate::OracleError;
 
+/// What a search's candidates are checked against (`prepare_search`):
+/// the user's def, and whether each candidate's output goes through a
+/// second stage before it is compared.
+#[derive(Clone, Debug)]
+pub struct Gold {
+    pub def: String,
+    pub always_then: bool,
+}
+
 /// Why a `--then` def cannot be a second stage.
 #[derive(Debug, thiserror::Error)]
 pub enum FinisherError {
@@ -395,6 +404,10 @@ pub struct Bench<'a> {
     /// user's def where the search runs on a product split off it
     /// (`epilogue`; every candidate then gets the stage).
     pub gold: &'a str,
+    /// Whether every candidate gets a second stage (the search runs on a
+    /// part of the user's def, `epilogue`, `columns`), not only those that
+    /// leave partial results.
+    pub always_then: bool,
     pub sizes: &'a Sizes,
     pub inputs: &'a Arrays,
     pub oracle: Oracle<'a>,
@@ -430,7 +443,7 @@ impl Bench<'_> {
     /// second stage, which would apply a map after the reduction (a norm's
     /// square root) a second time.
     fn computes_everything(&self, k: &Kernel) -> bool {
-        if self.gold != self.def {
+        if self.always_then {
             return false;
         }
         let whole = self.whole.get_or_init(|| {

@@ -569,7 +569,7 @@ fn setup(
 /// The evaluation of a search's candidates on a device (`setup`).
 fn bench_for<'b>(
     stencil: bool,
-    (opts, gold): (&'b ExploreOptions, &'b str),
+    (opts, gold): (&'b ExploreOptions, &'b measure::Gold),
     original: &'b Program,
     (rt, inputs, then): &'b Setup,
 ) -> Bench<'b> {
@@ -577,7 +577,8 @@ fn bench_for<'b>(
         rt,
         original,
         def: &opts.def,
-        gold,
+        gold: &gold.def,
+        always_then: gold.always_then,
         sizes: &opts.sizes,
         inputs,
         oracle: oracle_of(opts),
@@ -627,8 +628,8 @@ fn empty_result(info: &DeviceInfo) -> DeviceResult {
 struct Worker<'a> {
     plan: &'a Plan,
     opts: &'a ExploreOptions,
-    /// The def candidates are validated against (`prepare_search`).
-    gold: &'a str,
+    /// What candidates are validated against (`prepare_search`).
+    gold: &'a measure::Gold,
     original: &'a Program,
     log: &'a Mutex<Log>,
     deadline: Instant,
@@ -653,7 +654,7 @@ impl Worker<'_> {
         // Closed however this returns, so that the helpers return too.
         let close = split::CloseOnDrop(&self.group.queue);
         let started = Instant::now();
-        let dev = setup(info.clone(), self.original, self.opts, self.gold)?;
+        let dev = setup(info.clone(), self.original, self.opts, &self.gold.def)?;
         let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev);
         let mut m = Measuring::new(bench, empty_result(&info));
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
@@ -691,7 +692,7 @@ impl Worker<'_> {
     /// queue; the part goes to the leader on `to` (an error too: the
     /// leader and the other helpers then measure its share).
     fn help(&self, info: DeviceInfo, to: std::sync::mpsc::Sender<Result<Part, ExploreError>>) {
-        let part = setup(info.clone(), self.original, self.opts, self.gold).and_then(|dev| {
+        let part = setup(info.clone(), self.original, self.opts, &self.gold.def).and_then(|dev| {
             let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev);
             let mut m = Measuring::new(bench, empty_result(&info));
             self.group.queue.serve(&mut |p: split::Take| self.measure(&mut m, p));
@@ -1086,8 +1087,8 @@ fn write_best(
 /// product, searched, and a stage applying the rest (`epilogue`), and
 /// reductions down columns likewise into the map of reductions and a
 /// stage adding the partials (`columns`), the user's def the gold.
-fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, ExploreOptions, String) {
-    let gold = opts.def.clone();
+fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, ExploreOptions, measure::Gold) {
+    let mut gold = measure::Gold { def: opts.def.clone(), always_then: false };
     let mut opts = opts.clone();
     let mut program = program.clone();
     if opts.then.is_empty() {
@@ -1095,12 +1096,18 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
             program = s.program;
             opts.def = s.product;
             opts.then = vec![s.stage];
+            gold.always_then = true;
         } else if let Some(s) = columns::split(&program, &opts.def, &opts.sizes) {
             // The partial shapes, for the map of reductions.
             program = s.program;
             opts.def = s.product;
             opts.then = vec![s.stage];
             opts.limits.reductions = true;
+            gold.always_then = true;
+        } else if let Some((p, flat)) = flatten::flat_batch(&program, &opts.def) {
+            // The same results in the same order: no stage of its own.
+            program = p;
+            opts.def = flat;
         }
     }
     let program = flatten::joined_products(&program, &opts.def, &opts.sizes).unwrap_or(program);
@@ -1160,7 +1167,7 @@ fn explore_with(
 ) -> Result<Report, ExploreError> {
     let planning = Instant::now();
     let (program, opts, gold) = prepare_search(program, opts);
-    let (program, opts, gold) = (&program, &opts, gold.as_str());
+    let (program, opts, gold) = (&program, &opts, &gold);
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
     crate::outfile::create_dir(&opts.out)
         .map_err(|source| ExploreError::Io { path: opts.out.display().to_string(), source })?;

@@ -115,7 +115,8 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
         reference: None,
     };
     let dev = setup(device, original, &opts, r.def).map_err(Box::new)?;
-    Ok(bench_for(stencil, (&opts, r.def), original, &dev).evaluate(r.found, &cs, r.local))
+    let gold = super::measure::Gold { def: r.def.to_string(), always_then: false };
+    Ok(bench_for(stencil, (&opts, &gold), original, &dev).evaluate(r.found, &cs, r.local))
 }
 
 /// A budget no replay reaches (a year): every run of the candidate counts.

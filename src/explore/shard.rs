@@ -223,7 +223,7 @@ pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> R
     for d in others {
         notes.push(format!("candidates logged on {d} are measured again on {}", device.name));
     }
-    let dev = setup(device.clone(), &program, &opts, &gold)?;
+    let dev = setup(device.clone(), &program, &opts, &gold.def)?;
     let mut bench = bench_for(plan.stencil, (&opts, &gold), &program, &dev);
     let logged = pending.len();
     confirm(&mut bench, &mut res, pending);
