@@ -191,6 +191,23 @@ PROGRAMS = {
         "addmm(bias[:, None], a, b)",
     ),
     "transpose_scale": (lambda s: [r(s["M"], s["N"])], lambda a: (2.0 * a.t()).contiguous(), "(2 * a.t()).contiguous()"),
+    # The holdout suite's sixth batch.
+    "mean": (lambda s: [1.0 / s["N"], r(s["N"])], lambda inv, x: x.mean(), "x.mean()"),
+    "logsumexp": (lambda s: [r(s["M"], s["N"])], lambda a: torch.logsumexp(a, dim=1), "logsumexp(a, dim=1)"),
+    "layernorm": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"])],
+        lambda inv, a: F.layer_norm(a, (a.shape[1],), eps=1e-5),
+        "layer_norm(a, (N,))",
+    ),
+    "conv1d_w": (
+        lambda s: [r(s["N"]), r(1, 1, 5)],
+        lambda x, w: F.conv1d(x[None, None], w)[0, 0],
+        "conv1d(x, w)",
+    ),
+    "rowargmax": (lambda s: [r(s["M"], s["N"])], lambda a: a.argmax(dim=1), "a.argmax(dim=1)"),
+    "fro": (lambda s: [r(s["M"], s["N"])], lambda a: (a * a).sum(), "(a * a).sum()"),
+    "sum_last": (lambda s: [r(s["X"], s["Y"], s["Z"])], lambda a: a.sum(dim=2), "a.sum(dim=2)"),
+    "clip": (lambda s: [-0.5, 0.5, r(s["N"])], lambda lo, hi, x: torch.clamp(x, lo, hi), "clamp(x, lo, hi)"),
     "sobelx": (
         lambda s: [r(s["H"], s["W"]), sobel_weights()],
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],

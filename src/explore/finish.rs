@@ -43,7 +43,7 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let (f, z, acc) = parts_of(&base, def, red)?;
     // A map over the one result (`map(h) $ reduce(...)`) is applied by the
     // second stage, after the last reduction; at the root only the def's
-    // parameters are in scope, and `h` must not use them either.
+    // parameters are in scope, and of them `h` may read scalars only.
     let post = match &d.body.kind {
         ExprKind::Call(m, _) if !at.is_empty() => match &m.kind {
             FunKind::Pattern(Pattern::Map { f: h, .. }) => Some(h),
@@ -51,10 +51,13 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
         },
         _ => None,
     };
-    if post.is_some_and(|h| d.params.iter().any(|p| crate::ir::visit::fun_uses(h, p.id))) {
-        return None;
-    }
-    let last = post.map_or_else(|| "id".to_string(), |h| crate::parse::print_fun(&base, h));
+    // `h` may read the def's scalars (a mean's `1 / N`): the stages take
+    // them by name, as the rows stage does.
+    let scalars = match post {
+        None => String::new(),
+        Some(h) => scalars_read(d, h)?,
+    };
+    let last = post.map_or_else(|| "id".to_string(), |h| crate::parse::print_fun_in(&base, d, h));
     let seq = fresh_name(program, &format!("{def}_then_seq"));
     let tree = fresh_name(program, &format!("{def}_then_tree"));
     let lanes = TREE_LANES;
@@ -62,8 +65,8 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let mut text = crate::parse::print_program(program);
     text.push_str(&format!(
         "// Second stages derived by `lift explore` from `{def}`'s reduction.\n\
-         def {seq}(p: [{acc}]P) =\n  toGlobal(mapSeq({last})) o reduceSeq({f}, {z}) $ p\n\
-         def {tree}(p: [{acc}]P) =\n  join o mapWrg(0, \\all ->\n    \
+         def {seq}(p: [{acc}]P{scalars}) =\n  toGlobal(mapSeq({last})) o reduceSeq({f}, {z}) $ p\n\
+         def {tree}(p: [{acc}]P{scalars}) =\n  join o mapWrg(0, \\all ->\n    \
          toGlobal(mapLcl(0, mapSeq({last}))) o split(1) o\n    \
          iterate({steps}, \\xs -> join o mapLcl(0, \\two -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ two) o split(2) $ xs) o\n    \
          join o mapLcl(0, \\lane -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ lane) o transpose o split({lanes}) $ all\n  \
@@ -114,18 +117,7 @@ fn derive_rows(
     let d = base.def(def)?;
     let (last, scalars) = match post {
         None => ("id".to_string(), String::new()),
-        Some(h) => {
-            let mut scalars = String::new();
-            for q in d.params.iter().filter(|q| crate::ir::visit::fun_uses(h, q.id)) {
-                let ty = q.ty.as_ref()?;
-                // Only scalars travel to the stage, and `p` is its own.
-                if !matches!(ty, Type::Scalar(_)) || q.name == "p" {
-                    return None;
-                }
-                scalars.push_str(&format!(", {}: {ty}", q.name));
-            }
-            (crate::parse::print_fun_in(base, d, h), scalars)
-        }
+        Some(h) => (crate::parse::print_fun_in(base, d, h), scalars_read(d, h)?),
     };
     let rows = fresh_name(program, &format!("{def}_then_rows"));
     let mut text = crate::parse::print_program(program);
@@ -137,6 +129,21 @@ fn derive_rows(
     let file = SourceFile::new(format!("<second stage of {def}>"), text);
     let program = crate::parse::parse_program(&file).ok()?;
     Some(Derived { program, defs: vec![rows] })
+}
+
+/// The def's parameters that `h` reads, as a stage's extra parameters
+/// (`, inv: float`), if all are scalars (only they travel to a stage, by
+/// name) and none is named `p` (the stage's own).
+fn scalars_read(d: &crate::ir::Def, h: &crate::ir::FunDecl) -> Option<String> {
+    let mut scalars = String::new();
+    for q in d.params.iter().filter(|q| crate::ir::visit::fun_uses(h, q.id)) {
+        let ty = q.ty.as_ref()?;
+        if !matches!(ty, Type::Scalar(_)) || q.name == "p" {
+            return None;
+        }
+        scalars.push_str(&format!(", {}: {ty}", q.name));
+    }
+    Some(scalars)
 }
 
 /// `name`, or `name2`, `name3`, ... where a def of that name exists.
@@ -172,6 +179,23 @@ mod tests {
         // A closed lambda works as well as a user function.
         let p = parse("def m(x: [int]N) = reduce(\\(a, b) -> a, 0) $ x\n");
         assert!(derive(&p, "m").is_some());
+    }
+
+    #[test]
+    fn a_mean_takes_its_scale_into_both_stages() {
+        let p = parse(&format!(
+            "{FUNS}def mean(inv: float, x: [float]N) = map(\\s -> add(s, inv)) o reduce(add, 0.0f) $ x\n"
+        ));
+        let d = derive(&p, "mean").expect("derived");
+        for name in &d.defs {
+            let k = crate::compile::compile(&d.program, name, &Default::default()).unwrap();
+            assert!(k.source.contains("float inv"), "{}", k.source);
+        }
+        // An array read after the reduction does not travel to a stage.
+        let p = parse(&format!(
+            "{FUNS}def m(w: [float]4, x: [float]N) = map(\\s -> add(s, at(0, w))) o reduce(add, 0.0f) $ x\n"
+        ));
+        assert!(derive(&p, "m").is_none());
     }
 
     #[test]
