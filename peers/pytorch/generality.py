@@ -208,6 +208,19 @@ PROGRAMS = {
     "fro": (lambda s: [r(s["M"], s["N"])], lambda a: (a * a).sum(), "(a * a).sum()"),
     "sum_last": (lambda s: [r(s["X"], s["Y"], s["Z"])], lambda a: a.sum(dim=2), "a.sum(dim=2)"),
     "clip": (lambda s: [-0.5, 0.5, r(s["N"])], lambda lo, hi, x: torch.clamp(x, lo, hi), "clamp(x, lo, hi)"),
+    # The holdout suite's seventh batch.
+    "mse": (lambda s: [1.0 / s["N"], r(s["N"]), r(s["N"])], lambda inv, x, y: F.mse_loss(x, y), "mse_loss(x, y)"),
+    "colsoftmax": (lambda s: [r(s["M"], s["N"])], lambda a: torch.softmax(a, dim=0), "softmax(a, dim=0)"),
+    "gram": (lambda s: [r(s["M"], s["K"])], lambda a: a @ a.t(), "a @ a.t()"),
+    "bmm_tn": (
+        lambda s: [r(s["B"], s["K"], s["M"]), r(s["B"], s["K"], s["N"])],
+        lambda a, b: torch.bmm(a.transpose(1, 2), b),
+        "bmm(a.transpose(1, 2), b)",
+    ),
+    "map3d": (lambda s: [r(s["X"], s["Y"], s["Z"])], lambda a: F.gelu(a, approximate="tanh"), "gelu(a, approximate='tanh')"),
+    "segsum": (lambda s: [r(s["N"])], lambda x: x.view(-1, 64).sum(dim=1), "x.view(-1, 64).sum(dim=1)"),
+    "scale_cols": (lambda s: [r(s["M"], s["N"]), r(s["N"])], lambda a, v: a * v[None, :], "a * s[None, :]"),
+    "maxabsdiff": (lambda s: [r(s["N"]), r(s["N"])], lambda x, y: (x - y).abs().max(), "(x - y).abs().max()"),
     "sobelx": (
         lambda s: [r(s["H"], s["W"]), sobel_weights()],
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
