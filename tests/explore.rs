@@ -493,3 +493,30 @@ fn a_batch_of_column_reductions_gets_partials_on_pocl() {
     assert!(best.contains("def sum_mid_flat_then_rows("), "{best}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A square product written with one size has a million points at the
+/// default validation size of a one-size def, each reducing a thousand
+/// values: more than the interpreter holds. The validation size comes
+/// down until the interpreter's own estimate fits its budget, and the
+/// candidates validate.
+#[test]
+fn a_square_product_with_one_size_validates_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+               userfun mul(x: float, y: float): float { return x * y; }\n\
+               def sq(a: [[float]N]N, b: [[float]N]N) = map(\\r -> map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) o transpose $ b) $ a\n";
+    let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
+    let out = tmp("square-one-size");
+    let mut o = opts(&out, 60, Some(3), false, 0);
+    o.def = "sq".into();
+    o.sizes = [("N".to_string(), 512)].into();
+    let report = explore::explore(&prog, &devs, &o).unwrap();
+    let rows = csv_rows(&report.csv);
+    assert!(rows.iter().all(|r| r[4] == "ok" || r[4] == "slow"), "{rows:?}");
+    let n: i64 = rows[0][9].trim_start_matches("N=").parse().unwrap();
+    assert!((17..512).contains(&n), "validated at {}", rows[0][9]);
+    std::fs::remove_dir_all(&out).ok();
+}

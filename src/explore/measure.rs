@@ -454,6 +454,25 @@ impl Bench<'_> {
         whole.as_ref().is_some_and(|t| crate::passes::typecheck::same_type(t, &k.output_type))
     }
 
+    /// The validation sizes for constraints `cs`: the smallest from the
+    /// floor up that they allow, the floor halved (down to 17) while the
+    /// interpreter would not hold the gold there by its own estimate
+    /// (`validate::interp_elements`: a square product written with one
+    /// size, or `A Aᵀ`, has a million points each reducing a thousand
+    /// values, and the interpreter keeps every value as a tree).
+    fn validation_sizes_for(&self, cs: &[Constraint]) -> Sizes {
+        let mut floor = self.validation_floor;
+        loop {
+            let vsizes = validation_sizes(self.sizes, cs, floor);
+            let fits = crate::validate::interp_elements(self.original, self.gold, &vsizes)
+                .is_none_or(|n| n <= crate::interp::MAX_WORK as f64 / 2.0);
+            if fits || floor / 2 < 17 {
+                return vsizes;
+            }
+            floor = (floor / 2) | 1;
+        }
+    }
+
     fn gold_at(&self, sizes: &Sizes) -> Result<Expected, OracleError> {
         let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
         let mut g = self.golds.borrow_mut();
@@ -495,7 +514,7 @@ impl Bench<'_> {
                 }
             }
         }
-        let vsizes = validation_sizes(self.sizes, &all, self.validation_floor);
+        let vsizes = self.validation_sizes_for(&all);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {
             Ok(k) => k,

@@ -4,10 +4,12 @@
 //! the element-wise comparison of a kernel's output with it (`compare`).
 
 mod compare;
+mod cost;
 mod oracle;
 mod rng;
 
 pub use compare::{all_nan, compare, compare_f64, compare_scaled, Check};
+pub use cost::interp_elements;
 pub use oracle::{
     gold, input_counts, make_inputs, Expected, InputSizeError, Oracle, OracleError, Reference, ReferenceError,
 };

@@ -1,0 +1,97 @@
+//! How many array elements the interpreter makes evaluating a def, roughly,
+//! before it runs: every call's result counted once per element of the
+//! maps and reductions around it (the interpreter evaluates a map's
+//! function once per element and keeps every value as a tree). The search
+//! validates where this fits the interpreter's budget
+//! (`interp::MAX_WORK`), rather than finding out by running into it: a
+//! square product written with one size, or `A Aᵀ`, has a million points
+//! at its default validation size, each reducing a thousand values.
+
+use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Program};
+use crate::passes::typecheck::{typecheck_def, Types};
+use crate::types::{Sizes, Type};
+
+/// The estimate for `def` at `sizes`; `None` where it does not type or a
+/// length does not evaluate.
+pub fn interp_elements(prog: &Program, def: &str, sizes: &Sizes) -> Option<f64> {
+    let d = prog.def(def)?;
+    let types = typecheck_def(prog, d).ok()?;
+    let mut c = Cost { types: &types, sizes, total: 0.0 };
+    c.expr(&d.body, 1.0)?;
+    Some(c.total)
+}
+
+struct Cost<'a> {
+    types: &'a Types,
+    sizes: &'a Sizes,
+    total: f64,
+}
+
+impl Cost<'_> {
+    /// The elements of a value of type `t` (1 for a scalar).
+    fn elements(&self, t: &Type) -> Option<f64> {
+        match t {
+            Type::Array(e, n) => Some(self.len(n)? * self.elements(e)?),
+            Type::Tuple(ts) => ts.iter().map(|t| self.elements(t)).sum(),
+            Type::Scalar(_) | Type::Vector(..) => Some(1.0),
+        }
+    }
+
+    fn len(&self, n: &crate::arith::ArithExpr) -> Option<f64> {
+        n.eval_with(&|v| self.sizes.get(v).copied()).ok().map(|v| v.max(1) as f64)
+    }
+
+    /// `e` evaluated `times` times.
+    fn expr(&mut self, e: &Expr, times: f64) -> Option<()> {
+        let ExprKind::Call(f, args) = &e.kind else { return Some(()) };
+        let ty = self.types.exprs.get(&e.id)?;
+        self.total += times * self.elements(ty)?;
+        for a in args {
+            self.expr(a, times)?;
+        }
+        // A pattern's function runs once per element of its last argument
+        // (a map's, a reduction's); a lambda applied here, once.
+        let per = match &f.kind {
+            FunKind::Pattern(_) => match args.last().and_then(|a| self.types.exprs.get(&a.id)) {
+                Some(Type::Array(_, n)) => self.len(n)?,
+                _ => 1.0,
+            },
+            FunKind::Lambda(_) | FunKind::UserFun(_) => 1.0,
+        };
+        self.fun(f, times * per)
+    }
+
+    fn fun(&mut self, f: &FunDecl, times: f64) -> Option<()> {
+        match &f.kind {
+            FunKind::Lambda(l) => self.expr(&l.body, times),
+            FunKind::Pattern(p) => match p.nested_fun() {
+                Some(g) => self.fun(g, times),
+                None => Some(()),
+            },
+            FunKind::UserFun(_) => Some(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_product_counts_its_pairs_per_result() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun mul(x: float, y: float): float { return x * y; }\n\
+                   def g(a: [[float]K]M) = map(\\r -> map(\\s -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, s)) $ a) $ a\n\
+                   def m(x: [float]N) = map(\\v -> mul(v, v)) $ x\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let at = |m: i64| -> Sizes { [("M".to_string(), m), ("K".to_string(), m)].into() };
+        let small = interp_elements(&p, "g", &at(10)).unwrap();
+        let large = interp_elements(&p, "g", &at(20)).unwrap();
+        // Cubic: the zipped pairs and products of every result.
+        assert!(small >= 2.0 * 1000.0, "{small}");
+        assert!((large / small - 8.0).abs() < 1.0, "{small} {large}");
+        let n: Sizes = [("N".to_string(), 1000)].into();
+        let m = interp_elements(&p, "m", &n).unwrap();
+        assert!((1000.0..=3000.0).contains(&m), "{m}");
+    }
+}
