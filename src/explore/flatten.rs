@@ -85,60 +85,6 @@ pub fn flat_batch(program: &Program, def: &str) -> Option<(Program, String)> {
     Some((out, name))
 }
 
-/// Maps nested over an input array, each level only mapping the next
-/// (`map(map(map(f))) $ a`, an activation of a 3D tensor), as one map over
-/// its joined elements, `<def>_flat = map(f) o join o join $ a`: the same
-/// results in the same order in memory (the user's def stays the gold),
-/// and the one-dimensional shapes (vectors, elements per work-item) apply.
-/// Only over an input itself: a view (a transpose) keeps its
-/// two-dimensional shapes, which stage tiles.
-pub fn flat_elementwise(program: &Program, def: &str) -> Option<(Program, String)> {
-    let base = crate::rewrite::prepare(program, def).ok()?;
-    let d = base.def(def)?;
-    let ExprKind::Call(m, args) = &d.body.kind else { return None };
-    let (FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }), [a]) = (&m.kind, args.as_slice()) else {
-        return None;
-    };
-    if !matches!(a.kind, ExprKind::Param(q) if d.params.iter().any(|p| p.id == q)) {
-        return None;
-    }
-    // Peel `\q -> map(g) $ q` levels down to the element's function.
-    let (mut leaf, mut depth) = (&**f, 1);
-    while let FunKind::Lambda(l) = &leaf.kind {
-        let [q] = l.params.as_slice() else { break };
-        let ExprKind::Call(m2, inner) = &l.body.kind else { break };
-        let (FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f: g }), [x]) = (&m2.kind, inner.as_slice())
-        else {
-            break;
-        };
-        if !matches!(x.kind, ExprKind::Param(p) if p == q.id) {
-            break;
-        }
-        leaf = g;
-        depth += 1;
-    }
-    if depth < 2 {
-        return None;
-    }
-    let span = d.body.span;
-    let mut gen = IdGen::for_program(&base);
-    let mut xs = a.clone();
-    for _ in 1..depth {
-        xs = gen.call_pattern(Pattern::Join, vec![xs], span);
-    }
-    let body =
-        gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(leaf.clone()) }, vec![xs], span);
-    let name = super::finish::fresh_name(program, &format!("{def}_flat"));
-    let mut out = program.clone();
-    out.defs.push(crate::ir::Def { name: name.clone(), params: d.params.clone(), body, span: d.span });
-    let text = crate::parse::print_program(&out);
-    let out =
-        crate::parse::parse_program(&crate::ir::SourceFile::new(format!("<{def} flattened>"), text)).ok()?;
-    let d2 = out.def(&name)?;
-    crate::passes::typecheck::typecheck_def(&out, d2).ok()?;
-    Some((out, name))
-}
-
 fn lambda_of(gen: &mut IdGen, p: crate::ir::Param, body: Expr) -> crate::ir::FunDecl {
     let span = body.span;
     gen.fun(FunKind::Lambda(crate::ir::Lambda { params: vec![p], body: Box::new(body) }), span)
@@ -256,24 +202,6 @@ mod tests {
         // own vector) is not flattened.
         let q = parse("def g(a: [[[float]N]M]B, x: [[float]N]B) = map(\\(m, v) -> map(\\r -> reduce(add, 0.0f) o map(\\(u, w) -> mul(u, w)) $ zip(r, v)) $ m) $ zip(a, x)\n");
         assert!(flat_batch(&q, "g").is_none());
-    }
-
-    #[test]
-    fn nested_elementwise_maps_over_an_input_are_one_map() {
-        let p = parse(
-            "def g(a: [[[float]Z]Y]X) = map(map(map(\\v -> mul(v, v)))) $ a\n\
-                       def t(a: [[float]N]M) = map(map(\\v -> mul(v, v))) o transpose $ a\n",
-        );
-        let (flat, name) = flat_elementwise(&p, "g").expect("flattened");
-        let text = crate::parse::print_program(&flat);
-        assert!(
-            text.contains(&format!(
-                "def {name}(a: [[[float]Z]Y]X) =\n  map(\\v -> mul(v, v), join(join(a)))"
-            )),
-            "{text}"
-        );
-        // Over a transpose (a view), the 2D shapes stay.
-        assert!(flat_elementwise(&p, "t").is_none());
     }
 
     #[test]

@@ -1104,9 +1104,7 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
             opts.then = vec![s.stage];
             opts.limits.reductions = true;
             gold.always_then = true;
-        } else if let Some((p, flat)) = flatten::flat_batch(&program, &opts.def)
-            .or_else(|| flatten::flat_elementwise(&program, &opts.def))
-        {
+        } else if let Some((p, flat)) = flatten::flat_batch(&program, &opts.def) {
             // The same results in the same order: no stage of its own.
             program = p;
             opts.def = flat;
