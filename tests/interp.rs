@@ -508,3 +508,24 @@ fn int_overflow_wraps_and_undefined_conversions_are_errors() {
     let e = eval("q", is(&[i32::MIN])).unwrap_err().to_string();
     assert!(e.contains("integer division overflow"), "{e}");
 }
+
+/// The interpreter's own estimate of the elements it makes
+/// (`validate::interp_elements`), which the search keeps within its budget
+/// when it chooses validation sizes: cubic for a product (the zipped pairs
+/// and products of every result), linear for a map.
+#[test]
+fn the_element_estimate_grows_with_the_work() {
+    let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+               userfun mul(x: float, y: float): float { return x * y; }\n\
+               def g(a: [[float]K]M) = map(\\r -> map(\\s -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, s)) $ a) $ a\n\
+               def m(x: [float]N) = map(\\v -> mul(v, v)) $ x\n";
+    let p = lift::parse::parse_program(&lift::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+    let at = |m: i64| -> lift::types::Sizes { [("M".to_string(), m), ("K".to_string(), m)].into() };
+    let small = lift::validate::interp_elements(&p, "g", &at(10)).unwrap();
+    let large = lift::validate::interp_elements(&p, "g", &at(20)).unwrap();
+    assert!(small >= 2.0 * 1000.0, "{small}");
+    assert!((large / small - 8.0).abs() < 1.0, "{small} {large}");
+    let n: lift::types::Sizes = [("N".to_string(), 1000)].into();
+    let m = lift::validate::interp_elements(&p, "m", &n).unwrap();
+    assert!((1000.0..=3000.0).contains(&m), "{m}");
+}

@@ -116,10 +116,7 @@ fn fresh_size(d: &Def) -> String {
         .flat_map(|l| l.vars())
         .map(|v| v.name.clone())
         .collect();
-    std::iter::once("P".to_string())
-        .chain((2..).map(|i| format!("P{i}")))
-        .find(|n| !taken.contains(n))
-        .unwrap_or_default()
+    epilogue::first_free("P", |n| taken.iter().any(|t| t == n))
 }
 
 #[cfg(test)]

@@ -230,9 +230,13 @@ fn stage_def(
 
 /// A name for the stage's first parameter that no def parameter has.
 pub(super) fn fresh_param(d: &Def) -> String {
-    let taken = |n: &str| d.params.iter().any(|p| p.name == n);
-    std::iter::once("p".to_string())
-        .chain((2..).map(|i| format!("p{i}")))
+    first_free("p", |n| d.params.iter().any(|p| p.name == n))
+}
+
+/// `stem`, or `stem2`, `stem3`, ...: the first name `taken` refuses.
+pub(super) fn first_free(stem: &str, taken: impl Fn(&str) -> bool) -> String {
+    std::iter::once(stem.to_string())
+        .chain((2..).map(|i| format!("{stem}{i}")))
         .find(|n| !taken(n))
         .unwrap_or_default()
 }

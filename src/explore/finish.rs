@@ -148,12 +148,9 @@ fn scalars_read(d: &crate::ir::Def, h: &crate::ir::FunDecl) -> Option<String> {
 
 /// `name`, or `name2`, `name3`, ... where a def of that name exists.
 pub(super) fn fresh_name(program: &Program, name: &str) -> String {
-    let taken =
-        |n: &str| program.defs.iter().any(|d| d.name == n) || program.user_funs.iter().any(|u| u.name == n);
-    if !taken(name) {
-        return name.to_string();
-    }
-    (2..).map(|i| format!("{name}{i}")).find(|n| !taken(n)).unwrap_or_default()
+    super::epilogue::first_free(name, |n| {
+        program.defs.iter().any(|d| d.name == n) || program.user_funs.iter().any(|u| u.name == n)
+    })
 }
 
 #[cfg(test)]

@@ -72,26 +72,3 @@ impl Cost<'_> {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_product_counts_its_pairs_per_result() {
-        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
-                   userfun mul(x: float, y: float): float { return x * y; }\n\
-                   def g(a: [[float]K]M) = map(\\r -> map(\\s -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, s)) $ a) $ a\n\
-                   def m(x: [float]N) = map(\\v -> mul(v, v)) $ x\n";
-        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
-        let at = |m: i64| -> Sizes { [("M".to_string(), m), ("K".to_string(), m)].into() };
-        let small = interp_elements(&p, "g", &at(10)).unwrap();
-        let large = interp_elements(&p, "g", &at(20)).unwrap();
-        // Cubic: the zipped pairs and products of every result.
-        assert!(small >= 2.0 * 1000.0, "{small}");
-        assert!((large / small - 8.0).abs() < 1.0, "{small} {large}");
-        let n: Sizes = [("N".to_string(), 1000)].into();
-        let m = interp_elements(&p, "m", &n).unwrap();
-        assert!((1000.0..=3000.0).contains(&m), "{m}");
-    }
-}
