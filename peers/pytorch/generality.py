@@ -221,6 +221,18 @@ PROGRAMS = {
     "segsum": (lambda s: [r(s["N"])], lambda x: x.view(-1, 64).sum(dim=1), "x.view(-1, 64).sum(dim=1)"),
     "scale_cols": (lambda s: [r(s["M"], s["N"]), r(s["N"])], lambda a, v: a * v[None, :], "a * s[None, :]"),
     "maxabsdiff": (lambda s: [r(s["N"]), r(s["N"])], lambda x, y: (x - y).abs().max(), "(x - y).abs().max()"),
+    # The holdout suite's eighth batch.
+    "softmax_t": (lambda s: [0.5, r(s["M"], s["N"])], lambda t, a: torch.softmax(a * t, dim=1), "softmax(a * s, dim=1)"),
+    "rmsnorm": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"])],
+        lambda inv, a: a * torch.rsqrt((a * a).mean(dim=1, keepdim=True) + 1e-6),
+        "a * rsqrt((a * a).mean(dim=1, keepdim=True) + eps)",
+    ),
+    "huber": (lambda s: [r(s["N"]), r(s["N"])], lambda x, y: F.huber_loss(x, y, reduction="none"), "huber_loss(x, y, reduction='none')"),
+    "maxpool3": (lambda s: [r(s["N"])], lambda x: F.max_pool1d(x[None, None], 3, stride=1)[0, 0], "max_pool1d(x, 3, stride=1)"),
+    "mm_tn_relu": (lambda s: [r(s["K"], s["M"]), r(s["K"], s["N"])], lambda a, b: torch.relu(a.t() @ b), "relu(a.t() @ b)"),
+    "colsum_relu": (lambda s: [r(s["M"], s["N"])], lambda a: torch.relu(a).sum(dim=0), "relu(a).sum(dim=0)"),
+    "axpy2d": (lambda s: [1.5, r(s["M"], s["N"]), r(s["M"], s["N"])], lambda a, x, y: a * x + y, "a * x + y"),
     "sobelx": (
         lambda s: [r(s["H"], s["W"]), sobel_weights()],
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
