@@ -194,6 +194,16 @@ fn two_outermost_parallel_maps() {
     );
 }
 
+/// A grid map nested in another and read again inside it: each
+/// work-group holds only its share of the inner result.
+#[test]
+fn nested_grid_map_read_again() {
+    check(
+        "def f(x: [[float]N]M) = mapGlb(1, \\r -> mapGlb(0, id) o gather(\\i -> N - 1 - i) o mapGlb(0, id) $ r) $ x",
+        "t.lift:1:83: cannot compile: mapGlb(0) inside mapGlb(1) is read again there: each work-group computes only its share and no barrier joins work-groups (let it be the function's result, or use mapLcl/mapSeq)",
+    );
+}
+
 #[test]
 fn outermost_parallel_map_repeated_by_iterate() {
     check(

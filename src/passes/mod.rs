@@ -16,6 +16,7 @@
 pub mod address_space;
 pub mod barrier;
 pub mod launch;
+mod read_again;
 pub mod sizes_fit;
 mod type_error;
 pub mod typecheck;

@@ -17,7 +17,9 @@
 //!   barrier across work-groups, so a second nest would read what other
 //!   work-groups of the first may not have written yet;
 //! * no parallel map is inside the function of a `slideSeqPlus`: its window
-//!   lives in one thread's private memory.
+//!   lives in one thread's private memory;
+//! * a `mapWrg`/`mapGlb` nested in another's function is that function's
+//!   result, not read again inside it (`read_again`).
 
 use crate::ir::{layout_pattern, Def, MapKind, Pattern, Span, Visitor};
 
@@ -48,6 +50,8 @@ pub enum BrokenRule {
     Repeated { map: MapKind },
     #[error("a second outermost parallel map ({} after {}): OpenCL has no barrier across work-groups, so it could read results not yet written (nest it in the first, or write two defs)", name(*map), name(*first))]
     SecondNest { map: MapKind, first: MapKind },
+    #[error("{} inside {} is read again there: each work-group computes only its share and no barrier joins work-groups (let it be the function's result, or use mapLcl/mapSeq)", name(*map), name(*outer))]
+    ReadAgain { map: MapKind, outer: MapKind },
 }
 
 /// Checks `def` against the rules of the module documentation.
@@ -93,10 +97,18 @@ impl<'ir> Visitor<'ir> for Walker {
             return;
         }
         match p {
-            Pattern::Map { kind, .. } if parallel(*kind) => {
+            Pattern::Map { kind, f } if parallel(*kind) => {
                 if let Err(e) = self.map(*kind, span) {
                     self.error = Some(e);
                     return;
+                }
+                // A grid map's function: the grid maps nested in it are
+                // its result, not read again (`read_again`).
+                if let (MapKind::Wrg(_) | MapKind::Glb(_), crate::ir::FunKind::Lambda(l)) = (kind, &f.kind) {
+                    if let Err(e) = super::read_again::check_function(*kind, &l.body) {
+                        self.error = Some(e);
+                        return;
+                    }
                 }
                 self.enclosing.push(*kind);
                 self.super_pattern(p, span);
