@@ -18,8 +18,8 @@
 
 use super::epilogue::{self, lambda, map_call, params_read, reduction_in, side, zip_with, Split};
 use crate::arith::ArithExpr;
-use crate::ir::visit::{count_uses, fun_uses, replace_at};
-use crate::ir::{Def, Expr, ExprKind, FunKind, IdGen, MapKind, Pattern, Program, ReduceKind, SourceFile};
+use crate::ir::visit::{count_uses, fun_uses};
+use crate::ir::{Def, Expr, ExprKind, FunKind, IdGen, MapKind, Pattern, Program, ReduceKind};
 use crate::types::{Sizes, Type};
 
 /// The split of `def`, if its body has that form and the partial shapes
@@ -48,20 +48,8 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     }
     let mut gen = IdGen::for_program(&base);
     let span = d.span;
-    let v = gen.param("v", None, span);
-    let vv = gen.var(&v);
-    let epi = replace_at(&l.body, &path, vv).ok()?;
-    let reads = |p: &crate::ir::Param| count_uses(&epi, p.id) > 0;
-    if cols.kept.iter().any(|p| reads(p)) {
-        return None;
-    }
-    if d.params.iter().any(|p| reads(p) && !matches!(p.ty, Some(Type::Scalar(_)))) {
-        return None;
-    }
-    let acc = match types.exprs.get(&red.id)? {
-        Type::Array(t, _) => (**t).clone(),
-        _ => return None,
-    };
+    let (v, epi) = epilogue::rest_after(&mut gen, d, (&l.body, &path), &cols.kept)?;
+    let acc = epilogue::result_elem(&types, red)?;
     let n = epilogue::length(&types, xs)?;
     let reductions = super::finish::fresh_name(program, &format!("{def}_reductions"));
     let stage = super::finish::fresh_name(program, &format!("{def}_then_rows"));
@@ -87,12 +75,11 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     let mut params = vec![p];
     params.extend(params_read(d, &[&body]));
     let stage_def = Def { name: stage.clone(), params, body, span };
-    let mut out = program.clone();
-    out.defs.push(red_def);
-    out.defs.push(stage_def);
-    let text = crate::parse::print_program(&out);
-    let file = SourceFile::new(format!("<reductions and second stage of {def}>"), text);
-    let out = crate::parse::parse_program(&file).ok()?;
+    let out = epilogue::with_defs(
+        program,
+        vec![red_def, stage_def],
+        &format!("reductions and second stage of {def}"),
+    )?;
     let prepared = crate::rewrite::prepare(&out, &reductions).ok()?;
     if super::partials::partial_shapes(&prepared, &reductions, sizes).is_empty() {
         return None;
@@ -122,6 +109,7 @@ fn fresh_size(d: &Def) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::SourceFile;
     use crate::types::sizes_of;
 
     fn parse(src: &str) -> Program {

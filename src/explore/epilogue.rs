@@ -60,39 +60,61 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     let cols = side(&li.params, ys, red)?;
     let mut gen = IdGen::for_program(&base);
     let span = d.span;
-    let v = gen.param("v", None, span);
-    let vv = gen.var(&v);
-    let epi = replace_at(&li.body, &path, vv).ok()?;
-    // The rest reads the result, the extras and the def's scalars only.
-    let reads = |p: &Param| count_uses(&epi, p.id) > 0;
-    if rows.kept.iter().chain(&cols.kept).any(|p| reads(p)) {
-        return None;
-    }
-    if d.params.iter().any(|p| reads(p) && !matches!(p.ty, Some(Type::Scalar(_)))) {
-        return None;
-    }
-    let elem = match types.exprs.get(&red.id)? {
-        Type::Array(t, _) => (**t).clone(),
-        _ => return None,
-    };
+    let kept: Vec<&Param> = rows.kept.iter().chain(&cols.kept).copied().collect();
+    let (v, epi) = rest_after(&mut gen, d, (&li.body, &path), &kept)?;
+    let elem = result_elem(&types, red)?;
     let (m, n) = (length(&types, xs)?, length(&types, ys)?);
     let product = super::finish::fresh_name(program, &format!("{def}_product"));
     let stage = super::finish::fresh_name(program, &format!("{def}_then_epilogue"));
     let prod_def = product_def(&mut gen, d, &rows, &cols, red, &product)?;
     let p = gen.param(&fresh_param(d), Some(Type::Array(Box::new(Type::Array(Box::new(elem), n)), m)), span);
     let stage_def = stage_def(&mut gen, d, (&rows, &cols), (v, epi), p, &stage);
-    let mut out = program.clone();
-    out.defs.push(prod_def);
-    out.defs.push(stage_def);
-    // Printed and parsed again: `best.lift` holds both defs and reads back.
-    let text = crate::parse::print_program(&out);
-    let file = SourceFile::new(format!("<product and epilogue of {def}>"), text);
-    let out = crate::parse::parse_program(&file).ok()?;
+    let out = with_defs(program, vec![prod_def, stage_def], &format!("product and epilogue of {def}"))?;
     let joined = super::flatten::joined_products(&out, &product, sizes).unwrap_or_else(|| out.clone());
     if super::matmul::matmul_shapes(&joined, &product, sizes).is_empty() {
         return None;
     }
     Some(Split { program: out, product, stage })
+}
+
+/// `body` with the reduction at `path` a new variable `v`: `(v, rest)`,
+/// if the rest reads none of `kept` (the reduction's own parameters: the
+/// rest moves out of their scope) and of the def's parameters only
+/// scalars (they travel to a stage by name).
+pub(super) fn rest_after(
+    gen: &mut IdGen,
+    d: &Def,
+    (body, path): (&Expr, &crate::ir::visit::Path),
+    kept: &[&Param],
+) -> Option<(Param, Expr)> {
+    let v = gen.param("v", None, d.span);
+    let vv = gen.var(&v);
+    let rest = replace_at(body, path, vv).ok()?;
+    let reads = |p: &Param| count_uses(&rest, p.id) > 0;
+    if kept.iter().any(|p| reads(p)) {
+        return None;
+    }
+    if d.params.iter().any(|p| reads(p) && !matches!(p.ty, Some(Type::Scalar(_)))) {
+        return None;
+    }
+    Some((v, rest))
+}
+
+/// The element type of a reduction's one-element result.
+pub(super) fn result_elem(types: &crate::passes::typecheck::Types, red: &Expr) -> Option<Type> {
+    match types.exprs.get(&red.id)? {
+        Type::Array(t, _) => Some((**t).clone()),
+        _ => None,
+    }
+}
+
+/// `program` with `defs` added, printed and parsed again: `best.lift`
+/// holds them and reads back (`what` names the text in errors).
+pub(super) fn with_defs(program: &Program, defs: Vec<Def>, what: &str) -> Option<Program> {
+    let mut out = program.clone();
+    out.defs.extend(defs);
+    let text = crate::parse::print_program(&out);
+    crate::parse::parse_program(&SourceFile::new(format!("<{what}>"), text)).ok()
 }
 
 /// `(\x -> body, xs)` of `map(\x -> body) $ xs` (a high-level map).

@@ -76,11 +76,8 @@ pub fn flat_batch(program: &Program, def: &str) -> Option<(Program, String)> {
     let joined = gen.call_pattern(Pattern::Join, vec![per], span);
     let body = gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: f.clone() }, vec![joined], span);
     let name = super::finish::fresh_name(program, &format!("{def}_flat"));
-    let mut out = program.clone();
-    out.defs.push(crate::ir::Def { name: name.clone(), params: d.params.clone(), body, span: d.span });
-    let text = crate::parse::print_program(&out);
-    let out =
-        crate::parse::parse_program(&crate::ir::SourceFile::new(format!("<{def} flattened>"), text)).ok()?;
+    let flat = crate::ir::Def { name: name.clone(), params: d.params.clone(), body, span: d.span };
+    let out = super::epilogue::with_defs(program, vec![flat], &format!("{def} flattened"))?;
     super::finish::derive(&out, &name)?;
     Some((out, name))
 }

@@ -150,6 +150,9 @@ fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i
     }
 }
 
+/// No size is validated below this (where it is requested larger).
+pub const MIN_VALIDATION_FLOOR: i64 = 17;
+
 /// What the validation oracle reported (its own type, kept whole).
 pub use crate::validate::OracleError;
 
@@ -325,29 +328,22 @@ impl Finisher {
         // Its first array reads the candidate's output; another array or
         // a scalar (a derived stage's map may read one of the def's: a
         // bias per column, a scale) the def's input of the same name.
-        let mut first = true;
-        let args = kernel
-            .params
-            .iter()
-            .filter_map(|p| match p {
+        let (mut args, mut arrays, mut first) = (BTreeMap::new(), Vec::new(), true);
+        for p in &kernel.params {
+            match p {
                 KernelParam::Input { name, .. } if std::mem::take(&mut first) => {
-                    Some((name.clone(), OUT.to_string()))
+                    args.insert(name.clone(), OUT.to_string());
                 }
-                KernelParam::Input { name, .. } | KernelParam::Scalar { name, .. } => {
-                    Some((name.clone(), name.clone()))
+                KernelParam::Input { name, .. } => {
+                    arrays.push(name.clone());
+                    args.insert(name.clone(), name.clone());
                 }
-                _ => None,
-            })
-            .collect();
-        let arrays = kernel
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                KernelParam::Input { name, .. } => Some(name.clone()),
-                _ => None,
-            })
-            .skip(1)
-            .collect();
+                KernelParam::Scalar { name, .. } => {
+                    args.insert(name.clone(), name.clone());
+                }
+                _ => {}
+            }
+        }
         Ok(Finisher { def: def.to_string(), kernel, program, args, arrays })
     }
 
@@ -401,8 +397,8 @@ pub struct Bench<'a> {
     pub original: &'a Program,
     pub def: &'a str,
     /// The def the candidates' results are checked against: `def`, or the
-    /// user's def where the search runs on a product split off it
-    /// (`epilogue`; every candidate then gets the stage).
+    /// user's def where the search runs on another (`prepare_search`: a
+    /// part split off it, a flattened batch).
     pub gold: &'a str,
     /// Whether every candidate gets a second stage (the search runs on a
     /// part of the user's def, `epilogue`, `columns`), not only those that
@@ -466,7 +462,7 @@ impl Bench<'_> {
             let vsizes = validation_sizes(self.sizes, cs, floor);
             let fits = crate::validate::interp_elements(self.original, self.gold, &vsizes)
                 .is_none_or(|n| n <= crate::interp::MAX_WORK as f64 / 2.0);
-            if fits || floor / 2 < 17 {
+            if fits || floor / 2 < MIN_VALIDATION_FLOOR {
                 return vsizes;
             }
             floor = (floor / 2) | 1;

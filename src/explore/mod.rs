@@ -953,7 +953,7 @@ fn validation_floor(stencil: bool, sizes: &Sizes) -> i64 {
                 points /= w.max(1) as f64;
             }
             // Odd: the scan upwards from it meets no power of two first.
-            let f = (floor.ceil() as i64).max(MIN_VALIDATION_FLOOR);
+            let f = (floor.ceil() as i64).max(measure::MIN_VALIDATION_FLOOR);
             f | 1
         }
     }
@@ -962,8 +962,6 @@ fn validation_floor(stencil: bool, sizes: &Sizes) -> i64 {
 /// Points of a non-stencil program's validation sizes (`validation_floor`):
 /// 101 cubed, a million.
 const VALIDATION_POINTS: i64 = 101 * 101 * 101;
-/// No size is validated below this (where it is requested larger).
-const MIN_VALIDATION_FLOOR: i64 = 17;
 
 /// Runs shorter than this are always repeated, whatever the budget.
 const MIN_ONCE_OVER_MS: f64 = 20.0;

@@ -97,11 +97,7 @@ fn first_read_again(e: &Expr, tails: &HashSet<ExprId>) -> Option<(MapKind, crate
         }
         return args.iter().find_map(|a| first_read_again(a, tails));
     }
-    args.iter().find_map(|a| first_read_again(a, tails)).or_else(|| match &f.kind {
-        FunKind::Lambda(l) => first_read_again(&l.body, tails),
-        FunKind::Pattern(p) => p.nested_fun().and_then(|g| fun_read_again(g, tails)),
-        FunKind::UserFun(_) => None,
-    })
+    args.iter().find_map(|a| first_read_again(a, tails)).or_else(|| fun_read_again(f, tails))
 }
 
 fn fun_read_again(f: &FunDecl, tails: &HashSet<ExprId>) -> Option<(MapKind, crate::ir::Span)> {

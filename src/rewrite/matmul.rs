@@ -108,9 +108,7 @@ fn takes_two(s: &Site<'_>, f: &FunDecl) -> bool {
 fn epilogue_fun(s: &Site<'_>, h: &FunDecl, a: crate::ir::ParamId, b: crate::ir::ParamId) -> bool {
     match &h.kind {
         FunKind::Lambda(l) => {
-            l.params.len() == 1
-                && crate::ir::visit::count_uses(&l.body, a) == 0
-                && crate::ir::visit::count_uses(&l.body, b) == 0
+            l.params.len() == 1 && !crate::ir::visit::fun_uses(h, a) && !crate::ir::visit::fun_uses(h, b)
         }
         FunKind::UserFun(id) => s.prog.user_funs.get(id.0 as usize).is_some_and(|u| u.params.len() == 1),
         FunKind::Pattern(_) => false,
