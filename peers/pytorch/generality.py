@@ -233,6 +233,16 @@ PROGRAMS = {
     "mm_tn_relu": (lambda s: [r(s["K"], s["M"]), r(s["K"], s["N"])], lambda a, b: torch.relu(a.t() @ b), "relu(a.t() @ b)"),
     "colsum_relu": (lambda s: [r(s["M"], s["N"])], lambda a: torch.relu(a).sum(dim=0), "relu(a).sum(dim=0)"),
     "axpy2d": (lambda s: [1.5, r(s["M"], s["N"]), r(s["M"], s["N"])], lambda a, x, y: a * x + y, "a * x + y"),
+    "lnorm_let": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"])],
+        lambda inv, a: F.layer_norm(a, (a.shape[1],), eps=1e-5),
+        "layer_norm(a, (N,))",
+    ),
+    "logsoftmax": (lambda s: [r(s["M"], s["N"])], lambda a: torch.log_softmax(a, dim=1), "log_softmax(a, dim=1)"),
+    "l2rows_let": (lambda s: [r(s["M"], s["N"])], lambda a: a / a.norm(dim=1, keepdim=True), "a / a.norm(dim=1, keepdim=True)"),
+    "dot_let": (lambda s: [r(s["N"]), r(s["N"])], torch.dot, "dot(x, y)"),
+    "gelu_let": (lambda s: [r(s["N"])], lambda x: F.gelu(x, approximate="tanh"), "gelu(x, approximate='tanh')"),
+    "sigmoid_sum": (lambda s: [r(s["M"], s["N"])], lambda a: torch.sigmoid(a).sum(dim=1), "sigmoid(a).sum(dim=1)"),
     "sobelx": (
         lambda s: [r(s["H"], s["W"]), sobel_weights()],
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
