@@ -20,6 +20,7 @@ pub mod log;
 pub mod matmul;
 pub mod measure;
 pub mod partials;
+pub mod recompute;
 pub mod reduction;
 pub mod replay;
 pub mod rows;
@@ -1089,6 +1090,12 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
     let mut gold = measure::Gold { def: opts.def.clone(), always_then: false };
     let mut opts = opts.clone();
     let mut program = program.clone();
+    if let Some((p, name)) = recompute::recomputed(&program, &opts.def) {
+        // Arrays bound by `let` recomputed where read (the gold stays the
+        // user's def).
+        program = p;
+        opts.def = name;
+    }
     if opts.then.is_empty() {
         if let Some(s) = epilogue::split(&program, &opts.def, &opts.sizes) {
             program = s.program;
