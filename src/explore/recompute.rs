@@ -147,7 +147,9 @@ impl Cx {
         let f = self.fuse_fun(f);
         let args: Vec<Expr> = args.iter().map(|a| self.fuse(a)).collect();
         let mut out = Expr { id: e.id, kind: ExprKind::Call(Box::new(f), args), span: e.span };
-        while let Some(next) = self.fuse_maps(&out).or_else(|| self.fuse_zip(&out)) {
+        while let Some(next) =
+            self.fuse_maps(&out).or_else(|| self.fuse_zip(&out)).or_else(|| self.dedup_zip(&out))
+        {
             out = next;
         }
         out
@@ -217,6 +219,38 @@ impl Cx {
         let zipped = self.gen.call_pattern(Pattern::Zip(n), args, z.span);
         let h = FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(params, body), span: f.span };
         Some(self.gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(h) }, vec![zipped], span))
+    }
+
+    /// `map(\(a1, .., ak) -> b) $ zip(.., x, .., x, ..)` (one parameter
+    /// zipped twice, as fusing `zip(x, map(g) $ x)` leaves it) reading `x`
+    /// once: the second component is the first.
+    fn dedup_zip(&mut self, e: &Expr) -> Option<Expr> {
+        let (f, z) = high_map(e)?;
+        let FunKind::Lambda(l) = &f.kind else { return None };
+        let ExprKind::Call(zf, xs) = &z.kind else { return None };
+        let FunKind::Pattern(Pattern::Zip(n)) = zf.kind else { return None };
+        if l.params.len() != n || xs.len() != n {
+            return None;
+        }
+        let same = |a: &Expr, b: &Expr| matches!((&a.kind, &b.kind), (ExprKind::Param(p), ExprKind::Param(q)) if p == q);
+        let (i, j) =
+            (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).find(|&(i, j)| same(&xs[i], &xs[j]))?;
+        let first = self.gen.var(&l.params[i]);
+        if self.captures(&first, &l.body) {
+            return None;
+        }
+        let body = self.subst(&l.body, HashMap::from([(l.params[j].id, first)]));
+        let (mut params, mut args) = (l.params.clone(), xs.clone());
+        params.remove(j);
+        args.remove(j);
+        let span = e.span;
+        let xs = if args.len() == 1 {
+            args.remove(0)
+        } else {
+            self.gen.call_pattern(Pattern::Zip(args.len()), args, z.span)
+        };
+        let h = FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(params, body), span: f.span };
+        Some(self.gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(h) }, vec![xs], span))
     }
 
     /// `f(x)`: a one-parameter lambda's body with `x` in place of its
@@ -424,7 +458,7 @@ mod tests {
             vec![("x", x)],
             &[("N", 11)],
         );
-        assert!(gelu.contains("gel(a, inner(") && gelu.contains("zip(x, x)"), "{gelu}");
+        assert!(gelu.contains("map(\\a -> gel(a, inner(a)), x)"), "{gelu}");
     }
 
     #[test]
