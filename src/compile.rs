@@ -25,6 +25,9 @@ pub enum KernelParam {
     Output { ty: Type },
     /// A global temporary buffer the kernel needs, of `bytes` bytes.
     Temp { name: String, bytes: ArithExpr },
+    /// Local memory of `bytes` bytes whose length the sizes give (`local
+    /// T* restrict name`): set at launch, none of it passed from the host.
+    Local { name: String, bytes: ArithExpr },
     /// One `int` per size variable.
     Size { name: String },
 }
@@ -86,6 +89,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
             KernelParam::Scalar { .. }
             | KernelParam::Output { .. }
             | KernelParam::Temp { .. }
+            | KernelParam::Local { .. }
             | KernelParam::Size { .. } => None,
         })
         .collect();
@@ -126,9 +130,14 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         }
     }
     for t in &lowered.temps {
+        let (space, param) = if t.local {
+            ("local", KernelParam::Local { name: t.name.clone(), bytes: t.bytes.clone() })
+        } else {
+            ("global", KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() })
+        };
         sig.cparams
-            .push(kernel::Param { ty: format!("global {}* restrict", t.c_elem), name: t.name.clone() });
-        sig.kparams.push(KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() });
+            .push(kernel::Param { ty: format!("{space} {}* restrict", t.c_elem), name: t.name.clone() });
+        sig.kparams.push(param);
     }
     for s in size_names(d, &types) {
         sig.cparams.push(kernel::Param { ty: "int".into(), name: s.clone() });

@@ -96,14 +96,6 @@ fn scatter_on_the_input_side() {
 }
 
 #[test]
-fn local_memory_of_unknown_size() {
-    check(
-        "def f(x: [float]N) = join o mapWrg(0, mapLcl(0, id) o toLocal(mapLcl(0, id))) o split(N) $ x",
-        "t.lift:1:55: cannot compile: local memory of type [float]N needs a length known at compile time, found N (give the sizes with --size)",
-    );
-}
-
-#[test]
 fn no_such_def() {
     let file = SourceFile::new("t.lift", "def f(x: [float]N) = mapGlb(0, id) $ x");
     let program = lift::parse::parse_program(&file).unwrap();

@@ -520,3 +520,55 @@ fn a_square_product_with_one_size_validates_on_pocl() {
     assert!((17..512).contains(&n), "validated at {}", rows[0][9]);
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn staged_rows_compile_and_validate_on_pocl_at_odd_sizes() {
+    if pocl().is_none() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    // A softmax reads its row three times: its row shapes come also with
+    // the row staged in local memory (`row-to-local`), whose length the
+    // launch gives (rows of 384 floats, 37 rows).
+    let (m, n) = (37u64, 384u64);
+    let dir = tmp("rows-staged");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut seed = 11u64;
+    let data: Vec<f32> = (0..m * n)
+        .map(|_| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 40) % 1000) as f32 / 250.0 - 2.0
+        })
+        .collect();
+    std::fs::write(dir.join("a.npy"), npy::npy_bytes(&[m, n], data.into_iter())).unwrap();
+    let (file, def) = ("benchmarks/generality/softmax.lift", "softmax");
+    let sizes = BTreeMap::from([("M".to_string(), m as i64), ("N".to_string(), n as i64)]);
+    let base = lift::rewrite::prepare(&load(file), def).unwrap();
+    let shapes = explore::rows::row_shapes(&base, def, &sizes);
+    let mut staged = 0;
+    for (k, s) in shapes.iter().enumerate() {
+        let low = &explore::space::lowerings(&base, def, s, 4)[0];
+        let inst = low.instantiate(&base, def, &[32]).unwrap();
+        if !inst.derivation.iter().any(|l| l.starts_with("row-to-local")) {
+            continue;
+        }
+        staged += 1;
+        let der = dir.join(format!("{k}.derivation"));
+        std::fs::write(&der, inst.derivation.join("\n")).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
+            .arg("exec")
+            .arg(file)
+            .args(["--def", def, "--device", "pocl", "--check", "--derivation"])
+            .arg(&der)
+            .arg("--input")
+            .arg(format!("a={}", dir.join("a.npy").display()))
+            .arg("--output")
+            .arg(dir.join("out.npy"))
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success() && text.contains("check: ok"), "shape {k}: {text}");
+    }
+    assert_eq!(staged, 4);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -126,7 +126,9 @@ fn wrapped(k: &Kernel, probe: &str) -> String {
                 params.push(format!("int {name}"));
                 args.push(name.clone());
             }
-            KernelParam::Scalar { .. } | KernelParam::Temp { .. } => panic!("unexpected parameter {p:?}"),
+            KernelParam::Scalar { .. } | KernelParam::Temp { .. } | KernelParam::Local { .. } => {
+                panic!("unexpected parameter {p:?}")
+            }
         }
     }
     format!("{plain}\nkernel void {probe}({}) {{ {}({}); }}\n", params.join(", "), k.name, args.join(", "))
@@ -216,7 +218,7 @@ fn check(
             KernelParam::Input { .. } => KernelArg::Buffer(&xb),
             KernelParam::Output { .. } => KernelArg::Buffer(&ob),
             KernelParam::Size { name } => KernelArg::Int(sizes[name] as i32),
-            KernelParam::Scalar { .. } | KernelParam::Temp { .. } => {
+            KernelParam::Scalar { .. } | KernelParam::Temp { .. } | KernelParam::Local { .. } => {
                 return Err("unexpected parameter".into())
             }
         });

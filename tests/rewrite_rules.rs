@@ -837,6 +837,8 @@ const CORPUS: &[&str] = &[
     // user function, and a lambda reading a scalar of the def.
     "def p55(a: [[float]N]M, b: [[float]N]M) = map(\\r -> join o map(\\c -> map(absVal) o reduce(add, 0.0f) o map(\\(u, v) -> mult(u, v)) $ zip(r, c)) $ b) $ a",
     "def p56(a: [[float]N]M, b: [[float]N]M, s: float) = map(\\r -> join o map(\\c -> map(\\v -> mult(v, s)) o reduce(add, 0.0f) o map(\\(u, v) -> mult(u, v)) $ zip(r, c)) $ b) $ a",
+    // A work-group's row read twice (`row-to-local`).
+    "def p57(a: [[float]M]N) = mapWrg(0, \\r -> map(\\x -> add(x, at(0, reduceSeq(add, 0.0f) $ r))) $ r) $ a",
     // Sequential folds (`map-reduce-interchange`, `reduce-seq-split`):
     // scalar and row accumulators. `FOLDS` has the same with operators
     // that are not associative.
@@ -1715,5 +1717,29 @@ fn block_rules() {
         "root",
         &[],
         "`reduce-seq-map-zip-get` does not match here",
+    );
+}
+
+/// A work-group's row read more than once is copied to local memory first;
+/// read once, the copy would only add a pass.
+#[test]
+fn row_to_local() {
+    check_rule_value(
+        "def f(a: [[float]M]N) = mapWrg(0, \\r -> map(\\x -> add(x, at(0, reduceSeq(add, 0.0f) $ r))) $ r) $ a",
+        "row-to-local",
+        "root",
+        &[],
+        "mapWrg(0, \\r -> map(\\x -> add(x, at(0, reduceSeq(add, 0.0f, r))), r), a)",
+        "mapWrg(0, \\r -> (\\rLoc3 -> map(\\x -> add(x, at(0, reduceSeq(add, 0.0f, rLoc3))), rLoc3))(toLocal(mapLcl(0, \\_p4 -> id(_p4)), r)), a)",
+    );
+    let e = apply_err(
+        "def f(a: [[float]M]N) = mapWrg(0, \\r -> map(absVal) $ r) $ a",
+        "row-to-local",
+        "root",
+        &[],
+    );
+    assert_eq!(
+        e.to_string(),
+        "`row-to-local`: side condition violated: `r` is read 1 time(s): a copy would only add a pass"
     );
 }

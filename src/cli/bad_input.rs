@@ -167,6 +167,8 @@ pub enum BadInput {
         "the buffers need {total} bytes together, more than the device's global memory ({global_mem} bytes)"
     )]
     OverGlobal { total: i64, global_mem: u64 },
+    #[error("local array `{name}` needs {bytes} bytes at these sizes, more than the device's local memory ({local_mem} bytes)")]
+    OverLocal { name: String, bytes: i64, local_mem: u64 },
     #[error("--check: {what} has {elems} elements, more than the interpreter's budget of {limit}; check at smaller sizes")]
     CheckBudget { what: Buffer, elems: u64, limit: u64 },
     #[error("global size {size} in dimension {dim}: expected 1 to {MAX_ELEMS}")]

@@ -192,6 +192,7 @@ pub(crate) fn header(file: &Path, def: &str, k: &Kernel) -> String {
             KernelParam::Scalar { name, ty } => format!("scalar {name}: {ty}"),
             KernelParam::Output { ty } => format!("output: {ty}"),
             KernelParam::Temp { name, bytes } => format!("temp   {name}: {bytes} bytes"),
+            KernelParam::Local { name, bytes } => format!("local  {name}: {bytes} bytes"),
             KernelParam::Size { name } => format!("size   {name}: int"),
         };
         h.push_str(&format!("//   {i}: {line}\n"));

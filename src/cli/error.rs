@@ -192,6 +192,10 @@ mod tests {
                 "the buffers need 8 bytes together, more than the device's global memory (4 bytes)",
             ),
             (
+                BadInput::OverLocal { name: s("loc_0"), bytes: 65536, local_mem: 49152 },
+                "local array `loc_0` needs 65536 bytes at these sizes, more than the device's local memory (49152 bytes)",
+            ),
+            (
                 BadInput::CheckBudget { what: Buffer::Output, elems: 9, limit: 8 },
                 "--check: the output has 9 elements, more than the interpreter's budget of 8; check at smaller sizes",
             ),

@@ -44,6 +44,16 @@ pub(crate) fn buffers_fit(
             }
             KernelParam::Output { ty } => all.push((Buffer::Output, ev(&ty.size_in_bytes())?)),
             KernelParam::Temp { name, bytes } => all.push((Buffer::Temporary(name.clone()), ev(bytes)?)),
+            KernelParam::Local { name, bytes } => {
+                let bytes = ev(bytes)?;
+                if bytes as u64 > info.local_mem {
+                    return Err(bad(BadInput::OverLocal {
+                        name: name.clone(),
+                        bytes,
+                        local_mem: info.local_mem,
+                    }));
+                }
+            }
             KernelParam::Scalar { .. } | KernelParam::Size { .. } => {}
         }
     }

@@ -63,8 +63,6 @@ pub enum Unsupported {
     WindowUnsized { window: Type, values: ArithExpr },
     #[error("an array of type {ty} that is only passed on or rearranged is written here; copy it with a map of id")]
     PassedOnWritten { ty: Type },
-    #[error("local memory of type {ty} needs a length known at compile time, found {count} (give the sizes with --size)")]
-    LocalUnsized { ty: Type, count: ArithExpr },
     /// `count` elements of C type `elem`.
     #[error(
         "a private array of {count} {elem} is more than {max} scalars \

@@ -639,6 +639,15 @@ impl Bench<'_> {
                 Ok(_) => {}
                 Err(e) => return Err((Status::Refused, e.to_string())),
             }
+            // Local memory whose length the sizes give (a staged row).
+            let local = launch::local_bytes(kernel, s).map_err(|e| (Status::Refused, e.to_string()))?;
+            let most = self.rt.info.local_mem;
+            if local > most {
+                return Err((
+                    Status::Limits,
+                    format!("{local} bytes of local memory exceed the device's {most}"),
+                ));
+            }
         }
         if self.then.is_empty() || self.computes_everything(kernel) {
             return Ok(());

@@ -282,7 +282,15 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
                     a
                 });
             }
-            push(steps, vec![slot("row-lanes", lanes, 128)]);
+            // The same with the row staged in local memory first, where the
+            // row function reads it several times (`row-to-local`).
+            let staged =
+                steps.clone().zip(rule_step("row-to-local", first.o.clone(), vec![])).map(|(mut a, s)| {
+                    a.push(s);
+                    a
+                });
+            push(steps, vec![slot("row-lanes", lanes.clone(), 128)]);
+            push(staged, vec![slot("row-lanes", lanes, 128)]);
         }
     }
     out
@@ -379,18 +387,24 @@ mod tests {
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1024)].into();
         let shapes = row_shapes(&b, "softmax", &sizes);
         // Both reductions with lanes, then the first alone, each with and
-        // without float4s.
-        let lanes: Vec<usize> = shapes
+        // without float4s, each with the row read from global memory or
+        // staged in local memory (the row is read three times).
+        let lanes: Vec<(usize, bool)> = shapes
             .iter()
             .map(|s| {
                 // Its first lowering (the normalising map's) compiles.
                 let low = &super::super::space::lowerings(&b, "softmax", s, 4)[0];
                 let inst = low.instantiate(&b, "softmax", &low.defaults()).unwrap();
-                crate::compile::compile(&inst.program, "softmax", &Default::default()).unwrap();
-                inst.derivation.iter().filter(|l| l.starts_with("reduce-lanes")).count()
+                let k = crate::compile::compile(&inst.program, "softmax", &Default::default()).unwrap();
+                let staged = inst.derivation.iter().any(|l| l.starts_with("row-to-local"));
+                // The staged row is local memory the launch sizes.
+                let local = k.params.iter().any(|p| matches!(p, crate::compile::KernelParam::Local { .. }));
+                assert_eq!(staged, local, "{}", k.source);
+                (inst.derivation.iter().filter(|l| l.starts_with("reduce-lanes")).count(), staged)
             })
             .collect();
-        assert_eq!(lanes, [2, 2, 1, 1]);
+        let (f, t) = (false, true);
+        assert_eq!(lanes, [(2, f), (2, t), (2, f), (2, t), (1, f), (1, t), (1, f), (1, t)]);
     }
 
     #[test]

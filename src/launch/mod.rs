@@ -271,6 +271,20 @@ pub fn run(
     Ok(time(rt, &launches, counts, stop)?)
 }
 
+/// The bytes of the local memory `kernel` takes as arguments (the arrays
+/// whose lengths the sizes give) at `sizes`.
+pub fn local_bytes(kernel: &Kernel, sizes: &Sizes) -> Result<u64, LaunchError> {
+    let mut total = 0u64;
+    for p in &kernel.params {
+        if let KernelParam::Local { name, bytes } = p {
+            let n =
+                eval(bytes, sizes).map_err(|error| LaunchError::TempSize { name: name.clone(), error })?;
+            total = total.saturating_add(n.max(0) as u64);
+        }
+    }
+    Ok(total)
+}
+
 /// Zeroed buffers for a step's temporaries, in parameter order.
 fn temporaries(rt: &Runtime, s: &Step<'_>) -> Result<Vec<DeviceBuffer>, LaunchError> {
     let mut out = Vec::new();
@@ -327,6 +341,11 @@ fn bind<'a>(
             KernelParam::Temp { name, .. } => {
                 KernelArg::Buffer(temps.next().ok_or_else(|| LaunchError::MissingTemp(name.clone()))?)
             }
+            KernelParam::Local { name, bytes } => KernelArg::Local(
+                eval(bytes, s.sizes)
+                    .map_err(|error| LaunchError::TempSize { name: name.clone(), error })?
+                    .max(1) as usize,
+            ),
             KernelParam::Size { name } => KernelArg::Int(
                 *s.sizes.get(name).ok_or_else(|| LaunchError::UnknownSize(name.clone()))? as i32,
             ),

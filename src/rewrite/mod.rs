@@ -12,7 +12,7 @@
 //!
 //! Files: `rule` (the rule type, errors, helpers), one file per family
 //! (`algorithmic`, `interchange` (the Lift pattern reference's newer rules), `fold` (moving and cutting sequential reductions, the steps of `tile-mm`), `layout` (`map-swap`, `join-join`: layout steps of `tile-mm`), `zips` (pairs of `tile-mm`'s operands), `bind` (`let`s and copies of `tile-mm`), `relayout` (`reduce-seq-block`), `opencl`, `slide_seq` (the Lift pattern reference's
-//! OpenCL rule), `macros`, `tiling` (overlapped tiling of the stencil defs), `matmul` (tiling a matrix product)), `vectorize` (vectorised user
+//! OpenCL rule), `staging` (a work-group's row copied to local memory), `macros`, `tiling` (overlapped tiling of the stencil defs), `matmul` (tiling a matrix product)), `vectorize` (vectorised user
 //! functions), `engine`, `derivation` (the text format of derivations).
 
 pub mod algorithmic;
@@ -28,6 +28,7 @@ pub mod opencl;
 pub mod relayout;
 mod rule;
 pub mod slide_seq;
+pub mod staging;
 pub mod tiling;
 pub mod vectorize;
 pub mod zips;
@@ -50,6 +51,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .chain(bind::RULES.iter())
         .chain(opencl::RULES.iter())
         .chain(slide_seq::RULES.iter())
+        .chain(staging::RULES.iter())
         .chain(macros::RULES.iter())
         .chain(tiling::RULES.iter())
         .chain(matmul::RULES.iter())

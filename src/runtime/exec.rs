@@ -47,6 +47,8 @@ pub enum KernelArg<'a> {
     Buffer(&'a DeviceBuffer),
     Int(i32),
     Float(f32),
+    /// Local memory of this many bytes (`local T*`), none of it from the host.
+    Local(usize),
 }
 
 /// The times of one [`Runtime::run_clocked`].
@@ -236,13 +238,15 @@ impl Runtime {
             for (i, a) in l.args.iter().enumerate() {
                 let i = i as u32;
                 // SAFETY: each argument has the size OpenCL expects for its
-                // kind (a cl_mem handle, a 32-bit int or float); a mismatch
+                // kind (a cl_mem handle, a 32-bit int or float, a local
+                // buffer's size with no value); a mismatch
                 // with the kernel's signature is reported by set_arg.
                 let r = unsafe {
                     match a {
                         KernelArg::Buffer(b) => k.set_arg(i, &b.buf.get()),
                         KernelArg::Int(v) => k.set_arg(i, &(*v as cl_int)),
                         KernelArg::Float(v) => k.set_arg(i, &(*v as cl_float)),
+                        KernelArg::Local(bytes) => k.set_arg_local_buffer(i, *bytes),
                     }
                 };
                 r.map_err(|code| kerr(KernelProblem::Arg { index: i, code }))?;

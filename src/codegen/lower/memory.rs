@@ -69,6 +69,10 @@ pub struct GlobalTemp {
     pub name: String,
     pub c_elem: String,
     pub bytes: ArithExpr,
+    /// A `local` array whose length is known only at launch (a row staged
+    /// by `row-to-local`): a `local T*` kernel argument, its `bytes` set
+    /// by the launch from the sizes, instead of a global buffer.
+    pub local: bool,
 }
 
 /// Most scalars one private array may hold (16 KiB of floats): PoCL runs
@@ -143,8 +147,21 @@ impl Lowerer<'_> {
             }
             AddressSpace::Local => {
                 let Some(c) = count.as_cst() else {
-                    let (ty, count) = (full.clone(), count.clone());
-                    return self.unsupported(span, Unsupported::LocalUnsized { ty, count });
+                    // A length the sizes give: a `local T*` argument whose
+                    // bytes the launch sets.
+                    let bytes = self.global_bytes(count, &elem);
+                    self.temps.push(GlobalTemp {
+                        name: name.clone(),
+                        c_elem: c_elem.clone(),
+                        bytes,
+                        local: true,
+                    });
+                    let mem = Rc::new(Memory { name, space, elem, kind });
+                    let mut v = View::Mem { mem, ty: full };
+                    for (var, _) in &shared {
+                        v = View::access(var.clone(), v);
+                    }
+                    return Ok(Rc::new(v));
                 };
                 self.local_decls.push(Stmt::Decl {
                     qualifier: Some("local"),
@@ -157,7 +174,12 @@ impl Lowerer<'_> {
             }
             AddressSpace::Global => {
                 let bytes = self.global_bytes(count, &elem);
-                self.temps.push(GlobalTemp { name: name.clone(), c_elem: c_elem.clone(), bytes });
+                self.temps.push(GlobalTemp {
+                    name: name.clone(),
+                    c_elem: c_elem.clone(),
+                    bytes,
+                    local: false,
+                });
             }
         }
         let mem = Rc::new(Memory { name, space, elem, kind });

@@ -363,7 +363,7 @@ fn run_kernel(
                 }
                 bufs.push(rt.zeroed(name, ElemKind::F32, b as usize).map_err(|e| e.to_string())?);
             }
-            KernelParam::Scalar { .. } | KernelParam::Size { .. } => {}
+            KernelParam::Scalar { .. } | KernelParam::Size { .. } | KernelParam::Local { .. } => {}
         }
     }
     let mut it = bufs.iter();
@@ -375,6 +375,7 @@ fn run_kernel(
                 HostArray::I32(v) => KernelArg::Int(v[0]),
             },
             KernelParam::Size { name } => KernelArg::Int(sizes[name] as i32),
+            KernelParam::Local { bytes, .. } => KernelArg::Local(eval(bytes, sizes)?.max(1) as usize),
             KernelParam::Input { .. } | KernelParam::Output { .. } | KernelParam::Temp { .. } => {
                 KernelArg::Buffer(it.next().ok_or("buffer")?)
             }
