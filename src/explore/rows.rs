@@ -10,7 +10,8 @@
 //!   ...` of the row (`reduce-lanes`: coalesced, and `N / l` stays
 //!   symbolic, so any `N` that `l` divides works) into local memory; then a
 //!   halving tree of `log2 l` steps (`partred-iterate`, k = 2); one
-//!   work-item applies the row's post-map and writes to global memory.
+//!   work-item applies the row's post-map and writes to global memory (to
+//!   local memory where the row function reads the result on).
 //!   The rows count `M` is unconstrained.
 //! * `row-wg-tree-vec(l)`: the same over float4s
 //!   (`vectorize-reduce` n = 4, `asvector-map`: each lane loads four
@@ -200,11 +201,15 @@ fn row_steps(
         v.push(rule_step("map-id", r.clone(), vec![])?);
         r.clone()
     };
+    // The row's result goes to global memory; a value the row function
+    // reads on (a softmax's maximum, bound by `let`) to local memory, where
+    // the work-group reads it back without a global fence.
+    let mem = if q == rel_path(&site.o, "0.0.0") { "to-global" } else { "to-local" };
     v.extend([
         rule_step("split-join", q.clone(), vec![("n", Arg::Fixed(1))])?,
         rule_step("map-lcl", rel_path(&q, "1"), d0())?,
         rule_step("map-seq", rel_path(&q, "1.0.0.0"), vec![])?,
-        rule_step("to-global", rel_path(&q, "1"), vec![])?,
+        rule_step(mem, rel_path(&q, "1"), vec![])?,
     ]);
     Some(v)
 }
@@ -400,6 +405,10 @@ mod tests {
                 // The staged row is local memory the launch sizes.
                 let local = k.params.iter().any(|p| matches!(p, crate::compile::KernelParam::Local { .. }));
                 assert_eq!(staged, local, "{}", k.source);
+                // The maximum and the sum, read on by the row, stay in
+                // local memory: no global temporary.
+                let temps = k.params.iter().any(|p| matches!(p, crate::compile::KernelParam::Temp { .. }));
+                assert!(!temps, "{}", k.source);
                 (inst.derivation.iter().filter(|l| l.starts_with("reduce-lanes")).count(), staged)
             })
             .collect();

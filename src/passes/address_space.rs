@@ -3,7 +3,8 @@
 //! Array parameters live in global memory, scalars and literals in private
 //! memory. A user function writes where the enclosing `toGlobal`/`toLocal`/
 //! `toPrivate` says, or else where its arguments live if they all agree, or
-//! else in global memory. A reduction writes into its initialiser's memory;
+//! else in global memory; one called as an argument of another user
+//! function writes to private memory (its value is read by that call alone). A reduction writes into its initialiser's memory;
 //! maps and iterations write where their function writes; data-layout
 //! patterns keep their argument's space.
 
@@ -68,7 +69,16 @@ impl Inference {
             ExprKind::Literal(_) => AddressSpace::Private,
             ExprKind::Param(p) => self.out.params.get(p).copied().unwrap_or(AddressSpace::Private),
             ExprKind::Call(f, args) => {
-                let spaces: Vec<AddressSpace> = args.iter().map(|a| self.expr(a, write_to)).collect();
+                let spaces: Vec<AddressSpace> = args
+                    .iter()
+                    .map(|a| {
+                        // A user function's value passed straight to another
+                        // (`f(x, g(y))`) is read by that call alone, in the
+                        // same work-item: private, never a global temporary.
+                        let nested = matches!(f.kind, FunKind::UserFun(_)) && calls_user_fun(a);
+                        self.expr(a, if nested { Some(AddressSpace::Private) } else { write_to })
+                    })
+                    .collect();
                 self.call(f, &spaces, write_to)
             }
         };
@@ -114,6 +124,11 @@ impl Inference {
             },
         }
     }
+}
+
+/// Whether `e` is a call of a user function.
+fn calls_user_fun(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(g, _) if matches!(g.kind, FunKind::UserFun(_)))
 }
 
 /// The common space of the arguments, or global when they differ.
