@@ -405,6 +405,9 @@ mod tests {
                 // The staged row is local memory the launch sizes.
                 let local = k.params.iter().any(|p| matches!(p, crate::compile::KernelParam::Local { .. }));
                 assert_eq!(staged, local, "{}", k.source);
+                // Declared 16-byte aligned, as the static local arrays are
+                // (float4 accesses through cast pointers).
+                assert_eq!(staged, k.source.contains("local float4* restrict loc_0_arg"), "{}", k.source);
                 // The maximum and the sum, read on by the row, stay in
                 // local memory: no global temporary.
                 let temps = k.params.iter().any(|p| matches!(p, crate::compile::KernelParam::Temp { .. }));

@@ -72,11 +72,16 @@ impl Inference {
                 let spaces: Vec<AddressSpace> = args
                     .iter()
                     .map(|a| {
+                        let space = self.expr(a, write_to);
                         // A user function's value passed straight to another
                         // (`f(x, g(y))`) is read by that call alone, in the
                         // same work-item: private, never a global temporary.
-                        let nested = matches!(f.kind, FunKind::UserFun(_)) && calls_user_fun(a);
-                        self.expr(a, if nested { Some(AddressSpace::Private) } else { write_to })
+                        // The outer call still writes where Algorithm 1 says
+                        // (the space `g` would have had).
+                        if matches!(f.kind, FunKind::UserFun(_)) && calls_user_fun(a) {
+                            self.expr(a, Some(AddressSpace::Private));
+                        }
+                        space
                     })
                     .collect();
                 self.call(f, &spaces, write_to)

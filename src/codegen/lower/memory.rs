@@ -13,7 +13,7 @@ use super::Lowerer;
 use crate::arith::{self, ArithExpr};
 use crate::codegen::c_type;
 use crate::codegen::{CompileError, Unsupported};
-use crate::ir::c::Stmt;
+use crate::ir::c::{CExpr, Stmt};
 use crate::ir::{MapKind, Span};
 use crate::passes::AddressSpace;
 use crate::types::Type;
@@ -147,14 +147,26 @@ impl Lowerer<'_> {
             }
             AddressSpace::Local => {
                 let Some(c) = count.as_cst() else {
-                    // A length the sizes give: a `local T*` argument whose
-                    // bytes the launch sets.
+                    // A length the sizes give: a `local` argument whose
+                    // bytes the launch sets. It is declared as `float4*`, so
+                    // that the launch aligns it to 16 bytes as the static
+                    // local arrays are (vector accesses go through cast
+                    // pointers), and seen as `T*` from the kernel's top.
                     let bytes = self.global_bytes(count, &elem);
+                    let arg = format!("{name}_arg");
                     self.temps.push(GlobalTemp {
-                        name: name.clone(),
-                        c_elem: c_elem.clone(),
+                        name: arg.clone(),
+                        c_elem: "float4".into(),
                         bytes,
                         local: true,
+                    });
+                    self.local_decls.push(Stmt::Decl {
+                        qualifier: Some("local"),
+                        ty: elem.clone(),
+                        pointer: true,
+                        name: name.clone(),
+                        len: None,
+                        init: Some(CExpr::raw(format!("(local {c_elem}*){arg}"))),
                     });
                     let mem = Rc::new(Memory { name, space, elem, kind });
                     let mut v = View::Mem { mem, ty: full };
