@@ -47,6 +47,9 @@ pub struct Kernel {
     /// Its global reads and writes (`codegen::coalescing`), for the
     /// search's ordering.
     pub accesses: Vec<crate::codegen::coalescing::GlobalAccess>,
+    /// Bytes of its `local` arrays of constant length; the local arguments
+    /// (`KernelParam::Local`) come on top at launch.
+    pub static_local_bytes: u64,
 }
 
 /// Compiles `def` of `program` to an OpenCL kernel.
@@ -146,6 +149,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
 
     let preamble = preamble(program, &lowered);
     let body = lowered.body;
+    let static_local_bytes = static_local_bytes(&body);
     let name = format!("lift_{}", d.name);
     let module = kernel::Module {
         preamble,
@@ -165,7 +169,32 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     if source.contains("lift_pow(") || source.contains("lift_log2(") {
         source = format!("{INDEX_HELPERS}{source}");
     }
-    Ok(Kernel { name, source, params: sig.kparams, global, local, output_type: out_ty, accesses })
+    Ok(Kernel {
+        name,
+        source,
+        params: sig.kparams,
+        global,
+        local,
+        output_type: out_ty,
+        accesses,
+        static_local_bytes,
+    })
+}
+
+/// The bytes of the `local` arrays of constant length the lowering
+/// declared at the kernel's top.
+fn static_local_bytes(body: &[crate::ir::c::Stmt]) -> u64 {
+    body.iter()
+        .filter_map(|s| match s {
+            crate::ir::c::Stmt::Decl {
+                qualifier: Some("local"), ty, pointer: false, len: Some(n), ..
+            } => {
+                let n = n.as_cst()?;
+                Some(n.max(0) as u64 * ty.scalar_like_bytes().unwrap_or(0).max(0) as u64)
+            }
+            _ => None,
+        })
+        .sum()
 }
 
 /// The kernel's parameters as it declares them (`cparams`) and as callers

@@ -639,8 +639,10 @@ impl Bench<'_> {
                 Ok(_) => {}
                 Err(e) => return Err((Status::Refused, e.to_string())),
             }
-            // Local memory whose length the sizes give (a staged row).
-            let local = launch::local_bytes(kernel, s).map_err(|e| (Status::Refused, e.to_string()))?;
+            // Local memory: the arrays whose length the sizes give (a staged
+            // row) on top of the constant ones.
+            let local = launch::local_bytes(kernel, s).map_err(|e| (Status::Refused, e.to_string()))?
+                + kernel.static_local_bytes;
             let most = self.rt.info.local_mem;
             if local > most {
                 return Err((

@@ -405,6 +405,9 @@ mod tests {
                 // The staged row is local memory the launch sizes.
                 let local = k.params.iter().any(|p| matches!(p, crate::compile::KernelParam::Local { .. }));
                 assert_eq!(staged, local, "{}", k.source);
+                // The trees' local arrays: 16 floats (or float4s) at 32
+                // lanes, two buffers and the result, for each reduction.
+                assert!(k.static_local_bytes >= 2 * 16 * 4, "{}", k.source);
                 // Declared 16-byte aligned, as the static local arrays are
                 // (float4 accesses through cast pointers).
                 assert_eq!(staged, k.source.contains("local float4* restrict loc_0_arg"), "{}", k.source);
