@@ -132,16 +132,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
             }
         }
     }
-    for t in &lowered.temps {
-        let (space, param) = if t.local {
-            ("local", KernelParam::Local { name: t.name.clone(), bytes: t.bytes.clone() })
-        } else {
-            ("global", KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() })
-        };
-        sig.cparams
-            .push(kernel::Param { ty: format!("{space} {}* restrict", t.c_elem), name: t.name.clone() });
-        sig.kparams.push(param);
-    }
+    temp_params(&mut sig, &lowered.temps);
     for s in size_names(d, &types) {
         sig.cparams.push(kernel::Param { ty: "int".into(), name: s.clone() });
         sig.kparams.push(KernelParam::Size { name: s });
@@ -179,6 +170,21 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         accesses,
         static_local_bytes,
     })
+}
+
+/// The kernel's temporaries as parameters: global buffers, and local
+/// arrays whose length the sizes give.
+fn temp_params(sig: &mut Signature, temps: &[crate::codegen::lower::GlobalTemp]) {
+    for t in temps {
+        let (space, param) = if t.local {
+            ("local", KernelParam::Local { name: t.name.clone(), bytes: t.bytes.clone() })
+        } else {
+            ("global", KernelParam::Temp { name: t.name.clone(), bytes: t.bytes.clone() })
+        };
+        sig.cparams
+            .push(kernel::Param { ty: format!("{space} {}* restrict", t.c_elem), name: t.name.clone() });
+        sig.kparams.push(param);
+    }
 }
 
 /// The bytes of the `local` arrays of constant length the lowering

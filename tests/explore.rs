@@ -572,3 +572,15 @@ fn staged_rows_compile_and_validate_on_pocl_at_odd_sizes() {
     assert_eq!(staged, 4);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_working_device_passes_the_liveness_probe() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    // The probe a search runs after a failed run (a fault that would make
+    // every later candidate fail stops the search instead).
+    let rt = lift::runtime::Runtime::new(devs[0].clone()).unwrap();
+    assert!(explore::measure::device_alive(&rt));
+}

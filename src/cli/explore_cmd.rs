@@ -344,7 +344,8 @@ fn explore_error(file: &str, e: ExploreError) -> CliError {
         ExploreError::Log(_)
         | ExploreError::Runtime(_)
         | ExploreError::Io { .. }
-        | ExploreError::Locked(_) => failed(e),
+        | ExploreError::Locked(_)
+        | ExploreError::DeviceLost { .. } => failed(e),
     }
 }
 

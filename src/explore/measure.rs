@@ -391,6 +391,29 @@ fn unify(want: &Type, got: &Type, b: &mut Binding) -> bool {
 /// Inputs and the interpreter's result per validation sizes.
 pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<Expected, OracleError>>;
 
+/// Whether the device still builds and runs a one-work-item kernel
+/// that writes 1.0 and the host reads it back. A kernel fault on a GPU
+/// (a misaligned or out-of-bounds access) is sticky to the process's
+/// context: every later build and run fails, so the search must stop
+/// rather than log each later candidate as failed.
+pub fn device_alive(rt: &Runtime) -> bool {
+    const SRC: &str = "kernel void lift_alive(global float* o) { o[0] = 1.0f; }\n";
+    let alive = || -> Result<bool, RuntimeError> {
+        let program = rt.build("liveness probe", SRC, "")?;
+        let out = rt.zeroed("alive", crate::runtime::ElemKind::F32, 4)?;
+        let launch = crate::runtime::Launch {
+            program: &program,
+            kernel: "lift_alive",
+            args: vec![crate::runtime::KernelArg::Buffer(&out)],
+            global: vec![1],
+            local: None,
+        };
+        rt.run(&[launch])?;
+        Ok(matches!(rt.download(&out)?, HostArray::F32(v) if v.first() == Some(&1.0)))
+    };
+    alive().unwrap_or(false)
+}
+
 /// What one evaluation needs besides the candidate.
 pub struct Bench<'a> {
     pub rt: &'a Runtime,

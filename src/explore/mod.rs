@@ -89,6 +89,10 @@ pub enum ExploreError {
     /// Another explorer holds `--out` (its `explore.csv.lock`).
     #[error(transparent)]
     Locked(#[from] crate::outfile::LockError),
+    /// A candidate's run failed and the device then failed a one-item
+    /// probe kernel too (`Bench::device_alive`).
+    #[error("{device} stopped working after candidate {candidate} ({message}); what was logged is kept: run again with --resume to go on")]
+    DeviceLost { device: String, candidate: usize, message: String },
 }
 
 /// The program in normal form and the shapes to search.
@@ -771,6 +775,7 @@ impl Worker<'_> {
         let (judged, claimed) = self.judge(bench, res, &cand)?;
         let Judged { status, median, message, valid_sizes, measured } = judged;
         let ok = Status::parse(&status) == Some(Status::Ok);
+        let (status_text, run_message) = (status.clone(), message.clone());
         let row = Row {
             candidate: 0,
             device: res.device.clone(),
@@ -798,6 +803,15 @@ impl Worker<'_> {
         };
         res.tried += 1;
         self.group.tried.fetch_add(1, Ordering::SeqCst);
+        if measured
+            && Status::parse(&status_text) == Some(Status::RunFailed)
+            && !measure::device_alive(bench.rt)
+        {
+            let device = res.device.clone();
+            *failure = Some(ExploreError::DeviceLost { device, candidate, message: run_message });
+            self.group.failed.store(true, Ordering::SeqCst);
+            return None;
+        }
         let t = median.filter(|_| ok)?;
         res.valid += 1;
         self.group.valid.fetch_add(1, Ordering::SeqCst);
@@ -1284,6 +1298,19 @@ mod tests {
     use super::*;
 
     use crate::types::sizes_of as sizes;
+
+    #[test]
+    fn a_lost_device_says_what_is_kept() {
+        let e = ExploreError::DeviceLost {
+            device: "GPU".into(),
+            candidate: 6,
+            message: "CL_INVALID_COMMAND_QUEUE".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "GPU stopped working after candidate 6 (CL_INVALID_COMMAND_QUEUE); what was logged is kept: run again with --resume to go on"
+        );
+    }
 
     #[test]
     fn on_a_gpu_coalesced_lowerings_come_first() {

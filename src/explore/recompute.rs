@@ -93,7 +93,7 @@ impl Cx {
                 return self.inline_let(l, args, e);
             }
         }
-        let f = self.inline_fun(f);
+        let f = self.each_body(f, Cx::inline);
         Expr { id: e.id, kind: ExprKind::Call(Box::new(f), args), span: e.span }
     }
 
@@ -126,13 +126,14 @@ impl Cx {
         Expr { id: e.id, kind: ExprKind::Call(Box::new(f), kept), span: e.span }
     }
 
-    fn inline_fun(&mut self, f: &FunDecl) -> FunDecl {
+    /// `f` with `pass` applied to the body of each lambda in it.
+    fn each_body(&mut self, f: &FunDecl, pass: fn(&mut Cx, &Expr) -> Expr) -> FunDecl {
         let kind = match &f.kind {
-            FunKind::Lambda(l) => lambda(l.params.clone(), self.inline(&l.body)),
+            FunKind::Lambda(l) => lambda(l.params.clone(), pass(self, &l.body)),
             FunKind::Pattern(p) => {
                 let mut p = p.clone();
                 if let Some(g) = nested_fun_mut(&mut p) {
-                    *g = self.inline_fun(g);
+                    *g = self.each_body(g, pass);
                 }
                 FunKind::Pattern(p)
             }
@@ -144,7 +145,7 @@ impl Cx {
     /// `e` with maps of elementwise maps fused, innermost first.
     fn fuse(&mut self, e: &Expr) -> Expr {
         let ExprKind::Call(f, args) = &e.kind else { return e.clone() };
-        let f = self.fuse_fun(f);
+        let f = self.each_body(f, Cx::fuse);
         let args: Vec<Expr> = args.iter().map(|a| self.fuse(a)).collect();
         let mut out = Expr { id: e.id, kind: ExprKind::Call(Box::new(f), args), span: e.span };
         while let Some(next) =
@@ -153,21 +154,6 @@ impl Cx {
             out = next;
         }
         out
-    }
-
-    fn fuse_fun(&mut self, f: &FunDecl) -> FunDecl {
-        let kind = match &f.kind {
-            FunKind::Lambda(l) => lambda(l.params.clone(), self.fuse(&l.body)),
-            FunKind::Pattern(p) => {
-                let mut p = p.clone();
-                if let Some(g) = nested_fun_mut(&mut p) {
-                    *g = self.fuse_fun(g);
-                }
-                FunKind::Pattern(p)
-            }
-            FunKind::UserFun(u) => FunKind::UserFun(*u),
-        };
-        FunDecl { id: f.id, kind, span: f.span }
     }
 
     /// `map(f) $ map(g) $ x` as `map(\y -> f(g(y))) $ x`.

@@ -99,10 +99,25 @@ pub fn run(opts: &Options, device: &DeviceInfo) -> Result<Vec<Row>, GeneralityEr
     };
     let bar = progress_bar(opts.progress, todo.len());
     let mut rows = Vec::new();
+    // The program during whose search the device stopped working: a GPU
+    // kernel fault is sticky to the process, so the later programs are not
+    // run (their rows say why) rather than each failing to make a context.
+    let mut lost: Option<String> = None;
     for e in todo {
         bar.set_message(e.name.clone());
         let peer_time = peer.get(&e.name).cloned().unwrap_or(PeerTime::Missing("no peer (--no-peer)".into()));
-        let r = one(opts, device, e, limits, peer_time);
+        let r = match &lost {
+            Some(during) => Row::new(e, device, e.sizes(device.is_gpu()), opts, peer_time).failed(format!(
+                "not run: the device stopped working while exploring `{during}` (run again to go on)"
+            )),
+            None => {
+                let (r, device_lost) = one(opts, device, e, limits, peer_time);
+                if device_lost {
+                    lost = Some(e.name.clone());
+                }
+                r
+            }
+        };
         writer.append(&r)?;
         bar.inc(1);
         rows.push(r);
@@ -129,9 +144,23 @@ fn measure_limits(device: &DeviceInfo) -> Result<Limits, GeneralityError> {
     Ok(Limits { copy_gbps: roof.bandwidth_gbps, gflops: roof.gflops })
 }
 
-/// Explores one program and makes its row; every failure is the row's
-/// status and message.
-fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: PeerTime) -> Row {
+/// Explores one program and makes its row, and whether the device stopped
+/// working during its search; every failure is the row's status and
+/// message.
+fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: PeerTime) -> (Row, bool) {
+    let mut lost = false;
+    let r = explore_one(opts, device, e, limits, peer, &mut lost);
+    (r, lost)
+}
+
+fn explore_one(
+    opts: &Options,
+    device: &DeviceInfo,
+    e: &Entry,
+    limits: Limits,
+    peer: PeerTime,
+    lost: &mut bool,
+) -> Row {
     let sizes = e.sizes(device.is_gpu()).clone();
     let mut r = Row::new(e, device, &sizes, opts, peer);
     let (_, program) = match super::variant::load_program_for_row(&e.file) {
@@ -164,7 +193,10 @@ fn one(opts: &Options, device: &DeviceInfo, e: &Entry, limits: Limits, peer: Pee
     };
     let report = match explore::explore(&program, std::slice::from_ref(device), &xo) {
         Ok(rep) => rep,
-        Err(err) => return r.failed(err.to_string()),
+        Err(err) => {
+            *lost = matches!(err, explore::ExploreError::DeviceLost { .. });
+            return r.failed(err.to_string());
+        }
     };
     let Some(d) = report.devices.into_iter().next() else {
         return r.failed("the search returned no device".into());
