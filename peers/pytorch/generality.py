@@ -243,6 +243,20 @@ PROGRAMS = {
     "dot_let": (lambda s: [r(s["N"]), r(s["N"])], torch.dot, "dot(x, y)"),
     "gelu_let": (lambda s: [r(s["N"])], lambda x: F.gelu(x, approximate="tanh"), "gelu(x, approximate='tanh')"),
     "sigmoid_sum": (lambda s: [r(s["M"], s["N"])], lambda a: torch.sigmoid(a).sum(dim=1), "sigmoid(a).sum(dim=1)"),
+    "swish_sum": (lambda s: [r(s["M"], s["N"])], lambda a: F.silu(a).sum(dim=1), "silu(a).sum(dim=1)"),
+    "cnorm": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"])],
+        lambda inv, a: (a - a.mean(dim=1, keepdim=True)).norm(dim=1),
+        "(a - a.mean(dim=1, keepdim=True)).norm(dim=1)",
+    ),
+    "scale_shift": (lambda s: [1.5, -0.5, r(s["N"])], lambda a, b, x: x * a + b, "x * a + b"),
+    "minmax_rows": (
+        lambda s: [r(s["M"], s["N"])],
+        lambda a: (a - a.amin(dim=1, keepdim=True)) / (a.amax(dim=1, keepdim=True) - a.amin(dim=1, keepdim=True)),
+        "(a - amin) / (amax - amin) per row",
+    ),
+    "relu_rowsum": (lambda s: [r(s["M"], s["N"])], lambda a: torch.relu(a).sum(dim=1), "relu(a).sum(dim=1)"),
+    "sse_let": (lambda s: [r(s["N"]), r(s["N"])], lambda x, y: ((x - y) ** 2).sum(), "((x - y) ** 2).sum()"),
     "sobelx": (
         lambda s: [r(s["H"], s["W"]), sobel_weights()],
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
