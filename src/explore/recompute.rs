@@ -165,12 +165,20 @@ impl Cx {
         }
         let span = e.span;
         let (f, g) = (f.clone(), g.clone());
-        let h = {
-            let y = self.gen.synthetic_param(span);
-            let yv = self.gen.var(&y);
-            let gy = self.apply(&g, yv);
-            let body = self.apply(&f, gy);
-            FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(vec![y], body), span }
+        let h = match &g.kind {
+            // `g` takes its tuple apart (`\(a, b) -> ...`): so does the
+            // fused function, `f` applied to `g`'s body.
+            FunKind::Lambda(l) if l.params.len() > 1 => {
+                let body = self.apply(&f, (*l.body).clone());
+                FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(l.params.clone(), body), span }
+            }
+            FunKind::Lambda(_) | FunKind::Pattern(_) | FunKind::UserFun(_) => {
+                let y = self.gen.synthetic_param(span);
+                let yv = self.gen.var(&y);
+                let gy = self.apply(&g, yv);
+                let body = self.apply(&f, gy);
+                FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(vec![y], body), span }
+            }
         };
         Some(self.gen.call_pattern(
             Pattern::Map { kind: MapKind::Map, f: Box::new(h) },
@@ -245,6 +253,17 @@ impl Cx {
     fn apply(&mut self, f: &FunDecl, x: Expr) -> Expr {
         match &f.kind {
             FunKind::Lambda(l) if l.params.len() == 1 => self.bind(l.params[0].clone(), &l.body, x, f.span),
+            // `\(a, b) -> body` of a tuple `x` (a fresh parameter here):
+            // each component by `get`, as the printed program must say.
+            FunKind::Lambda(l) if matches!(x.kind, ExprKind::Param(_)) => {
+                let span = f.span;
+                let mut by = HashMap::new();
+                for (i, p) in l.params.iter().enumerate() {
+                    let xi = self.gen.refresh_expr(&x);
+                    by.insert(p.id, self.gen.call_pattern(Pattern::Get(i), vec![xi], span));
+                }
+                self.subst(&l.body, by)
+            }
             FunKind::Lambda(_) | FunKind::Pattern(_) | FunKind::UserFun(_) => {
                 let span = f.span;
                 self.gen.call(f.clone(), vec![x], span)
@@ -434,10 +453,25 @@ mod tests {
         let dot = check(
             "let p = map(\\(a, b) -> mul(a, b)) $ zip(x, y) in reduce(add, 0.0f) $ p",
             "x: [float]N, y: [float]N",
-            vec![("x", x.clone()), ("y", y)],
+            vec![("x", x.clone()), ("y", y.clone())],
             &[("N", 11)],
         );
         assert!(dot.contains("reduce(add, 0.0f, map(\\(a, b) -> mul(a, b), zip(x, y)))"), "{dot}");
+        let sse = check(
+            "let d = map(\\(a, b) -> add(a, b)) $ zip(x, y) in reduce(add, 0.0f) $ map(inner) $ d",
+            "x: [float]N, y: [float]N",
+            vec![("x", x.clone()), ("y", y.clone())],
+            &[("N", 11)],
+        );
+        assert!(sse.contains("zip(x, y)") && !sse.contains("\\d ->"), "{sse}");
+        // A zip with a bound map that takes its tuple apart.
+        let zz = check(
+            "let d = map(\\(a, b) -> add(a, b)) $ zip(x, y) in map(\\(u, v) -> gel(u, v)) $ zip(x, d)",
+            "x: [float]N, y: [float]N",
+            vec![("x", x.clone()), ("y", y.clone())],
+            &[("N", 11)],
+        );
+        assert!(zz.contains("get(0, ") && !zz.contains("\\d ->"), "{zz}");
         let gelu = check(
             "let u = map(inner) $ x in map(\\(a, t) -> gel(a, t)) $ zip(x, u)",
             "x: [float]N",
