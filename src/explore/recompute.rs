@@ -450,32 +450,22 @@ mod tests {
     fn bound_products_and_zips_of_maps_are_fused() {
         let mut seed = 9;
         let (x, y) = (floats(&mut seed, 11), floats(&mut seed, 11));
-        let dot = check(
-            "let p = map(\\(a, b) -> mul(a, b)) $ zip(x, y) in reduce(add, 0.0f) $ p",
-            "x: [float]N, y: [float]N",
-            vec![("x", x.clone()), ("y", y.clone())],
-            &[("N", 11)],
-        );
+        let two = |body: &str| {
+            let inputs = vec![("x", x.clone()), ("y", y.clone())];
+            check(body, "x: [float]N, y: [float]N", inputs, &[("N", 11)])
+        };
+        let dot = two("let p = map(\\(a, b) -> mul(a, b)) $ zip(x, y) in reduce(add, 0.0f) $ p");
         assert!(dot.contains("reduce(add, 0.0f, map(\\(a, b) -> mul(a, b), zip(x, y)))"), "{dot}");
-        let sse = check(
-            "let d = map(\\(a, b) -> add(a, b)) $ zip(x, y) in reduce(add, 0.0f) $ map(inner) $ d",
-            "x: [float]N, y: [float]N",
-            vec![("x", x.clone()), ("y", y.clone())],
-            &[("N", 11)],
-        );
+        // A bound map that takes its tuple apart, mapped again and zipped.
+        let sse = two("let d = map(\\(a, b) -> add(a, b)) $ zip(x, y) in reduce(add, 0.0f) $ map(inner) $ d");
         assert!(sse.contains("zip(x, y)") && !sse.contains("\\d ->"), "{sse}");
-        // A zip with a bound map that takes its tuple apart.
-        let zz = check(
-            "let d = map(\\(a, b) -> add(a, b)) $ zip(x, y) in map(\\(u, v) -> gel(u, v)) $ zip(x, d)",
-            "x: [float]N, y: [float]N",
-            vec![("x", x.clone()), ("y", y.clone())],
-            &[("N", 11)],
-        );
+        let zz =
+            two("let d = map(\\(a, b) -> add(a, b)) $ zip(x, y) in map(\\(u, v) -> gel(u, v)) $ zip(x, d)");
         assert!(zz.contains("get(0, ") && !zz.contains("\\d ->"), "{zz}");
         let gelu = check(
             "let u = map(inner) $ x in map(\\(a, t) -> gel(a, t)) $ zip(x, u)",
             "x: [float]N",
-            vec![("x", x)],
+            vec![("x", x.clone())],
             &[("N", 11)],
         );
         assert!(gelu.contains("map(\\a -> gel(a, inner(a)), x)"), "{gelu}");
