@@ -775,7 +775,8 @@ impl Worker<'_> {
         let (judged, claimed) = self.judge(bench, res, &cand)?;
         let Judged { status, median, message, valid_sizes, measured } = judged;
         let ok = Status::parse(&status) == Some(Status::Ok);
-        let (status_text, run_message) = (status.clone(), message.clone());
+        // A failed run's message, for the error if the device is lost.
+        let run_failed = (Status::parse(&status) == Some(Status::RunFailed)).then(|| message.clone());
         let row = Row {
             candidate: 0,
             device: res.device.clone(),
@@ -803,12 +804,9 @@ impl Worker<'_> {
         };
         res.tried += 1;
         self.group.tried.fetch_add(1, Ordering::SeqCst);
-        if measured
-            && Status::parse(&status_text) == Some(Status::RunFailed)
-            && !measure::device_alive(bench.rt)
-        {
+        if let Some(message) = run_failed.filter(|_| measured && !measure::device_alive(bench.rt)) {
             let device = res.device.clone();
-            *failure = Some(ExploreError::DeviceLost { device, candidate, message: run_message });
+            *failure = Some(ExploreError::DeviceLost { device, candidate, message });
             self.group.failed.store(true, Ordering::SeqCst);
             return None;
         }

@@ -112,8 +112,7 @@ impl Cx {
         }
         if by.is_empty() {
             let body = self.inline(&l.body);
-            let f =
-                FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(l.params.clone(), body), span: e.span };
+            let f = lambda(l.params.clone(), body, e.span);
             return Expr { id: e.id, kind: ExprKind::Call(Box::new(f), kept), span: e.span };
         }
         self.changed = true;
@@ -122,14 +121,16 @@ impl Cx {
         if params.is_empty() {
             return body;
         }
-        let f = FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(params, body), span: e.span };
+        let f = lambda(params, body, e.span);
         Expr { id: e.id, kind: ExprKind::Call(Box::new(f), kept), span: e.span }
     }
 
     /// `f` with `pass` applied to the body of each lambda in it.
     fn each_body(&mut self, f: &FunDecl, pass: fn(&mut Cx, &Expr) -> Expr) -> FunDecl {
         let kind = match &f.kind {
-            FunKind::Lambda(l) => lambda(l.params.clone(), pass(self, &l.body)),
+            FunKind::Lambda(l) => {
+                return FunDecl { id: f.id, ..lambda(l.params.clone(), pass(self, &l.body), f.span) }
+            }
             FunKind::Pattern(p) => {
                 let mut p = p.clone();
                 if let Some(g) = nested_fun_mut(&mut p) {
@@ -170,14 +171,14 @@ impl Cx {
             // fused function, `f` applied to `g`'s body.
             FunKind::Lambda(l) if l.params.len() > 1 => {
                 let body = self.apply(&f, (*l.body).clone());
-                FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(l.params.clone(), body), span }
+                lambda(l.params.clone(), body, span)
             }
             FunKind::Lambda(_) | FunKind::Pattern(_) | FunKind::UserFun(_) => {
                 let y = self.gen.synthetic_param(span);
                 let yv = self.gen.var(&y);
                 let gy = self.apply(&g, yv);
                 let body = self.apply(&f, gy);
-                FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(vec![y], body), span }
+                lambda(vec![y], body, span)
             }
         };
         Some(self.gen.call_pattern(
@@ -190,13 +191,8 @@ impl Cx {
     /// `map(\(a1, .., ak) -> b) $ zip(x1, .., map(g) $ y, .., xk)` as the
     /// map over `zip(x1, .., y, .., xk)` with `g` applied inside.
     fn fuse_zip(&mut self, e: &Expr) -> Option<Expr> {
-        let (f, z) = high_map(e)?;
-        let FunKind::Lambda(l) = &f.kind else { return None };
-        let ExprKind::Call(zf, xs) = &z.kind else { return None };
-        let FunKind::Pattern(Pattern::Zip(n)) = zf.kind else { return None };
-        if l.params.len() != n || xs.len() != n {
-            return None;
-        }
+        let (f, l, z, xs) = zip_map(e)?;
+        let n = xs.len();
         let i = xs.iter().position(|x| high_map(x).is_some_and(|(g, _)| scalar_fun(g)))?;
         let (g, y) = high_map(&xs[i])?;
         let (g, y) = (g.clone(), y.clone());
@@ -208,10 +204,10 @@ impl Cx {
         let body = self.bind(old.clone(), &l.body, gy, span);
         let mut params = l.params.clone();
         params[i] = fresh;
-        let mut args = xs.clone();
+        let mut args = xs.to_vec();
         args[i] = y;
         let zipped = self.gen.call_pattern(Pattern::Zip(n), args, z.span);
-        let h = FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(params, body), span: f.span };
+        let h = lambda(params, body, f.span);
         Some(self.gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(h) }, vec![zipped], span))
     }
 
@@ -219,13 +215,8 @@ impl Cx {
     /// zipped twice, as fusing `zip(x, map(g) $ x)` leaves it) reading `x`
     /// once: the second component is the first.
     fn dedup_zip(&mut self, e: &Expr) -> Option<Expr> {
-        let (f, z) = high_map(e)?;
-        let FunKind::Lambda(l) = &f.kind else { return None };
-        let ExprKind::Call(zf, xs) = &z.kind else { return None };
-        let FunKind::Pattern(Pattern::Zip(n)) = zf.kind else { return None };
-        if l.params.len() != n || xs.len() != n {
-            return None;
-        }
+        let (f, l, z, xs) = zip_map(e)?;
+        let n = xs.len();
         let same = |a: &Expr, b: &Expr| matches!((&a.kind, &b.kind), (ExprKind::Param(p), ExprKind::Param(q)) if p == q);
         let (i, j) =
             (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).find(|&(i, j)| same(&xs[i], &xs[j]))?;
@@ -234,7 +225,7 @@ impl Cx {
             return None;
         }
         let body = self.subst(&l.body, HashMap::from([(l.params[j].id, first)]));
-        let (mut params, mut args) = (l.params.clone(), xs.clone());
+        let (mut params, mut args) = (l.params.clone(), xs.to_vec());
         params.remove(j);
         args.remove(j);
         let span = e.span;
@@ -243,7 +234,7 @@ impl Cx {
         } else {
             self.gen.call_pattern(Pattern::Zip(args.len()), args, z.span)
         };
-        let h = FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(params, body), span: f.span };
+        let h = lambda(params, body, f.span);
         Some(self.gen.call_pattern(Pattern::Map { kind: MapKind::Map, f: Box::new(h) }, vec![xs], span))
     }
 
@@ -277,21 +268,35 @@ impl Cx {
         if count_uses(body, p.id) <= 1 && !self.captures(&x, body) {
             return self.subst(body, HashMap::from([(p.id, x)]));
         }
-        let f = FunDecl { id: crate::ir::FunId::FRESH, kind: lambda(vec![p], body.clone()), span };
+        let f = lambda(vec![p], body.clone(), span);
         self.gen.call(f, vec![x], span)
     }
 }
 
-fn lambda(params: Vec<crate::ir::Param>, body: Expr) -> FunKind {
-    FunKind::Lambda(Lambda { params, body: Box::new(body) })
+fn lambda(params: Vec<crate::ir::Param>, body: Expr, span: crate::ir::Span) -> FunDecl {
+    FunDecl {
+        id: crate::ir::FunId::FRESH,
+        kind: FunKind::Lambda(Lambda { params, body: Box::new(body) }),
+        span,
+    }
 }
 
 /// `(f, xs)` of a high-level `map(f) $ xs`.
 fn high_map(e: &Expr) -> Option<(&FunDecl, &Expr)> {
-    let ExprKind::Call(m, args) = &e.kind else { return None };
-    let FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) = &m.kind else { return None };
-    let [xs] = args.as_slice() else { return None };
-    Some((f, xs))
+    match crate::rewrite::algorithmic::map_parts(e)? {
+        (MapKind::Map, f, xs, _) => Some((f, xs)),
+        _ => None,
+    }
+}
+
+/// `(f, \(a1, .., an) -> b, zip(x1, .., xn), [x1, .., xn])` of a
+/// high-level map over a zip whose function takes the tuple apart.
+fn zip_map(e: &Expr) -> Option<(&FunDecl, &Lambda, &Expr, &[Expr])> {
+    let (f, z) = high_map(e)?;
+    let FunKind::Lambda(l) = &f.kind else { return None };
+    let ExprKind::Call(zf, xs) = &z.kind else { return None };
+    let FunKind::Pattern(Pattern::Zip(n)) = zf.kind else { return None };
+    (l.params.len() == n && xs.len() == n).then_some((f, l, z, xs.as_slice()))
 }
 
 /// `map(g) $ xs` with `g` a function of one element and `xs` in memory

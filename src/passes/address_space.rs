@@ -79,7 +79,7 @@ impl Inference {
                         // The outer call still writes where Algorithm 1 says
                         // (the space `g` would have had).
                         if matches!(f.kind, FunKind::UserFun(_)) && calls_user_fun(a) {
-                            self.expr(a, Some(AddressSpace::Private));
+                            self.out.exprs.insert(a.id, AddressSpace::Private);
                         }
                         space
                     })

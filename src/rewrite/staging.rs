@@ -18,7 +18,7 @@ use super::algorithmic::map_parts;
 use super::opencl::rule;
 use super::rule::{Args, Builder, Rule, RuleError, Site};
 use crate::ir::visit::{count_uses, substitute};
-use crate::ir::{Expr, FunDecl, FunId, FunKind, Lambda, MapKind, Pattern};
+use crate::ir::{Expr, FunDecl, FunId, FunKind, Lambda, MapKind, Pattern, Span};
 use crate::types::Type;
 use std::collections::HashMap;
 
@@ -36,14 +36,15 @@ pub static RULES: [Rule; 1] = [rule(
 
 const ROW_TO_LOCAL: &str = "row-to-local";
 
-/// The row function's lambda of `mapWrg(d, \r -> b) $ xs` whose rows are
-/// arrays of scalars.
-fn row_lambda<'a>(s: &Site<'a>) -> Option<(&'a Lambda, MapKind)> {
-    let (kind @ MapKind::Wrg(_), f, xs, _) = map_parts(s.expr)? else { return None };
+/// The row function's lambda, the map's kind, its array and span of
+/// `mapWrg(d, \r -> b) $ xs` whose rows are arrays of scalars.
+fn row_lambda<'a>(s: &Site<'a>) -> Option<(&'a Lambda, MapKind, &'a Expr, Span)> {
+    let (kind @ MapKind::Wrg(_), f, xs, span) = map_parts(s.expr)? else { return None };
     let FunKind::Lambda(l) = &f.kind else { return None };
     let [_] = l.params.as_slice() else { return None };
     let Some(Type::Array(row, _)) = s.ty(xs) else { return None };
-    matches!(row.as_ref(), Type::Array(t, _) if matches!(t.as_ref(), Type::Scalar(_))).then_some((l, kind))
+    matches!(row.as_ref(), Type::Array(t, _) if matches!(t.as_ref(), Type::Scalar(_)))
+        .then_some((l, kind, xs, span))
 }
 
 fn m_row_to_local(s: &Site<'_>) -> R {
@@ -53,11 +54,8 @@ fn m_row_to_local(s: &Site<'_>) -> R {
 }
 
 fn b_row_to_local(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
-    let (l, kind) = row_lambda(s)
+    let (l, kind, xs, span) = row_lambda(s)
         .ok_or_else(|| s.no_match(ROW_TO_LOCAL, "`mapWrg(d, \\r -> b) $ xs` over rows of scalars"))?;
-    let Some((_, _, xs, span)) = map_parts(s.expr) else {
-        return Err(s.no_match(ROW_TO_LOCAL, "a map"));
-    };
     let r = &l.params[0];
     let reads = count_uses(&l.body, r.id);
     if reads < 2 {

@@ -145,45 +145,17 @@ impl Lowerer<'_> {
                     init: None,
                 });
             }
-            AddressSpace::Local => {
-                let Some(c) = count.as_cst() else {
-                    // A length the sizes give: a `local` argument whose
-                    // bytes the launch sets. It is declared as `float4*`, so
-                    // that the launch aligns it to 16 bytes as the static
-                    // local arrays are (vector accesses go through cast
-                    // pointers), and seen as `T*` from the kernel's top.
-                    let bytes = self.global_bytes(count, &elem);
-                    let arg = format!("{name}_arg");
-                    self.temps.push(GlobalTemp {
-                        name: arg.clone(),
-                        c_elem: "float4".into(),
-                        bytes,
-                        local: true,
-                    });
-                    self.local_decls.push(Stmt::Decl {
-                        qualifier: Some("local"),
-                        ty: elem.clone(),
-                        pointer: true,
-                        name: name.clone(),
-                        len: None,
-                        init: Some(CExpr::raw(format!("(local {c_elem}*){arg}"))),
-                    });
-                    let mem = Rc::new(Memory { name, space, elem, kind });
-                    let mut v = View::Mem { mem, ty: full };
-                    for (var, _) in &shared {
-                        v = View::access(var.clone(), v);
-                    }
-                    return Ok(Rc::new(v));
-                };
-                self.local_decls.push(Stmt::Decl {
+            AddressSpace::Local => match count.as_cst() {
+                Some(c) => self.local_decls.push(Stmt::Decl {
                     qualifier: Some("local"),
                     ty: elem.clone(),
                     pointer: false,
                     name: name.clone(),
                     len: Some(ArithExpr::Cst(c)),
                     init: None,
-                });
-            }
+                }),
+                None => self.local_argument(&name, &elem, &c_elem, count),
+            },
             AddressSpace::Global => {
                 let bytes = self.global_bytes(count, &elem);
                 self.temps.push(GlobalTemp {
@@ -200,6 +172,25 @@ impl Lowerer<'_> {
             v = View::access(var.clone(), v);
         }
         Ok(Rc::new(v))
+    }
+
+    /// Local memory of a length the sizes give: a `local` argument whose
+    /// bytes the launch sets. It is declared as `float4*`, so that the
+    /// launch aligns it to 16 bytes as the static local arrays are (vector
+    /// accesses go through cast pointers), and seen as `T*` from the
+    /// kernel's top.
+    fn local_argument(&mut self, name: &str, elem: &Type, c_elem: &str, count: ArithExpr) {
+        let bytes = self.global_bytes(count, elem);
+        let arg = format!("{name}_arg");
+        self.temps.push(GlobalTemp { name: arg.clone(), c_elem: "float4".into(), bytes, local: true });
+        self.local_decls.push(Stmt::Decl {
+            qualifier: Some("local"),
+            ty: elem.clone(),
+            pointer: true,
+            name: name.to_string(),
+            len: None,
+            init: Some(CExpr::raw(format!("(local {c_elem}*){arg}"))),
+        });
     }
 
     /// The enclosing parallel maps whose threads share memory in `space`
