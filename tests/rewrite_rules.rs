@@ -1503,6 +1503,21 @@ fn fold_layout_rules() {
     );
     fails_with(MAP2, "transpose-transpose-id", "root", &[], "`transpose-transpose-id` does not match here");
     check_rule_value(
+        "def f(a: [[float]M]N) = map(map(absVal)) $ a",
+        "transpose-pair",
+        "root",
+        &[],
+        "map(\\_p1 -> map(absVal, _p1), a)",
+        "transpose(transpose(map(\\_p1 -> map(absVal, _p1), a)))",
+    );
+    fails_with(
+        "def f(a: [float]N) = map(absVal) $ a",
+        "transpose-pair",
+        "root",
+        &[],
+        "`transpose-pair` does not match here",
+    );
+    check_rule_value(
         "def f(r: [[[float]4]2]1) = join o map(transpose) $ r",
         "join-map-one-row",
         "root",

@@ -57,7 +57,7 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     let body = map_call(&mut gen, MapKind::Map, c, cols.array.clone());
     let red_def = Def { name: reductions.clone(), params: params_read(d, &[&body]), body, span };
     let parts = ArithExpr::size(&fresh_size(d));
-    let p_ty = Type::Array(Box::new(Type::Array(Box::new(acc), parts)), n);
+    let p_ty = Type::Array(Box::new(Type::Array(Box::new(acc.clone()), parts.clone())), n.clone());
     let p = gen.param(&epilogue::fresh_param(d), Some(p_ty), span);
     // `\(r, e..) -> (\v -> E)(at(0, reduceSeq(f, z) $ r))` over `zip(p, E..)`.
     let r = gen.param("r", None, span);
@@ -69,22 +69,35 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     let value = gen.call(apply, vec![first], span);
     let row_params = std::iter::once(r).chain(cols.extras.iter().map(|(q, _)| (*q).clone())).collect();
     let per_row = lambda(&mut gen, row_params, value);
+    // The same per column of partial results, where the kernel wrote them
+    // transposed (`partials`: a row per chunk).
+    let per_col = gen.refresh_fun(&per_row);
     let pv = gen.var(&p);
     let arg = zip_with(&mut gen, pv, &cols.extras);
     let body = map_call(&mut gen, MapKind::Glb(0), per_row, arg);
     let mut params = vec![p];
     params.extend(params_read(d, &[&body]));
     let stage_def = Def { name: stage.clone(), params, body, span };
+    let t_ty = Type::Array(Box::new(Type::Array(Box::new(acc), n)), parts);
+    let pt = gen.param(&epilogue::fresh_param(d), Some(t_ty), span);
+    let pv = gen.var(&pt);
+    let cols_of = gen.call_pattern(Pattern::Transpose, vec![pv], span);
+    let arg = zip_with(&mut gen, cols_of, &cols.extras);
+    let body = map_call(&mut gen, MapKind::Glb(0), per_col, arg);
+    let mut params = vec![pt];
+    params.extend(params_read(d, &[&body]));
+    let col_stage = super::finish::fresh_name(program, &format!("{def}_then_cols"));
+    let col_def = Def { name: col_stage.clone(), params, body, span };
     let out = epilogue::with_defs(
         program,
-        vec![red_def, stage_def],
+        vec![red_def, stage_def, col_def],
         &format!("reductions and second stage of {def}"),
     )?;
     let prepared = crate::rewrite::prepare(&out, &reductions).ok()?;
     if super::partials::partial_shapes(&prepared, &reductions, sizes).is_empty() {
         return None;
     }
-    Some(Split { program: out, product: reductions, stage })
+    Some(Split { program: out, product: reductions, stages: vec![stage, col_stage] })
 }
 
 /// Whether `e` is `transpose(x)` (its elements are columns).
@@ -128,10 +141,14 @@ mod tests {
         );
         let sizes = sizes_of(&[("M", 768), ("N", 100)]);
         let s = split(&parse(&src), "g", &sizes).expect("split");
-        assert_eq!((s.product.as_str(), s.stage.as_str()), ("g_reductions", "g_then_rows"));
+        assert_eq!(s.product, "g_reductions");
+        assert_eq!(s.stages, ["g_then_rows", "g_then_cols"]);
         let text = crate::parse::print_program(&s.program);
         assert!(text.contains("def g_then_rows(p: [[float]P]N, b: [float]N) =\n  mapGlb(0, \\(r, bj) -> (\\v -> add(bj, v))(at(0, reduceSeq(add, 0.0f, r))), zip(p, b))"), "{text}");
-        crate::compile::compile(&s.program, &s.stage, &Default::default()).unwrap();
+        assert!(text.contains("def g_then_cols(p: [[float]N]P, b: [float]N) =\n  mapGlb(0, \\(r, bj) -> (\\v -> add(bj, v))(at(0, reduceSeq(add, 0.0f, r))), zip(transpose(p), b))"), "{text}");
+        for stage in &s.stages {
+            crate::compile::compile(&s.program, stage, &Default::default()).unwrap();
+        }
         // A scalar after the reduction too (a column's norm); along rows, no.
         let norm = format!("{FUNS}def h(a: [[float]N]M) = map(\\c -> root(at(0, reduce(add, 0.0f) o map(\\q -> mul(q, q)) $ c))) o transpose $ a\n");
         assert!(split(&parse(&norm), "h", &sizes).is_some());

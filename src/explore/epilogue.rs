@@ -32,7 +32,8 @@ use crate::types::{Sizes, Type};
 pub struct Split {
     pub program: Program,
     pub product: String,
-    pub stage: String,
+    /// The second stages, in the order they are tried.
+    pub stages: Vec<String>,
 }
 
 /// One side of the product (`X` and its rows' lambda, or `Y` and its
@@ -74,7 +75,7 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     if super::matmul::matmul_shapes(&joined, &product, sizes).is_empty() {
         return None;
     }
-    Some(Split { program: out, product, stage })
+    Some(Split { program: out, product, stages: vec![stage] })
 }
 
 /// `body` with the reduction at `path` a new variable `v`: `(v, rest)`,
@@ -284,7 +285,10 @@ mod tests {
         );
         let sizes = sizes_of(&[("M", 256), ("N", 128), ("K", 64)]);
         let s = split(&parse(&src), "lin", &sizes).expect("split");
-        assert_eq!((s.product.as_str(), s.stage.as_str()), ("lin_product", "lin_then_epilogue"));
+        assert_eq!(
+            (s.product.as_str(), s.stages.as_slice()),
+            ("lin_product", &["lin_then_epilogue".to_string()][..])
+        );
         let text = crate::parse::print_program(&s.program);
         assert!(
             text.contains(
@@ -294,7 +298,7 @@ mod tests {
         );
         assert!(text.contains("def lin_then_epilogue(p: [[float]N]M, bias: [float]N) =\n  mapGlb(1, \\row -> mapGlb(0, \\(v, bj) -> relu(add(bj, v)), zip(row, bias)), p)"), "{text}");
         // The stage compiles on its own; the pipeline's values are the def's.
-        crate::compile::compile(&s.program, &s.stage, &Default::default()).unwrap();
+        crate::compile::compile(&s.program, &s.stages[0], &Default::default()).unwrap();
         let sz: std::collections::BTreeMap<String, i64> =
             [("M", 5), ("N", 3), ("K", 4)].map(|(k, v)| (k.to_string(), v)).into();
         let mut seed = 3u64;

@@ -99,10 +99,15 @@ fn parts_of(base: &Program, def: &str, red: &crate::ir::Expr) -> Option<(String,
     Some((crate::parse::print_fun(base, f), crate::parse::print_expr(base, z), acc))
 }
 
-/// The second stage of a map of reductions split into chunks
-/// (`partials`): one work-item per reduction adds up its row of partial
-/// results, `<def>_then_rows(p: [[acc]P]Q)`, then applies the map `post`
-/// that followed each reduction, if any. The stage also takes the def's
+/// The second stages of a map of reductions split into chunks
+/// (`partials`): one work-item per reduction adds up its partial results,
+/// then applies the map `post` that followed each reduction, if any. The
+/// results are a row per reduction, `<def>_then_rows(p: [[acc]P]Q)`, or,
+/// where the kernel wrote them transposed (a row per chunk, coalesced for
+/// reductions down columns), a column per reduction,
+/// `<def>_then_cols(p: [[acc]Q]P)`, read coalesced too. Both bind a 2D
+/// output; the search gives a candidate the one that leaves the def's
+/// number of results (`measure::Bench::evaluate`). The stage also takes the def's
 /// scalar parameters that `post` reads (a column's mean scales its sum by
 /// a given `inv`), by their names, which the search binds to the def's
 /// own inputs (`measure::Finisher`).
@@ -120,15 +125,17 @@ fn derive_rows(
         Some(h) => (crate::parse::print_fun_in(base, d, h), scalars_read(d, h)?),
     };
     let rows = fresh_name(program, &format!("{def}_then_rows"));
+    let cols = fresh_name(program, &format!("{def}_then_cols"));
+    let per = format!("\\r -> toGlobal(mapSeq({last})) o reduceSeq({f}, {z}) $ r");
     let mut text = crate::parse::print_program(program);
     text.push_str(&format!(
-        "// The second stage derived by `lift explore` from `{def}`'s reductions.\n\
-         def {rows}(p: [[{acc}]P]Q{scalars}) =\n  \
-         join o mapGlb(0, \\r -> toGlobal(mapSeq({last})) o reduceSeq({f}, {z}) $ r) $ p\n"
+        "// The second stages derived by `lift explore` from `{def}`'s reductions.\n\
+         def {rows}(p: [[{acc}]P]Q{scalars}) =\n  join o mapGlb(0, {per}) $ p\n\
+         def {cols}(p: [[{acc}]Q]P{scalars}) =\n  join o mapGlb(0, {per}) o transpose $ p\n"
     ));
-    let file = SourceFile::new(format!("<second stage of {def}>"), text);
+    let file = SourceFile::new(format!("<second stages of {def}>"), text);
     let program = crate::parse::parse_program(&file).ok()?;
-    Some(Derived { program, defs: vec![rows] })
+    Some(Derived { program, defs: vec![rows, cols] })
 }
 
 /// The def's parameters that `h` reads, as a stage's extra parameters
@@ -207,9 +214,13 @@ mod tests {
         assert!(derive(&p, "a").is_none());
         // A map of reductions gets the rows of its partials added up.
         let rows = derive(&p, "b").expect("rows");
-        assert_eq!(rows.defs, ["b_then_rows"]);
+        assert_eq!(rows.defs, ["b_then_rows", "b_then_cols"]);
         let k = crate::compile::compile(&rows.program, "b_then_rows", &Default::default()).unwrap();
         assert!(k.source.contains("add("), "{}", k.source);
+        // The partials transposed: each work-item walks down its column,
+        // neighbours reading neighbouring elements.
+        let k = crate::compile::compile(&rows.program, "b_then_cols", &Default::default()).unwrap();
+        assert!(k.source.contains("p[Q * i_0 + gl_id_0]"), "{}", k.source);
         // A map after each reduction that reads a scalar of the def: the
         // stage applies it and takes that scalar by name.
         let p2 = parse(&format!(

@@ -599,6 +599,7 @@ fn bench_for<'b>(
         golds: Default::default(),
         uploaded: Default::default(),
         whole: Default::default(),
+        gold_whole: Default::default(),
         then,
         validation_floor: validation_floor(stencil, &opts.sizes),
     }
@@ -1070,7 +1071,7 @@ fn write_best(
     }
     if !then.is_empty() {
         text.push_str(&format!(
-            "// Its output is followed by the first of {} whose size constraints hold for it.\n",
+            "// Its output is followed by the first of {} whose size constraints hold for it and that leaves the def's number of results.\n",
             then.join(", ")
         ));
     }
@@ -1112,13 +1113,13 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
         if let Some(s) = epilogue::split(&program, &opts.def, &opts.sizes) {
             program = s.program;
             opts.def = s.product;
-            opts.then = vec![s.stage];
+            opts.then = s.stages;
             gold.always_then = true;
         } else if let Some(s) = columns::split(&program, &opts.def, &opts.sizes) {
             // The partial shapes, for the map of reductions.
             program = s.program;
             opts.def = s.product;
-            opts.then = vec![s.stage];
+            opts.then = s.stages;
             opts.limits.reductions = true;
             gold.always_then = true;
         } else if let Some((p, flat)) = flatten::flat_batch(&program, &opts.def) {

@@ -17,7 +17,9 @@
 //! reductions and their chunks map to the thread hierarchy (a 2D global
 //! range, the reductions along dimension 0, keeps a column reduction's
 //! reads coalesced). `partials-strided` reduces elements `k, k + P, ...`
-//! instead (`reorder-stride` first).
+//! instead (`reorder-stride` first). Each also comes transposed
+//! (`transpose-pair` before the `extract`, which keeps the inner
+//! transpose): `[[acc]n]len/c`, a row per chunk.
 //!
 //! Positions are those of the normal form `map(\x -> reduce(f, z, e), xs)`:
 //! the reduction at `0.0.0`, whatever `f`, `z`, `e` and `xs` are; a shape
@@ -74,8 +76,14 @@ pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     // way (the second stage applies it): the rest is the plain map of
     // reductions.
     let first = if post { split.clone() } else { Vec::new() };
+    // Transposed, the partial results of a chunk are a row: written side
+    // by side where the reductions are columns (their work-items
+    // neighbours), and read down the columns by the second stage
+    // (`finish`'s `then_cols`).
+    let transposed: Vec<RStep> =
+        vec![("map-fission", "root", vec![]), ("transpose-pair", "1", vec![]), ("extract", "1.1", vec![])];
     let mut out = Vec::new();
-    for strided in [false, true] {
+    for (strided, last) in [(false, &split), (true, &split), (false, &transposed), (true, &transposed)] {
         let mut under: Vec<RStep> = Vec::new();
         if !mapped {
             under.push(("map-id", "2", vec![]));
@@ -88,7 +96,7 @@ pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         // the map's reductions stay, split off by `map-fission`.
         chunks.pop();
         under.extend(chunks);
-        let parts: Vec<Part> = vec![(first.clone(), ROOT), (under, UNDER_LAMBDA), (split.clone(), ROOT)];
+        let parts: Vec<Part> = vec![(first.clone(), ROOT), (under, UNDER_LAMBDA), (last.clone(), ROOT)];
         let Some(c) = slot("c", pow2(4, 4096, n), 64) else { continue };
         let Some(shape) = build(parts, vec![c], ROOT) else { continue };
         if shape.instantiate(base, def, &shape.defaults()).is_ok() {
@@ -125,11 +133,17 @@ mod tests {
         ] {
             let b = base(&format!("{ADD}{src}"), "c");
             let shapes = partial_shapes(&b, "c", &sizes);
-            assert_eq!(shapes.len(), 2, "{src}");
-            let inst = shapes[0].instantiate(&b, "c", &shapes[0].defaults()).unwrap();
-            let d = inst.program.def("c").unwrap();
-            let t = crate::passes::typecheck::typecheck_def(&inst.program, d).unwrap();
-            assert_eq!(t.of(&d.body).to_string(), partials, "{src}");
+            assert_eq!(shapes.len(), 4, "{src}");
+            let ty = |s: &Shape| {
+                let inst = s.instantiate(&b, "c", &s.defaults()).unwrap();
+                let d = inst.program.def("c").unwrap();
+                let t = crate::passes::typecheck::typecheck_def(&inst.program, d).unwrap();
+                t.of(&d.body).to_string()
+            };
+            assert_eq!(ty(&shapes[0]), partials, "{src}");
+            // The transposed shapes: a row per chunk.
+            let (rows, per) = partials.trim_start_matches("[[float]").split_once(']').unwrap();
+            assert_eq!(ty(&shapes[2]), format!("[[float]{}]{rows}", per), "{src}");
         }
         // Not a map of reductions.
         let b = base(&format!("{ADD}def s(x: [float]N) = reduce(add, 0.0f) $ x"), "s");

@@ -17,6 +17,13 @@
 //! - `transpose-transpose-id`: transposing twice is the identity (with
 //!   `split-join-id` and `join-split-id`, what cancels the register
 //!   blocking of `reduce-seq-block` against its inverse).
+//! - `transpose-pair`: the inverse, a 2D array is its transpose
+//!   transposed. A map of reductions split into chunks leaves its
+//!   partial results as rows, one per reduction; under the pair the first
+//!   transpose is the kernel's output (`extract`), so each chunk's results
+//!   are written as a row of its own, coalesced when the reductions are
+//!   columns, and the second stage reads them down the columns
+//!   (`explore::partials`).
 //! - `join-map-one-row`: a map over a one-row array, joined, is the
 //!   function of its row (`reduce-seq-block` maps its inverse layout over
 //!   the fold's one-row result; `tile-mm` applies `untile` to the joined
@@ -46,7 +53,7 @@ use crate::arith::{self, ArithExpr};
 use crate::ir::visit::count_uses;
 use crate::ir::{Expr, FunKind, IdGen, Lambda, MapKind, Param, Pattern, Span};
 
-pub static RULES: [Rule; 12] = [
+pub static RULES: [Rule; 13] = [
     rule(
         "map-swap",
         "map(\\a -> map(\\b -> e) $ bs) $ as   (bs without a)",
@@ -65,6 +72,7 @@ pub static RULES: [Rule; 12] = [
         b_one_row,
     ),
     rule("transpose-transpose-id", "transpose $ transpose $ x", "x", &[], m_tt, b_tt),
+    rule(PAIR, "x   (a 2D array: a call or a parameter)", "transpose $ transpose $ x", &[], m_pair, b_pair),
     rule(
         MAP_ONE_ROW,
         "join $ map(f) $ r   (r of one row; a high-level map)",
@@ -122,6 +130,7 @@ const NAME: &str = "map-swap";
 const JOIN_JOIN: &str = "join-join";
 const ONE_ROW: &str = "transpose-one-row";
 const TT: &str = "transpose-transpose-id";
+const PAIR: &str = "transpose-pair";
 const MAP_ONE_ROW: &str = "join-map-one-row";
 const ID_ELIM: &str = "map-id-elim";
 const SPLIT_GEN: &str = "split-generate";
@@ -235,6 +244,27 @@ fn m_tt(s: &Site<'_>) -> R {
 /// `transpose $ x`, which is `x[i][j]`.
 fn b_tt(s: &Site<'_>, _: &Args, _: &mut Builder) -> B {
     tt_parts(s.expr).cloned().ok_or_else(|| s.no_match(TT, "a transpose of a transpose"))
+}
+
+fn m_pair(s: &Site<'_>) -> R {
+    let is_data = matches!(s.expr.kind, crate::ir::ExprKind::Call(..) | crate::ir::ExprKind::Param(_));
+    match s.ty(s.expr) {
+        Some(crate::types::Type::Array(row, _))
+            if is_data && matches!(**row, crate::types::Type::Array(..)) =>
+        {
+            Ok(())
+        }
+        _ => Err(s.no_match(PAIR, "a call or parameter producing a 2D array")),
+    }
+}
+
+/// `transpose-transpose-id` read backwards: element `[i][j]` of the pair
+/// is element `[j][i]` of `transpose $ x`, which is `x[i][j]`.
+fn b_pair(s: &Site<'_>, _: &Args, b: &mut Builder) -> B {
+    m_pair(s)?;
+    let span = s.expr.span;
+    let t = b.pattern(Pattern::Transpose, vec![s.expr.clone()], span);
+    Ok(b.pattern(Pattern::Transpose, vec![t], span))
 }
 
 /// `(f, r, span)` of `join $ map(f) $ r` with `r` of one row.
