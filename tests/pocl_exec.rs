@@ -108,3 +108,35 @@ fn generated_kernels_match_the_interpreter() {
     assert_eq!(checked, files.len() * 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `lift exec --runs N` times the kernel after writing its output: the
+/// line names the runs and the clock, and the time is positive.
+#[test]
+fn exec_times_the_kernel_on_request() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lift-exec-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let x = dir.join("x.npy");
+    let mut seed = 7_u64;
+    // scal takes whole chunks of 1024.
+    let data: Vec<f32> = (0..3072).map(|_| rand(&mut seed)).collect();
+    write_npy(&x, &[3072], &data);
+    let o = lift()
+        .args(["exec", "benchmarks/scal.lift", "--def", "scal", "--runs", "3", "--input", "alpha=2.0"])
+        .arg("--input")
+        .arg(format!("x={}", x.display()))
+        .arg("--output")
+        .arg(dir.join("out.npy"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    let line = stdout.lines().find(|l| l.starts_with("kernel: median ")).expect("a timing line");
+    assert!(line.ends_with("ms of 3 runs (OpenCL profiling events)"), "{line}");
+    let ms: f64 = line["kernel: median ".len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!(ms > 0.0, "{line}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -79,6 +79,10 @@ pub(crate) struct ExecArgs {
     /// Absolute tolerance of --check (finite, at least 0).
     #[arg(long, default_value_t = 1e-5, value_parser = tolerance)]
     atol: f64,
+    /// Also time the kernel: one warm-up and this many runs, printing the
+    /// median on the device clock (OpenCL profiling events).
+    #[arg(long, default_value_t = 0)]
+    runs: usize,
     #[command(flatten)]
     flags: CompileFlags,
 }
@@ -448,9 +452,13 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     let (global, local) = launch_sizes(&kernel, &sizes, &a.flags)?;
     let ndrange = super::exec_check::launch_dims(&info, global, local)?;
     let rt = Runtime::new(info).map_err(failed)?;
-    let (out, shape) = run_kernel(&rt, &a.file, &kernel, &uploads, &sizes, ndrange).map_err(failed)?;
+    let (out, shape, median) =
+        run_kernel(&rt, (&a.file, &kernel), &uploads, &sizes, ndrange, a.runs).map_err(failed)?;
     write_npy(&a.output, &NpyArray { shape, data: out.clone(), note: None }).map_err(failed)?;
     println!("wrote {}", a.output.display());
+    if let Some(ms) = median {
+        println!("kernel: median {ms:.4} ms of {} runs (OpenCL profiling events)", a.runs);
+    }
     if a.check {
         let mut args = BTreeMap::new();
         for p in &def.params {
@@ -502,14 +510,16 @@ fn launch_sizes(
 
 /// Builds `k` and runs it once through [`launch::run`] on the def's inputs
 /// (vectors padded): its output, unpadded, and the output's .npy shape.
+/// Runs `k` once for its output and, with `runs` above 0, times it (one
+/// warm-up); returns the output, its shape and the median time.
 fn run_kernel(
     rt: &Runtime,
-    file: &Path,
-    k: &Kernel,
+    (file, k): (&Path, &Kernel),
     host: &Arrays,
     sizes: &Sizes,
     (global, local): (Vec<usize>, Option<Vec<usize>>),
-) -> Result<(HostArray, Vec<usize>), ExecError> {
+    runs: usize,
+) -> Result<(HostArray, Vec<usize>, Option<f64>), ExecError> {
     let ev = |e: &ArithExpr, what: &'static str| -> Result<i64, ExecError> {
         e.eval_with(&|n| sizes.get(n).copied()).map_err(|source| ExecError::Unsized {
             what,
@@ -542,8 +552,16 @@ fn run_kernel(
         output: OUT,
     };
     let once = RunCounts { warmup: 0, runs: 1 };
-    launch::run(rt, &[step], Buffers { device: &device, host }, once, Stop::NEVER)?;
+    let steps = [step];
+    launch::run(rt, &steps, Buffers { device: &device, host }, once, Stop::NEVER)?;
     let out = device.get(OUT).ok_or(ExecError::NoOutput)?;
     let out = rt.download(out)?;
-    Ok((unpad_lanes(out, &k.output_type, w), shape))
+    let median = match runs {
+        0 => None,
+        _ => {
+            let counts = RunCounts { warmup: 1, runs };
+            launch::run(rt, &steps, Buffers { device: &device, host }, counts, Stop::NEVER)?.median()
+        }
+    };
+    Ok((unpad_lanes(out, &k.output_type, w), shape, median))
 }
