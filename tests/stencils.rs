@@ -382,8 +382,9 @@ use lift::types::sizes_of as sizes;
 
 /// The stencil space (`src/explore/stencil.rs`): one output per work-item,
 /// k outputs per work-item, overlapped tiling by the rule (rows and
-/// columns apart, zipped grids too, 3D after `stencil-3d-planes`) and, in
-/// 3D over one grid, the z-walk of `slide-seq-plus`, each with its slots.
+/// columns apart, zipped grids too, 3D after `stencil-3d-planes`), in 2D
+/// over one grid strips of columns walked by `slide-seq-plus`, and in 3D
+/// over one grid the z-walk, each with its slots.
 #[test]
 fn the_stencil_space_has_its_shapes() {
     let limits = lift::explore::space::SpaceLimits::default();
@@ -394,7 +395,7 @@ fn the_stencil_space_has_its_shapes() {
             "benchmarks/cgo18/jacobi2d-5pt.lift",
             "jacobi2d5High",
             &[("W", 512), ("H", 256)],
-            &["tx ty", "k tx ty", "vy vx"],
+            &["tx ty", "k tx ty", "vy vx", "s tx ty"],
         ),
         (
             "benchmarks/cgo18/hotspot2d.lift",
@@ -442,7 +443,7 @@ fn the_stencil_space_has_its_shapes() {
 }
 
 /// Every one of the 14 stencils is tiled (zipped grids and 3D included)
-/// and the single-grid 3D ones walk z; with the other presets as
+/// and the single-grid 3D ones walk z (2D ones may walk strips); with the other presets as
 /// `--valid-at`, every pair of tile steps in the slots' domains satisfies
 /// the tiling's constraints at every preset, and a tile's work-group (a
 /// work-item per input of the tile) stays within 1024 work-items.
@@ -480,9 +481,20 @@ fn tile_domains_hold_at_every_preset() {
                 assert!(wg <= 1024, "{} vy={vy} vx={vx}: {wg} work-items", c.name);
             }
         }
-        let walks = plan.shapes.iter().any(|s| derivation(s).contains("slide-seq-plus"));
+        // The z-walk in 3D over one grid; in 2D the walked strips (slot
+        // `s`) wherever the def slides one grid as `map(transpose) o slide
+        // o map(slide)`.
+        let walks = plan.shapes.iter().any(|s| {
+            derivation(s).contains("slide-seq-plus") && s.slots.iter().all(|slot| slot.name != "s")
+        });
         let single_3d = ["heat", "jacobi3d-7pt", "jacobi3d-13pt", "poisson"].contains(&c.name.as_str());
         assert_eq!(walks, single_3d, "{}", c.name);
+        for s in plan.shapes.iter().filter(|s| s.slots.iter().any(|slot| slot.name == "s")) {
+            assert!(derivation(s).contains("slide-seq-plus"), "{}", c.name);
+            for &v in &s.slots[0].domain {
+                assert!(presets.iter().all(|p| p.values().any(|&l| l % v == 0)), "{} s={v}", c.name);
+            }
+        }
     }
 }
 
