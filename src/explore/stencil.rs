@@ -435,7 +435,7 @@ pub fn shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> O
     // 2D: strips of s rows walked per column (slideSeqPlus).
     if dims == 2 {
         if let Some(ov) = overlap(base, def) {
-            out.extend(strips(Build::new(base, def), &lens(0), (&xs, &ys), ov));
+            out.extend(strips(Build::new(base, def), &all, &xs, ov));
         }
     }
     // 3D: the z-walk (slideSeqPlus) per (y, x) column.
@@ -482,18 +482,11 @@ const SS: [i64; 5] = [4, 8, 16, 32, 64];
 /// 3 x 3 box filter at 4096 x 4096 took 0.0548 to 0.0554 ms with strips
 /// of 8 or 16 in groups of 64 x 4, against 0.0587 for the best `rows-k`
 /// (both in one device command).
-/// `lens`: the column length at every size; `xs`, `ys`: the row and
-/// column lengths at the timed size.
-fn strips(
-    mut b: Build<'_>,
-    lens: &[Option<i64>],
-    (xs, ys): (&[Option<i64>; 1], &[Option<i64>; 1]),
-    ov: i64,
-) -> Option<Shape> {
-    let s = b.slot("s", dividing(&SS, lens), 16)?;
-    // ty divides the number of strips for every s.
-    let count = blocked(ys, &b.shape.slots[s].domain);
-    b.local_slots(xs, &count)?;
+/// `all`: the timed size and every `--valid-at` size; `xs`: the row
+/// length at the timed size. The values of `s` are those for which the
+/// tiling's constraints hold at every size (strips of whole outputs: a
+/// def without padding has fewer output rows than input rows).
+fn strips(mut b: Build<'_>, all: &[&Sizes], xs: &[Option<i64>; 1], ov: i64) -> Option<Shape> {
     let site = b.sites("slide-transpose").into_iter().next()?;
     b.step("slide-transpose", &site, Vec::new())?;
     b.step("map-interchange", &Path::root(), Vec::new())?;
@@ -502,6 +495,19 @@ fn strips(
     let fuse = b.sites("map-fusion").into_iter().next()?;
     b.step("map-fusion", &fuse, Vec::new())?;
     let tile = b.sites("overlapped-tiling").into_iter().find(|p| b.maps_above(p) == Some(1))?;
+    let rule = rewrite::find_rule("overlapped-tiling")?;
+    let holds = |v: i64| {
+        let a: Args = [("u", v + ov), ("v", v)].map(|(k, v)| (k.to_string(), arith::ArithExpr::Cst(v))).into();
+        rewrite::apply(&b.prog, b.def, rule, &tile, &a)
+            .is_ok_and(|r| all.iter().all(|s| super::space::constraints_hold(&r.constraints, s)))
+    };
+    let domain: Vec<i64> = SS.iter().copied().filter(|&v| holds(v)).collect();
+    // ty divides the number of strips for every s: the outputs per column
+    // over the largest.
+    let rows = output_rows(&b.prog, b.def, all.first()?);
+    let count = [rows.zip(domain.iter().max()).map(|(r, m)| r / m)];
+    let s = b.slot("s", domain, 16)?;
+    b.local_slots(xs, &count)?;
     b.step("overlapped-tiling", &tile, vec![("u", Arg::SlotPlus(s, ov)), ("v", Arg::Slot(s))])?;
     let cols = b.next_map()?;
     b.exec(&cols, Exec::Glb(0))?;
@@ -511,6 +517,16 @@ fn strips(
     b.step("map-seq", &walk, Vec::new())?;
     b.step("slide-seq-plus", &walk, Vec::new())?;
     b.lower(&[])
+}
+
+/// The number of rows of the def's result at `sizes` (its outer length).
+fn output_rows(prog: &Program, def: &str, sizes: &Sizes) -> Option<i64> {
+    let d = prog.def(def)?;
+    let t = crate::passes::typecheck::typecheck_def(prog, d).ok()?;
+    match t.of(&d.body) {
+        crate::types::Type::Array(_, n) => n.eval_with(&|v| sizes.get(v).copied()).ok(),
+        _ => None,
+    }
 }
 
 /// Tile steps tried along y and x (outputs per tile side; non-powers of
