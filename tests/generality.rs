@@ -31,6 +31,7 @@ fn opts(out: &Path, only: &[&str]) -> Options {
         date: "2026-11-25T00:00:00Z".into(),
         progress: false,
         ported_from: None,
+        isolation: None,
     }
 }
 
@@ -107,6 +108,47 @@ fn runs_and_resumes_on_pocl() {
     let err = generality::run(&Options { resume: true, commit: "beef".into(), ..o }, &device).unwrap_err();
     assert!(err.to_string().contains("come from commit c0ffee, this run is beef"), "{err}");
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// Each program searched in a child process (`lift generality`'s
+/// default): the row is the child's search with the parent's peer and
+/// limits; a child that ends without a result fails its row only, saying
+/// how it ended.
+#[test]
+fn runs_each_program_in_a_child_process() {
+    let Ok(device) = lift::runtime::select_device(Some("pocl")) else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("isolated");
+    let iso = generality::isolate::Isolation {
+        exe: PathBuf::from(env!("CARGO_BIN_EXE_lift")),
+        device: Some("pocl".into()),
+    };
+    let o = Options { isolation: Some(iso), ..opts(&out, &["sum"]) };
+    let rows = generality::run(&o, &device).unwrap();
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    assert_eq!(r.status, generality::Outcome::Ok, "{r:?}");
+    assert!(r.valid > 0 && r.lift_ms.is_some_and(|t| t > 0.0), "{r:?}");
+    assert!(r.pct_copy.is_some_and(|p| p > 0.0), "{r:?}");
+    assert!(r.message.starts_with("no PyTorch time"), "{r:?}");
+    assert!(out.join("generality/sum/best.lift").is_file());
+    assert!(!out.join("generality/sum.child.csv").exists());
+    // A child that exits without writing its result.
+    let dead = generality::isolate::Isolation { exe: PathBuf::from("/bin/false"), device: None };
+    let o = Options { isolation: Some(dead), ..opts(&tmp("dead"), &["sum", "transpose"]) };
+    let rows = generality::run(&o, &device).unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r.status, generality::Outcome::Failed, "{r:?}");
+        assert!(r.message.starts_with("the search process ended without a result (exit status: 1;"), "{r:?}");
+    }
+    // A child is for one program.
+    let e = generality::run_child(&opts(&out, &["sum", "dot"]), &device, &out.join("r.csv")).unwrap_err();
+    assert_eq!(e.to_string(), "a child process searches one program, and --only names 2");
+    std::fs::remove_dir_all(&out).ok();
+    std::fs::remove_dir_all(&o.out_dir).ok();
 }
 
 fn manifest_error(yaml: &str, only: &[&str]) -> String {

@@ -484,9 +484,10 @@ fn tile_domains_hold_at_every_preset() {
         // The z-walk in 3D over one grid; in 2D the walked strips (slot
         // `s`) wherever the def slides one grid as `map(transpose) o slide
         // o map(slide)`.
-        let walks = plan.shapes.iter().any(|s| {
-            derivation(s).contains("slide-seq-plus") && s.slots.iter().all(|slot| slot.name != "s")
-        });
+        let walks = plan
+            .shapes
+            .iter()
+            .any(|s| derivation(s).contains("slide-seq-plus") && s.slots.iter().all(|slot| slot.name != "s"));
         let single_3d = ["heat", "jacobi3d-7pt", "jacobi3d-13pt", "poisson"].contains(&c.name.as_str());
         assert_eq!(walks, single_3d, "{}", c.name);
         for s in plan.shapes.iter().filter(|s| s.slots.iter().any(|slot| slot.name == "s")) {
@@ -496,7 +497,11 @@ fn tile_domains_hold_at_every_preset() {
                 point[0] = v;
                 let inst = s.instantiate(&plan.base, &def, &point).unwrap();
                 for p in &presets {
-                    assert!(lift::explore::space::constraints_hold(&inst.constraints, p), "{} s={v} at {p:?}", c.name);
+                    assert!(
+                        lift::explore::space::constraints_hold(&inst.constraints, p),
+                        "{} s={v} at {p:?}",
+                        c.name
+                    );
                 }
             }
         }

@@ -45,6 +45,18 @@ pub(crate) struct GeneralityArgs {
     /// rows go to results-generality-ported.csv.
     #[arg(long, value_name = "DIR")]
     programs_from: Option<PathBuf>,
+    /// Search every program in this process rather than one child process
+    /// each (a kernel fault that loses the device then stops the programs
+    /// after it).
+    #[arg(long)]
+    in_process: bool,
+    /// Internal: run as the child of an isolated run, searching the one
+    /// program of --only and writing the search's result to FILE.
+    #[arg(long, value_name = "FILE", hide = true)]
+    child_result: Option<PathBuf>,
+    /// Internal: the child's report folder (the parent's DIR/<device-slug>/).
+    #[arg(long, value_name = "DIR", hide = true, requires = "child_result")]
+    child_dir: Option<PathBuf>,
 }
 
 pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
@@ -54,7 +66,7 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
     // `--out` itself is never a link (its subfolders are checked where
     // they are made).
     crate::outfile::create_dir(&a.out).map_err(|e| bad(BadInput::Out(e)))?;
-    let out_dir = a.out.join(device.slug());
+    let out_dir = a.child_dir.clone().unwrap_or_else(|| a.out.join(device.slug()));
     let opts = generality::Options {
         root: a.root.clone(),
         suite: a
@@ -71,9 +83,13 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
         // with the binary's run script there, as for `lift all`.
         commit: std::env::var("LIFT_GIT_COMMIT").unwrap_or_else(|_| env::git_commit(&a.root)),
         date: env::now_utc(),
-        progress: true,
+        progress: a.child_result.is_none(),
         ported_from: a.programs_from.clone(),
+        isolation: isolation(a)?,
     };
+    if let Some(result) = &a.child_result {
+        return generality::run_child(&opts, &device, result).map_err(failed);
+    }
     let rows = generality::run(&opts, &device).map_err(|e| match e {
         generality::GeneralityError::Manifest(_)
         | generality::GeneralityError::Locked(crate::outfile::LockError::Held { .. }) => bad(e),
@@ -98,6 +114,16 @@ pub(crate) fn generality_cmd(a: &GeneralityArgs) -> Result<(), CliError> {
         return Err(failed(Failure::GeneralityRows { failed: failures, total: rows.len() }));
     }
     Ok(())
+}
+
+/// Each program searched in a child process of this executable, unless
+/// `--in-process`, a child itself, or measuring found programs.
+fn isolation(a: &GeneralityArgs) -> Result<Option<generality::isolate::Isolation>, CliError> {
+    if a.in_process || a.child_result.is_some() || a.programs_from.is_some() {
+        return Ok(None);
+    }
+    let exe = std::env::current_exe().map_err(|e| failed(generality::GeneralityError::Exe(e)))?;
+    Ok(Some(generality::isolate::Isolation { exe, device: a.device.clone() }))
 }
 
 fn summary_line(r: &generality::Row) -> String {

@@ -497,7 +497,8 @@ fn strips(mut b: Build<'_>, all: &[&Sizes], xs: &[Option<i64>; 1], ov: i64) -> O
     let tile = b.sites("overlapped-tiling").into_iter().find(|p| b.maps_above(p) == Some(1))?;
     let rule = rewrite::find_rule("overlapped-tiling")?;
     let holds = |v: i64| {
-        let a: Args = [("u", v + ov), ("v", v)].map(|(k, v)| (k.to_string(), arith::ArithExpr::Cst(v))).into();
+        let a: Args =
+            [("u", v + ov), ("v", v)].map(|(k, v)| (k.to_string(), arith::ArithExpr::Cst(v))).into();
         rewrite::apply(&b.prog, b.def, rule, &tile, &a)
             .is_ok_and(|r| all.iter().all(|s| super::space::constraints_hold(&r.constraints, s)))
     };

@@ -14,6 +14,7 @@
 //! its speedup over PyTorch, timed on the device clock on both sides
 //! (OpenCL profiling events; CUDA events around the PyTorch call).
 
+pub mod isolate;
 pub mod manifest;
 pub mod peer;
 pub mod ported;
@@ -58,6 +59,9 @@ pub struct Options {
     /// Measure the programs another device's search found
     /// (`DIR/<name>/best.lift`) instead of searching (`ported`).
     pub ported_from: Option<PathBuf>,
+    /// Search each program in a child process (`isolate`); `None`: in
+    /// this one.
+    pub isolation: Option<isolate::Isolation>,
 }
 
 /// Why the suite could not run at all (one program's failure is a row).
@@ -72,6 +76,15 @@ pub enum GeneralityError {
     /// Another run holds the folder (its `results-generality.csv.lock`).
     #[error(transparent)]
     Locked(#[from] crate::outfile::LockError),
+    /// The child process of an isolated run could not report.
+    #[error("the search's child process: {0}")]
+    Child(#[from] isolate::ChildError),
+    /// A child is started for one program (`--only NAME`).
+    #[error("a child process searches one program, and --only names {got}")]
+    ChildPrograms { got: usize },
+    /// The path of this executable, which the children run, is unknown.
+    #[error("this executable's path (to start each program's search in a child process): {0}")]
+    Exe(std::io::Error),
 }
 
 /// The device's limits, measured once per run.
@@ -110,13 +123,23 @@ pub fn run(opts: &Options, device: &DeviceInfo) -> Result<Vec<Row>, GeneralityEr
             Some(during) => Row::new(e, device, e.sizes(device.is_gpu()), opts, peer_time).failed(format!(
                 "not run: the device stopped working while exploring `{during}` (run again to go on)"
             )),
-            None => {
-                let (r, device_lost) = one(opts, device, e, limits, peer_time);
-                if device_lost {
-                    lost = Some(e.name.clone());
+            None => match (&opts.isolation, &opts.ported_from) {
+                (Some(iso), None) => {
+                    let r = Row::new(e, device, e.sizes(gpu), opts, peer_time);
+                    let r = isolate::search_in_child(iso, opts, e).into_row(r);
+                    match super::variant::load_program_for_row(&e.file) {
+                        Ok((_, program)) => with_limits(r, e, &program, e.sizes(gpu), limits),
+                        Err(_) => r,
+                    }
                 }
-                r
-            }
+                _ => {
+                    let (r, device_lost) = one(opts, device, e, limits, peer_time);
+                    if device_lost {
+                        lost = Some(e.name.clone());
+                    }
+                    r
+                }
+            },
         };
         writer.append(&r)?;
         bar.inc(1);
@@ -176,22 +199,15 @@ fn explore_one(
     if let Err(err) = crate::outfile::create_dir(&searches) {
         return r.failed(format!("{}: {err}", searches.display()));
     }
-    let xo = ExploreOptions {
-        def: e.name.clone(),
-        sizes: sizes.clone(),
-        budget: opts.budget,
-        seed: 1,
-        out: searches.join(&e.name),
-        resume: false,
-        limits: Default::default(),
-        max_candidates: None,
-        warmup: 1,
-        runs: 5,
-        progress: false,
-        then: Vec::new(),
-        reference: None,
-    };
-    let report = match explore::explore(&program, std::slice::from_ref(device), &xo) {
+    let xo = explore_options(opts, e, &sizes);
+    let r = search(r, &program, device, &xo, lost);
+    with_limits(r, e, &program, &sizes, limits)
+}
+
+/// `r` with the search's columns: `program`'s def explored on `device`
+/// as `xo` says.
+fn search(mut r: Row, program: &Program, device: &DeviceInfo, xo: &ExploreOptions, lost: &mut bool) -> Row {
+    let report = match explore::explore(program, std::slice::from_ref(device), xo) {
         Ok(rep) => rep,
         Err(err) => {
             *lost = matches!(err, explore::ExploreError::DeviceLost { .. });
@@ -208,7 +224,50 @@ fn explore_one(
         return r.failed(format!("none of {} candidates validated", d.tried));
     };
     r.set_best(best.median_ms, best.candidate, &best.params);
-    with_limits(r, e, &program, &sizes, limits)
+    r
+}
+
+/// The child of an isolated run (`isolate`): searches the one program of
+/// `opts.only` and writes what the search left to `result`.
+pub fn run_child(opts: &Options, device: &DeviceInfo, result: &Path) -> Result<(), GeneralityError> {
+    let entries = manifest::load(&opts.suite, &opts.only)?;
+    let [e] = entries.as_slice() else {
+        return Err(GeneralityError::ChildPrograms { got: entries.len() });
+    };
+    let peer = PeerTime::Missing("searched in a child process".into());
+    let mut lost = false;
+    let mut r = Row::new(e, device, e.sizes(device.is_gpu()), opts, peer);
+    // The message is the search's own (the parent's row says why there is
+    // no peer time).
+    r.message.clear();
+    let r = match super::variant::load_program_for_row(&e.file) {
+        Ok((_, program)) => {
+            let xo = explore_options(opts, e, e.sizes(device.is_gpu()));
+            search(r, &program, device, &xo, &mut lost)
+        }
+        Err(m) => r.failed(m.to_string()),
+    };
+    Ok(isolate::Searched::of(&r).write(result)?)
+}
+
+/// How the suite explores `e` at `sizes`: its def, the budget, and the
+/// search's log and best program under `<out>/generality/<name>/`.
+fn explore_options(opts: &Options, e: &Entry, sizes: &BTreeMap<String, i64>) -> ExploreOptions {
+    ExploreOptions {
+        def: e.name.clone(),
+        sizes: sizes.clone(),
+        budget: opts.budget,
+        seed: 1,
+        out: opts.out_dir.join("generality").join(&e.name),
+        resume: false,
+        limits: Default::default(),
+        max_candidates: None,
+        warmup: 1,
+        runs: 5,
+        progress: false,
+        then: Vec::new(),
+        reference: None,
+    }
 }
 
 /// The row's bytes and flops against the device's limits.
