@@ -299,6 +299,20 @@ impl<'a> Build<'a> {
         Some(self.shape)
     }
 
+    /// A walk's lowering: the two maps above it over global dimensions
+    /// `dims` (outer first), the walk itself a `slideSeqPlus` (its window
+    /// in registers), then the rest as `lower` does.
+    fn walk(mut self, dims: [i64; 2]) -> Option<Shape> {
+        for d in dims {
+            let m = self.next_map()?;
+            self.exec(&m, Exec::Glb(d))?;
+        }
+        let walk = self.next_map()?;
+        self.step("map-seq", &walk, Vec::new())?;
+        self.step("slide-seq-plus", &walk, Vec::new())?;
+        self.lower(&[])
+    }
+
     /// The parameter of the lambda that a map at `path` applies.
     fn tile_param(&self, path: &Path) -> Option<crate::ir::ParamId> {
         let e = visit::expr_at(&self.prog.def(self.def)?.body, path).ok()?;
@@ -454,14 +468,7 @@ pub fn shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> O
 /// in registers, each step loads one plane's neighbourhood).
 fn slideseq(mut b: Build<'_>) -> Option<Shape> {
     b.step("stencil-3d-columns", &Path::root(), Vec::new())?;
-    let rows = b.next_map()?;
-    b.exec(&rows, Exec::Glb(1))?;
-    let cols = b.next_map()?;
-    b.exec(&cols, Exec::Glb(0))?;
-    let walk = b.next_map()?;
-    b.step("map-seq", &walk, Vec::new())?;
-    b.step("slide-seq-plus", &walk, Vec::new())?;
-    b.lower(&[])
+    b.walk([1, 0])
 }
 
 /// Rows per strip of the 2D walk.
@@ -510,14 +517,7 @@ fn strips(mut b: Build<'_>, all: &[&Sizes], xs: &[Option<i64>; 1], ov: i64) -> O
     let s = b.slot("s", domain, 16)?;
     b.local_slots(xs, &count)?;
     b.step("overlapped-tiling", &tile, vec![("u", Arg::SlotPlus(s, ov)), ("v", Arg::Slot(s))])?;
-    let cols = b.next_map()?;
-    b.exec(&cols, Exec::Glb(0))?;
-    let rows = b.next_map()?;
-    b.exec(&rows, Exec::Glb(1))?;
-    let walk = b.next_map()?;
-    b.step("map-seq", &walk, Vec::new())?;
-    b.step("slide-seq-plus", &walk, Vec::new())?;
-    b.lower(&[])
+    b.walk([0, 1])
 }
 
 /// The number of rows of the def's result at `sizes` (its outer length).
