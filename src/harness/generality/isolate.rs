@@ -54,21 +54,21 @@ impl Searched {
         }
     }
 
-    /// `r` with the search's columns set from `self`; a failure's message
-    /// replaces the row's, a success keeps the row's (a missing peer's
-    /// reason).
+    /// `r` with the search's columns set from `self`, as the search in this
+    /// process sets them (`Row::set_best`: the speedup over the row's peer;
+    /// `Row::failed`: the search's reason before the row's own).
     pub fn into_row(self, mut r: Row) -> Row {
-        r.status = self.status;
         r.tried = self.tried;
         r.valid = self.valid;
         r.naive_ms = self.naive_ms;
-        r.lift_ms = self.lift_ms;
-        r.candidate = self.candidate;
-        r.params = self.params;
-        if self.status != Outcome::Ok || !self.message.is_empty() {
-            r.message = self.message;
+        match (self.status, self.lift_ms, self.candidate) {
+            (Outcome::Ok, Some(ms), Some(c)) => {
+                r.set_best(ms, c, &self.params);
+                r
+            }
+            (Outcome::Ok, _, _) => r.failed("internal: the child reported a best without its time".into()),
+            (Outcome::Failed, _, _) => r.failed(self.message),
         }
-        r
     }
 
     /// Writes `self` as a one-row CSV at `path`.
@@ -198,6 +198,19 @@ mod tests {
         assert!(e.contains("r.csv: ") && e.contains("unknown status `maybe`"), "{e}");
         let e = s.write(&dir.join("none/r.csv")).unwrap_err().to_string();
         assert!(e.contains("none/r.csv: "), "{e}");
+        // Into a row with a peer time: the speedup as in this process.
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("reports/nvidia-h100-80gb-hbm3")
+            .join(super::super::RESULTS);
+        let mut row = super::super::row::read(&committed).unwrap().remove(0);
+        let peer = row.peer_ms.unwrap();
+        (row.lift_ms, row.speedup, row.candidate) = (None, None, None);
+        let filled = s.clone().into_row(row.clone());
+        assert_eq!(filled.speedup, Some(peer / 0.25));
+        assert_eq!((filled.lift_ms, filled.candidate, filled.tried), (Some(0.25), Some(7), 12));
+        let failed = Searched { status: Outcome::Failed, message: "none validated".into(), ..s };
+        let r = failed.into_row(row);
+        assert_eq!((r.status, r.message.as_str(), r.speedup), (Outcome::Failed, "none validated", None));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
