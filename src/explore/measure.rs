@@ -235,7 +235,10 @@ const FINAL: &str = "<final>";
 /// Several second stages may be given (`--then A,B`): a candidate gets the
 /// first whose size constraints hold for its partial results at every
 /// size it runs at (a work-group tree needs a multiple of its lanes; a
-/// sequential sum takes any count), as the harness chooses them.
+/// sequential sum takes any count), as the harness chooses them, and that
+/// leaves as many results as the gold def (`Bench::leaves_gold_size`: the
+/// rows and the columns stage of a map of reductions both bind a 2D
+/// output).
 ///
 /// A stage of one size (`[T]P`) takes any output as a flat array of `T`;
 /// a stage of several (`[[T]P]Q`, the rows of a column reduction's
