@@ -485,11 +485,7 @@ impl Bench<'_> {
         if self.always_then {
             return false;
         }
-        let whole = self.whole.get_or_init(|| {
-            let d = self.original.def(self.def)?;
-            let t = crate::passes::typecheck::typecheck_def(self.original, d).ok()?;
-            Some(t.of(&d.body).clone())
-        });
+        let whole = self.whole.get_or_init(|| crate::passes::typecheck::def_result(self.original, self.def));
         whole.as_ref().is_some_and(|t| crate::passes::typecheck::same_type(t, &k.output_type))
     }
 
@@ -500,11 +496,8 @@ impl Bench<'_> {
     /// Where either count is unknown the stage is let through (validation
     /// still decides).
     fn leaves_gold_size(&self, f: &Finisher, b: &Binding) -> bool {
-        let gold = self.gold_whole.get_or_init(|| {
-            let d = self.original.def(self.gold)?;
-            let t = crate::passes::typecheck::typecheck_def(self.original, d).ok()?;
-            Some(t.of(&d.body).clone())
-        });
+        let gold =
+            self.gold_whole.get_or_init(|| crate::passes::typecheck::def_result(self.original, self.gold));
         let Some(gold) = gold else { return true };
         let Ok(values) = Finisher::values(b, self.sizes) else { return true };
         let stage = f.kernel.output_type.size_in_bytes().eval_with(&|v| values.get(v).copied());

@@ -127,11 +127,7 @@ const NO_BUDGET_SECS: u64 = 365 * 24 * 3600;
 /// whole tiles only, which the search knew from its rules' constraints and
 /// a replay reads from the two programs' output sizes.
 fn whole_output(original: &Program, found: &Program, def: &str) -> Option<Constraint> {
-    let bytes = |p: &Program| {
-        let d = p.def(def)?;
-        let t = crate::passes::typecheck::typecheck_def(p, d).ok()?;
-        Some(t.of(&d.body).size_in_bytes())
-    };
+    let bytes = |p: &Program| crate::passes::typecheck::def_result(p, def).map(|t| t.size_in_bytes());
     let (want, got) = (bytes(original)?, bytes(found)?);
     Some(Constraint {
         expr: crate::arith::simplify(&ArithExpr::sub(got, want)),

@@ -522,9 +522,7 @@ fn strips(mut b: Build<'_>, all: &[&Sizes], xs: &[Option<i64>; 1], ov: i64) -> O
 
 /// The number of rows of the def's result at `sizes` (its outer length).
 fn output_rows(prog: &Program, def: &str, sizes: &Sizes) -> Option<i64> {
-    let d = prog.def(def)?;
-    let t = crate::passes::typecheck::typecheck_def(prog, d).ok()?;
-    match t.of(&d.body) {
+    match crate::passes::typecheck::def_result(prog, def)? {
         crate::types::Type::Array(_, n) => n.eval_with(&|v| sizes.get(v).copied()).ok(),
         _ => None,
     }

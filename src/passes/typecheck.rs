@@ -38,6 +38,14 @@ impl Types {
     }
 }
 
+/// The type of the result of the def named `def`, where it exists and
+/// type-checks.
+pub fn def_result(program: &Program, def: &str) -> Option<Type> {
+    let d = program.def(def)?;
+    let t = typecheck_def(program, d).ok()?;
+    Some(t.of(&d.body).clone())
+}
+
 /// Infers the types of `def`'s body.
 pub fn typecheck_def(program: &Program, def: &Def) -> Result<Types, TypeError> {
     let mut tc = Checker { program, types: Types::default() };

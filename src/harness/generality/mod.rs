@@ -185,29 +185,34 @@ fn explore_one(
     lost: &mut bool,
 ) -> Row {
     let sizes = e.sizes(device.is_gpu()).clone();
-    let mut r = Row::new(e, device, &sizes, opts, peer);
+    let r = Row::new(e, device, &sizes, opts, peer);
     let (_, program) = match super::variant::load_program_for_row(&e.file) {
         Ok(p) => p,
         Err(m) => return r.failed(m.to_string()),
     };
-    if let Some(from) = &opts.ported_from {
-        r = ported::one(r, e, &program, device, from);
-        return with_limits(r, e, &program, &sizes, limits);
-    }
+    let r = match &opts.ported_from {
+        Some(from) => ported::one(r, e, &program, device, from),
+        None => search(opts, (device, e), &program, r, lost),
+    };
+    with_limits(r, e, &program, &sizes, limits)
+}
+
+/// `r` with the search's columns: `e`'s def of `program` explored on
+/// `device`, its log and best program under `<out>/generality/<name>/`.
+fn search(
+    opts: &Options,
+    (device, e): (&DeviceInfo, &Entry),
+    program: &Program,
+    mut r: Row,
+    lost: &mut bool,
+) -> Row {
     // The search makes `<name>/` itself; the folder above it is ours.
     let searches = opts.out_dir.join("generality");
     if let Err(err) = crate::outfile::create_dir(&searches) {
         return r.failed(format!("{}: {err}", searches.display()));
     }
-    let xo = explore_options(opts, e, &sizes);
-    let r = search(r, &program, device, &xo, lost);
-    with_limits(r, e, &program, &sizes, limits)
-}
-
-/// `r` with the search's columns: `program`'s def explored on `device`
-/// as `xo` says.
-fn search(mut r: Row, program: &Program, device: &DeviceInfo, xo: &ExploreOptions, lost: &mut bool) -> Row {
-    let report = match explore::explore(program, std::slice::from_ref(device), xo) {
+    let xo = explore_options(opts, e, e.sizes(device.is_gpu()));
+    let report = match explore::explore(program, std::slice::from_ref(device), &xo) {
         Ok(rep) => rep,
         Err(err) => {
             *lost = matches!(err, explore::ExploreError::DeviceLost { .. });
@@ -241,10 +246,7 @@ pub fn run_child(opts: &Options, device: &DeviceInfo, result: &Path) -> Result<(
     // no peer time).
     r.message.clear();
     let r = match super::variant::load_program_for_row(&e.file) {
-        Ok((_, program)) => {
-            let xo = explore_options(opts, e, e.sizes(device.is_gpu()));
-            search(r, &program, device, &xo, &mut lost)
-        }
+        Ok((_, program)) => search(opts, (device, e), &program, r, &mut lost),
         Err(m) => r.failed(m.to_string()),
     };
     Ok(isolate::Searched::of(&r).write(result)?)
