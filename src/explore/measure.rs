@@ -128,11 +128,7 @@ fn probe_sizes(requested: &Sizes, cs: &[Constraint]) -> Sizes {
 /// none fits).
 fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i64) -> Sizes {
     let mut cur = requested.clone();
-    // A constraint over more than the sizes (a length inside `iterate`,
-    // which depends on the iteration) cannot be checked here: left out.
-    let cs: Vec<&Constraint> =
-        cs.iter().filter(|c| c.expr.eval_with(&|v| requested.get(v).copied()).is_ok()).collect();
-    let holds = |s: &Sizes| cs.iter().all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0));
+    let holds = |s: &Sizes| holds_at(requested, cs, s);
     for (name, &want) in requested {
         for v in start(want)..want {
             let mut t = cur.clone();
@@ -149,6 +145,34 @@ fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i
         requested.clone()
     }
 }
+
+/// Whether `cs` hold at sizes `s`. A constraint over more than the sizes
+/// (a length inside `iterate`, which depends on the iteration) cannot be
+/// checked here: one not evaluable at the `requested` sizes is left out.
+fn holds_at(requested: &Sizes, cs: &[Constraint], s: &Sizes) -> bool {
+    cs.iter()
+        .filter(|c| c.expr.eval_with(&|v| requested.get(v).copied()).is_ok())
+        .all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0))
+}
+
+/// Of the `computed` sizes, the one with the fewest points at which `cs`
+/// hold, no more than `REUSE_GROWTH` times the points of `smallest`.
+fn reused_sizes(
+    computed: impl Iterator<Item = Sizes>,
+    smallest: &Sizes,
+    requested: &Sizes,
+    cs: &[Constraint],
+) -> Option<Sizes> {
+    let points = |s: &Sizes| s.values().map(|&v| v as f64).product::<f64>();
+    let most = points(smallest) * REUSE_GROWTH;
+    computed
+        .filter(|s| points(s) <= most && holds_at(requested, cs, s))
+        .min_by(|a, b| points(a).total_cmp(&points(b)))
+}
+
+/// How many times the points of a candidate's smallest validation sizes
+/// the sizes of an already computed gold may have to be used instead.
+const REUSE_GROWTH: f64 = 4.0;
 
 /// No size is validated below this (where it is requested larger).
 pub const MIN_VALIDATION_FLOOR: i64 = 17;
@@ -514,17 +538,30 @@ impl Bench<'_> {
     /// (`validate::interp_elements`: a square product written with one
     /// size, or `A Aᵀ`, has a million points each reducing a thousand
     /// values, and the interpreter keeps every value as a tree).
+    ///
+    /// Where sizes whose gold is already computed also meet `cs` and are
+    /// no more than `REUSE_GROWTH` times as large, those are used instead:
+    /// candidates of one shape differ in their divisibility constraints
+    /// (a work-group of 32 or 64, 4 or 8 outputs per work-item), each
+    /// smallest size is another, and the interpreter's gold of a 3D
+    /// stencil at 64 x 44 x 44 took longer than the rest of a candidate's
+    /// evaluation together.
     fn validation_sizes_for(&self, cs: &[Constraint]) -> Sizes {
         let mut floor = self.validation_floor;
-        loop {
+        let fits = |s: &Sizes| {
+            crate::validate::interp_elements(self.original, self.gold, s)
+                .is_none_or(|n| n <= crate::interp::MAX_WORK as f64 / 2.0)
+        };
+        let smallest = loop {
             let vsizes = validation_sizes(self.sizes, cs, floor);
-            let fits = crate::validate::interp_elements(self.original, self.gold, &vsizes)
-                .is_none_or(|n| n <= crate::interp::MAX_WORK as f64 / 2.0);
-            if fits || floor / 2 < MIN_VALIDATION_FLOOR {
-                return vsizes;
+            if fits(&vsizes) || floor / 2 < MIN_VALIDATION_FLOOR {
+                break vsizes;
             }
             floor = (floor / 2) | 1;
-        }
+        };
+        let golds = self.golds.borrow();
+        let computed = golds.iter().filter(|(_, g)| g.is_ok()).map(|(k, _)| k.iter().cloned().collect());
+        reused_sizes(computed, &smallest, self.sizes, cs).filter(fits).unwrap_or(smallest)
     }
 
     fn gold_at(&self, sizes: &Sizes) -> Result<Expected, OracleError> {
@@ -855,6 +892,25 @@ mod tests {
         let p = probe_sizes(&requested, &cs);
         assert_eq!(p, [("K".to_string(), 1024), ("M".to_string(), 1056)].into());
         assert_eq!(validation_sizes(&requested, &cs, 64)["M"], 96);
+    }
+
+    #[test]
+    fn validation_reuses_computed_sizes_that_meet_the_constraints() {
+        let sz = |x: i64, y: i64| -> Sizes { [("X".to_string(), x), ("Y".to_string(), y)].into() };
+        let div = |v: &str, n: i64| Constraint {
+            expr: ArithExpr::modulo(ArithExpr::size(v), ArithExpr::Cst(n)),
+            text: format!("{v} % {n} == 0"),
+        };
+        let requested = sz(256, 256);
+        let cs = [div("X", 32), div("Y", 4)];
+        let smallest = validation_sizes(&requested, &cs, 41);
+        assert_eq!(smallest, sz(64, 44));
+        // 128 x 48 meets both and is within four times 64 x 44; the
+        // smaller 64 x 42 fails Y % 4; 256 x 256 is too large.
+        let computed = [sz(64, 42), sz(256, 256), sz(128, 48)];
+        let got = reused_sizes(computed.iter().cloned(), &smallest, &requested, &cs);
+        assert_eq!(got, Some(sz(128, 48)));
+        assert_eq!(reused_sizes([sz(64, 42)].into_iter(), &smallest, &requested, &cs), None);
     }
 
     #[test]
