@@ -156,7 +156,9 @@ fn holds_at(requested: &Sizes, cs: &[Constraint], s: &Sizes) -> bool {
 }
 
 /// Of the `computed` sizes, the one with the fewest points at which `cs`
-/// hold, no more than `REUSE_GROWTH` times the points of `smallest`.
+/// hold, no more than `REUSE_GROWTH` times the points of `smallest` and
+/// none of them below it (the validation is no less thorough: every
+/// length stays at or above the floor's).
 fn reused_sizes(
     computed: impl Iterator<Item = Sizes>,
     smallest: &Sizes,
@@ -166,6 +168,7 @@ fn reused_sizes(
     let points = |s: &Sizes| s.values().map(|&v| v as f64).product::<f64>();
     let most = points(smallest) * REUSE_GROWTH;
     computed
+        .filter(|s| smallest.iter().all(|(k, v)| s.get(k).is_some_and(|w| w >= v)))
         .filter(|s| points(s) <= most && holds_at(requested, cs, s))
         .min_by(|a, b| points(a).total_cmp(&points(b)))
 }
@@ -906,8 +909,9 @@ mod tests {
         let smallest = validation_sizes(&requested, &cs, 41);
         assert_eq!(smallest, sz(64, 44));
         // 128 x 48 meets both and is within four times 64 x 44; the
-        // smaller 64 x 42 fails Y % 4; 256 x 256 is too large.
-        let computed = [sz(64, 42), sz(256, 256), sz(128, 48)];
+        // smaller 64 x 42 fails Y % 4; 256 x 256 is too large; 160 x 24
+        // is smaller in y.
+        let computed = [sz(64, 42), sz(256, 256), sz(160, 24), sz(128, 48)];
         let got = reused_sizes(computed.iter().cloned(), &smallest, &requested, &cs);
         assert_eq!(got, Some(sz(128, 48)));
         assert_eq!(reused_sizes([sz(64, 42)].into_iter(), &smallest, &requested, &cs), None);
