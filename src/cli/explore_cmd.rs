@@ -3,7 +3,9 @@
 use super::arg_error::{ArgError, ExploreCheckError};
 use super::compile_cmd::parse_sizes;
 use super::{bad, failed, BadInput, CliError, Failure};
-use crate::explore::{self, space::SpaceLimits, ExploreError, ExploreOptions, Share, Timing};
+use crate::explore::{
+    self, measure::Phases, space::SpaceLimits, ExploreError, ExploreOptions, Share, Timing,
+};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -418,11 +420,22 @@ fn limit_line(
 /// the devices' waits).
 fn timing_line(t: &Timing, shares: &[Share]) -> String {
     let busy: Vec<String> = shares.iter().map(|s| format!("{:.1}", s.busy_s)).collect();
+    let mut p = Phases::default();
+    for s in shares {
+        p.add(&s.phases);
+    }
     format!(
-        "time: planning {:.1} s, search {:.1} s (measuring: {} s), confirming {:.1} s",
+        "time: planning {:.1} s, search {:.1} s (measuring: {} s; of it replaying {:.1} s, \
+         generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, device runs {:.1} s), \
+         confirming {:.1} s",
         t.plan_s,
         t.search_s,
         busy.join(" + "),
+        p.derive_s,
+        p.codegen_s,
+        p.build_s,
+        p.gold_s,
+        p.run_s,
         t.confirm_s
     )
 }
@@ -444,7 +457,8 @@ mod tests {
 
     #[test]
     fn shares_and_time_lines() {
-        let share = |d: &str, measured, busy_s| Share { device: d.into(), measured, busy_s };
+        let phases = Phases { derive_s: 1.0, codegen_s: 0.5, build_s: 10.0, gold_s: 4.0, run_s: 12.0 };
+        let share = |d: &str, measured, busy_s| Share { device: d.into(), measured, busy_s, phases };
         let one = [share("0:0", 12, 30.04)];
         assert_eq!(shares_line(&one), None);
         let two = [share("0:0", 12, 30.04), share("0:1", 9, 28.5)];
@@ -455,7 +469,8 @@ mod tests {
         let t = Timing { plan_s: 0.26, search_s: 31.0, confirm_s: 1.04 };
         assert_eq!(
             timing_line(&t, &two),
-            "time: planning 0.3 s, search 31.0 s (measuring: 30.0 + 28.5 s), confirming 1.0 s"
+            "time: planning 0.3 s, search 31.0 s (measuring: 30.0 + 28.5 s; of it replaying 2.0 s, \
+             generating 1.0 s, driver builds 20.0 s, gold results 8.0 s, device runs 24.0 s), confirming 1.0 s"
         );
     }
 

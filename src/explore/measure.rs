@@ -146,6 +146,42 @@ fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i
     }
 }
 
+/// Where a device's measuring time went, in seconds: replaying
+/// derivations, generating OpenCL, the driver's builds, the interpreter's
+/// gold results and the runs on the device (validation, probe, timing).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Phases {
+    pub derive_s: f64,
+    pub codegen_s: f64,
+    pub build_s: f64,
+    pub gold_s: f64,
+    pub run_s: f64,
+}
+
+impl Phases {
+    pub fn add(&mut self, o: &Phases) {
+        self.derive_s += o.derive_s;
+        self.codegen_s += o.codegen_s;
+        self.build_s += o.build_s;
+        self.gold_s += o.gold_s;
+        self.run_s += o.run_s;
+    }
+}
+
+/// Runs `f`, adding its wall time to the phase `pick` chooses.
+pub fn timed<T>(
+    phases: &std::cell::Cell<Phases>,
+    pick: fn(&mut Phases) -> &mut f64,
+    f: impl FnOnce() -> T,
+) -> T {
+    let t0 = std::time::Instant::now();
+    let out = f();
+    let mut p = phases.get();
+    *pick(&mut p) += t0.elapsed().as_secs_f64();
+    phases.set(p);
+    out
+}
+
 /// Whether `cs` hold at sizes `s`. A constraint over more than the sizes
 /// (a length inside `iterate`, which depends on the iteration) cannot be
 /// checked here: one not evaluable at the `requested` sizes is left out.
@@ -501,6 +537,8 @@ pub struct Bench<'a> {
     /// The smallest length per size the candidate is validated at (the
     /// interpreter computes the gold result there).
     pub validation_floor: i64,
+    /// Where this device's measuring time went.
+    pub phases: std::cell::Cell<Phases>,
 }
 
 impl Bench<'_> {
@@ -582,7 +620,7 @@ impl Bench<'_> {
         let mut all = cs.to_vec();
         all.extend(split_constraints(prog, self.def));
         all.extend(split_constraints(self.original, self.def));
-        let kernel = compile(prog, self.def, &opts);
+        let kernel = timed(&self.phases, |p| &mut p.codegen_s, || compile(prog, self.def, &opts));
         // The launch needs whole work-groups at the validation size too.
         if let Ok(Kernel { global, local: Some(l), .. }) = &kernel {
             for (g, l) in global.iter().zip(l) {
@@ -619,12 +657,17 @@ impl Bench<'_> {
         if let Err((status, message)) = self.fits(&kernel, &vsizes, fin.as_ref()) {
             return fail(status, message);
         }
-        let program = match self.rt.build("explored candidate", &kernel.source, "") {
+        let built = timed(
+            &self.phases,
+            |p| &mut p.build_s,
+            || self.rt.build("explored candidate", &kernel.source, ""),
+        );
+        let program = match built {
             Ok(p) => p,
             Err(e) => return fail(Status::BuildFailed, e.to_string()),
         };
         // Validation at the small size.
-        let (vin, want, scale) = match self.gold_at(&vsizes) {
+        let (vin, want, scale) = match timed(&self.phases, |p| &mut p.gold_s, || self.gold_at(&vsizes)) {
             Ok(x) => x,
             Err(e) => return fail(Status::Invalid, format!("no gold result: {e}")),
         };
@@ -790,7 +833,7 @@ impl Bench<'_> {
         let cached = std::ptr::eq(at.inputs, self.inputs);
         let mut device =
             if cached { std::mem::take(&mut *self.uploaded.borrow_mut()) } else { BTreeMap::new() };
-        let result = self.run_on(c, at, &mut device);
+        let result = timed(&self.phases, |p| &mut p.run_s, || self.run_on(c, at, &mut device));
         if cached {
             device.remove(OUT);
             device.remove(FINAL);

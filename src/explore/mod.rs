@@ -238,6 +238,8 @@ pub struct Share {
     pub device: String,
     pub measured: usize,
     pub busy_s: f64,
+    /// Where `busy_s` went.
+    pub phases: measure::Phases,
 }
 
 /// The wall time of a search's stages, in seconds: planning (the shapes
@@ -521,6 +523,7 @@ impl<'b> Measuring<'b> {
     fn finish(mut self) -> (Bench<'b>, DeviceResult, Vec<Best>, Option<ExploreError>) {
         if let Some(s) = self.res.shares.first_mut() {
             s.busy_s = self.busy_s;
+            s.phases = self.bench.phases.get();
         }
         (self.bench, self.res, self.pending, self.failure)
     }
@@ -602,6 +605,7 @@ fn bench_for<'b>(
         gold_whole: Default::default(),
         then,
         validation_floor: validation_floor(stencil, &opts.sizes),
+        phases: Default::default(),
     }
 }
 
@@ -624,6 +628,7 @@ fn empty_result(info: &DeviceInfo) -> DeviceResult {
             device: format!("{}:{}", info.platform_index, info.device_index),
             measured: 0,
             busy_s: 0.0,
+            phases: Default::default(),
         }],
         timing: Timing::default(),
     }
@@ -746,7 +751,8 @@ impl Worker<'_> {
     /// same program now (`split`).
     fn measure(&self, m: &mut Measuring, (p, may_defer): split::Take) -> split::Outcome {
         let t0 = Instant::now();
-        let outcome = match self.prepare(p) {
+        let prepared = measure::timed(&m.bench.phases, |p| &mut p.derive_s, || self.prepare(p));
+        let outcome = match prepared {
             None => split::Outcome::Done(None),
             Some(prep) if may_defer && self.group.is_measuring(&prep.hash) => split::Outcome::Deferred,
             Some(prep) => split::Outcome::Done(self.measure_prepared(m, prep)),
