@@ -83,6 +83,39 @@ fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
     let a = lift::compile::compile(&reparsed, "scalHigh", &o).unwrap();
     let b = lift::compile::compile(&last, "scalHigh", &o).unwrap();
     assert_eq!(a.source, b.source);
+    // The search ran on the user's program: no search.lift.
+    assert!(!out.join("search.lift").exists());
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// A product the search joins first (`flatten::joined_products`): its
+/// derivation replays on `search.lift`, written beside it, to best.lift's
+/// kernel (it does not match the user's file).
+#[test]
+fn a_prepared_search_writes_the_program_its_derivation_replays_on() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("search-lift");
+    let prog = load("benchmarks/generality/mm_nn.lift");
+    let mut o = opts(&out, 20, Some(3), false, 0);
+    o.def = "mm_nn".into();
+    o.sizes = BTreeMap::from([("M".to_string(), 64), ("N".to_string(), 64), ("K".to_string(), 32)]);
+    let report = explore::explore(&prog, &devs, &o).unwrap();
+    let best = report.devices[0].best.as_ref().expect("a validated candidate");
+    let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap();
+    let der_text = read("best.derivation");
+    assert!(der_text.contains("# replays on search.lift beside it"), "{der_text}");
+    let searched = lift::parse::parse_program(&SourceFile::new("search.lift", read("search.lift"))).unwrap();
+    let der = lift::rewrite::parse_derivation(&der_text).unwrap();
+    let base = lift::rewrite::prepare(&searched, "mm_nn").unwrap();
+    let last = lift::rewrite::replay(&base, "mm_nn", &der).unwrap().pop().map_or(base.clone(), |r| r.program);
+    let reparsed = lift::parse::parse_program(&SourceFile::new("best.lift", read("best.lift"))).unwrap();
+    let c = lift::compile::CompileOptions { local: best.local, ..Default::default() };
+    let a = lift::compile::compile(&reparsed, "mm_nn", &c).unwrap();
+    let b = lift::compile::compile(&last, "mm_nn", &c).unwrap();
+    assert_eq!(a.source, b.source);
     std::fs::remove_dir_all(&out).ok();
 }
 

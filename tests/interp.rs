@@ -24,7 +24,7 @@ fn is(xs: &[i32]) -> Value {
     Value::Array(xs.iter().map(|x| Value::Int(*x)).collect())
 }
 fn arr(vs: Vec<Value>) -> Value {
-    Value::Array(vs)
+    Value::array(vs)
 }
 
 const UFS: &str = "userfun add(x: float, y: float): float { return x + y; }\n\

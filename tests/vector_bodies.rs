@@ -71,7 +71,7 @@ fn the_vectorised_program_computes_what_the_scalar_one_does() {
         xs.push(Value::Float(((state >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0));
     }
     let inputs: BTreeMap<String, Value> =
-        [("k".to_string(), Value::Float(1.5)), ("x".to_string(), Value::Array(xs))].into_iter().collect();
+        [("k".to_string(), Value::Float(1.5)), ("x".to_string(), Value::array(xs))].into_iter().collect();
     let sizes: BTreeMap<String, i64> = [("N".to_string(), 24)].into_iter().collect();
     let want = eval_def(&scalar, "f", &inputs, &sizes).unwrap();
     for n in [2, 4, 8] {

@@ -303,7 +303,7 @@ mod tests {
             [("M", 5), ("N", 3), ("K", 4)].map(|(k, v)| (k.to_string(), v)).into();
         let mut seed = 3u64;
         let mut rnd = |n: usize| -> crate::ir::Value {
-            crate::ir::Value::Array(
+            crate::ir::Value::array(
                 (0..n)
                     .map(|_| {
                         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -313,7 +313,7 @@ mod tests {
             )
         };
         let rows = |n: usize, k: usize, rnd: &mut dyn FnMut(usize) -> crate::ir::Value| {
-            crate::ir::Value::Array((0..n).map(|_| rnd(k)).collect())
+            crate::ir::Value::array((0..n).map(|_| rnd(k)).collect())
         };
         let (x, w, b) = (rows(5, 4, &mut rnd), rows(3, 4, &mut rnd), rnd(3));
         let inputs =

@@ -150,10 +150,10 @@ mod tests {
         let j = joined_products(&p, "mm", &sizes()).expect("joined");
         use crate::ir::Value;
         let mat = |rows: usize, cols: usize, k: f32| {
-            Value::Array(
+            Value::array(
                 (0..rows)
                     .map(|i| {
-                        Value::Array((0..cols).map(|j| Value::Float(k * (i * cols + j) as f32)).collect())
+                        Value::array((0..cols).map(|j| Value::Float(k * (i * cols + j) as f32)).collect())
                     })
                     .collect(),
             )
@@ -182,10 +182,10 @@ mod tests {
             k += 0.5;
             Value::Float(k)
         };
-        let a = Value::Array(
+        let a = Value::array(
             (0..2)
                 .map(|_| {
-                    Value::Array((0..3).map(|_| Value::Array((0..4).map(|_| next()).collect())).collect())
+                    Value::array((0..3).map(|_| Value::array((0..4).map(|_| next()).collect())).collect())
                 })
                 .collect(),
         );

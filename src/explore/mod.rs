@@ -1055,17 +1055,37 @@ pub fn local_text(l: &[i64; 3]) -> String {
     l[..n].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
 }
 
+/// The program a search ran on, where `prepare_search` changed the
+/// user's (products joined, second stages added, arrays recomputed): the
+/// derivation replays on it, not on the user's file.
+fn searched_program(original: &Program, prepared: &Program) -> Option<Program> {
+    let print = crate::parse::print_program;
+    (print(original) != print(prepared)).then(|| prepared.clone())
+}
+
 /// Writes `best.lift` and `best.derivation` (the steps for `lift rewrite
-/// --apply` on the original file) into `dir`.
+/// --apply` on the original file, or on `search.lift`, also written, where
+/// the search ran on a prepared program: `searched`) into `dir`.
 fn write_best(
     dir: &Path,
-    def: &str,
-    then: &[String],
+    opts: &ExploreOptions,
     b: &Best,
     device: &str,
+    searched: Option<&Program>,
 ) -> Result<Vec<PathBuf>, ExploreError> {
+    let (def, then) = (&opts.def, &opts.then);
     let io = |p: &Path, source| ExploreError::Io { path: p.display().to_string(), source };
     crate::outfile::create_dir(dir).map_err(|e| io(dir, e))?;
+    let mut files = Vec::new();
+    if let Some(p) = searched {
+        let path = dir.join("search.lift");
+        let text = format!(
+            "// The program `lift explore` searched for def {def}, prepared from the user's: best.derivation replays on it.\n{}",
+            crate::parse::print_program(p)
+        );
+        crate::outfile::replace(&path, text.as_bytes()).map_err(|e| io(&path, e))?;
+        files.push(path);
+    }
     let lift = dir.join("best.lift");
     let mut text = format!(
         "// Found by `lift explore` on {device}: candidate {} ({}), median {:.4} ms.\n",
@@ -1085,6 +1105,11 @@ fn write_best(
     crate::outfile::replace(&lift, text.as_bytes()).map_err(|e| io(&lift, e))?;
     let der = dir.join("best.derivation");
     let mut text = format!("# def {def}, found by `lift explore` on {device}; {}\n", b.params);
+    if searched.is_some() {
+        text.push_str(&format!(
+            "# replays on search.lift beside it: `lift rewrite search.lift --def {def} --apply best.derivation`\n"
+        ));
+    }
     if let Some(l) = b.local {
         text.push_str(&format!("# local size {}\n", local_text(&l)));
     }
@@ -1093,7 +1118,8 @@ fn write_best(
         text.push('\n');
     }
     crate::outfile::replace(&der, text.as_bytes()).map_err(|e| io(&der, e))?;
-    Ok(vec![lift, der])
+    files.extend([lift, der]);
+    Ok(files)
 }
 
 /// The program and options a search runs on, and the def its candidates
@@ -1190,7 +1216,9 @@ fn explore_with(
     shard: Option<shard::Shard>,
 ) -> Result<Report, ExploreError> {
     let planning = Instant::now();
+    let original = program;
     let (program, opts, gold) = prepare_search(program, opts);
+    let searched = searched_program(original, &program);
     let (program, opts, gold) = (&program, &opts, &gold);
     let plan = plan(program, &opts.def, &opts.sizes, &opts.limits)?;
     crate::outfile::create_dir(&opts.out)
@@ -1291,7 +1319,7 @@ fn explore_with(
         // A shard's best is only a claim until the merge measures it again.
         if let (Some(b), None) = (&r.best, shard) {
             let dir = if several { opts.out.join(&r.slug) } else { opts.out.clone() };
-            r.files = write_best(&dir, &opts.def, &opts.then, b, &r.device)?;
+            r.files = write_best(&dir, opts, b, &r.device, searched.as_ref())?;
         }
         out.push(r);
     }

@@ -410,7 +410,7 @@ mod tests {
                         userfun gel(x: float, t: float): float { return x * t; }\n";
 
     fn floats(seed: &mut u64, n: usize) -> Value {
-        Value::Array(
+        Value::array(
             (0..n)
                 .map(|_| {
                     *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -436,7 +436,7 @@ mod tests {
     #[test]
     fn a_row_softmax_with_bound_arrays_reads_only_its_row() {
         let mut seed = 5;
-        let a = Value::Array((0..3).map(|_| floats(&mut seed, 7)).collect());
+        let a = Value::array((0..3).map(|_| floats(&mut seed, 7)).collect());
         let text = check(
             "map(\\r -> let z = map(\\x -> mul(x, s)) $ r in let m = at(0, reduce(mx, -3.0e38f) $ z) in \
              let e = map(\\x -> expm(x, m)) $ z in let t = at(0, reduce(add, 0.0f) $ e) in \

@@ -188,7 +188,9 @@ fn replay(
 /// measures the fastest logged candidates again on `device` (`confirm`)
 /// and writes the best into `--out`.
 pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> Result<Report, MergeError> {
+    let original = program;
     let (program, opts, gold) = super::prepare_search(program, opts);
+    let searched = super::searched_program(original, &program);
     let plan = super::plan(&program, &opts.def, &opts.sizes, &opts.limits)?;
     let logs = shard_logs(&opts.out)?;
     // The merge writes the folder's best: one at a time, as an explorer.
@@ -230,7 +232,7 @@ pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> R
     super::choice::settle(&mut res);
     notes.append(&mut res.notes);
     if let Some(b) = &res.best {
-        res.files = write_best(&opts.out, &opts.def, &opts.then, b, &res.device)?;
+        res.files = write_best(&opts.out, &opts, b, &res.device, searched.as_ref())?;
     } else if logged > 0 {
         notes.push(format!(
             "none of the {logged} validated candidates of the shard logs held up when measured again"

@@ -56,7 +56,7 @@ pub(super) fn rt(span: Span, problem: RuntimeProblem) -> InterpError {
 
 pub(super) fn array(v: Value, span: Span, what: &'static str) -> Result<Vec<Value>, InterpError> {
     match v {
-        Value::Array(vs) => Ok(vs),
+        Value::Array(vs) => Ok(vs.into_vec()),
         other => Err(rt(span, P::NotAnArray { what, found: other.describe() })),
     }
 }
@@ -96,7 +96,7 @@ impl Interp<'_> {
         }
         let count = (n - size + step) / step;
         Ok((0..count)
-            .map(|w| Value::Array(xs[(w * step) as usize..(w * step + size) as usize].to_vec()))
+            .map(|w| Value::array(xs[(w * step) as usize..(w * step + size) as usize].to_vec()))
             .collect())
     }
 
@@ -153,8 +153,10 @@ impl Interp<'_> {
         if l.params.len() != args.len() {
             return Err(rt(span, P::LambdaArity { want: l.params.len(), got: args.len() }));
         }
-        // Typed lambda parameters (copies of defs) bind their sizes.
-        let saved_sizes = self.sizes.clone();
+        // Typed lambda parameters (copies of defs) bind their sizes; the
+        // sizes are saved only then (a map's lambda is called per element).
+        let typed = l.params.iter().any(|p| p.ty.is_some());
+        let saved_sizes = if typed { Some(self.sizes.clone()) } else { None };
         let mut saved = Vec::new();
         for (p, v) in l.params.iter().zip(args) {
             if let Some(ty) = &p.ty {
@@ -169,7 +171,9 @@ impl Interp<'_> {
                 None => self.env.remove(&id),
             };
         }
-        self.sizes = saved_sizes;
+        if let Some(s) = saved_sizes {
+            self.sizes = s;
+        }
         r
     }
 }

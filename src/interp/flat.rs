@@ -48,7 +48,7 @@ fn read(
             if n < 0 || n as usize > data.len() {
                 return Err(data_err(DataProblem::LengthFit { n, ty: ty.clone(), len: data.len() }));
             }
-            Ok(Value::Array((0..n).map(|_| read(elem, data, sizes, pos)).collect::<Result<_, _>>()?))
+            Ok(Value::array((0..n).map(|_| read(elem, data, sizes, pos)).collect::<Result<_, _>>()?))
         }
     }
 }
@@ -78,13 +78,15 @@ pub fn value_to_flat(v: &Value) -> HostArray {
         match v {
             Value::Float(_) => true,
             Value::Int(_) => false,
-            Value::Vector(vs) | Value::Tuple(vs) | Value::Array(vs) => vs.iter().any(has_float),
+            Value::Vector(vs) | Value::Tuple(vs) => vs.iter().any(has_float),
+            Value::Array(vs) => vs.iter().any(has_float),
         }
     }
     fn walk(v: &Value, f: &mut dyn FnMut(&Value)) {
         match v {
             Value::Float(_) | Value::Int(_) => f(v),
-            Value::Vector(vs) | Value::Tuple(vs) | Value::Array(vs) => vs.iter().for_each(|x| walk(x, f)),
+            Value::Vector(vs) | Value::Tuple(vs) => vs.iter().for_each(|x| walk(x, f)),
+            Value::Array(vs) => vs.iter().for_each(|x| walk(x, f)),
         }
     }
     if has_float(v) {

@@ -62,7 +62,7 @@ impl Interp<'_> {
 
     fn map(&mut self, f: &FunDecl, x: Value, span: Span) -> Result<Value, InterpError> {
         let xs = array(x, span, "map")?;
-        Ok(Value::Array(self.map_all(f, xs, span)?))
+        Ok(Value::array(self.map_all(f, xs, span)?))
     }
 
     fn map_vec(&mut self, f: &FunDecl, x: Value, span: Span) -> Result<Value, InterpError> {
@@ -92,7 +92,7 @@ impl Interp<'_> {
         // accumulator is not of the elements' shape.
         if matches!(kind, ReduceKind::Reduce) && xs.first().is_some_and(|x| x.same_shape(&acc)) {
             let tree = self.pairwise(f, xs, span)?;
-            return Ok(Value::Array(vec![match tree {
+            return Ok(Value::array(vec![match tree {
                 Some(t) => self.apply(f, vec![acc, t], span)?,
                 None => acc,
             }]));
@@ -100,7 +100,7 @@ impl Interp<'_> {
         for x in xs {
             acc = self.apply(f, vec![acc, x], span)?;
         }
-        Ok(Value::Array(vec![acc]))
+        Ok(Value::array(vec![acc]))
     }
 
     /// `args` is `[init, xs]`.
@@ -128,7 +128,7 @@ impl Interp<'_> {
         }
         // k = 0 (empty input) still yields m results.
         out.resize(m as usize, init);
-        Ok(Value::Array(out))
+        Ok(Value::array(out))
     }
 
     fn iterate(&mut self, n: u32, f: &FunDecl, mut x: Value, span: Span) -> Result<Value, InterpError> {
@@ -149,13 +149,13 @@ impl Interp<'_> {
     ) -> Result<Value, InterpError> {
         let xs = array(x, span, "slideSeqPlus")?;
         let windows = self.windows(xs, size, step, "slideSeqPlus", span)?;
-        Ok(Value::Array(self.map_all(f, windows, span)?))
+        Ok(Value::array(self.map_all(f, windows, span)?))
     }
 
     fn generate(&mut self, len: &ArithExpr, f: &FunDecl, span: Span) -> Result<Value, InterpError> {
         let n = self.arith(len, span)?;
         let n = i32::try_from(n).map_err(|_| rt(span, P::GenerateLength(n)))?;
-        Ok(Value::Array(
+        Ok(Value::array(
             (0..n.max(0)).map(|i| self.apply(f, vec![Value::Int(i)], span)).collect::<Result<_, _>>()?,
         ))
     }
@@ -168,7 +168,7 @@ impl Interp<'_> {
         if m <= 0 || xs.len() as i64 % m != 0 {
             return Err(rt(span, P::Split { m, len: xs.len() }));
         }
-        Ok(Value::Array(xs.chunks(m as usize).map(|c| Value::Array(c.to_vec())).collect()))
+        Ok(Value::array(xs.chunks(m as usize).map(|c| Value::array(c.to_vec())).collect()))
     }
 
     fn gather(&self, ix: &IndexFun, x: Value, span: Span) -> Result<Value, InterpError> {
@@ -178,7 +178,7 @@ impl Interp<'_> {
             let j = self.index_of(ix, i, span)?;
             out.push(get_index(&xs, j, span, "gather")?);
         }
-        Ok(Value::Array(out))
+        Ok(Value::array(out))
     }
 
     fn scatter(&self, ix: &IndexFun, x: Value, span: Span) -> Result<Value, InterpError> {
@@ -196,7 +196,7 @@ impl Interp<'_> {
         out.into_iter()
             .map(|v| v.ok_or_else(|| rt(span, P::ScatterUnwritten { len: n })))
             .collect::<Result<_, _>>()
-            .map(Value::Array)
+            .map(Value::array)
     }
 
     fn at(&self, i: &ArithExpr, x: Value, span: Span) -> Result<Value, InterpError> {
@@ -207,7 +207,7 @@ impl Interp<'_> {
 
     fn slide(&self, size: &ArithExpr, step: &ArithExpr, x: Value, span: Span) -> Result<Value, InterpError> {
         let xs = array(x, span, "slide")?;
-        Ok(Value::Array(self.windows(xs, size, step, "slide", span)?))
+        Ok(Value::array(self.windows(xs, size, step, "slide", span)?))
     }
 
     // Padding.
@@ -230,7 +230,7 @@ impl Interp<'_> {
         for j in 0..l + n + r {
             out.push(xs[pad_source(j - l, n, mode) as usize].clone());
         }
-        Ok(Value::Array(out))
+        Ok(Value::array(out))
     }
 
     fn pad_const(
@@ -250,7 +250,7 @@ impl Interp<'_> {
         let mut out = vec![v.clone(); l as usize];
         out.extend(xs);
         out.extend(std::iter::repeat_n(v, r as usize));
-        Ok(Value::Array(out))
+        Ok(Value::array(out))
     }
 }
 
@@ -278,7 +278,7 @@ fn join(x: Value, span: Span) -> Result<Value, InterpError> {
     for row in array(x, span, "join")? {
         out.extend(array(row, span, "join (inner)")?);
     }
-    Ok(Value::Array(out))
+    Ok(Value::array(out))
 }
 
 fn transpose(x: Value, span: Span) -> Result<Value, InterpError> {
@@ -289,7 +289,7 @@ fn transpose(x: Value, span: Span) -> Result<Value, InterpError> {
     if rows.iter().any(|r| r.len() != m) {
         return Err(rt(span, P::RaggedTranspose));
     }
-    Ok(Value::Array((0..m).map(|j| Value::Array(rows.iter().map(|r| r[j].clone()).collect())).collect()))
+    Ok(Value::array((0..m).map(|j| Value::array(rows.iter().map(|r| r[j].clone()).collect())).collect()))
 }
 
 fn zip(args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
@@ -299,7 +299,7 @@ fn zip(args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
         return Err(rt(span, P::ZipLengths { lens: arrays.iter().map(Vec::len).collect() }));
     }
     let mut iters: Vec<_> = arrays.into_iter().map(|a| a.into_iter()).collect();
-    Ok(Value::Array(
+    Ok(Value::array(
         (0..n).map(|_| Value::Tuple(iters.iter_mut().filter_map(|it| it.next()).collect())).collect(),
     ))
 }
@@ -316,7 +316,7 @@ fn as_vector(m: usize, x: Value, span: Span) -> Result<Value, InterpError> {
     if xs.len() % m != 0 || xs.iter().any(|x| !matches!(x, Value::Float(_) | Value::Int(_))) {
         return Err(rt(span, P::AsVector { m }));
     }
-    Ok(Value::Array(xs.chunks(m).map(|c| Value::Vector(c.to_vec())).collect()))
+    Ok(Value::array(xs.chunks(m).map(|c| Value::Vector(c.to_vec())).collect()))
 }
 
 fn as_scalar(x: Value, span: Span) -> Result<Value, InterpError> {
@@ -328,7 +328,7 @@ fn as_scalar(x: Value, span: Span) -> Result<Value, InterpError> {
             other => return Err(rt(span, P::AsScalar { found: other.describe() })),
         }
     }
-    Ok(Value::Array(out))
+    Ok(Value::array(out))
 }
 
 /// `asScalar` of a tuple of vectors: tuple `j` of the result holds
@@ -362,5 +362,5 @@ fn filter(mut args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
             other => return Err(rt(span, P::FilterIndex { found: other.describe() })),
         }
     }
-    Ok(Value::Array(out))
+    Ok(Value::array(out))
 }
