@@ -52,6 +52,7 @@ pub fn eval_def_within(
             env.insert(p.id, v.clone());
         }
     }
-    let mut it = eval::Interp { program, env, sizes, work: 0, budget };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(eval::MAX_THREADS);
+    let mut it = eval::Interp { program, env, sizes, work: 0, budget, threads };
     it.eval(&d.body)
 }

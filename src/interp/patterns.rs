@@ -55,9 +55,64 @@ impl Interp<'_> {
 
     // Maps and reductions.
 
-    /// `f` applied to each element of `xs`.
+    /// `f` applied to each element of `xs`; spread over threads where
+    /// there are enough elements.
     fn map_all(&mut self, f: &FunDecl, xs: Vec<Value>, span: Span) -> Result<Vec<Value>, InterpError> {
+        if self.threads > 1 && xs.len() >= MIN_PER_THREAD * self.threads {
+            return self.map_spread(f, xs, span);
+        }
         xs.into_iter().map(|x| self.apply(f, vec![x], span)).collect()
+    }
+
+    /// `map_all` over `threads` contiguous chunks, each evaluated by an
+    /// interpreter of its own (the same environment and sizes, the budget
+    /// that is left, no threads of its own). The elements are independent,
+    /// so the result is the serial one, and the first error in element
+    /// order is the serial one's. Work only grows, so the chunks' work
+    /// added up exceeds the budget exactly where the serial evaluation's
+    /// does (the refusal then placed at the map).
+    fn map_spread(&mut self, f: &FunDecl, xs: Vec<Value>, span: Span) -> Result<Vec<Value>, InterpError> {
+        let per = xs.len().div_ceil(self.threads);
+        let mut chunks: Vec<Vec<Value>> = Vec::new();
+        let mut it = xs.into_iter();
+        loop {
+            let c: Vec<Value> = it.by_ref().take(per).collect();
+            if c.is_empty() {
+                break;
+            }
+            chunks.push(c);
+        }
+        let left = self.budget.saturating_sub(self.work);
+        let (program, env, sizes) = (self.program, &self.env, &self.sizes);
+        let done: Vec<(Result<Vec<Value>, InterpError>, u64)> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .into_iter()
+                .map(|c| {
+                    s.spawn(move || {
+                        let mut it = Interp {
+                            program,
+                            env: env.clone(),
+                            sizes: sizes.clone(),
+                            work: 0,
+                            budget: left,
+                            threads: 1,
+                        };
+                        let r = c.into_iter().map(|x| it.apply(f, vec![x], span)).collect();
+                        (r, it.work)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        });
+        let mut out = Vec::new();
+        for (r, work) in done {
+            self.work = self.work.saturating_add(work);
+            out.extend(r?);
+        }
+        if self.work > self.budget {
+            return Err(InterpError::TooLarge { limit: self.budget, span });
+        }
+        Ok(out)
     }
 
     fn map(&mut self, f: &FunDecl, x: Value, span: Span) -> Result<Value, InterpError> {
@@ -363,4 +418,45 @@ fn filter(mut args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
         }
     }
     Ok(Value::array(out))
+}
+
+/// Elements per thread below which a map is not spread (starting a thread
+/// costs more than a few small elements).
+const MIN_PER_THREAD: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::super::eval::Interp;
+    use crate::ir::{SourceFile, Value};
+    use std::collections::{BTreeMap, HashMap};
+
+    /// `def f` of `text` on `x` (the floats 0..n), with `threads` and
+    /// `budget`: its value and work, or the error's kind.
+    fn run(text: &str, n: usize, threads: usize, budget: u64) -> Result<(Value, u64), String> {
+        let p = crate::parse::parse_program(&SourceFile::new("t.lift", text.to_string())).unwrap();
+        let d = p.def("f").unwrap();
+        let x = Value::array((0..n).map(|i| Value::Float(i as f32 * 0.5)).collect());
+        let sizes = BTreeMap::from([("N".to_string(), n as i64)]);
+        let env = HashMap::from([(d.params[0].id, x)]);
+        let mut it = Interp { program: &p, env, sizes, work: 0, budget, threads };
+        let v = it
+            .eval(&d.body)
+            .map_err(|e| format!("{e:?}").split([' ', '{', '(']).next().unwrap_or("").to_string());
+        v.map(|v| (v, it.work))
+    }
+
+    #[test]
+    fn a_map_spread_over_threads_gives_the_serial_result_and_refusal() {
+        let text = "userfun add(a: float, b: float): float { return a + b; }\n\
+                    def f(x: [float]N) = map(\\a -> reduceSeq(add, 0.0f) o map(\\b -> add(a, b)) $ x) $ x";
+        // 37 elements: chunks of 10, 10, 10 and 7.
+        let serial = run(text, 37, 1, 1 << 20);
+        let work = serial.as_ref().map(|s| s.1).unwrap();
+        assert_eq!(run(text, 37, 4, 1 << 20), serial);
+        // Both evaluate within a budget of exactly their work, and both
+        // refuse one element less.
+        assert_eq!(run(text, 37, 4, work), serial);
+        assert_eq!(run(text, 37, 1, work - 1), Err("TooLarge".to_string()));
+        assert_eq!(run(text, 37, 4, work - 1), Err("TooLarge".to_string()));
+    }
 }
