@@ -5,7 +5,7 @@
 use lift::arith::EvalError;
 use lift::harness::data::HostArray;
 use lift::interp::{
-    eval_def, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError, RuntimeProblem,
+    eval_def, eval_def_threads, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError, RuntimeProblem,
 };
 use lift::ir::{Program, SourceFile, Value};
 use lift::parse::parse_program;
@@ -528,4 +528,34 @@ fn the_element_estimate_grows_with_the_work() {
     let n: lift::types::Sizes = [("N".to_string(), 1000)].into();
     let m = lift::validate::interp_elements(&p, "m", &n).unwrap();
     assert!((1000.0..=3000.0).contains(&m), "{m}");
+}
+
+/// A map spread over threads (`interp::patterns::map_spread`) gives the
+/// serial value, and both refuse a budget one element below their work.
+#[test]
+fn a_map_spread_over_threads_gives_the_serial_result_and_refusal() {
+    let p = parse(&format!("{UFS}def f(x: [float]N) = map(\\a -> reduceSeq(add, 0.0f) o map(\\b -> add(a, b)) $ x) $ x"));
+    // 37 elements: chunks of 10, 10, 10 and 7 on 4 threads.
+    let xs: Vec<f32> = (0..37).map(|i| i as f32 * 0.5).collect();
+    let args = BTreeMap::from([("x".to_string(), fs(&xs))]);
+    let run = |budget, threads| eval_def_threads(&p, "f", &args, &BTreeMap::new(), (budget, threads));
+    let serial = run(1 << 20, 1).unwrap();
+    assert_eq!(run(1 << 20, 4).unwrap(), serial);
+    // The serial evaluation's work: the smallest budget it runs within.
+    let (mut lo, mut hi) = (0u64, 1u64 << 20);
+    while lo + 1 < hi {
+        let mid = (lo + hi) / 2;
+        if run(mid, 1).is_ok() {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let work = hi;
+    assert!(work > 37 * 37, "{work}");
+    assert_eq!(run(work, 4).unwrap(), serial);
+    assert_eq!(run(work, 1).unwrap(), serial);
+    for threads in [1, 4] {
+        assert!(matches!(run(work - 1, threads), Err(InterpError::TooLarge { .. })), "{threads} threads");
+    }
 }

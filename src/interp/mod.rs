@@ -44,6 +44,19 @@ pub fn eval_def_within(
     sizes: &BTreeMap<String, i64>,
     budget: u64,
 ) -> Result<Value, InterpError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(eval::MAX_THREADS);
+    eval_def_threads(program, def, args, sizes, (budget, threads))
+}
+
+/// [`eval_def_within`] with `budget` and the number of threads a map may be
+/// spread over (`limits`); the value is the same for any number.
+pub fn eval_def_threads(
+    program: &Program,
+    def: &str,
+    args: &BTreeMap<String, Value>,
+    sizes: &BTreeMap<String, i64>,
+    (budget, threads): (u64, usize),
+) -> Result<Value, InterpError> {
     let d = program.def(def).ok_or_else(|| InterpError::NoSuchDef(def.to_string()))?;
     let sizes = sizes::infer_with(d, args, sizes.clone())?;
     let mut env = HashMap::new();
@@ -52,7 +65,6 @@ pub fn eval_def_within(
             env.insert(p.id, v.clone());
         }
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(eval::MAX_THREADS);
-    let mut it = eval::Interp { program, env, sizes, work: 0, budget, threads };
+    let mut it = eval::Interp { program, env, sizes, work: 0, budget, threads: threads.max(1) };
     it.eval(&d.body)
 }

@@ -424,39 +424,3 @@ fn filter(mut args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
 /// costs more than a few small elements).
 const MIN_PER_THREAD: usize = 4;
 
-#[cfg(test)]
-mod tests {
-    use super::super::eval::Interp;
-    use crate::ir::{SourceFile, Value};
-    use std::collections::{BTreeMap, HashMap};
-
-    /// `def f` of `text` on `x` (the floats 0..n), with `threads` and
-    /// `budget`: its value and work, or the error's kind.
-    fn run(text: &str, n: usize, threads: usize, budget: u64) -> Result<(Value, u64), String> {
-        let p = crate::parse::parse_program(&SourceFile::new("t.lift", text.to_string())).unwrap();
-        let d = p.def("f").unwrap();
-        let x = Value::array((0..n).map(|i| Value::Float(i as f32 * 0.5)).collect());
-        let sizes = BTreeMap::from([("N".to_string(), n as i64)]);
-        let env = HashMap::from([(d.params[0].id, x)]);
-        let mut it = Interp { program: &p, env, sizes, work: 0, budget, threads };
-        let v = it
-            .eval(&d.body)
-            .map_err(|e| format!("{e:?}").split([' ', '{', '(']).next().unwrap_or("").to_string());
-        v.map(|v| (v, it.work))
-    }
-
-    #[test]
-    fn a_map_spread_over_threads_gives_the_serial_result_and_refusal() {
-        let text = "userfun add(a: float, b: float): float { return a + b; }\n\
-                    def f(x: [float]N) = map(\\a -> reduceSeq(add, 0.0f) o map(\\b -> add(a, b)) $ x) $ x";
-        // 37 elements: chunks of 10, 10, 10 and 7.
-        let serial = run(text, 37, 1, 1 << 20);
-        let work = serial.as_ref().map(|s| s.1).unwrap();
-        assert_eq!(run(text, 37, 4, 1 << 20), serial);
-        // Both evaluate within a budget of exactly their work, and both
-        // refuse one element less.
-        assert_eq!(run(text, 37, 4, work), serial);
-        assert_eq!(run(text, 37, 1, work - 1), Err("TooLarge".to_string()));
-        assert_eq!(run(text, 37, 4, work - 1), Err("TooLarge".to_string()));
-    }
-}
