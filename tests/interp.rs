@@ -5,7 +5,8 @@
 use lift::arith::EvalError;
 use lift::harness::data::HostArray;
 use lift::interp::{
-    eval_def, eval_def_threads, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError, RuntimeProblem,
+    eval_def, eval_def_threads, eval_def_within, infer_sizes, value_from_flat, value_to_flat, InterpError,
+    RuntimeProblem,
 };
 use lift::ir::{Program, SourceFile, Value};
 use lift::parse::parse_program;
@@ -530,11 +531,13 @@ fn the_element_estimate_grows_with_the_work() {
     assert!((1000.0..=3000.0).contains(&m), "{m}");
 }
 
-/// A map spread over threads (`interp::patterns::map_spread`) gives the
+/// A map spread over threads (`interp::patterns::apply_spread`) gives the
 /// serial value, and both refuse a budget one element below their work.
 #[test]
 fn a_map_spread_over_threads_gives_the_serial_result_and_refusal() {
-    let p = parse(&format!("{UFS}def f(x: [float]N) = map(\\a -> reduceSeq(add, 0.0f) o map(\\b -> add(a, b)) $ x) $ x"));
+    let p = parse(&format!(
+        "{UFS}def f(x: [float]N) = map(\\a -> reduceSeq(add, 0.0f) o map(\\b -> add(a, b)) $ x) $ x"
+    ));
     // 37 elements: chunks of 10, 10, 10 and 7 on 4 threads.
     let xs: Vec<f32> = (0..37).map(|i| i as f32 * 0.5).collect();
     let args = BTreeMap::from([("x".to_string(), fs(&xs))]);
@@ -557,5 +560,21 @@ fn a_map_spread_over_threads_gives_the_serial_result_and_refusal() {
     assert_eq!(run(work, 1).unwrap(), serial);
     for threads in [1, 4] {
         assert!(matches!(run(work - 1, threads), Err(InterpError::TooLarge { .. })), "{threads} threads");
+    }
+}
+
+/// A reduction's pairwise levels spread over threads add the same pairs:
+/// the same float, to the bit.
+#[test]
+fn a_reduction_spread_over_threads_adds_the_same_pairs() {
+    let p = parse(&format!("{UFS}def f(x: [float]N) = reduce(add, 0.0f) $ x"));
+    // 1001 values of mixed magnitude: an odd length at several levels.
+    let xs: Vec<f32> =
+        (0..1001).map(|i| ((i * 7919 % 1000) as f32 - 500.0) * 1.001f32.powi(i % 97)).collect();
+    let args = BTreeMap::from([("x".to_string(), fs(&xs))]);
+    let run = |threads| eval_def_threads(&p, "f", &args, &BTreeMap::new(), (1 << 20, threads)).unwrap();
+    let serial = run(1);
+    for threads in [2, 3, 8] {
+        assert_eq!(run(threads), serial, "{threads} threads");
     }
 }

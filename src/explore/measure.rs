@@ -127,16 +127,27 @@ fn probe_sizes(requested: &Sizes, cs: &[Constraint]) -> Sizes {
 /// `start(requested value)` at which `cs` hold (the requested sizes if
 /// none fits).
 fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i64) -> Sizes {
+    // The scan may try hundreds of thousands of values (a reduction's
+    // chunks make N a multiple of 2^19): one map changed in place, the
+    // constraints that can be checked chosen once.
+    let cs: Vec<&Constraint> = cs.iter().filter(|c| evaluable(requested, c)).collect();
+    let holds = |s: &Sizes| cs.iter().all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0));
     let mut cur = requested.clone();
-    let holds = |s: &Sizes| holds_at(requested, cs, s);
     for (name, &want) in requested {
+        let Some(slot) = cur.get_mut(name) else { continue };
+        *slot = want;
+        let mut found = None;
         for v in start(want)..want {
-            let mut t = cur.clone();
-            t.insert(name.clone(), v);
-            if holds(&t) {
-                cur = t;
+            if let Some(slot) = cur.get_mut(name) {
+                *slot = v;
+            }
+            if holds(&cur) {
+                found = Some(v);
                 break;
             }
+        }
+        if let Some(slot) = cur.get_mut(name) {
+            *slot = found.unwrap_or(want);
         }
     }
     if holds(&cur) {
@@ -186,9 +197,12 @@ pub fn timed<T>(
 /// (a length inside `iterate`, which depends on the iteration) cannot be
 /// checked here: one not evaluable at the `requested` sizes is left out.
 fn holds_at(requested: &Sizes, cs: &[Constraint], s: &Sizes) -> bool {
-    cs.iter()
-        .filter(|c| c.expr.eval_with(&|v| requested.get(v).copied()).is_ok())
-        .all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0))
+    cs.iter().filter(|c| evaluable(requested, c)).all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0))
+}
+
+/// Whether constraint `c` mentions only sizes that `requested` gives.
+fn evaluable(requested: &Sizes, c: &Constraint) -> bool {
+    c.expr.eval_with(&|v| requested.get(v).copied()).is_ok()
 }
 
 /// Of the `computed` sizes, the one with the fewest points at which `cs`

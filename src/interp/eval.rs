@@ -126,6 +126,14 @@ impl Interp<'_> {
         span: Span,
     ) -> Result<Option<Value>, InterpError> {
         while xs.len() > 1 {
+            if self.spreads(xs.len() / 2) {
+                // The same pairs, the level's applications spread over
+                // threads: the same tree, so the same value.
+                let odd = if xs.len() % 2 == 1 { xs.pop() } else { None };
+                xs = self.apply_spread(f, xs, 2, span)?;
+                xs.extend(odd);
+                continue;
+            }
             let mut next = Vec::with_capacity(xs.len().div_ceil(2));
             let mut it = xs.into_iter();
             while let Some(a) = it.next() {

@@ -58,21 +58,35 @@ impl Interp<'_> {
     /// `f` applied to each element of `xs`; spread over threads where
     /// there are enough elements.
     fn map_all(&mut self, f: &FunDecl, xs: Vec<Value>, span: Span) -> Result<Vec<Value>, InterpError> {
-        if self.threads > 1 && xs.len() >= MIN_PER_THREAD * self.threads {
-            return self.map_spread(f, xs, span);
+        if self.spreads(xs.len()) {
+            return self.apply_spread(f, xs, 1, span);
         }
         xs.into_iter().map(|x| self.apply(f, vec![x], span)).collect()
     }
 
-    /// `map_all` over `threads` contiguous chunks, each evaluated by an
+    /// Whether `n` independent applications are spread over threads.
+    pub(super) fn spreads(&self, n: usize) -> bool {
+        self.threads > 1 && n >= MIN_PER_THREAD * self.threads
+    }
+
+    /// `f` applied to each `arity` consecutive values of `xs` (calls
+    /// independent of each other: a map's elements, a level of a pairwise
+    /// reduction's pairs; `xs` a multiple of `arity` long), in `threads`
+    /// contiguous chunks, each evaluated by an
     /// interpreter of its own (the same environment and sizes, the budget
     /// that is left, no threads of its own). The elements are independent,
     /// so the result is the serial one, and the first error in element
     /// order is the serial one's. Work only grows, so the chunks' work
     /// added up exceeds the budget exactly where the serial evaluation's
     /// does (the refusal then placed at the map).
-    fn map_spread(&mut self, f: &FunDecl, xs: Vec<Value>, span: Span) -> Result<Vec<Value>, InterpError> {
-        let per = xs.len().div_ceil(self.threads);
+    pub(super) fn apply_spread(
+        &mut self,
+        f: &FunDecl,
+        xs: Vec<Value>,
+        arity: usize,
+        span: Span,
+    ) -> Result<Vec<Value>, InterpError> {
+        let per = (xs.len() / arity).div_ceil(self.threads) * arity;
         let mut chunks: Vec<Vec<Value>> = Vec::new();
         let mut it = xs.into_iter();
         loop {
@@ -97,7 +111,15 @@ impl Interp<'_> {
                             budget: left,
                             threads: 1,
                         };
-                        let r = c.into_iter().map(|x| it.apply(f, vec![x], span)).collect();
+                        let mut r = Ok(Vec::with_capacity(c.len() / arity));
+                        let mut args = c.into_iter();
+                        while let (Ok(out), Some(first)) = (&mut r, args.next()) {
+                            let call = std::iter::once(first).chain(args.by_ref().take(arity - 1)).collect();
+                            match it.apply(f, call, span) {
+                                Ok(v) => out.push(v),
+                                Err(e) => r = Err(e),
+                            }
+                        }
                         (r, it.work)
                     })
                 })
@@ -423,4 +445,3 @@ fn filter(mut args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
 /// Elements per thread below which a map is not spread (starting a thread
 /// costs more than a few small elements).
 const MIN_PER_THREAD: usize = 4;
-
