@@ -424,10 +424,14 @@ fn timing_line(t: &Timing, shares: &[Share]) -> String {
     for s in shares {
         p.add(&s.phases);
     }
+    // What the phases do not cover: choosing validation sizes, checking
+    // results, the log.
+    let busy_s: f64 = shares.iter().map(|s| s.busy_s).sum();
+    let other = (busy_s - p.derive_s - p.codegen_s - p.build_s - p.gold_s - p.run_s).max(0.0);
     format!(
         "time: planning {:.1} s, search {:.1} s (measuring: {} s; of it replaying {:.1} s, \
-         generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, device runs {:.1} s), \
-         confirming {:.1} s",
+         generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, device runs {:.1} s, \
+         other {other:.1} s), confirming {:.1} s",
         t.plan_s,
         t.search_s,
         busy.join(" + "),
@@ -470,7 +474,8 @@ mod tests {
         assert_eq!(
             timing_line(&t, &two),
             "time: planning 0.3 s, search 31.0 s (measuring: 30.0 + 28.5 s; of it replaying 2.0 s, \
-             generating 1.0 s, driver builds 20.0 s, gold results 8.0 s, device runs 24.0 s), confirming 1.0 s"
+             generating 1.0 s, driver builds 20.0 s, gold results 8.0 s, device runs 24.0 s, other 3.5 s), \
+             confirming 1.0 s"
         );
     }
 
