@@ -427,7 +427,7 @@ fn timing_line(t: &Timing, shares: &[Share]) -> String {
     // What the phases do not cover: choosing validation sizes, checking
     // results, the log.
     let busy_s: f64 = shares.iter().map(|s| s.busy_s).sum();
-    let other = (busy_s - p.derive_s - p.codegen_s - p.build_s - p.gold_s - p.run_s).max(0.0);
+    let other = (busy_s - p.total()).max(0.0);
     format!(
         "time: planning {:.1} s, search {:.1} s (measuring: {} s; of it replaying {:.1} s, \
          generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, device runs {:.1} s, \

@@ -134,21 +134,16 @@ fn smallest_sizes(requested: &Sizes, cs: &[Constraint], start: impl Fn(i64) -> i
     let holds = |s: &Sizes| cs.iter().all(|c| c.expr.eval_with(&|v| s.get(v).copied()) == Ok(0));
     let mut cur = requested.clone();
     for (name, &want) in requested {
-        let Some(slot) = cur.get_mut(name) else { continue };
-        *slot = want;
-        let mut found = None;
-        for v in scan_values(start(want), want) {
-            if let Some(slot) = cur.get_mut(name) {
-                *slot = v;
+        let set = |cur: &mut Sizes, v: i64| {
+            if let Some(x) = cur.get_mut(name) {
+                *x = v;
             }
-            if holds(&cur) {
-                found = Some(v);
-                break;
-            }
-        }
-        if let Some(slot) = cur.get_mut(name) {
-            *slot = found.unwrap_or(want);
-        }
+        };
+        let found = scan_values(start(want), want).find(|&v| {
+            set(&mut cur, v);
+            holds(&cur)
+        });
+        set(&mut cur, found.unwrap_or(want));
     }
     if holds(&cur) {
         cur
@@ -170,6 +165,11 @@ pub struct Phases {
 }
 
 impl Phases {
+    /// The seconds of all phases together.
+    pub fn total(&self) -> f64 {
+        self.derive_s + self.codegen_s + self.build_s + self.gold_s + self.run_s
+    }
+
     pub fn add(&mut self, o: &Phases) {
         self.derive_s += o.derive_s;
         self.codegen_s += o.codegen_s;

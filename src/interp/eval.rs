@@ -18,13 +18,14 @@ pub struct Interp<'p> {
     pub work: u64,
     /// The most `work` allowed ([`MAX_WORK`] unless a caller asks less).
     pub budget: u64,
-    /// Threads a `map` may spread its elements over (`patterns::map_all`):
-    /// the host's cores for an evaluation, 1 inside a spread map (a map's
-    /// elements are independent, so the result is the same).
+    /// Threads a map's elements or a pairwise level's pairs may be spread
+    /// over (`patterns::apply_spread`): the host's cores for an
+    /// evaluation, 1 inside a spread (the calls are independent, so the
+    /// result is the same).
     pub threads: usize,
 }
 
-/// The most threads one map is spread over.
+/// The most threads one map or pairwise level is spread over.
 pub const MAX_THREADS: usize = 8;
 
 /// The most array elements one evaluation may produce, summed over every

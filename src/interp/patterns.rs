@@ -442,6 +442,6 @@ fn filter(mut args: Vec<Value>, span: Span) -> Result<Value, InterpError> {
     Ok(Value::array(out))
 }
 
-/// Elements per thread below which a map is not spread (starting a thread
-/// costs more than a few small elements).
+/// Calls per thread below which a map or a pairwise level is not spread
+/// (starting a thread costs more than a few small calls).
 const MIN_PER_THREAD: usize = 4;
