@@ -33,6 +33,7 @@ fn opts(out: &Path, budget: u64, max: Option<usize>, resume: bool, depth: usize)
         progress: false,
         then: Vec::new(),
         reference: None,
+        specialise: false,
     }
 }
 
@@ -90,6 +91,40 @@ fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
     assert_eq!(a.source, b.source);
     // The search ran on the user's program: no search.lift.
     assert!(!out.join("search.lift").exists());
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// The search's fastest candidates are measured again compiled for the
+/// timed sizes (`explore::specialise`): each is logged as a row of its own
+/// that validated, and a faster one is written with a note saying so.
+#[test]
+fn the_fastest_are_measured_again_compiled_for_the_timed_sizes() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("specialise");
+    let prog = load("benchmarks/generality/mm_nn.lift");
+    let mut o = opts(&out, 30, Some(8), false, 0);
+    o.def = "mm_nn".into();
+    o.sizes = BTreeMap::from([("M".to_string(), 96), ("N".to_string(), 64), ("K".to_string(), 48)]);
+    o.specialise = true;
+    let report = explore::explore(&prog, &devs, &o).unwrap();
+    let d = &report.devices[0];
+    let best = d.best.as_ref().expect("a validated candidate");
+    let rows = csv_rows(&report.csv);
+    let mark = lift::explore::specialise::MARK;
+    let again: Vec<_> = rows.iter().filter(|r| r[6].ends_with(mark)).collect();
+    assert!(!again.is_empty() && again.len() <= lift::explore::specialise::LEADERS, "{rows:?}");
+    for r in &again {
+        assert_eq!(r[4], "ok", "{r:?}");
+        // Each is a measured candidate of the search, compiled for its sizes.
+        let generic = r[6].trim_end_matches(mark).trim_end();
+        assert!(rows.iter().any(|g| g[6] == generic && g[7] == r[7] && g[4] == "ok"), "{r:?}");
+    }
+    let text = std::fs::read_to_string(out.join("best.lift")).unwrap();
+    assert_eq!(best.static_sizes, best.params.ends_with(mark), "{}", best.params);
+    assert_eq!(best.static_sizes, text.contains("compiled for these sizes"), "{text}");
     std::fs::remove_dir_all(&out).ok();
 }
 

@@ -78,6 +78,11 @@ pub(crate) struct ExploreArgs {
     /// best into --out.
     #[arg(long, conflicts_with_all = ["resume", "max_candidates"])]
     merge: bool,
+    /// Keep every candidate compiled for every size: do not measure the
+    /// fastest again compiled for the timed sizes in the budget's last
+    /// tenth (docs/EXPLORE.md, "Compiled for the timed sizes").
+    #[arg(long)]
+    no_specialise: bool,
 }
 
 fn shard(s: &str) -> Result<explore::shard::Shard, explore::shard::BadShard> {
@@ -222,6 +227,7 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         progress: true,
         then: a.then.clone(),
         reference: None,
+        specialise: !a.no_specialise,
     };
     if let Some(path) = &a.config {
         let cfg = crate::harness::config::load(path, std::path::Path::new(".")).map_err(bad)?;
@@ -431,7 +437,7 @@ fn timing_line(t: &Timing, shares: &[Share]) -> String {
     format!(
         "time: planning {:.1} s, search {:.1} s (measuring: {} s; of it replaying {:.1} s, \
          generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, device runs {:.1} s, \
-         other {other:.1} s), confirming {:.1} s",
+         other {other:.1} s), confirming and specialising {:.1} s",
         t.plan_s,
         t.search_s,
         busy.join(" + "),
@@ -475,7 +481,7 @@ mod tests {
             timing_line(&t, &two),
             "time: planning 0.3 s, search 31.0 s (measuring: 30.0 + 28.5 s; of it replaying 2.0 s, \
              generating 1.0 s, driver builds 20.0 s, gold results 8.0 s, device runs 24.0 s, other 3.5 s), \
-             confirming 1.0 s"
+             confirming and specialising 1.0 s"
         );
     }
 

@@ -85,6 +85,7 @@ mod tests {
             measured: true,
             evaluated: Program::default(),
             constraints: Vec::new(),
+            static_sizes: false,
         }
     }
 
@@ -130,6 +131,7 @@ mod tests {
             naive_ms: None,
             best: None,
             near: vec![best(5, 1.00, 1, &[]), best(6, 0.99, 2, &[])],
+            leaders: Vec::new(),
             fastest: None,
             files: Vec::new(),
             notes: Vec::new(),

@@ -653,8 +653,45 @@ impl Bench<'_> {
     }
 
     /// Evaluates a candidate program (its rule constraints in `cs`) with an
-    /// optional local size.
+    /// optional local size, compiled once for every size: the kernel
+    /// validated at a small size is the kernel timed.
     pub fn evaluate(&self, prog: &Program, cs: &[Constraint], local: Option<[i64; 3]>) -> Outcome {
+        self.evaluate_as(prog, cs, local, Compiled::Generic)
+    }
+
+    /// Evaluates a candidate compiled for the sizes it runs at (the sizes
+    /// folded into its indices and loop bounds, `lift compile --size`):
+    /// validated by its kernel compiled for the validation size, timed by
+    /// its kernel compiled for the timed size. No prediction cuts it
+    /// short: it is one of the search's fastest already (`specialise`).
+    pub fn evaluate_specialised(
+        &self,
+        prog: &Program,
+        cs: &[Constraint],
+        local: Option<[i64; 3]>,
+    ) -> Outcome {
+        self.evaluate_as(prog, cs, local, Compiled::ForSizes)
+    }
+
+    /// Whether compiling the candidate for the timed sizes changes its
+    /// kernel (where it does not, measuring it again would only measure
+    /// noise).
+    pub fn specialises(&self, prog: &Program, local: Option<[i64; 3]>) -> bool {
+        let every = CompileOptions { local, ..Default::default() };
+        let sized = CompileOptions { sizes: self.sizes.clone(), ..every.clone() };
+        match (compile(prog, self.def, &every), compile(prog, self.def, &sized)) {
+            (Ok(a), Ok(b)) => a.source != b.source,
+            _ => true,
+        }
+    }
+
+    fn evaluate_as(
+        &self,
+        prog: &Program,
+        cs: &[Constraint],
+        local: Option<[i64; 3]>,
+        how: Compiled,
+    ) -> Outcome {
         let opts = CompileOptions { local, ..Default::default() };
         let mut all = cs.to_vec();
         all.extend(split_constraints(prog, self.def));
@@ -669,24 +706,7 @@ impl Bench<'_> {
                 });
             }
         }
-        // The second stage: the first whose constraints, with its size
-        // `P` the candidate's number of partial results, hold at the timed
-        // size; they join the candidate's own, so the validation size fits
-        // it too and the stage validated is the stage timed.
-        let mut fin = None;
-        if let Some(k) = kernel.as_ref().ok().filter(|k| !self.computes_everything(k)) {
-            for f in self.then {
-                let Some(b) = f.bind(&k.output_type).filter(|b| self.leaves_gold_size(f, b)) else {
-                    continue;
-                };
-                let cs = f.constraints(self.original, &b);
-                if crate::explore::space::constraints_hold(&cs, self.sizes) {
-                    all.extend(cs);
-                    fin = Some((f, b));
-                    break;
-                }
-            }
-        }
+        let fin = kernel.as_ref().ok().and_then(|k| self.second_stage(k, &mut all));
         let vsizes = self.validation_sizes_for(&all);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {
@@ -696,59 +716,122 @@ impl Bench<'_> {
         if let Err((status, message)) = self.fits(&kernel, &vsizes, fin.as_ref()) {
             return fail(status, message);
         }
-        let built = timed(
-            &self.phases,
-            |p| &mut p.build_s,
-            || self.rt.build("explored candidate", &kernel.source, ""),
-        );
-        let program = match built {
-            Ok(p) => p,
-            Err(e) => return fail(Status::BuildFailed, e.to_string()),
+        let kernels = match how {
+            Compiled::Generic => Kernels::One(Box::new(kernel)),
+            Compiled::ForSizes => match self.specialised_kernels(prog, local, &vsizes, fin.as_ref()) {
+                Ok(k) => k,
+                Err((status, message)) => return fail(status, message),
+            },
         };
-        // Validation at the small size.
-        let (vin, want, scale) = match timed(&self.phases, |p| &mut p.gold_s, || self.gold_at(&vsizes)) {
-            Ok(x) => x,
-            Err(e) => return fail(Status::Invalid, format!("no gold result: {e}")),
+        let (kv, kt) = kernels.pair();
+        let build = |k: &Kernel| {
+            timed(&self.phases, |p| &mut p.build_s, || self.rt.build("explored candidate", &k.source, ""))
         };
-        let cand = Candidate { kernel: &kernel, program: &program, fin: fin.as_ref() };
-        match self.run(&cand, RunAt { inputs: &vin, sizes: &vsizes, counts: ONCE, output: Output::Read }) {
-            Err(e) => return fail(Status::RunFailed, e.to_string()),
-            Ok((_, None)) => {
-                return fail(Status::RunFailed, "internal: the validation run read no output".into())
-            }
-            Ok((t, Some(out))) => {
-                let c = self.oracle.check(&out, &want, scale.as_ref());
-                if !c.ok {
-                    return fail(Status::Invalid, c.message);
-                }
-                // A kernel cannot be stopped once launched: predict its time
-                // at the requested size from the small one (an over-estimate,
-                // as launch overheads are scaled too) and skip hopeless ones.
-                let ratio: f64 =
-                    self.sizes.iter().map(|(k, v)| *v as f64 / *vsizes.get(k).unwrap_or(v) as f64).product();
-                let small = t.ms.first().copied().unwrap_or(0.0);
-                let predicted = small * ratio;
-                let limit = self.cutoff_ms.map_or(f64::INFINITY, |c| 50.0 * c).min(self.left_ms / 2.0);
-                // Below PREDICT_FLOOR_MS the small run's time is launch
-                // overhead, not work (on a GPU every kernel takes ~10 us at
-                // the validation size): scaling it up predicts nothing.
-                if small >= PREDICT_FLOOR_MS && predicted > limit {
-                    return fail(
-                        Status::Slow,
-                        format!("predicted {predicted:.1} ms from {small:.3} ms at the validation size"),
-                    );
-                }
-                if small < PREDICT_FLOOR_MS {
-                    if let Some(message) = self.probe(&cand, &all, limit) {
-                        return fail(Status::Slow, message);
-                    }
-                }
+        let (pv, pt) = match (build(kv), matches!(kernels, Kernels::Two(..)).then(|| build(kt)).transpose()) {
+            (Ok(v), Ok(t)) => (v, t),
+            (Err(e), _) | (_, Err(e)) => return fail(Status::BuildFailed, e.to_string()),
+        };
+        let validating = Candidate { kernel: kv, program: &pv, fin: fin.as_ref() };
+        if let Err((status, message)) = self.validate(&validating, &vsizes, &all, how) {
+            return fail(status, message);
+        }
+        let timing = Candidate { kernel: kt, program: pt.as_ref().unwrap_or(&pv), fin: fin.as_ref() };
+        self.time(&timing, vsizes.clone())
+    }
+
+    /// The second stage for the candidate's partial results where it
+    /// leaves some: the first whose constraints, with its size `P` the
+    /// candidate's number of partial results, hold at the timed size; they
+    /// join the candidate's own (`all`), so the validation size fits it too
+    /// and the stage validated is the stage timed.
+    fn second_stage<'b>(&'b self, k: &Kernel, all: &mut Vec<Constraint>) -> Option<(&'b Finisher, Binding)> {
+        if self.computes_everything(k) {
+            return None;
+        }
+        for f in self.then {
+            let Some(b) = f.bind(&k.output_type).filter(|b| self.leaves_gold_size(f, b)) else {
+                continue;
+            };
+            let cs = f.constraints(self.original, &b);
+            if crate::explore::space::constraints_hold(&cs, self.sizes) {
+                all.extend(cs);
+                return Some((f, b));
             }
         }
+        None
+    }
+
+    /// The candidate's kernels compiled for the validation size and for
+    /// the timed size, each within the device's limits at its size.
+    fn specialised_kernels(
+        &self,
+        prog: &Program,
+        local: Option<[i64; 3]>,
+        vsizes: &Sizes,
+        fin: Option<&(&Finisher, Binding)>,
+    ) -> Result<Kernels, (Status, String)> {
+        let at = |sizes: &Sizes| {
+            let opts = CompileOptions { local, sizes: sizes.clone(), ..Default::default() };
+            timed(&self.phases, |p| &mut p.codegen_s, || compile(prog, self.def, &opts))
+                .map_err(|e| (Status::Refused, e.to_string()))
+        };
+        let (v, t) = (at(vsizes)?, at(self.sizes)?);
+        self.fits(&v, vsizes, fin)?;
+        self.fits(&t, vsizes, fin)?;
+        Ok(Kernels::Two(Box::new((v, t))))
+    }
+
+    /// The validation run at `vsizes` against the gold result; for a
+    /// generic kernel also the prediction of its time at the requested
+    /// size from that run (or from a probe), which rules out hopeless
+    /// candidates: a kernel cannot be stopped once launched.
+    fn validate(
+        &self,
+        cand: &Candidate<'_>,
+        vsizes: &Sizes,
+        all: &[Constraint],
+        how: Compiled,
+    ) -> Result<(), (Status, String)> {
+        let (vin, want, scale) = timed(&self.phases, |p| &mut p.gold_s, || self.gold_at(vsizes))
+            .map_err(|e| (Status::Invalid, format!("no gold result: {e}")))?;
+        let run = RunAt { inputs: &vin, sizes: vsizes, counts: ONCE, output: Output::Read };
+        let (t, out) = self.run(cand, run).map_err(|e| (Status::RunFailed, e.to_string()))?;
+        let out =
+            out.ok_or((Status::RunFailed, "internal: the validation run read no output".to_string()))?;
+        let c = self.oracle.check(&out, &want, scale.as_ref());
+        if !c.ok {
+            return Err((Status::Invalid, c.message));
+        }
+        if how == Compiled::ForSizes {
+            return Ok(());
+        }
+        let ratio: f64 =
+            self.sizes.iter().map(|(k, v)| *v as f64 / *vsizes.get(k).unwrap_or(v) as f64).product();
+        let small = t.ms.first().copied().unwrap_or(0.0);
+        let predicted = small * ratio;
+        let limit = self.cutoff_ms.map_or(f64::INFINITY, |c| 50.0 * c).min(self.left_ms / 2.0);
+        // Below PREDICT_FLOOR_MS the small run's time is launch
+        // overhead, not work (on a GPU every kernel takes ~10 us at
+        // the validation size): scaling it up predicts nothing.
+        if small >= PREDICT_FLOOR_MS && predicted > limit {
+            return Err((
+                Status::Slow,
+                format!("predicted {predicted:.1} ms from {small:.3} ms at the validation size"),
+            ));
+        }
+        if small < PREDICT_FLOOR_MS {
+            if let Some(message) = self.probe(cand, all, limit) {
+                return Err((Status::Slow, message));
+            }
+        }
+        Ok(())
+    }
+
+    /// The timed runs at the requested size.
+    fn time(&self, cand: &Candidate<'_>, vsizes: Sizes) -> Outcome {
         let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
-        match self.run(&cand, RunAt { inputs: self.inputs, sizes: self.sizes, counts, output: Output::Skip })
-        {
-            Err(e) => fail(Status::RunFailed, e.to_string()),
+        match self.run(cand, RunAt { inputs: self.inputs, sizes: self.sizes, counts, output: Output::Skip }) {
+            Err(e) => Outcome::fail(Status::RunFailed, e.to_string(), vsizes),
             Ok((t, _)) => {
                 let mut message = if t.out_of_budget {
                     format!("timed {} of {} runs: the budget ran out", t.ms.len(), self.runs)
@@ -760,7 +843,7 @@ impl Bench<'_> {
                     String::new()
                 };
                 // Which second stage ran, where there was a choice.
-                if let (Some((f, _)), true) = (&fin, self.then.len() > 1) {
+                if let (Some((f, _)), true) = (&cand.fin, self.then.len() > 1) {
                     let sep = if message.is_empty() { "" } else { "; " };
                     message = format!("{message}{sep}then {}", f.def);
                 }
@@ -956,6 +1039,31 @@ enum Output {
 }
 
 /// A built candidate and the second stage it takes, if any.
+/// How a candidate is compiled: once for every size, or for each size it
+/// runs at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compiled {
+    Generic,
+    ForSizes,
+}
+
+/// A candidate's kernel for every size, or its kernels for the validation
+/// size and for the timed size.
+enum Kernels {
+    One(Box<Kernel>),
+    Two(Box<(Kernel, Kernel)>),
+}
+
+impl Kernels {
+    /// The kernel validated and the kernel timed.
+    fn pair(&self) -> (&Kernel, &Kernel) {
+        match self {
+            Kernels::One(k) => (k, k),
+            Kernels::Two(b) => (&b.0, &b.1),
+        }
+    }
+}
+
 struct Candidate<'a> {
     kernel: &'a Kernel,
     program: &'a RuntimeProgram,

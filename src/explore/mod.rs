@@ -26,6 +26,7 @@ pub mod replay;
 pub mod rows;
 pub mod shard;
 pub mod space;
+pub mod specialise;
 pub mod split;
 pub mod staged;
 pub mod stencil;
@@ -69,6 +70,9 @@ pub struct ExploreOptions {
     /// input generators, Rust gold and tolerances; see
     /// `validate::Oracle`). `None`: random inputs against the interpreter.
     pub reference: Option<std::sync::Arc<dyn crate::validate::Reference>>,
+    /// Measure the fastest candidates again compiled for the timed sizes
+    /// in the budget's last tenth (`specialise`).
+    pub specialise: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -192,6 +196,10 @@ pub struct Best {
     /// constraints, to measure it again.
     pub evaluated: Program,
     pub constraints: Vec<crate::rewrite::Constraint>,
+    /// Whether the time is that of its kernel compiled for the timed sizes
+    /// (`specialise`; `lift compile --size`), not of its kernel for every
+    /// size.
+    pub static_sizes: bool,
 }
 
 /// What one device's search found.
@@ -211,6 +219,9 @@ pub struct DeviceResult {
     pub best: Option<Best>,
     /// The measured candidates within `choice::TIE` of the fastest.
     pub near: Vec<Best>,
+    /// The fastest measured candidates, measured again compiled for the
+    /// timed sizes at the end (`specialise`).
+    pub leaders: Vec<Best>,
     /// The fastest measured candidate (number, ms) where `best` is another.
     pub fastest: Option<(usize, f64)>,
     /// Files written for the best program.
@@ -620,6 +631,7 @@ fn empty_result(info: &DeviceInfo) -> DeviceResult {
         naive_ms: None,
         best: None,
         near: Vec::new(),
+        leaders: Vec::new(),
         fastest: None,
         files: Vec::new(),
         notes: Vec::new(),
@@ -644,6 +656,11 @@ struct Worker<'a> {
     original: &'a Program,
     log: &'a Mutex<Log>,
     deadline: Instant,
+    /// The end of the budget: `deadline`, or later by the share kept for
+    /// `specialise`.
+    end: Instant,
+    /// Whether `specialise` runs (not in a shard: `--merge` chooses).
+    specialise: bool,
     bar: indicatif::ProgressBar,
     group: &'a Group,
     /// The shapes with their tuner slots (`spaces_for`).
@@ -693,6 +710,10 @@ impl Worker<'_> {
         }
         let confirming = Instant::now();
         confirm(&mut bench, &mut res, pending);
+        if self.specialise {
+            let mut record = |id: &(String, String, String), row: Row| self.record(id, row);
+            specialise::run(&mut bench, &mut res, self.end, &mut record)?;
+        }
         choice::settle(&mut res);
         res.timing.confirm_s = confirming.elapsed().as_secs_f64();
         self.bar.finish();
@@ -826,7 +847,7 @@ impl Worker<'_> {
         if measured {
             self.group.improve(t);
         }
-        if choice::fastest_ms(&res.near).is_none_or(|f| choice::within(t, f)) || !measured {
+        if specialise::leading(t, &res.leaders) || !measured {
             let entry = Best {
                 median_ms: t,
                 candidate,
@@ -839,8 +860,14 @@ impl Worker<'_> {
                 measured,
                 evaluated: inst.program.clone(),
                 constraints: inst.constraints.clone(),
+                static_sizes: false,
             };
-            keep_best(res, pending, entry);
+            if measured {
+                specialise::offer(&mut res.leaders, entry.clone());
+            }
+            if choice::fastest_ms(&res.near).is_none_or(|f| choice::within(t, f)) || !measured {
+                keep_best(res, pending, entry);
+            }
         }
         self.show();
         Some(t)
@@ -943,6 +970,9 @@ fn absorb(res: &mut DeviceResult, pending: &mut Vec<Best>, part: Part) {
     res.shares.extend(r.shares);
     for b in r.near {
         choice::offer(&mut res.near, b);
+    }
+    for b in r.leaders {
+        specialise::offer(&mut res.leaders, b);
     }
     pending.extend(p);
 }
@@ -1095,6 +1125,12 @@ fn write_best(
         let l = local_text(&l);
         text.push_str(&format!("// Launch it with local size {l} (`lift compile --local {l}`).\n"));
     }
+    if b.static_sizes {
+        let sizes = opts.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
+        text.push_str(&format!(
+            "// The time is its kernel's compiled for these sizes (`lift compile --size {sizes}`); compiled for every size it took longer.\n"
+        ));
+    }
     if !then.is_empty() {
         text.push_str(&format!(
             "// Its output is followed by the first of {} whose size constraints hold for it and that leaves the def's number of results.\n",
@@ -1112,6 +1148,9 @@ fn write_best(
     }
     if let Some(l) = b.local {
         text.push_str(&format!("# local size {}\n", local_text(&l)));
+    }
+    if b.static_sizes {
+        text.push_str("# compiled for the timed sizes (`lift compile --size`)\n");
     }
     for l in &b.derivation {
         text.push_str(l);
@@ -1231,9 +1270,14 @@ fn explore_with(
     let mut notes = log.notes.clone();
     let log = Mutex::new(log);
     // A budget beyond what an `Instant` holds is no deadline at all.
-    let deadline = Instant::now()
-        .checked_add(opts.budget)
-        .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600));
+    let after = |d: Duration| {
+        Instant::now()
+            .checked_add(d)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600))
+    };
+    let end = after(opts.budget);
+    let specialising = opts.specialise && shard.is_none();
+    let deadline = if specialising { after(opts.budget.mul_f64(1.0 - specialise::RESERVE)) } else { end };
     let multi = indicatif::MultiProgress::new();
     if !opts.progress {
         multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -1272,6 +1316,8 @@ fn explore_with(
                 original: program,
                 log: &log,
                 deadline,
+                end,
+                specialise: specialising,
                 bar,
                 group,
                 shapes,

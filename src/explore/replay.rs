@@ -113,6 +113,8 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
         progress: false,
         then,
         reference: None,
+        // The replay measures the found program as the search did.
+        specialise: false,
     };
     let dev = setup(device, original, &opts, r.def).map_err(Box::new)?;
     let gold = super::measure::Gold { def: r.def.to_string(), always_then: false };

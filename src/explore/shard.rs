@@ -178,6 +178,9 @@ fn replay(
         derivation: inst.derivation.clone(),
         params: params_text(shape, &p.values),
         local,
+        // Shards do not specialise (`specialise`): their rows are kernels
+        // for every size.
+        static_sizes: false,
         measured: false,
         evaluated: inst.program,
         constraints: inst.constraints,

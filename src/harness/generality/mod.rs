@@ -269,6 +269,9 @@ fn explore_options(opts: &Options, e: &Entry, sizes: &BTreeMap<String, i64>) -> 
         progress: false,
         then: Vec::new(),
         reference: None,
+        // As a plain `lift explore`: the fastest measured again compiled
+        // for the suite's sizes too.
+        specialise: true,
     }
 }
 
