@@ -1085,6 +1085,22 @@ pub fn local_text(l: &[i64; 3]) -> String {
     l[..n].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
 }
 
+/// The search's deadline, the end of the budget, and whether the
+/// leaders are measured again compiled for the timed sizes in between
+/// (`specialise`: not in a shard, where `--merge` chooses).
+fn deadlines(opts: &ExploreOptions, unsharded: bool) -> (Instant, Instant, bool) {
+    // A budget beyond what an `Instant` holds is no deadline at all.
+    let after = |d: Duration| {
+        Instant::now()
+            .checked_add(d)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600))
+    };
+    let end = after(opts.budget);
+    let specialising = opts.specialise && unsharded;
+    let deadline = if specialising { after(opts.budget.mul_f64(1.0 - specialise::RESERVE)) } else { end };
+    (deadline, end, specialising)
+}
+
 /// The program a search ran on, where `prepare_search` changed the
 /// user's (products joined, second stages added, arrays recomputed): the
 /// derivation replays on it, not on the user's file.
@@ -1269,15 +1285,7 @@ fn explore_with(
     let log = Log::open(&csv, opts.resume)?;
     let mut notes = log.notes.clone();
     let log = Mutex::new(log);
-    // A budget beyond what an `Instant` holds is no deadline at all.
-    let after = |d: Duration| {
-        Instant::now()
-            .checked_add(d)
-            .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600))
-    };
-    let end = after(opts.budget);
-    let specialising = opts.specialise && shard.is_none();
-    let deadline = if specialising { after(opts.budget.mul_f64(1.0 - specialise::RESERVE)) } else { end };
+    let (deadline, end, specialising) = deadlines(opts, shard.is_none());
     let multi = indicatif::MultiProgress::new();
     if !opts.progress {
         multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());
