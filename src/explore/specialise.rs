@@ -18,7 +18,10 @@
 //! the kernel for every size, the earlier candidate.
 //!
 //! It takes the search's last tenth of the budget (`RESERVE`), and stops
-//! when that is spent.
+//! when that is spent. At 4096 cubed on the H100 (60 s each,
+//! `reports/nvidia-h100-80gb-hbm3/mm-4096-86f4482/`) the four fastest
+//! products of each layout took 1-2% less compiled for their size: within
+//! the tie band, so the kernels for every size were written.
 
 use super::choice;
 use super::log::{fnv_hex, Row};
@@ -26,8 +29,10 @@ use super::measure::{Bench, Status};
 use super::{Best, DeviceResult, ExploreError};
 use std::time::Instant;
 
-/// Candidates measured again at most.
-pub const LEADERS: usize = 4;
+/// Candidates measured again at most. The `mm_nt` tiling above was the
+/// seventh fastest for every size, and each costs two driver builds, a
+/// validation run and the timed runs (0.4 s at 4096 cubed on the H100).
+pub const LEADERS: usize = 8;
 
 /// How much slower than the fastest a candidate may be and still be
 /// measured again: a kernel compiled for its size took 14% less time than
@@ -142,15 +147,16 @@ mod tests {
     #[test]
     fn leaders_are_the_fastest_distinct_kernels_within_the_band() {
         let mut l = Vec::new();
-        for (c, ms) in [(1, 3.5), (2, 3.0), (3, 3.9), (4, 3.1), (5, 3.2), (6, 3.3), (7, 3.05)] {
+        let times = [3.5, 3.0, 3.9, 3.1, 3.2, 3.3, 3.05, 3.6, 3.4, 3.45, 3.15];
+        for (c, ms) in times.into_iter().enumerate() {
             offer(&mut l, best(c, ms));
         }
-        // 3.9 is beyond 1.25 x 3.0; of the rest the four fastest.
+        // 3.9 is beyond 1.25 x 3.0; of the rest the eight fastest.
         let kept: Vec<usize> = l.iter().map(|b| b.candidate).collect();
-        assert_eq!(kept, [2, 7, 4, 5]);
+        assert_eq!(kept, [1, 6, 3, 10, 4, 5, 8, 9]);
         // The same kernel again is not a second leader.
-        offer(&mut l, best(2, 2.0));
-        assert_eq!(l.iter().filter(|b| b.hash == "h2").count(), 1);
+        offer(&mut l, best(1, 2.0));
+        assert_eq!(l.iter().filter(|b| b.hash == "h1").count(), 1);
         assert!(leading(3.7, &l) && !leading(3.8, &l));
         assert!(leading(100.0, &[]));
     }
