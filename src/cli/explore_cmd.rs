@@ -389,7 +389,9 @@ fn untried_line(untried: &[String], shapes: usize) -> Option<String> {
 /// How far the best candidate is from the device's memory bandwidth:
 /// the bytes its kernel must move at least (its arrays read once and its
 /// result written once) over its median time, against the bandwidth of a
-/// large copy measured now on the same device (`harness::roofline`).
+/// large copy measured now on the same device (`harness::roofline`); and
+/// from its FP32 rate, where the user functions do arithmetic
+/// (`fp32_text`).
 fn limit_line(
     devices: &[crate::runtime::DeviceInfo],
     d: &explore::DeviceResult,
@@ -414,11 +416,36 @@ fn limit_line(
     } else {
         String::new()
     };
+    let fp32 = crate::validate::userfun_ops(program, def, sizes)
+        .filter(|&ops| ops > 0.0)
+        .map_or(String::new(), |ops| fp32_text(ops, b.median_ms, roof.gflops, pct));
     Ok(format!(
-        "{:.1} MB moved at least: {gbps:.1} GB/s, {pct:.0}% of a copy's {:.1} GB/s measured now{why}",
+        "{:.1} MB moved at least: {gbps:.1} GB/s, {pct:.0}% of a copy's {:.1} GB/s measured now{why}{fp32}",
         bytes as f64 / 1e6,
         roof.bandwidth_gbps
     ))
+}
+
+/// The user functions' operations (`validate::userfun_ops`, an
+/// addition and a multiplication two, as an FMA's two flops) over `ms`,
+/// against the FP32 rate measured now (`peak` GFLOP/s), and which limit
+/// is nearer where it is this one (`pct_copy` the bandwidth's share).
+fn fp32_text(ops: f64, ms: f64, peak: f64, pct_copy: f64) -> String {
+    let gflops = ops / (ms * 1e6);
+    let pct = 100.0 * gflops / peak;
+    let nearer = if pct > 100.0 {
+        // The FMA chains of `harness::roofline` are one kernel's rate: a
+        // CPU's OpenCL may vectorise another better.
+        " (over 100%: this kernel runs faster than the FMA chains the rate was measured with)"
+    } else if pct > pct_copy {
+        " (the nearer limit)"
+    } else {
+        ""
+    };
+    let count = if ops >= 1e9 { format!("{:.2} G", ops / 1e9) } else { format!("{:.2} M", ops / 1e6) };
+    format!(
+        "; {count} operations of its user functions: {gflops:.1} GFLOP/s, {pct:.0}% of the FP32 rate's {peak:.0} GFLOP/s measured now{nearer}"
+    )
 }
 
 /// Where the wall time went: what more devices shorten (the search, while
@@ -463,6 +490,23 @@ mod tests {
             "5 of 9 shapes not reached within the budget (a; b; c, ...)"
         );
         assert_eq!(untried_line(&u[..1], 9).unwrap(), "1 of 9 shapes not reached within the budget (a)");
+    }
+
+    #[test]
+    fn the_fp32_share_names_the_nearer_limit() {
+        // 2 x 4096^3 operations in 3 ms against 67,000 GFLOP/s.
+        let ops = 2.0 * 4096f64.powi(3);
+        assert_eq!(
+            fp32_text(ops, 3.0, 67_000.0, 2.0),
+            "; 137.44 G operations of its user functions: 45813.0 GFLOP/s, 68% of the FP32 rate's 67000 GFLOP/s \
+             measured now (the nearer limit)"
+        );
+        assert_eq!(
+            fp32_text(2e6, 1.0, 1.0, 80.0),
+            "; 2.00 M operations of its user functions: 2.0 GFLOP/s, 200% of the FP32 rate's 1 GFLOP/s measured now \
+             (over 100%: this kernel runs faster than the FMA chains the rate was measured with)"
+        );
+        assert!(!fp32_text(1e6, 1.0, 67_000.0, 80.0).contains('('));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! not a Lift program. `lift table1` refuses a benchmark whose program has
 //! a user function over the limit, naming it.
 
-use crate::ir::c::{AssignOp, CExpr, Stmt};
+use crate::ir::c::ops::stmts_ops;
 use crate::ir::Program;
 
 /// The most C operators (arithmetic, comparison, logic, ternary, calls,
@@ -13,42 +13,6 @@ use crate::ir::Program;
 /// and one N-Body interaction (16); a hand-unrolled reduction of 16 terms
 /// already needs 31 (the old 17-tap, 4-output convolution function had 132).
 pub const MAX_USERFUN_OPS: usize = 30;
-
-fn expr_ops(e: &CExpr) -> usize {
-    match e {
-        CExpr::Raw(_) | CExpr::Arith(_) | CExpr::Index(..) => e.kernel_only(),
-        CExpr::Int(_) | CExpr::Float(_) | CExpr::Double(_) | CExpr::Var(_) => 0,
-        CExpr::Field(x, _) | CExpr::Cast(_, x) => expr_ops(x),
-        CExpr::Unary(_, x) => 1 + expr_ops(x),
-        CExpr::Binary(_, a, b) => 1 + expr_ops(a) + expr_ops(b),
-        CExpr::Ternary(c, a, b) => 1 + expr_ops(c) + expr_ops(a) + expr_ops(b),
-        CExpr::Call(_, args) => 1 + args.iter().map(expr_ops).sum::<usize>(),
-        CExpr::VectorLit(_, xs) | CExpr::TupleLit(_, xs) => xs.iter().map(expr_ops).sum(),
-    }
-}
-
-/// Operators of a statement list; `None` when it has a loop.
-fn stmts_ops(stmts: &[Stmt]) -> Option<usize> {
-    let mut n = 0;
-    for s in stmts {
-        n += match s {
-            Stmt::Decl { qualifier: None, pointer: false, len: None, init, .. } => {
-                init.as_ref().map_or(0, expr_ops)
-            }
-            Stmt::Assign { target, op, value } => {
-                usize::from(*op != AssignOp::Set) + expr_ops(target) + expr_ops(value)
-            }
-            Stmt::If { cond, then, otherwise } => expr_ops(cond) + stmts_ops(then)? + stmts_ops(otherwise)?,
-            Stmt::For { .. } => return None,
-            Stmt::Return(e) | Stmt::Expr(e) => expr_ops(e),
-            Stmt::Block(b) => stmts_ops(b)?,
-            Stmt::Decl { .. } | Stmt::CountedFor { .. } | Stmt::Barrier { .. } | Stmt::Comment(_) => {
-                s.kernel_only()
-            }
-        };
-    }
-    Some(n)
-}
 
 /// A user function refused by the size check: its name and what it has.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

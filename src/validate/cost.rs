@@ -7,7 +7,7 @@
 //! square product written with one size, or `A Aᵀ`, has a million points
 //! at its default validation size, each reducing a thousand values.
 
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Program};
+use crate::ir::{layout_pattern, Expr, ExprKind, FunDecl, FunKind, Pattern, Program};
 use crate::passes::typecheck::{typecheck_def, Types};
 use crate::types::{Sizes, Type};
 
@@ -70,5 +70,103 @@ impl Cost<'_> {
             },
             FunKind::UserFun(_) => Some(()),
         }
+    }
+}
+
+/// The operators the def's user functions apply at `sizes`, as written
+/// (`ir::c::ops`: each `+`, `*`, comparison, call counts once; a vector
+/// operation once per lane is not counted): each user function's count
+/// times the number of times it runs, which is the product of the lengths
+/// of the maps and reductions around it (an `iterate`'s count, a
+/// `generate`'s length). What `lift explore` holds a best candidate's time
+/// against the FP32 rate with. `None` where the def does not type, a
+/// length does not evaluate, or a user function has a loop.
+pub fn userfun_ops(prog: &Program, def: &str, sizes: &Sizes) -> Option<f64> {
+    let d = prog.def(def)?;
+    let types = typecheck_def(prog, d).ok()?;
+    let mut c = Ops { prog, cost: Cost { types: &types, sizes, total: 0.0 } };
+    c.expr(&d.body, 1.0)?;
+    Some(c.cost.total)
+}
+
+struct Ops<'a> {
+    prog: &'a Program,
+    cost: Cost<'a>,
+}
+
+impl Ops<'_> {
+    fn expr(&mut self, e: &Expr, times: f64) -> Option<()> {
+        let ExprKind::Call(f, args) = &e.kind else { return Some(()) };
+        for a in args {
+            self.expr(a, times)?;
+        }
+        let arg = args.last().and_then(|a| self.cost.types.exprs.get(&a.id));
+        self.apply(f, times, arg)
+    }
+
+    /// `f` applied `times` times to a value of type `arg` (where known): a
+    /// pattern's function runs once per element of it (`map(map(g))`'s `g`
+    /// once per element of each row), a copy's once, an `iterate`'s `n`
+    /// times, a `generate`'s once per element it makes.
+    fn apply(&mut self, f: &FunDecl, times: f64, arg: Option<&Type>) -> Option<()> {
+        let p = match &f.kind {
+            FunKind::Lambda(l) => return self.expr(&l.body, times),
+            FunKind::UserFun(id) => {
+                let ops = crate::ir::c::ops::stmts_ops(&self.prog.user_fun(*id).body)?;
+                self.cost.total += times * ops as f64;
+                return Some(());
+            }
+            FunKind::Pattern(p) => p,
+        };
+        let (per, elem) = match arg {
+            Some(Type::Array(e, n)) => (self.cost.len(n)?, Some(&**e)),
+            _ => (1.0, None),
+        };
+        match p {
+            Pattern::Map { f, .. }
+            | Pattern::MapVec { f }
+            | Pattern::Reduce { f, .. }
+            | Pattern::PartRed { f, .. }
+            | Pattern::SlideSeq { f, .. } => self.apply(f, times * per, elem),
+            Pattern::Iterate { n, f } => self.apply(f, times * f64::from(*n), arg),
+            Pattern::Generate { len, f } => self.apply(f, times * self.cost.len(len)?, None),
+            Pattern::ToGlobal(f) | Pattern::ToLocal(f) | Pattern::ToPrivate(f) => self.apply(f, times, arg),
+            layout_pattern!() | Pattern::Id => Some(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SourceFile;
+
+    fn ops(src: &str, def: &str, sizes: &[(&str, i64)]) -> Option<f64> {
+        let p = crate::parse::parse_program(&SourceFile::new("t.lift", src.to_string())).expect("parses");
+        let s: Sizes = sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        userfun_ops(&p, def, &s)
+    }
+
+    #[test]
+    fn a_product_does_two_operations_per_step_and_a_map_one_per_element() {
+        let mm = "userfun add(x: float, y: float): float { return x + y; }
+userfun mul(x: float, y: float): float { return x * y; }
+def mm(a: [[float]K]M, b: [[float]N]K) =
+  map(\\r -> map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) o transpose $ b) $ a";
+        assert_eq!(ops(mm, "mm", &[("M", 5), ("N", 7), ("K", 3)]), Some(2.0 * 5.0 * 7.0 * 3.0));
+        let s7 = "userfun f(a: float, b: float, c: float): float { return 0.25f * (a + 2.0f * b + c); }
+def blur(x: [float]N) = map(\\w -> f(at(0, w), at(1, w), at(2, w))) o slide(3, 1) o pad(1, 1, clamp) $ x";
+        assert_eq!(ops(s7, "blur", &[("N", 10)]), Some(4.0 * 10.0));
+        let it = "userfun twice(x: float): float { return x + x; }
+def t(x: [float]N) = iterate(3, map(twice)) $ x";
+        assert_eq!(ops(it, "t", &[("N", 10)]), Some(3.0 * 10.0));
+        // Point-free nesting: the inner map runs once per element of a row.
+        let nested = "userfun twice(x: float): float { return x + x; }
+def n(x: [[float]M]N) = map(map(twice)) $ x";
+        assert_eq!(ops(nested, "n", &[("N", 10), ("M", 6)]), Some(60.0));
+        // A user function with a loop is not counted.
+        let looped = "userfun s(x: float): float { float a = 0.0f; for (int i = 0; i < 4; i += 1) { a += x; } return a; }
+def l(x: [float]N) = map(s) $ x";
+        assert_eq!(ops(looped, "l", &[("N", 10)]), None);
     }
 }

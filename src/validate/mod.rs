@@ -9,7 +9,7 @@ mod oracle;
 mod rng;
 
 pub use compare::{all_nan, compare, compare_f64, compare_scaled, Check};
-pub use cost::interp_elements;
+pub use cost::{interp_elements, userfun_ops};
 pub use oracle::{
     gold, input_counts, make_inputs, Expected, InputSizeError, Oracle, OracleError, Reference, ReferenceError,
 };

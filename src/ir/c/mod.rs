@@ -26,6 +26,7 @@ mod eval_builtins;
 pub mod fault;
 pub mod kernel;
 pub mod names;
+pub mod ops;
 pub mod print;
 pub mod vector;
 
