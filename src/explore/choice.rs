@@ -68,11 +68,13 @@ pub fn settle(res: &mut DeviceResult) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::ir::Program;
 
-    fn best(candidate: usize, ms: f64, shape: usize, values: &[i64]) -> Best {
+    /// A measured candidate (hash: its number) for the tests of the
+    /// choices among them.
+    pub(in crate::explore) fn best(candidate: usize, ms: f64, shape: usize, values: &[i64]) -> Best {
         Best {
             median_ms: ms,
             candidate,

@@ -124,24 +124,9 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::tuner::Point;
-    use crate::ir::Program;
 
     fn best(candidate: usize, ms: f64) -> Best {
-        Best {
-            median_ms: ms,
-            candidate,
-            point: Point { shape: 0, values: vec![candidate as i64] },
-            hash: format!("h{candidate}"),
-            program: Program::default(),
-            derivation: Vec::new(),
-            params: String::new(),
-            local: None,
-            measured: true,
-            evaluated: Program::default(),
-            constraints: Vec::new(),
-            static_sizes: false,
-        }
+        crate::explore::choice::tests::best(candidate, ms, 0, &[candidate as i64])
     }
 
     #[test]
@@ -156,7 +141,7 @@ mod tests {
         assert_eq!(kept, [1, 6, 3, 10, 4, 5, 8, 9]);
         // The same kernel again is not a second leader.
         offer(&mut l, best(1, 2.0));
-        assert_eq!(l.iter().filter(|b| b.hash == "h1").count(), 1);
+        assert_eq!(l.iter().filter(|b| b.hash == "1").count(), 1);
         assert!(leading(3.7, &l) && !leading(3.8, &l));
         assert!(leading(100.0, &[]));
     }
