@@ -108,6 +108,16 @@ pub fn run(
         res.tried += 1;
         let t = match (o.status, o.median_ms) {
             (Status::Ok, Some(t)) if t.is_finite() && t > 0.0 => t,
+            (Status::Invalid, _) => {
+                // Its kernel for every size validated: the sizes the
+                // compiler folded in changed the result.
+                res.notes.push(format!(
+                    "{}: candidate {} compiled for its sizes gave a wrong result where compiled for every size \
+                     it did not (candidate {candidate} of the log: {}); a compiler bug, please report it",
+                    res.device, b.candidate, o.message
+                ));
+                continue;
+            }
             _ => continue,
         };
         res.valid += 1;

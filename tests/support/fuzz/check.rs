@@ -285,11 +285,21 @@ pub fn differential(
             }
         }
     }
-    for (level, k) in fresh {
+    // The kernel compiled for these sizes too (`lift compile --size`, what
+    // `lift explore` times its leaders with, `explore::specialise`), where
+    // it compiles.
+    let sized =
+        compile(prog, def, &CompileOptions { sizes: sizes.clone(), ..level_options(LEVELS.len() - 1) });
+    let in_bounds = |k: &&Kernel| {
+        k.global.iter().all(|g| matches!(eval(g, &sizes), Ok(v) if (1..=MAX_ELEMS).contains(&v)))
+    };
+    let sized: Vec<(&'static str, &Kernel)> =
+        sized.as_ref().ok().filter(in_bounds).map(|k| (SIZED, k)).into_iter().collect();
+    let levels = fresh.into_iter().map(|(level, k)| (LEVELS[level].0, k)).chain(sized);
+    for (name, k) in levels {
         if !seen.insert(k.source.clone()) {
             continue;
         }
-        let name = LEVELS[level].0;
         match run_kernel(rt, k, &host, &sizes) {
             Err(msg) => return Diff::DeviceError { level: name, msg },
             Ok(out) => {
@@ -302,6 +312,10 @@ pub fn differential(
     }
     Diff::Same
 }
+
+/// The level name of the kernel compiled at level `all` for the sizes it
+/// runs at.
+pub const SIZED: &str = "all, sizes known";
 
 fn run_kernel(
     rt: &Runtime,
