@@ -320,6 +320,9 @@ fn print_devices(
                         explore::choice::TIE * 100.0
                     );
                 }
+                if let Some(line) = specialised_line(&d.specialised) {
+                    println!("  {line}");
+                }
                 match limit_line(devices, d, program, def, sizes, b) {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),
@@ -426,6 +429,18 @@ fn limit_line(
     ))
 }
 
+/// What measuring the leaders again compiled for the timed sizes gave
+/// (`explore::specialise`): how many, and the largest change.
+fn specialised_line(s: &[(usize, f64, usize, f64)]) -> Option<String> {
+    let (c, every, row, sized) = s.iter().min_by(|a, b| (a.3 / a.1).total_cmp(&(b.3 / b.1)))?;
+    let change = 100.0 * (sized / every - 1.0);
+    Some(format!(
+        "{} of the fastest measured again compiled for --size: at best {change:+.1}% (candidate {c}: {every:.4} ms for \
+         every size, {sized:.4} ms for its sizes as candidate {row})",
+        s.len()
+    ))
+}
+
 /// The user functions' operations (`validate::userfun_ops`, an
 /// addition and a multiplication two, as an FMA's two flops) over `ms`,
 /// against the FP32 rate measured now (`peak` GFLOP/s), and which limit
@@ -490,6 +505,17 @@ mod tests {
             "5 of 9 shapes not reached within the budget (a; b; c, ...)"
         );
         assert_eq!(untried_line(&u[..1], 9).unwrap(), "1 of 9 shapes not reached within the budget (a)");
+    }
+
+    #[test]
+    fn the_specialised_line_gives_the_largest_gain() {
+        assert_eq!(specialised_line(&[]), None);
+        let s = [(5, 3.0, 20, 3.03), (7, 3.5, 21, 3.08), (9, 3.1, 22, 3.9)];
+        assert_eq!(
+            specialised_line(&s).unwrap(),
+            "3 of the fastest measured again compiled for --size: at best -12.0% (candidate 7: 3.5000 ms for \
+             every size, 3.0800 ms for its sizes as candidate 21)"
+        );
     }
 
     #[test]

@@ -134,6 +134,7 @@ pub(super) mod tests {
             best: None,
             near: vec![best(5, 1.00, 1, &[]), best(6, 0.99, 2, &[])],
             leaders: Vec::new(),
+            specialised: Vec::new(),
             fastest: None,
             files: Vec::new(),
             notes: Vec::new(),

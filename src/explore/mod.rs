@@ -222,6 +222,9 @@ pub struct DeviceResult {
     /// The fastest measured candidates, measured again compiled for the
     /// timed sizes at the end (`specialise`).
     pub leaders: Vec<Best>,
+    /// What that gave, per leader it validated for: (its candidate, its
+    /// time for every size, its row's candidate, its time for its sizes).
+    pub specialised: Vec<(usize, f64, usize, f64)>,
     /// The fastest measured candidate (number, ms) where `best` is another.
     pub fastest: Option<(usize, f64)>,
     /// Files written for the best program.
@@ -632,6 +635,7 @@ fn empty_result(info: &DeviceInfo) -> DeviceResult {
         best: None,
         near: Vec::new(),
         leaders: Vec::new(),
+        specialised: Vec::new(),
         fastest: None,
         files: Vec::new(),
         notes: Vec::new(),

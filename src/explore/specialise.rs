@@ -121,6 +121,7 @@ pub fn run(
             _ => continue,
         };
         res.valid += 1;
+        res.specialised.push((b.candidate, b.median_ms, candidate, t));
         if t < b.median_ms {
             let hash = fnv_hex(&format!("{} {MARK}", b.hash));
             let s = Best { median_ms: t, candidate, hash, params, static_sizes: true, ..b.clone() };
