@@ -354,6 +354,8 @@ fn explore_validates_as_the_config_does() {
     assert!(o.status.success(), "{}", text(&o));
     // How far from the limit: the best's bytes against a copy's bandwidth.
     assert!(text(&o).contains("MB moved at least: ") && text(&o).contains("% of a copy's "), "{}", text(&o));
+    // And against a copy of its own bytes (fewer than the large copy's).
+    assert!(text(&o).contains("% of a copy of the same bytes ("), "{}", text(&o));
     let rows = rows(&out.join("explore.csv"));
     assert!(rows.len() >= 2, "{}", text(&o));
     // Column 4 is the status: every candidate that keeps MD's sequential

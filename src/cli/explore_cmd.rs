@@ -419,11 +419,19 @@ fn limit_line(
     } else {
         String::new()
     };
+    // A copy of the program's own bytes, where they are fewer than the
+    // large copy's (read plus written).
+    let own = if bytes < 2 * roof.copy_bytes {
+        let same = crate::harness::roofline::copy_gbps_of(&rt, bytes)?;
+        format!(", {:.0}% of a copy of the same bytes ({same:.1} GB/s)", 100.0 * gbps / same)
+    } else {
+        String::new()
+    };
     let fp32 = crate::validate::userfun_ops(program, def, sizes)
         .filter(|&ops| ops > 0.0)
         .map_or(String::new(), |ops| fp32_text(ops, b.median_ms, roof.gflops, pct));
     Ok(format!(
-        "{:.1} MB moved at least: {gbps:.1} GB/s, {pct:.0}% of a copy's {:.1} GB/s measured now{why}{fp32}",
+        "{:.1} MB moved at least: {gbps:.1} GB/s, {pct:.0}% of a copy's {:.1} GB/s measured now{why}{own}{fp32}",
         bytes as f64 / 1e6,
         roof.bandwidth_gbps
     ))

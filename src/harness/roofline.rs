@@ -78,6 +78,34 @@ fn best_ns(rt: &Runtime, launch: &Launch<'_>, reps: usize) -> Result<u64, Roofli
     Ok(best)
 }
 
+/// The best time of copying `bytes` (a multiple of 16) into another
+/// buffer, over the repetitions `measure` takes.
+fn copy_ns(rt: &Runtime, program: &crate::runtime::RuntimeProgram, bytes: u64) -> Result<u64, RooflineError> {
+    let n4 = (bytes / 16) as usize;
+    let src = rt.upload("roofline_in", &HostArray::F32(vec![1.0; n4 * 4]))?;
+    let dst = rt.zeroed("roofline_out", ElemKind::F32, bytes as usize)?;
+    let copy = Launch {
+        program,
+        kernel: "roofline_copy",
+        args: vec![KernelArg::Buffer(&src), KernelArg::Buffer(&dst)],
+        global: vec![n4],
+        local: None,
+    };
+    best_ns(rt, &copy, if rt.info.is_gpu() { 20 } else { 3 })
+}
+
+/// The bandwidth (read plus written, GB/s) of the same copy as `measure`'s
+/// moving `traffic` bytes in all, half read and half written: a copy of
+/// fewer bytes than `measure`'s takes longer per byte (its start and its
+/// last wave), so a program's time is also held against the copy of its
+/// own bytes (`lift explore`'s limit line).
+pub fn copy_gbps_of(rt: &Runtime, traffic: u64) -> Result<f64, RooflineError> {
+    let half = (traffic / 2).min(rt.info.max_alloc / 2).max(16) / 16 * 16;
+    let program = rt.build("roofline microkernels", &source(), "")?;
+    let ns = copy_ns(rt, &program, half)?;
+    Ok(2.0 * half as f64 / ns.max(1) as f64)
+}
+
 /// Measures the selected device. CPUs get smaller problems so the
 /// measurement stays within seconds on PoCL.
 pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, RooflineError> {
@@ -85,17 +113,7 @@ pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, RooflineError> {
     let cap: u64 = if info.is_gpu() { 1 << 30 } else { 32 << 20 };
     let copy_bytes = cap.min(info.max_alloc / 2).max(1 << 20) / 16 * 16;
     let program = rt.build("roofline microkernels", &source(), "")?;
-    let n4 = (copy_bytes / 16) as usize;
-    let src = rt.upload("roofline_in", &HostArray::F32(vec![1.0; n4 * 4]))?;
-    let dst = rt.zeroed("roofline_out", ElemKind::F32, copy_bytes as usize)?;
-    let copy = Launch {
-        program: &program,
-        kernel: "roofline_copy",
-        args: vec![KernelArg::Buffer(&src), KernelArg::Buffer(&dst)],
-        global: vec![n4],
-        local: None,
-    };
-    let copy_ns = best_ns(rt, &copy, if info.is_gpu() { 20 } else { 3 })?;
+    let copy_ns = copy_ns(rt, &program, copy_bytes)?;
     let threads = info.compute_units.max(1) as usize * if info.is_gpu() { 2048 } else { 8 };
     let out = rt.zeroed("roofline_fma_out", ElemKind::F32, threads * 4)?;
     let fma = Launch {
