@@ -472,6 +472,9 @@ struct Group {
     logged: Condvar,
     /// A device failed to write the log: the search stops.
     failed: AtomicBool,
+    /// A leader's kernel changes compiled for the timed sizes: the search
+    /// stops early enough to measure it so (`specialise`).
+    specialisable: AtomicBool,
 }
 
 impl Group {
@@ -485,6 +488,7 @@ impl Group {
             measuring: Mutex::new(Default::default()),
             logged: Condvar::new(),
             failed: AtomicBool::new(false),
+            specialisable: AtomicBool::new(false),
         }
     }
 
@@ -695,7 +699,7 @@ impl Worker<'_> {
             let mut batch = |b: &[Point]| self.group.queue.lead(b, &mut own);
             let stop = || self.stopped();
             // The first phase's share: half of the budget (`Tuner::run`).
-            let share_spent = || Instant::now() + self.opts.budget / 2 >= self.deadline;
+            let share_spent = || Instant::now() + self.opts.budget / 2 >= self.search_end();
             let width = if helpers == 0 { 1 } else { BATCH_PER_DEVICE * (helpers + 1) };
             tuner.run_batches(&mut batch, &stop, &share_spent, width);
         }
@@ -746,7 +750,7 @@ impl Worker<'_> {
     /// reached, or a device failed to write the log.
     fn stopped(&self) -> bool {
         self.bar.set_position(self.elapsed_secs());
-        Instant::now() >= self.deadline
+        Instant::now() >= self.search_end()
             || self.group.failed.load(Ordering::SeqCst)
             || self.opts.max_candidates.is_some_and(|m| self.group.count.load(Ordering::SeqCst) >= m)
     }
@@ -851,7 +855,8 @@ impl Worker<'_> {
         if measured {
             self.group.improve(t);
         }
-        if specialise::leading(t, &res.leaders) || !measured {
+        let near = choice::fastest_ms(&res.near).is_none_or(|f| choice::within(t, f));
+        if (self.specialise && specialise::leading(t, &res.leaders)) || near || !measured {
             let entry = Best {
                 median_ms: t,
                 candidate,
@@ -866,10 +871,15 @@ impl Worker<'_> {
                 constraints: inst.constraints.clone(),
                 static_sizes: false,
             };
-            if measured {
+            if measured && self.specialise {
+                // Whether the budget's last tenth is kept for `specialise`.
+                if !self.group.specialisable.load(Ordering::SeqCst) && bench.specialises(&inst.program, local)
+                {
+                    self.group.specialisable.store(true, Ordering::SeqCst);
+                }
                 specialise::offer(&mut res.leaders, entry.clone());
             }
-            if choice::fastest_ms(&res.near).is_none_or(|f| choice::within(t, f)) || !measured {
+            if near || !measured {
                 keep_best(res, pending, entry);
             }
         }
@@ -920,7 +930,7 @@ impl Worker<'_> {
             s.measured += 1;
         }
         bench.cutoff_ms = self.group.best();
-        bench.left_ms = self.deadline.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
+        bench.left_ms = self.search_end().saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
         let o = bench.evaluate(&inst.program, &inst.constraints, local);
         let j = Judged {
             status: o.status.as_str().to_string(),
@@ -958,7 +968,18 @@ impl Worker<'_> {
 
     fn elapsed_secs(&self) -> u64 {
         let total = self.opts.budget.as_secs();
-        total.saturating_sub(self.deadline.saturating_duration_since(Instant::now()).as_secs())
+        total.saturating_sub(self.end.saturating_duration_since(Instant::now()).as_secs())
+    }
+
+    /// When the search stops: `deadline` where a leader's kernel changes
+    /// compiled for the timed sizes (the rest of the budget is
+    /// `specialise`'s), else the end of the budget.
+    fn search_end(&self) -> Instant {
+        search_end(
+            self.deadline,
+            self.end,
+            self.specialise && self.group.specialisable.load(Ordering::SeqCst),
+        )
     }
 }
 
@@ -1087,6 +1108,15 @@ unsafe impl Send for SendDevice {}
 pub fn local_text(l: &[i64; 3]) -> String {
     let n = l.iter().rposition(|&x| x != 1).map_or(1, |i| i + 1);
     l[..n].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// When the search stops (`Worker::search_end`).
+fn search_end(deadline: Instant, end: Instant, reserved: bool) -> Instant {
+    if reserved {
+        deadline
+    } else {
+        end
+    }
 }
 
 /// The search's deadline, the end of the budget, and whether the
@@ -1389,6 +1419,38 @@ mod tests {
     use super::*;
 
     use crate::types::sizes_of as sizes;
+
+    #[test]
+    fn the_search_keeps_the_reserve_unless_a_leader_specialises() {
+        let opts = ExploreOptions {
+            def: "d".into(),
+            sizes: Default::default(),
+            budget: Duration::from_secs(100),
+            seed: 1,
+            out: PathBuf::new(),
+            resume: false,
+            limits: Default::default(),
+            max_candidates: None,
+            warmup: 1,
+            runs: 1,
+            progress: false,
+            then: Vec::new(),
+            reference: None,
+            specialise: true,
+        };
+        let (deadline, end, on) = deadlines(&opts, true);
+        assert!(on && end > deadline);
+        // Ninety of the hundred seconds (a second's slack for the clock).
+        let gap = end.duration_since(deadline).as_secs_f64();
+        assert!((9.0..11.0).contains(&gap), "{gap}");
+        assert_eq!(search_end(deadline, end, false), end);
+        assert_eq!(search_end(deadline, end, true), deadline);
+        // A shard, or `--no-specialise`: the whole budget.
+        let (d, e, on) = deadlines(&opts, false);
+        assert!(!on && d == e);
+        let (d, e, on) = deadlines(&ExploreOptions { specialise: false, ..opts }, true);
+        assert!(!on && d == e);
+    }
 
     #[test]
     fn a_lost_device_says_what_is_kept() {
