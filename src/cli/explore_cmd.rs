@@ -442,9 +442,10 @@ fn limit_line(
 fn specialised_line(s: &[(usize, f64, usize, f64)]) -> Option<String> {
     let (c, every, row, sized) = s.iter().min_by(|a, b| (a.3 / a.1).total_cmp(&(b.3 / b.1)))?;
     let change = 100.0 * (sized / every - 1.0);
+    let verdict = if change < 0.0 { "at best" } else { "none faster, the least slower" };
     Some(format!(
-        "{} of the fastest measured again compiled for --size: at best {change:+.1}% (candidate {c}: {every:.4} ms for \
-         every size, {sized:.4} ms for its sizes as candidate {row})",
+        "{} of the fastest measured again compiled for --size: {verdict} {change:+.1}% (candidate {c}: {every:.4} ms \
+         for every size, {sized:.4} ms for its sizes as candidate {row})",
         s.len()
     ))
 }
@@ -521,8 +522,14 @@ mod tests {
         let s = [(5, 3.0, 20, 3.03), (7, 3.5, 21, 3.08), (9, 3.1, 22, 3.9)];
         assert_eq!(
             specialised_line(&s).unwrap(),
-            "3 of the fastest measured again compiled for --size: at best -12.0% (candidate 7: 3.5000 ms for \
-             every size, 3.0800 ms for its sizes as candidate 21)"
+            "3 of the fastest measured again compiled for --size: at best -12.0% (candidate 7: 3.5000 ms \
+             for every size, 3.0800 ms for its sizes as candidate 21)"
+        );
+        let slower = [(5, 3.0, 20, 3.09), (9, 3.1, 22, 3.9)];
+        assert_eq!(
+            specialised_line(&slower).unwrap(),
+            "2 of the fastest measured again compiled for --size: none faster, the least slower +3.0% (candidate 5: \
+             3.0000 ms for every size, 3.0900 ms for its sizes as candidate 20)"
         );
     }
 
