@@ -716,18 +716,19 @@ impl Bench<'_> {
         if let Err((status, message)) = self.fits(&kernel, &vsizes, fin.as_ref()) {
             return fail(status, message);
         }
-        let kernels = match how {
-            Compiled::Generic => Kernels::One(Box::new(kernel)),
+        // For `Compiled::ForSizes`, the kernels validated and timed.
+        let sized = match how {
+            Compiled::Generic => None,
             Compiled::ForSizes => match self.specialised_kernels(prog, local, &vsizes, fin.as_ref()) {
-                Ok(k) => k,
+                Ok(k) => Some(k),
                 Err((status, message)) => return fail(status, message),
             },
         };
-        let (kv, kt) = kernels.pair();
+        let (kv, kt) = sized.as_ref().map_or((&kernel, &kernel), |(v, t)| (v, t));
         let build = |k: &Kernel| {
             timed(&self.phases, |p| &mut p.build_s, || self.rt.build("explored candidate", &k.source, ""))
         };
-        let (pv, pt) = match (build(kv), matches!(kernels, Kernels::Two(..)).then(|| build(kt)).transpose()) {
+        let (pv, pt) = match (build(kv), sized.is_some().then(|| build(kt)).transpose()) {
             (Ok(v), Ok(t)) => (v, t),
             (Err(e), _) | (_, Err(e)) => return fail(Status::BuildFailed, e.to_string()),
         };
@@ -769,7 +770,7 @@ impl Bench<'_> {
         local: Option<[i64; 3]>,
         vsizes: &Sizes,
         fin: Option<&(&Finisher, Binding)>,
-    ) -> Result<Kernels, (Status, String)> {
+    ) -> Result<(Kernel, Kernel), (Status, String)> {
         let at = |sizes: &Sizes| {
             let opts = CompileOptions { local, sizes: sizes.clone(), ..Default::default() };
             timed(&self.phases, |p| &mut p.codegen_s, || compile(prog, self.def, &opts))
@@ -778,7 +779,7 @@ impl Bench<'_> {
         let (v, t) = (at(vsizes)?, at(self.sizes)?);
         self.fits(&v, vsizes, fin)?;
         self.fits(&t, vsizes, fin)?;
-        Ok(Kernels::Two(Box::new((v, t))))
+        Ok((v, t))
     }
 
     /// The validation run at `vsizes` against the gold result; for a
@@ -1038,7 +1039,6 @@ enum Output {
     Skip,
 }
 
-/// A built candidate and the second stage it takes, if any.
 /// How a candidate is compiled: once for every size, or for each size it
 /// runs at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1047,23 +1047,7 @@ enum Compiled {
     ForSizes,
 }
 
-/// A candidate's kernel for every size, or its kernels for the validation
-/// size and for the timed size.
-enum Kernels {
-    One(Box<Kernel>),
-    Two(Box<(Kernel, Kernel)>),
-}
-
-impl Kernels {
-    /// The kernel validated and the kernel timed.
-    fn pair(&self) -> (&Kernel, &Kernel) {
-        match self {
-            Kernels::One(k) => (k, k),
-            Kernels::Two(b) => (&b.0, &b.1),
-        }
-    }
-}
-
+/// A built candidate and the second stage it takes, if any.
 struct Candidate<'a> {
     kernel: &'a Kernel,
     program: &'a RuntimeProgram,

@@ -219,8 +219,8 @@ pub struct DeviceResult {
     pub best: Option<Best>,
     /// The measured candidates within `choice::TIE` of the fastest.
     pub near: Vec<Best>,
-    /// The fastest measured candidates, measured again compiled for the
-    /// timed sizes at the end (`specialise`).
+    /// The fastest measured candidates, which `specialise` takes at the end
+    /// to measure again compiled for the timed sizes.
     pub leaders: Vec<Best>,
     /// What that gave, per leader it validated for: (its candidate, its
     /// time for every size, its row's candidate, its time for its sizes).

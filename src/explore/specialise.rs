@@ -80,8 +80,7 @@ pub fn run(
     end: Instant,
     record: &mut Record<'_>,
 ) -> Result<(), ExploreError> {
-    let leaders = std::mem::take(&mut res.leaders);
-    for b in &leaders {
+    for b in std::mem::take(&mut res.leaders) {
         if Instant::now() >= end {
             break;
         }
@@ -92,11 +91,12 @@ pub fn run(
         bench.left_ms = end.saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
         let o = bench.evaluate_specialised(&b.evaluated, &b.constraints, b.local);
         let params = format!("{} {MARK}", b.params);
+        let hash = fnv_hex(&format!("{} {MARK}", b.hash));
         let derivation = b.derivation.join(" ; ");
         let row = Row {
             candidate: 0,
             device: res.device.clone(),
-            hash: fnv_hex(&format!("{} {MARK}", b.hash)),
+            hash: hash.clone(),
             shape: b.point.shape,
             status: o.status.as_str().to_string(),
             median_ms: o.median_ms,
@@ -125,12 +125,10 @@ pub fn run(
         res.valid += 1;
         res.specialised.push((b.candidate, b.median_ms, candidate, t));
         if t < b.median_ms {
-            let hash = fnv_hex(&format!("{} {MARK}", b.hash));
-            let s = Best { median_ms: t, candidate, hash, params, static_sizes: true, ..b.clone() };
+            let s = Best { median_ms: t, candidate, hash, params, static_sizes: true, ..b };
             choice::offer(&mut res.near, s);
         }
     }
-    res.leaders = leaders;
     Ok(())
 }
 
