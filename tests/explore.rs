@@ -128,6 +128,46 @@ fn the_fastest_are_measured_again_compiled_for_the_timed_sizes() {
     std::fs::remove_dir_all(&out).ok();
 }
 
+/// The near-fastest candidates are timed again side by side
+/// (`explore::runoff`) where the search measured two or more within the
+/// tie band: the one written carries the median of its rounds, and every
+/// candidate left tied is within the rounds' band of the fastest.
+#[test]
+fn the_near_fastest_are_timed_again_side_by_side() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("runoff");
+    // Small enough that launch overhead dominates: many near-equal times.
+    let mut o = opts(&out, 20, Some(40), false, 2);
+    o.sizes = sizes(1 << 24);
+    let report = explore::explore(&load("benchmarks/scal.lift"), &devs, &o).unwrap();
+    let d = &report.devices[0];
+    let best = d.best.as_ref().expect("a validated candidate");
+    let rows = csv_rows(&report.csv);
+    let times: Vec<f64> = rows.iter().filter(|r| r[4] == "ok").filter_map(|r| r[5].parse().ok()).collect();
+    let fastest = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let near = times.iter().filter(|&&t| lift::explore::choice::within(t, fastest)).count();
+    match &d.runoff {
+        None => {
+            println!("no runoff: {near} within the tie band of {} measured", times.len());
+            assert!(near < 2, "{near} candidates within the tie band and no runoff: {rows:?}")
+        }
+        Some(r) => {
+            println!("{} timed again, band {:.4}", r.times.len(), r.band);
+            assert!(r.times.len() >= 2 && r.times.len() <= lift::explore::runoff::MOST, "{r:?}");
+            assert!(r.rounds >= 1 && r.rounds <= lift::explore::runoff::ROUNDS, "{r:?}");
+            assert!(r.band >= lift::explore::runoff::FLOOR && r.band <= lift::explore::choice::TIE, "{r:?}");
+            let again = r.times.iter().find(|t| t.0 == best.candidate).expect("the best was timed again");
+            assert_eq!(again.2, best.median_ms);
+            let quickest = r.times.iter().map(|t| t.2).fold(f64::INFINITY, f64::min);
+            assert!(best.median_ms <= quickest * (1.0 + r.band), "{r:?}");
+        }
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
 /// A product the search joins first (`flatten::joined_products`): its
 /// derivation replays on `search.lift`, written beside it, to best.lift's
 /// kernel (it does not match the user's file).

@@ -313,15 +313,19 @@ fn print_devices(
                     "{} [{}]: {} tried, {} valid; naive {naive}, best {:.4} ms (candidate {}, {})",
                     d.device, d.slug, d.tried, d.valid, b.median_ms, b.candidate, b.params
                 );
-                if let Some((c, t)) = d.fastest {
-                    println!(
-                        "  candidate {c} measured {t:.4} ms, within {:.0}% of it: taken as equal, the first in the \
-                         search space's order is written (repeated runs and several devices then agree)",
-                        explore::choice::TIE * 100.0
-                    );
-                }
                 if let Some(line) = specialised_line(&d.specialised) {
                     println!("  {line}");
+                }
+                if let Some(r) = &d.runoff {
+                    println!("  {}", runoff_line(r));
+                }
+                if let Some((c, t)) = d.fastest {
+                    let band = d.runoff.as_ref().map_or(explore::choice::TIE, |r| r.band);
+                    println!(
+                        "  candidate {c} measured {t:.4} ms, within {:.1}% of it: taken as equal, the first in the \
+                         search space's order is written (repeated runs and several devices then agree)",
+                        band * 100.0
+                    );
                 }
                 match limit_line(devices, d, program, def, sizes, b) {
                     Ok(line) => println!("  {line}"),
@@ -450,6 +454,28 @@ fn specialised_line(s: &[(usize, f64, usize, f64)]) -> Option<String> {
     ))
 }
 
+/// What timing the near-fastest again side by side gave
+/// (`explore::runoff`): how many, their times in the search and in the
+/// rounds, and how many were left tied.
+fn runoff_line(r: &explore::runoff::Runoff) -> String {
+    let range = |f: fn(&(usize, f64, f64)) -> f64| {
+        let lo = r.times.iter().map(f).fold(f64::INFINITY, f64::min);
+        let hi = r.times.iter().map(f).fold(0.0, f64::max);
+        format!("{lo:.4}-{hi:.4} ms")
+    };
+    let fastest = r.times.iter().map(|t| t.2).fold(f64::INFINITY, f64::min);
+    let tied = r.times.iter().filter(|t| t.2 <= fastest * (1.0 + r.band)).count();
+    format!(
+        "the {} near-fastest timed again in {} interleaved rounds: {} ({} in the search); {tied} within {:.1}% \
+         of the fastest (the widest spread of one candidate's rounds) taken as equal",
+        r.times.len(),
+        r.rounds,
+        range(|t| t.2),
+        range(|t| t.1),
+        r.band * 100.0
+    )
+}
+
 /// The user functions' operations (`validate::userfun_ops`, an
 /// addition and a multiplication two, as an FMA's two flops) over `ms`,
 /// against the FP32 rate measured now (`peak` GFLOP/s), and which limit
@@ -488,7 +514,7 @@ fn timing_line(t: &Timing, shares: &[Share]) -> String {
     format!(
         "time: planning {:.1} s, search {:.1} s (measuring: {} s; of it replaying {:.1} s, \
          generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, device runs {:.1} s, \
-         other {other:.1} s), confirming and specialising {:.1} s",
+         other {other:.1} s), confirming, specialising and timing again {:.1} s",
         t.plan_s,
         t.search_s,
         busy.join(" + "),
@@ -566,7 +592,7 @@ mod tests {
             timing_line(&t, &two),
             "time: planning 0.3 s, search 31.0 s (measuring: 30.0 + 28.5 s; of it replaying 2.0 s, \
              generating 1.0 s, driver builds 20.0 s, gold results 8.0 s, device runs 24.0 s, other 3.5 s), \
-             confirming and specialising 1.0 s"
+             confirming, specialising and timing again 1.0 s"
         );
     }
 

@@ -124,24 +124,11 @@ pub(super) mod tests {
         offer(&mut near, fast);
         assert_eq!(near.len(), 1, "the slower one left the band");
         // Settling says which was fastest when it is not the one written.
-        let mut res = DeviceResult {
-            device: "d".into(),
-            slug: "d".into(),
-            tried: 2,
-            valid: 2,
-            measured: 2,
-            naive_ms: None,
-            best: None,
-            near: vec![best(5, 1.00, 1, &[]), best(6, 0.99, 2, &[])],
-            leaders: Vec::new(),
-            specialised: Vec::new(),
-            fastest: None,
-            files: Vec::new(),
-            notes: Vec::new(),
-            untried: Vec::new(),
-            shares: Vec::new(),
-            timing: Default::default(),
-        };
+        let mut res = DeviceResult::blank("d".into(), "d".into());
+        res.tried = 2;
+        res.valid = 2;
+        res.measured = 2;
+        res.near = vec![best(5, 1.00, 1, &[]), best(6, 0.99, 2, &[])];
         settle(&mut res);
         assert_eq!(res.best.as_ref().map(|b| b.candidate), Some(5));
         assert_eq!(res.fastest, Some((6, 0.99)));

@@ -685,6 +685,50 @@ impl Bench<'_> {
         }
     }
 
+    /// A candidate that has validated, compiled (for the timed sizes where
+    /// `for_sizes`, as `specialise` measured it) and built again with its
+    /// second stage, to be timed again by `time_again` (`runoff`).
+    pub fn rebuilt(
+        &self,
+        prog: &Program,
+        cs: &[Constraint],
+        local: Option<[i64; 3]>,
+        for_sizes: bool,
+    ) -> Result<Rebuilt<'_>, (Status, String)> {
+        let refused = |e: CompileError| (Status::Refused, e.to_string());
+        let generic = CompileOptions { local, ..Default::default() };
+        let kernel = compile(prog, self.def, &generic).map_err(refused)?;
+        let mut all = cs.to_vec();
+        all.extend(split_constraints(prog, self.def));
+        all.extend(split_constraints(self.original, self.def));
+        // The stage is chosen from the kernel for every size, as
+        // `evaluate_as` chose it.
+        let fin = self.second_stage(&kernel, &mut all);
+        let kernel = if for_sizes {
+            let sized = CompileOptions { sizes: self.sizes.clone(), ..generic };
+            compile(prog, self.def, &sized).map_err(refused)?
+        } else {
+            kernel
+        };
+        let program = timed(
+            &self.phases,
+            |p| &mut p.build_s,
+            || self.rt.build("explored candidate", &kernel.source, ""),
+        )
+        .map_err(|e| (Status::BuildFailed, e.to_string()))?;
+        Ok(Rebuilt { kernel, program, fin })
+    }
+
+    /// The median of the bench's timed runs (after its warm-up) of a
+    /// rebuilt candidate at the requested sizes, with no early stop.
+    pub fn time_again(&self, r: &Rebuilt<'_>) -> Result<f64, (Status, String)> {
+        let cand = Candidate { kernel: &r.kernel, program: &r.program, fin: r.fin.as_ref() };
+        let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
+        let at = RunAt { inputs: self.inputs, sizes: self.sizes, counts, output: Output::Skip };
+        let (t, _) = self.run(&cand, at).map_err(|e| (Status::RunFailed, e.to_string()))?;
+        t.median().ok_or((Status::RunFailed, "internal: a timed run gave no time".to_string()))
+    }
+
     fn evaluate_as(
         &self,
         prog: &Program,
@@ -1045,6 +1089,13 @@ enum Output {
 enum Compiled {
     Generic,
     ForSizes,
+}
+
+/// A validated candidate built again to be timed again (`Bench::rebuilt`).
+pub struct Rebuilt<'b> {
+    kernel: Kernel,
+    program: RuntimeProgram,
+    fin: Option<(&'b Finisher, Binding)>,
 }
 
 /// A built candidate and the second stage it takes, if any.

@@ -24,6 +24,7 @@ pub mod recompute;
 pub mod reduction;
 pub mod replay;
 pub mod rows;
+pub mod runoff;
 pub mod shard;
 pub mod space;
 pub mod specialise;
@@ -225,6 +226,9 @@ pub struct DeviceResult {
     /// What that gave, per leader it validated for: (its candidate, its
     /// time for every size, its row's candidate, its time for its sizes).
     pub specialised: Vec<(usize, f64, usize, f64)>,
+    /// The near-fastest timed again side by side (`runoff`), where there
+    /// were two or more.
+    pub runoff: Option<runoff::Runoff>,
     /// The fastest measured candidate (number, ms) where `best` is another.
     pub fastest: Option<(usize, f64)>,
     /// Files written for the best program.
@@ -629,28 +633,38 @@ fn bench_for<'b>(
 
 /// A device's result before its search: nothing tried yet.
 fn empty_result(info: &DeviceInfo) -> DeviceResult {
-    DeviceResult {
-        device: info.name.clone(),
-        slug: info.slug(),
-        tried: 0,
-        valid: 0,
+    let mut res = DeviceResult::blank(info.name.clone(), info.slug());
+    res.shares = vec![Share {
+        device: format!("{}:{}", info.platform_index, info.device_index),
         measured: 0,
-        naive_ms: None,
-        best: None,
-        near: Vec::new(),
-        leaders: Vec::new(),
-        specialised: Vec::new(),
-        fastest: None,
-        files: Vec::new(),
-        notes: Vec::new(),
-        untried: Vec::new(),
-        shares: vec![Share {
-            device: format!("{}:{}", info.platform_index, info.device_index),
+        busy_s: 0.0,
+        phases: Default::default(),
+    }];
+    res
+}
+
+impl DeviceResult {
+    /// A device's result with nothing tried and no shares.
+    pub fn blank(device: String, slug: String) -> DeviceResult {
+        DeviceResult {
+            device,
+            slug,
+            tried: 0,
+            valid: 0,
             measured: 0,
-            busy_s: 0.0,
-            phases: Default::default(),
-        }],
-        timing: Timing::default(),
+            naive_ms: None,
+            best: None,
+            near: Vec::new(),
+            leaders: Vec::new(),
+            specialised: Vec::new(),
+            runoff: None,
+            fastest: None,
+            files: Vec::new(),
+            notes: Vec::new(),
+            untried: Vec::new(),
+            shares: Vec::new(),
+            timing: Timing::default(),
+        }
     }
 }
 
@@ -669,6 +683,9 @@ struct Worker<'a> {
     end: Instant,
     /// Whether `specialise` runs (not in a shard: `--merge` chooses).
     specialise: bool,
+    /// Whether this is the whole search (not a shard), which chooses its
+    /// best itself and so runs `runoff`.
+    unsharded: bool,
     bar: indicatif::ProgressBar,
     group: &'a Group,
     /// The shapes with their tuner slots (`spaces_for`).
@@ -721,6 +738,10 @@ impl Worker<'_> {
         if self.specialise {
             let mut record = |id: &(String, String, String), row: Row| self.record(id, row);
             specialise::run(&mut bench, &mut res, self.end, &mut record)?;
+        }
+        if self.unsharded {
+            let until = self.end + runoff::allowance(self.opts.budget);
+            res.runoff = runoff::run(&mut bench, &mut res, until);
         }
         choice::settle(&mut res);
         res.timing.confirm_s = confirming.elapsed().as_secs_f64();
@@ -1360,6 +1381,7 @@ fn explore_with(
                 deadline,
                 end,
                 specialise: specialising,
+                unsharded: shard.is_none(),
                 bar,
                 group,
                 shapes,

@@ -1,0 +1,175 @@
+//! The near-fastest candidates timed again, side by side, before one is
+//! written.
+//!
+//! The search times each candidate once, when its turn comes; a device's
+//! clocks and caches drift over a search, so two candidates timed a
+//! minute apart differ by up to about 1% with no difference between them
+//! (`choice`). That is why `choice` takes every candidate within `TIE` of
+//! the fastest as equal and writes the first in the space's order. It
+//! costs up to `TIE`: on the H100 at 4096 cubed (`mm-4096-86f4482`) the
+//! product written took 3.053 ms where another had measured 3.009 ms.
+//!
+//! Timed again in interleaved rounds (each round times every one of them
+//! once, in an order shifted by one each round), the candidates see the
+//! same drift, and what differs between them is the kernels. The spread
+//! of each candidate's times over the rounds measures the noise left;
+//! a candidate stays tied with the fastest only within that spread (at
+//! least `FLOOR`, at most `TIE`). Of those, `choice::settle` writes the
+//! first in the space's order, as before; each candidate's time is then
+//! the median of its rounds.
+
+use super::choice;
+use super::measure::Bench;
+use super::{Best, DeviceResult};
+use std::time::{Duration, Instant};
+
+/// Candidates timed again at most: the fastest of the near-fastest.
+pub const MOST: usize = 6;
+
+/// Rounds of timed runs per candidate.
+pub const ROUNDS: usize = 3;
+
+/// The narrowest band of times taken as equal after the rounds: the
+/// profiling timer's resolution and the run-to-run jitter of one kernel
+/// within a round.
+pub const FLOOR: f64 = 0.005;
+
+/// What the rounds gave: per candidate timed again (its number, its time
+/// in the search, the median of its rounds), and the band of times taken
+/// as equal.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Runoff {
+    pub times: Vec<(usize, f64, f64)>,
+    pub band: f64,
+    pub rounds: usize,
+}
+
+/// The band of times taken as equal, from each candidate's times over the
+/// rounds: the largest relative spread of one candidate's times, at least
+/// `FLOOR`, at most `choice::TIE`.
+pub fn band(rounds: &[Vec<f64>]) -> f64 {
+    let spread = |ts: &Vec<f64>| {
+        let lo = ts.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ts.iter().copied().fold(0.0, f64::max);
+        if lo > 0.0 && lo.is_finite() {
+            hi / lo - 1.0
+        } else {
+            0.0
+        }
+    };
+    rounds.iter().map(spread).fold(FLOOR, f64::max).min(choice::TIE)
+}
+
+/// Times the near-fastest candidates again (module documentation) until
+/// `until` (rounds begun are finished), and leaves in `res.near` those
+/// within the band of the fastest, with the medians of their rounds.
+/// Nothing changes where fewer than two candidates are near the fastest,
+/// a candidate cannot be built again, or no round was completed.
+pub fn run(bench: &mut Bench<'_>, res: &mut DeviceResult, until: Instant) -> Option<Runoff> {
+    if res.near.len() < 2 {
+        return None;
+    }
+    let mut near = res.near.clone();
+    near.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms).then(a.candidate.cmp(&b.candidate)));
+    near.truncate(MOST);
+    bench.cutoff_ms = None;
+    bench.left_ms = f64::INFINITY;
+    let bench: &Bench = bench;
+    let mut built = Vec::new();
+    for b in &near {
+        match bench.rebuilt(&b.evaluated, &b.constraints, b.local, b.static_sizes) {
+            Ok(r) => built.push(r),
+            Err((status, message)) => {
+                res.notes.push(format!(
+                    "{}: candidate {} could not be timed again ({} {message}); the search's times decide",
+                    res.device,
+                    b.candidate,
+                    status.as_str()
+                ));
+                return None;
+            }
+        }
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); built.len()];
+    for round in 0..ROUNDS {
+        if round > 0 && Instant::now() >= until {
+            break;
+        }
+        for k in 0..built.len() {
+            let i = (k + round) % built.len();
+            match bench.time_again(&built[i]) {
+                Ok(t) if t.is_finite() && t > 0.0 => times[i].push(t),
+                Ok(_) | Err(_) => {
+                    res.notes.push(format!(
+                        "{}: candidate {} gave no time when timed again; the search's times decide",
+                        res.device, near[i].candidate
+                    ));
+                    return None;
+                }
+            }
+        }
+    }
+    Some(settle(res, near, &times))
+}
+
+/// Replaces the near-fastest by the candidates timed again, each with the
+/// median of its rounds, and keeps those within the band of the fastest.
+fn settle(res: &mut DeviceResult, near: Vec<Best>, times: &[Vec<f64>]) -> Runoff {
+    let band = band(times);
+    let medians: Vec<f64> =
+        times.iter().map(|ts| crate::launch::stats::median(ts).unwrap_or(f64::INFINITY)).collect();
+    let fastest = medians.iter().copied().fold(f64::INFINITY, f64::min);
+    let out = Runoff {
+        times: near.iter().zip(&medians).map(|(b, &m)| (b.candidate, b.median_ms, m)).collect(),
+        band,
+        rounds: times.iter().map(Vec::len).min().unwrap_or(0),
+    };
+    res.near = near
+        .into_iter()
+        .zip(medians)
+        .filter(|(_, m)| *m <= fastest * (1.0 + band))
+        .map(|(b, m)| Best { median_ms: m, ..b })
+        .collect();
+    out
+}
+
+/// How long the rounds may take at most after the budget: a twentieth of
+/// it, at least two seconds (every round begun is finished).
+pub fn allowance(budget: Duration) -> Duration {
+    budget.div_f64(20.0).max(Duration::from_secs(2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::choice::tests::best;
+
+    #[test]
+    fn the_band_is_the_widest_spread_of_one_candidate_within_its_bounds() {
+        // Spreads 0.3% and 1%: the band is 1%.
+        let b = band(&[vec![1.000, 1.003, 1.001], vec![2.0, 2.02, 2.01]]);
+        assert!((b - 0.01).abs() < 1e-9, "{b}");
+        // Tighter than the floor: the floor.
+        assert_eq!(band(&[vec![1.0, 1.0001]]), FLOOR);
+        // Wider than the tie band: the tie band.
+        assert_eq!(band(&[vec![1.0, 1.5]]), choice::TIE);
+    }
+
+    #[test]
+    fn candidates_apart_by_more_than_the_noise_are_no_longer_tied() {
+        // In the search: 1 (first in order) at 3.05, 2 at 3.01, 3 at 3.04;
+        // timed again, 2 is 1.4% faster than 1, 3 within 0.3% of 2.
+        let near = vec![best(2, 3.01, 1, &[4]), best(3, 3.04, 2, &[0]), best(1, 3.05, 0, &[8])];
+        let times = vec![vec![3.010, 3.012, 3.011], vec![3.020, 3.019, 3.021], vec![3.052, 3.051, 3.053]];
+        let mut res = DeviceResult::blank("d".into(), "d".into());
+        let r = settle(&mut res, near, &times);
+        assert_eq!(r.rounds, 3);
+        assert!((r.band - FLOOR).abs() < 1e-12);
+        let kept: Vec<(usize, f64)> = res.near.iter().map(|b| (b.candidate, b.median_ms)).collect();
+        assert_eq!(kept, [(2, 3.011), (3, 3.020)]);
+        choice::settle(&mut res);
+        // Of the two left, the first in the space's order.
+        assert_eq!(res.best.as_ref().map(|b| b.candidate), Some(2));
+        assert_eq!(r.times[2], (1, 3.05, 3.052));
+    }
+}
