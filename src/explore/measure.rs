@@ -719,11 +719,11 @@ impl Bench<'_> {
         Ok(Rebuilt { kernel, program, fin })
     }
 
-    /// The median of the bench's timed runs (after its warm-up) of a
+    /// The median of `runs` timed runs (after the bench's warm-up) of a
     /// rebuilt candidate at the requested sizes, with no early stop.
-    pub fn time_again(&self, r: &Rebuilt<'_>) -> Result<f64, (Status, String)> {
+    pub fn time_again(&self, r: &Rebuilt<'_>, runs: usize) -> Result<f64, (Status, String)> {
         let cand = Candidate { kernel: &r.kernel, program: &r.program, fin: r.fin.as_ref() };
-        let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
+        let counts = RunCounts { warmup: self.warmup, runs: runs.max(1) };
         let at = RunAt { inputs: self.inputs, sizes: self.sizes, counts, output: Output::Skip };
         let (t, _) = self.run(&cand, at).map_err(|e| (Status::RunFailed, e.to_string()))?;
         t.median().ok_or((Status::RunFailed, "internal: a timed run gave no time".to_string()))

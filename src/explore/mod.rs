@@ -740,8 +740,7 @@ impl Worker<'_> {
             specialise::run(&mut bench, &mut res, self.end, &mut record)?;
         }
         if self.unsharded {
-            let until = self.end + runoff::allowance(self.opts.budget);
-            res.runoff = runoff::run(&mut bench, &mut res, until);
+            res.runoff = runoff::run(&mut bench, &mut res, runoff::allowance(self.opts.budget));
         }
         choice::settle(&mut res);
         res.timing.confirm_s = confirming.elapsed().as_secs_f64();

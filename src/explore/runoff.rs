@@ -10,11 +10,12 @@
 //! product written took 3.053 ms where another had measured 3.009 ms.
 //!
 //! Timed again in interleaved rounds (each round times every one of them
-//! once, in an order shifted by one each round), the candidates see the
-//! same drift, and what differs between them is the kernels. The spread
+//! once, in an order shifted by one each round, a short kernel with
+//! enough runs to fill `ROUND_MS`), the candidates see the same drift,
+//! and what differs between them is the kernels. The spread
 //! of each candidate's times over the rounds measures the noise left;
 //! a candidate stays tied with the fastest only within that spread (at
-//! least `FLOOR`, at most `TIE`). Of those, `choice::settle` writes the
+//! least `FLOOR`, at most `TIE`; `TIE` where the time allowed one round). Of those, `choice::settle` writes the
 //! first in the space's order, as before; each candidate's time is then
 //! the median of its rounds.
 
@@ -44,10 +45,30 @@ pub struct Runoff {
     pub rounds: usize,
 }
 
+/// A round times each candidate for at least this long (more runs than
+/// `--runs` for a short kernel): the profiling timer counts microseconds;
+/// on the H100 CGO 2018 `srad2`'s two near-fastest, both 6.5 us in the
+/// search, took 6.8 and 7.5 us in rounds of five runs.
+pub const ROUND_MS: f64 = 2.0;
+
+/// Timed runs per round at most.
+pub const MOST_RUNS: usize = 1000;
+
+/// Timed runs per round for a candidate of `ms` in the search: `runs`,
+/// or as many as fill `ROUND_MS` (at most `MOST_RUNS`).
+pub fn runs_for(ms: f64, runs: usize) -> usize {
+    let fill = if ms > 0.0 { (ROUND_MS / ms).ceil() as usize } else { MOST_RUNS };
+    fill.clamp(runs.max(1), MOST_RUNS.max(runs))
+}
+
 /// The band of times taken as equal, from each candidate's times over the
 /// rounds: the largest relative spread of one candidate's times, at least
-/// `FLOOR`, at most `choice::TIE`.
+/// `FLOOR`, at most `choice::TIE`; `choice::TIE` where a candidate has
+/// fewer than two rounds (no spread to measure the noise by).
 pub fn band(rounds: &[Vec<f64>]) -> f64 {
+    if rounds.iter().any(|ts| ts.len() < 2) {
+        return choice::TIE;
+    }
     let spread = |ts: &Vec<f64>| {
         let lo = ts.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = ts.iter().copied().fold(0.0, f64::max);
@@ -60,12 +81,13 @@ pub fn band(rounds: &[Vec<f64>]) -> f64 {
     rounds.iter().map(spread).fold(FLOOR, f64::max).min(choice::TIE)
 }
 
-/// Times the near-fastest candidates again (module documentation) until
-/// `until` (rounds begun are finished), and leaves in `res.near` those
+/// Times the near-fastest candidates again (module documentation), the
+/// rounds for `allowance` once they are built (a round begun is
+/// finished), and leaves in `res.near` those
 /// within the band of the fastest, with the medians of their rounds.
 /// Nothing changes where fewer than two candidates are near the fastest,
 /// a candidate cannot be built again, or no round was completed.
-pub fn run(bench: &mut Bench<'_>, res: &mut DeviceResult, until: Instant) -> Option<Runoff> {
+pub fn run(bench: &mut Bench<'_>, res: &mut DeviceResult, allowance: Duration) -> Option<Runoff> {
     if res.near.len() < 2 {
         return None;
     }
@@ -90,6 +112,8 @@ pub fn run(bench: &mut Bench<'_>, res: &mut DeviceResult, until: Instant) -> Opt
             }
         }
     }
+    // The rounds' time counts from here, the candidates built.
+    let until = Instant::now() + allowance;
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); built.len()];
     for round in 0..ROUNDS {
         if round > 0 && Instant::now() >= until {
@@ -97,7 +121,7 @@ pub fn run(bench: &mut Bench<'_>, res: &mut DeviceResult, until: Instant) -> Opt
         }
         for k in 0..built.len() {
             let i = (k + round) % built.len();
-            match bench.time_again(&built[i]) {
+            match bench.time_again(&built[i], runs_for(near[i].median_ms, bench.runs)) {
                 Ok(t) if t.is_finite() && t > 0.0 => times[i].push(t),
                 Ok(_) | Err(_) => {
                     res.notes.push(format!(
@@ -133,8 +157,9 @@ fn settle(res: &mut DeviceResult, near: Vec<Best>, times: &[Vec<f64>]) -> Runoff
     out
 }
 
-/// How long the rounds may take at most after the budget: a twentieth of
-/// it, at least two seconds (every round begun is finished).
+/// How long the rounds may take at most, once the candidates are built
+/// again: a twentieth of the budget, at least two seconds (a round begun
+/// is finished).
 pub fn allowance(budget: Duration) -> Duration {
     budget.div_f64(20.0).max(Duration::from_secs(2))
 }
@@ -153,6 +178,18 @@ mod tests {
         assert_eq!(band(&[vec![1.0, 1.0001]]), FLOOR);
         // Wider than the tie band: the tie band.
         assert_eq!(band(&[vec![1.0, 1.5]]), choice::TIE);
+        // One round measures no spread: the tie band.
+        assert_eq!(band(&[vec![1.0], vec![2.0]]), choice::TIE);
+    }
+
+    #[test]
+    fn short_kernels_get_runs_enough_to_fill_a_round() {
+        assert_eq!(runs_for(3.0, 5), 5);
+        assert_eq!(runs_for(0.006, 5), 334);
+        assert_eq!(runs_for(0.0001, 5), MOST_RUNS);
+        assert_eq!(runs_for(0.0, 5), MOST_RUNS);
+        // `--runs` beyond the most is kept.
+        assert_eq!(runs_for(0.0001, 2000), 2000);
     }
 
     #[test]
