@@ -169,15 +169,17 @@ fn explored_kernel(
     path: &Path,
     k: &ExploredKernel,
 ) {
-    let header = if k.program.is_none() {
-        header_local(&std::fs::read_to_string(path).expect("explored program"))
-    } else {
-        None
-    };
+    let text = k.program.is_none().then(|| std::fs::read_to_string(path).expect("explored program"));
+    let header = text.as_deref().and_then(header_local);
+    // Compiled for its sizes where `lift explore` timed it so, as the harness does.
+    let sized = text.as_deref().is_some_and(lift::explore::replay::header_static_sizes);
     for def in &k.defs {
         let program = progs.get(path, def, None);
         for (size, sizes) in &cfg.sizes {
             let mut opts = explored_options(k, sizes);
+            if sized {
+                opts.sizes = sizes.clone();
+            }
             let mut text = kernel_text(program, def, &opts);
             if let Ok(kernel) = compile(program, def, &opts) {
                 if let Some(local) = tuned_local(header.as_ref(), &kernel, &opts, sizes) {

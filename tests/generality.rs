@@ -180,7 +180,8 @@ fn manifest_errors_name_the_file_and_the_program() {
 }
 
 /// Programs found elsewhere (`--programs-from`), measured as candidates:
-/// a found saxpy and a found sum with its second stage validate and are
+/// a found saxpy (compiled for its sizes, as its header says) and a found
+/// sum with its second stage validate and are
 /// timed into the ported results file (not the device's own); a found
 /// program whose split does not divide this device's sizes is refused
 /// with the constraint named.
@@ -200,6 +201,7 @@ fn ported_programs_are_measured_as_candidates_on_pocl() {
         "saxpy",
         "// Found by `lift explore` on elsewhere: candidate 1 (x), median 1 ms.\n\
          // Launch it with local size 64 (`lift compile --local 64`).\n\
+         // The time is its kernel's compiled for these sizes (`lift compile --size N=4096`); compiled for every size it took longer.\n\
          userfun axpy(a: float, x: float, y: float): float { return a * x + y; }\n\
          def saxpy(a: float, x: [float]N, y: [float]N) = join o mapWrg(0, mapLcl(0, \\(xi, yi) -> axpy(a, xi, yi))) o split(64) $ zip(x, y)\n",
     );

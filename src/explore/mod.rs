@@ -1198,7 +1198,8 @@ fn write_best(
     if b.static_sizes {
         let sizes = opts.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");
         text.push_str(&format!(
-            "// The time is its kernel's compiled for these sizes (`lift compile --size {sizes}`); compiled for every size it took longer.\n"
+            "{} (`lift compile --size {sizes}`); compiled for every size it took longer.\n",
+            replay::STATIC_SIZES_HEADER
         ));
     }
     if !then.is_empty() {

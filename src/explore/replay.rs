@@ -40,6 +40,9 @@ pub struct Replay<'a> {
     pub then_order: Vec<String>,
     /// The local size its header gives, if any.
     pub local: Option<[i64; 3]>,
+    /// Whether its header says it is compiled for the sizes it runs at
+    /// (`header_static_sizes`): it is then measured so.
+    pub static_sizes: bool,
     pub sizes: &'a Sizes,
     pub seed: u64,
     pub warmup: usize,
@@ -66,6 +69,16 @@ pub fn header_then_order(text: &str) -> Vec<String> {
             list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
         })
         .unwrap_or_default()
+}
+
+/// The header line of a `best.lift` whose time is its kernel's compiled
+/// for the timed sizes (`specialise`), up to the sizes it names.
+pub const STATIC_SIZES_HEADER: &str = "// The time is its kernel's compiled for these sizes";
+
+/// Whether a `best.lift` header says its kernel is compiled for the sizes
+/// it runs at (`STATIC_SIZES_HEADER`).
+pub fn header_static_sizes(text: &str) -> bool {
+    text.lines().take_while(|l| l.starts_with("//")).any(|l| l.starts_with(STATIC_SIZES_HEADER))
 }
 
 /// Measures `r.found` on `device`.
@@ -118,7 +131,12 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
     };
     let dev = setup(device, original, &opts, r.def).map_err(Box::new)?;
     let gold = super::measure::Gold { def: r.def.to_string(), always_then: false };
-    Ok(bench_for(stencil, (&opts, &gold), original, &dev).evaluate(r.found, &cs, r.local))
+    let bench = bench_for(stencil, (&opts, &gold), original, &dev);
+    Ok(if r.static_sizes {
+        bench.evaluate_specialised(r.found, &cs, r.local)
+    } else {
+        bench.evaluate(r.found, &cs, r.local)
+    })
 }
 
 /// A budget no replay reaches (a year): every run of the candidate counts.
@@ -148,6 +166,9 @@ mod tests {
                     userfun add(x: float, y: float): float { return x + y; }\n";
         assert_eq!(header_then_order(text), vec!["s_then_tree".to_string(), "s_then_seq".to_string()]);
         assert!(header_then_order("// nothing here\n").is_empty());
+        assert!(!header_static_sizes(text));
+        let sized = format!("{STATIC_SIZES_HEADER} (`lift compile --size N=5`); compiled for every size it took longer.\n{text}");
+        assert!(header_static_sizes(&sized));
         let src = "userfun add(x: float, y: float): float { return x + y; }\n\
                    def s(x: [float]N) = toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f) $ x\n\
                    def s_then_seq(p: [float]P) = toGlobal(mapSeq(id)) o reduceSeq(add, 0.0f) $ p\n\

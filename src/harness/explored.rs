@@ -132,13 +132,12 @@ pub fn run_explored(
         let loaded = load_program_for_row(path)?;
         let program = &loaded.1;
         // `lift explore` writes the local size it tuned into the header.
-        let header = if k.program.is_none() {
-            std::fs::read_to_string(path).ok().and_then(|t| header_local(&t))
-        } else {
-            None
-        };
+        let text = if k.program.is_none() { std::fs::read_to_string(path).ok() } else { None };
+        let header = text.as_deref().and_then(header_local);
+        // A program `lift explore` timed compiled for its sizes runs so.
+        let sized = text.as_deref().is_some_and(crate::explore::replay::header_static_sizes);
         let mut opts = level_options("all").ok_or(RunError::NoLevelAll)?;
-        if k.static_sizes {
+        if k.static_sizes || sized {
             opts.sizes = sizes.clone();
         }
         let cfg_global =

@@ -38,6 +38,7 @@ pub(super) fn one(mut r: Row, e: &Entry, original: &Program, device: &DeviceInfo
         found: &found,
         then_order: replay::header_then_order(&text),
         local,
+        static_sizes: crate::explore::replay::header_static_sizes(&text),
         sizes: &sizes,
         seed: 1,
         warmup: 1,
