@@ -31,6 +31,7 @@ pub mod specialise;
 pub mod split;
 pub mod staged;
 pub mod stencil;
+pub mod strategy;
 pub mod tuner;
 
 use crate::compile::{compile, CompileOptions};

@@ -33,9 +33,10 @@
 //! (`reduce-map-fusion`).
 
 use super::space::{does_work, Arg, Shape, Slot, Step};
+use super::strategy::{self, apply, apply_with, Site, Strategy, Trace};
 use crate::arith;
 use crate::ir::visit::{self, Path};
-use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program};
 use crate::rewrite::{self, Args};
 use crate::types::Sizes;
 
@@ -63,12 +64,6 @@ fn slide_count(base: &Program, def: &str) -> usize {
             matches!(&e.kind, ExprKind::Call(f, _) if matches!(&f.kind, FunKind::Pattern(Pattern::Slide { .. })))
         })
         .count()
-}
-
-/// Whether `e` applies a high-level map that does work.
-fn is_working_map(e: &crate::ir::Expr) -> bool {
-    matches!(&e.kind, ExprKind::Call(f, _)
-        if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if does_work(f)))
 }
 
 /// A 1D stencil (a def over a 1D array that slides, or one that applies
@@ -103,7 +98,7 @@ pub fn one_dim_shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Size
     for strided in [false, true] {
         let mut b = Build::new(base, def);
         let Some(k) = b.slot("k", dividing(&KS, &lens), 4) else { return Vec::new() };
-        let xs = blocked(&[param_len(base, def, inner, sizes)], &b.shape.slots[k].domain);
+        let xs = blocked(&[param_len(base, def, inner, sizes)], &b.t.shape.slots[k].domain);
         if b.local_slots(&xs, &rows).is_none() {
             continue;
         }
@@ -133,7 +128,7 @@ fn one_dim_site(base: &Program, def: &str) -> Option<Path> {
     let b = Build::new(base, def);
     let site = b.sites("overlapped-tiling").into_iter().next()?;
     // The site lies inside exactly dims - 1 working maps (the rows').
-    let outer = b.maps_above(&site)?;
+    let outer = strategy::maps_above(&b.t.prog, def, &site)?;
     (outer == dims - 1).then_some(site)
 }
 
@@ -185,20 +180,84 @@ enum Exec {
     SeqUnroll,
 }
 
+/// The strategy lowering one working map (the first, pre-order) as
+/// `how`; a sequential one unrolled where its length is a constant, a
+/// plain loop otherwise.
+fn exec(how: Exec) -> Strategy {
+    let d = |d: i64| vec![("d", Arg::Fixed(d))];
+    match how {
+        Exec::Glb(k) => apply_with("map-glb", Site::NextMap, d(k)),
+        Exec::Wrg(k) => apply_with("map-wrg", Site::NextMap, d(k)),
+        Exec::Lcl(k) => apply_with("map-lcl", Site::NextMap, d(k)),
+        Exec::SeqUnroll => Strategy::Seq(vec![
+            apply("map-seq", Site::NextMap),
+            Strategy::Try(Box::new(apply("map-seq-unroll", Site::Previous))),
+        ]),
+    }
+}
+
+/// Steps a lowering repeats at most (maps, reductions, fusions).
+const REPEAT: usize = 16;
+
+/// The working maps lowered in order with `plan`, the rest sequentially,
+/// then every reduction to `reduceSeqUnroll` (or `reduceSeq`).
+fn lowering(plan: &[Exec]) -> Strategy {
+    let mut steps: Vec<Strategy> = plan.iter().map(|h| exec(*h)).collect();
+    steps.push(Strategy::Repeat(Box::new(exec(Exec::SeqUnroll)), REPEAT));
+    let reduce = Strategy::Seq(vec![
+        apply("reduce-seq", Site::NextReduce),
+        Strategy::Try(Box::new(apply("reduce-seq-unroll", Site::Previous))),
+    ]);
+    steps.push(Strategy::Repeat(Box::new(reduce), REPEAT));
+    Strategy::Seq(steps)
+}
+
+/// Every sequential map that feeds a reduction fused into it.
+fn fusing() -> Strategy {
+    Strategy::Repeat(Box::new(apply("reduce-map-fusion", Site::First)), REPEAT)
+}
+
+/// A walk: the two maps above it over global dimensions `dims` (outer
+/// first), the walk itself a `slideSeqPlus` (its window in registers).
+fn walking(dims: [i64; 2]) -> Strategy {
+    Strategy::Seq(vec![
+        exec(Exec::Glb(dims[0])),
+        exec(Exec::Glb(dims[1])),
+        apply("map-seq", Site::NextMap),
+        apply("slide-seq-plus", Site::Previous),
+    ])
+}
+
+/// The map over columns outside, each column's windows of rows slid
+/// (`strips`, before its tiling).
+fn columns_outside() -> Strategy {
+    Strategy::Seq(vec![
+        apply("slide-transpose", Site::First),
+        apply("map-interchange", Site::Root),
+        apply("transpose-transpose-id", Site::First),
+        apply("map-fusion", Site::First),
+    ])
+}
+
+/// Whether a high-level map that does work or a high-level reduction is
+/// left in the def (its lowering then failed).
+fn first_left(prog: &Program, def: &str) -> bool {
+    strategy::next_map(prog, def).is_some() || strategy::next_reduce(prog, def).is_some()
+}
+
 /// A shape under construction: the steps so far and the program they give
 /// at the slots' defaults (to find the positions of later steps).
 struct Build<'a> {
     def: &'a str,
-    shape: Shape,
-    prog: Program,
+    /// The program, the shape's steps and slots, the last step's position.
+    t: Trace,
 }
 
 impl<'a> Build<'a> {
     fn new(base: &Program, def: &'a str) -> Self {
         Build {
             def,
-            shape: Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 },
-            prog: base.clone(),
+            t: Trace::new(base.clone(), Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 }),
         }
     }
 
@@ -207,115 +266,64 @@ impl<'a> Build<'a> {
             return None;
         }
         let default = if domain.contains(&default) { default } else { domain[domain.len() / 2] };
-        self.shape.slots.push(Slot { name: name.into(), domain, default });
-        Some(self.shape.slots.len() - 1)
+        self.t.shape.slots.push(Slot { name: name.into(), domain, default });
+        Some(self.t.shape.slots.len() - 1)
     }
 
     fn step(&mut self, rule: &str, path: &Path, args: Vec<(&'static str, Arg)>) -> Option<()> {
         let rule = rewrite::find_rule(rule)?;
-        let defaults = self.shape.defaults();
+        let defaults = self.t.shape.defaults();
         let mut a = Args::new();
         for (k, v) in &args {
             a.insert(k.to_string(), v.value(&defaults));
         }
-        let applied = rewrite::apply(&self.prog, self.def, rule, path, &a).ok()?;
-        self.prog = applied.program;
-        self.shape.steps.push(Step { rule: Some(rule), path: path.clone(), args });
+        let applied = rewrite::apply(&self.t.prog, self.def, rule, path, &a).ok()?;
+        self.t.prog = applied.program;
+        self.t.shape.steps.push(Step { rule: Some(rule), path: path.clone(), args });
+        self.t.last = Some(path.clone());
         Some(())
     }
 
     /// Positions where `rule` applies, outermost first.
     fn sites(&self, rule: &str) -> Vec<Path> {
-        rewrite::applicable(&self.prog, self.def)
-            .map(|cs| cs.into_iter().filter(|c| c.rule.name == rule).map(|c| c.path).collect())
-            .unwrap_or_default()
+        strategy::sites(self.def, &self.t, rule, &Site::Each)
     }
 
-    /// How many high-level maps that do work hold the node at `path`
-    /// (strictly above it); `None` when the path is not in the def.
-    fn maps_above(&self, path: &Path) -> Option<usize> {
-        let d = self.prog.def(self.def)?;
-        let (_, above) = visit::node_at(&d.body, path).ok()?;
-        Some(above.iter().filter(|n| matches!(n, visit::Node::Expr(e) if is_working_map(e))).count())
+    /// Applies `s` and keeps its first alternative (a stencil shape is
+    /// one derivation); `None` where it fails, the build unchanged.
+    fn run(&mut self, s: &Strategy) -> Option<()> {
+        self.t = s.first(self.def, self.t.clone())?;
+        Some(())
     }
 
-    /// The first high-level map that does work (pre-order).
-    fn next_map(&self) -> Option<Path> {
-        let d = self.prog.def(self.def)?;
-        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| is_working_map(e).then_some(p))
+    /// The position of the last step.
+    fn last(&self) -> Option<Path> {
+        self.t.last.clone()
     }
 
-    fn next_reduce(&self) -> Option<Path> {
-        let d = self.prog.def(self.def)?;
-        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| match &e.kind {
-            ExprKind::Call(f, _) => match &f.kind {
-                FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. }) => Some(p),
-                _ => None,
-            },
-            ExprKind::Literal(_) | ExprKind::Param(_) => None,
-        })
-    }
-
-    fn exec(&mut self, path: &Path, how: Exec) -> Option<()> {
-        match how {
-            Exec::Glb(d) => self.step("map-glb", path, vec![("d", Arg::Fixed(d))]),
-            Exec::Wrg(d) => self.step("map-wrg", path, vec![("d", Arg::Fixed(d))]),
-            Exec::Lcl(d) => self.step("map-lcl", path, vec![("d", Arg::Fixed(d))]),
-            Exec::SeqUnroll => {
-                self.step("map-seq", path, Vec::new())?;
-                // Unrolled where the length is a constant; a plain loop otherwise.
-                let _ = self.step("map-seq-unroll", path, Vec::new());
-                Some(())
-            }
-        }
-    }
-
-    /// Lowers the working maps in order with `plan`, the rest sequentially,
-    /// then every reduction to `reduceSeqUnroll` (or `reduceSeq`).
+    /// The shape, once `lowering(plan)` has lowered every working map and
+    /// reduction, with sequential maps fused into the reductions they feed.
     fn lower(mut self, plan: &[Exec]) -> Option<Shape> {
-        for how in plan {
-            let p = self.next_map()?;
-            self.exec(&p, *how)?;
-        }
-        for _ in 0..16 {
-            let Some(p) = self.next_map() else { break };
-            self.exec(&p, Exec::SeqUnroll)?;
-        }
-        for _ in 0..16 {
-            let Some(p) = self.next_reduce() else { break };
-            self.step("reduce-seq", &p, Vec::new())?;
-            let _ = self.step("reduce-seq-unroll", &p, Vec::new());
-        }
-        if self.next_map().is_some() || self.next_reduce().is_some() {
+        self.run(&lowering(plan))?;
+        if first_left(&self.t.prog, self.def) {
             return None;
         }
         // A sequential map feeding a reduction is fused into it: the
         // neighbourhood's mapped values (a weighted or scaled
         // neighbourhood) never become an array in local or global memory.
-        for _ in 0..16 {
-            let Some(p) = self.sites("reduce-map-fusion").into_iter().next() else { break };
-            self.step("reduce-map-fusion", &p, Vec::new())?;
-        }
-        Some(self.shape)
+        self.run(&fusing())?;
+        Some(self.t.shape)
     }
 
-    /// A walk's lowering: the two maps above it over global dimensions
-    /// `dims` (outer first), the walk itself a `slideSeqPlus` (its window
-    /// in registers), then the rest as `lower` does.
+    /// A walk's lowering (`walking`), then the rest as `lower` does.
     fn walk(mut self, dims: [i64; 2]) -> Option<Shape> {
-        for d in dims {
-            let m = self.next_map()?;
-            self.exec(&m, Exec::Glb(d))?;
-        }
-        let walk = self.next_map()?;
-        self.step("map-seq", &walk, Vec::new())?;
-        self.step("slide-seq-plus", &walk, Vec::new())?;
+        self.run(&walking(dims))?;
         self.lower(&[])
     }
 
     /// The parameter of the lambda that a map at `path` applies.
     fn tile_param(&self, path: &Path) -> Option<crate::ir::ParamId> {
-        let e = visit::expr_at(&self.prog.def(self.def)?.body, path).ok()?;
+        let e = visit::expr_at(&self.t.prog.def(self.def)?.body, path).ok()?;
         let ExprKind::Call(f, _) = &e.kind else { return None };
         let FunKind::Pattern(Pattern::Map { f, .. }) = &f.kind else { return None };
         match &f.kind {
@@ -329,7 +337,7 @@ impl<'a> Build<'a> {
     /// as the argument of the map that slides it (the grids read without
     /// halo are not copied).
     fn copy_sites(&self, id: crate::ir::ParamId) -> Vec<(Option<usize>, Path)> {
-        let Some(d) = self.prog.def(self.def) else { return Vec::new() };
+        let Some(d) = self.t.prog.def(self.def) else { return Vec::new() };
         let grid = |e: &crate::ir::Expr| match &e.kind {
             ExprKind::Param(q) if *q == id => Some(None),
             ExprKind::Call(f, args) => match (&f.kind, args.as_slice()) {
@@ -407,7 +415,7 @@ pub fn shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> O
     let mut b = Build::new(base, def);
     if let Some(k) = b.slot("k", dividing(&KS, &lens(0)), 4) {
         // In 2D the blocks are along y: ty divides the number of blocks.
-        let ys = if dims == 2 { blocked(&ys, &b.shape.slots[k].domain) } else { ys };
+        let ys = if dims == 2 { blocked(&ys, &b.t.shape.slots[k].domain) } else { ys };
         if b.local_slots(&xs, &ys).is_some()
             && b.step("register-blocking", &Path::root(), vec![("n", Arg::Slot(k))]).is_some()
         {
@@ -433,7 +441,7 @@ pub fn shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> O
         let mut b = Build::new(base, def);
         if let Some(k) = b.slot("k", dividing(&KS, &lens(1)), 4) {
             let inner = b.sites("register-blocking").into_iter().find(|p| *p != Path::root());
-            let ys = blocked(&ys, &b.shape.slots[k].domain);
+            let ys = blocked(&ys, &b.t.shape.slots[k].domain);
             if let (Some(p), Some(())) = (inner, b.local_slots(&xs, &ys)) {
                 if b.step("register-blocking", &p, vec![("n", Arg::Slot(k))]).is_some() {
                     let plan = [Exec::Glb(2), Exec::Glb(1), Exec::Glb(0), Exec::SeqUnroll];
@@ -467,7 +475,7 @@ pub fn shapes(base: &Program, def: &str, sizes: &Sizes, valid_at: &[Sizes]) -> O
 /// columns and `slide-seq-plus` over the walk (the window of planes stays
 /// in registers, each step loads one plane's neighbourhood).
 fn slideseq(mut b: Build<'_>) -> Option<Shape> {
-    b.step("stencil-3d-columns", &Path::root(), Vec::new())?;
+    b.run(&apply("stencil-3d-columns", Site::Root))?;
     b.walk([1, 0])
 }
 
@@ -494,25 +502,19 @@ const SS: [i64; 5] = [4, 8, 16, 32, 64];
 /// tiling's constraints hold at every size (strips of whole outputs: a
 /// def without padding has fewer output rows than input rows).
 fn strips(mut b: Build<'_>, all: &[&Sizes], xs: &[Option<i64>; 1], ov: i64) -> Option<Shape> {
-    let site = b.sites("slide-transpose").into_iter().next()?;
-    b.step("slide-transpose", &site, Vec::new())?;
-    b.step("map-interchange", &Path::root(), Vec::new())?;
-    let tt = b.sites("transpose-transpose-id").into_iter().next()?;
-    b.step("transpose-transpose-id", &tt, Vec::new())?;
-    let fuse = b.sites("map-fusion").into_iter().next()?;
-    b.step("map-fusion", &fuse, Vec::new())?;
-    let tile = b.sites("overlapped-tiling").into_iter().find(|p| b.maps_above(p) == Some(1))?;
+    b.run(&columns_outside())?;
+    let tile = strategy::sites(b.def, &b.t, "overlapped-tiling", &Site::UnderMaps(1)).into_iter().next()?;
     let rule = rewrite::find_rule("overlapped-tiling")?;
     let holds = |v: i64| {
         let a: Args =
             [("u", v + ov), ("v", v)].map(|(k, v)| (k.to_string(), arith::ArithExpr::Cst(v))).into();
-        rewrite::apply(&b.prog, b.def, rule, &tile, &a)
+        rewrite::apply(&b.t.prog, b.def, rule, &tile, &a)
             .is_ok_and(|r| all.iter().all(|s| super::space::constraints_hold(&r.constraints, s)))
     };
     let domain: Vec<i64> = SS.iter().copied().filter(|&v| holds(v)).collect();
     // ty divides the number of strips for every s: the outputs per column
     // over the largest.
-    let rows = output_rows(&b.prog, b.def, all.first()?);
+    let rows = output_rows(&b.t.prog, b.def, all.first()?);
     let count = [rows.zip(domain.iter().max()).map(|(r, m)| r / m)];
     let s = b.slot("s", domain, 16)?;
     b.local_slots(xs, &count)?;
@@ -563,7 +565,7 @@ fn tiled(base: &Program, def: &str, all: &[&Sizes], ov: i64, dims: usize) -> Opt
         let a: Args = [("uy", vy + ov), ("vy", vy), ("ux", vx + ov), ("vx", vx)]
             .map(|(k, v)| (k.to_string(), arith::ArithExpr::Cst(v)))
             .into();
-        rewrite::apply(&b.prog, def, rule, &at, &a)
+        rewrite::apply(&b.t.prog, def, rule, &at, &a)
             .is_ok_and(|r| all.iter().all(|s| super::space::constraints_hold(&r.constraints, s)))
     };
     let vys: Vec<i64> = VY.iter().copied().filter(|&vy| VX.iter().any(|&vx| holds(vy, vx))).collect();
@@ -578,13 +580,11 @@ fn tiled(base: &Program, def: &str, all: &[&Sizes], ov: i64, dims: usize) -> Opt
     ];
     b.step(RECT, &at, args)?;
     if dims == 3 {
-        let planes = b.next_map()?;
-        b.exec(&planes, Exec::Wrg(2))?;
+        b.run(&exec(Exec::Wrg(2)))?;
     }
-    let rows = b.next_map()?;
-    b.exec(&rows, Exec::Wrg(1))?;
-    let tile = b.next_map()?;
-    b.exec(&tile, Exec::Wrg(0))?;
+    b.run(&exec(Exec::Wrg(1)))?;
+    b.run(&exec(Exec::Wrg(0)))?;
+    let tile = b.last()?;
     // Each slid grid's tile, copied element by element into local memory.
     let id = b.tile_param(&tile)?;
     let grids: Vec<Option<usize>> = b.copy_sites(id).into_iter().map(|(w, _)| w).collect();
@@ -607,8 +607,7 @@ fn tiled(base: &Program, def: &str, all: &[&Sizes], ov: i64, dims: usize) -> Opt
     // Several copies bound with `let` before the work-items' map: written
     // one after the other behind one barrier (srad2's two grids).
     if copies > 1 {
-        let work = b.next_map()?;
-        b.step("let-local-copies", &work, Vec::new())?;
+        b.run(&apply("let-local-copies", Site::NextMap))?;
     }
     // The largest tile must fit in local memory (in 3D each element is a
     // column of `ov + 1` values, the window along z) and its work-group (a
@@ -620,16 +619,16 @@ fn tiled(base: &Program, def: &str, all: &[&Sizes], ov: i64, dims: usize) -> Opt
         inputs <= MAX_WG && inputs * column * 4 * copies as i64 <= LOCAL_BYTES
     };
     loop {
-        let (dy, dx) = (&b.shape.slots[vy].domain, &b.shape.slots[vx].domain);
+        let (dy, dx) = (&b.t.shape.slots[vy].domain, &b.t.shape.slots[vx].domain);
         let (my, mx) = (*dy.iter().max()?, *dx.iter().max()?);
         if fits(my, mx) {
             break;
         }
         let (slot, v) = if dx.len() > 1 { (vx, mx) } else { (vy, my) };
-        b.shape.slots[slot].domain.retain(|&x| x != v);
+        b.t.shape.slots[slot].domain.retain(|&x| x != v);
     }
     for slot in [vy, vx] {
-        let d = &mut b.shape.slots[slot];
+        let d = &mut b.t.shape.slots[slot];
         if !d.domain.contains(&d.default) {
             d.default = *d.domain.last()?;
         }

@@ -1,0 +1,308 @@
+//! Strategies: how rules are applied, as plain values (ELEVATE's idea,
+//! Hagedorn et al., ICFP 2020, for RISE, Lift's successor).
+//!
+//! A shape of the search is a derivation template (`space::Shape`): rule
+//! steps at positions, with slots for their numeric parameters. A
+//! strategy says how to find those steps on a program rather than where
+//! they are: "apply `slide-transpose` at the first position it matches,
+//! then `map-interchange` at the root, then ...". Running it on a program
+//! records the steps it took into a shape, which the tuner instantiates
+//! like any other (`Shape::instantiate`), so a shape built by a strategy
+//! replays with `lift rewrite --apply` as every shape does.
+//!
+//! Strategies are data, matched exhaustively: `Apply` (a rule at a site),
+//! `Seq`, `Try`, `Either` (every alternative of each) and `Repeat`. A site
+//! is found on the program as it stands after the steps before it
+//! (`Site`): the root, the first or every position where the rule
+//! matches, the first under a number of working maps, the first working
+//! map or reduction, or the position of the step before. `Site::Each`
+//! makes a strategy give one alternative per matching position: a rule
+//! sequence found wherever the structure matches, not at a position
+//! written into the shape.
+//!
+//! Why strategies and not equality saturation (the `egg` crate): the
+//! search's unit is a replayable derivation whose rules take numeric
+//! parameters with side conditions and leave size constraints
+//! (`rewrite::Applied`), and it ranks candidates by measuring them, not by
+//! a static cost an e-graph extraction needs; an e-graph would hold every
+//! parameter value as another e-node and lose the derivation the search
+//! writes (`best.derivation`). Strategies keep both. See
+//! docs/EXPLORE.md, "Strategies".
+
+use super::space::{Arg, Shape, Step};
+use crate::ir::visit::{self, Node, Path};
+use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::rewrite::{self, Args};
+
+/// Alternatives a strategy gives at most (`Site::Each` under `Either`
+/// can multiply them).
+pub const MOST: usize = 64;
+
+/// Where an `Apply` step applies, found on the program as it stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Site {
+    /// The def's body.
+    Root,
+    /// The first position (outermost first) where the rule matches.
+    First,
+    /// Every position where the rule matches: one alternative each.
+    Each,
+    /// The first position where the rule matches under exactly this many
+    /// high-level maps that do work.
+    UnderMaps(usize),
+    /// The first high-level map that does work (pre-order).
+    NextMap,
+    /// The first high-level reduction (pre-order).
+    NextReduce,
+    /// The position of the step before (the same node, rewritten).
+    Previous,
+}
+
+/// How to apply rules (module documentation).
+#[derive(Clone, Debug)]
+pub enum Strategy {
+    /// `rule` at `site`, its parameters from the shape's slots.
+    Apply { rule: &'static str, site: Site, args: Vec<(&'static str, Arg)> },
+    /// Each in turn on every alternative of the one before; fails where
+    /// one fails.
+    Seq(Vec<Strategy>),
+    /// The strategy's alternatives, or the program unchanged where it
+    /// fails.
+    Try(Box<Strategy>),
+    /// The alternatives of every strategy that applies, in order.
+    Either(Vec<Strategy>),
+    /// The strategy again while it applies, at most this many times (each
+    /// alternative followed until it stops).
+    Repeat(Box<Strategy>, usize),
+}
+
+/// A strategy's state: the program so far, the shape that records its
+/// steps (and holds the slots their arguments read), and the position of
+/// the last step.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub prog: Program,
+    pub shape: Shape,
+    pub last: Option<Path>,
+}
+
+impl Trace {
+    /// The start: `prog` with no step taken, `shape`'s slots available.
+    pub fn new(prog: Program, shape: Shape) -> Trace {
+        Trace { prog, shape, last: None }
+    }
+}
+
+/// `rule` at `site` with no parameters.
+pub fn apply(rule: &'static str, site: Site) -> Strategy {
+    Strategy::Apply { rule, site, args: Vec::new() }
+}
+
+/// `rule` at `site` with `args`.
+pub fn apply_with(rule: &'static str, site: Site, args: Vec<(&'static str, Arg)>) -> Strategy {
+    Strategy::Apply { rule, site, args }
+}
+
+impl Strategy {
+    /// Every alternative of applying the strategy to `t` (at most `MOST`);
+    /// empty where it fails.
+    pub fn run(&self, def: &str, t: Trace) -> Vec<Trace> {
+        match self {
+            Strategy::Apply { rule, site, args } => apply_at(def, t, rule, site, args),
+            Strategy::Seq(parts) => {
+                let mut now = vec![t];
+                for p in parts {
+                    now = now.into_iter().flat_map(|t| p.run(def, t)).take(MOST).collect();
+                    if now.is_empty() {
+                        break;
+                    }
+                }
+                now
+            }
+            Strategy::Try(s) => {
+                let out = s.run(def, t.clone());
+                if out.is_empty() {
+                    vec![t]
+                } else {
+                    out
+                }
+            }
+            Strategy::Either(ss) => ss.iter().flat_map(|s| s.run(def, t.clone())).take(MOST).collect(),
+            Strategy::Repeat(s, n) => {
+                let mut done = Vec::new();
+                let mut now = vec![(t, 0)];
+                while let Some((t, k)) = now.pop() {
+                    let next = if k < *n { s.run(def, t.clone()) } else { Vec::new() };
+                    if next.is_empty() {
+                        done.push(t);
+                    } else {
+                        // In order: the first alternative is followed first.
+                        now.extend(next.into_iter().rev().map(|x| (x, k + 1)));
+                    }
+                    if done.len() >= MOST {
+                        break;
+                    }
+                }
+                done
+            }
+        }
+    }
+
+    /// The first alternative, if any.
+    pub fn first(&self, def: &str, t: Trace) -> Option<Trace> {
+        self.run(def, t).into_iter().next()
+    }
+}
+
+/// The positions where `site` puts a step of `rule`, in order (`rule`
+/// only matters to the sites that ask where it matches).
+pub fn sites(def: &str, t: &Trace, rule: &str, site: &Site) -> Vec<Path> {
+    let matching = || -> Vec<Path> {
+        rewrite::applicable(&t.prog, def)
+            .map(|cs| cs.into_iter().filter(|c| c.rule.name == rule).map(|c| c.path).collect())
+            .unwrap_or_default()
+    };
+    match site {
+        Site::Root => vec![Path::root()],
+        Site::First => matching().into_iter().take(1).collect(),
+        Site::Each => matching(),
+        Site::UnderMaps(n) => {
+            matching().into_iter().filter(|p| maps_above(&t.prog, def, p) == Some(*n)).take(1).collect()
+        }
+        Site::NextMap => next_map(&t.prog, def).into_iter().collect(),
+        Site::NextReduce => next_reduce(&t.prog, def).into_iter().collect(),
+        Site::Previous => t.last.iter().cloned().collect(),
+    }
+}
+
+/// The alternatives of one rule application.
+fn apply_at(def: &str, t: Trace, rule: &str, site: &Site, args: &[(&'static str, Arg)]) -> Vec<Trace> {
+    let Some(r) = rewrite::find_rule(rule) else { return Vec::new() };
+    let defaults = t.shape.defaults();
+    let a: Args = args.iter().map(|(k, v)| (k.to_string(), v.value(&defaults))).collect();
+    let mut out = Vec::new();
+    for path in sites(def, &t, rule, site) {
+        let Ok(applied) = rewrite::apply(&t.prog, def, r, &path, &a) else { continue };
+        let mut shape = t.shape.clone();
+        shape.steps.push(Step { rule: Some(r), path: path.clone(), args: args.to_vec() });
+        out.push(Trace { prog: applied.program, shape, last: Some(path) });
+    }
+    out
+}
+
+/// Whether `e` applies a high-level map that does work.
+pub fn is_working_map(e: &crate::ir::Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(f, _)
+        if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if super::space::does_work(f)))
+}
+
+/// Whether `e` applies a high-level reduction.
+fn is_reduce(e: &crate::ir::Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(f, _)
+        if matches!(&f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })))
+}
+
+/// The first high-level map that does work (pre-order), if any.
+pub fn next_map(prog: &Program, def: &str) -> Option<Path> {
+    first_node(prog, def, is_working_map)
+}
+
+/// The first high-level reduction (pre-order), if any.
+pub fn next_reduce(prog: &Program, def: &str) -> Option<Path> {
+    first_node(prog, def, is_reduce)
+}
+
+/// The first expression (pre-order) of the def's body that `pred` holds
+/// for.
+fn first_node(prog: &Program, def: &str, pred: fn(&crate::ir::Expr) -> bool) -> Option<Path> {
+    let d = prog.def(def)?;
+    visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| pred(e).then_some(p))
+}
+
+/// How many high-level maps that do work hold the node at `path`
+/// (strictly above it); `None` when the path is not in the def.
+pub fn maps_above(prog: &Program, def: &str, path: &Path) -> Option<usize> {
+    let d = prog.def(def)?;
+    let (_, above) = visit::node_at(&d.body, path).ok()?;
+    Some(above.iter().filter(|n| matches!(n, Node::Expr(e) if is_working_map(e))).count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::space::Slot;
+
+    fn start(src: &str, def: &str) -> Trace {
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let prog = rewrite::prepare(&p, def).unwrap();
+        Trace::new(prog, Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 })
+    }
+
+    const TWO_MAPS: &str = "userfun f(x: float): float { return x + 1.0f; }\n\
+                            def g(a: [[float]N]M) = map(map(f)) $ a\n";
+
+    fn lines(t: &Trace) -> Vec<String> {
+        t.shape
+            .steps
+            .iter()
+            .map(|s| format!("{} @ {}", s.rule.map_or("extract", |r| r.name), s.path))
+            .collect()
+    }
+
+    #[test]
+    fn each_site_is_an_alternative_and_first_is_the_outermost() {
+        let t = start(TWO_MAPS, "g");
+        let d0 = || vec![("d", Arg::Fixed(0))];
+        let each = apply_with("map-glb", Site::Each, d0()).run("g", t.clone());
+        let first = apply_with("map-glb", Site::First, d0()).run("g", t.clone());
+        assert!(each.len() >= 2, "{:?}", each.iter().map(lines).collect::<Vec<_>>());
+        assert_eq!(first.len(), 1);
+        assert_eq!(lines(&first[0]), lines(&each[0]));
+        assert_eq!(lines(&first[0]), ["map-glb @ root"]);
+        assert_eq!(lines(&each[1]), ["map-glb @ 0.0.0"]);
+        // A rule whose parameter is missing applies nowhere.
+        assert!(apply("map-glb", Site::First).run("g", t.clone()).is_empty());
+        // Where the rule matches nowhere the strategy fails.
+        assert!(apply("reduce-seq", Site::First).run("g", t).is_empty());
+    }
+
+    #[test]
+    fn seq_fails_as_a_whole_and_try_keeps_the_program() {
+        let t = start(TWO_MAPS, "g");
+        let failing = Strategy::Seq(vec![apply("map-glb", Site::Root), apply("reduce-seq", Site::First)]);
+        assert!(failing.run("g", t.clone()).is_empty());
+        let kept = Strategy::Try(Box::new(failing)).run("g", t.clone());
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].shape.steps.is_empty());
+        assert_eq!(crate::parse::print_program(&kept[0].prog), crate::parse::print_program(&t.prog));
+    }
+
+    #[test]
+    fn repeat_lowers_every_working_map_and_previous_is_the_same_node() {
+        let t = start(TWO_MAPS, "g");
+        let seq = Strategy::Seq(vec![
+            apply("map-seq", Site::NextMap),
+            Strategy::Try(Box::new(apply("map-seq-unroll", Site::Previous))),
+        ]);
+        let out = Strategy::Repeat(Box::new(seq), 8).run("g", t);
+        assert_eq!(out.len(), 1);
+        assert_eq!(lines(&out[0]), ["map-seq @ root", "map-seq @ 0.0.0"]);
+        assert!(next_map(&out[0].prog, "g").is_none());
+    }
+
+    #[test]
+    fn either_gives_the_alternatives_of_each_and_args_read_the_slots() {
+        let mut t = start(TWO_MAPS, "g");
+        t.shape.slots.push(Slot { name: "d".into(), domain: vec![0, 1], default: 1 });
+        let s = Strategy::Either(vec![
+            apply_with("map-glb", Site::Root, vec![("d", Arg::Slot(0))]),
+            apply_with("map-wrg", Site::Root, vec![("d", Arg::Fixed(0))]),
+        ]);
+        let out = s.run("g", t);
+        assert_eq!(out.iter().map(lines).collect::<Vec<_>>(), [["map-glb @ root"], ["map-wrg @ root"]]);
+        // The step keeps its slot: instantiating with d = 0 replays.
+        let base = start(TWO_MAPS, "g").prog;
+        assert!(out[0].shape.instantiate(&base, "g", &[0]).is_ok());
+        assert_eq!(maps_above(&out[0].prog, "g", &Path::root()), Some(0));
+    }
+}
