@@ -14,74 +14,90 @@
 //! coalesced (`codegen::coalescing`), as the tiled products do. A copy
 //! stored a tile row apart per work-item is padded by the compiler
 //! (`codegen::banks`). Offered only where its default point replays.
+//!
+//! The steps are strategies (`explore::strategy`): each finds its
+//! position on the program as the steps before left it (the next working
+//! map, the argument it maps over, the map inside a copy), none is a path
+//! written relative to the `map(map(f))`.
 
-use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
-use crate::ir::visit::Path;
+use super::space::{pow2, slot, Arg, Shape, Slot};
+use super::strategy::{apply, apply_with, Site, Strategy, Trace};
 use crate::ir::Program;
 use crate::rewrite;
 use crate::types::Sizes;
 
-/// The steps at `p` (the position of the `map(map(f))`); `chunk_first`:
-/// the copy's local dimension 0 walks the tile's outer index.
-fn steps(p: &Path, chunk_first: bool) -> Option<Vec<Step>> {
-    let d = |v: i64| vec![("d", Arg::Fixed(v))];
-    // After `tile-2d` (`join o map(untile) o map(map(map(map(f)))) o tile`):
-    // the map over rows of tiles, over tiles of a row, per tile, and the
-    // tile argument.
-    let rows = rel_path(p, "1.1");
-    let tiles = rel_path(&rows, "0.0.0");
-    let per = rel_path(&tiles, "0.0.0");
-    let copy = rel_path(&per, "1");
+/// A high-level map lowered as `kind` over dimension `d`, found by `site`.
+fn lowered(kind: &'static str, d: i64, site: Site) -> Strategy {
+    apply_with(kind, site, vec![("d", Arg::Fixed(d))])
+}
+
+/// The tile and work-group steps both staged shapes start with, at the
+/// first `map(map(f))` `tile-2d` matches (its tile sizes slots 0 and 1):
+/// after `tile-2d` (`join o map(untile) o map(map(map(map(f)))) o tile`),
+/// work-groups over the rows of tiles and over the tiles of a row.
+fn tiled(then: Vec<Strategy>) -> Strategy {
+    let mut steps = vec![
+        apply_with("tile-2d", Site::Focus, vec![("n", Arg::Slot(0)), ("m", Arg::Slot(1))]),
+        lowered("map-wrg", 1, Site::NextMap),
+        lowered("map-wrg", 0, Site::NextMap),
+    ];
+    steps.extend(then);
+    Strategy::Within { site: Site::First, rule: "tile-2d", then: Box::new(Strategy::Seq(steps)) }
+}
+
+/// The staged shape's strategy; `chunk_first`: the copy's local
+/// dimension 0 walks the tile's outer index. The tile the per-tile map
+/// reads is copied (`map-id-nd`, two `mapLcl`, `to-local`), then the map
+/// is `mapLcl(1, mapLcl(0, f))`.
+fn staging(chunk_first: bool) -> Strategy {
     let (outer, inner) = if chunk_first { (0, 1) } else { (1, 0) };
-    Some(vec![
-        rule_step("tile-2d", p.clone(), vec![("n", Arg::Slot(0)), ("m", Arg::Slot(1))])?,
-        rule_step("map-wrg", rows, d(1))?,
-        rule_step("map-wrg", tiles, d(0))?,
-        rule_step("map-id-nd", copy.clone(), vec![])?,
-        rule_step("map-lcl", copy.clone(), d(outer))?,
-        rule_step("map-lcl", rel_path(&copy, "0.0.0"), d(inner))?,
-        rule_step("to-local", copy, vec![])?,
-        rule_step("map-lcl", per.clone(), d(1))?,
-        rule_step("map-lcl", rel_path(&per, "0.0.0"), d(0))?,
+    let copy = Strategy::Seq(vec![
+        apply("map-id-nd", Site::Focus),
+        lowered("map-lcl", outer, Site::Focus),
+        lowered("map-lcl", inner, Site::NextMap),
+        apply("to-local", Site::Focus),
+    ]);
+    tiled(vec![
+        Strategy::Within { site: Site::NextMapArg, rule: "", then: Box::new(copy) },
+        lowered("map-lcl", 1, Site::NextMap),
+        lowered("map-lcl", 0, Site::NextMap),
     ])
 }
 
-/// The steps at `p` where the copy reads with local dimension 0 along
-/// the tile's outer index (a transpose's), each work-item moving `r`
-/// (slot 2) elements: the copy's rows split in `r` (`mapLcl(1)` over the
-/// groups, `mapSeq` in a group), and `f` applied column by column
+/// The strategy where the copy reads with local dimension 0 along the
+/// tile's outer index (a transpose's), each work-item moving `r` (slot 2)
+/// elements: the copy's rows split in `r` (`mapLcl(1)` over the groups,
+/// `mapSeq` in a group), and `f` applied column by column
 /// (`map-interchange`: `mapLcl(0)` over the columns, so the writes stay
-/// coalesced) with the rows split the same way. The work-group is
-/// `n x m / r` instead of `n x m`.
-fn steps_several(p: &Path) -> Option<Vec<Step>> {
-    let d = |v: i64| vec![("d", Arg::Fixed(v))];
+/// coalesced) with the rows split the same way. The work-group is `n x
+/// m / r` instead of `n x m`.
+fn staging_several() -> Strategy {
     let r = || vec![("n", Arg::Slot(2))];
-    let rows = rel_path(p, "1.1");
-    let tiles = rel_path(&rows, "0.0.0");
-    let per = rel_path(&tiles, "0.0.0");
-    let copy = rel_path(&per, "1");
-    let copy_row = rel_path(&copy, "0.0.0");
-    let groups = rel_path(&copy_row, "1");
-    // After `map-interchange` and `mapLcl(0)` over the columns: a column,
-    // then its groups of `r`.
-    let column = rel_path(&per, "1.0.0.0");
-    let col_groups = rel_path(&column, "1");
-    Some(vec![
-        rule_step("tile-2d", p.clone(), vec![("n", Arg::Slot(0)), ("m", Arg::Slot(1))])?,
-        rule_step("map-wrg", rows, d(1))?,
-        rule_step("map-wrg", tiles, d(0))?,
-        rule_step("map-id-nd", copy.clone(), vec![])?,
-        rule_step("split-join", copy_row, r())?,
-        rule_step("map-lcl", copy.clone(), d(0))?,
-        rule_step("map-lcl", groups.clone(), d(1))?,
-        rule_step("map-seq", rel_path(&groups, "0.0.0"), vec![])?,
-        rule_step("to-local", copy, vec![])?,
-        rule_step("map-interchange", per.clone(), vec![])?,
-        rule_step("map-lcl", rel_path(&per, "1"), d(0))?,
-        rule_step("split-join", column, r())?,
-        rule_step("map-lcl", col_groups.clone(), d(1))?,
-        rule_step("map-seq", rel_path(&col_groups, "0.0.0"), vec![])?,
+    let copy = Strategy::Seq(vec![
+        apply("map-id-nd", Site::Focus),
+        apply_with("split-join", Site::InnerMap, r()),
+        lowered("map-lcl", 0, Site::Focus),
+        lowered("map-lcl", 1, Site::NextMap),
+        apply("map-seq", Site::NextMap),
+        apply("to-local", Site::Focus),
+    ]);
+    tiled(vec![
+        Strategy::Within { site: Site::NextMapArg, rule: "", then: Box::new(copy) },
+        apply("map-interchange", Site::NextMap),
+        lowered("map-lcl", 0, Site::NextMap),
+        apply_with("split-join", Site::NextMap, r()),
+        lowered("map-lcl", 1, Site::NextMap),
+        apply("map-seq", Site::NextMap),
     ])
+}
+
+/// The shape `strategy` records on `base` with `slots` (none where it
+/// does not apply at their defaults).
+fn shape_of(base: &Program, def: &str, strategy: &Strategy, slots: &[Slot]) -> Option<Shape> {
+    let start = Shape { steps: Vec::new(), slots: slots.to_vec(), algorithmic: 0 };
+    let mut shape = strategy.first(def, Trace::new(base.clone(), start))?.shape;
+    shape.algorithmic = shape.steps.len();
+    Some(shape)
 }
 
 /// The staged shape for `def` (none where `tile-2d` does not apply or its
@@ -98,15 +114,14 @@ pub fn staged_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
             .into_iter()
             .collect();
     let Some(slots) = slots else { return Vec::new() };
-    let Some((shape, chunk_first)) = copy_order(base, def, &p, sizes, &slots) else { return Vec::new() };
+    let Some((shape, chunk_first)) = copy_order(base, def, sizes, &slots) else { return Vec::new() };
     let mut out = vec![shape];
     // Where the copy reads along the tile's outer index, also the shape
     // moving several elements per work-item.
     if chunk_first {
         let mut slots = slots;
         slots.extend(slot("staged-2d:r", pow2(2, 8, None), 4));
-        if let Some(steps) = steps_several(&p) {
-            let shape = Shape { algorithmic: steps.len(), steps, slots };
+        if let Some(shape) = shape_of(base, def, &staging_several(), &slots) {
             if shape.instantiate(base, def, &shape.defaults()).is_ok() {
                 out.push(shape);
             }
@@ -118,11 +133,10 @@ pub fn staged_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
 /// The shape whose default kernel's global accesses are more often
 /// coalesced of the two copy orders (the first on a tie), and whether its
 /// copy reads along the tile's outer index.
-fn copy_order(base: &Program, def: &str, p: &Path, sizes: &Sizes, slots: &[Slot]) -> Option<(Shape, bool)> {
+fn copy_order(base: &Program, def: &str, sizes: &Sizes, slots: &[Slot]) -> Option<(Shape, bool)> {
     let mut best: Option<((Shape, bool), f64)> = None;
     for chunk_first in [false, true] {
-        let Some(steps) = steps(p, chunk_first) else { continue };
-        let shape = Shape { algorithmic: steps.len(), steps, slots: slots.to_vec() };
+        let Some(shape) = shape_of(base, def, &staging(chunk_first), slots) else { continue };
         let Ok(inst) = shape.instantiate(base, def, &shape.defaults()) else { continue };
         let Ok(k) = crate::compile::compile(&inst.program, def, &Default::default()) else { continue };
         let share = crate::codegen::coalescing::coalesced_share(&k.accesses, sizes).unwrap_or(0.0);

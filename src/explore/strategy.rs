@@ -56,6 +56,13 @@ pub enum Site {
     NextReduce,
     /// The position of the step before (the same node, rewritten).
     Previous,
+    /// The position a `Within` focuses on.
+    Focus,
+    /// The argument of the first high-level map that does work (what it
+    /// maps over: a tile to copy before the map reads it).
+    NextMapArg,
+    /// The first high-level map that does work strictly inside the focus.
+    InnerMap,
 }
 
 /// How to apply rules (module documentation).
@@ -74,22 +81,29 @@ pub enum Strategy {
     /// The strategy again while it applies, at most this many times (each
     /// alternative followed until it stops).
     Repeat(Box<Strategy>, usize),
+    /// `then` focused on each position `site` gives (where `rule`
+    /// matches, for the sites that ask): its sites are looked up inside
+    /// that subtree only (`Site::Focus` is the position itself), and the
+    /// focus before is restored after it.
+    Within { site: Site, rule: &'static str, then: Box<Strategy> },
 }
 
 /// A strategy's state: the program so far, the shape that records its
-/// steps (and holds the slots their arguments read), and the position of
-/// the last step.
+/// steps (and holds the slots their arguments read), the position of
+/// the last step, and the subtree sites are looked up in.
 #[derive(Clone, Debug)]
 pub struct Trace {
     pub prog: Program,
     pub shape: Shape,
     pub last: Option<Path>,
+    pub focus: Path,
 }
 
 impl Trace {
-    /// The start: `prog` with no step taken, `shape`'s slots available.
+    /// The start: `prog` with no step taken, `shape`'s slots available,
+    /// the whole def in focus.
     pub fn new(prog: Program, shape: Shape) -> Trace {
-        Trace { prog, shape, last: None }
+        Trace { prog, shape, last: None, focus: Path::root() }
     }
 }
 
@@ -128,6 +142,19 @@ impl Strategy {
                 }
             }
             Strategy::Either(ss) => ss.iter().flat_map(|s| s.run(def, t.clone())).take(MOST).collect(),
+            Strategy::Within { site, rule, then } => {
+                let outer = t.focus.clone();
+                let mut out = Vec::new();
+                for at in sites(def, &t, rule, site) {
+                    let inner = Trace { focus: at, ..t.clone() };
+                    out.extend(then.run(def, inner).into_iter().map(|x| Trace { focus: outer.clone(), ..x }));
+                    if out.len() >= MOST {
+                        break;
+                    }
+                }
+                out.truncate(MOST);
+                out
+            }
             Strategy::Repeat(s, n) => {
                 let mut done = Vec::new();
                 let mut now = vec![(t, 0)];
@@ -157,10 +184,17 @@ impl Strategy {
 /// The positions where `site` puts a step of `rule`, in order (`rule`
 /// only matters to the sites that ask where it matches).
 pub fn sites(def: &str, t: &Trace, rule: &str, site: &Site) -> Vec<Path> {
+    let inside = |p: &Path| t.focus.is_prefix_of(p);
     let matching = || -> Vec<Path> {
         rewrite::applicable(&t.prog, def)
-            .map(|cs| cs.into_iter().filter(|c| c.rule.name == rule).map(|c| c.path).collect())
+            .map(|cs| {
+                cs.into_iter().filter(|c| c.rule.name == rule && inside(&c.path)).map(|c| c.path).collect()
+            })
             .unwrap_or_default()
+    };
+    let first = |pred: fn(&crate::ir::Expr) -> bool| {
+        let d = t.prog.def(def)?;
+        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| (inside(&p) && pred(e)).then_some(p))
     };
     match site {
         Site::Root => vec![Path::root()],
@@ -169,9 +203,21 @@ pub fn sites(def: &str, t: &Trace, rule: &str, site: &Site) -> Vec<Path> {
         Site::UnderMaps(n) => {
             matching().into_iter().filter(|p| maps_above(&t.prog, def, p) == Some(*n)).take(1).collect()
         }
-        Site::NextMap => next_map(&t.prog, def).into_iter().collect(),
-        Site::NextReduce => next_reduce(&t.prog, def).into_iter().collect(),
+        Site::NextMap => first(is_working_map).into_iter().collect(),
+        Site::NextReduce => first(is_reduce).into_iter().collect(),
         Site::Previous => t.last.iter().cloned().collect(),
+        Site::Focus => vec![t.focus.clone()],
+        // A map call's argument is its second child (the first is the map).
+        Site::NextMapArg => first(is_working_map).map(|p| p.child(1)).into_iter().collect(),
+        Site::InnerMap => {
+            let d = t.prog.def(def);
+            let found = d.and_then(|d| {
+                visit::expr_positions(&d.body)
+                    .into_iter()
+                    .find_map(|(p, e)| (inside(&p) && p != t.focus && is_working_map(e)).then_some(p))
+            });
+            found.into_iter().collect()
+        }
     }
 }
 
@@ -185,7 +231,7 @@ fn apply_at(def: &str, t: Trace, rule: &str, site: &Site, args: &[(&'static str,
         let Ok(applied) = rewrite::apply(&t.prog, def, r, &path, &a) else { continue };
         let mut shape = t.shape.clone();
         shape.steps.push(Step { rule: Some(r), path: path.clone(), args: args.to_vec() });
-        out.push(Trace { prog: applied.program, shape, last: Some(path) });
+        out.push(Trace { prog: applied.program, shape, last: Some(path), focus: t.focus.clone() });
     }
     out
 }
@@ -288,6 +334,25 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(lines(&out[0]), ["map-seq @ root", "map-seq @ 0.0.0"]);
         assert!(next_map(&out[0].prog, "g").is_none());
+    }
+
+    #[test]
+    fn within_looks_inside_its_focus_only() {
+        let t = start(TWO_MAPS, "g");
+        // Focused on the inner map's argument, no map is found...
+        let inner = apply("map-seq", Site::NextMap);
+        let arg = Strategy::Within { site: Site::NextMapArg, rule: "", then: Box::new(inner.clone()) };
+        assert!(arg.run("g", t.clone()).is_empty());
+        // ... focused on each position where `map-seq` matches, the map
+        // there: one alternative per map.
+        let each = Strategy::Within { site: Site::Each, rule: "map-seq", then: Box::new(inner) };
+        let found = each.run("g", t.clone());
+        assert_eq!(found.iter().map(lines).collect::<Vec<_>>(), [["map-seq @ root"], ["map-seq @ 0.0.0"]]);
+        // The focus is the outer one again afterwards.
+        let then = Strategy::Seq(vec![apply("map-seq", Site::Focus), apply("map-seq", Site::NextMap)]);
+        let out = Strategy::Within { site: Site::Root, rule: "", then: Box::new(then) }.run("g", t);
+        assert_eq!(out.iter().map(lines).collect::<Vec<_>>(), [["map-seq @ root", "map-seq @ 0.0.0"]]);
+        assert_eq!(out[0].focus, Path::root());
     }
 
     #[test]
