@@ -685,6 +685,15 @@ impl Bench<'_> {
         }
     }
 
+    /// A candidate's rule constraints `cs` with its splits' and the
+    /// original def's.
+    fn rule_constraints(&self, prog: &Program, cs: &[Constraint]) -> Vec<Constraint> {
+        let mut all = cs.to_vec();
+        all.extend(split_constraints(prog, self.def));
+        all.extend(split_constraints(self.original, self.def));
+        all
+    }
+
     /// A candidate that has validated, compiled (for the timed sizes where
     /// `for_sizes`, as `specialise` measured it) and built again with its
     /// second stage, to be timed again by `time_again` (`runoff`).
@@ -698,9 +707,7 @@ impl Bench<'_> {
         let refused = |e: CompileError| (Status::Refused, e.to_string());
         let generic = CompileOptions { local, ..Default::default() };
         let kernel = compile(prog, self.def, &generic).map_err(refused)?;
-        let mut all = cs.to_vec();
-        all.extend(split_constraints(prog, self.def));
-        all.extend(split_constraints(self.original, self.def));
+        let mut all = self.rule_constraints(prog, cs);
         // The stage is chosen from the kernel for every size, as
         // `evaluate_as` chose it.
         let fin = self.second_stage(&kernel, &mut all);
@@ -737,9 +744,7 @@ impl Bench<'_> {
         how: Compiled,
     ) -> Outcome {
         let opts = CompileOptions { local, ..Default::default() };
-        let mut all = cs.to_vec();
-        all.extend(split_constraints(prog, self.def));
-        all.extend(split_constraints(self.original, self.def));
+        let mut all = self.rule_constraints(prog, cs);
         let kernel = timed(&self.phases, |p| &mut p.codegen_s, || compile(prog, self.def, &opts));
         // The launch needs whole work-groups at the validation size too.
         if let Ok(Kernel { global, local: Some(l), .. }) = &kernel {

@@ -29,9 +29,10 @@
 //! writes (`best.derivation`). Strategies keep both. See
 //! docs/EXPLORE.md, "Strategies".
 
+use super::reduction::is_reduce;
 use super::space::{Arg, Shape, Step};
 use crate::ir::visit::{self, Node, Path};
-use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program, ReduceKind};
+use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program};
 use crate::rewrite::{self, Args};
 
 /// Alternatives a strategy gives at most (`Site::Each` under `Either`
@@ -192,10 +193,7 @@ pub fn sites(def: &str, t: &Trace, rule: &str, site: &Site) -> Vec<Path> {
             })
             .unwrap_or_default()
     };
-    let first = |pred: fn(&crate::ir::Expr) -> bool| {
-        let d = t.prog.def(def)?;
-        visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| (inside(&p) && pred(e)).then_some(p))
-    };
+    let next = |pred: fn(&crate::ir::Expr) -> bool| first_in(&t.prog, def, &t.focus, |_, e| pred(e));
     match site {
         Site::Root => vec![Path::root()],
         Site::First => matching().into_iter().take(1).collect(),
@@ -203,20 +201,14 @@ pub fn sites(def: &str, t: &Trace, rule: &str, site: &Site) -> Vec<Path> {
         Site::UnderMaps(n) => {
             matching().into_iter().filter(|p| maps_above(&t.prog, def, p) == Some(*n)).take(1).collect()
         }
-        Site::NextMap => first(is_working_map).into_iter().collect(),
-        Site::NextReduce => first(is_reduce).into_iter().collect(),
+        Site::NextMap => next(is_working_map).into_iter().collect(),
+        Site::NextReduce => next(is_reduce).into_iter().collect(),
         Site::Previous => t.last.iter().cloned().collect(),
         Site::Focus => vec![t.focus.clone()],
         // A map call's argument is its second child (the first is the map).
-        Site::NextMapArg => first(is_working_map).map(|p| p.child(1)).into_iter().collect(),
+        Site::NextMapArg => next(is_working_map).map(|p| p.child(1)).into_iter().collect(),
         Site::InnerMap => {
-            let d = t.prog.def(def);
-            let found = d.and_then(|d| {
-                visit::expr_positions(&d.body)
-                    .into_iter()
-                    .find_map(|(p, e)| (inside(&p) && p != t.focus && is_working_map(e)).then_some(p))
-            });
-            found.into_iter().collect()
+            first_in(&t.prog, def, &t.focus, |p, e| *p != t.focus && is_working_map(e)).into_iter().collect()
         }
     }
 }
@@ -242,27 +234,28 @@ pub fn is_working_map(e: &crate::ir::Expr) -> bool {
         if matches!(&f.kind, FunKind::Pattern(Pattern::Map { kind: MapKind::Map, f }) if super::space::does_work(f)))
 }
 
-/// Whether `e` applies a high-level reduction.
-fn is_reduce(e: &crate::ir::Expr) -> bool {
-    matches!(&e.kind, ExprKind::Call(f, _)
-        if matches!(&f.kind, FunKind::Pattern(Pattern::Reduce { kind: ReduceKind::Reduce, .. })))
-}
-
 /// The first high-level map that does work (pre-order), if any.
 pub fn next_map(prog: &Program, def: &str) -> Option<Path> {
-    first_node(prog, def, is_working_map)
+    first_in(prog, def, &Path::root(), |_, e| is_working_map(e))
 }
 
 /// The first high-level reduction (pre-order), if any.
 pub fn next_reduce(prog: &Program, def: &str) -> Option<Path> {
-    first_node(prog, def, is_reduce)
+    first_in(prog, def, &Path::root(), |_, e| is_reduce(e))
 }
 
-/// The first expression (pre-order) of the def's body that `pred` holds
-/// for.
-fn first_node(prog: &Program, def: &str, pred: fn(&crate::ir::Expr) -> bool) -> Option<Path> {
+/// The first position (pre-order) inside `within` of the def's body whose
+/// expression `pred` holds for.
+fn first_in(
+    prog: &Program,
+    def: &str,
+    within: &Path,
+    pred: impl Fn(&Path, &crate::ir::Expr) -> bool,
+) -> Option<Path> {
     let d = prog.def(def)?;
-    visit::expr_positions(&d.body).into_iter().find_map(|(p, e)| pred(e).then_some(p))
+    visit::expr_positions(&d.body)
+        .into_iter()
+        .find_map(|(p, e)| (within.is_prefix_of(&p) && pred(&p, e)).then_some(p))
 }
 
 /// How many high-level maps that do work hold the node at `path`
