@@ -8,6 +8,9 @@
 # Halide comes from PyPI (the `halide` wheel) in a private virtual
 # environment under peers/halide/.venv; the executables need no Python and no
 # Halide at run time (the OpenCL one loads libOpenCL.so.1).
+# Every schedule is also compiled for the grid sizes of the presets in
+# HALIDE_STATIC_PRESETS (default small,large; read from configs/), as Lift's
+# kernels may be compiled for their sizes (pipelines.py).
 # Usage: peers/halide/build.sh [--if-possible]
 #   --if-possible: exit 0 with a message when Halide cannot be installed.
 set -euo pipefail
@@ -27,6 +30,9 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv" >/dev/null 2>&1 || give_up "python3 -m venv failed (Debian: apt-get install python3-venv)"
     "$venv/bin/pip" install -q "halide==21.*" >/dev/null 2>&1 || give_up "pip install halide failed"
 fi
+# pipelines.py reads the configs' sizes
+"$venv/bin/python" -c 'import yaml' 2>/dev/null \
+    || "$venv/bin/pip" install -q pyyaml >/dev/null 2>&1 || give_up "pip install pyyaml failed"
 hl_dir="$("$venv/bin/python" -c 'import halide, os; print(os.path.dirname(halide.__file__))')" \
     || give_up "the halide module does not import"
 command -v g++ >/dev/null 2>&1 || give_up "g++ not found"
@@ -37,7 +43,8 @@ build_one() {  # name target
     rm -rf "$gen"
     mkdir -p "$gen"
     say "generating pipelines for $target"
-    "$venv/bin/python" "$here/pipelines.py" "$gen" "$target"
+    "$venv/bin/python" "$here/pipelines.py" "$gen" "$target" "$here/../../configs" \
+        "${HALIDE_STATIC_PRESETS-small,large}"
     say "linking bin/halide-peer-$name"
     # shellcheck disable=SC2046
     g++ -O2 -std=c++17 -I"$hl_dir/include" -I"$gen" "$here/runner.cpp" \

@@ -6,16 +6,24 @@ single precision. Each is compiled ahead of time under a grid of schedules;
 the runner (runner.cpp) times every schedule on the device at hand and keeps
 the fastest, so Halide gets a tuned schedule, not an untuned autoscheduler.
 
-Usage: python3 pipelines.py OUTDIR TARGET   (TARGET e.g. x86-64-linux-opencl)
+Every schedule is compiled twice over: once for any grid size, and once per
+preset named in STATIC_PRESETS with the grid's extents and strides known at
+compile time (read from configs/<benchmark>.yaml), as Lift's kernels are
+compiled for their sizes where the search found that faster. The runner only
+times a schedule compiled for a size on a grid of that size.
+
+Usage: python3 pipelines.py OUTDIR TARGET [CONFIGS_DIR [PRESET,...]]
+  TARGET e.g. x86-64-linux-opencl; CONFIGS_DIR defaults to ../../configs
+  beside this file; the presets default to small,large ("" for none).
 Writes OUTDIR/<fn>.a/.h for every (pipeline, schedule), OUTDIR/runtime.a and
 OUTDIR/registry.h.
 """
 
-import itertools
 import os
 import sys
 
 import halide as hl
+import yaml
 
 x, y, z = hl.Var("x"), hl.Var("y"), hl.Var("z")
 
@@ -276,12 +284,84 @@ def cpu_schedules(dims):
     return out
 
 
+# ---- compile-time sizes -----------------------------------------------------
+
+
+def extent(dim, sizes, where):
+    """One entry of a config's `shape`: a literal or a size variable."""
+    if isinstance(dim, int):
+        return dim
+    if isinstance(dim, str) and dim in sizes:
+        return int(sizes[dim])
+    raise SystemExit(f"pipelines.py: {where}: expected a number or a size name, got {dim!r}")
+
+
+def static_grids(bench, configs_dir, presets):
+    """[(preset, extents x first)] of the benchmark's grid (its first Halide
+    input) at each preset; every other input of the grid's rank must have
+    the same shape, since all of them are bound to these extents."""
+    path = os.path.join(configs_dir, bench + ".yaml")
+    with open(path) as fh:
+        cfg = yaml.safe_load(fh)
+    shapes = {i["name"]: i["shape"] for i in cfg["inputs"]}
+    names = cfg["halide"]["inputs"]
+    out = []
+    for preset in presets:
+        if preset not in cfg["sizes"]:
+            raise SystemExit(f"pipelines.py: {path}: no size preset `{preset}`")
+        sizes = cfg["sizes"][preset]
+        grid = [extent(d, sizes, path) for d in shapes[names[0]]]
+        for n in names[1:]:
+            other = [extent(d, sizes, path) for d in shapes[n]]
+            if len(other) == len(grid) and other != grid:
+                raise SystemExit(f"pipelines.py: {path}: input `{n}` is {other}, the grid is {grid}")
+        out.append((preset, grid[::-1]))
+    return out
+
+
+def bind_dense(dim_of, extents):
+    """Bounds (min 0) and dense strides for every dimension, x first."""
+    stride = 1
+    for i, e in enumerate(extents):
+        dim_of(i).set_bounds(0, e).set_stride(stride)
+        stride *= e
+
+
+def bind_sizes(inputs, f, grid, shrink):
+    """Makes the grid's extents and strides compile-time constants: every
+    input of the grid's rank, and the output (the grid less `shrink`)."""
+    for p in inputs:
+        if p.dimensions() == len(grid):
+            bind_dense(p.dim, grid)
+    bind_dense(f.output_buffer().dim, [e - 2 * shrink for e in grid])
+
+
 def c_ident(s):
     return "".join(ch if ch.isalnum() else "_" for ch in s)
 
 
+def compile_one(algo, apply, fn, grid, lib_target, outdir):
+    """Compiles one (pipeline, schedule[, sizes]); False when Halide refuses."""
+    inputs, f, _, shrink = algo()
+    apply(f)
+    if grid is not None:
+        bind_sizes(inputs, f, grid, shrink)
+    args = [hl.Argument(p) for p in inputs]
+    try:
+        f.compile_to({hl.OutputFileType.static_library: os.path.join(outdir, fn + ".a"),
+                      hl.OutputFileType.c_header: os.path.join(outdir, fn + ".h")},
+                     args, fn, lib_target)
+    except Exception as e:  # a schedule Halide refuses is left out, loudly
+        print(f"pipelines.py: {fn}: not compiled: {e}", file=sys.stderr)
+        return False
+    return True
+
+
 def main():
     outdir, target_s = sys.argv[1], sys.argv[2]
+    here = os.path.dirname(os.path.abspath(__file__))
+    configs_dir = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "..", "..", "configs")
+    presets = [p for p in (sys.argv[4] if len(sys.argv) > 4 else "small,large").split(",") if p]
     os.makedirs(outdir, exist_ok=True)
     base = hl.Target(target_s)
     gpu = base.has_gpu_feature()
@@ -290,43 +370,41 @@ def main():
     reg = []
     for bench, algo in PIPELINES.items():
         scheds = []
-        probe_inputs, _, dims, _ = algo()
+        probe_inputs, _, dims, shrink = algo()
+        grids = [(None, None)] + static_grids(bench, configs_dir, presets)
         for sname, apply in (gpu_schedules(dims) if gpu else cpu_schedules(dims)):
-            inputs, f, dims, shrink = algo()
-            apply(f)
-            fn = f"{c_ident(bench)}__{sname}"
-            args = [hl.Argument(p) for p in inputs]
-            try:
-                f.compile_to({hl.OutputFileType.static_library: os.path.join(outdir, fn + ".a"),
-                              hl.OutputFileType.c_header: os.path.join(outdir, fn + ".h")},
-                             args, fn, lib_target)
-            except Exception as e:  # a schedule Halide refuses is left out, loudly
-                print(f"pipelines.py: {bench} {sname}: not compiled: {e}", file=sys.stderr)
-                continue
-            scheds.append((sname, fn))
+            for preset, grid in grids:
+                name = sname if preset is None else f"{sname}@{preset}"
+                fn = c_ident(f"{bench}__{name}")
+                if compile_one(algo, apply, fn, grid, lib_target, outdir):
+                    key = "" if grid is None else "x".join(str(e) for e in grid)
+                    scheds.append((name, key, fn))
         reg.append((bench, len(probe_inputs), dims, shrink, scheds))
         print(f"{bench}: {len(scheds)} schedules", flush=True)
     with open(os.path.join(outdir, "registry.h"), "w") as h:
         h.write("// Generated by pipelines.py: every (pipeline, schedule) of the peer.\n#pragma once\n")
         h.write("#include <vector>\n#include \"HalideRuntime.h\"\n")
         for _, _, _, _, scheds in reg:
-            for _, fn in scheds:
+            for _, _, fn in scheds:
                 h.write(f"#include \"{fn}.h\"\n")
-        h.write("struct Schedule { const char *name; int (*run)(halide_buffer_t **ins, halide_buffer_t *out); };\n")
+        h.write("// grid: the first input's extents, x first (\"504x458\"), the schedule was\n"
+                "// compiled for; \"\" for any size.\n")
+        h.write("struct Schedule { const char *name; const char *grid; "
+                "int (*run)(halide_buffer_t **ins, halide_buffer_t *out); };\n")
         h.write("struct Pipeline { const char *name; int inputs; int dims; int shrink; std::vector<Schedule> schedules; };\n")
         for bench, n, _, _, scheds in reg:
-            for _, fn in scheds:
+            for _, _, fn in scheds:
                 ins = ", ".join(f"ins[{i}]" for i in range(n))
                 h.write(f"static int call_{fn}(halide_buffer_t **ins, halide_buffer_t *out) "
                         f"{{ return {fn}({ins}, out); }}\n")
         h.write("static const std::vector<Pipeline> PIPELINES = {\n")
         for bench, n, dims, shrink, scheds in reg:
-            entries = ", ".join(f"{{\"{s}\", call_{fn}}}" for s, fn in scheds)
+            entries = ", ".join(f"{{\"{s}\", \"{k}\", call_{fn}}}" for s, k, fn in scheds)
             h.write(f"  {{\"{bench}\", {n}, {dims}, {shrink}, {{{entries}}}}},\n")
         h.write("};\n")
     with open(os.path.join(outdir, "libs.txt"), "w") as t:
         for _, _, _, _, scheds in reg:
-            for _, fn in scheds:
+            for _, _, fn in scheds:
                 t.write(fn + ".a\n")
 
 
