@@ -105,7 +105,7 @@ fn y_range(panel: &Panel) -> (f64, f64) {
 }
 
 /// Tick values on a 1-2-5 ladder within the range.
-fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
+pub(super) fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let mut ticks = Vec::new();
     let mut decade = lo.log10().floor() as i32;
     while 10f64.powi(decade) <= hi {
@@ -120,7 +120,7 @@ fn y_ticks(lo: f64, hi: f64) -> Vec<f64> {
     ticks
 }
 
-fn format_tick(v: &f64) -> String {
+pub(super) fn format_tick(v: &f64) -> String {
     if *v >= 1.0 {
         format!("{v:.0}")
     } else {
