@@ -40,10 +40,11 @@ use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program};
 use crate::rewrite::{self, Args};
 use crate::types::Sizes;
 
-/// The local-size slots of a stencil shape: `tx` 0 leaves the local size
-/// to the driver.
-const TX: [i64; 7] = [0, 8, 16, 32, 64, 128, 256];
-const TY: [i64; 5] = [1, 2, 4, 8, 16];
+/// The local-size slots of a stencil shape: one value per power-of-two band
+/// `[p, 2p)` (`banded_divisors`); `tx` 0 (the driver's choice) and `ty` 1
+/// are always offered.
+const TX_BANDS: [i64; 6] = [8, 16, 32, 64, 128, 256];
+const TY_BANDS: [i64; 4] = [2, 4, 8, 16];
 /// Outputs per work-item.
 const KS: [i64; 3] = [2, 4, 8];
 
@@ -367,8 +368,8 @@ impl<'a> Build<'a> {
     /// `tx` and `ty` from the values that divide the lengths of x (`xs`)
     /// and y (`ys`) (`tx` 0 always: the driver's choice).
     fn local_slots(&mut self, xs: &[Option<i64>], ys: &[Option<i64>]) -> Option<()> {
-        let tx: Vec<i64> = TX.iter().copied().filter(|&t| t == 0 || dividing(&[t], xs) == [t]).collect();
-        let ty: Vec<i64> = TY.iter().copied().filter(|&t| t == 1 || dividing(&[t], ys) == [t]).collect();
+        let tx: Vec<i64> = std::iter::once(0).chain(banded_divisors(&TX_BANDS, xs)).collect();
+        let ty: Vec<i64> = std::iter::once(1).chain(banded_divisors(&TY_BANDS, ys)).collect();
         self.slot("tx", tx, 32)?;
         self.slot("ty", ty, 4)?;
         Some(())
@@ -386,6 +387,17 @@ fn param_len(base: &Program, def: &str, dim: usize, sizes: &Sizes) -> Option<i64
 fn blocked(ys: &[Option<i64>; 1], ks: &[i64]) -> [Option<i64>; 1] {
     let kmax = ks.iter().copied().max().unwrap_or(1);
     [ys[0].map(|l| l / kmax)]
+}
+
+/// One value per power-of-two band `[p, 2p)` that divides every length (and
+/// is below it): the one with the most factors of two (whole warps, aligned
+/// rows), the largest among those. On power-of-two lengths these are the
+/// powers of two; on others a band still offers a divisor (srad's 504
+/// columns: 8, 24, 56, 72, 168), where powers of two would leave 8.
+fn banded_divisors(bands: &[i64], lens: &[Option<i64>]) -> Vec<i64> {
+    let best =
+        |p: i64| (p..2 * p).filter(|&v| dividing(&[v], lens) == [v]).max_by_key(|v| (v.trailing_zeros(), *v));
+    bands.iter().filter_map(|&p| best(p)).collect()
 }
 
 /// The values that divide every length (and are below it).
@@ -656,6 +668,17 @@ pub fn has_local_slots(shape: &Shape) -> bool {
 mod tests {
     use super::*;
     use crate::compile::{compile, CompileOptions};
+
+    /// Local extents: powers of two on power-of-two lengths, the largest
+    /// divisor of each band on others, none where a length is unknown.
+    #[test]
+    fn local_extents_divide_the_lengths_one_per_band() {
+        assert_eq!(banded_divisors(&TX_BANDS, &[Some(4096)]), vec![8, 16, 32, 64, 128, 256]);
+        assert_eq!(banded_divisors(&TX_BANDS, &[Some(504)]), vec![8, 24, 56, 72, 168]);
+        assert_eq!(banded_divisors(&TX_BANDS, &[Some(504), Some(112)]), vec![8, 28, 56]);
+        assert_eq!(banded_divisors(&TY_BANDS, &[Some(229)]), Vec::<i64>::new());
+        assert_eq!(banded_divisors(&TY_BANDS, &[None]), Vec::<i64>::new());
+    }
 
     /// A 1D stencil gets its two blocked shapes; the strided one reads and
     /// writes coalesced, the contiguous one does not (its work-items are k
