@@ -877,12 +877,24 @@ impl Bench<'_> {
         Ok(())
     }
 
-    /// The timed runs at the requested size.
+    /// The timed runs at the requested size: `runs` of them, and more
+    /// where those took less than `FILL_MS` together (`fill_runs`).
     fn time(&self, cand: &Candidate<'_>, vsizes: Sizes) -> Outcome {
         let counts = RunCounts { warmup: self.warmup, runs: self.runs.max(1) };
-        match self.run(cand, RunAt { inputs: self.inputs, sizes: self.sizes, counts, output: Output::Skip }) {
+        let at = |counts| RunAt { inputs: self.inputs, sizes: self.sizes, counts, output: Output::Skip };
+        let timed = self.run(cand, at(counts)).map(|(mut t, _)| {
+            if let Some(more) = fill_runs(&t, self.runs.max(1)) {
+                // Warm already: the extra runs need no warm-up.
+                if let Ok((m, _)) = self.run(cand, at(RunCounts { warmup: 0, runs: more })) {
+                    t.ms.extend(m.ms);
+                    t.out_of_budget |= m.out_of_budget;
+                }
+            }
+            t
+        });
+        match timed {
             Err(e) => Outcome::fail(Status::RunFailed, e.to_string(), vsizes),
-            Ok((t, _)) => {
+            Ok(t) => {
                 let mut message = if t.out_of_budget {
                     format!("timed {} of {} runs: the budget ran out", t.ms.len(), self.runs)
                 } else if t.ms.len() < self.runs.max(1) && t.median().is_some_and(|m| m > self.once_over_ms) {
@@ -1066,6 +1078,25 @@ impl Bench<'_> {
     }
 }
 
+/// A candidate's timed runs last at least this long together: five runs
+/// of a few-microsecond kernel are chosen by their noise (one srad2 kernel
+/// took 5.8 and 7.3 us in two five-run medians of one search on the H100).
+const FILL_MS: f64 = 1.0;
+/// At most this many runs in all.
+const MOST_RUNS: usize = 500;
+
+/// How many runs to add to `t` (all `runs` of it taken) so that they last
+/// `FILL_MS` together; `None` when they already do, or where a run was cut
+/// short (the budget, or a candidate too slow to time again).
+fn fill_runs(t: &Times, runs: usize) -> Option<usize> {
+    let median = t.median()?;
+    if t.out_of_budget || t.ms.len() < runs || median <= 0.0 {
+        return None;
+    }
+    let want = ((FILL_MS / median).ceil() as usize).min(MOST_RUNS);
+    (want > t.ms.len()).then(|| want - t.ms.len())
+}
+
 /// One run and no warm-up: the validation and probe runs.
 const ONCE: RunCounts = RunCounts { warmup: 0, runs: 1 };
 
@@ -1113,6 +1144,18 @@ struct Candidate<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Short kernels get runs enough to fill FILL_MS; long ones, cut ones
+    /// and those out of budget get none.
+    #[test]
+    fn short_kernels_are_timed_until_the_runs_fill_a_millisecond() {
+        let t = |ms: Vec<f64>, out_of_budget| Times { host_ms: ms.clone(), ms, out_of_budget };
+        assert_eq!(fill_runs(&t(vec![0.006; 5], false), 5), Some(162));
+        assert_eq!(fill_runs(&t(vec![0.0001; 5], false), 5), Some(MOST_RUNS - 5));
+        assert_eq!(fill_runs(&t(vec![0.25; 5], false), 5), None);
+        assert_eq!(fill_runs(&t(vec![0.006; 5], true), 5), None);
+        assert_eq!(fill_runs(&t(vec![0.006], false), 5), None);
+    }
 
     #[test]
     fn probe_sizes_are_a_quarter_and_keep_the_constraints() {
