@@ -1242,6 +1242,19 @@ fn write_best(
 /// product, searched, and a stage applying the rest (`epilogue`), and
 /// reductions down columns likewise into the map of reductions and a
 /// stage adding the partials (`columns`), the user's def the gold.
+/// The plan `explore` searches for `opts.def`: the program as the search
+/// rewrites it first (lets recomputed, an epilogue or a column reduction
+/// split off, batches flattened, a second stage derived where no `--then`
+/// is given), planned; with the options it searches with.
+pub fn searched_plan(
+    program: &Program,
+    opts: &ExploreOptions,
+) -> Result<(Plan, ExploreOptions), ExploreError> {
+    let (program, opts, _) = prepare_search(program, opts);
+    let plan = plan(&program, &opts.def, &opts.sizes, &opts.limits)?;
+    Ok((plan, opts))
+}
+
 fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, ExploreOptions, measure::Gold) {
     let mut gold = measure::Gold { def: opts.def.clone(), always_then: false };
     let mut opts = opts.clone();
