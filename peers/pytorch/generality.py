@@ -257,6 +257,19 @@ PROGRAMS = {
     ),
     "relu_rowsum": (lambda s: [r(s["M"], s["N"])], lambda a: torch.relu(a).sum(dim=1), "relu(a).sum(dim=1)"),
     "sse_let": (lambda s: [r(s["N"]), r(s["N"])], lambda x, y: ((x - y) ** 2).sum(), "((x - y) ** 2).sum()"),
+    # The holdout suite's eleventh batch (sizes not powers of two).
+    "abs_sum": (lambda s: [r(s["N"])], lambda x: x.abs().sum(), "x.abs().sum()"),
+    "rowmean": (lambda s: [1.0 / s["N"], r(s["M"], s["N"])], lambda inv, a: a.mean(dim=1), "a.mean(dim=1)"),
+    "img_blur": (
+        lambda s: [r(s["H"], s["W"]), torch.full((1, 1, 3, 3), 1.0 / 9.0, device=DEV)],
+        lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="replicate"), w)[0, 0],
+        "conv2d(pad(a, replicate), 1/9)",
+    ),
+    "matmul_sq": (lambda s: [r(s["M"], s["K"]), r(s["K"], s["N"])], torch.mm, "mm(a, b)"),
+    "atx": (lambda s: [r(s["M"], s["N"]), r(s["M"])], lambda a, x: torch.mv(a.t(), x), "mv(a.t(), x)"),
+    "colmin": (lambda s: [r(s["M"], s["N"])], lambda a: a.amin(dim=0), "a.amin(dim=0)"),
+    "logcosh": (lambda s: [r(s["N"])], lambda x: torch.log(torch.cosh(x)), "log(cosh(x))"),
+    "l1rows": (lambda s: [r(s["M"], s["N"])], lambda a: a / a.abs().sum(dim=1, keepdim=True), "a / a.abs().sum(dim=1, keepdim=True)"),
     "sobelx": (
         lambda s: [r(s["H"], s["W"]), sobel_weights()],
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
