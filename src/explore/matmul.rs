@@ -33,7 +33,7 @@
 //! `mapWrg(2)`); a shape is offered only where its replay with default
 //! slot values succeeds.
 
-use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
+use super::space::{divisors, pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
 use crate::ir::visit::Path;
 use crate::ir::Program;
 use crate::rewrite;
@@ -180,9 +180,9 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         let large = m.zip(n).is_some_and(|(m, n)| (m / 128) * (n / 128) >= 256);
         let mt_default = if large { 128 } else { 64 };
         let mut slots = vec![
-            mm_slot("mt", pow2(16, 256, m), mt_default),
-            mm_slot("nt", pow2(16, 256, n), 128),
-            mm_slot("kc", pow2(4, 32, k), 16),
+            mm_slot("mt", divisors(16, 256, m), mt_default),
+            mm_slot("nt", divisors(16, 256, n), 128),
+            mm_slot("kc", divisors(4, 32, k), 16),
             mm_slot("rm", pow2(1, 8, None), 8),
             mm_slot("rn", pow2(1, 8, None), 8),
             mm_slot("wx", pow2(1, 8, None), 4),
@@ -276,14 +276,16 @@ mod tests {
 
     #[test]
     fn domains_follow_the_sizes() {
-        // 96 = 32 * 3: tiles of 16 and 32 rows only; K = 40: chunks of 4 and 8.
+        // 96 = 32 * 3: tiles of 16, 24, 32 and 48 rows (per power-of-two
+        // band the divisors with most and fewest factors two); K = 40 =
+        // 8 * 5: chunks of 4, 5, 8, 10 and 20; N = 64: powers of two.
         let sizes: Sizes = [("M".into(), 96), ("N".into(), 64), ("K".into(), 40)].into();
         let b = prepared("benchmarks/mm-nvidia.lift", "mmNvidiaHigh");
         let shapes = matmul_shapes(&b, "mmNvidiaHigh", &sizes);
         assert_eq!(shapes.len(), 4);
-        assert_eq!(shapes[0].slots[0].domain, vec![16, 32]);
+        assert_eq!(shapes[0].slots[0].domain, vec![16, 24, 32, 48]);
         assert_eq!(shapes[0].slots[1].domain, vec![16, 32, 64]);
-        assert_eq!(shapes[0].slots[2].domain, vec![4, 8]);
+        assert_eq!(shapes[0].slots[2].domain, vec![4, 5, 8, 10, 20]);
     }
 
     #[test]

@@ -26,7 +26,7 @@
 //! that does not replay on a def is not offered.
 
 use super::reduction::{build, chunk_steps, is_reduce, stride_steps, Part, RStep, ROOT};
-use super::space::{pow2, slot, Arg, Shape};
+use super::space::{divisors, slot, Arg, Shape};
 use crate::arith::ArithExpr;
 use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program};
 use crate::types::Sizes;
@@ -97,7 +97,7 @@ pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         chunks.pop();
         under.extend(chunks);
         let parts: Vec<Part> = vec![(first.clone(), ROOT), (under, UNDER_LAMBDA), (last.clone(), ROOT)];
-        let Some(c) = slot("c", pow2(4, 4096, n), 64) else { continue };
+        let Some(c) = slot("c", divisors(4, 4096, n), 64) else { continue };
         let Some(shape) = build(parts, vec![c], ROOT) else { continue };
         if shape.instantiate(base, def, &shape.defaults()).is_ok() {
             out.push(shape);

@@ -26,7 +26,7 @@
 //! `xs` or the slot values. A shape whose replay fails on a program (it is
 //! not such a reduction) is not offered.
 
-use super::space::{pow2, slot, Arg, Shape, Slot};
+use super::space::{divisors, pow2, slot, Arg, Shape, Slot};
 use crate::arith::ArithExpr;
 use crate::ir::visit::Path;
 use crate::ir::{ExprKind, FunKind, Pattern, Program, ReduceKind};
@@ -199,7 +199,7 @@ pub(super) fn reduced_array(
 pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((len, add_map, outer)) = reduced_len(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
-    let chunk = |lo, hi, d| slot("c", pow2(lo, hi, n), d);
+    let chunk = |lo, hi, d| slot("c", divisors(lo, hi, n), d);
     let mut out = Vec::new();
     let mut push = |mut parts: Vec<Part>, slots: Vec<Option<Slot>>| {
         let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };

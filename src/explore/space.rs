@@ -62,6 +62,37 @@ pub(super) fn pow2(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
     (0..=20).map(|k| 1i64 << k).filter(|&v| v >= lo && v <= hi && len.is_none_or(|l| l % v == 0)).collect()
 }
 
+/// Sizes for a slot whose value must divide `len`, from `lo` to `hi`: per
+/// power-of-two band `[p, 2p)`, the divisor of `len` in it with the most
+/// factors of two (whole warps, vector widths) and the one with the fewest
+/// (the rest of the length's factors two are left to another slot, such
+/// as a power-of-two work-group). On a power-of-two length both are `p`,
+/// the same domain as `pow2`; on others (a 1000-wide product, 25,000,000
+/// elements) the bands still hold divisors where powers of two do not
+/// divide. Powers of two where the length is unknown.
+pub(super) fn divisors(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
+    let Some(len) = len.filter(|l| *l > 0) else { return pow2(lo, hi, None) };
+    let mut out = Vec::new();
+    let mut p = 1i64;
+    while p <= hi {
+        // Below the length: a slot equal to it splits nothing (powers of
+        // two keep `pow2`'s domain, which holds the length itself).
+        let band: Vec<i64> = (p.max(lo)..(2 * p).min(hi + 1))
+            .filter(|v| len % v == 0 && (*v < len || v.count_ones() == 1))
+            .collect();
+        let most = band.iter().copied().max_by_key(|v| (v.trailing_zeros(), *v));
+        let fewest = band.iter().copied().max_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
+        for v in most.into_iter().chain(fewest) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        p *= 2;
+    }
+    out.sort_unstable();
+    out
+}
+
 /// A slot over `domain` (none when it is empty), its default `default`
 /// where the domain holds it, else the domain's middle value.
 pub(super) fn slot(name: &str, domain: Vec<i64>, default: i64) -> Option<Slot> {
@@ -613,6 +644,18 @@ fn fusion_variants(prog: &Program, def: &str, shape: &Shape, naive: bool) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Divisor domains: powers of two on power-of-two lengths, per band
+    /// the divisors with most and fewest factors of two on others.
+    #[test]
+    fn divisor_domains_follow_the_length() {
+        assert_eq!(divisors(16, 256, Some(4096)), pow2(16, 256, Some(4096)));
+        assert_eq!(divisors(16, 256, Some(1000)), vec![20, 25, 40, 50, 100, 125, 200, 250]);
+        assert_eq!(divisors(16, 256, None), pow2(16, 256, None));
+        assert_eq!(divisors(16, 32, Some(7)), Vec::<i64>::new());
+        assert_eq!(divisors(4, 32, Some(5)), Vec::<i64>::new());
+        assert_eq!(divisors(4, 32, Some(8)), vec![4, 8]);
+    }
 
     /// MD at 12288 atoms, kept runnable at the config's tiny 3008 (64 x 47):
     /// every split of the atoms divides both, so the split shapes are

@@ -20,7 +20,7 @@
 //! map, the argument it maps over, the map inside a copy), none is a path
 //! written relative to the `map(map(f))`.
 
-use super::space::{pow2, slot, Arg, Shape, Slot};
+use super::space::{divisors, pow2, slot, Arg, Shape, Slot};
 use super::strategy::{apply, apply_with, Site, Strategy, Trace};
 use crate::ir::Program;
 use crate::rewrite;
@@ -110,7 +110,7 @@ pub fn staged_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((lengths, _)) = super::space::lengths_at(base, def, &p, sizes) else { return Vec::new() };
     let [n, m, ..] = lengths[..] else { return Vec::new() };
     let slots: Option<Vec<Slot>> =
-        vec![slot("staged-2d:n", pow2(4, 64, n), 32), slot("staged-2d:m", pow2(4, 64, m), 32)]
+        vec![slot("staged-2d:n", divisors(4, 64, n), 32), slot("staged-2d:m", divisors(4, 64, m), 32)]
             .into_iter()
             .collect();
     let Some(slots) = slots else { return Vec::new() };
@@ -158,9 +158,10 @@ mod tests {
         let b = prepared("benchmarks/generality/transpose.lift", "transpose");
         let shapes = staged_shapes(&b, "transpose", &sizes);
         assert_eq!(shapes.len(), 2);
-        // The map is over the transposed array: N rows of M.
+        // The map is over the transposed array: N rows of M (96 = 32 * 3:
+        // tiles of 6, 12, 24 and 48 beside the powers of two).
         assert_eq!(shapes[0].slots[0].domain, vec![4, 8, 16, 32, 64]);
-        assert_eq!(shapes[0].slots[1].domain, vec![4, 8, 16, 32]);
+        assert_eq!(shapes[0].slots[1].domain, vec![4, 6, 8, 12, 16, 24, 32, 48]);
         let inst = shapes[0].instantiate(&b, "transpose", &shapes[0].defaults()).unwrap();
         let k = crate::compile::compile(&inst.program, "transpose", &Default::default()).unwrap();
         let share = crate::codegen::coalescing::coalesced_share(&k.accesses, &sizes).unwrap();
