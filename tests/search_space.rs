@@ -37,7 +37,7 @@ fn options(def: &str, sizes: &std::collections::BTreeMap<String, i64>) -> Explor
 /// One program's plan as text: what is searched, then a line per shape.
 fn plan_text(file: &Path, name: &str, sizes: &std::collections::BTreeMap<String, i64>) -> String {
     let text = std::fs::read_to_string(file).unwrap();
-    let program = lift::parse::parse_program(&lift::ir::SourceFile::new(&file.display().to_string(), text))
+    let program = lift::parse::parse_program(&lift::ir::SourceFile::new(file.display().to_string(), text))
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let mut out = String::new();
     let (plan, opts) = match explore::searched_plan(&program, &options(name, sizes)) {

@@ -191,7 +191,15 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         if vector {
             slots.push(mm_slot("cv", pow2(2, 4, None), 4));
         }
-        let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { continue };
+        let Some(mut slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { continue };
+        // Defaults that replay (`fit_defaults`): where the sizes are not
+        // powers of two (1000^3), 8 x 8 blocks of 4-wide vectors divide
+        // no tile, and the shape would not be offered at all.
+        if let Some(steps) = steps(&p, false, [Copy::Rows, Copy::Rows]) {
+            let mut probe = Shape { algorithmic: steps.len(), steps, slots };
+            super::space::fit_defaults(&mut probe, base, def, &[sizes]);
+            slots = probe.slots;
+        }
         let Some(copies) = copies_for(base, def, &p, sizes, vector, &slots) else { continue };
         for unroll in [false, true] {
             let Some(steps) = steps(&p, unroll, copies) else { continue };

@@ -173,6 +173,13 @@ pub fn plan(program: &Program, def: &str, sizes: &Sizes, limits: &SpaceLimits) -
             (shapes, false)
         }
     };
+    // Every shape starts from a point the sizes admit (`fit_defaults`);
+    // one with no such point near its defaults is kept as it was.
+    let mut shapes = shapes;
+    let at: Vec<&Sizes> = std::iter::once(sizes).chain(&limits.valid_at).collect();
+    for s in shapes.iter_mut().filter(|s| !s.slots.is_empty()) {
+        space::fit_defaults(s, &base, def, &at);
+    }
     Ok(Plan { base, def: def.to_string(), shapes, stencil: is_stencil, macros })
 }
 
