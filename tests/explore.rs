@@ -698,3 +698,28 @@ fn a_working_device_passes_the_liveness_probe() {
     let rt = lift::runtime::Runtime::new(devs[0].clone()).unwrap();
     assert!(explore::measure::device_alive(&rt));
 }
+
+/// Rows whose length has few factors two (300 = 4 x 75) get lanes with an
+/// odd tail (a halving tree over the twos, then one work-item adding the
+/// odd part's partials), and those candidates validate against the
+/// interpreter on PoCL (the search checks each at sizes that are not
+/// powers of two before it times it).
+#[test]
+fn rows_of_few_factors_two_validate_with_an_odd_tail() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("oddrows");
+    let prog = load("benchmarks/holdout/rowmean.lift");
+    let mut o = opts(&out, 30, Some(12), false, 1);
+    o.def = "rowmean".into();
+    o.sizes = BTreeMap::from([("M".to_string(), 100), ("N".to_string(), 300)]);
+    let report = explore::explore(&prog, &devs, &o).unwrap();
+    let rows = csv_rows(&report.csv);
+    let lanes: Vec<&Vec<String>> = rows.iter().filter(|r| r[6].starts_with("row-lanes=")).collect();
+    assert!(!lanes.is_empty(), "no row-lanes candidate among {} rows", rows.len());
+    assert!(lanes.iter().all(|r| r[4] == "ok"), "{lanes:?}");
+    assert!(lanes.iter().any(|r| r[7].contains("reduce-partred @ ")), "{lanes:?}");
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -17,9 +17,15 @@
 //!   (`vectorize-reduce` n = 4, `asvector-map`: each lane loads four
 //!   elements at a time), the row's four vector sums added by a final
 //!   `reduceSeq`. Needs `N % (4 * l) == 0`.
+//! * `row-wg-tree-odd(l)`, for rows whose length has few factors two
+//!   (3000 = 8 x 375: no power of two from 16 up divides it): `l` lanes
+//!   with an odd part `o` from 3 to 63 (`l = 8 x 15 = 120`); the lanes'
+//!   partials are first cut into `o` groups (`reduce-partred` m = o), each
+//!   halved by a tree of `log2(l / o)` steps, and one work-item adds the
+//!   `o` results (`reduceSeq`). Offered only where such `l` divide the row.
 //!
 //! Not offered: one work-item adding the `l` partials sequentially
-//! (`partred-iterate` n = 1, k = l: `row_steps` with `tree` false). Its
+//! (`partred-iterate` n = 1, k = l). Its
 //! steps replay and validate, but the launch inference takes the most
 //! common `mapLcl` length (1) as the local size, and a local size given to
 //! the compiler keeps the inferred global size (M work-items: M / l
@@ -37,7 +43,7 @@
 //! (`map-id` supplies one too: `map(\r -> reduce(max, z) $ r)`). A shape is offered only
 //! where its replay with default slot values succeeds.
 
-use super::space::{pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
+use super::space::{divisors, pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
 use crate::ir::visit::{self, Node, Path};
 use crate::ir::{ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
 use crate::types::Sizes;
@@ -131,11 +137,22 @@ fn batch_of(body: &crate::ir::Expr, b: &Path, o: &Path) -> bool {
 /// The steps for one row whose reduction is at `r` and whose post-map (if
 /// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
 /// been lowered by `lower_rows` (inserted after the algorithmic steps).
+/// How a row's lanes combine their partial results in local memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tree {
+    /// A halving tree of `log2 l` steps (`l` a power of two).
+    Halving,
+    /// A halving tree over `l`'s factors two, then one work-item adds the
+    /// odd part's partials (`l = 8 x 15`: three halvings leave 15): lanes
+    /// for rows whose length has few factors two (3000 = 8 x 375).
+    HalvingThenSeq,
+}
+
 fn row_steps(
     site: &Site,
     r: &Path,
     lanes: usize,
-    tree: bool,
+    tree: Tree,
     vec4: bool,
     lower_rows: Vec<Step>,
 ) -> Option<Vec<Step>> {
@@ -159,12 +176,21 @@ fn row_steps(
         rule_step("split-join-id", rel_path(r, "2.1.1.1"), vec![])?,
         rule_step("transpose-map", rel_path(r, "2.1.1"), vec![])?,
         rule_step("map-fusion", rel_path(r, "2.1"), vec![])?,
-        rule_step("reduce-to-partred", r.clone(), vec![])?,
     ]);
-    v.push(if tree {
-        rule_step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?
-    } else {
-        rule_step("partred-iterate", r.clone(), vec![("n", Arg::Fixed(1)), ("k", Arg::Slot(lanes))])?
+    let odd_tail = tree == Tree::HalvingThenSeq;
+    // Where the tree sits: at `r`, or, after the odd part is split off as
+    // the partial results of `r`'s reduction, at its array.
+    let (reduce_at, r) = (r.clone(), &if odd_tail { rel_path(r, "2") } else { r.clone() });
+    let halving = || vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))];
+    v.extend(match tree {
+        Tree::Halving => vec![
+            rule_step("reduce-to-partred", r.clone(), vec![])?,
+            rule_step("partred-iterate", r.clone(), halving())?,
+        ],
+        Tree::HalvingThenSeq => vec![
+            rule_step("reduce-partred", reduce_at.clone(), vec![("m", Arg::OddPart(lanes))])?,
+            rule_step("partred-iterate", r.clone(), vec![("n", Arg::TwoExp(lanes)), ("k", Arg::Fixed(2))])?,
+        ],
     });
     v.extend(lower_rows);
     let d0 = || vec![("d", Arg::Fixed(0))];
@@ -190,6 +216,10 @@ fn row_steps(
         rule_step("to-local", node.clone(), vec![])?,
         rule_step("map-lcl", rel_path(r, "0.0.0.1"), d0())?,
     ]);
+    // ... the odd part's partials added by one work-item ...
+    if odd_tail {
+        v.push(rule_step("reduce-seq", reduce_at, vec![])?);
+    }
     if vec4 {
         v.push(rule_step("reduce-seq", outer.clone(), vec![])?);
     }
@@ -212,6 +242,16 @@ fn row_steps(
         rule_step(mem, rel_path(&q, "1"), vec![])?,
     ]);
     Some(v)
+}
+
+/// The lane counts of `Tree::HalvingThenSeq` for rows of `n`: divisors of
+/// `n` from 16 to 1024 (`space::divisors`) with at least one factor two (a
+/// halving step) and an odd part from 3 to 63 (the partials one work-item
+/// adds). None on a power-of-two row, whose lanes are powers of two.
+fn odd_lanes(n: Option<i64>) -> Vec<i64> {
+    let Some(n) = n else { return Vec::new() };
+    let odd = |l: i64| l >> l.trailing_zeros();
+    divisors(16, 1024, Some(n)).into_iter().filter(|&l| l % 2 == 0 && (3..=63).contains(&odd(l))).collect()
 }
 
 /// The local size of a row shape: its `l` lanes (what the launch
@@ -259,16 +299,15 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     if sites.len() > 1 {
         groups.push(&sites[..1]);
     }
-    // The sequential sum (tree = false) replays and validates too, but its
-    // launch is inferred with 1 work-item per work-group (the most common
-    // `mapLcl` length), so it is not offered (see the module comment).
+    // A sequential sum of all `l` partials is not offered (module comment).
     for group in groups {
-        for (tree, vec4) in [(true, false), (true, true)] {
+        for (tree, vec4) in [(Tree::Halving, false), (Tree::Halving, true), (Tree::HalvingThenSeq, false)] {
             // row-wg-tree and its -vec form: slot 0 is l.
-            let lanes = match (vec4, n) {
-                (true, Some(n)) if n % 4 != 0 => Vec::new(),
-                (true, n) => pow2(16, 1024, n.map(|n| n / 4)),
-                (false, n) => pow2(16, 1024, n),
+            let lanes = match (tree, vec4, n) {
+                (Tree::HalvingThenSeq, _, n) => odd_lanes(n),
+                (_, true, Some(n)) if n % 4 != 0 => Vec::new(),
+                (_, true, n) => pow2(16, 1024, n.map(|n| n / 4)),
+                (_, false, n) => pow2(16, 1024, n),
             };
             let mut steps = Some(Vec::new());
             for (i, site) in group.iter().enumerate() {
@@ -332,12 +371,41 @@ mod tests {
 
     #[test]
     fn vec_shapes_need_n_a_multiple_of_4() {
+        let lanes = |s: &Shape| s.slots[0].domain.clone();
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1026)].into();
         let b = prepared("benchmarks/icfp15/gemv.lift", "gemv");
-        assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 0, "no power of two from 16 divides 1026");
+        // No power of two from 16 divides 1026 = 2 x 27 x 19: only the odd
+        // tail's lanes (one halving, then 9, 27 or 57 partials).
+        let shapes = row_shapes(&b, "gemv", &sizes);
+        assert_eq!(shapes.iter().map(lanes).collect::<Vec<_>>(), [vec![18, 54, 114]]);
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1040)].into();
-        // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones (260 float4s).
-        assert_eq!(row_shapes(&b, "gemv", &sizes).len(), 1);
+        // 1040 = 16 * 65: the scalar shapes (l = 16) and the odd tail's,
+        // not the vector ones (260 float4s).
+        let shapes = row_shapes(&b, "gemv", &sizes);
+        assert_eq!(shapes.len(), 2);
+        assert_eq!(lanes(&shapes[0]), [16]);
+    }
+
+    /// The odd tail's lanes: even, with an odd part from 3 to 63; none on
+    /// a power-of-two row. Its derivation cuts the odd part off first,
+    /// then halves what remains.
+    #[test]
+    fn rows_of_few_factors_two_get_lanes_with_an_odd_tail() {
+        assert_eq!(odd_lanes(Some(3000)), [24, 40, 50, 120, 200]);
+        assert_eq!(odd_lanes(Some(4096)), Vec::<i64>::new());
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   def rowsum(a: [[float]N]M) = map(\\r -> reduce(add, 0.0f) $ r) $ a\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let b = crate::rewrite::prepare(&p, "rowsum").unwrap();
+        let sizes: Sizes = [("M".into(), 37), ("N".into(), 3000)].into();
+        let shapes = row_shapes(&b, "rowsum", &sizes);
+        // The odd tail (the row is read once: no staged form).
+        assert_eq!(shapes.len(), 1);
+        let inst = shapes[0].instantiate(&b, "rowsum", &[120]).unwrap();
+        let lines = inst.derivation.join(" ; ");
+        assert!(lines.contains("reduce-partred @ ") && lines.contains(" m=15 ;"), "{lines}");
+        assert!(lines.contains("partred-iterate @ ") && lines.contains(" k=2 n=3"), "{lines}");
+        crate::compile::compile(&inst.program, "rowsum", &Default::default()).unwrap();
     }
 
     #[test]

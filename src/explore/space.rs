@@ -34,6 +34,11 @@ pub enum Arg {
     Prod(Vec<usize>),
     /// A slot's value plus a constant (a tile size `u = v + overlap`).
     SlotPlus(usize, i64),
+    /// A slot's value without its factors two (the values a halving tree
+    /// leaves: 3 of 24 lanes).
+    OddPart(usize),
+    /// How many factors two a slot's value has (a halving tree's steps).
+    TwoExp(usize),
 }
 
 /// One rule application of a shape; `rule: None` is the `extract` step of
@@ -200,6 +205,8 @@ impl Arg {
             Arg::Log2(i) => ArithExpr::Cst(i64::from(values[*i].max(1).ilog2())),
             Arg::Prod(slots) => ArithExpr::Cst(slots.iter().map(|i| values[*i]).product()),
             Arg::SlotPlus(i, c) => ArithExpr::Cst(values[*i] + c),
+            Arg::OddPart(i) => ArithExpr::Cst(values[*i] >> values[*i].trailing_zeros().min(62)),
+            Arg::TwoExp(i) => ArithExpr::Cst(i64::from(values[*i].trailing_zeros().min(62))),
         }
     }
 }
