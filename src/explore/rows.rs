@@ -19,10 +19,11 @@
 //!   `reduceSeq`. Needs `N % (4 * l) == 0`.
 //! * `row-wg-tree-odd(l)`, for rows whose length has few factors two
 //!   (3000 = 8 x 375: no power of two from 16 up divides it): `l` lanes
-//!   with an odd part `o` from 3 to 63 (`l = 8 x 15 = 120`); the lanes'
-//!   partials are first cut into `o` groups (`reduce-partred` m = o), each
-//!   halved by a tree of `log2(l / o)` steps, and one work-item adds the
-//!   `o` results (`reduceSeq`). Offered only where such `l` divide the row.
+//!   with an odd part `o` from 3 to 63 (`l = 8 x 15 = 120`); the reduction
+//!   of the lanes' partials becomes a reduction of `o` partial results
+//!   (`reduce-partred` m = o), a halving tree of `log2(l / o)` steps leaves
+//!   those `o` in local memory, and one work-item adds them (`reduceSeq`).
+//!   Offered only where such `l` divide the row.
 //!
 //! Not offered: one work-item adding the `l` partials sequentially
 //! (`partred-iterate` n = 1, k = l). Its
@@ -134,20 +135,20 @@ fn batch_of(body: &crate::ir::Expr, b: &Path, o: &Path) -> bool {
     l.params.iter().any(|p| visit::count_uses(rows, p.id) > 0)
 }
 
-/// The steps for one row whose reduction is at `r` and whose post-map (if
-/// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
-/// been lowered by `lower_rows` (inserted after the algorithmic steps).
 /// How a row's lanes combine their partial results in local memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tree {
     /// A halving tree of `log2 l` steps (`l` a power of two).
     Halving,
     /// A halving tree over `l`'s factors two, then one work-item adds the
-    /// odd part's partials (`l = 8 x 15`: three halvings leave 15): lanes
-    /// for rows whose length has few factors two (3000 = 8 x 375).
+    /// values it leaves (`l = 8 x 15`: three halvings leave 15): lanes for
+    /// rows whose length has few factors two (3000 = 8 x 375).
     HalvingThenSeq,
 }
 
+/// The steps for one row whose reduction is at `r` and whose post-map (if
+/// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
+/// been lowered by `lower_rows` (inserted after the algorithmic steps).
 fn row_steps(
     site: &Site,
     r: &Path,
@@ -246,8 +247,8 @@ fn row_steps(
 
 /// The lane counts of `Tree::HalvingThenSeq` for rows of `n`: divisors of
 /// `n` from 16 to 1024 (`space::divisors`) with at least one factor two (a
-/// halving step) and an odd part from 3 to 63 (the partials one work-item
-/// adds). None on a power-of-two row, whose lanes are powers of two.
+/// halving step) and an odd part from 3 to 63 (the values one work-item
+/// adds). Used where no power-of-two lane count divides the row.
 fn odd_lanes(n: Option<i64>) -> Vec<i64> {
     let Some(n) = n else { return Vec::new() };
     let odd = |l: i64| l >> l.trailing_zeros();
@@ -304,7 +305,9 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         for (tree, vec4) in [(Tree::Halving, false), (Tree::Halving, true), (Tree::HalvingThenSeq, false)] {
             // row-wg-tree and its -vec form: slot 0 is l.
             let lanes = match (tree, vec4, n) {
-                (Tree::HalvingThenSeq, _, n) => odd_lanes(n),
+                // Only where no power-of-two lanes divide the row.
+                (Tree::HalvingThenSeq, _, n) if pow2(16, 1024, n).is_empty() => odd_lanes(n),
+                (Tree::HalvingThenSeq, _, _) => Vec::new(),
                 (_, true, Some(n)) if n % 4 != 0 => Vec::new(),
                 (_, true, n) => pow2(16, 1024, n.map(|n| n / 4)),
                 (_, false, n) => pow2(16, 1024, n),
@@ -379,11 +382,10 @@ mod tests {
         let shapes = row_shapes(&b, "gemv", &sizes);
         assert_eq!(shapes.iter().map(lanes).collect::<Vec<_>>(), [vec![18, 54, 114]]);
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1040)].into();
-        // 1040 = 16 * 65: the scalar shapes (l = 16) and the odd tail's,
-        // not the vector ones (260 float4s).
+        // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones
+        // (260 float4s), and no odd tail where a power of two divides.
         let shapes = row_shapes(&b, "gemv", &sizes);
-        assert_eq!(shapes.len(), 2);
-        assert_eq!(lanes(&shapes[0]), [16]);
+        assert_eq!(shapes.iter().map(lanes).collect::<Vec<_>>(), [vec![16]]);
     }
 
     /// The odd tail's lanes: even, with an odd part from 3 to 63; none on
