@@ -8,6 +8,7 @@
 //! and one that means to change nothing must leave these files as they are.
 //! (The whole derivations are 5 MB; `LIFT_SPACE_FULL=1` prints them.)
 
+use lift::explore::log::fnv_hex;
 use lift::explore::space::SpaceLimits;
 use lift::explore::{self, ExploreOptions};
 use lift::harness::generality::manifest;
@@ -48,7 +49,8 @@ fn plan_text(file: &Path, name: &str, sizes: &std::collections::BTreeMap<String,
     writeln!(out, "== {name} at {}: searched as {}, then [{}]", sz.join(","), opts.def, opts.then.join(", "))
         .unwrap();
     let full = std::env::var_os("LIFT_SPACE_FULL").is_some();
-    let (mut generic, mut generic_hash) = (0, Fnv::default());
+    // The generic shapes' lines, each ended by a newline, hashed together.
+    let (mut generic, mut generic_lines) = (0, String::new());
     for (i, shape) in plan.shapes.iter().enumerate() {
         let kind = if plan.macros.contains(&i) {
             "macro"
@@ -68,32 +70,14 @@ fn plan_text(file: &Path, name: &str, sizes: &std::collections::BTreeMap<String,
         }
         if kind == "generic" {
             generic += 1;
-            generic_hash.add(&line);
+            writeln!(generic_lines, "{line}").unwrap();
             continue;
         }
-        let mut h = Fnv::default();
-        h.add(&derivation);
-        writeln!(out, "[{i}] {kind}: {} | {} | {:016x}", shape.label(), slots.join(" "), h.0).unwrap();
+        let hash = fnv_hex(&format!("{derivation}\n"));
+        writeln!(out, "[{i}] {kind}: {} | {} | {hash}", shape.label(), slots.join(" ")).unwrap();
     }
-    writeln!(out, "generic shapes: {generic}, {:016x}", generic_hash.0).unwrap();
+    writeln!(out, "generic shapes: {generic}, {}", fnv_hex(&generic_lines)).unwrap();
     out
-}
-
-/// FNV-1a, 64 bits: a stable hash of the derivations' text.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn add(&mut self, s: &str) {
-        for b in s.bytes().chain([b'\n']) {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
 }
 
 fn suite_text(dir: &str) -> String {

@@ -1093,8 +1093,16 @@ fn fill_runs(t: &Times, runs: usize) -> Option<usize> {
     if t.out_of_budget || t.ms.len() < runs || median <= 0.0 {
         return None;
     }
-    let want = ((FILL_MS / median).ceil() as usize).min(MOST_RUNS);
+    let want = runs_to_fill(median, FILL_MS, t.ms.len(), MOST_RUNS);
     (want > t.ms.len()).then(|| want - t.ms.len())
+}
+
+/// Runs of a kernel of `ms` that last `fill_ms` together, at least
+/// `least` (and 1) and at most `most` (or `least` where that is more);
+/// `most` where the time is unknown (0).
+pub fn runs_to_fill(ms: f64, fill_ms: f64, least: usize, most: usize) -> usize {
+    let fill = if ms > 0.0 { (fill_ms / ms).ceil() as usize } else { most };
+    fill.clamp(least.max(1), most.max(least))
 }
 
 /// One run and no warm-up: the validation and probe runs.

@@ -182,11 +182,10 @@ fn row_steps(
     // Where the tree sits: at `r`, or, after the odd part is split off as
     // the partial results of `r`'s reduction, at its array.
     let (reduce_at, r) = (r.clone(), &if odd_tail { rel_path(r, "2") } else { r.clone() });
-    let halving = || vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))];
     v.extend(match tree {
         Tree::Halving => vec![
             rule_step("reduce-to-partred", r.clone(), vec![])?,
-            rule_step("partred-iterate", r.clone(), halving())?,
+            rule_step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?,
         ],
         Tree::HalvingThenSeq => vec![
             rule_step("reduce-partred", reduce_at.clone(), vec![("m", Arg::OddPart(lanes))])?,

@@ -60,8 +60,7 @@ pub const MOST_RUNS: usize = 1000;
 /// Timed runs per round for a candidate of `ms` in the search: `runs`,
 /// or as many as fill `ROUND_MS` (at most `MOST_RUNS`).
 pub fn runs_for(ms: f64, runs: usize) -> usize {
-    let fill = if ms > 0.0 { (ROUND_MS / ms).ceil() as usize } else { MOST_RUNS };
-    fill.clamp(runs.max(1), MOST_RUNS.max(runs))
+    super::measure::runs_to_fill(ms, ROUND_MS, runs, MOST_RUNS)
 }
 
 /// The band of times taken as equal, from each candidate's times over the

@@ -85,7 +85,7 @@ pub(super) fn divisors(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
         let band: Vec<i64> = (p.max(lo)..(2 * p).min(hi + 1))
             .filter(|v| len % v == 0 && (*v < len || v.count_ones() == 1))
             .collect();
-        let most = band.iter().copied().max_by_key(|v| (v.trailing_zeros(), *v));
+        let most = most_twos(band.iter().copied());
         let fewest = band.iter().copied().max_by_key(|v| (std::cmp::Reverse(v.trailing_zeros()), *v));
         for v in most.into_iter().chain(fewest) {
             if !out.contains(&v) {
@@ -96,6 +96,12 @@ pub(super) fn divisors(lo: i64, hi: i64, len: Option<i64>) -> Vec<i64> {
     }
     out.sort_unstable();
     out
+}
+
+/// Of `values`, the one with the most factors two (whole warps, vector
+/// widths, aligned rows), the largest among those.
+pub(super) fn most_twos(values: impl IntoIterator<Item = i64>) -> Option<i64> {
+    values.into_iter().max_by_key(|v| (v.trailing_zeros(), *v))
 }
 
 /// A slot over `domain` (none when it is empty), its default `default`

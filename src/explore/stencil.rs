@@ -32,7 +32,7 @@
 //! is a constant, with a sequential map feeding it fused in
 //! (`reduce-map-fusion`).
 
-use super::space::{does_work, Arg, Shape, Slot, Step};
+use super::space::{does_work, most_twos, Arg, Shape, Slot, Step};
 use super::strategy::{self, apply, apply_with, Site, Strategy, Trace};
 use crate::arith;
 use crate::ir::visit::{self, Path};
@@ -395,9 +395,7 @@ fn blocked(ys: &[Option<i64>; 1], ks: &[i64]) -> [Option<i64>; 1] {
 /// powers of two; on others a band still offers a divisor (srad's 504
 /// columns: 8, 24, 56, 72, 168), where powers of two would leave 8.
 fn banded_divisors(bands: &[i64], lens: &[Option<i64>]) -> Vec<i64> {
-    let best =
-        |p: i64| (p..2 * p).filter(|&v| dividing(&[v], lens) == [v]).max_by_key(|v| (v.trailing_zeros(), *v));
-    bands.iter().filter_map(|&p| best(p)).collect()
+    bands.iter().filter_map(|&p| most_twos((p..2 * p).filter(|&v| dividing(&[v], lens) == [v]))).collect()
 }
 
 /// The values that divide every length (and are below it).
