@@ -275,6 +275,30 @@ PROGRAMS = {
         lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="reflect"), w)[0, 0],
         "conv2d(pad(a, reflect), sobel_x)",
     ),
+    # The holdout suite's twelfth batch (odd and prime sizes).
+    "rowmaxabs": (lambda s: [r(s["M"], s["N"])], lambda a: a.abs().amax(dim=1), "a.abs().amax(dim=1)"),
+    "colavg": (lambda s: [1.0 / s["M"], r(s["M"], s["N"])], lambda inv, a: a.mean(dim=0), "a.mean(dim=0)"),
+    "wsum": (lambda s: [r(s["N"]), r(s["N"])], lambda w, x: (w * x).sum(), "(w * x).sum()"),
+    "fmaclip": (
+        lambda s: [r(s["N"]), r(s["N"]), r(s["N"])],
+        lambda a, b, c: torch.clamp(torch.addcmul(c, a, b), -1.0, 1.0),
+        "clamp(addcmul(c, a, b), -1, 1)",
+    ),
+    "mm_abt": (lambda s: [r(s["M"], s["K"]), r(s["N"], s["K"])], lambda a, b: a @ b.t(), "a @ b.t()"),
+    "matvec": (lambda s: [r(s["M"], s["N"]), r(s["N"])], torch.mv, "mv(a, x)"),
+    "lap5": (
+        lambda s: [
+            r(s["H"], s["W"]),
+            torch.tensor([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.0, 1.0, 0.0]], device=DEV)[None, None],
+        ],
+        lambda a, w: F.conv2d(F.pad(a[None, None], (1, 1, 1, 1), mode="replicate"), w)[0, 0],
+        "conv2d(pad(a, replicate), laplacian)",
+    ),
+    "exp_shift": (
+        lambda s: [r(s["M"], s["N"])],
+        lambda a: torch.exp(a - a.amax(dim=1, keepdim=True)),
+        "exp(a - a.amax(dim=1, keepdim=True))",
+    ),
 }
 
 
