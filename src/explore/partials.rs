@@ -21,18 +21,16 @@
 //! (`transpose-pair` before the `extract`, which keeps the inner
 //! transpose): `[[acc]n]len/c`, a row per chunk.
 //!
-//! Positions are those of the normal form `map(\x -> reduce(f, z, e), xs)`:
-//! the reduction at `0.0.0`, whatever `f`, `z`, `e` and `xs` are; a shape
-//! that does not replay on a def is not offered.
+//! The steps are a strategy (`strategy`, via `reduction::recipe`): the
+//! reduction's steps start at the first reduction, whatever `f`, `z`, `e`
+//! and `xs` are; a shape that does not replay on a def is not offered.
 
-use super::reduction::{build, chunk_steps, is_reduce, stride_steps, Part, RStep, ROOT};
+use super::reduction::{below, build, chunk_steps, is_reduce, stride_steps, Part, RStep, ROOT};
 use super::space::{divisors, slot, Arg, Shape};
+use super::strategy::Site;
 use crate::arith::ArithExpr;
 use crate::ir::{Expr, ExprKind, FunDecl, FunKind, MapKind, Pattern, Program};
 use crate::types::Sizes;
-
-/// Where the reduction sits: the body of the root map's lambda.
-const UNDER_LAMBDA: &[u16] = &[0, 0, 0];
 
 /// The reduction of `map(\x -> reduce(f, z) $ e) $ xs` (a high-level map
 /// of one parameter whose body is the reduction), if the body is that;
@@ -96,12 +94,12 @@ pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         // the map's reductions stay, split off by `map-fission`.
         chunks.pop();
         under.extend(chunks);
-        let parts: Vec<Part> = vec![(first.clone(), ROOT), (under, UNDER_LAMBDA), (last.clone(), ROOT)];
+        // The reductions' steps start at the first reduction (the body of
+        // the map's lambda, once a map after it is split off).
+        let parts: Vec<Part> =
+            vec![below(first.clone(), ROOT), (under, Site::NextReduce), below(last.clone(), ROOT)];
         let Some(c) = slot("c", divisors(4, 4096, n), 64) else { continue };
-        let Some(shape) = build(parts, vec![c], ROOT) else { continue };
-        if shape.instantiate(base, def, &shape.defaults()).is_ok() {
-            out.push(shape);
-        }
+        out.extend(build(base, def, parts, Site::Root, &[c]));
     }
     out
 }

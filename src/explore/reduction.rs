@@ -21,12 +21,17 @@
 //!   result per work-group (the GPU form, Figure 9a). Fully lowered here:
 //!   the lowering stage has no `toLocal` choice.
 //!
-//! Positions are relative to the def's root, where the shapes start: they
-//! depend only on the shape `reduce(f, z) $ map(g, xs)`, not on `f`, `g`,
-//! `xs` or the slot values. A shape whose replay fails on a program (it is
-//! not such a reduction) is not offered.
+//! Each shape is a strategy (`strategy`, built by [`recipe`]): focused on
+//! the first high-level reduction (the def's body, or under a map over its
+//! one result), each step is placed by a move down from where its part
+//! starts (ELEVATE's traversals, `Site::Below`); `extract` makes the
+//! partial results the body. The moves depend only on the shape
+//! `reduce(f, z) $ map(g, xs)`, not on `f`, `g`, `xs` or the slot values.
+//! A shape whose strategy fails on a program (it is not such a reduction)
+//! is not offered.
 
 use super::space::{divisors, pow2, slot, Arg, Shape, Slot};
+use super::strategy::{apply_with, shape_of, Site, Strategy};
 use crate::arith::ArithExpr;
 use crate::ir::visit::Path;
 use crate::ir::{ExprKind, FunKind, Pattern, Program, ReduceKind};
@@ -113,33 +118,55 @@ fn vec_steps(w: usize) -> Vec<RStep> {
     ]
 }
 
-/// Recipe positions taken at the root.
+/// Recipe positions taken where the part starts.
 pub(super) const ROOT: &[u16] = &[];
 /// Where `vectorize-reduce` leaves the inner reduction over vectors, which
 /// has the root's shape `reduce(f, z) $ map(g, xs)`.
 const VECTOR_INNER: &[u16] = &[2, 1];
 
-/// A recipe and the position its positions are relative to.
-pub(super) type Part = (Vec<RStep>, &'static [u16]);
+/// A recipe and where its positions start, found on the program as it
+/// stands when the part begins (a move down from the enclosing focus, or a
+/// site found by structure such as the next reduction).
+pub(super) type Part = (Vec<RStep>, Site);
 
-/// The shape of the parts' recipes, in order. The steps up to `extract`
-/// are taken under `outer`, where the reduction sits in the def (after
-/// `extract` the partial results are the root).
-pub(super) fn build(parts: Vec<Part>, slots: Vec<Slot>, outer: &[u16]) -> Option<Shape> {
-    let mut steps = Vec::new();
-    let mut extracted = false;
-    for (recipe, prefix) in parts {
-        for (name, path, args) in recipe {
-            let rule = if name == "extract" { None } else { Some(rewrite::find_rule(name)?) };
-            let below: Path = path.parse().ok()?;
-            let above = if extracted { &[][..] } else { outer };
-            let path = Path(above.iter().chain(prefix).copied().chain(below.0).collect());
-            steps.push(super::space::Step { rule, path, args });
-            extracted |= name == "extract";
+/// A part whose positions are below `moves` from the enclosing focus.
+pub(super) fn below(recipe: Vec<RStep>, moves: &[u16]) -> Part {
+    (recipe, Site::Below(moves.to_vec()))
+}
+
+/// The strategy of the parts, in order, focused on each position `anchor`
+/// gives (the reduction, found by structure): each part's steps at their
+/// positions below where the part starts; after `extract` the partial
+/// results are the def's body and the positions are below it.
+pub(super) fn recipe(parts: Vec<Part>, anchor: Site) -> Option<Strategy> {
+    let mut seq = Vec::new();
+    for (steps, start) in parts {
+        let mut then = Vec::new();
+        for (name, path, args) in steps {
+            let moves: Path = path.parse().ok()?;
+            let site = Site::Below(moves.0);
+            then.push(if name == "extract" {
+                Strategy::Extract(site)
+            } else {
+                rewrite::find_rule(name)?;
+                apply_with(name, site, args)
+            });
         }
+        seq.push(Strategy::Within { site: start, rule: "", then: Box::new(Strategy::Seq(then)) });
     }
-    let n = steps.len();
-    Some(Shape { steps, slots, algorithmic: n })
+    Some(Strategy::Within { site: anchor, rule: "", then: Box::new(Strategy::Seq(seq)) })
+}
+
+/// The shape the parts' strategy records on `base` (none where it does not
+/// apply at the slots' defaults).
+pub(super) fn build(
+    base: &Program,
+    def: &str,
+    parts: Vec<Part>,
+    anchor: Site,
+    slots: &[Slot],
+) -> Option<Shape> {
+    shape_of(base, def, &recipe(parts, anchor)?, slots)
 }
 
 /// Where a full reduction sits in the def: at the root, or under a map
@@ -169,11 +196,11 @@ const UNDER_MAP: &[u16] = &[1];
 /// [`reduction_at`] for where), whether the map is missing
 /// (`reduce(f, z) $ xs`: the shapes then start with `map-id`, which gives
 /// the reduction its map of `id`), and the reduction's position.
-fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool, &'static [u16])> {
+fn reduced_len(base: &Program, def: &str) -> Option<(ArithExpr, bool)> {
     let d = base.def(def)?;
-    let (red, at) = reduction_at(&d.body)?;
+    let (red, _) = reduction_at(&d.body)?;
     let (n, mapped) = reduced_array(base, d, red)?;
-    Some((n, !mapped, at))
+    Some((n, !mapped))
 }
 
 /// The length of the array the reduction `red` (a call in `d`'s body)
@@ -197,27 +224,23 @@ pub(super) fn reduced_array(
 /// The reduction shapes for `def` (none unless its body is a full
 /// reduction of a map); each replays with its default slot values.
 pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
-    let Some((len, add_map, outer)) = reduced_len(base, def) else { return Vec::new() };
+    let Some((len, add_map)) = reduced_len(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
     let chunk = |lo, hi, d| slot("c", divisors(lo, hi, n), d);
     let mut out = Vec::new();
     let mut push = |mut parts: Vec<Part>, slots: Vec<Option<Slot>>| {
         let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
         if add_map {
-            parts.insert(0, (vec![("map-id", "2", vec![])], ROOT));
+            parts.insert(0, below(vec![("map-id", "2", vec![])], ROOT));
         }
-        if let Some(s) = build(parts, slots, outer) {
-            if s.instantiate(base, def, &s.defaults()).is_ok() {
-                out.push(s);
-            }
-        }
+        out.extend(build(base, def, parts, Site::NextReduce, &slots));
     };
     // chunks(c)
-    push(vec![(chunk_steps(&len, 0), ROOT)], vec![chunk(16, 1 << 16, 2048)]);
+    push(vec![below(chunk_steps(&len, 0), ROOT)], vec![chunk(16, 1 << 16, 2048)]);
     // chunks-vec(c, w)
     let mut r = chunk_steps(&len, 0);
     r.extend(vec_steps(1));
-    push(vec![(r, ROOT)], vec![chunk(16, 1 << 16, 2048), slot("w", vec![2, 4, 8, 16], 4)]);
+    push(vec![below(r, ROOT)], vec![chunk(16, 1 << 16, 2048), slot("w", vec![2, 4, 8, 16], 4)]);
     // vec-chunks(c, w): vectorised first, at the root, then chunked; the
     // kernel leaves `w`-vectors of partial sums.
     let vectorize = |w: usize| -> Vec<RStep> {
@@ -226,13 +249,13 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> 
     let mut cs = chunk_steps(&len, 0);
     cs[0].2 = vec![("m", Arg::LenOver(len.clone(), vec![0, 1]))];
     push(
-        vec![(vectorize(1), ROOT), (cs, VECTOR_INNER)],
+        vec![below(vectorize(1), ROOT), below(cs, VECTOR_INNER)],
         vec![chunk(4, 1 << 14, 512), slot("w", vec![4, 8, 16], 8)],
     );
     // strided(c)
     let mut r = stride_steps(Arg::LenOver(len.clone(), vec![0]));
     r.extend(chunk_steps(&len, 0));
-    push(vec![(r, ROOT)], vec![chunk(4, 1 << 12, 64)]);
+    push(vec![below(r, ROOT)], vec![chunk(4, 1 << 12, 64)]);
     // wg-tree(c, l), consecutive and strided per work-item
     for strided in [true, false] {
         let mut r = Vec::new();
@@ -244,7 +267,7 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> 
         }
         r.extend(cs);
         r.extend(wg_tree_steps(0, 1, strided));
-        push(vec![(r, ROOT)], vec![chunk(2, 256, 16), slot("l", pow2(16, 1024, None), 128)]);
+        push(vec![below(r, ROOT)], vec![chunk(2, 256, 16), slot("l", pow2(16, 1024, None), 128)]);
     }
     // wg-tree-vec(c, l, w): `vectorize-reduce` at the root first, then the
     // strided work-group tree over the `w`-vectors (each work-item loads
@@ -258,7 +281,7 @@ pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> 
     // `extract` makes the partial results the new root: the tree's
     // positions are the same as without vectors.
     push(
-        vec![(vectorize(2), ROOT), (cs, VECTOR_INNER), (wg_tree_steps(0, 1, true), ROOT)],
+        vec![below(vectorize(2), ROOT), below(cs, VECTOR_INNER), below(wg_tree_steps(0, 1, true), ROOT)],
         vec![chunk(1, 256, 8), slot("l", pow2(32, 1024, None), 256), slot("w", vec![2, 4], 4)],
     );
     out

@@ -21,7 +21,7 @@
 //! written relative to the `map(map(f))`.
 
 use super::space::{divisors, pow2, slot, Arg, Shape, Slot};
-use super::strategy::{apply, apply_with, Site, Strategy, Trace};
+use super::strategy::{apply, apply_with, shape_of, Site, Strategy};
 use crate::ir::Program;
 use crate::rewrite;
 use crate::types::Sizes;
@@ -89,15 +89,6 @@ fn staging_several() -> Strategy {
         lowered("map-lcl", 1, Site::NextMap),
         apply("map-seq", Site::NextMap),
     ])
-}
-
-/// The shape `strategy` records on `base` with `slots` (none where it
-/// does not apply at their defaults).
-fn shape_of(base: &Program, def: &str, strategy: &Strategy, slots: &[Slot]) -> Option<Shape> {
-    let start = Shape { steps: Vec::new(), slots: slots.to_vec(), algorithmic: 0 };
-    let mut shape = strategy.first(def, Trace::new(base.clone(), start))?.shape;
-    shape.algorithmic = shape.steps.len();
-    Some(shape)
 }
 
 /// The staged shape for `def` (none where `tile-2d` does not apply or its

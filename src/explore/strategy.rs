@@ -30,7 +30,7 @@
 //! docs/EXPLORE.md, "Strategies".
 
 use super::reduction::is_reduce;
-use super::space::{Arg, Shape, Step};
+use super::space::{Arg, Shape, Slot, Step};
 use crate::ir::visit::{self, Node, Path};
 use crate::ir::{ExprKind, FunKind, MapKind, Pattern, Program};
 use crate::rewrite::{self, Args};
@@ -64,6 +64,10 @@ pub enum Site {
     NextMapArg,
     /// The first high-level map that does work strictly inside the focus.
     InnerMap,
+    /// A move down from the focus by child indices (ELEVATE's traversals
+    /// `function`, `argument` and `body` composed: `2` is a call's second
+    /// argument): a step placed relative to a node found by structure.
+    Below(Vec<u16>),
 }
 
 /// How to apply rules (module documentation).
@@ -87,6 +91,10 @@ pub enum Strategy {
     /// that subtree only (`Site::Focus` is the position itself), and the
     /// focus before is restored after it.
     Within { site: Site, rule: &'static str, then: Box<Strategy> },
+    /// The expression at `site` becomes the def's body (the kernel leaves
+    /// it; a second stage does the rest, as `rewrite::extract`); the focus
+    /// is then the new root, also after an enclosing `Within`.
+    Extract(Site),
 }
 
 /// A strategy's state: the program so far, the shape that records its
@@ -145,10 +153,17 @@ impl Strategy {
             Strategy::Either(ss) => ss.iter().flat_map(|s| s.run(def, t.clone())).take(MOST).collect(),
             Strategy::Within { site, rule, then } => {
                 let outer = t.focus.clone();
+                let before = t.shape.steps.len();
                 let mut out = Vec::new();
                 for at in sites(def, &t, rule, site) {
                     let inner = Trace { focus: at, ..t.clone() };
-                    out.extend(then.run(def, inner).into_iter().map(|x| Trace { focus: outer.clone(), ..x }));
+                    out.extend(then.run(def, inner).into_iter().map(|x| {
+                        // After an extract the outer focus is gone: the
+                        // new root stays in focus.
+                        let extracted = x.shape.steps[before..].iter().any(|s| s.rule.is_none());
+                        let focus = if extracted { Path::root() } else { outer.clone() };
+                        Trace { focus, ..x }
+                    }));
                     if out.len() >= MOST {
                         break;
                     }
@@ -156,6 +171,15 @@ impl Strategy {
                 out.truncate(MOST);
                 out
             }
+            Strategy::Extract(site) => sites(def, &t, "", site)
+                .into_iter()
+                .filter_map(|path| {
+                    let prog = rewrite::extract(&t.prog, def, &path).ok()?;
+                    let mut shape = t.shape.clone();
+                    shape.steps.push(Step { rule: None, path, args: Vec::new() });
+                    Some(Trace { prog, shape, last: Some(Path::root()), focus: Path::root() })
+                })
+                .collect(),
             Strategy::Repeat(s, n) => {
                 let mut done = Vec::new();
                 let mut now = vec![(t, 0)];
@@ -210,7 +234,17 @@ pub fn sites(def: &str, t: &Trace, rule: &str, site: &Site) -> Vec<Path> {
         Site::InnerMap => {
             first_in(&t.prog, def, &t.focus, |p, e| *p != t.focus && is_working_map(e)).into_iter().collect()
         }
+        Site::Below(moves) => vec![Path(t.focus.0.iter().chain(moves).copied().collect())],
     }
+}
+
+/// The shape `strategy` records on `base` with `slots`, all its steps
+/// algorithmic (none where it does not apply at the slots' defaults).
+pub fn shape_of(base: &Program, def: &str, strategy: &Strategy, slots: &[Slot]) -> Option<Shape> {
+    let start = Shape { steps: Vec::new(), slots: slots.to_vec(), algorithmic: 0 };
+    let mut shape = strategy.first(def, Trace::new(base.clone(), start))?.shape;
+    shape.algorithmic = shape.steps.len();
+    Some(shape)
 }
 
 /// The alternatives of one rule application.
@@ -269,7 +303,6 @@ pub fn maps_above(prog: &Program, def: &str, path: &Path) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::space::Slot;
 
     fn start(src: &str, def: &str) -> Trace {
         let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
@@ -362,5 +395,25 @@ mod tests {
         let base = start(TWO_MAPS, "g").prog;
         assert!(out[0].shape.instantiate(&base, "g", &[0]).is_ok());
         assert_eq!(maps_above(&out[0].prog, "g", &Path::root()), Some(0));
+    }
+
+    #[test]
+    fn below_moves_from_the_focus_and_extract_makes_the_new_root_the_focus() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun h(x: float): float { return x * 2.0f; }\n\
+                   def s(x: [float]N) = map(h) o reduce(add, 0.0f) $ x\n";
+        let t = start(src, "s");
+        let then = Strategy::Seq(vec![
+            apply_with("reduce-partred", Site::Below(vec![]), vec![("m", Arg::Fixed(4))]),
+            Strategy::Extract(Site::Below(vec![2])),
+        ]);
+        let out = Strategy::Within { site: Site::NextReduce, rule: "", then: Box::new(then) }.run("s", t);
+        assert_eq!(out.iter().map(lines).collect::<Vec<_>>(), [["reduce-partred @ 1", "extract @ 1.2"]]);
+        // The partial results are the body now, and in focus (the
+        // reduction's position is gone).
+        assert_eq!(out[0].focus, Path::root());
+        let body = &out[0].prog.def("s").unwrap().body;
+        assert!(matches!(&body.kind, ExprKind::Call(f, _)
+            if matches!(f.kind, FunKind::Pattern(Pattern::PartRed { .. }))));
     }
 }
