@@ -96,14 +96,31 @@ fn joined(gen: &mut IdGen, types: &crate::passes::typecheck::Types, e: &Expr) ->
     if !matches!(m.kind, FunKind::Pattern(Pattern::Map { .. })) {
         return None;
     }
-    // The inner map's elements are one-element arrays.
-    let Some(Type::Array(elem, _)) = types.exprs.get(&inner.id) else { return None };
-    let Type::Array(_, one) = elem.as_ref() else { return None };
-    if crate::arith::simplify(one) != crate::arith::ArithExpr::Cst(1) {
-        return None;
-    }
-    let j = gen.call_pattern(Pattern::Join, vec![(**inner).clone()], inner.span);
+    // The inner map's elements are one-element arrays, or the first
+    // element of one (`at(0, reduce ...)`: a scalar per result, the same
+    // values in the same order in memory as the joined one-element arrays).
+    let inner = match types.exprs.get(&inner.id) {
+        Some(Type::Array(elem, _)) if is_one_array(elem) => (**inner).clone(),
+        _ => {
+            let taken = first_of_one(types, &map_lambda(inner)?.body)?;
+            with_lambda_body(inner, taken.clone())?
+        }
+    };
+    let j = gen.call_pattern(Pattern::Join, vec![inner.clone()], inner.span);
     with_lambda_body(e, j)
+}
+
+/// Whether `t` is an array of one element.
+fn is_one_array(t: &Type) -> bool {
+    matches!(t, Type::Array(_, one) if crate::arith::simplify(one) == crate::arith::ArithExpr::Cst(1))
+}
+
+/// `x` where `e` is `at(0, x)` and `x` a one-element array.
+fn first_of_one<'e>(types: &crate::passes::typecheck::Types, e: &'e Expr) -> Option<&'e Expr> {
+    let ExprKind::Call(f, args) = &e.kind else { return None };
+    let (FunKind::Pattern(Pattern::At(i)), [x]) = (&f.kind, args.as_slice()) else { return None };
+    let zero = crate::arith::simplify(i) == crate::arith::ArithExpr::Cst(0);
+    (zero && types.exprs.get(&x.id).is_some_and(is_one_array)).then_some(x)
 }
 
 /// The lambda of `map(\x -> ...) $ X`.
@@ -142,12 +159,20 @@ mod tests {
 
     #[test]
     fn a_product_without_join_gets_the_tiled_shapes_and_the_same_values() {
-        let p = parse(
+        // Each result a one-element array, or its element (`at(0, ...)`).
+        for src in [
             "def mm(a: [[float]K]M, b: [[float]N]K) =\n  map(\\r -> map(\\c -> reduce(add, 0.0f) o \
              map(\\(x, y) -> mul(x, y)) $ zip(r, c)) o transpose $ b) $ a\n",
-        );
+            "def mm(a: [[float]K]M, b: [[float]N]K) =\n  map(\\r -> map(\\c -> at(0, reduce(add, 0.0f) o \
+             map(\\(x, y) -> mul(x, y)) $ zip(r, c))) o transpose $ b) $ a\n",
+        ] {
+            same_values_once_joined(&parse(src));
+        }
+    }
+
+    fn same_values_once_joined(p: &Program) {
         let s: Sizes = [("M", 3), ("N", 5), ("K", 4)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        let j = joined_products(&p, "mm", &sizes()).expect("joined");
+        let j = joined_products(p, "mm", &sizes()).expect("joined");
         use crate::ir::Value;
         let mat = |rows: usize, cols: usize, k: f32| {
             Value::array(
@@ -160,7 +185,7 @@ mod tests {
         };
         let args = [("a".to_string(), mat(3, 4, 0.5)), ("b".to_string(), mat(4, 5, 0.25))].into();
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        crate::interp::eval_def(&p, "mm", &args, &s).unwrap().flatten(&mut a);
+        crate::interp::eval_def(p, "mm", &args, &s).unwrap().flatten(&mut a);
         crate::interp::eval_def(&j, "mm", &args, &s).unwrap().flatten(&mut b);
         assert_eq!(a.len(), 15);
         assert_eq!(a, b);
