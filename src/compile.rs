@@ -50,6 +50,57 @@ pub struct Kernel {
     /// Bytes of its `local` arrays of constant length; the local arguments
     /// (`KernelParam::Local`) come on top at launch.
     pub static_local_bytes: u64,
+    /// Whether `global` is rounded up to whole work-groups of `local`
+    /// (`CompileOptions::whole_groups`): a multiple of it at every size.
+    pub whole_groups: bool,
+}
+
+/// `def` compiled with `opts`, or, where its global size is not a multiple
+/// of the local size `opts` fixes at `sizes`, the sizes it will run at
+/// (9,999,991 elements, work-groups of 256), compiled again launching
+/// whole work-groups (`CompileOptions::whole_groups`). `lift exec`, the
+/// search and the harness compile through this, so the kernel the harness
+/// runs is the one the search timed.
+pub fn compile_for_launch(
+    program: &Program,
+    def: &str,
+    opts: &CompileOptions,
+    sizes: &std::collections::BTreeMap<String, i64>,
+) -> Result<Kernel, CompileError> {
+    let k = compile(program, def, opts)?;
+    let Some(local) = &k.local else { return Ok(k) };
+    let at = |e: &ArithExpr| e.eval_with(&|v| sizes.get(v).copied()).ok();
+    // Unknown at these sizes: nothing to round (the launch reports it).
+    let whole = k.global.iter().zip(local).all(|(g, l)| match (at(g), at(l)) {
+        (Some(g), Some(l)) => l <= 0 || g % l == 0,
+        _ => true,
+    });
+    if whole || opts.global.is_some() || opts.local.is_none() || opts.whole_groups {
+        return Ok(k);
+    }
+    compile(program, def, &CompileOptions { whole_groups: true, ..opts.clone() })
+}
+
+/// The inferred global size rounded up to a multiple of a local size the
+/// caller gave, dimension by dimension (`CompileOptions::whole_groups`:
+/// OpenCL 1.2 launches only whole work-groups): 9,999,991 elements in
+/// work-groups of 256 launch 9,999,872 + 256 work-items. Lowering reads
+/// this count, not the inferred one, so a map's loop keeps its bound check
+/// wherever the count may exceed the length (`codegen::lower::loops`): the
+/// extra work-items do nothing. Where the sizes are known and the count
+/// divides, it is the inferred count.
+fn rounded_up(global: [ArithExpr; 3], local: [i64; 3]) -> [ArithExpr; 3] {
+    let mut out = global;
+    for (g, l) in out.iter_mut().zip(local) {
+        if l > 1 {
+            let up = ArithExpr::add(g.clone(), ArithExpr::Cst(l - 1));
+            *g = crate::arith::simplify(&ArithExpr::mul(
+                ArithExpr::div(up, ArithExpr::Cst(l)),
+                ArithExpr::Cst(l),
+            ));
+        }
+    }
+    out
 }
 
 /// Compiles `def` of `program` to an OpenCL kernel.
@@ -71,7 +122,11 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
     let inferred = passes::launch::infer(d, &types);
     let cst = |a: [i64; 3]| a.map(ArithExpr::Cst);
-    let global = opts.global.map(cst).unwrap_or(inferred.global);
+    let global = match (opts.global, opts.local) {
+        (Some(g), _) => cst(g),
+        (None, Some(l)) if opts.whole_groups => rounded_up(inferred.global, l),
+        (None, _) => inferred.global,
+    };
     let local = match opts.local {
         Some(l) => Some(cst(l)),
         None => inferred.local,
@@ -169,6 +224,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
         output_type: out_ty,
         accesses,
         static_local_bytes,
+        whole_groups: opts.whole_groups && opts.global.is_none() && opts.local.is_some(),
     })
 }
 

@@ -65,7 +65,12 @@ fn explores_scal_on_pocl_and_beats_the_naive_lowering() {
     let d = &report.devices[0];
     let best = d.best.as_ref().expect("a validated candidate");
     let naive = d.naive_ms.expect("the naive lowering was measured");
-    assert!(best.median_ms <= naive, "best {} ms, naive {naive} ms", best.median_ms);
+    // Within the tie the choice allows: of candidates within 2% of the
+    // fastest the first in the space's order is written, which on a CPU
+    // whose lowerings all run about as fast may be one 0.4% slower than
+    // the naive one (seen in a run of the whole suite).
+    let tie = 1.0 + lift::explore::choice::TIE;
+    assert!(best.median_ms <= naive * tie, "best {} ms, naive {naive} ms", best.median_ms);
     // The time line's phases were measured, within the measuring time.
     let s = &d.shares[0];
     let p = &s.phases;

@@ -24,7 +24,8 @@ const ALLOWED: [(&str, &[&str]); 17] = [
     ("launch", &["arith", "types", "passes", "compile", "runtime"]),
     ("validate", &["arith", "types", "ir", "interp", "passes"]),
     // Rules are checked with the type checker and print through the parser's printer.
-    ("rewrite", &["arith", "types", "ir", "parse", "passes"]),
+    // `interp`: a side condition evaluates a map's function (`reduce-pad`).
+    ("rewrite", &["arith", "types", "ir", "parse", "interp", "passes"]),
     // The search builds, launches and validates candidates through the
     // layers below it, never through the harness (which may call it).
     (

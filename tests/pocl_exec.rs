@@ -140,3 +140,49 @@ fn exec_times_the_kernel_on_request() {
     assert!(ms > 0.0, "{line}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `lift exec --local L` where L does not divide the work-item count at
+/// the run's sizes (1001 elements, 37 x 29 rows and columns) launches the
+/// count rounded up to whole work-groups, the extra work-items checking
+/// their bounds, and computes what the interpreter computes (before, the
+/// launch was refused: OpenCL 1.2 runs only whole work-groups).
+#[test]
+fn a_local_size_that_does_not_divide_launches_whole_work_groups() {
+    if !has_device() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("lift-pocl-whole-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let funs =
+        "userfun fmac(a: float, b: float, c: float): float { return fmin(fmax(a * b + c, -1.0f), 1.0f); }\n\
+                userfun sq(x: float): float { return x * x; }\n";
+    let cases = [
+        ("def f(a: [float]N, b: [float]N, c: [float]N) = mapGlb(0, \\(p, q, s) -> fmac(p, q, s), zip(a, b, c))\n",
+         vec![("a", vec![1001]), ("b", vec![1001]), ("c", vec![1001])], "64"),
+        ("def f(a: [[float]W]H) = mapGlb(1, mapGlb(0, sq), a)\n", vec![("a", vec![37, 29])], "16,8"),
+    ];
+    let mut seed = 0xab_u64;
+    for (def, inputs, local) in cases {
+        let file = dir.join("whole.lift");
+        std::fs::write(&file, format!("{funs}{def}")).unwrap();
+        let mut cmd = lift();
+        cmd.arg("exec").arg(&file).args(["--def", "f", "--local", local, "--check", "--output"]);
+        cmd.arg(dir.join("out.npy"));
+        for (name, shape) in inputs {
+            let n: u64 = shape.iter().product();
+            let data: Vec<f32> = (0..n).map(|_| 1.5 * rand(&mut seed)).collect();
+            let path = dir.join(format!("{name}.npy"));
+            write_npy(&path, &shape, &data);
+            cmd.args(["--input", &format!("{name}={}", path.display())]);
+        }
+        let o = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && stdout.contains("check: ok"),
+            "{def}:\n{stdout}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -637,6 +637,44 @@ fn row_reduction_rules() {
     assert_eq!(e.to_string(), "`reduce-lanes`: side condition violated: 4 does not divide the length 10");
 }
 
+/// `reduce-pad`: the reduced array padded with the neutral element, or,
+/// behind a map, with a value the map takes to it (0 for `absVal`, 1 for a
+/// product of `absVal`s); a map that reads a def's scalar is not padded.
+#[test]
+fn padding_rule() {
+    check_rule(
+        ASUM,
+        "reduce-pad",
+        "root",
+        &[("p", 3)],
+        "reduce(add, 0.0f, map(absVal, x))",
+        "reduce(add, 0.0f, map(absVal, padConst(0, 3, 0.0f, x)))",
+    );
+    check_rule(
+        "def f(x: [float]N) = reduce(mult, 1.0f) o map(absVal) $ x",
+        "reduce-pad",
+        "root",
+        &[("p", 2)],
+        "reduce(mult, 1.0f, map(absVal, x))",
+        "reduce(mult, 1.0f, map(absVal, padConst(0, 2, 1.0f, x)))",
+    );
+    check_rule(
+        "def f(x: [float]N, y: [float]N) = reduce(add, 0.0f) o map(\\(u, v) -> mult(u, v)) $ zip(x, y)",
+        "reduce-pad",
+        "root",
+        &[("p", 5)],
+        "reduce(add, 0.0f, map(\\(u, v) -> mult(u, v), zip(x, y)))",
+        "reduce(add, 0.0f, map(\\(u, v) -> mult(u, v), zip(padConst(0, 5, 0.0f, x), padConst(0, 5, 0.0f, y))))",
+    );
+    let e = apply_err(
+        "def f(a: float, x: [float]N) = reduce(add, 0.0f) o map(\\v -> mult(a, v)) $ x",
+        "reduce-pad",
+        "root",
+        &[("p", 3)],
+    );
+    assert!(e.to_string().starts_with("`reduce-pad` does not match here"), "{e}");
+}
+
 /// A product with a map after its reduction (`0.5 A Bᵀ`, `relu(A Bᵀ)`):
 /// `tile-mm` applies `h` in the copy out, vectorised with the
 /// accumulators, and every result is `h` of the same fold.
@@ -825,6 +863,10 @@ const CORPUS: &[&str] = &[
     // map moved through a transpose.
     "def p27(a: [[float]M]N) = transpose o map(map(absVal)) $ a",
     "def p19(x: [float]N) = partRed(add, 0.0f, 1) o asScalar o asVector(4) o map(absVal) $ x",
+    // Padded reductions (`reduce-pad`): a zip padded with zeros, and a
+    // minimum padded with its neutral element (|0| and |1| are not it).
+    "def p58(x: [float]N, y: [float]N) = reduce(add, 0.0f) o map(\\(u, v) -> mult(u, v)) $ zip(x, y)",
+    "userfun mn(x: float, y: float): float { return fmin(x, y); }\ndef p59(x: [float]N) = reduce(mn, 3.0e38f) o map(absVal) $ x",
     // Stencils as the CGO 2018 defs write them: a slid grid zipped with
     // another (2D), 3D alone (reads that tell the dimensions apart) and
     // zipped.
@@ -897,6 +939,7 @@ fn param_sets(rule: &str) -> Vec<Args> {
         }
         "reduce-partred" => one("m", &[1, 2, 4]),
         "reduce-lanes" => one("m", &[2, 4]),
+        "reduce-pad" => one("p", &[0, 3]),
         "reorder-stride" | "map-stride" => one("s", &[2, 4]),
         "partred-iterate" => {
             vec![args(&[("n", 1), ("k", 2)]), args(&[("n", 2), ("k", 2)]), args(&[("n", 3), ("k", 2)])]

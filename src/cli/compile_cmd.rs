@@ -162,6 +162,9 @@ fn options(flags: &CompileFlags, sizes: Sizes) -> Result<CompileOptions, CliErro
         sizes,
         local: flags.local.as_deref().map(|s| parse_dims("local", s)).transpose()?,
         global: flags.global.as_deref().map(|s| parse_dims("global", s)).transpose()?,
+        // `lift compile` prints the count as inferred; `lift exec` rounds it
+        // up where its `--local` does not divide it (`compile_for_launch`).
+        whole_groups: false,
     })
 }
 
@@ -431,8 +434,8 @@ pub(crate) fn exec_cmd(a: &ExecArgs) -> Result<(), CliError> {
     }
     super::exec_check::sizes_fit(&file, &program, def, &sizes)?;
     let opts = options(&a.flags, compile_sizes)?;
-    let kernel =
-        compile(&program, &def_name, &opts).map_err(|source| bad(InSource::Compile { file, source }))?;
+    let kernel = crate::compile::compile_for_launch(&program, &def_name, &opts, &sizes)
+        .map_err(|source| bad(InSource::Compile { file, source }))?;
     let info = runtime::select_device(a.device.as_deref()).map_err(bad)?;
     eprintln!("device: {}", info.short());
     let mut uploads: Arrays = BTreeMap::new();

@@ -25,6 +25,13 @@ pub struct CompileOptions {
     pub local: Option<[i64; 3]>,
     /// Global size per dimension; inferred when `None`.
     pub global: Option<[i64; 3]>,
+    /// With `local` given and `global` inferred: launch the inferred count
+    /// rounded up to whole work-groups, every map keeping its bound check
+    /// (`compile::compile`). Off, a count `local` does not divide cannot be
+    /// launched; on, kernels whose count would divide lose the checks'
+    /// removal at sizes not known at compile time, so callers ask for it
+    /// only where the count does not divide at the sizes they run.
+    pub whole_groups: bool,
 }
 
 impl Default for CompileOptions {
@@ -38,6 +45,7 @@ impl Default for CompileOptions {
             sizes: BTreeMap::new(),
             local: None,
             global: None,
+            whole_groups: false,
         }
     }
 }

@@ -679,7 +679,8 @@ impl Bench<'_> {
     pub fn specialises(&self, prog: &Program, local: Option<[i64; 3]>) -> bool {
         let every = CompileOptions { local, ..Default::default() };
         let sized = CompileOptions { sizes: self.sizes.clone(), ..every.clone() };
-        match (compile(prog, self.def, &every), compile(prog, self.def, &sized)) {
+        let at = |o: &CompileOptions| crate::compile::compile_for_launch(prog, self.def, o, self.sizes);
+        match (at(&every), at(&sized)) {
             (Ok(a), Ok(b)) => a.source != b.source,
             _ => true,
         }
@@ -706,14 +707,15 @@ impl Bench<'_> {
     ) -> Result<Rebuilt<'_>, (Status, String)> {
         let refused = |e: CompileError| (Status::Refused, e.to_string());
         let generic = CompileOptions { local, ..Default::default() };
-        let kernel = compile(prog, self.def, &generic).map_err(refused)?;
+        let kernel =
+            crate::compile::compile_for_launch(prog, self.def, &generic, self.sizes).map_err(refused)?;
         let mut all = self.rule_constraints(prog, cs);
         // The stage is chosen from the kernel for every size, as
         // `evaluate_as` chose it.
         let fin = self.second_stage(&kernel, &mut all);
         let kernel = if for_sizes {
             let sized = CompileOptions { sizes: self.sizes.clone(), ..generic };
-            compile(prog, self.def, &sized).map_err(refused)?
+            crate::compile::compile_for_launch(prog, self.def, &sized, self.sizes).map_err(refused)?
         } else {
             kernel
         };
@@ -745,9 +747,14 @@ impl Bench<'_> {
     ) -> Outcome {
         let opts = CompileOptions { local, ..Default::default() };
         let mut all = self.rule_constraints(prog, cs);
-        let kernel = timed(&self.phases, |p| &mut p.codegen_s, || compile(prog, self.def, &opts));
-        // The launch needs whole work-groups at the validation size too.
-        if let Ok(Kernel { global, local: Some(l), .. }) = &kernel {
+        let kernel = timed(
+            &self.phases,
+            |p| &mut p.codegen_s,
+            || crate::compile::compile_for_launch(prog, self.def, &opts, self.sizes),
+        );
+        // The launch needs whole work-groups at the validation size too
+        // (where the kernel does not round its count up to them).
+        if let Ok(Kernel { global, local: Some(l), whole_groups: false, .. }) = &kernel {
             for (g, l) in global.iter().zip(l) {
                 all.push(Constraint {
                     expr: ArithExpr::modulo(g.clone(), l.clone()),
@@ -822,8 +829,12 @@ impl Bench<'_> {
     ) -> Result<(Kernel, Kernel), (Status, String)> {
         let at = |sizes: &Sizes| {
             let opts = CompileOptions { local, sizes: sizes.clone(), ..Default::default() };
-            timed(&self.phases, |p| &mut p.codegen_s, || compile(prog, self.def, &opts))
-                .map_err(|e| (Status::Refused, e.to_string()))
+            timed(
+                &self.phases,
+                |p| &mut p.codegen_s,
+                || crate::compile::compile_for_launch(prog, self.def, &opts, sizes),
+            )
+            .map_err(|e| (Status::Refused, e.to_string()))
         };
         let (v, t) = (at(vsizes)?, at(self.sizes)?);
         self.fits(&v, vsizes, fin)?;

@@ -69,6 +69,27 @@ fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool, bool)> {
 pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((len, mapped, post)) = reduced(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
+    let mut out = shapes_of(base, def, (&len, n), None, (mapped, post));
+    // Reductions of a length with few divisors (a column of 7001) also get
+    // the shapes on the reductions padded as `reduction` pads a whole one.
+    if let Some(n) = n.filter(|n| super::reduction::pads(*n)) {
+        let (len_p, p) = super::reduction::padded(&len, n);
+        let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
+        out.extend(shapes_of(base, def, (&len_p, n_p), Some(p), (mapped, post)));
+    }
+    out
+}
+
+/// The shapes on reductions of `len` elements (`n` at the timed sizes),
+/// each padded first by `pad` elements where given; `mapped`: whether each
+/// reduction's array is a map already, `post`: whether a map follows it.
+fn shapes_of(
+    base: &Program,
+    def: &str,
+    (len, n): (&ArithExpr, Option<i64>),
+    pad: Option<ArithExpr>,
+    (mapped, post): (bool, bool),
+) -> Vec<Shape> {
     let split: Vec<RStep> = vec![("map-fission", "root", vec![]), ("extract", "1", vec![])];
     // A map after each reduction is split off and left out first, the same
     // way (the second stage applies it): the rest is the plain map of
@@ -83,13 +104,16 @@ pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let mut out = Vec::new();
     for (strided, last) in [(false, &split), (true, &split), (false, &transposed), (true, &transposed)] {
         let mut under: Vec<RStep> = Vec::new();
+        if let Some(p) = &pad {
+            under.push(("reduce-pad", "root", vec![("p", Arg::Expr(p.clone()))]));
+        }
         if !mapped {
             under.push(("map-id", "2", vec![]));
         }
         if strided {
             under.extend(stride_steps(Arg::LenOver(len.clone(), vec![0])));
         }
-        let mut chunks = chunk_steps(&len, 0);
+        let mut chunks = chunk_steps(len, 0);
         // The chunk steps end with the whole reduction's `extract`; here
         // the map's reductions stay, split off by `map-fission`.
         chunks.pop();

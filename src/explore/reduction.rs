@@ -221,17 +221,74 @@ pub(super) fn reduced_array(
     }
 }
 
+/// Lengths padded by `reduce-pad` become multiples of a power of two up to
+/// this: every chunk and work-group of the shapes below up to it divides
+/// them.
+const PAD_TO: i64 = 1 << 16;
+
+/// Lengths that are multiples of this keep their shapes unpadded only: the
+/// powers of two up to it divide them already.
+const PAD_BELOW: i64 = 1 << 10;
+
+/// Whether a reduction of `n` elements also gets its shapes padded: not a
+/// multiple of 1024, and not shorter (a stencil's window of 5 is no
+/// reduction to chunk).
+pub(super) fn pads(n: i64) -> bool {
+    n >= PAD_BELOW && n % PAD_BELOW != 0
+}
+
+/// The length `len` (`n` at the timed sizes) padded to a multiple of the
+/// largest power of two up to `n / 64` (from 16 to [`PAD_TO`]: at most
+/// 1/64 more elements, which cost a comparison each, no memory), and the
+/// elements added (`reduce-pad`'s `p`). 12,345,677 becomes a multiple of
+/// 65,536, a column of 7001 one of 64.
+pub(super) fn padded(len: &ArithExpr, n: i64) -> (ArithExpr, ArithExpr) {
+    let q = 1i64 << (n / 64).clamp(16, PAD_TO).ilog2();
+    let q = ArithExpr::Cst(q);
+    let p = crate::arith::simplify(&ArithExpr::modulo(
+        ArithExpr::sub(q.clone(), ArithExpr::modulo(len.clone(), q.clone())),
+        q,
+    ));
+    (crate::arith::simplify(&ArithExpr::add(len.clone(), p.clone())), p)
+}
+
 /// The reduction shapes for `def` (none unless its body is a full
-/// reduction of a map); each replays with its default slot values.
+/// reduction of a map); each replays with its default slot values. Where
+/// the length at `sizes` is above 1024 and not a multiple of it ([`pads`]; 12,345,677 elements:
+/// no chunk from 16 to 65,536 divides it but 29), the same shapes are also
+/// offered on the reduction padded to a multiple of a power of two with
+/// elements that change nothing (`reduce-pad`, [`padded`]).
 pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((len, add_map)) = reduced_len(base, def) else { return Vec::new() };
     let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
+    let mut out = shapes_of(base, def, (&len, n), None, add_map);
+    if let Some(n) = n.filter(|n| pads(*n)) {
+        let (len_p, p) = padded(&len, n);
+        let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
+        out.extend(shapes_of(base, def, (&len_p, n_p), Some(p), add_map));
+    }
+    out
+}
+
+/// The shapes on a reduction of `len` elements (`n` at the timed sizes),
+/// padded first by `pad` elements where given.
+fn shapes_of(
+    base: &Program,
+    def: &str,
+    (len, n): (&ArithExpr, Option<i64>),
+    pad: Option<ArithExpr>,
+    add_map: bool,
+) -> Vec<Shape> {
+    let len = len.clone();
     let chunk = |lo, hi, d| slot("c", divisors(lo, hi, n), d);
     let mut out = Vec::new();
     let mut push = |mut parts: Vec<Part>, slots: Vec<Option<Slot>>| {
         let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
         if add_map {
             parts.insert(0, below(vec![("map-id", "2", vec![])], ROOT));
+        }
+        if let Some(p) = &pad {
+            parts.insert(0, below(vec![("reduce-pad", "root", vec![("p", Arg::Expr(p.clone()))])], ROOT));
         }
         out.extend(build(base, def, parts, Site::NextReduce, &slots));
     };

@@ -39,6 +39,9 @@ pub enum Arg {
     OddPart(usize),
     /// How many factors two a slot's value has (a halving tree's steps).
     TwoExp(usize),
+    /// An expression of the sizes (`reduce-pad`'s elements added, which
+    /// the length decides).
+    Expr(ArithExpr),
 }
 
 /// One rule application of a shape; `rule: None` is the `extract` step of
@@ -213,6 +216,7 @@ impl Arg {
             Arg::SlotPlus(i, c) => ArithExpr::Cst(values[*i] + c),
             Arg::OddPart(i) => ArithExpr::Cst(values[*i] >> values[*i].trailing_zeros().min(62)),
             Arg::TwoExp(i) => ArithExpr::Cst(i64::from(values[*i].trailing_zeros().min(62))),
+            Arg::Expr(e) => e.clone(),
         }
     }
 }

@@ -156,7 +156,7 @@ pub fn run_explored(
             let b = rt.zeroed(&k.output, ElemKind::F32, bytes.max(0) as usize)?;
             bufs.insert(k.output.clone(), b);
         }
-        let global = match cfg_global {
+        let mut global = match cfg_global {
             Some(g) => g,
             None => launch::compiler_global(&kernel, &sizes)?,
         };
@@ -164,10 +164,11 @@ pub fn run_explored(
         let local = match (cfg_local, &kernel.local) {
             (Some(l), _) => Some(l),
             (None, Some(_)) => launch::compiler_local(&kernel, &sizes, global.len())?,
-            // The tuned local size, where it divides this size's global one
-            // (else the driver's choice).
+            // The tuned local size; where it does not divide this size's
+            // global one, the kernel launches whole work-groups, as the
+            // search compiled it at such sizes (`compile::compile_for_launch`).
             (None, None) => {
-                let tuned = header.map(|h| tuned_local(&h, &global)).filter(|l| divides(&global, l));
+                let tuned = header.map(|h| tuned_local(&h, &global));
                 // The search compiled the kernel it timed with this local
                 // size (`reqd_work_group_size`, which NVIDIA's compiler uses
                 // to allocate registers: hotspot3d's tuned kernel ran 3x
@@ -175,8 +176,11 @@ pub fn run_explored(
                 if let Some(l) = &tuned {
                     opts.local = Some(pad3(l));
                     let t0 = Instant::now();
-                    kernel = compile(program, &def, &opts)
+                    kernel = crate::compile::compile_for_launch(program, &def, &opts, &sizes)
                         .map_err(|source| RunError::Compile { path: path.into(), source })?;
+                    if !divides(&global, l) {
+                        global = launch::compiler_global(&kernel, &sizes)?;
+                    }
                     // The reported compile time is that of the kernel run.
                     compile_ms += t0.elapsed().as_secs_f64() * 1e3 - first_ms;
                 }

@@ -16,7 +16,7 @@ mod flat;
 mod sizes;
 
 pub use error::{ArgumentProblem, DataProblem, InterpError, RuntimeProblem};
-pub use eval::call_user_fun;
+pub use eval::{call_user_fun, literal_value};
 pub use flat::{value_from_flat, value_to_flat};
 pub use sizes::infer_sizes;
 
@@ -46,6 +46,26 @@ pub fn eval_def_within(
 ) -> Result<Value, InterpError> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(eval::MAX_THREADS);
     eval_def_threads(program, def, args, sizes, (budget, threads))
+}
+
+/// `f` applied to `args` outside any def: no parameter of a def is bound
+/// and no size is known, so a function that reads one (a lambda capturing a
+/// def's scalar) is an error. A rewrite's side condition uses it to ask
+/// what a map's function gives for a value (`reduce-pad`).
+pub fn apply_closed(
+    program: &Program,
+    f: &crate::ir::FunDecl,
+    args: Vec<Value>,
+) -> Result<Value, InterpError> {
+    let mut it = eval::Interp {
+        program,
+        env: HashMap::new(),
+        sizes: BTreeMap::new(),
+        work: 0,
+        budget: MAX_WORK,
+        threads: 1,
+    };
+    it.apply(f, args, f.span)
 }
 
 /// [`eval_def_within`] with `budget` and the number of threads a map may be

@@ -25,6 +25,7 @@ pub mod layout;
 pub mod macros;
 pub mod matmul;
 pub mod opencl;
+pub mod pad;
 pub mod relayout;
 mod rule;
 pub mod slide_seq;
@@ -45,6 +46,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
     algorithmic::RULES
         .iter()
         .chain(interchange::RULES.iter())
+        .chain(pad::RULES.iter())
         .chain(fold::RULES.iter())
         .chain(layout::RULES.iter())
         .chain(zips::RULES.iter())
