@@ -243,7 +243,11 @@ pub(super) fn pads(n: i64) -> bool {
 /// elements added (`reduce-pad`'s `p`). 12,345,677 becomes a multiple of
 /// 65,536, a column of 7001 one of 64.
 pub(super) fn padded(len: &ArithExpr, n: i64) -> (ArithExpr, ArithExpr) {
-    let q = 1i64 << (n / 64).clamp(16, PAD_TO).ilog2();
+    padded_to(len, 1i64 << (n / 64).clamp(16, PAD_TO).ilog2())
+}
+
+/// `len` padded to a multiple of `q`, and the elements added.
+pub(super) fn padded_to(len: &ArithExpr, q: i64) -> (ArithExpr, ArithExpr) {
     let q = ArithExpr::Cst(q);
     let p = crate::arith::simplify(&ArithExpr::modulo(
         ArithExpr::sub(q.clone(), ArithExpr::modulo(len.clone(), q.clone())),

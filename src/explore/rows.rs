@@ -262,24 +262,53 @@ pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
     Some([l, 1, 1])
 }
 
-fn row_len(base: &Program, def: &str, r: &Path, sizes: &Sizes) -> Option<i64> {
+/// The length of the row the reduction at `r` reduces, and its value at
+/// `sizes`.
+fn row_len(base: &Program, def: &str, r: &Path, sizes: &Sizes) -> Option<(crate::arith::ArithExpr, i64)> {
     let d = base.def(def)?;
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
     let ExprKind::Call(_, args) = &visit::expr_at(&d.body, r).ok()?.kind else { return None };
     match types.exprs.get(&args.last()?.id)? {
         crate::types::Type::Array(_, n) => {
-            crate::arith::simplify(n).eval_with(&|v| sizes.get(v).copied()).ok()
+            let n = crate::arith::simplify(n);
+            let v = n.eval_with(&|v| sizes.get(v).copied()).ok()?;
+            Some((n, v))
         }
         _ => None,
     }
 }
 
-/// The row-reduction shapes for `def` (none unless it reduces inside a
-/// map over rows), each replaying with its default slot values.
+/// The row shapes for `def`: on the rows as they are, and, where no power
+/// of two from 16 divides a row of 64 or more (a prime 1021), also on the
+/// rows padded with elements that change nothing (`reduce-pad`, to a
+/// multiple of a power of two: 1021 becomes 1024).
 pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let sites = find_sites(base, def);
     let Some(first) = sites.first() else { return Vec::new() };
-    let n = row_len(base, def, &first.r, sizes);
+    let len = row_len(base, def, &first.r, sizes);
+    let mut out = shapes_of(base, def, &sites, len.as_ref().map(|l| l.1), None);
+    if let Some((len, n)) = len.filter(|(_, n)| *n >= 64 && pow2(16, 1024, Some(*n)).is_empty()) {
+        // A multiple of the largest power of two up to a quarter of the
+        // row, at most 256 (the lanes of a work-group): 3000 becomes 3072.
+        let (len_p, p) = super::reduction::padded_to(&len, 1i64 << (n / 4).clamp(16, 256).ilog2());
+        let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
+        out.extend(shapes_of(base, def, &sites, n_p, Some(p)));
+    }
+    out
+}
+
+/// The row-reduction shapes for `def` at `sites` (none unless it reduces
+/// inside a map over rows), rows of `n` elements, each reduction padded
+/// first by `pad` elements where given; each replays with its default
+/// slot values.
+fn shapes_of(
+    base: &Program,
+    def: &str,
+    sites: &[Site],
+    n: Option<i64>,
+    pad: Option<crate::arith::ArithExpr>,
+) -> Vec<Shape> {
+    let Some(first) = sites.first() else { return Vec::new() };
     let d = |v: i64| vec![("d", Arg::Fixed(v))];
     let mut out = Vec::new();
     let mut push = |steps: Option<Vec<Step>>, slots: Vec<Option<Slot>>| {
@@ -295,7 +324,7 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     // (softmax's maximum, then its sum of exponentials: a reduction left
     // to `reduceSeq` is walked whole by every work-item of the row's
     // work-group), then, where there are several, the first alone.
-    let mut groups = vec![&sites[..]];
+    let mut groups = vec![sites];
     if sites.len() > 1 {
         groups.push(&sites[..1]);
     }
@@ -312,6 +341,15 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
                 (_, false, n) => pow2(16, 1024, n),
             };
             let mut steps = Some(Vec::new());
+            if let Some(p) = &pad {
+                for site in group {
+                    let step = rule_step("reduce-pad", site.r.clone(), vec![("p", Arg::Expr(p.clone()))]);
+                    steps = steps.zip(step).map(|(mut a, s)| {
+                        a.push(s);
+                        a
+                    });
+                }
+            }
             for (i, site) in group.iter().enumerate() {
                 // The rows map becomes `mapWrg(0)` once, after the first
                 // reduction's algorithmic steps.
@@ -376,10 +414,16 @@ mod tests {
         let lanes = |s: &Shape| s.slots[0].domain.clone();
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1026)].into();
         let b = prepared("benchmarks/icfp15/gemv.lift", "gemv");
-        // No power of two from 16 divides 1026 = 2 x 27 x 19: only the odd
-        // tail's lanes (one halving, then 9, 27 or 57 partials).
+        // No power of two from 16 divides 1026 = 2 x 27 x 19: the odd
+        // tail's lanes (one halving, then 9, 27 or 57 partials), and the
+        // rows padded to 1280 (a multiple of 256): scalar and float4 lanes.
         let shapes = row_shapes(&b, "gemv", &sizes);
-        assert_eq!(shapes.iter().map(lanes).collect::<Vec<_>>(), [vec![18, 54, 114]]);
+        assert_eq!(
+            shapes.iter().map(lanes).collect::<Vec<_>>(),
+            [vec![18, 54, 114], vec![16, 32, 64, 128, 256], vec![16, 32, 64]]
+        );
+        let padded = |s: &Shape| s.steps[0].rule.is_some_and(|r| r.name == "reduce-pad");
+        assert_eq!(shapes.iter().map(padded).collect::<Vec<_>>(), [false, true, true]);
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1040)].into();
         // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones
         // (260 float4s), and no odd tail where a power of two divides.
@@ -400,8 +444,9 @@ mod tests {
         let b = crate::rewrite::prepare(&p, "rowsum").unwrap();
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 3000)].into();
         let shapes = row_shapes(&b, "rowsum", &sizes);
-        // The odd tail (the row is read once: no staged form).
-        assert_eq!(shapes.len(), 1);
+        // The odd tail (the row is read once: no staged form), then the
+        // padded rows' scalar and float4 lanes.
+        assert_eq!(shapes.len(), 3);
         let inst = shapes[0].instantiate(&b, "rowsum", &[120]).unwrap();
         let lines = inst.derivation.join(" ; ");
         assert!(lines.contains("reduce-partred @ ") && lines.contains(" m=15 ;"), "{lines}");
