@@ -68,16 +68,12 @@ fn reduced(base: &Program, def: &str) -> Option<(ArithExpr, bool, bool)> {
 /// reductions); each replays with its default slot value.
 pub fn partial_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((len, mapped, post)) = reduced(base, def) else { return Vec::new() };
-    let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
-    let mut out = shapes_of(base, def, (&len, n), None, (mapped, post));
     // Reductions of a length with few divisors (a column of 7001) also get
     // the shapes on the reductions padded as `reduction` pads a whole one.
-    if let Some(n) = n.filter(|n| super::reduction::pads(*n)) {
-        let (len_p, p) = super::reduction::padded(&len, n);
-        let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
-        out.extend(shapes_of(base, def, (&len_p, n_p), Some(p), (mapped, post)));
-    }
-    out
+    super::reduction::lengths(&len, sizes)
+        .into_iter()
+        .flat_map(|(l, n, p)| shapes_of(base, def, (&l, n), p, (mapped, post)))
+        .collect()
 }
 
 /// The shapes on reductions of `len` elements (`n` at the timed sizes),

@@ -264,12 +264,19 @@ pub(super) fn padded_to(len: &ArithExpr, q: i64) -> (ArithExpr, ArithExpr) {
 /// elements that change nothing (`reduce-pad`, [`padded`]).
 pub fn reduction_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some((len, add_map)) = reduced_len(base, def) else { return Vec::new() };
-    let n = len.eval_with(&|v| sizes.get(v).copied()).ok();
-    let mut out = shapes_of(base, def, (&len, n), None, add_map);
+    lengths(&len, sizes).into_iter().flat_map(|(l, n, p)| shapes_of(base, def, (&l, n), p, add_map)).collect()
+}
+
+/// The lengths a reduction's shapes are built for: `len` itself, and where
+/// it [`pads`] at `sizes`, `len` padded ([`padded`]) with the elements
+/// added; each with its value at `sizes`.
+pub(super) fn lengths(len: &ArithExpr, sizes: &Sizes) -> Vec<(ArithExpr, Option<i64>, Option<ArithExpr>)> {
+    let at = |l: &ArithExpr| l.eval_with(&|v| sizes.get(v).copied()).ok();
+    let n = at(len);
+    let mut out = vec![(len.clone(), n, None)];
     if let Some(n) = n.filter(|n| pads(*n)) {
-        let (len_p, p) = padded(&len, n);
-        let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
-        out.extend(shapes_of(base, def, (&len_p, n_p), Some(p), add_map));
+        let (len_p, p) = padded(len, n);
+        out.push((len_p.clone(), at(&len_p), Some(p)));
     }
     out
 }
@@ -288,6 +295,13 @@ fn shapes_of(
     let mut out = Vec::new();
     let mut push = |mut parts: Vec<Part>, slots: Vec<Option<Slot>>| {
         let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
+        // A vector load across a pad's edge is not compiled: a padded
+        // shape has no vector form.
+        let vector =
+            parts.iter().any(|(steps, _)| steps.iter().any(|(name, ..)| *name == "vectorize-reduce"));
+        if pad.is_some() && vector {
+            return;
+        }
         if add_map {
             parts.insert(0, below(vec![("map-id", "2", vec![])], ROOT));
         }

@@ -331,6 +331,10 @@ fn shapes_of(
     // A sequential sum of all `l` partials is not offered (module comment).
     for group in groups {
         for (tree, vec4) in [(Tree::Halving, false), (Tree::Halving, true), (Tree::HalvingThenSeq, false)] {
+            // A vector load across a pad's edge is not compiled.
+            if vec4 && pad.is_some() {
+                continue;
+            }
             // row-wg-tree and its -vec form: slot 0 is l.
             let lanes = match (tree, vec4, n) {
                 // Only where no power-of-two lanes divide the row.
@@ -416,14 +420,15 @@ mod tests {
         let b = prepared("benchmarks/icfp15/gemv.lift", "gemv");
         // No power of two from 16 divides 1026 = 2 x 27 x 19: the odd
         // tail's lanes (one halving, then 9, 27 or 57 partials), and the
-        // rows padded to 1280 (a multiple of 256): scalar and float4 lanes.
+        // rows padded to 1280 (a multiple of 256), scalar lanes only (no
+        // vector load across the pad's edge).
         let shapes = row_shapes(&b, "gemv", &sizes);
         assert_eq!(
             shapes.iter().map(lanes).collect::<Vec<_>>(),
-            [vec![18, 54, 114], vec![16, 32, 64, 128, 256], vec![16, 32, 64]]
+            [vec![18, 54, 114], vec![16, 32, 64, 128, 256]]
         );
         let padded = |s: &Shape| s.steps[0].rule.is_some_and(|r| r.name == "reduce-pad");
-        assert_eq!(shapes.iter().map(padded).collect::<Vec<_>>(), [false, true, true]);
+        assert_eq!(shapes.iter().map(padded).collect::<Vec<_>>(), [false, true]);
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1040)].into();
         // 1040 = 16 * 65: the scalar shapes (l = 16), not the vector ones
         // (260 float4s), and no odd tail where a power of two divides.
@@ -445,8 +450,8 @@ mod tests {
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 3000)].into();
         let shapes = row_shapes(&b, "rowsum", &sizes);
         // The odd tail (the row is read once: no staged form), then the
-        // padded rows' scalar and float4 lanes.
-        assert_eq!(shapes.len(), 3);
+        // padded rows' lanes.
+        assert_eq!(shapes.len(), 2);
         let inst = shapes[0].instantiate(&b, "rowsum", &[120]).unwrap();
         let lines = inst.derivation.join(" ; ");
         assert!(lines.contains("reduce-partred @ ") && lines.contains(" m=15 ;"), "{lines}");
