@@ -225,7 +225,7 @@ pub fn split_map_join(b: &mut Builder, f: &FunDecl, xs: &Expr, n: ArithExpr, spa
 }
 
 /// `(kind, f, init, xs, span)` of a reduction.
-fn reduce_parts(e: &Expr) -> Option<(ReduceKind, &FunDecl, &Expr, &Expr, Span)> {
+pub(super) fn reduce_parts(e: &Expr) -> Option<(ReduceKind, &FunDecl, &Expr, &Expr, Span)> {
     match view(e) {
         Some((View::Reduce { kind, f }, [z, xs], span)) => Some((kind, f, z, xs, span)),
         _ => None,

@@ -20,9 +20,9 @@
 //! and the constant elsewhere, so padding costs a comparison per element,
 //! not memory.
 
-use super::algorithmic::{rule, B, R};
-use super::rule::{arg, view, Args, Builder, ParamSpec, Rule, Site, View};
-use crate::ir::{Expr, ExprKind, FunDecl, FunKind, Literal, Pattern, ReduceKind, Value};
+use super::algorithmic::{map_parts, reduce_parts, rule, B, R};
+use super::rule::{arg, Args, Builder, ParamSpec, Rule, Site};
+use crate::ir::{Expr, ExprKind, FunKind, Literal, Pattern, ReduceKind, Value};
 use crate::types::{ScalarType, Type};
 
 pub static RULES: [Rule; 1] = [rule(
@@ -46,19 +46,21 @@ struct Plan<'a> {
 }
 
 fn m_reduce_pad(s: &Site<'_>) -> R {
-    plan(s).map(|_| ()).ok_or_else(|| {
-        s.no_match(
-            "reduce-pad",
-            "a high-level `reduce(f, z)` with a constant `z`, of an array or of `map(g)` of one (or of a `zip`) \
-             where `g` gives `z` for a constant element",
-        )
-    })
+    plan(s).map(|_| ()).ok_or_else(|| no_pad(s))
+}
+
+fn no_pad(s: &Site<'_>) -> super::rule::RuleError {
+    s.no_match(
+        "reduce-pad",
+        "a high-level `reduce(f, z)` with a constant `z`, of an array or of `map(g)` of one (or of a `zip`) \
+         where `g` gives `z` for a constant element",
+    )
 }
 
 fn b_reduce_pad(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
-    m_reduce_pad(s)?;
+    // `plan` is the match: computed once (it evaluates the map's function).
+    let plan = plan(s).ok_or_else(|| no_pad(s))?;
     let p = arg("reduce-pad", a, "p")?;
-    let plan = plan(s).ok_or_else(|| s.no_match("reduce-pad", "a reduction to pad"))?;
     let (_, f, z, _, span) = reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-pad", "a reduce"))?;
     let padded: Vec<Expr> = plan
         .arrays
@@ -89,14 +91,6 @@ fn b_reduce_pad(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     Ok(b.pattern(r, vec![z.clone(), arr], span))
 }
 
-/// `(kind, f, init, xs, span)` of a reduction.
-fn reduce_parts(e: &Expr) -> Option<(ReduceKind, &FunDecl, &Expr, &Expr, crate::ir::Span)> {
-    match view(e) {
-        Some((View::Reduce { kind, f }, [z, xs], span)) => Some((kind, f, z, xs, span)),
-        _ => None,
-    }
-}
-
 /// The padding of the reduction at the site, if it has one.
 fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
     let (kind, _, z, xs, _) = reduce_parts(s.expr)?;
@@ -104,10 +98,7 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
     if kind != ReduceKind::Reduce || !matches!(s.ty(xs), Some(Type::Array(..))) {
         return None;
     }
-    let ExprKind::Call(mf, margs) = &xs.kind else {
-        return Some(Plan { map: None, arrays: vec![(xs, zl.clone())], zipped: false });
-    };
-    let (FunKind::Pattern(Pattern::Map { f: g, .. }), [ys]) = (&mf.kind, margs.as_slice()) else {
+    let Some((_, g, ys, _)) = map_parts(xs) else {
         return Some(Plan { map: None, arrays: vec![(xs, zl.clone())], zipped: false });
     };
     let (arrays, zipped): (Vec<&Expr>, bool) = match &ys.kind {
