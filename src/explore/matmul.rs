@@ -28,12 +28,14 @@
 //!
 //! The register prefetch of the next chunk is the compiler's (`codegen::prefetch`).
 //!
-//! The position is the first where `tile-mm` matches: the root, or the
-//! body of the root map's function (a batch of products, whose map becomes
-//! `mapWrg(2)`); a shape is offered only where its replay with default
-//! slot values succeeds.
+//! Each shape is a strategy (`strategy`): the recipe's steps relative to
+//! the product (`strategy::relative`, `Site::Below` moves), focused where
+//! `tile-mm` applies at the root or at the body of the root map's function
+//! (a batch of products, whose map becomes `mapWrg(2)`); a shape is
+//! offered only where the strategy replays with default slot values.
 
 use super::space::{divisors, pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
+use super::strategy::{apply_with, relative, shape_of, Site, Strategy};
 use crate::ir::visit::Path;
 use crate::ir::Program;
 use crate::rewrite;
@@ -130,15 +132,33 @@ fn steps(p: &Path, unroll: bool, copies: [Copy; 2]) -> Option<Vec<Step>> {
     if unroll {
         v.push(rule_step("reduce-seq-unroll", ir, vec![])?);
     }
-    // A batch of products (`map(\(x, y) -> PRODUCT) $ zip(a, b)`, the
-    // product the body of the root map's function): a work-group's third
-    // dimension walks the batch.
-    match p.0.as_slice() {
-        [] => {}
-        [0, 0, 0] => v.push(rule_step("map-wrg", Path::root(), d(2))?),
-        _ => return None,
-    }
     Some(v)
+}
+
+/// The body of the root map's function (`map(\x -> BODY) $ xs`: the
+/// call's function, its lambda, the lambda's body).
+const MAP_BODY: [u16; 3] = [0, 0, 0];
+
+/// `mm-tiled` as a strategy: [`steps`] relative to the product, which is
+/// found where `tile-mm` applies at the def's root, or as the body of the
+/// root map's function (a batch of products, `map(\(x, y) -> PRODUCT) $
+/// zip(a, b)`), whose map then becomes `mapWrg(2)` (a work-group's third
+/// dimension walks the batch). A product elsewhere gets no shape: a map
+/// around it is not a batch.
+fn strategy(unroll: bool, copies: [Copy; 2]) -> Option<Strategy> {
+    let body = relative(&steps(&Path::root(), unroll, copies)?);
+    let at = |site| Strategy::Within { site, rule: "", then: Box::new(body.clone()) };
+    let batch = apply_with("map-wrg", Site::Root, vec![("d", Arg::Fixed(2))]);
+    Some(Strategy::Either(vec![
+        at(Site::Root),
+        Strategy::Seq(vec![at(Site::Below(MAP_BODY.to_vec())), batch]),
+    ]))
+}
+
+/// The shape `mm-tiled` records on `base` with `slots` (none where it does
+/// not replay at their defaults).
+fn shape(base: &Program, def: &str, unroll: bool, copies: [Copy; 2], slots: &[Slot]) -> Option<Shape> {
+    shape_of(base, def, &strategy(unroll, copies)?, slots)
 }
 
 /// A slot named for the shape family in the CSV (`mm-tiled:mt`).
@@ -162,6 +182,10 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some(p) = cands.into_iter().find(|c| c.rule.name == "tile-mm").map(|c| c.path) else {
         return Vec::new();
     };
+    // Where the strategy finds no product (`strategy`), no defaults need fitting.
+    if !(p.0.is_empty() || p.0 == MAP_BODY) {
+        return Vec::new();
+    }
     let Some([m, n, k]) = dims(base, def, &p, sizes) else { return Vec::new() };
     let mut out = Vec::new();
     for vector in [false, true] {
@@ -195,19 +219,15 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
         // Defaults that replay (`fit_defaults`): where the sizes are not
         // powers of two (1000^3), 8 x 8 blocks of 4-wide vectors divide
         // no tile, and the shape would not be offered at all.
+        // The probe's steps are placed at the product's position: the
+        // strategy records nothing where the defaults do not replay.
         if let Some(steps) = steps(&p, false, [Copy::Rows, Copy::Rows]) {
             let mut probe = Shape { algorithmic: steps.len(), steps, slots };
             super::space::fit_defaults(&mut probe, base, def, &[sizes]);
             slots = probe.slots;
         }
-        let Some(copies) = copies_for(base, def, &p, sizes, vector, &slots) else { continue };
-        for unroll in [false, true] {
-            let Some(steps) = steps(&p, unroll, copies) else { continue };
-            let shape = Shape { algorithmic: steps.len(), steps, slots: slots.clone() };
-            if shape.instantiate(base, def, &shape.defaults()).is_ok() {
-                out.push(shape);
-            }
-        }
+        let Some(copies) = copies_for(base, def, sizes, vector, &slots) else { continue };
+        out.extend([false, true].into_iter().filter_map(|unroll| shape(base, def, unroll, copies, &slots)));
     }
     out
 }
@@ -219,14 +239,7 @@ pub fn matmul_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
 /// along K (`a` in `A B`, `b` in `A Bᵀ`) is a matter of layout the
 /// program's text does not settle at the product's site, so the kernels
 /// decide. `None` where `vector` is asked and no copy can be vectorised.
-fn copies_for(
-    base: &Program,
-    def: &str,
-    p: &Path,
-    sizes: &Sizes,
-    vector: bool,
-    slots: &[Slot],
-) -> Option<[Copy; 2]> {
+fn copies_for(base: &Program, def: &str, sizes: &Sizes, vector: bool, slots: &[Slot]) -> Option<[Copy; 2]> {
     let ways: &[Copy] =
         if vector { &[Copy::Vector, Copy::Rows, Copy::Chunk] } else { &[Copy::Rows, Copy::Chunk] };
     let mut best: Option<([Copy; 2], f64)> = None;
@@ -236,8 +249,7 @@ fn copies_for(
             if vector && !copies.contains(&Copy::Vector) {
                 continue;
             }
-            let Some(steps) = steps(p, false, copies) else { continue };
-            let shape = Shape { algorithmic: steps.len(), steps, slots: slots.to_vec() };
+            let Some(shape) = shape(base, def, false, copies, slots) else { continue };
             let Ok(inst) = shape.instantiate(base, def, &shape.defaults()) else { continue };
             let Ok(k) = crate::compile::compile(&inst.program, def, &Default::default()) else { continue };
             let share = crate::codegen::coalescing::coalesced_share(&k.accesses, sizes).unwrap_or(0.0);

@@ -247,6 +247,25 @@ pub fn shape_of(base: &Program, def: &str, strategy: &Strategy, slots: &[Slot]) 
     Some(shape)
 }
 
+/// `steps` (paths relative to the focus) as a strategy: each a
+/// `Site::Below` move from the focus, an extract step (no rule) as
+/// `Strategy::Extract`. What a macro shape's fixed recipe becomes once its
+/// anchor is found by a site.
+pub fn relative(steps: &[Step]) -> Strategy {
+    Strategy::Seq(
+        steps
+            .iter()
+            .map(|s| {
+                let site = Site::Below(s.path.0.clone());
+                match s.rule {
+                    Some(r) => apply_with(r.name, site, s.args.clone()),
+                    None => Strategy::Extract(site),
+                }
+            })
+            .collect(),
+    )
+}
+
 /// The alternatives of one rule application.
 fn apply_at(def: &str, t: Trace, rule: &str, site: &Site, args: &[(&'static str, Arg)]) -> Vec<Trace> {
     let Some(r) = rewrite::find_rule(rule) else { return Vec::new() };
