@@ -35,16 +35,25 @@
 //! inference gives such a kernel a 1D local size (no `mapWrg(1)`), so the
 //! launch fails, and its local-memory tree had no barriers.
 //!
-//! Positions are found from the def: every high-level `reduce` under
+//! The shapes apply where every high-level `reduce` of the def sits under
 //! exactly one high-level `map` (the rows, the same map for all), or
 //! under a batch's map too (`mapWrg(1)`: a batch of matrix-vector
-//! products, each element with its own rows; the
-//! shapes give lanes to all of them, and to the first alone), whose parent is a `map` (the
-//! post-map; `map-id` supplies one otherwise) and whose argument is a `map`
-//! (`map-id` supplies one too: `map(\r -> reduce(max, z) $ r)`). A shape is offered only
-//! where its replay with default slot values succeeds.
+//! products, each element with its own rows); they give lanes to all the
+//! row's reductions, and to the first alone. A reduction whose parent is a
+//! `map` has its post-map; `map-id` supplies one otherwise, and one in
+//! front where the reduction's argument is no `map` (`map(\r -> reduce(max,
+//! z) $ r)`).
+//!
+//! Each shape is a strategy (`strategy`, [`row_strategy`]): the analysis
+//! above picks the recipe, and the strategy finds its positions: each
+//! reduction in turn (the next high-level one), the rows map and a batch's
+//! around it (`Site::Enclosing`), the post-map one move up
+//! (`Site::Parent`), the recipe's own steps as moves below the reduction.
+//! A shape is offered only where the strategy replays with default slot
+//! values.
 
 use super::space::{divisors, pow2, rel_path, rule_step, slot, Arg, Shape, Slot, Step};
+use super::strategy::{apply, apply_with, relative, shape_of, Site as StrategySite, Strategy};
 use crate::ir::visit::{self, Node, Path};
 use crate::ir::{ExprKind, FunDecl, FunKind, MapKind, Pattern, Program, ReduceKind};
 use crate::types::Sizes;
@@ -146,32 +155,39 @@ enum Tree {
     HalvingThenSeq,
 }
 
-/// The steps for one row whose reduction is at `r` and whose post-map (if
-/// any) is `r`'s parent, `lanes` the slot of `l`, after the rows map has
-/// been lowered by `lower_rows` (inserted after the algorithmic steps).
-fn row_steps(
+/// One reduction's strategy, `lanes` the slot of `l`: focused on the next
+/// high-level reduction (`Site::NextReduce`; the row's reductions before
+/// it are lowered by then), its steps relative to it. The rows map, and a
+/// batch's around it, are found from there (`Site::Enclosing`, lowered
+/// where `first`), and so is the reduction's post-map (`Site::Parent`).
+/// What the recipe holds (a `map-id`, the tree, the memory the result
+/// goes to) is decided by the analysis of `site`.
+fn row_strategy(
     site: &Site,
-    r: &Path,
     lanes: usize,
     tree: Tree,
     vec4: bool,
-    lower_rows: Vec<Step>,
-) -> Option<Vec<Step>> {
-    let mut v = Vec::new();
+    pad: Option<&crate::arith::ArithExpr>,
+    first: bool,
+) -> Option<Strategy> {
+    let here = Path::root();
+    let mut head = Vec::new();
+    if let Some(p) = pad {
+        head.push(rule_step("reduce-pad", here.clone(), vec![("p", Arg::Expr(p.clone()))])?);
+    }
     if !site.mapped {
-        v.push(rule_step("map-id", rel_path(r, "2"), vec![])?);
+        head.push(rule_step("map-id", rel_path(&here, "2"), vec![])?);
     }
     // row-wg-vec: the lanes reduce float4s (`vectorize-reduce`, loads of
     // four elements); the four sums of the row's vector are added last.
-    let outer = r;
     let r = &if vec4 {
-        v.push(rule_step("vectorize-reduce", r.clone(), vec![("n", Arg::Fixed(4))])?);
-        v.push(rule_step("asvector-map", rel_path(r, "2.1.2"), vec![])?);
-        rel_path(r, "2.1")
+        head.push(rule_step("vectorize-reduce", here.clone(), vec![("n", Arg::Fixed(4))])?);
+        head.push(rule_step("asvector-map", rel_path(&here, "2.1.2"), vec![])?);
+        rel_path(&here, "2.1")
     } else {
-        r.clone()
+        here.clone()
     };
-    v.extend([
+    head.extend([
         rule_step("reduce-lanes", r.clone(), vec![("m", Arg::Slot(lanes))])?,
         rule_step("split-join", rel_path(r, "2.1.1.1.1"), vec![("n", Arg::Slot(lanes))])?,
         rule_step("split-join-id", rel_path(r, "2.1.1.1"), vec![])?,
@@ -182,7 +198,7 @@ fn row_steps(
     // Where the tree sits: at `r`, or, after the odd part is split off as
     // the partial results of `r`'s reduction, at its array.
     let (reduce_at, r) = (r.clone(), &if odd_tail { rel_path(r, "2") } else { r.clone() });
-    v.extend(match tree {
+    head.extend(match tree {
         Tree::Halving => vec![
             rule_step("reduce-to-partred", r.clone(), vec![])?,
             rule_step("partred-iterate", r.clone(), vec![("n", Arg::Log2(lanes)), ("k", Arg::Fixed(2))])?,
@@ -192,11 +208,50 @@ fn row_steps(
             rule_step("partred-iterate", r.clone(), vec![("n", Arg::TwoExp(lanes)), ("k", Arg::Fixed(2))])?,
         ],
     });
-    v.extend(lower_rows);
+    let mut seq = vec![relative(&head)];
+    if first {
+        seq.push(lower_rows(site.batch.is_some()));
+    }
+    seq.push(relative(&lane_steps(r, odd_tail.then_some(&reduce_at), vec4)?));
+    // The row's post-map by one work-item, to global memory. The row's
+    // result goes to global memory; a value the row function reads on (a
+    // softmax's maximum, bound by `let`) to local memory, where the
+    // work-group reads it back without a global fence.
+    let q = if site.post { Path(site.r.0[..site.r.0.len() - 1].to_vec()) } else { site.r.clone() };
+    let mem = if q == rel_path(&site.o, "0.0.0") { "to-global" } else { "to-local" };
+    let d0 = || vec![("d", Arg::Fixed(0))];
+    let out = relative(&[
+        rule_step("split-join", here.clone(), vec![("n", Arg::Fixed(1))])?,
+        rule_step("map-lcl", rel_path(&here, "1"), d0())?,
+        rule_step("map-seq", rel_path(&here, "1.0.0.0"), vec![])?,
+        rule_step(mem, rel_path(&here, "1"), vec![])?,
+    ]);
+    if site.post {
+        seq.push(Strategy::Within { site: StrategySite::Parent, rule: "", then: Box::new(out) });
+    } else {
+        seq.extend([apply("map-id", StrategySite::Focus), out]);
+    }
+    Some(Strategy::Within { site: StrategySite::NextReduce, rule: "", then: Box::new(Strategy::Seq(seq)) })
+}
+
+/// The rows map around the focused reduction becomes `mapWrg(0)`, and a
+/// batch's map around it (`batch`) `mapWrg(1)`.
+fn lower_rows(batch: bool) -> Strategy {
+    let wrg = |d: i64| apply_with("map-wrg", StrategySite::Focus, vec![("d", Arg::Fixed(d))]);
+    let around =
+        |then: Strategy| Strategy::Within { site: StrategySite::Enclosing, rule: "", then: Box::new(then) };
+    around(Strategy::Seq(if batch { vec![wrg(0), around(wrg(1))] } else { vec![wrg(0)] }))
+}
+
+/// The lowering below the reduction whose tree sits at `r`: each lane's
+/// sequential reduction, the tree (or the one sequential sum), then the
+/// odd part's partials (reduced at `odd`) and a vector's four sums (at the
+/// focus) added by one work-item.
+fn lane_steps(r: &Path, odd: Option<&Path>, vec4: bool) -> Option<Vec<Step>> {
     let d0 = || vec![("d", Arg::Fixed(0))];
     // Each lane's sequential, fused reduction into local memory ...
     let lane = rel_path(r, "1.1.0.0.0");
-    v.extend([
+    let mut v = vec![
         rule_step("partred-reduce", lane.clone(), vec![])?,
         rule_step("map-seq", rel_path(&lane, "2"), vec![])?,
         rule_step("reduce-seq", lane.clone(), vec![])?,
@@ -205,7 +260,7 @@ fn row_steps(
         rule_step("map-seq", lane.clone(), vec![])?,
         rule_step("to-local", lane.clone(), vec![])?,
         rule_step("map-lcl", rel_path(r, "1.1"), d0())?,
-    ]);
+    ];
     // ... the tree (or the one sequential sum) in local memory ...
     let node = rel_path(r, "0.0.0.1.0.0.0");
     v.extend([
@@ -216,31 +271,12 @@ fn row_steps(
         rule_step("to-local", node.clone(), vec![])?,
         rule_step("map-lcl", rel_path(r, "0.0.0.1"), d0())?,
     ]);
-    // ... the odd part's partials added by one work-item ...
-    if odd_tail {
-        v.push(rule_step("reduce-seq", reduce_at, vec![])?);
+    if let Some(at) = odd {
+        v.push(rule_step("reduce-seq", at.clone(), vec![])?);
     }
     if vec4 {
-        v.push(rule_step("reduce-seq", outer.clone(), vec![])?);
+        v.push(rule_step("reduce-seq", Path::root(), vec![])?);
     }
-    let r = outer;
-    // ... and the row's post-map by one work-item, to global memory.
-    let q = if site.post {
-        Path(r.0[..r.0.len() - 1].to_vec())
-    } else {
-        v.push(rule_step("map-id", r.clone(), vec![])?);
-        r.clone()
-    };
-    // The row's result goes to global memory; a value the row function
-    // reads on (a softmax's maximum, bound by `let`) to local memory, where
-    // the work-group reads it back without a global fence.
-    let mem = if q == rel_path(&site.o, "0.0.0") { "to-global" } else { "to-local" };
-    v.extend([
-        rule_step("split-join", q.clone(), vec![("n", Arg::Fixed(1))])?,
-        rule_step("map-lcl", rel_path(&q, "1"), d0())?,
-        rule_step("map-seq", rel_path(&q, "1.0.0.0"), vec![])?,
-        rule_step(mem, rel_path(&q, "1"), vec![])?,
-    ]);
     Some(v)
 }
 
@@ -308,17 +344,10 @@ fn shapes_of(
     n: Option<i64>,
     pad: Option<crate::arith::ArithExpr>,
 ) -> Vec<Shape> {
-    let Some(first) = sites.first() else { return Vec::new() };
-    let d = |v: i64| vec![("d", Arg::Fixed(v))];
     let mut out = Vec::new();
-    let mut push = |steps: Option<Vec<Step>>, slots: Vec<Option<Slot>>| {
-        let (Some(steps), Some(slots)) = (steps, slots.into_iter().collect::<Option<Vec<Slot>>>()) else {
-            return;
-        };
-        let shape = Shape { algorithmic: steps.len(), steps, slots };
-        if shape.instantiate(base, def, &shape.defaults()).is_ok() {
-            out.push(shape);
-        }
+    let mut push = |strategy: Option<Strategy>, slot: Option<Slot>| {
+        let (Some(strategy), Some(slot)) = (strategy, slot) else { return };
+        out.extend(shape_of(base, def, &strategy, &[slot]));
     };
     // The reductions that get lanes: all of them, with the same lanes
     // (softmax's maximum, then its sum of exponentials: a reduction left
@@ -344,41 +373,21 @@ fn shapes_of(
                 (_, true, n) => pow2(16, 1024, n.map(|n| n / 4)),
                 (_, false, n) => pow2(16, 1024, n),
             };
-            let mut steps = Some(Vec::new());
-            if let Some(p) = &pad {
-                for site in group {
-                    let step = rule_step("reduce-pad", site.r.clone(), vec![("p", Arg::Expr(p.clone()))]);
-                    steps = steps.zip(step).map(|(mut a, s)| {
-                        a.push(s);
-                        a
-                    });
-                }
-            }
-            for (i, site) in group.iter().enumerate() {
-                // The rows map becomes `mapWrg(0)` once, after the first
-                // reduction's algorithmic steps.
-                let lower = if i == 0 {
-                    let mut l: Vec<Step> = rule_step("map-wrg", site.o.clone(), d(0)).into_iter().collect();
-                    l.extend(site.batch.as_ref().and_then(|b| rule_step("map-wrg", b.clone(), d(1))));
-                    l
-                } else {
-                    Vec::new()
-                };
-                let more = row_steps(site, &site.r, 0, tree, vec4, lower);
-                steps = steps.zip(more).map(|(mut a, b)| {
-                    a.extend(b);
-                    a
-                });
-            }
+            // Each reduction in turn; the rows map is lowered once, with
+            // the first.
+            let steps: Option<Vec<Strategy>> = group
+                .iter()
+                .enumerate()
+                .map(|(i, site)| row_strategy(site, 0, tree, vec4, pad.as_ref(), i == 0))
+                .collect();
+            let Some(steps) = steps else { continue };
             // The same with the row staged in local memory first, where the
-            // row function reads it several times (`row-to-local`).
-            let staged =
-                steps.clone().zip(rule_step("row-to-local", first.o.clone(), vec![])).map(|(mut a, s)| {
-                    a.push(s);
-                    a
-                });
-            push(steps, vec![slot("row-lanes", lanes.clone(), 128)]);
-            push(staged, vec![slot("row-lanes", lanes, 128)]);
+            // row function reads it several times (`row-to-local`, at the
+            // rows' `mapWrg`, the first place it matches).
+            let mut staged = steps.clone();
+            staged.push(apply("row-to-local", StrategySite::First));
+            push(Some(Strategy::Seq(steps)), slot("row-lanes", lanes.clone(), 128));
+            push(Some(Strategy::Seq(staged)), slot("row-lanes", lanes, 128));
         }
     }
     out

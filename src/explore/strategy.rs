@@ -15,7 +15,9 @@
 //! is found on the program as it stands after the steps before it
 //! (`Site`): the root, the first or every position where the rule
 //! matches, the first under a number of working maps, the first working
-//! map or reduction, or the position of the step before. `Site::Each`
+//! map or reduction, the position of the step before, moves down from the
+//! focus, the call the focus is an argument of, or the innermost map whose
+//! function holds it. `Site::Each`
 //! makes a strategy give one alternative per matching position: a rule
 //! sequence found wherever the structure matches, not at a position
 //! written into the shape.
@@ -68,6 +70,14 @@ pub enum Site {
     /// `function`, `argument` and `body` composed: `2` is a call's second
     /// argument): a step placed relative to a node found by structure.
     Below(Vec<u16>),
+    /// The call the focus is an argument of (ELEVATE's traversals go
+    /// down only; a step on a reduction's consumer, found from the
+    /// reduction, needs one move up).
+    Parent,
+    /// The innermost map call, of any kind, whose function holds the
+    /// focus (the map over the rows a reduction is in; from that map, the
+    /// map over a batch around it).
+    Enclosing,
 }
 
 /// How to apply rules (module documentation).
@@ -235,7 +245,29 @@ pub fn sites(def: &str, t: &Trace, rule: &str, site: &Site) -> Vec<Path> {
             first_in(&t.prog, def, &t.focus, |p, e| *p != t.focus && is_working_map(e)).into_iter().collect()
         }
         Site::Below(moves) => vec![Path(t.focus.0.iter().chain(moves).copied().collect())],
+        Site::Parent => parent_call(&t.prog, def, &t.focus).into_iter().collect(),
+        Site::Enclosing => enclosing_map(&t.prog, def, &t.focus).into_iter().collect(),
     }
+}
+
+/// The call `p` is an argument of (a call's arguments are its children
+/// from 1; child 0 is its function).
+fn parent_call(prog: &Program, def: &str, p: &Path) -> Option<Path> {
+    let (&last, up) = p.0.split_last()?;
+    let up = Path(up.to_vec());
+    let e = visit::expr_at(&prog.def(def)?.body, &up).ok()?;
+    (last >= 1 && matches!(e.kind, ExprKind::Call(..))).then_some(up)
+}
+
+/// The innermost call of a map pattern (any kind) whose function, its
+/// child 0, holds `p`.
+fn enclosing_map(prog: &Program, def: &str, p: &Path) -> Option<Path> {
+    let body = &prog.def(def)?.body;
+    (0..p.0.len()).rev().filter(|&k| p.0[k] == 0).map(|k| Path(p.0[..k].to_vec())).find(|up| {
+        visit::expr_at(body, up).is_ok_and(|e| {
+            matches!(&e.kind, ExprKind::Call(f, _) if matches!(f.kind, FunKind::Pattern(Pattern::Map { .. })))
+        })
+    })
 }
 
 /// The shape `strategy` records on `base` with `slots`, all its steps
@@ -434,5 +466,37 @@ mod tests {
         let body = &out[0].prog.def("s").unwrap().body;
         assert!(matches!(&body.kind, ExprKind::Call(f, _)
             if matches!(f.kind, FunKind::Pattern(Pattern::PartRed { .. }))));
+    }
+
+    #[test]
+    fn parent_and_enclosing_move_up_from_a_reduction() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun h(x: float): float { return x * 2.0f; }\n\
+                   def s(a: [[[float]N]M]B) = map(\\m -> map(\\r -> map(h) o reduce(add, 0.0f) $ r) $ m) $ a\n";
+        let t = start(src, "s");
+        let r = next_reduce(&t.prog, "s").unwrap();
+        let at = |site: Site| sites("s", &Trace { focus: r.clone(), ..t.clone() }, "", &site);
+        // The post-map takes the reduction as its argument.
+        let post = at(Site::Parent);
+        assert_eq!(post, [Path(r.0[..r.0.len() - 1].to_vec())]);
+        // Around it, the rows map; around that, the batch's map (the
+        // root): lowering the first leaves the second the enclosing one
+        // of the rows map, not of the reduction.
+        let rows = at(Site::Enclosing);
+        assert_eq!(rows.len(), 1);
+        assert!(rows[0] != Path::root() && rows[0].is_prefix_of(&r), "{rows:?}");
+        let wrg = |d: i64| apply_with("map-wrg", Site::Focus, vec![("d", Arg::Fixed(d))]);
+        let around =
+            |then: Strategy| Strategy::Within { site: Site::Enclosing, rule: "", then: Box::new(then) };
+        let both = around(Strategy::Seq(vec![wrg(0), around(wrg(1))]));
+        let out =
+            Strategy::Within { site: Site::NextReduce, rule: "", then: Box::new(both) }.run("s", t.clone());
+        assert_eq!(
+            out.iter().map(lines).collect::<Vec<_>>(),
+            [[format!("map-wrg @ {}", rows[0]), "map-wrg @ root".to_string()]]
+        );
+        // A def's root has no parent, and nothing encloses it.
+        assert!(sites("s", &t, "", &Site::Parent).is_empty());
+        assert!(sites("s", &t, "", &Site::Enclosing).is_empty());
     }
 }
