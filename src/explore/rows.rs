@@ -556,4 +556,31 @@ mod tests {
         assert!(row_shapes(&prepared("benchmarks/icfp15/dot.lift", "dot"), "dot", &sizes).is_empty());
         assert!(row_shapes(&prepared("benchmarks/icfp15/scal.lift", "scal"), "scal", &sizes).is_empty());
     }
+
+    /// Rows of a prime length whose function has two reductions: each is
+    /// padded before its own steps (the second is found unpadded, once the
+    /// first is lowered), and the shape compiles.
+    #[test]
+    fn both_reductions_of_a_padded_row_get_their_pad() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun mx(x: float, y: float): float { return fmax(x, y); }\n\
+                   userfun mul(x: float, y: float): float { return x * y; }\n\
+                   def g(a: [[float]N]M) = map(\\r -> let s = at(0, reduce(add, 0.0f) $ r) in \
+                   map(\\x -> mul(x, s)) o reduce(mx, -3.0e38f) $ r) $ a\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let b = crate::rewrite::prepare(&p, "g").unwrap();
+        let sizes: Sizes = [("M".into(), 37), ("N".into(), 1021)].into();
+        let shapes = row_shapes(&b, "g", &sizes);
+        let pads =
+            |s: &Shape| s.steps.iter().filter(|s| s.rule.is_some_and(|r| r.name == "reduce-pad")).count();
+        let both = shapes.iter().find(|s| pads(s) == 2).expect("a shape padding both reductions");
+        let inst = both.instantiate(&b, "g", &both.defaults()).unwrap();
+        let lines = &inst.derivation;
+        let at = |name: &str| -> Vec<usize> {
+            lines.iter().enumerate().filter(|(_, l)| l.starts_with(name)).map(|(i, _)| i).collect()
+        };
+        let (pad, lanes) = (at("reduce-pad"), at("reduce-lanes"));
+        assert!(pad.len() == 2 && lanes.len() == 2 && pad[0] < lanes[0] && lanes[0] < pad[1], "{lines:?}");
+        crate::compile::compile(&inst.program, "g", &Default::default()).unwrap();
+    }
 }
