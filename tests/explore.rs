@@ -395,6 +395,56 @@ fn row_shapes_compile_and_validate_on_pocl_at_odd_sizes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A softmax over rows of a prime length (67): the row shapes pad both
+/// reductions, the sum of `exp(x - m)` with a mask (`reduce-pad-mask`: no
+/// constant gives 0 for every `m`), and the kernel computes what the
+/// interpreter does.
+#[test]
+fn softmax_rows_of_a_prime_length_are_padded_and_validate_on_pocl() {
+    if pocl().is_none() {
+        println!("skipped: no OpenCL device");
+        return;
+    }
+    let (m, n) = (7u64, 67u64);
+    let dir = tmp("softmax-prime");
+    std::fs::create_dir_all(&dir).unwrap();
+    let data: Vec<f32> = (0..m * n).map(|i| ((i * 37) % 101) as f32 / 25.0 - 2.0).collect();
+    std::fs::write(dir.join("a.npy"), npy::npy_bytes(&[m, n], data.into_iter())).unwrap();
+    let sizes = BTreeMap::from([("M".to_string(), m as i64), ("N".to_string(), n as i64)]);
+    let file = "benchmarks/generality/softmax.lift";
+    let base = lift::rewrite::prepare(&load(file), "softmax").unwrap();
+    let shapes = explore::rows::row_shapes(&base, "softmax", &sizes);
+    let rule = |s: &explore::space::Shape, name: &str| {
+        s.steps.iter().filter(|s| s.rule.is_some_and(|r| r.name == name)).count()
+    };
+    let shape = shapes
+        .iter()
+        .find(|s| rule(s, "reduce-pad") == 1 && rule(s, "reduce-pad-mask") == 1)
+        .expect("both padded");
+    let low = &explore::space::lowerings(&base, "softmax", shape, 4)[0];
+    // Padded to 80, a multiple of 16: the lane counts that divide it.
+    assert_eq!(low.slots[0].domain, [16]);
+    for &l in &low.slots[0].domain {
+        let mut values = low.defaults();
+        values[0] = l;
+        let inst = low.instantiate(&base, "softmax", &values).unwrap();
+        let der = dir.join(format!("softmax-{l}.derivation"));
+        std::fs::write(&der, inst.derivation.join("\n")).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
+            .arg("exec")
+            .arg(file)
+            .args(["--def", "softmax", "--device", "pocl", "--check", "--derivation"])
+            .arg(&der)
+            .args(["--input", &format!("a={}", dir.join("a.npy").display()), "--output"])
+            .arg(dir.join("out.npy"))
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success() && text.contains("check: ok"), "l={l}: {text}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn explores_gemv_with_row_shapes_on_pocl() {
     let Some(devs) = pocl() else {

@@ -149,7 +149,7 @@ fn strategy(unroll: bool, copies: [Copy; 2]) -> Option<Strategy> {
     let body = relative(&steps(&Path::root(), unroll, copies)?);
     let at = |site| Strategy::Within { site, rule: "", then: Box::new(body.clone()) };
     let batch = apply_with("map-wrg", Site::Root, vec![("d", Arg::Fixed(2))]);
-    Some(Strategy::Either(vec![
+    Some(Strategy::Choice(vec![
         at(Site::Root),
         Strategy::Seq(vec![at(Site::Below(MAP_BODY.to_vec())), batch]),
     ]))

@@ -147,6 +147,8 @@ pub(super) fn recipe(parts: Vec<Part>, anchor: Site) -> Option<Strategy> {
             let site = Site::Below(moves.0);
             then.push(if name == "extract" {
                 Strategy::Extract(site)
+            } else if name == "reduce-pad" {
+                padding(site, args)
             } else {
                 rewrite::find_rule(name)?;
                 apply_with(name, site, args)
@@ -155,6 +157,17 @@ pub(super) fn recipe(parts: Vec<Part>, anchor: Site) -> Option<Strategy> {
         seq.push(Strategy::Within { site: start, rule: "", then: Box::new(Strategy::Seq(then)) });
     }
     Some(Strategy::Within { site: anchor, rule: "", then: Box::new(Strategy::Seq(seq)) })
+}
+
+/// Padding the reduction at `site` with elements that change nothing:
+/// with a constant (`reduce-pad`), or, where no constant is known to work
+/// for every value the map reads (a softmax's `exp(x - m)`), with a mask
+/// (`reduce-pad-mask`).
+pub(super) fn padding(site: Site, args: Vec<(&'static str, Arg)>) -> Strategy {
+    Strategy::Choice(vec![
+        apply_with("reduce-pad", site.clone(), args.clone()),
+        apply_with("reduce-pad-mask", site, args),
+    ])
 }
 
 /// The shape the parts' strategy records on `base` (none where it does not
@@ -360,4 +373,32 @@ fn shapes_of(
         vec![chunk(1, 256, 8), slot("l", pow2(32, 1024, None), 256), slot("w", vec![2, 4], 4)],
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sum whose map reads a def's scalar (`exp(x - c)`), at a length
+    /// above 1024 and not a multiple of it: the padded shapes pad with a
+    /// mask (no constant gives 0 for every `c`), and replay.
+    #[test]
+    fn a_map_reading_a_scalar_is_padded_with_a_mask() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun expm(x: float, m: float): float { return exp(x - m); }\n\
+                   def s(c: float, x: [float]N) = reduce(add, 0.0f) o map(\\v -> expm(v, c)) $ x\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let b = rewrite::prepare(&p, "s").unwrap();
+        let sizes: Sizes = [("N".into(), 5000)].into();
+        let shapes = reduction_shapes(&b, "s", &sizes);
+        let first = |s: &Shape| s.steps.first().and_then(|s| s.rule).map(|r| r.name);
+        let masked: Vec<&Shape> = shapes.iter().filter(|s| first(s) == Some("reduce-pad-mask")).collect();
+        assert!(!masked.is_empty(), "{:?}", shapes.iter().map(first).collect::<Vec<_>>());
+        // None pads with a constant, and the unpadded shapes are there too.
+        assert!(shapes.iter().all(|s| first(s) != Some("reduce-pad")));
+        assert!(masked.len() < shapes.len());
+        for s in masked {
+            s.instantiate(&b, "s", &s.defaults()).unwrap();
+        }
+    }
 }

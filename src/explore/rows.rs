@@ -172,9 +172,6 @@ fn row_strategy(
 ) -> Option<Strategy> {
     let here = Path::root();
     let mut head = Vec::new();
-    if let Some(p) = pad {
-        head.push(rule_step("reduce-pad", here.clone(), vec![("p", Arg::Expr(p.clone()))])?);
-    }
     if !site.mapped {
         head.push(rule_step("map-id", rel_path(&here, "2"), vec![])?);
     }
@@ -208,7 +205,13 @@ fn row_strategy(
             rule_step("partred-iterate", r.clone(), vec![("n", Arg::TwoExp(lanes)), ("k", Arg::Fixed(2))])?,
         ],
     });
-    let mut seq = vec![relative(&head)];
+    // Padded with elements that change nothing: where no constant works
+    // for every value the map reads (a softmax's `exp(x - m)`), with a
+    // mask (`reduce-pad-mask`).
+    let padding =
+        pad.map(|p| super::reduction::padding(StrategySite::Focus, vec![("p", Arg::Expr(p.clone()))]));
+    let mut seq: Vec<Strategy> = padding.into_iter().collect();
+    seq.push(relative(&head));
     if first {
         seq.push(lower_rows(site.batch.is_some()));
     }

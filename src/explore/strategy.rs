@@ -11,7 +11,8 @@
 //! replays with `lift rewrite --apply` as every shape does.
 //!
 //! Strategies are data, matched exhaustively: `Apply` (a rule at a site),
-//! `Seq`, `Try`, `Either` (every alternative of each) and `Repeat`. A site
+//! `Seq`, `Try`, `Either` (every alternative of each), `Choice` (the first
+//! that applies) and `Repeat`. A site
 //! is found on the program as it stands after the steps before it
 //! (`Site`): the root, the first or every position where the rule
 //! matches, the first under a number of working maps, the first working
@@ -93,6 +94,9 @@ pub enum Strategy {
     Try(Box<Strategy>),
     /// The alternatives of every strategy that applies, in order.
     Either(Vec<Strategy>),
+    /// The alternatives of the first strategy that applies (ELEVATE's
+    /// left choice, `<+`): the later ones are not run.
+    Choice(Vec<Strategy>),
     /// The strategy again while it applies, at most this many times (each
     /// alternative followed until it stops).
     Repeat(Box<Strategy>, usize),
@@ -161,6 +165,9 @@ impl Strategy {
                 }
             }
             Strategy::Either(ss) => ss.iter().flat_map(|s| s.run(def, t.clone())).take(MOST).collect(),
+            Strategy::Choice(ss) => {
+                ss.iter().map(|s| s.run(def, t.clone())).find(|o| !o.is_empty()).unwrap_or_default()
+            }
             Strategy::Within { site, rule, then } => {
                 let outer = t.focus.clone();
                 let before = t.shape.steps.len();
@@ -430,6 +437,22 @@ mod tests {
         let out = Strategy::Within { site: Site::Root, rule: "", then: Box::new(then) }.run("g", t);
         assert_eq!(out.iter().map(lines).collect::<Vec<_>>(), [["map-seq @ root", "map-seq @ 0.0.0"]]);
         assert_eq!(out[0].focus, Path::root());
+    }
+
+    #[test]
+    fn choice_runs_the_first_strategy_that_applies() {
+        let t = start(TWO_MAPS, "g");
+        let d0 = || vec![("d", Arg::Fixed(0))];
+        let glb = apply_with("map-glb", Site::Root, d0());
+        let wrg = apply_with("map-wrg", Site::Root, d0());
+        let never = apply("reduce-seq", Site::First);
+        // The first applies: the second is not run.
+        let out = Strategy::Choice(vec![glb.clone(), wrg.clone()]).run("g", t.clone());
+        assert_eq!(out.iter().map(lines).collect::<Vec<_>>(), [["map-glb @ root"]]);
+        // The first fails: the second's alternatives.
+        let out = Strategy::Choice(vec![never.clone(), wrg]).run("g", t.clone());
+        assert_eq!(out.iter().map(lines).collect::<Vec<_>>(), [["map-wrg @ root"]]);
+        assert!(Strategy::Choice(vec![never]).run("g", t).is_empty());
     }
 
     #[test]

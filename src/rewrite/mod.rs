@@ -26,6 +26,7 @@ pub mod macros;
 pub mod matmul;
 pub mod opencl;
 pub mod pad;
+pub mod pad_mask;
 pub mod relayout;
 mod rule;
 pub mod slide_seq;
@@ -47,6 +48,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         .iter()
         .chain(interchange::RULES.iter())
         .chain(pad::RULES.iter())
+        .chain(pad_mask::RULES.iter())
         .chain(fold::RULES.iter())
         .chain(layout::RULES.iter())
         .chain(zips::RULES.iter())
