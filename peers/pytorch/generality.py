@@ -299,6 +299,14 @@ PROGRAMS = {
         lambda a: torch.exp(a - a.amax(dim=1, keepdim=True)),
         "exp(a - a.amax(dim=1, keepdim=True))",
     ),
+    # The thirteenth batch (row functions at odd row lengths).
+    "attn_softmax": (lambda s: [r(s["M"], s["N"])], lambda a: torch.softmax(a, dim=1), "softmax(a, dim=1)"),
+    "vocab_lse": (lambda s: [r(s["B"], s["V"])], lambda a: torch.logsumexp(a, dim=1), "logsumexp(a, dim=1)"),
+    "rowvar_odd": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"])],
+        lambda inv, a: a.var(dim=1, unbiased=False),
+        "a.var(dim=1, unbiased=False)",
+    ),
 }
 
 
