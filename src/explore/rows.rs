@@ -327,29 +327,11 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let len = row_len(base, def, &first.r, sizes);
     let mut out = shapes_of(base, def, &sites, len.as_ref().map(|l| l.1), None);
     if let Some((len, n)) = len.filter(|(_, n)| *n >= 64 && pow2(16, 1024, Some(*n)).is_empty()) {
-        for multiple in pad_multiples(n) {
-            let (len_p, p) = super::reduction::padded_to(&len, multiple);
-            let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
-            out.extend(shapes_of(base, def, &sites, n_p, Some(p)));
-        }
-    }
-    out
-}
-
-/// What a row of `n` elements is padded to a multiple of: the largest
-/// power of two up to a quarter of the row, at most 256 (the lanes of a
-/// work-group): 3000 becomes 3072, 1021 1024, 197 224. A short row (under
-/// 1024) is also padded to the next power of two where that is another
-/// length (197 to 256): 224 allows only 16 or 32 lanes, and a work-group of
-/// 32 per row of 197 leaves a GPU's multiprocessors at their limit of
-/// work-groups with half their work-items idle.
-fn pad_multiples(n: i64) -> Vec<i64> {
-    let quarter = 1i64 << (n / 4).clamp(16, 256).ilog2();
-    let next = (n as u64).next_power_of_two() as i64;
-    let padded = |m: i64| (n + m - 1) / m * m;
-    let mut out = vec![quarter];
-    if n < 1024 && padded(next) != padded(quarter) {
-        out.push(next);
+        // A multiple of the largest power of two up to a quarter of the
+        // row, at most 256 (the lanes of a work-group): 3000 becomes 3072.
+        let (len_p, p) = super::reduction::padded_to(&len, 1i64 << (n / 4).clamp(16, 256).ilog2());
+        let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
+        out.extend(shapes_of(base, def, &sites, n_p, Some(p)));
     }
     out
 }
@@ -464,15 +446,6 @@ mod tests {
         // (260 float4s), and no odd tail where a power of two divides.
         let shapes = row_shapes(&b, "gemv", &sizes);
         assert_eq!(shapes.iter().map(lanes).collect::<Vec<_>>(), [vec![16]]);
-    }
-
-    #[test]
-    fn short_rows_are_also_padded_to_the_next_power_of_two() {
-        assert_eq!(pad_multiples(197), [32, 256]);
-        // Where both give the same length, once.
-        assert_eq!(pad_multiples(1021), [128]);
-        assert_eq!(pad_multiples(1001), [128]);
-        assert_eq!(pad_multiples(3000), [256]);
     }
 
     /// The odd tail's lanes: even, with an odd part from 3 to 63; none on
