@@ -673,6 +673,14 @@ fn padding_rule() {
         &[("p", 3)],
     );
     assert!(e.to_string().starts_with("`reduce-pad` does not match here"), "{e}");
+    // A fold of ints into a float is not padded with the float.
+    let e = apply_err(
+        "userfun addi(a: float, x: int): float { return a + (float)x; }\ndef f(x: [int]N) = reduce(addi, 0.0f) $ x",
+        "reduce-pad",
+        "root",
+        &[("p", 3)],
+    );
+    assert!(e.to_string().starts_with("`reduce-pad` does not match here"), "{e}");
 }
 
 /// `reduce-pad-mask`: behind a map that reads a def's scalar (no constant
@@ -700,6 +708,14 @@ fn masked_padding_rule() {
         "reduce(add, 0.0f, map(\\(u, v) -> mult(u, v), zip(x, y)))",
         "reduce(add, 0.0f, map(\\_p7 -> pick_float(get(2, _p7), mult(get(0, _p7), get(1, _p7)), 0.0f), zip(padConst(0, 2, 0.0f, x), padConst(0, 2, 0.0f, y), padConst(0, 2, 0, generate(N, \\_p6 -> 1)))))",
     );
+    // A fold of ints into a float: `pick` would mix the two types.
+    let e = apply_err(
+        "userfun inc(x: int): int { return x + 1; }\nuserfun addi(a: float, x: int): float { return a + (float)x; }\ndef f(x: [int]N) = reduce(addi, 0.0f) o map(inc) $ x",
+        "reduce-pad-mask",
+        "root",
+        &[("p", 3)],
+    );
+    assert!(e.to_string().starts_with("`reduce-pad-mask` does not match here"), "{e}");
     // A reduction with no map in front is `reduce-pad`'s.
     let e = apply_err("def f(x: [float]N) = reduce(add, 0.0f) $ x", "reduce-pad-mask", "root", &[("p", 3)]);
     assert!(e.to_string().starts_with("`reduce-pad-mask` does not match here"), "{e}");

@@ -99,7 +99,10 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
         return None;
     }
     let Some((_, g, ys, _)) = map_parts(xs) else {
-        return Some(Plan { map: None, arrays: vec![(xs, zl.clone())], zipped: false });
+        // Padded with `z` itself: a fold whose elements are not of `z`'s
+        // type (`reduce(\(acc, x) -> ..., 0.0f)` over ints) is not padded.
+        let same = matches!(s.ty(xs), Some(Type::Array(elem, _)) if **elem == zl.ty());
+        return same.then(|| Plan { map: None, arrays: vec![(xs, zl.clone())], zipped: false });
     };
     let (arrays, zipped): (Vec<&Expr>, bool) = match &ys.kind {
         ExprKind::Call(zf, zargs) if matches!(zf.kind, FunKind::Pattern(Pattern::Zip(_))) => {

@@ -64,6 +64,13 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
         (ExprKind::Literal(Literal::Int(_)), ReduceKind::Reduce) => ScalarType::Int,
         _ => return None,
     };
+    // `pick` takes `g`'s value and `z` alike: a fold whose elements are
+    // not of `z`'s type (`reduce(\(acc, x) -> ..., 0.0f)` over ints) is
+    // not padded.
+    match s.ty(xs)? {
+        Type::Array(elem, _) if **elem == Type::Scalar(z) => {}
+        _ => return None,
+    }
     let (_, g, ys, _) = map_parts(xs)?;
     let n = s.len(ys)?;
     let (arrays, zipped): (Vec<&Expr>, bool) = match &ys.kind {
