@@ -328,8 +328,9 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let mut out = shapes_of(base, def, &sites, len.as_ref().map(|l| l.1), None);
     if let Some((len, n)) = len.filter(|(_, n)| *n >= 64 && pow2(16, 1024, Some(*n)).is_empty()) {
         // A multiple of the largest power of two up to a quarter of the
-        // row, at most 256 (the lanes of a work-group): 3000 becomes 3072.
-        let (len_p, p) = super::reduction::padded_to(&len, 1i64 << (n / 4).clamp(16, 256).ilog2());
+        // row, at most 1024 (the lanes of a work-group): 3000 becomes 3072,
+        // 50257 51200 (a row of a vocabulary: up to 1024 lanes).
+        let (len_p, p) = super::reduction::padded_to(&len, 1i64 << (n / 4).clamp(16, 1024).ilog2());
         let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
         out.extend(shapes_of(base, def, &sites, n_p, Some(p)));
     }
