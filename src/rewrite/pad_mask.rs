@@ -12,7 +12,9 @@
 //! `k != 0 ? a : b`) keeps `g`'s value where the mask is 1 and gives `z`
 //! where it is 0. `g` is still applied to the padding (to 0), and its value
 //! discarded; no floating-point value can make the padding count, so the
-//! rule holds for any `g`. For a `zip`, each array is padded and the mask
+//! rule holds for any `g`. (An integer `g` that divides by its element
+//! faults on the padding in the interpreter: such a candidate fails its
+//! validation and is never kept.) For a `zip`, each array is padded and the mask
 //! is one more component. Both `padConst`s and the `generate` are views:
 //! the padding costs comparisons, not memory.
 
