@@ -673,6 +673,9 @@ fn padding_rule() {
         &[("p", 3)],
     );
     assert!(e.to_string().starts_with("`reduce-pad` does not match here"), "{e}");
+    // A negative pad would drop elements.
+    let e = apply_err(ASUM, "reduce-pad", "root", &[("p", -1)]);
+    assert_eq!(e.to_string(), "`reduce-pad`: side condition violated: -1 must not be negative");
     // A fold of ints into a float is not padded with the float.
     let e = apply_err(
         "userfun addi(a: float, x: int): float { return a + (float)x; }\ndef f(x: [int]N) = reduce(addi, 0.0f) $ x",
@@ -716,6 +719,9 @@ fn masked_padding_rule() {
         &[("p", 3)],
     );
     assert!(e.to_string().starts_with("`reduce-pad-mask` does not match here"), "{e}");
+    assert!(apply_err(scaled, "reduce-pad-mask", "root", &[("p", -2)])
+        .to_string()
+        .contains("must not be negative"));
     // A reduction with no map in front is `reduce-pad`'s.
     let e = apply_err("def f(x: [float]N) = reduce(add, 0.0f) $ x", "reduce-pad-mask", "root", &[("p", 3)]);
     assert!(e.to_string().starts_with("`reduce-pad-mask` does not match here"), "{e}");

@@ -61,6 +61,7 @@ fn b_reduce_pad(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     // `plan` is the match: computed once (it evaluates the map's function).
     let plan = plan(s).ok_or_else(|| no_pad(s))?;
     let p = arg("reduce-pad", a, "p")?;
+    b.non_negative("reduce-pad", &p)?;
     let (_, f, z, _, span) = reduce_parts(s.expr).ok_or_else(|| s.no_match("reduce-pad", "a reduce"))?;
     let padded: Vec<Expr> = plan
         .arrays

@@ -113,6 +113,7 @@ fn zero(t: ScalarType) -> Literal {
 fn b_pad_mask(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let plan = plan(s).ok_or_else(|| no_match(s))?;
     let p = arg(NAME, a, "p")?;
+    b.non_negative(NAME, &p)?;
     let (_, f, z, _, span) = reduce_parts(s.expr).ok_or_else(|| no_match(s))?;
     let pad = |b: &mut Builder, e: Expr, value: Literal| {
         let pc = Pattern::PadConst { left: ArithExpr::Cst(0), right: p.clone(), value };

@@ -213,6 +213,16 @@ impl Builder {
         }
     }
 
+    /// Requires `e >= 0` at every size, proven (a pad of `-1` would drop an
+    /// element; the search's pads, `(q - N % q) % q`, are shown to be).
+    pub fn non_negative(&self, rule: &'static str, e: &ArithExpr) -> Result<(), RuleError> {
+        let e = arith::simplify(e);
+        if arith::prove_le(&ArithExpr::Cst(0), &e) {
+            return Ok(());
+        }
+        Err(RuleError::SideCondition { rule, what: format!("{e} must not be negative") })
+    }
+
     /// Requires `a == b`: proven, refuted, or recorded as a constraint.
     pub fn equal(
         &mut self,
