@@ -105,23 +105,8 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
         let same = matches!(s.ty(xs), Some(Type::Array(elem, _)) if **elem == zl.ty());
         return same.then(|| Plan { map: None, arrays: vec![(xs, zl.clone())], zipped: false });
     };
-    let (arrays, zipped): (Vec<&Expr>, bool) = match &ys.kind {
-        ExprKind::Call(zf, zargs) if matches!(zf.kind, FunKind::Pattern(Pattern::Zip(_))) => {
-            (zargs.iter().collect(), true)
-        }
-        _ => (vec![ys], false),
-    };
-    let types: Option<Vec<ScalarType>> = arrays
-        .iter()
-        .map(|e| match s.ty(e)? {
-            Type::Array(elem, _) => match elem.as_ref() {
-                Type::Scalar(t) => Some(*t),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    let types = types?;
+    let (arrays, zipped) = scalar_arrays(s, ys)?;
+    let types: Vec<ScalarType> = arrays.iter().map(|(_, t)| *t).collect();
     let want = crate::interp::literal_value(zl);
     (0..3).find_map(|k| {
         let vs: Option<Vec<Literal>> = types.iter().map(|t| candidate(*t, zl, k)).collect();
@@ -131,10 +116,33 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
         let got = crate::interp::apply_closed(s.prog, g, vec![arg]).ok()?;
         (got == want).then(|| Plan {
             map: Some(xs),
-            arrays: arrays.iter().copied().zip(vs).collect(),
+            arrays: arrays.iter().map(|(e, _)| *e).zip(vs).collect(),
             zipped,
         })
     })
+}
+
+/// The arrays a map reads, `ys` (a `zip`'s, or `ys` itself), each with
+/// its scalar element type, and whether they are a `zip`'s; none unless
+/// every one is an array of scalars.
+pub(super) fn scalar_arrays<'a>(s: &Site<'a>, ys: &'a Expr) -> Option<(Vec<(&'a Expr, ScalarType)>, bool)> {
+    let (arrays, zipped): (Vec<&Expr>, bool) = match &ys.kind {
+        ExprKind::Call(zf, zargs) if matches!(zf.kind, FunKind::Pattern(Pattern::Zip(_))) => {
+            (zargs.iter().collect(), true)
+        }
+        _ => (vec![ys], false),
+    };
+    let typed = arrays
+        .into_iter()
+        .map(|e| match s.ty(e)? {
+            Type::Array(elem, _) => match elem.as_ref() {
+                Type::Scalar(t) => Some((e, *t)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((typed, zipped))
 }
 
 /// The `k`-th constant tried for an element of type `t`: 0, 1, then `z`

@@ -75,12 +75,7 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
     }
     let (_, g, ys, _) = map_parts(xs)?;
     let n = s.len(ys)?;
-    let (arrays, zipped): (Vec<&Expr>, bool) = match &ys.kind {
-        ExprKind::Call(zf, zargs) if matches!(zf.kind, FunKind::Pattern(Pattern::Zip(_))) => {
-            (zargs.iter().collect(), true)
-        }
-        _ => (vec![ys], false),
-    };
+    let (arrays, zipped) = super::pad::scalar_arrays(s, ys)?;
     // A zip's elements are passed to `g` one per parameter.
     let arity = match &g.kind {
         FunKind::Lambda(l) => l.params.len(),
@@ -90,16 +85,6 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
     if zipped && arity != arrays.len() {
         return None;
     }
-    let arrays = arrays
-        .into_iter()
-        .map(|e| match s.ty(e)? {
-            Type::Array(elem, _) => match elem.as_ref() {
-                Type::Scalar(t) => Some((e, *t)),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
     Some(Plan { g, arrays, n, z })
 }
 
