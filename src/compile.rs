@@ -122,11 +122,17 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
     let inferred = passes::launch::infer(d, &types);
     let cst = |a: [i64; 3]| a.map(ArithExpr::Cst);
-    let global = match (opts.global, opts.local) {
+    let mut global = match (opts.global, opts.local) {
         (Some(g), _) => cst(g),
         (None, Some(l)) if opts.whole_groups => rounded_up(inferred.global, l),
         (None, _) => inferred.global,
     };
+    // A dimension only `mapLcl`s name is one work-group of the local size.
+    if let (None, Some(l)) = (opts.global, opts.local) {
+        for d in (0..3).filter(|&d| inferred.one_group[d]) {
+            global[d] = ArithExpr::Cst(l[d]);
+        }
+    }
     let local = match opts.local {
         Some(l) => Some(cst(l)),
         None => inferred.local,

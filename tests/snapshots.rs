@@ -116,9 +116,13 @@ fn private_memory_is_per_thread_only_when_each_thread_runs_once() {
     let exact = CompileOptions { local: Some([32, 8, 1]), global: Some([32, 72, 1]), ..Default::default() };
     let k = compile_file(path, &exact);
     assert!(k.contains("float priv_0;"), "{k}");
-    // With the inferred launch (32 x 1), a work-item handles 8 rows: they
-    // need their own locations.
+    // So with the inferred launch (dimension 1, named only by the
+    // `mapLcl(1)`s, is one work-group of 8).
     let k = compile_file(path, &CompileOptions::default());
+    assert!(k.contains("float priv_0;") && k.contains("reqd_work_group_size(32, 8, 1)"), "{k}");
+    // Launched 32 x 1, a work-item handles 8 rows: they need their own
+    // locations.
+    let k = compile_file(path, &CompileOptions { local: Some([32, 1, 1]), ..Default::default() });
     assert!(k.contains("float priv_0[256];"), "{k}");
 }
 
@@ -134,4 +138,25 @@ fn padconst_guards_that_the_ranges_decide_are_left_out() {
     // Without array-access simplification every guard stays.
     let none = compile_file(Path::new("tests/programs/padconst_box.lift"), &none());
     assert_eq!(none.matches(" >= 0)").count(), 18, "{none}");
+}
+
+#[test]
+fn rows_of_one_work_group_get_a_second_local_dimension_and_keep_the_tree_barriers() {
+    // `mapLcl(1)` over a group's 4 rows with no `mapWrg(1)`: dimension 1 is
+    // one work-group of 4, so the map runs once per work-item and the
+    // halving tree inside it keeps a barrier per step.
+    let path = Path::new("tests/programs/rows_per_group.lift");
+    let file = SourceFile::new(path.display().to_string(), std::fs::read_to_string(path).unwrap());
+    let program = lift::parse::parse_program(&file).unwrap();
+    let k = compile(&program, "rowsGrouped", &CompileOptions::default()).unwrap();
+    let sizes = |a: &[lift::arith::ArithExpr; 3]| {
+        let at = |v: &str| [("M", 12), ("N", 48)].iter().find(|(n, _)| *n == v).map(|p| p.1);
+        a.iter().map(|e| e.eval_with(&at).unwrap()).collect::<Vec<i64>>()
+    };
+    assert_eq!(sizes(k.local.as_ref().expect("a local size")), [16, 4, 1]);
+    assert_eq!(sizes(&k.global), [48, 4, 1]);
+    let tree: String =
+        k.source.lines().skip_while(|l| !l.contains("for (int iter_0")).collect::<Vec<_>>().join("\n");
+    assert!(tree.contains("barrier(CLK_LOCAL_MEM_FENCE)"), "{}", k.source);
+    assert!(!k.source.contains("get_local_size(1)"), "the rows map runs once: {}", k.source);
 }

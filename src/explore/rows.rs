@@ -25,15 +25,22 @@
 //!   those `o` in local memory, and one work-item adds them (`reduceSeq`).
 //!   Offered only where such `l` divide the row.
 //!
+//! * The same with several rows per work-group, for rows shorter than
+//!   1024 (attention scores of 197): the rows are split into groups of
+//!   `g` (2 to 16, dividing the rows; `split-join`) first, the groups'
+//!   map becomes `mapWrg(0)` and a group's rows `mapLcl(1)`, each row
+//!   with up to 64 lanes; local size `(l, g)`. With one row per
+//!   work-group of 32 lanes, a core holds too few work-items to hide
+//!   memory latency. The launch inference gives dimension 1 one
+//!   work-group of `g` (no `mapWrg(1)` names it), so the `mapLcl(1)` runs
+//!   once per work-item and the tree keeps its barriers.
+//!
 //! Not offered: one work-item adding the `l` partials sequentially
 //! (`partred-iterate` n = 1, k = l). Its
 //! steps replay and validate, but the launch inference takes the most
 //! common `mapLcl` length (1) as the local size, and a local size given to
 //! the compiler keeps the inferred global size (M work-items: M / l
-//! work-groups looping over the rows). Several rows per work-group (`mapLcl(1)` over a group of
-//! rows inside `mapWrg(0)`). The steps replay, but the compiler's launch
-//! inference gives such a kernel a 1D local size (no `mapWrg(1)`), so the
-//! launch fails, and its local-memory tree had no barriers.
+//! work-groups looping over the rows).
 //!
 //! The shapes apply where every high-level `reduce` of the def sits under
 //! exactly one high-level `map` (the rows, the same map for all), or
@@ -168,7 +175,7 @@ fn row_strategy(
     tree: Tree,
     vec4: bool,
     pad: Option<&crate::arith::ArithExpr>,
-    first: bool,
+    lower: Option<Lower>,
 ) -> Option<Strategy> {
     let here = Path::root();
     let mut head = Vec::new();
@@ -212,8 +219,8 @@ fn row_strategy(
         pad.map(|p| super::reduction::padding(StrategySite::Focus, vec![("p", Arg::Expr(p.clone()))]));
     let mut seq: Vec<Strategy> = padding.into_iter().collect();
     seq.push(relative(&head));
-    if first {
-        seq.push(lower_rows(site.batch.is_some()));
+    if let Some(lower) = lower {
+        seq.push(lower_rows(lower));
     }
     seq.push(relative(&lane_steps(r, odd_tail.then_some(&reduce_at), vec4)?));
     // The row's post-map by one work-item, to global memory. The row's
@@ -237,13 +244,41 @@ fn row_strategy(
     Some(Strategy::Within { site: StrategySite::NextReduce, rule: "", then: Box::new(Strategy::Seq(seq)) })
 }
 
-/// The rows map around the focused reduction becomes `mapWrg(0)`, and a
-/// batch's map around it (`batch`) `mapWrg(1)`.
-fn lower_rows(batch: bool) -> Strategy {
-    let wrg = |d: i64| apply_with("map-wrg", StrategySite::Focus, vec![("d", Arg::Fixed(d))]);
+/// How the maps around a row's reductions are lowered (with its first
+/// reduction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lower {
+    /// A work-group per row: the rows map becomes `mapWrg(0)`.
+    Row,
+    /// A work-group per row of a batch element: the rows map becomes
+    /// `mapWrg(0)`, the batch's map around it `mapWrg(1)`.
+    Batch,
+    /// Several rows per work-group (rows split into groups first,
+    /// [`group_rows`]): the map over a group's rows becomes `mapLcl(1)`,
+    /// the map over the groups `mapWrg(0)`; local size `(l, g)`.
+    Grouped,
+}
+
+/// The maps around the focused reduction, lowered as `lower` says.
+fn lower_rows(lower: Lower) -> Strategy {
+    let on = |kind: &'static str, d: i64| apply_with(kind, StrategySite::Focus, vec![("d", Arg::Fixed(d))]);
     let around =
         |then: Strategy| Strategy::Within { site: StrategySite::Enclosing, rule: "", then: Box::new(then) };
-    around(Strategy::Seq(if batch { vec![wrg(0), around(wrg(1))] } else { vec![wrg(0)] }))
+    around(Strategy::Seq(match lower {
+        Lower::Row => vec![on("map-wrg", 0)],
+        Lower::Batch => vec![on("map-wrg", 0), around(on("map-wrg", 1))],
+        // The groups' map first: a `mapLcl` outside any `mapWrg` is refused.
+        Lower::Grouped => vec![around(on("map-wrg", 0)), on("map-lcl", 1)],
+    }))
+}
+
+/// The rows map around the first reduction split into groups of the
+/// slot `group`'s rows (`split-join`): a map over groups of a map over
+/// rows, before anything else is lowered.
+fn group_rows(group: usize) -> Strategy {
+    let split = apply_with("split-join", StrategySite::Focus, vec![("n", Arg::Slot(group))]);
+    let rows = Strategy::Within { site: StrategySite::Enclosing, rule: "", then: Box::new(split) };
+    Strategy::Within { site: StrategySite::NextReduce, rule: "", then: Box::new(rows) }
 }
 
 /// The lowering below the reduction whose tree sits at `r`: each lane's
@@ -295,14 +330,14 @@ fn odd_lanes(n: Option<i64>) -> Vec<i64> {
 
 /// The local size of a row shape: its `l` lanes (what the launch
 /// inference gives the tree too: ties of `mapLcl` lengths go to the
-/// largest).
+/// largest), by its `g` rows where it has several per work-group.
 pub fn local_of(shape: &Shape, values: &[i64]) -> Option<[i64; 3]> {
-    let l = shape.slots.iter().position(|s| s.name == "row-lanes").map(|i| values[i])?;
-    Some([l, 1, 1])
+    let at = |name: &str| shape.slots.iter().position(|s| s.name == name).map(|i| values[i]);
+    Some([at("row-lanes")?, at("row-group").unwrap_or(1), 1])
 }
 
-/// The length of the row the reduction at `r` reduces, and its value at
-/// `sizes`.
+/// The length of the array the call at `r` reduces or maps over (a row,
+/// or the rows), and its value at `sizes`.
 fn row_len(base: &Program, def: &str, r: &Path, sizes: &Sizes) -> Option<(crate::arith::ArithExpr, i64)> {
     let d = base.def(def)?;
     let types = crate::passes::typecheck::typecheck_def(base, d).ok()?;
@@ -325,33 +360,47 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let sites = find_sites(base, def);
     let Some(first) = sites.first() else { return Vec::new() };
     let len = row_len(base, def, &first.r, sizes);
-    let mut out = shapes_of(base, def, &sites, len.as_ref().map(|l| l.1), None);
+    let rows = row_len(base, def, &first.o, sizes).map(|l| l.1);
+    let mut out = shapes_of(base, def, &sites, Lens { n: len.as_ref().map(|l| l.1), rows }, None);
     if let Some((len, n)) = len.filter(|(_, n)| *n >= 64 && pow2(16, 1024, Some(*n)).is_empty()) {
         // A multiple of the largest power of two up to a quarter of the
         // row, at most 1024 (the lanes of a work-group): 3000 becomes 3072,
         // 50257 51200 (a row of a vocabulary: up to 1024 lanes).
         let (len_p, p) = super::reduction::padded_to(&len, 1i64 << (n / 4).clamp(16, 1024).ilog2());
         let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
-        out.extend(shapes_of(base, def, &sites, n_p, Some(p)));
+        out.extend(shapes_of(base, def, &sites, Lens { n: n_p, rows }, Some(p)));
     }
     out
 }
 
+/// The lengths a row shape's slots are chosen for, at the search's sizes:
+/// a row's (after padding) and the number of rows.
+#[derive(Clone, Copy, Debug)]
+struct Lens {
+    n: Option<i64>,
+    rows: Option<i64>,
+}
+
+/// Rows shorter than this (attention scores of 197, hidden sizes of 768)
+/// also get several rows per work-group: one row's lanes alone make
+/// work-groups too small to fill a GPU's cores (a core holds a bounded
+/// number of work-groups).
+const SHORT_ROW: i64 = 1024;
+
 /// The row-reduction shapes for `def` at `sites` (none unless it reduces
-/// inside a map over rows), rows of `n` elements, each reduction padded
-/// first by `pad` elements where given; each replays with its default
-/// slot values.
+/// inside a map over rows), at `lens`, each reduction padded first by
+/// `pad` elements where given; each replays with its default slot values.
 fn shapes_of(
     base: &Program,
     def: &str,
     sites: &[Site],
-    n: Option<i64>,
+    lens: Lens,
     pad: Option<crate::arith::ArithExpr>,
 ) -> Vec<Shape> {
     let mut out = Vec::new();
-    let mut push = |strategy: Option<Strategy>, slot: Option<Slot>| {
-        let (Some(strategy), Some(slot)) = (strategy, slot) else { return };
-        out.extend(shape_of(base, def, &strategy, &[slot]));
+    let mut push = |strategy: Strategy, slots: Vec<Option<Slot>>| {
+        let Some(slots) = slots.into_iter().collect::<Option<Vec<Slot>>>() else { return };
+        out.extend(shape_of(base, def, &strategy, &slots));
     };
     // The reductions that get lanes: all of them, with the same lanes
     // (softmax's maximum, then its sum of exponentials: a reduction left
@@ -361,6 +410,8 @@ fn shapes_of(
     if sites.len() > 1 {
         groups.push(&sites[..1]);
     }
+    let n = lens.n;
+    let grouped = n.is_some_and(|n| n < SHORT_ROW) && sites[0].batch.is_none();
     // A sequential sum of all `l` partials is not offered (module comment).
     for group in groups {
         for (tree, vec4) in [(Tree::Halving, false), (Tree::Halving, true), (Tree::HalvingThenSeq, false)] {
@@ -377,24 +428,52 @@ fn shapes_of(
                 (_, true, n) => pow2(16, 1024, n.map(|n| n / 4)),
                 (_, false, n) => pow2(16, 1024, n),
             };
-            // Each reduction in turn; the rows map is lowered once, with
-            // the first.
-            let steps: Option<Vec<Strategy>> = group
-                .iter()
-                .enumerate()
-                .map(|(i, site)| row_strategy(site, 0, tree, vec4, pad.as_ref(), i == 0))
-                .collect();
-            let Some(steps) = steps else { continue };
+            // Each reduction in turn; the rows map is lowered with the
+            // first.
+            let first = if sites[0].batch.is_some() { Lower::Batch } else { Lower::Row };
+            let Some(steps) = reductions(group, tree, vec4, pad.as_ref(), first) else { continue };
             // The same with the row staged in local memory first, where the
             // row function reads it several times (`row-to-local`, at the
             // rows' `mapWrg`, the first place it matches).
-            let mut staged = steps.clone();
-            staged.push(apply("row-to-local", StrategySite::First));
-            push(Some(Strategy::Seq(steps)), slot("row-lanes", lanes.clone(), 128));
-            push(Some(Strategy::Seq(staged)), slot("row-lanes", lanes, 128));
+            let staged = |mut steps: Vec<Strategy>| {
+                steps.push(apply("row-to-local", StrategySite::First));
+                Strategy::Seq(steps)
+            };
+            push(Strategy::Seq(steps.clone()), vec![slot("row-lanes", lanes.clone(), 128)]);
+            push(staged(steps), vec![slot("row-lanes", lanes.clone(), 128)]);
+            if !grouped {
+                continue;
+            }
+            // Several rows per work-group: up to 64 lanes each, 2 to 16
+            // rows (at most 1024 work-items).
+            let Some(mut steps) = reductions(group, tree, vec4, pad.as_ref(), Lower::Grouped) else {
+                continue;
+            };
+            steps.insert(0, group_rows(1));
+            let few: Vec<i64> = lanes.into_iter().filter(|&l| l <= 64).collect();
+            let slots =
+                || vec![slot("row-lanes", few.clone(), 32), slot("row-group", pow2(2, 16, lens.rows), 4)];
+            push(Strategy::Seq(steps.clone()), slots());
+            push(staged(steps), slots());
         }
     }
     out
+}
+
+/// Each reduction of `group` in turn with `row_strategy`, lanes in slot 0,
+/// the maps around them lowered with the first as `first` says.
+fn reductions(
+    group: &[Site],
+    tree: Tree,
+    vec4: bool,
+    pad: Option<&crate::arith::ArithExpr>,
+    first: Lower,
+) -> Option<Vec<Strategy>> {
+    group
+        .iter()
+        .enumerate()
+        .map(|(i, site)| row_strategy(site, 0, tree, vec4, pad, (i == 0).then_some(first)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -586,5 +665,42 @@ mod tests {
         let (pad, lanes) = (at("reduce-pad"), at("reduce-lanes"));
         assert!(pad.len() == 2 && lanes.len() == 2 && pad[0] < lanes[0] && lanes[0] < pad[1], "{lines:?}");
         crate::compile::compile(&inst.program, "g", &Default::default()).unwrap();
+    }
+
+    #[test]
+    fn short_rows_also_get_several_rows_per_work_group() {
+        let src = "userfun mx(x: float, y: float): float { return fmax(x, y); }\n\
+                   def rowmax(a: [[float]N]M) = map(\\r -> reduce(mx, -3.0e38f) $ r) $ a\n";
+        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
+        let b = crate::rewrite::prepare(&p, "rowmax").unwrap();
+        let grouped = |sizes: &Sizes| -> Vec<Shape> {
+            let shapes = row_shapes(&b, "rowmax", sizes);
+            shapes.into_iter().filter(|s| s.slots.iter().any(|x| x.name == "row-group")).collect()
+        };
+        let sizes: Sizes = [("M".into(), 96), ("N".into(), 192)].into();
+        let shapes = grouped(&sizes);
+        assert!(!shapes.is_empty());
+        for s in &shapes {
+            // Up to 64 lanes (the float4 form's: 16 of 48 vectors).
+            let l = *s.slots[0].domain.last().unwrap();
+            assert!(l == 64 || l == 16, "{:?}", s.slots[0].domain);
+            assert_eq!(s.slots[1].domain, [2, 4, 8, 16]);
+            assert_eq!(local_of(s, &[l, 4]), Some([l, 4, 1]));
+            let inst = s.instantiate(&b, "rowmax", &[l, 4]).unwrap();
+            let lines = inst.derivation.join(" ; ");
+            // The rows split into groups of 4 first; the groups' map is the
+            // work-groups, a group's rows dimension 1 of each.
+            assert!(
+                inst.derivation[0].starts_with("split-join @ ") && inst.derivation[0].ends_with(" n=4"),
+                "{lines}"
+            );
+            assert!(lines.contains(" d=1 ;") && lines.contains("map-wrg @ "), "{lines}");
+            let opts = crate::compile::CompileOptions { local: Some([l, 4, 1]), ..Default::default() };
+            let k = crate::compile::compile(&inst.program, "rowmax", &opts).unwrap();
+            assert!(k.source.contains("barrier(CLK_LOCAL_MEM_FENCE)"), "{}", k.source);
+        }
+        // Rows of 1024 fill a work-group alone.
+        let sizes: Sizes = [("M".into(), 96), ("N".into(), 1024)].into();
+        assert!(grouped(&sizes).is_empty());
     }
 }

@@ -4,8 +4,11 @@
 //! that as many map loops as possible run exactly once: a `mapGlb` over `n`
 //! elements gets `n` global threads in its dimension; a `mapWrg` over `n`
 //! gets `n` work-groups; the local size is the most common length among the
-//! `mapLcl`s of that dimension (ties go to the largest). A dimension with no
-//! map gets one thread.
+//! `mapLcl`s of that dimension (ties go to the largest). A dimension whose
+//! only maps are `mapLcl`s (several rows of one work-group: `mapLcl(1)`
+//! inside `mapWrg(0)`) gets one work-group of that local size, so that its
+//! `mapLcl` runs once per work-item there, as it does in the dimension of
+//! the `mapWrg`. A dimension with no map gets one thread.
 
 use super::typecheck::Types;
 use crate::arith::{self, ArithExpr};
@@ -19,6 +22,9 @@ pub struct Launch {
     pub global: [ArithExpr; 3],
     /// `None` when the program uses only `mapGlb` (the driver may choose).
     pub local: Option<[ArithExpr; 3]>,
+    /// The dimensions of one work-group (only `mapLcl`s name them): a
+    /// local size given instead of the inferred one is their global size.
+    pub one_group: [bool; 3],
 }
 
 #[derive(Default)]
@@ -36,6 +42,7 @@ pub fn infer(def: &Def, types: &Types) -> Launch {
     let mut global = [one.clone(), one.clone(), one.clone()];
     let mut local = [one.clone(), one.clone(), one.clone()];
     let mut any_wrg = false;
+    let mut one_group = [false; 3];
     for d in 0..3 {
         if let Some(g) = most_common(&w.lens.glb[d]) {
             global[d] = g;
@@ -44,9 +51,13 @@ pub fn infer(def: &Def, types: &Types) -> Launch {
             let l = most_common(&w.lens.lcl[d]).unwrap_or(one.clone());
             global[d] = arith::simplify(&ArithExpr::mul(n, l.clone()));
             local[d] = l;
+        } else if let Some(l) = most_common(&w.lens.lcl[d]) {
+            global[d] = l.clone();
+            local[d] = l;
+            one_group[d] = true;
         }
     }
-    Launch { global, local: any_wrg.then_some(local) }
+    Launch { global, local: any_wrg.then_some(local), one_group }
 }
 
 /// The most frequent length; ties go to the largest constant, else the first.
