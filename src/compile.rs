@@ -103,6 +103,31 @@ fn rounded_up(global: [ArithExpr; 3], local: [i64; 3]) -> [ArithExpr; 3] {
     out
 }
 
+/// The global and local sizes a kernel is compiled for: those `opts`
+/// gives, else the inferred ones.
+fn launch_sizes(
+    inferred: passes::launch::Launch,
+    opts: &CompileOptions,
+) -> ([ArithExpr; 3], Option<[ArithExpr; 3]>) {
+    let cst = |a: [i64; 3]| a.map(ArithExpr::Cst);
+    let mut global = match (opts.global, opts.local) {
+        (Some(g), _) => cst(g),
+        (None, Some(l)) if opts.whole_groups => rounded_up(inferred.global, l),
+        (None, _) => inferred.global,
+    };
+    // A dimension only `mapLcl`s name is one work-group of the local size.
+    if let (None, Some(l)) = (opts.global, opts.local) {
+        for d in (0..3).filter(|&d| inferred.one_group[d]) {
+            global[d] = ArithExpr::Cst(l[d]);
+        }
+    }
+    let local = match opts.local {
+        Some(l) => Some(cst(l)),
+        None => inferred.local,
+    };
+    (global, local)
+}
+
 /// Compiles `def` of `program` to an OpenCL kernel.
 ///
 /// Stages, in order: type inference, address-space inference, barrier
@@ -120,23 +145,7 @@ pub fn compile(program: &Program, def: &str, opts: &CompileOptions) -> Result<Ke
     passes::wellformed::check(d)?;
     let spaces = passes::address_space::infer(d, &types);
     let no_barrier = if opts.barrier_elim { passes::barrier::eliminable(d) } else { Default::default() };
-    let inferred = passes::launch::infer(d, &types);
-    let cst = |a: [i64; 3]| a.map(ArithExpr::Cst);
-    let mut global = match (opts.global, opts.local) {
-        (Some(g), _) => cst(g),
-        (None, Some(l)) if opts.whole_groups => rounded_up(inferred.global, l),
-        (None, _) => inferred.global,
-    };
-    // A dimension only `mapLcl`s name is one work-group of the local size.
-    if let (None, Some(l)) = (opts.global, opts.local) {
-        for d in (0..3).filter(|&d| inferred.one_group[d]) {
-            global[d] = ArithExpr::Cst(l[d]);
-        }
-    }
-    let local = match opts.local {
-        Some(l) => Some(cst(l)),
-        None => inferred.local,
-    };
+    let (global, local) = launch_sizes(passes::launch::infer(d, &types), opts);
 
     let mut sig = Signature::default();
     sig.inputs(d, &types)?;

@@ -379,3 +379,22 @@ fn private_array_too_large() {
         "t.lift:2:59: cannot compile: a private array of 65536 float is more than 4096 scalars (a thread's stack on CPU devices; registers on GPUs): use toLocal or toGlobal",
     );
 }
+
+#[test]
+fn two_local_maps_in_a_loop_work_items_run_unequally() {
+    // A group's 4 rows over 3 work-items of dimension 1: some run the rows
+    // loop twice, some once, so the barrier the tree needs after the
+    // lanes' sums cannot be placed.
+    let src = format!(
+        "{ADD}def f(a: [[float]32]M) = join o mapWrg(0, mapLcl(1, \\row ->\n\
+         iterate(4, join o mapLcl(0, toLocal(mapSeq(id)) o reduceSeq(add, 0.0f)) o split(2)) o\n\
+         join o mapLcl(0, toLocal(mapSeq(id)) o reduceSeq(add, 0.0f)) o split(2) $ row)) o split(4) $ a"
+    );
+    check_with(
+        &src,
+        &CompileOptions { local: Some([16, 3, 1]), ..Default::default() },
+        "t.lift:3:19: cannot compile: this mapLcl may read what the mapLcl before it wrote, but both sit in the loop \
+         of mapLcl(1) over 4, which work-items run different numbers of times, so no barrier can join them: launch \
+         as many work-items in dimension 1 as it has elements (--local), or split it so that each runs it once",
+    );
+}

@@ -774,7 +774,8 @@ fn rows_of_few_factors_two_validate_with_an_odd_tail() {
     let rows = csv_rows(&report.csv);
     let lanes: Vec<&Vec<String>> = rows.iter().filter(|r| r[6].starts_with("row-lanes=")).collect();
     assert!(!lanes.is_empty(), "no row-lanes candidate among {} rows", rows.len());
-    assert!(lanes.iter().all(|r| r[4] == "ok"), "{lanes:?}");
+    // `slow`: validated, then predicted too slow to time.
+    assert!(lanes.iter().all(|r| r[4] == "ok" || r[4] == "slow"), "{lanes:?}");
     assert!(lanes.iter().any(|r| r[7].contains("reduce-partred @ ")), "{lanes:?}");
     std::fs::remove_dir_all(&out).ok();
 }

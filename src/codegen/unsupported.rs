@@ -88,6 +88,15 @@ pub enum Unsupported {
     UnrollTooMany { count: i64, max: usize },
     #[error("a parameter may not be called `out`")]
     OutParam,
+    /// A `mapLcl` after another whose barrier was left out: both sit in a
+    /// loop of `mapLcl(dim)` over `len` that work-items run different
+    /// numbers of times, where a barrier would hang the work-group.
+    #[error(
+        "this mapLcl may read what the mapLcl before it wrote, but both sit in the loop of mapLcl({dim}) over \
+         {len}, which work-items run different numbers of times, so no barrier can join them: launch as many \
+         work-items in dimension {dim} as it has elements (--local), or split it so that each runs it once"
+    )]
+    BarrierInDivergentLoop { dim: u8, len: ArithExpr },
     #[error(transparent)]
     View(#[from] ViewError),
 }

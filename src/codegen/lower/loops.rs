@@ -104,12 +104,25 @@ impl<'a> Lowerer<'a> {
                 // every thread provably runs the body exactly once: then a
                 // barrier inside is reached by all threads, loop or not.
                 let divergent = matches!(kind, MapKind::Lcl(_) | MapKind::Glb(_)) && !exactly_once;
+                if let (MapKind::Lcl(_), true, Some((dim, len))) = (kind, self.unsynced, &self.divergent_loop)
+                {
+                    let reason = Unsupported::BarrierInDivergentLoop { dim: *dim, len: len.clone() };
+                    return Err(CompileError::unsupported(reason, span));
+                }
                 if divergent {
                     self.divergence += 1;
+                    if let (MapKind::Lcl(d), None) = (kind, &self.divergent_loop) {
+                        self.divergent_loop = Some((d, n_dec.clone()));
+                    }
                 }
                 let r = self.in_block(|l| body(l, var.clone()));
                 if divergent {
                     self.divergence -= 1;
+                    if self.divergence == 0 {
+                        // The loop's own barrier follows (`barrier_after`).
+                        self.divergent_loop = None;
+                        self.unsynced = false;
+                    }
                 }
                 self.maps.pop();
                 let (mut stmts, ()) = r?;
@@ -315,6 +328,9 @@ impl<'a> Lowerer<'a> {
             return;
         }
         if self.divergence > 0 {
+            // Left out: the barrier after the enclosing loop covers this
+            // map, unless another `mapLcl` follows inside the loop.
+            self.unsynced = true;
             return;
         }
         let space = root_space(out);

@@ -129,6 +129,11 @@ pub(crate) struct Lowerer<'a> {
     /// How many thread-dependent loops or guards enclose the current point;
     /// barriers are only emitted where it is zero.
     divergence: usize,
+    /// The outermost thread-dependent loop (its dimension and length) and
+    /// whether a `mapLcl` inside it has left out a barrier it needed: a
+    /// second `mapLcl` there is refused (`loops::barrier_after`).
+    divergent_loop: Option<(u8, ArithExpr)>,
+    unsynced: bool,
     /// Simplifications and proofs already made: unrolled copies and repeated
     /// reads ask the same questions.
     memo: crate::arith::Memo,
@@ -164,6 +169,8 @@ pub fn lower(
         tuple_types: Vec::new(),
         private_index_vars: HashSet::new(),
         divergence: 0,
+        divergent_loop: None,
+        unsynced: false,
         memo: crate::arith::Memo::default(),
         unrolled_iters: 0,
         iter_lens: HashMap::new(),
