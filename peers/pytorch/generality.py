@@ -307,6 +307,14 @@ PROGRAMS = {
         lambda inv, a: a.var(dim=1, unbiased=False),
         "a.var(dim=1, unbiased=False)",
     ),
+    "ln_affine": (
+        lambda s: [1.0 / s["N"], r(s["M"], s["N"]), r(s["N"]), r(s["N"])],
+        lambda inv, a, g, b: F.layer_norm(a, (a.shape[1],), weight=g, bias=b, eps=1e-5),
+        "layer_norm(a, (N,), g, b)",
+    ),
+    "logits_softmax": (lambda s: [r(s["B"], s["C"])], lambda z: torch.softmax(z, dim=1), "softmax(z, dim=1)"),
+    "rowmin_short": (lambda s: [r(s["M"], s["N"])], lambda a: a.amin(dim=1), "a.amin(dim=1)"),
+    "head_dot": (lambda s: [r(s["M"], s["D"]), r(s["M"], s["D"])], lambda q, k: (q * k).sum(dim=1), "(q * k).sum(dim=1)"),
 }
 
 
