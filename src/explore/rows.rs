@@ -29,7 +29,7 @@
 //!   1024 (attention scores of 197): the rows are split into groups of
 //!   `g` (2 to 16, dividing the rows; `split-join`) first, the groups'
 //!   map becomes `mapWrg(0)` and a group's rows `mapLcl(1)`, each row
-//!   with up to 64 lanes; local size `(l, g)`. With one row per
+//!   with 4 to 64 lanes; local size `(l, g)`. With one row per
 //!   work-group of 32 lanes, a core holds too few work-items to hide
 //!   memory latency. The launch inference gives dimension 1 one
 //!   work-group of `g` (no `mapWrg(1)` names it), so the `mapLcl(1)` runs
@@ -419,15 +419,18 @@ fn shapes_of(
             if vec4 && pad.is_some() {
                 continue;
             }
-            // row-wg-tree and its -vec form: slot 0 is l.
-            let lanes = match (tree, vec4, n) {
+            // row-wg-tree and its -vec form: slot 0 is l, from `lo` to `hi`.
+            let lanes_in = |lo: i64, hi: i64| match (tree, vec4, n) {
                 // Only where no power-of-two lanes divide the row.
-                (Tree::HalvingThenSeq, _, n) if pow2(16, 1024, n).is_empty() => odd_lanes(n),
+                (Tree::HalvingThenSeq, _, n) if pow2(16, 1024, n).is_empty() => {
+                    odd_lanes(n).into_iter().filter(|&l| l <= hi).collect()
+                }
                 (Tree::HalvingThenSeq, _, _) => Vec::new(),
                 (_, true, Some(n)) if n % 4 != 0 => Vec::new(),
-                (_, true, n) => pow2(16, 1024, n.map(|n| n / 4)),
-                (_, false, n) => pow2(16, 1024, n),
+                (_, true, n) => pow2(lo, hi, n.map(|n| n / 4)),
+                (_, false, n) => pow2(lo, hi, n),
             };
+            let lanes = lanes_in(16, 1024);
             // Each reduction in turn; the rows map is lowered with the
             // first.
             let first = if sites[0].batch.is_some() { Lower::Batch } else { Lower::Row };
@@ -444,13 +447,13 @@ fn shapes_of(
             if !grouped {
                 continue;
             }
-            // Several rows per work-group: up to 64 lanes each, 2 to 16
-            // rows (at most 1024 work-items).
+            // Several rows per work-group: 4 to 64 lanes each (a row of 48
+            // is 12 float4s), 2 to 16 rows (at most 1024 work-items).
             let Some(mut steps) = reductions(group, tree, vec4, pad.as_ref(), Lower::Grouped) else {
                 continue;
             };
             steps.insert(0, group_rows(1));
-            let few: Vec<i64> = lanes.into_iter().filter(|&l| l <= 64).collect();
+            let few = lanes_in(4, 64);
             let slots =
                 || vec![slot("row-lanes", few.clone(), 32), slot("row-group", pow2(2, 16, lens.rows), 4)];
             push(Strategy::Seq(steps.clone()), slots());
