@@ -15,6 +15,10 @@
 set -euo pipefail
 
 LIFT=${LIFT:-./target/release/lift}
+# NVIDIA's driver keeps built kernels in a disk cache (~/.nv/ComputeCache):
+# the second search of a program would find most of its kernels built by
+# the first and spend less time building. Both searches build everything.
+export CUDA_CACHE_DISABLE=1
 sel=${1:?usage: $0 SELECTOR [OUTDIR]}
 out=${2:-split-speedup}
 mkdir -p "$out"
