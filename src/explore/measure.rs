@@ -509,7 +509,30 @@ fn unify(want: &Type, got: &Type, b: &mut Binding) -> bool {
 }
 
 /// Inputs and the interpreter's result per validation sizes.
-pub type GoldCache = BTreeMap<Vec<(String, i64)>, Result<Expected, OracleError>>;
+type GoldKey = Vec<(String, i64)>;
+type GoldSlot = std::sync::Arc<std::sync::OnceLock<Result<Expected, OracleError>>>;
+
+/// Gold results by validation sizes, each computed once for every device
+/// of a search: the devices' workers validate at the same sizes, and the
+/// interpreter's gold of a large reduction takes seconds (two workers
+/// computing their own took dot's search from 16 s to 27 s of them). A
+/// worker asking for sizes another is computing waits for that result;
+/// other sizes go on at once.
+#[derive(Default)]
+pub struct GoldCache(std::sync::Mutex<BTreeMap<GoldKey, GoldSlot>>);
+
+impl GoldCache {
+    fn slot(&self, key: GoldKey) -> GoldSlot {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(key).or_default().clone()
+    }
+
+    /// The sizes whose gold is computed and valid.
+    fn computed(&self) -> Vec<GoldKey> {
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.iter().filter(|(_, g)| g.get().is_some_and(|r| r.is_ok())).map(|(k, _)| k.clone()).collect()
+    }
+}
 
 /// Whether the device still builds and runs a one-work-item kernel
 /// that writes 1.0 and the host reads it back. A kernel fault on a GPU
@@ -560,8 +583,9 @@ pub struct Bench<'a> {
     pub left_ms: f64,
     /// A run longer than this is the candidate's only one (`Stop`).
     pub once_over_ms: f64,
-    /// Gold results by validation sizes, computed once each.
-    pub golds: std::cell::RefCell<GoldCache>,
+    /// Gold results by validation sizes, computed once each (shared by
+    /// the devices of one search).
+    pub golds: &'a GoldCache,
     /// `inputs` on the device, each uploaded once for all candidates (no
     /// kernel writes its inputs): re-uploading 1.3 GB of a 3D stencil's
     /// inputs for every candidate took most of its time on the H100.
@@ -639,17 +663,14 @@ impl Bench<'_> {
             }
             floor = (floor / 2) | 1;
         };
-        let golds = self.golds.borrow();
-        let computed = golds.iter().filter(|(_, g)| g.is_ok()).map(|(k, _)| k.iter().cloned().collect());
+        let computed = self.golds.computed().into_iter().map(|k| k.into_iter().collect());
         reused_sizes(computed, &smallest, self.sizes, cs).filter(fits).unwrap_or(smallest)
     }
 
     fn gold_at(&self, sizes: &Sizes) -> Result<Expected, OracleError> {
-        let key: Vec<(String, i64)> = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let mut g = self.golds.borrow_mut();
-        g.entry(key)
-            .or_insert_with(|| self.oracle.expected(self.original, self.gold, sizes, self.seed))
-            .clone()
+        let key: GoldKey = sizes.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let slot = self.golds.slot(key);
+        slot.get_or_init(|| self.oracle.expected(self.original, self.gold, sizes, self.seed)).clone()
     }
 
     /// Evaluates a candidate program (its rule constraints in `cs`) with an
@@ -1163,6 +1184,31 @@ struct Candidate<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Workers asking for the same sizes at once compute their gold once
+    /// (one waits for the other); only valid golds count as computed.
+    #[test]
+    fn a_gold_is_computed_once_for_every_worker() {
+        let golds = GoldCache::default();
+        let key = |n: i64| vec![("N".to_string(), n)];
+        let count = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    golds.slot(key(7)).get_or_init(|| {
+                        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        Err(OracleError::NoDef("g".into()))
+                    });
+                });
+            }
+        });
+        assert_eq!(count.into_inner(), 1);
+        assert!(golds.computed().is_empty(), "a failed gold is not reused");
+        let ok: Expected = (Arrays::new(), HostArray::F32(vec![1.0]), None);
+        golds.slot(key(9)).get_or_init(|| Ok(ok));
+        assert_eq!(golds.computed(), vec![key(9)]);
+    }
 
     /// Short kernels get runs enough to fill FILL_MS; long ones, cut ones
     /// and those out of budget get none.

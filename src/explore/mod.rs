@@ -610,6 +610,7 @@ fn bench_for<'b>(
     (opts, gold): (&'b ExploreOptions, &'b measure::Gold),
     original: &'b Program,
     (rt, inputs, then): &'b Setup,
+    golds: &'b measure::GoldCache,
 ) -> Bench<'b> {
     Bench {
         rt,
@@ -629,7 +630,7 @@ fn bench_for<'b>(
         // once: the naive lowering of a large product (0.5 s a run on
         // an H100) spent a fifth of a 30 s budget on its five runs.
         once_over_ms: (opts.budget.as_secs_f64() * 10.0).max(MIN_ONCE_OVER_MS),
-        golds: Default::default(),
+        golds,
         uploaded: Default::default(),
         whole: Default::default(),
         gold_whole: Default::default(),
@@ -698,6 +699,8 @@ struct Worker<'a> {
     group: &'a Group,
     /// The shapes with their tuner slots (`spaces_for`).
     shapes: &'a [Shape],
+    /// Gold results, shared by every device of the search.
+    golds: &'a measure::GoldCache,
 }
 
 impl Worker<'_> {
@@ -716,7 +719,7 @@ impl Worker<'_> {
         let close = split::CloseOnDrop(&self.group.queue);
         let started = Instant::now();
         let dev = setup(info.clone(), self.original, self.opts, &self.gold.def)?;
-        let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev);
+        let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev, self.golds);
         let mut m = Measuring::new(bench, empty_result(&info));
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
         {
@@ -761,7 +764,7 @@ impl Worker<'_> {
     /// leader and the other helpers then measure its share).
     fn help(&self, info: DeviceInfo, to: std::sync::mpsc::Sender<Result<Part, ExploreError>>) {
         let part = setup(info.clone(), self.original, self.opts, &self.gold.def).and_then(|dev| {
-            let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev);
+            let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev, self.golds);
             let mut m = Measuring::new(bench, empty_result(&info));
             self.group.queue.serve(&mut |p: split::Take| self.measure(&mut m, p));
             let (_, res, pending, failure) = m.finish();
@@ -1386,6 +1389,7 @@ fn explore_with(
         .collect();
     let owned: Vec<Vec<usize>> = models.iter().map(|m| m.3.clone()).collect();
     let plan_s = planning.elapsed().as_secs_f64();
+    let golds = measure::GoldCache::default();
     let results: Vec<Result<DeviceResult, ExploreError>> = std::thread::scope(|scope| {
         let mut leaders = Vec::new();
         for (g, shapes, spaces, order, group) in &models {
@@ -1406,6 +1410,7 @@ fn explore_with(
                 bar,
                 group,
                 shapes,
+                golds: &golds,
             };
             let (to, parts) = std::sync::mpsc::channel();
             for &h in &g[1..] {

@@ -131,7 +131,8 @@ pub fn replay(r: &Replay<'_>, device: DeviceInfo) -> Result<Outcome, ReplayError
     };
     let dev = setup(device, original, &opts, r.def).map_err(Box::new)?;
     let gold = super::measure::Gold { def: r.def.to_string(), always_then: false };
-    let bench = bench_for(stencil, (&opts, &gold), original, &dev);
+    let golds = super::measure::GoldCache::default();
+    let bench = bench_for(stencil, (&opts, &gold), original, &dev, &golds);
     Ok(if r.static_sizes {
         bench.evaluate_specialised(r.found, &cs, r.local)
     } else {

@@ -229,7 +229,8 @@ pub fn merge(program: &Program, device: &DeviceInfo, opts: &ExploreOptions) -> R
         notes.push(format!("candidates logged on {d} are measured again on {}", device.name));
     }
     let dev = setup(device.clone(), &program, &opts, &gold.def)?;
-    let mut bench = bench_for(plan.stencil, (&opts, &gold), &program, &dev);
+    let golds = super::measure::GoldCache::default();
+    let mut bench = bench_for(plan.stencil, (&opts, &gold), &program, &dev, &golds);
     let logged = pending.len();
     confirm(&mut bench, &mut res, pending);
     super::choice::settle(&mut res);
