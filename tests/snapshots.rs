@@ -159,4 +159,12 @@ fn rows_of_one_work_group_get_a_second_local_dimension_and_keep_the_tree_barrier
         k.source.lines().skip_while(|l| !l.contains("for (int iter_0")).collect::<Vec<_>>().join("\n");
     assert!(tree.contains("barrier(CLK_LOCAL_MEM_FENCE)"), "{}", k.source);
     assert!(!k.source.contains("get_local_size(1)"), "the rows map runs once: {}", k.source);
+    // A local size given for it is its global size too: one work-group.
+    let given = CompileOptions { local: Some([16, 4, 1]), ..Default::default() };
+    assert_eq!(sizes(&compile(&program, "rowsGrouped", &given).unwrap().global), [48, 4, 1]);
+    // Two work-items for four rows would run the rows loop twice each: the
+    // tree's barriers cannot be placed in such a loop, so it is refused.
+    let two = CompileOptions { local: Some([16, 2, 1]), ..Default::default() };
+    let err = compile(&program, "rowsGrouped", &two).unwrap_err().to_string();
+    assert!(err.contains("no barrier can join them"), "{err}");
 }
