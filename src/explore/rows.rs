@@ -361,14 +361,16 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
     let Some(first) = sites.first() else { return Vec::new() };
     let len = row_len(base, def, &first.r, sizes);
     let rows = row_len(base, def, &first.o, sizes).map(|l| l.1);
-    let mut out = shapes_of(base, def, &sites, Lens { n: len.as_ref().map(|l| l.1), rows }, None);
+    // Short by the row's own length, before any padding (1000 padded to 1024).
+    let short = len.as_ref().is_some_and(|l| l.1 < SHORT_ROW);
+    let mut out = shapes_of(base, def, &sites, Lens { n: len.as_ref().map(|l| l.1), rows, short }, None);
     if let Some((len, n)) = len.filter(|(_, n)| *n >= 64 && pow2(16, 1024, Some(*n)).is_empty()) {
         // A multiple of the largest power of two up to a quarter of the
         // row, at most 1024 (the lanes of a work-group): 3000 becomes 3072,
         // 50257 51200 (a row of a vocabulary: up to 1024 lanes).
         let (len_p, p) = super::reduction::padded_to(&len, 1i64 << (n / 4).clamp(16, 1024).ilog2());
         let n_p = len_p.eval_with(&|v| sizes.get(v).copied()).ok();
-        out.extend(shapes_of(base, def, &sites, Lens { n: n_p, rows }, Some(p)));
+        out.extend(shapes_of(base, def, &sites, Lens { n: n_p, rows, short }, Some(p)));
     }
     out
 }
@@ -379,6 +381,8 @@ pub fn row_shapes(base: &Program, def: &str, sizes: &Sizes) -> Vec<Shape> {
 struct Lens {
     n: Option<i64>,
     rows: Option<i64>,
+    /// Whether the row, before padding, is shorter than [`SHORT_ROW`].
+    short: bool,
 }
 
 /// Rows shorter than this (attention scores of 197, hidden sizes of 768)
@@ -411,7 +415,7 @@ fn shapes_of(
         groups.push(&sites[..1]);
     }
     let n = lens.n;
-    let grouped = n.is_some_and(|n| n < SHORT_ROW) && sites[0].batch.is_none();
+    let grouped = lens.short && sites[0].batch.is_none();
     // A sequential sum of all `l` partials is not offered (module comment).
     for group in groups {
         for (tree, vec4) in [(Tree::Halving, false), (Tree::Halving, true), (Tree::HalvingThenSeq, false)] {
