@@ -26,10 +26,10 @@
 //!   Offered only where such `l` divide the row.
 //!
 //! * The same with several rows per work-group, for rows shorter than
-//!   1024 (attention scores of 197): the rows are split into groups of
-//!   `g` (2 to 16, dividing the rows; `split-join`) first, the groups'
-//!   map becomes `mapWrg(0)` and a group's rows `mapLcl(1)`, each row
-//!   with 4 to 64 lanes; local size `(l, g)`. With one row per
+//!   1024 before padding (attention scores of 197): the rows are split
+//!   into groups of `g` (2 to 16, dividing the rows; `split-join`) first,
+//!   the groups' map becomes `mapWrg(0)` and a group's rows `mapLcl(1)`,
+//!   each row with 4 to 64 lanes; local size `(l, g)`. With one row per
 //!   work-group of 32 lanes, a core holds too few work-items to hide
 //!   memory latency. The launch inference gives dimension 1 one
 //!   work-group of `g` (no `mapWrg(1)` names it), so the `mapLcl(1)` runs
