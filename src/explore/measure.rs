@@ -508,8 +508,9 @@ fn unify(want: &Type, got: &Type, b: &mut Binding) -> bool {
     }
 }
 
-/// Inputs and the interpreter's result per validation sizes.
+/// Validation sizes, in order.
 type GoldKey = Vec<(String, i64)>;
+/// Inputs and the interpreter's result at one key's sizes, once computed.
 type GoldSlot = std::sync::Arc<std::sync::OnceLock<Result<Expected, OracleError>>>;
 
 /// Gold results by validation sizes, each computed once for every device

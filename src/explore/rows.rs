@@ -447,7 +447,7 @@ fn shapes_of(
                 Strategy::Seq(steps)
             };
             push(Strategy::Seq(steps.clone()), vec![slot("row-lanes", lanes.clone(), 128)]);
-            push(staged(steps), vec![slot("row-lanes", lanes.clone(), 128)]);
+            push(staged(steps), vec![slot("row-lanes", lanes, 128)]);
             if !grouped {
                 continue;
             }
@@ -485,7 +485,7 @@ fn reductions(
 
 #[cfg(test)]
 mod tests {
-    use super::super::space::prepared;
+    use super::super::space::{prepared, prepared_text};
     use super::*;
 
     #[test]
@@ -544,8 +544,7 @@ mod tests {
         assert_eq!(odd_lanes(Some(4096)), Vec::<i64>::new());
         let src = "userfun add(x: float, y: float): float { return x + y; }\n\
                    def rowsum(a: [[float]N]M) = map(\\r -> reduce(add, 0.0f) $ r) $ a\n";
-        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
-        let b = crate::rewrite::prepare(&p, "rowsum").unwrap();
+        let b = prepared_text("t.lift", src, "rowsum");
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 3000)].into();
         let shapes = row_shapes(&b, "rowsum", &sizes);
         // The odd tail (the row is read once: no staged form), then the
@@ -562,8 +561,7 @@ mod tests {
     fn a_plain_reduction_per_row_gets_its_map_from_map_id() {
         let src = "userfun mx(x: float, y: float): float { return fmax(x, y); }\n\
                    def rowmax(a: [[float]N]M) = map(\\r -> reduce(mx, -3.0e38f) $ r) $ a\n";
-        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
-        let b = crate::rewrite::prepare(&p, "rowmax").unwrap();
+        let b = prepared_text("t.lift", src, "rowmax");
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1024)].into();
         // The scalar lanes (the float4 form needs a vector `map(id)`).
         let shapes = row_shapes(&b, "rowmax", &sizes);
@@ -582,8 +580,7 @@ mod tests {
         let src = format!(
             "{funs}def bgemv(a: [[[float]N]M]B, x: [[float]N]B) = map(\\(m, v) -> map(\\r -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, v)) $ m) $ zip(a, x)\n"
         );
-        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src)).unwrap();
-        let b = crate::rewrite::prepare(&p, "bgemv").unwrap();
+        let b = prepared_text("t.lift", src, "bgemv");
         let sizes: Sizes = [("B".into(), 3), ("M".into(), 37), ("N".into(), 1024)].into();
         let shapes = row_shapes(&b, "bgemv", &sizes);
         assert_eq!(shapes.len(), 2);
@@ -598,8 +595,7 @@ mod tests {
         let mm = format!(
             "{funs}def mm(a: [[float]K]M, b: [[float]K]N) = map(\\r -> map(\\c -> reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(r, c)) $ b) $ a\n"
         );
-        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", mm)).unwrap();
-        let b = crate::rewrite::prepare(&p, "mm").unwrap();
+        let b = prepared_text("t.lift", mm, "mm");
         let sizes: Sizes = [("M".into(), 64), ("N".into(), 64), ("K".into(), 64)].into();
         assert!(row_shapes(&b, "mm", &sizes).is_empty());
     }
@@ -657,8 +653,7 @@ mod tests {
                    userfun mul(x: float, y: float): float { return x * y; }\n\
                    def g(a: [[float]N]M) = map(\\r -> let s = at(0, reduce(add, 0.0f) $ r) in \
                    map(\\x -> mul(x, s)) o reduce(mx, -3.0e38f) $ r) $ a\n";
-        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
-        let b = crate::rewrite::prepare(&p, "g").unwrap();
+        let b = prepared_text("t.lift", src, "g");
         let sizes: Sizes = [("M".into(), 37), ("N".into(), 1021)].into();
         let shapes = row_shapes(&b, "g", &sizes);
         let pads =
@@ -678,8 +673,7 @@ mod tests {
     fn short_rows_also_get_several_rows_per_work_group() {
         let src = "userfun mx(x: float, y: float): float { return fmax(x, y); }\n\
                    def rowmax(a: [[float]N]M) = map(\\r -> reduce(mx, -3.0e38f) $ r) $ a\n";
-        let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
-        let b = crate::rewrite::prepare(&p, "rowmax").unwrap();
+        let b = prepared_text("t.lift", src, "rowmax");
         let grouped = |sizes: &Sizes| -> Vec<Shape> {
             let shapes = row_shapes(&b, "rowmax", sizes);
             shapes.into_iter().filter(|s| s.slots.iter().any(|x| x.name == "row-group")).collect()

@@ -161,7 +161,14 @@ pub(super) fn rule_step(name: &str, path: Path, args: Vec<(&'static str, Arg)>) 
 pub(super) fn prepared(path: &str, def: &str) -> Program {
     let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&file).unwrap();
-    let p = crate::parse::parse_program(&crate::ir::SourceFile::new(&file, text)).unwrap();
+    prepared_text(&file, text, def)
+}
+
+/// A def of program text (named `name` in messages) in the rules' normal
+/// form, for the shape modules' unit tests.
+#[cfg(test)]
+pub(super) fn prepared_text(name: &str, text: impl Into<String>, def: &str) -> Program {
+    let p = crate::parse::parse_program(&crate::ir::SourceFile::new(name, text.into())).unwrap();
     rewrite::prepare(&p, def).unwrap()
 }
 

@@ -9,7 +9,7 @@
 //! loops whose variable indexes a private array, are unrolled when their
 //! length is a constant.
 
-use super::{Lowerer, MapCtx};
+use super::{DivergentLoop, Lowerer, MapCtx};
 use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::codegen::{CompileError, Unsupported};
 use crate::ir::c::{BinOp, CExpr, Stmt};
@@ -104,15 +104,17 @@ impl<'a> Lowerer<'a> {
                 // every thread provably runs the body exactly once: then a
                 // barrier inside is reached by all threads, loop or not.
                 let divergent = matches!(kind, MapKind::Lcl(_) | MapKind::Glb(_)) && !exactly_once;
-                if let (MapKind::Lcl(_), true, Some((dim, len))) = (kind, self.unsynced, &self.divergent_loop)
-                {
-                    let reason = Unsupported::BarrierInDivergentLoop { dim: *dim, len: len.clone() };
-                    return Err(CompileError::unsupported(reason, span));
+                if let (MapKind::Lcl(_), Some(l)) = (kind, &self.divergent_loop) {
+                    if l.unsynced {
+                        let reason = Unsupported::BarrierInDivergentLoop { dim: l.dim, len: l.len.clone() };
+                        return Err(CompileError::unsupported(reason, span));
+                    }
                 }
                 if divergent {
                     self.divergence += 1;
-                    if let (MapKind::Lcl(d), None) = (kind, &self.divergent_loop) {
-                        self.divergent_loop = Some((d, n_dec.clone()));
+                    if let (MapKind::Lcl(dim), None) = (kind, &self.divergent_loop) {
+                        self.divergent_loop =
+                            Some(DivergentLoop { dim, len: n_dec.clone(), unsynced: false });
                     }
                 }
                 let r = self.in_block(|l| body(l, var.clone()));
@@ -121,7 +123,6 @@ impl<'a> Lowerer<'a> {
                     if self.divergence == 0 {
                         // The loop's own barrier follows (`barrier_after`).
                         self.divergent_loop = None;
-                        self.unsynced = false;
                     }
                 }
                 self.maps.pop();
@@ -330,7 +331,9 @@ impl<'a> Lowerer<'a> {
         if self.divergence > 0 {
             // Left out: the barrier after the enclosing loop covers this
             // map, unless another `mapLcl` follows inside the loop.
-            self.unsynced = true;
+            if let Some(l) = &mut self.divergent_loop {
+                l.unsynced = true;
+            }
             return;
         }
         let space = root_space(out);

@@ -129,11 +129,10 @@ pub(crate) struct Lowerer<'a> {
     /// How many thread-dependent loops or guards enclose the current point;
     /// barriers are only emitted where it is zero.
     divergence: usize,
-    /// The outermost thread-dependent loop (its dimension and length) and
-    /// whether a `mapLcl` inside it has left out a barrier it needed: a
-    /// second `mapLcl` there is refused (`loops::barrier_after`).
-    divergent_loop: Option<(u8, ArithExpr)>,
-    unsynced: bool,
+    /// The outermost thread-dependent `mapLcl` loop, while lowering inside
+    /// it: a `mapLcl` after one that left out a barrier there is refused
+    /// (`loops::barrier_after`).
+    divergent_loop: Option<DivergentLoop>,
     /// Simplifications and proofs already made: unrolled copies and repeated
     /// reads ask the same questions.
     memo: crate::arith::Memo,
@@ -147,6 +146,14 @@ pub(crate) struct Lowerer<'a> {
     /// Per local array: its row length and the vector widths it is read
     /// and written with.
     locals: std::collections::BTreeMap<String, crate::codegen::banks::LocalArray>,
+}
+
+/// A `mapLcl(dim)` loop over `len` that work-items run different numbers
+/// of times, and whether a `mapLcl` inside it has left out a barrier.
+struct DivergentLoop {
+    dim: u8,
+    len: ArithExpr,
+    unsynced: bool,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.
@@ -170,7 +177,6 @@ pub fn lower(
         private_index_vars: HashSet::new(),
         divergence: 0,
         divergent_loop: None,
-        unsynced: false,
         memo: crate::arith::Memo::default(),
         unrolled_iters: 0,
         iter_lens: HashMap::new(),
