@@ -779,3 +779,44 @@ fn rows_of_few_factors_two_validate_with_an_odd_tail() {
     assert!(lanes.iter().any(|r| r[7].contains("reduce-partred @ ")), "{lanes:?}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A kernel whose count makes whole work-groups only at large sizes (a
+/// dot product's chunks of 128 pairs, one per work-item, in work-groups of
+/// 1024: from 2^17 pairs up) is compiled to round its count up to whole
+/// work-groups and validated at a small size, not at 2^17 (the
+/// interpreter's gold there took most of a search's time).
+#[test]
+fn a_large_work_group_does_not_make_the_validation_size_large() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let funs = "userfun add(x: float, y: float): float { return x + y; }\n\
+                userfun mult(x: float, y: float): float { return x * y; }\n\
+                userfun multAndSumUp(acc: float, x: float, y: float): float { return acc + x * y; }\n";
+    let high = format!(
+        "{funs}def d(x: [float]N, y: [float]N) =\n  join o map(reduce(add, 0.0f) o map(\\xy -> mult(get(0, xy), get(1, xy)))) o split(128) $ zip(x, y)\n"
+    );
+    let low = format!(
+        "{funs}def d(x: [float]N, y: [float]N) =\n  join o mapGlb(0, toGlobal(mapSeq(id)) o reduceSeq(\\(acc, xy) -> multAndSumUp(acc, get(0, xy), get(1, xy)), 0.0f)) o split(128) $ zip(x, y)\n"
+    );
+    let parse = |t: String| lift::parse::parse_program(&SourceFile::new("d.lift", t)).unwrap();
+    let (original, found) = (parse(high), parse(low));
+    let sizes = sizes(1 << 20);
+    let job = explore::replay::Replay {
+        original: &original,
+        def: "d",
+        found: &found,
+        then_order: Vec::new(),
+        local: Some([1024, 1, 1]),
+        static_sizes: false,
+        sizes: &sizes,
+        seed: 3,
+        warmup: 0,
+        runs: 1,
+    };
+    let out = explore::replay::replay(&job, devs[0].clone()).unwrap();
+    assert_eq!(out.status, explore::measure::Status::Ok, "{}", out.message);
+    let n = out.valid_sizes["N"];
+    assert!(n < 128 * 1024, "validated at N = {n}");
+}

@@ -652,20 +652,82 @@ impl Bench<'_> {
     /// stencil at 64 x 44 x 44 took longer than the rest of a candidate's
     /// evaluation together.
     fn validation_sizes_for(&self, cs: &[Constraint]) -> Sizes {
+        let smallest = self.smallest_validation_sizes(cs);
+        let computed = self.golds.computed().into_iter().map(|k| k.into_iter().collect());
+        reused_sizes(computed, &smallest, self.sizes, cs).filter(|s| self.gold_fits(s)).unwrap_or(smallest)
+    }
+
+    /// The smallest validation sizes for `cs` (`validation_sizes_for`
+    /// without the reuse of computed golds: the same whatever the search
+    /// measured before).
+    fn smallest_validation_sizes(&self, cs: &[Constraint]) -> Sizes {
         let mut floor = self.validation_floor;
-        let fits = |s: &Sizes| {
-            crate::validate::interp_elements(self.original, self.gold, s)
-                .is_none_or(|n| n <= crate::interp::MAX_WORK as f64 / 2.0)
-        };
-        let smallest = loop {
+        loop {
             let vsizes = validation_sizes(self.sizes, cs, floor);
-            if fits(&vsizes) || floor / 2 < MIN_VALIDATION_FLOOR {
+            if self.gold_fits(&vsizes) || floor / 2 < MIN_VALIDATION_FLOOR {
                 break vsizes;
             }
             floor = (floor / 2) | 1;
+        }
+    }
+
+    /// Whether the interpreter holds the gold at `s` by its own estimate.
+    fn gold_fits(&self, s: &Sizes) -> bool {
+        crate::validate::interp_elements(self.original, self.gold, s)
+            .is_none_or(|n| n <= crate::interp::MAX_WORK as f64 / 2.0)
+    }
+
+    /// The candidate's kernel for every size, compiled with the local size
+    /// `local`, and all its constraints (`rule_constraints`, its second
+    /// stage's, and the launch's whole work-groups where the kernel needs
+    /// them) with that second stage.
+    ///
+    /// A kernel compiled for exactly the work-items it needs has no bound
+    /// check, but launches whole work-groups only where its count divides:
+    /// at the validation size as well, which can make that size the timed
+    /// one (a dot product split into chunks of 128 x 128, in work-groups
+    /// of 1024, divides only from 2^24 elements up; the interpreter's gold
+    /// there took most of dot's search). Where those constraints make the
+    /// smallest validation size more than `REUSE_GROWTH` times larger, the
+    /// candidate is compiled to round its count up to whole work-groups
+    /// instead (`CompileOptions::whole_groups`, a bound check in its
+    /// loops), validated at the small size and timed as that kernel. The
+    /// choice depends on the candidate alone, so `rebuilt` makes the same.
+    fn generic(&self, prog: &Program, cs: &[Constraint], local: Option<[i64; 3]>) -> Generic<'_> {
+        let opts = CompileOptions { local, ..Default::default() };
+        let mut all = self.rule_constraints(prog, cs);
+        let kernel = timed(
+            &self.phases,
+            |p| &mut p.codegen_s,
+            || crate::compile::compile_for_launch(prog, self.def, &opts, self.sizes),
+        );
+        let fin = kernel.as_ref().ok().and_then(|k| self.second_stage(k, &mut all));
+        let Ok(Kernel { global, local: Some(l), whole_groups: false, .. }) = &kernel else {
+            return Generic { kernel, all, fin };
         };
-        let computed = self.golds.computed().into_iter().map(|k| k.into_iter().collect());
-        reused_sizes(computed, &smallest, self.sizes, cs).filter(fits).unwrap_or(smallest)
+        let launch: Vec<Constraint> = global
+            .iter()
+            .zip(l)
+            .map(|(g, l)| Constraint {
+                expr: ArithExpr::modulo(g.clone(), l.clone()),
+                text: format!("{g} % {l} == 0"),
+            })
+            .collect();
+        let points = |s: &Sizes| s.values().map(|&v| v as f64).product::<f64>();
+        let loose = points(&self.smallest_validation_sizes(&all));
+        let own = all.len();
+        all.extend(launch);
+        if points(&self.smallest_validation_sizes(&all)) <= loose * REUSE_GROWTH {
+            return Generic { kernel, all, fin };
+        }
+        all.truncate(own);
+        let rounded = CompileOptions { whole_groups: true, ..opts };
+        let kernel = timed(
+            &self.phases,
+            |p| &mut p.codegen_s,
+            || crate::compile::compile_for_launch(prog, self.def, &rounded, self.sizes),
+        );
+        Generic { kernel, all, fin }
     }
 
     fn gold_at(&self, sizes: &Sizes) -> Result<Expected, OracleError> {
@@ -728,15 +790,11 @@ impl Bench<'_> {
         for_sizes: bool,
     ) -> Result<Rebuilt<'_>, (Status, String)> {
         let refused = |e: CompileError| (Status::Refused, e.to_string());
-        let generic = CompileOptions { local, ..Default::default() };
-        let kernel =
-            crate::compile::compile_for_launch(prog, self.def, &generic, self.sizes).map_err(refused)?;
-        let mut all = self.rule_constraints(prog, cs);
-        // The stage is chosen from the kernel for every size, as
-        // `evaluate_as` chose it.
-        let fin = self.second_stage(&kernel, &mut all);
+        // The kernel and stage `evaluate_as` validated and timed.
+        let Generic { kernel, fin, .. } = self.generic(prog, cs, local);
+        let kernel = kernel.map_err(refused)?;
         let kernel = if for_sizes {
-            let sized = CompileOptions { sizes: self.sizes.clone(), ..generic };
+            let sized = CompileOptions { local, sizes: self.sizes.clone(), ..Default::default() };
             crate::compile::compile_for_launch(prog, self.def, &sized, self.sizes).map_err(refused)?
         } else {
             kernel
@@ -767,24 +825,7 @@ impl Bench<'_> {
         local: Option<[i64; 3]>,
         how: Compiled,
     ) -> Outcome {
-        let opts = CompileOptions { local, ..Default::default() };
-        let mut all = self.rule_constraints(prog, cs);
-        let kernel = timed(
-            &self.phases,
-            |p| &mut p.codegen_s,
-            || crate::compile::compile_for_launch(prog, self.def, &opts, self.sizes),
-        );
-        // The launch needs whole work-groups at the validation size too
-        // (where the kernel does not round its count up to them).
-        if let Ok(Kernel { global, local: Some(l), whole_groups: false, .. }) = &kernel {
-            for (g, l) in global.iter().zip(l) {
-                all.push(Constraint {
-                    expr: ArithExpr::modulo(g.clone(), l.clone()),
-                    text: format!("{g} % {l} == 0"),
-                });
-            }
-        }
-        let fin = kernel.as_ref().ok().and_then(|k| self.second_stage(k, &mut all));
+        let Generic { kernel, all, fin } = self.generic(prog, cs, local);
         let vsizes = self.validation_sizes_for(&all);
         let fail = |s: Status, m: String| Outcome::fail(s, m, vsizes.clone());
         let kernel = match kernel {
@@ -1166,6 +1207,14 @@ enum Output {
 enum Compiled {
     Generic,
     ForSizes,
+}
+
+/// A candidate's kernel for every size, its constraints and its second
+/// stage (`Bench::generic`).
+struct Generic<'b> {
+    kernel: Result<Kernel, CompileError>,
+    all: Vec<Constraint>,
+    fin: Option<(&'b Finisher, Binding)>,
 }
 
 /// A validated candidate built again to be timed again (`Bench::rebuilt`).
