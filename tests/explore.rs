@@ -820,3 +820,62 @@ fn a_large_work_group_does_not_make_the_validation_size_large() {
     let n = out.valid_sizes["N"];
     assert!(n < 128 * 1024, "validated at N = {n}");
 }
+
+/// The search of `scalHigh` at 2^20 as `lift explore` builds it from
+/// these arguments (the worker process plans from them).
+fn scal_worker(depth: usize) -> explore::remote::WorkerCommand {
+    let args = ["explore", "benchmarks/scal.lift", "--def", "scalHigh", "--size", "N=1048576", "--seed", "5"];
+    let mut args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    for a in ["--runs", "3", "--budget", "20s", "--depth", &depth.to_string()] {
+        args.push(a.into());
+    }
+    explore::remote::WorkerCommand { program: env!("CARGO_BIN_EXE_lift").into(), args }
+}
+
+/// Two devices of one model share a search, the second measured by a
+/// worker process (`explore::remote`): here PoCL twice, the worker the
+/// `lift` binary serving it. Both measure candidates, each logged once.
+#[test]
+fn a_worker_process_measures_a_share_of_the_search() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("remote");
+    let prog = load("benchmarks/scal.lift");
+    let two = [devs[0].clone(), devs[0].clone()];
+    let o = opts(&out, 20, Some(30), false, 1);
+    let report = explore::explore_in_processes(&prog, &two, &o, None, &scal_worker(1)).unwrap();
+    assert!(report.notes.is_empty(), "{:?}", report.notes);
+    let d = &report.devices[0];
+    assert_eq!(d.shares.len(), 2);
+    assert!(d.shares.iter().all(|s| s.measured > 0), "{:?}", d.shares);
+    // The worker's phases came back with its answers.
+    assert!(d.shares[1].phases.build_s > 0.0 && d.shares[1].phases.run_s > 0.0, "{:?}", d.shares[1]);
+    assert!(d.best.is_some());
+    let rows = csv_rows(&report.csv);
+    let hashes: std::collections::HashSet<_> = rows.iter().map(|r| (&r[2], &r[6])).collect();
+    assert_eq!(hashes.len(), rows.len(), "a point logged twice");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// A worker process that plans another search (here another depth) is
+/// refused before it measures anything: the leader searches alone and
+/// says so.
+#[test]
+fn a_worker_process_of_another_search_is_refused() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let out = tmp("remote-other");
+    let prog = load("benchmarks/scal.lift");
+    let two = [devs[0].clone(), devs[0].clone()];
+    let o = opts(&out, 10, Some(6), false, 1);
+    let report = explore::explore_in_processes(&prog, &two, &o, None, &scal_worker(0)).unwrap();
+    let d = &report.devices[0];
+    let note = d.notes.iter().chain(&report.notes).find(|n| n.contains("planned another search"));
+    assert!(note.is_some(), "{:?} {:?}", report.notes, d.notes);
+    assert!(d.best.is_some());
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -11,7 +11,8 @@
 # depth 1 already differ). Run from the repository root on the GPU machine:
 #   peers/multigpu/split-speedup.sh nvidia [OUTDIR]
 # Environment: LIFT (default ./target/release/lift); ONLY (names of the
-# list below to run, all by default).
+# list below to run, all by default); THREADS=1 also times the search with
+# every device measured from a thread of one process (`--threads`).
 set -euo pipefail
 
 LIFT=${LIFT:-./target/release/lift}
@@ -26,11 +27,11 @@ mkdir -p "$out"
 one=$("$LIFT" devices | grep -i "$sel" | grep -o '^\[[0-9]*:[0-9]*\]' | head -1 | tr -d '[]')
 [ -n "$one" ] || { echo "$0: no device matches \`$sel\`" >&2; exit 2; }
 
-timed() { # tag selector file def depth budget size
+timed() { # tag selector file def depth budget size [extra flag]
   local t0 t1
   t0=$(date +%s.%N)
   "$LIFT" explore "$3" --def "$4" --device "$2" --depth "$5" --budget "$6" --size "$7" \
-    --out "$out/$1" >"$out/$1.txt" 2>&1
+    --out "$out/$1" ${8:-} >"$out/$1.txt" 2>&1
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
 }
@@ -41,6 +42,13 @@ while read -r name file def depth size; do
   if [ -n "${ONLY:-}" ] && ! grep -qw "$name" <<<"$ONLY"; then continue; fi
   a=$(timed "$name-one" "$one" "$file" "$def" "$depth" 20m "$size")
   b=$(timed "$name-all" "$sel" "$file" "$def" "$depth" 20m "$size")
+  # THREADS=1: the devices measured from threads of one process as well
+  # (`--threads`; by default each device but the first has a process).
+  if [ -n "${THREADS:-}" ]; then
+    c=$(timed "$name-threads" "$sel" "$file" "$def" "$depth" 20m "$size" --threads)
+    echo "$name: all devices from threads of one process ${c}s, speed-up $(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.2f", a / c }')x"
+    grep "shared the search" "$out/$name-threads.txt" || true
+  fi
   # The best program without its comment lines (they name the candidate
   # number and time, which differ between runs).
   # and its parameters, the local size among them, from the best line.

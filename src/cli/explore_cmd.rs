@@ -83,6 +83,15 @@ pub(crate) struct ExploreArgs {
     /// tenth (docs/EXPLORE.md, "Compiled for the timed sizes").
     #[arg(long)]
     no_specialise: bool,
+    /// Measure every device of a shared search from a thread of this
+    /// process, instead of a process for each device but the first
+    /// (docs/EXPLORE.md, "Several devices").
+    #[arg(long)]
+    threads: bool,
+    /// Internal: serve device P:D of the parent's search as its worker
+    /// process, measuring the points it sends on standard input.
+    #[arg(long, hide = true, value_name = "P:D")]
+    serve_device: Option<String>,
 }
 
 fn shard(s: &str) -> Result<explore::shard::Shard, explore::shard::BadShard> {
@@ -250,6 +259,12 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         }
     }
     let file = file_path.display().to_string();
+    if let Some(d) = &a.serve_device {
+        let device = explore::select_devices(d).map_err(bad)?.remove(0);
+        let (input, output) = (std::io::stdin().lock(), std::io::stdout().lock());
+        return explore::remote::serve(&program, device, &opts, input, output)
+            .map_err(|e| explore_error(&file, e));
+    }
     let devices = explore::select_devices(&a.device).map_err(bad)?;
     for d in &devices {
         eprintln!("device: {}", d.short());
@@ -266,9 +281,10 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
             explore::shard::MergeError::Explore(e) => explore_error(&file, e),
         })?
     } else {
-        let run = match a.shard {
-            Some(s) => explore::explore_shard(&program, &devices, &opts, s),
-            None => explore::explore(&program, &devices, &opts),
+        let run = match (worker_command(a, devices.len()), a.shard) {
+            (Some(w), shard) => explore::explore_in_processes(&program, &devices, &opts, shard, &w),
+            (None, Some(s)) => explore::explore_shard(&program, &devices, &opts, s),
+            (None, None) => explore::explore(&program, &devices, &opts),
         };
         run.map_err(|e| explore_error(&file, e))?
     };
@@ -290,6 +306,26 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(failed(Failure::NoneValidated))
+    }
+}
+
+/// How to start a worker process for a search over several devices: this
+/// program with these arguments (`explore::remote`); `None` for one
+/// device, with `--threads`, or where this program's path is unknown.
+fn worker_command(a: &ExploreArgs, devices: usize) -> Option<explore::remote::WorkerCommand> {
+    if devices < 2 || a.threads {
+        return None;
+    }
+    match std::env::current_exe() {
+        Ok(program) => {
+            Some(explore::remote::WorkerCommand { program, args: std::env::args_os().skip(1).collect() })
+        }
+        Err(e) => {
+            eprintln!(
+                "warning: this program's path is unknown ({e}): every device is measured from a thread"
+            );
+            None
+        }
     }
 }
 
@@ -355,7 +391,8 @@ fn explore_error(file: &str, e: ExploreError) -> CliError {
         | ExploreError::Runtime(_)
         | ExploreError::Io { .. }
         | ExploreError::Locked(_)
-        | ExploreError::DeviceLost { .. } => failed(e),
+        | ExploreError::DeviceLost { .. }
+        | ExploreError::Worker(_) => failed(e),
     }
 }
 

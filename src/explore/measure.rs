@@ -255,6 +255,18 @@ const REUSE_GROWTH: f64 = 4.0;
 /// No size is validated below this (where it is requested larger).
 pub const MIN_VALIDATION_FLOOR: i64 = 17;
 
+/// Whether compiling `def` of `prog` for the timed `sizes` changes its
+/// kernel (`Bench::specialises`).
+pub fn specialises(prog: &Program, def: &str, sizes: &Sizes, local: Option<[i64; 3]>) -> bool {
+    let every = CompileOptions { local, ..Default::default() };
+    let sized = CompileOptions { sizes: sizes.clone(), ..every.clone() };
+    let at = |o: &CompileOptions| crate::compile::compile_for_launch(prog, def, o, sizes);
+    match (at(&every), at(&sized)) {
+        (Ok(a), Ok(b)) => a.source != b.source,
+        _ => true,
+    }
+}
+
 /// What the validation oracle reported (its own type, kept whole).
 pub use crate::validate::OracleError;
 
@@ -761,13 +773,7 @@ impl Bench<'_> {
     /// kernel (where it does not, measuring it again would only measure
     /// noise).
     pub fn specialises(&self, prog: &Program, local: Option<[i64; 3]>) -> bool {
-        let every = CompileOptions { local, ..Default::default() };
-        let sized = CompileOptions { sizes: self.sizes.clone(), ..every.clone() };
-        let at = |o: &CompileOptions| crate::compile::compile_for_launch(prog, self.def, o, self.sizes);
-        match (at(&every), at(&sized)) {
-            (Ok(a), Ok(b)) => a.source != b.source,
-            _ => true,
-        }
+        specialises(prog, self.def, self.sizes, local)
     }
 
     /// A candidate's rule constraints `cs` with its splits' and the

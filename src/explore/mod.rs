@@ -22,6 +22,7 @@ pub mod measure;
 pub mod partials;
 pub mod recompute;
 pub mod reduction;
+pub mod remote;
 pub mod replay;
 pub mod rows;
 pub mod runoff;
@@ -41,6 +42,7 @@ use crate::runtime::{self, DeviceInfo, Runtime};
 use crate::types::Sizes;
 use log::{fnv_hex, Log, LogError, Row};
 use measure::{Bench, Status};
+use remote::Meter;
 use space::{Shape, Slot, SpaceLimits};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -99,6 +101,9 @@ pub enum ExploreError {
     /// probe kernel too (`Bench::device_alive`).
     #[error("{device} stopped working after candidate {candidate} ({message}); what was logged is kept: run again with --resume to go on")]
     DeviceLost { device: String, candidate: usize, message: String },
+    /// A worker process could not start or plan the search (`remote`).
+    #[error(transparent)]
+    Worker(#[from] remote::RemoteError),
 }
 
 /// The program in normal form and the shapes to search.
@@ -452,6 +457,7 @@ fn program_hash(program: &Program, def: &str, local: Option<[i64; 3]>) -> Option
 /// and the sizes key the log is searched under.
 #[derive(Clone, Copy)]
 struct Candidate<'a> {
+    point: &'a Point,
     inst: &'a space::Instance,
     local: Option<[i64; 3]>,
     hash: &'a str,
@@ -534,28 +540,33 @@ const BATCH_PER_DEVICE: usize = 8;
 /// What one device's thread keeps while it measures points: its bench,
 /// its result so far, logged times to confirm, a failure to write the log
 /// (which stops the search) and the seconds spent measuring.
-struct Measuring<'b> {
-    bench: Bench<'b>,
+struct Measuring<M> {
+    /// This process's bench on the device, or a worker process's
+    /// (`remote`).
+    meter: M,
     res: DeviceResult,
     /// Candidates whose times came from an earlier run's log: measured
     /// again before one of them is written as the best (`confirm`).
     pending: Vec<Best>,
     failure: Option<ExploreError>,
+    /// Whether the device left the search (its worker process failed):
+    /// the other devices measure the points it would have taken.
+    gone: bool,
     busy_s: f64,
 }
 
-impl<'b> Measuring<'b> {
-    fn new(bench: Bench<'b>, res: DeviceResult) -> Self {
-        Measuring { bench, res, pending: Vec::new(), failure: None, busy_s: 0.0 }
+impl<M: Meter> Measuring<M> {
+    fn new(meter: M, res: DeviceResult) -> Self {
+        Measuring { meter, res, pending: Vec::new(), failure: None, gone: false, busy_s: 0.0 }
     }
 
     /// The result with this device's measuring time in its share.
-    fn finish(mut self) -> (Bench<'b>, DeviceResult, Vec<Best>, Option<ExploreError>) {
+    fn finish(mut self) -> (M, DeviceResult, Vec<Best>, Option<ExploreError>) {
         if let Some(s) = self.res.shares.first_mut() {
             s.busy_s = self.busy_s;
-            s.phases = self.bench.phases.get();
+            s.phases = self.meter.phases().get();
         }
-        (self.bench, self.res, self.pending, self.failure)
+        (self.meter, self.res, self.pending, self.failure)
     }
 }
 
@@ -760,21 +771,39 @@ impl Worker<'_> {
     }
 
     /// A helper's part: points of the leader's batches until it closes the
-    /// queue; the part goes to the leader on `to` (an error too: the
-    /// leader and the other helpers then measure its share).
-    fn help(&self, info: DeviceInfo, to: std::sync::mpsc::Sender<Result<Part, ExploreError>>) {
-        let part = setup(info.clone(), self.original, self.opts, &self.gold.def).and_then(|dev| {
-            let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev, self.golds);
-            let mut m = Measuring::new(bench, empty_result(&info));
-            self.group.queue.serve(&mut |p: split::Take| self.measure(&mut m, p));
-            let (_, res, pending, failure) = m.finish();
-            match failure {
-                Some(e) => Err(e),
-                None => Ok(Part { res, pending }),
-            }
-        });
+    /// queue, measured in this process or, given a `worker` command, by a
+    /// process of its own (`remote`); the part goes to the leader on `to`
+    /// (an error too: the leader and the other helpers then measure its
+    /// share).
+    fn help(
+        &self,
+        info: DeviceInfo,
+        worker: Option<&remote::WorkerCommand>,
+        to: std::sync::mpsc::Sender<Result<Part, ExploreError>>,
+    ) {
+        let part = match worker {
+            Some(cmd) => remote::Child::spawn(cmd, &info, &remote::plan_key(self.shapes))
+                .map_err(ExploreError::from)
+                .and_then(|child| self.serve(Measuring::new(child, empty_result(&info)))),
+            None => setup(info.clone(), self.original, self.opts, &self.gold.def).and_then(|dev| {
+                let bench =
+                    bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev, self.golds);
+                self.serve(Measuring::new(bench, empty_result(&info)))
+            }),
+        };
         // The leader has returned early (by an error) when no one listens.
         let _ = to.send(part);
+    }
+
+    /// Measures points of the leader's batches with `m` until the queue
+    /// closes or the device leaves the search.
+    fn serve<M: Meter>(&self, mut m: Measuring<M>) -> Result<Part, ExploreError> {
+        self.group.queue.serve(&mut |p: split::Take| self.measure(&mut m, p));
+        let (_, res, pending, failure) = m.finish();
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(Part { res, pending }),
+        }
     }
 
     /// Whether the search is over: the budget spent, `--max-candidates`
@@ -809,13 +838,24 @@ impl Worker<'_> {
     /// Measures (or finds in the log) and logs one point, or defers it
     /// when `may_defer` and another device of the group is measuring the
     /// same program now (`split`).
-    fn measure(&self, m: &mut Measuring, (p, may_defer): split::Take) -> split::Outcome {
+    fn measure<M: Meter>(&self, m: &mut Measuring<M>, (p, may_defer): split::Take) -> split::Outcome {
+        if m.gone {
+            return split::Outcome::Left;
+        }
         let t0 = Instant::now();
-        let prepared = measure::timed(&m.bench.phases, |p| &mut p.derive_s, || self.prepare(p));
+        let prepared = measure::timed(m.meter.phases(), |p| &mut p.derive_s, || self.prepare(p));
         let outcome = match prepared {
             None => split::Outcome::Done(None),
             Some(prep) if may_defer && self.group.is_measuring(&prep.hash) => split::Outcome::Deferred,
-            Some(prep) => split::Outcome::Done(self.measure_prepared(m, prep)),
+            Some(prep) => {
+                let t = self.measure_prepared(m, prep);
+                // Its point goes back to the others.
+                if m.gone {
+                    split::Outcome::Left
+                } else {
+                    split::Outcome::Done(t)
+                }
+            }
         };
         m.busy_s += t0.elapsed().as_secs_f64();
         outcome
@@ -824,8 +864,8 @@ impl Worker<'_> {
     /// Measures (or finds in the log) and logs one prepared point; its
     /// time when it validated. A failure to write the log goes to
     /// `m.failure` and stops the search.
-    fn measure_prepared(&self, m: &mut Measuring, prep: Prepared) -> Option<f64> {
-        let Measuring { bench, res, pending, failure, .. } = m;
+    fn measure_prepared<M: Meter>(&self, m: &mut Measuring<M>, prep: Prepared) -> Option<f64> {
+        let Measuring { meter, res, pending, failure, gone, .. } = m;
         let opts = self.opts;
         let taken = self.group.count.fetch_add(1, Ordering::SeqCst);
         if opts.max_candidates.is_some_and(|m| taken >= m) {
@@ -838,8 +878,17 @@ impl Worker<'_> {
         let derivation = inst.derivation.join(" ; ");
         let size_key = sizes_text(&opts.sizes);
         let id = (res.device.clone(), derivation.clone(), params.clone());
-        let cand = Candidate { inst: &inst, local, hash: &hash, size_key: &size_key };
-        let (judged, claimed) = self.judge(bench, res, &cand)?;
+        let cand = Candidate { point: p, inst: &inst, local, hash: &hash, size_key: &size_key };
+        let (judged, claimed) = match self.judge(meter, res, &cand)? {
+            Ok(j) => j,
+            Err(e) => {
+                // The point is not logged: another device takes it.
+                self.group.release(&hash);
+                res.notes.push(format!("{}: left the search: {e}", res.device));
+                *gone = true;
+                return None;
+            }
+        };
         let Judged { status, median, message, valid_sizes, measured } = judged;
         let ok = Status::parse(&status) == Some(Status::Ok);
         // A failed run's message, for the error if the device is lost.
@@ -871,7 +920,7 @@ impl Worker<'_> {
         };
         res.tried += 1;
         self.group.tried.fetch_add(1, Ordering::SeqCst);
-        if let Some(message) = run_failed.filter(|_| measured && !measure::device_alive(bench.rt)) {
+        if let Some(message) = run_failed.filter(|_| measured && !meter.alive()) {
             let device = res.device.clone();
             *failure = Some(ExploreError::DeviceLost { device, candidate, message });
             self.group.failed.store(true, Ordering::SeqCst);
@@ -904,7 +953,8 @@ impl Worker<'_> {
             };
             if measured && self.specialise {
                 // Whether the budget's last tenth is kept for `specialise`.
-                if !self.group.specialisable.load(Ordering::SeqCst) && bench.specialises(&inst.program, local)
+                if !self.group.specialisable.load(Ordering::SeqCst)
+                    && measure::specialises(&inst.program, &opts.def, &opts.sizes, local)
                 {
                     self.group.specialisable.store(true, Ordering::SeqCst);
                 }
@@ -924,8 +974,13 @@ impl Worker<'_> {
     /// Where another device of the group is measuring the same program,
     /// waits for its row. The flag: this device measured it and must
     /// `Group::release` its hash once the row is logged.
-    fn judge(&self, bench: &mut Bench, res: &mut DeviceResult, cand: &Candidate) -> Option<(Judged, bool)> {
-        let Candidate { inst, local, hash, size_key } = *cand;
+    fn judge<M: Meter>(
+        &self,
+        meter: &mut M,
+        res: &mut DeviceResult,
+        cand: &Candidate,
+    ) -> Option<Result<(Judged, bool), remote::RemoteError>> {
+        let Candidate { point, inst, local, hash, size_key } = *cand;
         let cached = loop {
             let mut busy = self.group.measuring.lock().ok()?;
             let found = {
@@ -953,16 +1008,18 @@ impl Worker<'_> {
                 valid_sizes: r.valid_sizes,
                 measured: measured_now,
             };
-            return Some((j, false));
+            return Some(Ok((j, false)));
         }
         res.measured += 1;
         // This device's own count (a leader's `absorb` appends the others').
         if let Some(s) = res.shares.first_mut() {
             s.measured += 1;
         }
-        bench.cutoff_ms = self.group.best();
-        bench.left_ms = self.search_end().saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
-        let o = bench.evaluate(&inst.program, &inst.constraints, local);
+        let left_ms = self.search_end().saturating_duration_since(Instant::now()).as_secs_f64() * 1e3;
+        let o = match meter.measure(point, inst, local, (self.group.best(), left_ms)) {
+            Ok(o) => o,
+            Err(e) => return Some(Err(e)),
+        };
         let j = Judged {
             status: o.status.as_str().to_string(),
             median: o.median_ms,
@@ -970,7 +1027,7 @@ impl Worker<'_> {
             valid_sizes: sizes_text(&o.valid_sizes),
             measured: true,
         };
-        Some((j, true))
+        Some(Ok((j, true)))
     }
 
     /// The candidate number of a logged point: the earlier run's, where
@@ -1327,7 +1384,7 @@ pub fn explore(
     devices: &[DeviceInfo],
     opts: &ExploreOptions,
 ) -> Result<Report, ExploreError> {
-    explore_with(program, devices, opts, None)
+    explore_with(program, devices, opts, None, None)
 }
 
 /// `explore` for shard `shard` of a search split over machines
@@ -1340,7 +1397,21 @@ pub fn explore_shard(
     opts: &ExploreOptions,
     shard: shard::Shard,
 ) -> Result<Report, ExploreError> {
-    explore_with(program, devices, opts, Some(shard))
+    explore_with(program, devices, opts, Some(shard), None)
+}
+
+/// `explore` (or `explore_shard` for `Some(shard)`) with every device of
+/// a group but the leader's measured by a worker process of its own,
+/// started by `worker` (`remote`: NVIDIA's driver builds slower when two
+/// threads of one process build at once).
+pub fn explore_in_processes(
+    program: &Program,
+    devices: &[DeviceInfo],
+    opts: &ExploreOptions,
+    shard: Option<shard::Shard>,
+    worker: &remote::WorkerCommand,
+) -> Result<Report, ExploreError> {
+    explore_with(program, devices, opts, shard, Some(worker))
 }
 
 fn explore_with(
@@ -1348,6 +1419,7 @@ fn explore_with(
     devices: &[DeviceInfo],
     opts: &ExploreOptions,
     shard: Option<shard::Shard>,
+    worker: Option<&remote::WorkerCommand>,
 ) -> Result<Report, ExploreError> {
     let planning = Instant::now();
     let original = program;
@@ -1418,7 +1490,7 @@ fn explore_with(
                     (Worker { bar: w.bar.clone(), ..w }, to.clone(), SendDevice(devices[h].clone()));
                 scope.spawn(move || {
                     let dev = dev;
-                    w.help(dev.0, to)
+                    w.help(dev.0, worker, to)
                 });
             }
             drop(to);

@@ -78,7 +78,7 @@ impl Shard {
 
 /// What identifies a shape on every machine: its steps (rules, positions,
 /// where each parameter comes from), not its place in the plan.
-fn shape_key(shape: &Shape) -> String {
+pub(super) fn shape_key(shape: &Shape) -> String {
     let step = |s: &super::space::Step| {
         format!("{} @ {} {:?}", s.rule.map_or("extract", |r| r.name), s.path, s.args)
     };

@@ -24,6 +24,9 @@ pub enum Outcome {
     Done(Measure),
     /// Another device is measuring the same program: taken again later.
     Deferred,
+    /// The device leaves the search (its worker process failed): the
+    /// point goes back to the others and the device takes no more.
+    Left,
 }
 
 /// A point handed to a device: whether it may be deferred (other points
@@ -84,7 +87,7 @@ impl BatchQueue {
         match o {
             Outcome::Done(m) => g.done.push((p, m)),
             // A device waiting for the others may take it now.
-            Outcome::Deferred => g.deferred.push_back(p),
+            Outcome::Deferred | Outcome::Left => g.deferred.push_back(p),
         }
         self.changed.notify_all();
     }
@@ -131,7 +134,11 @@ impl BatchQueue {
             let Some((p, more)) = Self::take(&mut g) else { continue };
             drop(g);
             let o = f((&p, more));
+            let left = o == Outcome::Left;
             self.put(p, o);
+            if left {
+                return;
+            }
         }
     }
 
