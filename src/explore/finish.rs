@@ -5,7 +5,8 @@
 //!
 //! * `<def>_then_tree`: one work-group of 256 work-items, lane `t` reducing
 //!   partials `t, t + 256, ...` (coalesced) into local memory, then a
-//!   halving tree of 8 steps; needs a multiple of 256 partials.
+//!   halving tree of 8 steps; the partials padded with `z` to a multiple of
+//!   256 (`padConst`, a view), so any count.
 //! * `<def>_then_seq`: one work-item reduces them all; any count.
 //!
 //! Each candidate that leaves partial results gets the first that fits its
@@ -62,6 +63,12 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
     let tree = fresh_name(program, &format!("{def}_then_tree"));
     let lanes = TREE_LANES;
     let steps = lanes.trailing_zeros();
+    // The partials padded with `z` (neutral for `f`) to whole lanes: the
+    // stage takes any count, so it adds no constraint to the candidate's
+    // (unpadded, a multiple of 256 partials raised a chunk of 2048's
+    // smallest validation size to 2^19 elements, and a full reduction's
+    // search spent a third of its time on the interpreter's golds there).
+    let whole = format!("((P + {}) / {lanes}) * {lanes}", lanes - 1);
     let mut text = crate::parse::print_program(program);
     text.push_str(&format!(
         "// Second stages derived by `lift explore` from `{def}`'s reduction.\n\
@@ -70,7 +77,7 @@ pub fn derive(program: &Program, def: &str) -> Option<Derived> {
          toGlobal(mapLcl(0, mapSeq({last}))) o split(1) o\n    \
          iterate({steps}, \\xs -> join o mapLcl(0, \\two -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ two) o split(2) $ xs) o\n    \
          join o mapLcl(0, \\lane -> toLocal(mapSeq(id)) o reduceSeq({f}, {z}) $ lane) o transpose o split({lanes}) $ all\n  \
-         ) o split(P) $ p\n"
+         ) o split({whole}) o padConst(0, {whole} - P, {z}) $ p\n"
     ));
     let file = SourceFile::new(format!("<second stages of {def}>"), text);
     let program = crate::parse::parse_program(&file).ok()?;
@@ -183,6 +190,31 @@ mod tests {
         // A closed lambda works as well as a user function.
         let p = parse("def m(x: [int]N) = reduce(\\(a, b) -> a, 0) $ x\n");
         assert!(derive(&p, "m").is_some());
+    }
+
+    /// The tree stage pads its partials to whole lanes with the initial
+    /// value: any count gives the reduction of all of them (a sum, and a
+    /// max whose padding must not win).
+    #[test]
+    fn the_tree_takes_any_count_of_partials() {
+        let src = format!(
+            "{FUNS}userfun mx(x: float, y: float): float {{ return fmax(x, y); }}\n\
+             def s(x: [float]N) = reduce(add, 0.0f) $ x\n\
+             def m(x: [float]N) = reduce(mx, -3.0e38f) $ x\n"
+        );
+        let p = parse(&src);
+        let want = |def: &str, n: i64| if def == "m" { -(n as f32) } else { (n * (n - 1) / 2) as f32 };
+        for def in ["s", "m"] {
+            let d = derive(&p, def).expect("derived");
+            for n in [1_i64, 255, 1000, 1024] {
+                let values: Vec<f32> =
+                    (0..n).map(|i| if def == "m" { -(n as f32) - i as f32 } else { i as f32 }).collect();
+                let inputs = [("p".to_string(), crate::types::HostArray::F32(values))].into();
+                let sizes = [("P".to_string(), n)].into();
+                let out = crate::validate::gold(&d.program, &d.defs[0], &inputs, &sizes).unwrap();
+                assert_eq!(out, crate::types::HostArray::F32(vec![want(def, n)]), "{def} of {n}");
+            }
+        }
     }
 
     #[test]
