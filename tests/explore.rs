@@ -882,3 +882,42 @@ fn a_worker_process_of_another_search_is_refused() {
     assert!(d.best.is_some());
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// Several short rows per work-group under a batch's map (a 3D tensor
+/// summed along its last axis): each grouped row shape, replayed as the
+/// search measures it, validates against the interpreter on PoCL at an odd
+/// batch count.
+#[test]
+fn grouped_rows_of_a_batch_validate_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+               def s(a: [[[float]Z]Y]X) = map(\\p -> map(\\r -> reduce(add, 0.0f) $ r) $ p) $ a\n";
+    let original = lift::parse::parse_program(&SourceFile::new("s.lift", src.to_string())).unwrap();
+    let base = lift::rewrite::prepare(&original, "s").unwrap();
+    let sizes: BTreeMap<String, i64> = [("X".into(), 3), ("Y".into(), 40), ("Z".into(), 96)].into();
+    let shapes: Vec<_> = explore::rows::row_shapes(&base, "s", &sizes)
+        .into_iter()
+        .filter(|s| s.slots.iter().any(|x| x.name == "row-group"))
+        .collect();
+    assert!(shapes.len() >= 2);
+    for s in &shapes {
+        let found = s.instantiate(&base, "s", &[8, 4]).unwrap().program;
+        let job = explore::replay::Replay {
+            original: &original,
+            def: "s",
+            found: &found,
+            then_order: Vec::new(),
+            local: Some([8, 4, 1]),
+            static_sizes: false,
+            sizes: &sizes,
+            seed: 11,
+            warmup: 0,
+            runs: 1,
+        };
+        let out = explore::replay::replay(&job, devs[0].clone()).unwrap();
+        assert_eq!(out.status, explore::measure::Status::Ok, "{}", out.message);
+    }
+}

@@ -257,6 +257,11 @@ enum Lower {
     /// [`group_rows`]): the map over a group's rows becomes `mapLcl(1)`,
     /// the map over the groups `mapWrg(0)`; local size `(l, g)`.
     Grouped,
+    /// [`Lower::Grouped`] under a batch's map, which becomes `mapWrg(1)`:
+    /// dimension 1 then counts batch elements by work-group and a group's
+    /// rows within it (a 3D tensor summed along its last axis: 65,536 rows
+    /// of 256 as 256 batches of 256 rows).
+    GroupedBatch,
 }
 
 /// The maps around the focused reduction, lowered as `lower` says.
@@ -269,6 +274,9 @@ fn lower_rows(lower: Lower) -> Strategy {
         Lower::Batch => vec![on("map-wrg", 0), around(on("map-wrg", 1))],
         // The groups' map first: a `mapLcl` outside any `mapWrg` is refused.
         Lower::Grouped => vec![around(on("map-wrg", 0)), on("map-lcl", 1)],
+        Lower::GroupedBatch => {
+            vec![around(Strategy::Seq(vec![on("map-wrg", 0), around(on("map-wrg", 1))])), on("map-lcl", 1)]
+        }
     }))
 }
 
@@ -415,7 +423,7 @@ fn shapes_of(
         groups.push(&sites[..1]);
     }
     let n = lens.n;
-    let grouped = lens.short && sites[0].batch.is_none();
+    let grouped = if sites[0].batch.is_some() { Lower::GroupedBatch } else { Lower::Grouped };
     // A sequential sum of all `l` partials is not offered (module comment).
     for group in groups {
         for (tree, vec4) in [(Tree::Halving, false), (Tree::Halving, true), (Tree::HalvingThenSeq, false)] {
@@ -448,12 +456,12 @@ fn shapes_of(
             };
             push(Strategy::Seq(steps.clone()), vec![slot("row-lanes", lanes.clone(), 128)]);
             push(staged(steps), vec![slot("row-lanes", lanes, 128)]);
-            if !grouped {
+            if !lens.short {
                 continue;
             }
             // Several rows per work-group: 4 to 64 lanes each (a row of 48
             // is 12 float4s), 2 to 16 rows (at most 1024 work-items).
-            let Some(mut steps) = reductions(group, tree, vec4, pad.as_ref(), Lower::Grouped) else {
+            let Some(mut steps) = reductions(group, tree, vec4, pad.as_ref(), grouped) else {
                 continue;
             };
             steps.insert(0, group_rows(1));
@@ -703,5 +711,35 @@ mod tests {
         // Rows of 1024 fill a work-group alone.
         let sizes: Sizes = [("M".into(), 96), ("N".into(), 1024)].into();
         assert!(grouped(&sizes).is_empty());
+    }
+
+    /// Short rows of every element of a batch: the groups of rows are
+    /// work-groups along 0, the batch's elements along 1, a group's rows
+    /// the local dimension 1.
+    #[test]
+    fn short_rows_of_a_batch_get_several_rows_per_work_group() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   def s(a: [[[float]Z]Y]X) = map(\\p -> map(\\r -> reduce(add, 0.0f) $ r) $ p) $ a\n";
+        let b = prepared_text("t.lift", src, "s");
+        let sizes: Sizes = [("X".into(), 6), ("Y".into(), 40), ("Z".into(), 96)].into();
+        let shapes: Vec<Shape> = row_shapes(&b, "s", &sizes)
+            .into_iter()
+            .filter(|s| s.slots.iter().any(|x| x.name == "row-group"))
+            .collect();
+        assert!(!shapes.is_empty());
+        for s in &shapes {
+            // Groups of 2, 4 or 8 rows divide the 40 rows of an element.
+            assert_eq!(s.slots[1].domain, [2, 4, 8]);
+            let inst = s.instantiate(&b, "s", &[8, 4]).unwrap();
+            let lines = inst.derivation.join(" ; ");
+            assert!(lines.contains("map-wrg @ ") && lines.contains(" d=1 ;"), "{lines}");
+            let opts = crate::compile::CompileOptions { local: Some([8, 4, 1]), ..Default::default() };
+            let k = crate::compile::compile(&inst.program, "s", &opts).unwrap();
+            assert!(
+                k.source.contains("get_group_id(1)") && k.source.contains("get_local_id(1)"),
+                "{}",
+                k.source
+            );
+        }
     }
 }
