@@ -835,20 +835,31 @@ fn scal_worker(depth: usize) -> explore::remote::WorkerCommand {
     explore::remote::WorkerCommand { program: env!("CARGO_BIN_EXE_lift").into(), args }
 }
 
+/// `scalHigh` at depth 1 explored on PoCL listed twice, the second device
+/// served by a worker process that plans at `worker_depth`; `None` without
+/// PoCL.
+fn scal_on_pocl_twice(
+    name: &str,
+    max: Option<usize>,
+    worker_depth: usize,
+) -> Option<(explore::Report, PathBuf)> {
+    let devs = pocl()?;
+    let out = tmp(name);
+    let two = [devs[0].clone(), devs[0].clone()];
+    let o = opts(&out, 20, max, false, 1);
+    let prog = load("benchmarks/scal.lift");
+    Some((explore::explore_in_processes(&prog, &two, &o, None, &scal_worker(worker_depth)).unwrap(), out))
+}
+
 /// Two devices of one model share a search, the second measured by a
 /// worker process (`explore::remote`): here PoCL twice, the worker the
 /// `lift` binary serving it. Both measure candidates, each logged once.
 #[test]
 fn a_worker_process_measures_a_share_of_the_search() {
-    let Some(devs) = pocl() else {
+    let Some((report, out)) = scal_on_pocl_twice("remote", Some(30), 1) else {
         println!("skipped: no OpenCL device");
         return;
     };
-    let out = tmp("remote");
-    let prog = load("benchmarks/scal.lift");
-    let two = [devs[0].clone(), devs[0].clone()];
-    let o = opts(&out, 20, Some(30), false, 1);
-    let report = explore::explore_in_processes(&prog, &two, &o, None, &scal_worker(1)).unwrap();
     assert!(report.notes.is_empty(), "{:?}", report.notes);
     let d = &report.devices[0];
     assert_eq!(d.shares.len(), 2);
@@ -867,15 +878,10 @@ fn a_worker_process_measures_a_share_of_the_search() {
 /// says so.
 #[test]
 fn a_worker_process_of_another_search_is_refused() {
-    let Some(devs) = pocl() else {
+    let Some((report, out)) = scal_on_pocl_twice("remote-other", Some(6), 0) else {
         println!("skipped: no OpenCL device");
         return;
     };
-    let out = tmp("remote-other");
-    let prog = load("benchmarks/scal.lift");
-    let two = [devs[0].clone(), devs[0].clone()];
-    let o = opts(&out, 10, Some(6), false, 1);
-    let report = explore::explore_in_processes(&prog, &two, &o, None, &scal_worker(0)).unwrap();
     let d = &report.devices[0];
     let note = d.notes.iter().chain(&report.notes).find(|n| n.contains("planned another search"));
     assert!(note.is_some(), "{:?} {:?}", report.notes, d.notes);
