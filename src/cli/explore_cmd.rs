@@ -203,6 +203,7 @@ fn resolve_from(a: &ExploreArgs) -> Result<ExploreArgs, CliError> {
 }
 
 pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
+    let started = std::time::Instant::now();
     let a = &resolve_from(a)?;
     let (Some(file_path), Some(def)) = (&a.file, &a.def) else {
         return Err(bad(BadInput::ExploreUsage));
@@ -302,7 +303,8 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
         ),
         (false, None) => println!("{} shapes; log {}", report.shapes, report.csv.display()),
     }
-    if print_devices(&report, &devices, &program, def, &opts.sizes) {
+    let until_searched = started.elapsed().as_secs_f64();
+    if print_devices(&report, &devices, (&program, def, &opts.sizes), until_searched) {
         Ok(())
     } else {
         Err(failed(Failure::NoneValidated))
@@ -335,10 +337,12 @@ fn worker_command(a: &ExploreArgs, devices: usize) -> Option<explore::remote::Wo
 fn print_devices(
     report: &explore::Report,
     devices: &[crate::runtime::DeviceInfo],
-    program: &crate::ir::Program,
-    def: &str,
-    sizes: &crate::types::Sizes,
+    (program, def, sizes): (&crate::ir::Program, &str, &crate::types::Sizes),
+    until_searched: f64,
 ) -> bool {
+    // The searches of several models run at once: the longest is theirs.
+    let searching = report.devices.iter().map(|d| d.timing.total()).fold(0.0, f64::max);
+    let before_s = (until_searched - searching).max(0.0);
     let mut any = false;
     for d in &report.devices {
         let naive = d.naive_ms.map_or("-".into(), |t| format!("{t:.4} ms"));
@@ -358,10 +362,12 @@ fn print_devices(
                 if let Some((c, t)) = d.fastest {
                     println!("  {}", fastest_line(c, t, d.runoff.as_ref()));
                 }
+                let limits = std::time::Instant::now();
                 match limit_line(devices, d, program, def, sizes, b) {
                     Ok(line) => println!("  {line}"),
                     Err(e) => println!("  no roofline: {e}"),
                 }
+                let limit_s = limits.elapsed().as_secs_f64();
                 if let Some(line) = untried_line(&d.untried, report.shapes) {
                     println!("  {line}");
                 }
@@ -369,6 +375,7 @@ fn print_devices(
                     println!("  {line}");
                 }
                 println!("  {}", timing_line(&d.timing, &d.shares));
+                println!("  {}", outside_line(before_s, limit_s));
                 for f in &d.files {
                     println!("  wrote {}", f.display());
                 }
@@ -575,9 +582,24 @@ fn timing_line(t: &Timing, shares: &[Share]) -> String {
     )
 }
 
+/// The command's time outside the search: before it (the device list,
+/// the inputs' check) and measuring the limit line's copy and FP32 rates
+/// after it; with the time line they add up to the command's wall time.
+fn outside_line(before_s: f64, limit_s: f64) -> String {
+    format!("outside the search: {before_s:.1} s before it, {limit_s:.1} s measuring the limits")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_time_outside_the_search_is_one_line() {
+        assert_eq!(
+            outside_line(0.42, 2.049),
+            "outside the search: 0.4 s before it, 2.0 s measuring the limits"
+        );
+    }
 
     #[test]
     fn untried_shapes_are_named() {

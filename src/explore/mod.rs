@@ -284,6 +284,13 @@ pub struct Timing {
     pub confirm_s: f64,
 }
 
+impl Timing {
+    /// The seconds of all three stages.
+    pub fn total(&self) -> f64 {
+        self.plan_s + self.search_s + self.confirm_s
+    }
+}
+
 #[derive(Debug)]
 pub struct Report {
     pub shapes: usize,
