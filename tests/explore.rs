@@ -757,6 +757,24 @@ fn a_working_device_passes_the_liveness_probe() {
     assert!(explore::measure::device_alive(&rt));
 }
 
+/// Buffers filled by the device read back as filled: zeros (every
+/// output buffer of a launch), a float (the limit line's copy), an odd
+/// count and the one-element buffer of an empty array.
+#[test]
+fn device_filled_buffers_read_back() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let rt = lift::runtime::Runtime::new(devs[0].clone()).unwrap();
+    let f = rt.filled_f32("f", 2.5, 1001).unwrap();
+    assert_eq!(rt.download(&f).unwrap(), lift::types::HostArray::F32(vec![2.5; 1001]));
+    let z = rt.zeroed("z", lift::runtime::ElemKind::I32, 4 * 37).unwrap();
+    assert_eq!(rt.download(&z).unwrap(), lift::types::HostArray::I32(vec![0; 37]));
+    let e = rt.zeroed("e", lift::runtime::ElemKind::F32, 0).unwrap();
+    assert_eq!(rt.download(&e).unwrap(), lift::types::HostArray::F32(vec![]));
+}
+
 /// Rows whose length has few factors two (300 = 4 x 75) get lanes with an
 /// odd tail (a halving tree over the twos, then one work-item adding the
 /// odd part's partials), and those candidates validate against the

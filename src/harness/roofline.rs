@@ -3,7 +3,6 @@
 //! and FP32 rate from a kernel of independent FMA chains.
 
 use crate::arith::EvalError;
-use crate::harness::data::HostArray;
 use crate::passes::typecheck::TypeError;
 use crate::runtime::{ElemKind, KernelArg, Launch, Runtime, RuntimeError};
 use serde::{Deserialize, Serialize};
@@ -82,7 +81,7 @@ fn best_ns(rt: &Runtime, launch: &Launch<'_>, reps: usize) -> Result<u64, Roofli
 /// buffer, over the repetitions `measure` takes.
 fn copy_ns(rt: &Runtime, program: &crate::runtime::RuntimeProgram, bytes: u64) -> Result<u64, RooflineError> {
     let n4 = (bytes / 16) as usize;
-    let src = rt.upload("roofline_in", &HostArray::F32(vec![1.0; n4 * 4]))?;
+    let src = rt.filled_f32("roofline_in", 1.0, n4 * 4)?;
     let dst = rt.zeroed("roofline_out", ElemKind::F32, bytes as usize)?;
     let copy = Launch {
         program,

@@ -131,7 +131,43 @@ impl Runtime {
 
     /// A zero-filled device buffer of `bytes` bytes.
     pub fn zeroed(&self, name: &str, kind: ElemKind, bytes: usize) -> Result<DeviceBuffer, RuntimeError> {
-        self.alloc(name, kind, vec![0u8; bytes])
+        self.filled(name, kind, bytes, &[0])
+    }
+
+    /// A device buffer of `count` floats, each `value`.
+    pub fn filled_f32(&self, name: &str, value: f32, count: usize) -> Result<DeviceBuffer, RuntimeError> {
+        self.filled(name, ElemKind::F32, count * 4, &value.to_ne_bytes())
+    }
+
+    /// A device buffer of `bytes` bytes, `pattern` repeated, filled by the
+    /// device (`clEnqueueFillBuffer`): no host array and no copy over the
+    /// bus. Building the 1 GB buffers of the limit line's copy on the host
+    /// and copying them over took most of its 5 s on an H200, and every
+    /// candidate's output buffer was built so too.
+    fn filled(
+        &self,
+        name: &str,
+        kind: ElemKind,
+        bytes: usize,
+        pattern: &[u8],
+    ) -> Result<DeviceBuffer, RuntimeError> {
+        // OpenCL refuses zero-sized buffers; keep one element so that a
+        // kernel with an empty array still gets a valid pointer.
+        let len = bytes.max(4).next_multiple_of(pattern.len());
+        let alloc_err = |e: opencl3::error_codes::ClError| RuntimeError::Alloc {
+            name: name.to_string(),
+            bytes,
+            code: format!("{e} ({})", e.0),
+        };
+        // SAFETY: no host pointer is given.
+        let mut buf = unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, len, ptr::null_mut()) }
+            .map_err(alloc_err)?;
+        // SAFETY: the pattern outlives the call (the fill copies it before
+        // returning) and `len` is a multiple of its size within the buffer.
+        let fill = unsafe { self.queue.enqueue_fill_buffer(&mut buf, pattern, 0, len, &[]) }
+            .map_err(cl_err(format!("filling buffer `{name}`")))?;
+        fill.wait().map_err(cl_err(format!("filling buffer `{name}`")))?;
+        Ok(DeviceBuffer { name: name.to_string(), bytes, kind, buf })
     }
 
     /// Copies a device buffer back to the host.
