@@ -170,6 +170,18 @@ impl Phases {
         self.derive_s + self.codegen_s + self.build_s + self.gold_s + self.run_s
     }
 
+    /// The seconds spent in each phase since `earlier`, a copy of these
+    /// phases taken before.
+    pub fn since(&self, earlier: &Phases) -> Phases {
+        Phases {
+            derive_s: self.derive_s - earlier.derive_s,
+            codegen_s: self.codegen_s - earlier.codegen_s,
+            build_s: self.build_s - earlier.build_s,
+            gold_s: self.gold_s - earlier.gold_s,
+            run_s: self.run_s - earlier.run_s,
+        }
+    }
+
     pub fn add(&mut self, o: &Phases) {
         self.derive_s += o.derive_s;
         self.codegen_s += o.codegen_s;
@@ -240,12 +252,16 @@ fn reused_sizes(
     requested: &Sizes,
     cs: &[Constraint],
 ) -> Option<Sizes> {
-    let points = |s: &Sizes| s.values().map(|&v| v as f64).product::<f64>();
     let most = points(smallest) * REUSE_GROWTH;
     computed
         .filter(|s| smallest.iter().all(|(k, v)| s.get(k).is_some_and(|w| w >= v)))
         .filter(|s| points(s) <= most && holds_at(requested, cs, s))
         .min_by(|a, b| points(a).total_cmp(&points(b)))
+}
+
+/// The points of a grid of `sizes` (the product of its lengths).
+fn points(sizes: &Sizes) -> f64 {
+    sizes.values().map(|&v| v as f64).product()
 }
 
 /// How many times the points of a candidate's smallest validation sizes
@@ -725,7 +741,6 @@ impl Bench<'_> {
                 text: format!("{g} % {l} == 0"),
             })
             .collect();
-        let points = |s: &Sizes| s.values().map(|&v| v as f64).product::<f64>();
         let loose = points(&self.smallest_validation_sizes(&all));
         let own = all.len();
         all.extend(launch);

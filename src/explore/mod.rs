@@ -846,9 +846,6 @@ impl Worker<'_> {
     /// when `may_defer` and another device of the group is measuring the
     /// same program now (`split`).
     fn measure<M: Meter>(&self, m: &mut Measuring<M>, (p, may_defer): split::Take) -> split::Outcome {
-        if m.gone {
-            return split::Outcome::Left;
-        }
         let t0 = Instant::now();
         let prepared = measure::timed(m.meter.phases(), |p| &mut p.derive_s, || self.prepare(p));
         let outcome = match prepared {

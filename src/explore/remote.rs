@@ -239,7 +239,7 @@ pub fn serve(
             Some(Request::Measure { point, stops }) => {
                 let before = bench.phases.get();
                 let o = measure_point(&mut bench, (&plan, &shapes, &opts.def), &point, stops);
-                answer_line(&o, &since(before, bench.phases.get()))
+                answer_line(&o, &bench.phases.get().since(&before))
             }
             None => {
                 let source = std::io::Error::other(format!("not a request: `{line}`"));
@@ -268,17 +268,6 @@ fn measure_point(
     let local = super::local_size(&shapes[point.shape], &point.values);
     (bench.cutoff_ms, bench.left_ms) = stops;
     Bench::evaluate(bench, &inst.program, &inst.constraints, local)
-}
-
-/// The phases' seconds from `a` to `b`.
-fn since(a: Phases, b: Phases) -> Phases {
-    Phases {
-        derive_s: b.derive_s - a.derive_s,
-        codegen_s: b.codegen_s - a.codegen_s,
-        build_s: b.build_s - a.build_s,
-        gold_s: b.gold_s - a.gold_s,
-        run_s: b.run_s - a.run_s,
-    }
 }
 
 /// A request to measure `point`.
