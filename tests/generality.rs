@@ -98,6 +98,8 @@ fn runs_and_resumes_on_pocl() {
         assert_eq!(r.status, generality::Outcome::Ok, "{r:?}");
         assert!(r.valid > 0 && r.lift_ms.is_some_and(|t| t > 0.0), "{r:?}");
         assert!(r.pct_copy.is_some_and(|p| p > 0.0), "{r:?}");
+        // The copy of its own bytes, measured after its search.
+        assert!(r.own_copy_gbps.is_some_and(|g| g > 0.0) && r.pct_own_copy.is_some(), "{r:?}");
         assert!(r.message.starts_with("no PyTorch time"), "{r:?}");
         assert!(out.join("generality").join(&r.program).join("best.lift").is_file());
     }
@@ -132,6 +134,7 @@ fn runs_each_program_in_a_child_process() {
     assert_eq!(r.status, generality::Outcome::Ok, "{r:?}");
     assert!(r.valid > 0 && r.lift_ms.is_some_and(|t| t > 0.0), "{r:?}");
     assert!(r.pct_copy.is_some_and(|p| p > 0.0), "{r:?}");
+    assert!(r.pct_own_copy.is_some_and(|p| p > 0.0), "{r:?}");
     assert!(r.message.starts_with("no PyTorch time"), "{r:?}");
     assert!(out.join("generality/sum/best.lift").is_file());
     assert!(!out.join("generality/sum.child.csv").exists());

@@ -131,7 +131,8 @@ fn summary_line(r: &generality::Row) -> String {
     if r.status != generality::Outcome::Ok {
         return format!("{:<12} failed: {}", r.program, r.message);
     }
-    let limit = r.pct_of_limit().map_or(String::new(), |p| format!(", {p:.0}% of the limit"));
+    let own = r.pct_own_copy_if_bound().map_or(String::new(), |p| format!(" ({p:.0}% of a same-size copy)"));
+    let limit = r.pct_of_limit().map_or(String::new(), |p| format!(", {p:.0}% of the limit{own}"));
     let vs = r.speedup.map_or(String::new(), |s| format!(", {s:.2}x PyTorch ({})", ms(r.peer_ms)));
     format!("{:<12} {} ({} valid of {}){limit}{vs}", r.program, ms(r.lift_ms), r.valid, r.tried)
 }

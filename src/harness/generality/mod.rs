@@ -92,6 +92,8 @@ pub enum GeneralityError {
 pub struct Limits {
     pub copy_gbps: f64,
     pub gflops: f64,
+    /// The bytes the large copy read (and wrote).
+    pub copy_bytes: u64,
 }
 
 /// Runs the suite on one device; returns the rows of this run (those kept
@@ -128,7 +130,7 @@ pub fn run(opts: &Options, device: &DeviceInfo) -> Result<Vec<Row>, GeneralityEr
                     let r = Row::new(e, device, e.sizes(gpu), opts, peer_time);
                     let r = isolate::search_in_child(iso, opts, e).into_row(r);
                     match super::variant::load_program_for_row(&e.file) {
-                        Ok((_, program)) => with_limits(r, e, &program, e.sizes(gpu), limits),
+                        Ok((_, program)) => with_limits(r, (device, e), &program, e.sizes(gpu), limits),
                         Err(_) => r,
                     }
                 }
@@ -164,7 +166,7 @@ fn progress_bar(show: bool, n: usize) -> indicatif::ProgressBar {
 fn measure_limits(device: &DeviceInfo) -> Result<Limits, GeneralityError> {
     let rt = crate::runtime::Runtime::new(device.clone()).map_err(super::roofline::RooflineError::from)?;
     let roof = super::roofline::measure(&rt, "")?;
-    Ok(Limits { copy_gbps: roof.bandwidth_gbps, gflops: roof.gflops })
+    Ok(Limits { copy_gbps: roof.bandwidth_gbps, gflops: roof.gflops, copy_bytes: roof.copy_bytes })
 }
 
 /// Explores one program and makes its row, and whether the device stopped
@@ -194,7 +196,7 @@ fn explore_one(
         Some(from) => ported::one(r, e, &program, device, from),
         None => search(opts, (device, e), &program, r, lost),
     };
-    with_limits(r, e, &program, &sizes, limits)
+    with_limits(r, (device, e), &program, &sizes, limits)
 }
 
 /// `r` with the search's columns: `e`'s def of `program` explored on
@@ -275,10 +277,11 @@ fn explore_options(opts: &Options, e: &Entry, sizes: &BTreeMap<String, i64>) -> 
     }
 }
 
-/// The row's bytes and flops against the device's limits.
+/// The row's bytes and flops against the device's limits, and its bytes
+/// against a copy of as many, measured now on `device`.
 fn with_limits(
     mut r: Row,
-    e: &Entry,
+    (device, e): (&DeviceInfo, &Entry),
     program: &Program,
     sizes: &BTreeMap<String, i64>,
     limits: Limits,
@@ -287,7 +290,13 @@ fn with_limits(
         return r;
     }
     match super::roofline::min_traffic(program, &e.name, sizes) {
-        Ok(bytes) => r.set_bytes(bytes, limits.copy_gbps),
+        Ok(bytes) => {
+            r.set_bytes(bytes, limits.copy_gbps);
+            match own_copy_gbps(device, bytes, limits) {
+                Ok(own) => r.set_own_copy(own),
+                Err(m) => r.message = row_note(&r.message, &format!("no copy of its own bytes: {m}")),
+            }
+        }
         Err(m) => r.message = format!("no byte count: {m}"),
     }
     if let Some(f) = &e.flops {
@@ -296,6 +305,29 @@ fn with_limits(
         }
     }
     r
+}
+
+/// The rate of a copy of `bytes` in all (half read, half written): the
+/// large copy's where `bytes` are at least as many as it moved.
+fn own_copy_gbps(
+    device: &DeviceInfo,
+    bytes: u64,
+    limits: Limits,
+) -> Result<f64, super::roofline::RooflineError> {
+    if bytes >= 2 * limits.copy_bytes {
+        return Ok(limits.copy_gbps);
+    }
+    let rt = crate::runtime::Runtime::new(device.clone())?;
+    super::roofline::copy_gbps_of(&rt, bytes)
+}
+
+/// `note` after the row's message.
+fn row_note(message: &str, note: &str) -> String {
+    if message.is_empty() {
+        note.to_string()
+    } else {
+        format!("{message}; {note}")
+    }
 }
 
 /// The report folder's results file.

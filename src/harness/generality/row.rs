@@ -91,6 +91,14 @@ pub struct Row {
     pub gbps: Option<f64>,
     pub copy_gbps: Option<f64>,
     pub pct_copy: Option<f64>,
+    /// The rate of a copy of the program's own bytes (half read, half
+    /// written), measured after its search, and `gbps`'s fraction of it: a
+    /// copy of fewer bytes than the large one takes longer per byte (its
+    /// start and its last wave). Absent from files written before 2026-11.
+    #[serde(default)]
+    pub own_copy_gbps: Option<f64>,
+    #[serde(default)]
+    pub pct_own_copy: Option<f64>,
     /// The same against the FP32 rate, where the manifest gives flops.
     pub min_flops: Option<f64>,
     pub gflops: Option<f64>,
@@ -135,6 +143,8 @@ impl Row {
             gbps: None,
             copy_gbps: None,
             pct_copy: None,
+            own_copy_gbps: None,
+            pct_own_copy: None,
             min_flops: None,
             gflops: None,
             peak_gflops: None,
@@ -171,6 +181,12 @@ impl Row {
         }
     }
 
+    /// `own_gbps`: the rate of a copy of this program's own bytes.
+    pub(super) fn set_own_copy(&mut self, own_gbps: f64) {
+        self.own_copy_gbps = Some(own_gbps);
+        self.pct_own_copy = self.gbps.map(|g| 100.0 * g / own_gbps);
+    }
+
     pub(super) fn set_flops(&mut self, flops: f64, peak: f64) {
         self.min_flops = Some(flops);
         self.peak_gflops = Some(peak);
@@ -188,6 +204,13 @@ impl Row {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Where the copy bandwidth is the limit that binds: the fraction of a
+    /// copy of the program's own bytes.
+    pub fn pct_own_copy_if_bound(&self) -> Option<f64> {
+        let copy_binds = self.pct_copy.is_some() && self.pct_of_limit() == self.pct_copy;
+        self.pct_own_copy.filter(|_| copy_binds)
     }
 }
 
@@ -300,7 +323,7 @@ impl Writer {
 
 /// The column names, in the order of [`Row`]'s fields (written even when
 /// there is no row yet).
-const HEADER: [&str; 27] = [
+const HEADER: [&str; 29] = [
     "program",
     "class",
     "sizes",
@@ -319,6 +342,8 @@ const HEADER: [&str; 27] = [
     "gbps",
     "copy_gbps",
     "pct_copy",
+    "own_copy_gbps",
+    "pct_own_copy",
     "min_flops",
     "gflops",
     "peak_gflops",
@@ -356,6 +381,8 @@ mod tests {
             gbps: None,
             copy_gbps: None,
             pct_copy: Some(50.0),
+            own_copy_gbps: None,
+            pct_own_copy: None,
             min_flops: None,
             gflops: None,
             peak_gflops: None,

@@ -33,7 +33,10 @@ pub(super) fn table(root: &Path, rel: &Path) -> Result<String, ReportError> {
     for r in &rows {
         let limit = match (r.pct_copy, r.pct_fp32) {
             (_, Some(f)) if r.pct_of_limit() == Some(f) => format!("{f:.0}% FP32"),
-            (Some(c), _) => format!("{c:.0}% copy"),
+            (Some(c), _) => match r.pct_own_copy {
+                Some(o) => format!("{c:.0}% copy ({o:.0}% of a same-size copy)"),
+                None => format!("{c:.0}% copy"),
+            },
             _ => NONE.to_string(),
         };
         let explored =
@@ -76,6 +79,7 @@ fn summary(rows: &[Row]) -> String {
     if !no_peer.is_empty() {
         text.push_str(&format!(" Without a PyTorch time: {}.", list(&no_peer)));
     }
+    text.push_str(&copy_bound(rows));
     // The search against the program as written, on the same clock.
     let over_naive: Vec<f64> = rows
         .iter()
@@ -92,6 +96,24 @@ fn summary(rows: &[Row]) -> String {
         ));
     }
     text
+}
+
+/// The programs the copy bandwidth binds that are below 80% of it, and of
+/// a copy of their own bytes (half read, half written, measured in the
+/// same run: a copy of fewer bytes than the large one takes longer per
+/// byte); empty where no row has the latter.
+fn copy_bound(rows: &[Row]) -> String {
+    if rows.iter().all(|r| r.pct_own_copy.is_none()) {
+        return String::new();
+    }
+    let bound = |r: &Row| r.status == Outcome::Ok && r.pct_own_copy_if_bound().is_some();
+    let large = names(rows, |r| bound(r) && r.pct_copy.is_some_and(|p| p < 80.0));
+    let own = names(rows, |r| bound(r) && r.pct_own_copy.is_some_and(|p| p < 80.0));
+    format!(
+        " Bound by the copy bandwidth and below 80% of the large copy's: {}; below 80% of a copy of their own bytes: {}.",
+        list(&large),
+        list(&own)
+    )
 }
 
 /// `generality-ported PATH`: a `results-generality-ported.csv` (another
@@ -198,6 +220,32 @@ mod tests {
         assert!(s.contains("below 0.8x: 2 (`b`, `f`)"), "{s}");
         assert!(s.contains("Without a PyTorch time: 1 (`e`)"), "{s}");
         assert!(s.contains("Explored over its naive lowering: geometric mean 1.26x (3 programs); slower than it: 1 (`e`)"), "{s}");
+    }
+
+    #[test]
+    fn copy_bound_programs_are_held_against_a_copy_of_their_own_bytes() {
+        let header = HEADER.replace("pct_copy,", "pct_copy,own_copy_gbps,pct_own_copy,");
+        let text = format!(
+            "{header}\n{}\n",
+            [
+                // 70% of the large copy, 90% of a copy of its bytes.
+                "a,c,N=5,dev,abc,d,ok,1.0,opencl-events,4.0,3,3,1,,100,70,100,70,77.8,90,,,,,x.sum(),2.0,cuda-events,2.0,",
+                // 60% and 70%.
+                "b,c,N=5,dev,abc,d,ok,1.0,opencl-events,4.0,3,3,1,,100,60,100,60,85.7,70,,,,,x.sum(),2.0,cuda-events,2.0,",
+                // Bound by FP32 (90%), not by the copy (50%).
+                "m,c,N=5,dev,abc,d,ok,1.0,opencl-events,4.0,3,3,1,,100,50,100,50,71.4,70,1,1,1,90,mm(a),2.0,cuda-events,2.0,",
+            ]
+            .join("\n")
+        );
+        let r: Vec<Row> =
+            csv::Reader::from_reader(text.as_bytes()).deserialize().map(|r| r.unwrap()).collect();
+        let s = summary(&r);
+        assert!(s.contains("below 80% of the large copy's: 2 (`a`, `b`)"), "{s}");
+        assert!(s.contains("below 80% of a copy of their own bytes: 1 (`b`)"), "{s}");
+        assert_eq!(r[0].pct_own_copy_if_bound(), Some(90.0));
+        assert_eq!(r[2].pct_own_copy_if_bound(), None);
+        // Files written before the columns existed say nothing of them.
+        assert!(!summary(&rows(&["a,c,N=5,dev,abc,d,ok,1.0,opencl-events,4.0,3,3,1,,100,70,100,70,,,,,x.sum(),2.0,cuda-events,2.0,"])).contains("own bytes"));
     }
 
     #[test]
