@@ -381,6 +381,23 @@ fn private_array_too_large() {
 }
 
 #[test]
+fn a_read_after_a_local_map_in_a_loop_work_items_run_unequally() {
+    // As below, but what reads the lanes' sums is a sequential copy every
+    // work-item runs: it too would need the barrier that cannot be placed.
+    let src = format!(
+        "{ADD}def f(a: [[float]32]M) = join o mapWrg(0, mapLcl(1, \\row ->\n\
+         toGlobal(mapSeq(id)) o join o mapLcl(0, toLocal(mapSeq(id)) o reduceSeq(add, 0.0f)) o split(2) $ row)) o split(4) $ a"
+    );
+    check_with(
+        &src,
+        &CompileOptions { local: Some([16, 3, 1]), ..Default::default() },
+        "t.lift:3:31: cannot compile: what this mapLcl writes may be read after it inside the loop of mapLcl(1) over 4, \
+         which work-items run different numbers of times, so no barrier can order the writes before the reads: launch \
+         as many work-items in dimension 1 as it has elements (--local), or split it so that each runs it once",
+    );
+}
+
+#[test]
 fn two_local_maps_in_a_loop_work_items_run_unequally() {
     // A group's 4 rows over 3 work-items of dimension 1: some run the rows
     // loop twice, some once, so the barrier the tree needs after the

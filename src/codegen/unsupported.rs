@@ -97,6 +97,16 @@ pub enum Unsupported {
          work-items in dimension {dim} as it has elements (--local), or split it so that each runs it once"
     )]
     BarrierInDivergentLoop { dim: u8, len: ArithExpr },
+    /// A `mapLcl` whose barrier was left out (it sits in a loop of
+    /// `mapLcl(dim)` over `len` that work-items run different numbers of
+    /// times) with statements after it in that loop that may read what it
+    /// wrote.
+    #[error(
+        "what this mapLcl writes may be read after it inside the loop of mapLcl({dim}) over {len}, which work-items \
+         run different numbers of times, so no barrier can order the writes before the reads: launch as many \
+         work-items in dimension {dim} as it has elements (--local), or split it so that each runs it once"
+    )]
+    ReadInDivergentLoop { dim: u8, len: ArithExpr },
     #[error(transparent)]
     View(#[from] ViewError),
 }

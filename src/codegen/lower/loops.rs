@@ -9,7 +9,8 @@
 //! loops whose variable indexes a private array, are unrolled when their
 //! length is a constant.
 
-use super::{DivergentLoop, Lowerer, MapCtx};
+use super::divergence::DivergentLoop;
+use super::{Lowerer, MapCtx};
 use crate::arith::{ArithExpr, Range, Var, VarKind};
 use crate::codegen::{CompileError, Unsupported};
 use crate::ir::c::{BinOp, CExpr, Stmt};
@@ -105,7 +106,7 @@ impl<'a> Lowerer<'a> {
                 // barrier inside is reached by all threads, loop or not.
                 let divergent = matches!(kind, MapKind::Lcl(_) | MapKind::Glb(_)) && !exactly_once;
                 if let (MapKind::Lcl(_), Some(l)) = (kind, &self.divergent_loop) {
-                    if l.unsynced {
+                    if l.unsynced() {
                         let reason = Unsupported::BarrierInDivergentLoop { dim: l.dim, len: l.len.clone() };
                         return Err(CompileError::unsupported(reason, span));
                     }
@@ -113,20 +114,16 @@ impl<'a> Lowerer<'a> {
                 if divergent {
                     self.divergence += 1;
                     if let (MapKind::Lcl(dim), None) = (kind, &self.divergent_loop) {
-                        self.divergent_loop =
-                            Some(DivergentLoop { dim, len: n_dec.clone(), unsynced: false });
+                        self.divergent_loop = Some(DivergentLoop::new(dim, n_dec.clone()));
                     }
                 }
                 let r = self.in_block(|l| body(l, var.clone()));
-                if divergent {
-                    self.divergence -= 1;
-                    if self.divergence == 0 {
-                        // The loop's own barrier follows (`barrier_after`).
-                        self.divergent_loop = None;
-                    }
-                }
+                let closed = if divergent { self.leave_divergent() } else { None };
                 self.maps.pop();
                 let (mut stmts, ()) = r?;
+                if let Some(l) = closed {
+                    Self::check_left_out(&mut stmts, l)?;
+                }
                 let decl = Stmt::Decl {
                     qualifier: None,
                     ty: Type::INT,
@@ -186,6 +183,29 @@ impl<'a> Lowerer<'a> {
                 let unroll = matches!(kind, MapKind::SeqUnroll);
                 self.seq_loop(&n_dec, unroll, Some(kind), body, span)
             }
+        }
+    }
+
+    /// Leaves a thread-dependent loop: the outermost one's record, whose
+    /// left-out barriers its body is then checked for.
+    fn leave_divergent(&mut self) -> Option<DivergentLoop> {
+        self.divergence -= 1;
+        if self.divergence == 0 {
+            self.divergent_loop.take()
+        } else {
+            None
+        }
+    }
+
+    /// The loop's own barrier follows (`barrier_after`): what its body
+    /// left out must not be needed inside it. Removes the markers.
+    fn check_left_out(stmts: &mut Vec<Stmt>, l: DivergentLoop) -> Result<(), CompileError> {
+        match super::divergence::misplaced(stmts, &l) {
+            Some(at) => {
+                let reason = Unsupported::ReadInDivergentLoop { dim: l.dim, len: l.len };
+                Err(CompileError::unsupported(reason, at))
+            }
+            None => Ok(()),
         }
     }
 
@@ -321,7 +341,7 @@ impl<'a> Lowerer<'a> {
 
     /// Emits a barrier after a `mapLcl` that wrote `out`, unless barrier
     /// elimination showed it unnecessary or threads may diverge here.
-    pub(crate) fn barrier_after(&mut self, out: &View, eliminable: bool) {
+    pub(crate) fn barrier_after(&mut self, out: &View, eliminable: bool, span: Span) {
         if eliminable && self.inp.opts.barrier_elim {
             // A nested mapLcl's barrier that ends this map's body stood in
             // for this map's own barrier: it goes too.
@@ -330,9 +350,11 @@ impl<'a> Lowerer<'a> {
         }
         if self.divergence > 0 {
             // Left out: the barrier after the enclosing loop covers this
-            // map, unless another `mapLcl` follows inside the loop.
+            // map, unless something follows it inside the loop (a marker
+            // stands in its place until the loop is complete).
             if let Some(l) = &mut self.divergent_loop {
-                l.unsynced = true;
+                let marker = l.drop_barrier(span);
+                self.emit(marker);
             }
             return;
         }

@@ -10,6 +10,7 @@
 mod access;
 pub(crate) use unroll::{instantiate, names_outside_indices};
 mod bounds;
+mod divergence;
 mod injective;
 mod iterate;
 mod loops;
@@ -131,8 +132,9 @@ pub(crate) struct Lowerer<'a> {
     divergence: usize,
     /// The outermost thread-dependent `mapLcl` loop, while lowering inside
     /// it: a `mapLcl` after one that left out a barrier there is refused
-    /// (`loops::barrier_after`).
-    divergent_loop: Option<DivergentLoop>,
+    /// (`loops::barrier_after`), and so is any statement after it in the
+    /// loop's body (`divergence::misplaced`).
+    divergent_loop: Option<divergence::DivergentLoop>,
     /// Simplifications and proofs already made: unrolled copies and repeated
     /// reads ask the same questions.
     memo: crate::arith::Memo,
@@ -146,14 +148,6 @@ pub(crate) struct Lowerer<'a> {
     /// Per local array: its row length and the vector widths it is read
     /// and written with.
     locals: std::collections::BTreeMap<String, crate::codegen::banks::LocalArray>,
-}
-
-/// A `mapLcl(dim)` loop over `len` that work-items run different numbers
-/// of times, and whether a `mapLcl` inside it has left out a barrier.
-struct DivergentLoop {
-    dim: u8,
-    len: ArithExpr,
-    unsynced: bool,
 }
 
 /// Lowers the body of a `def` whose result goes to `output`.

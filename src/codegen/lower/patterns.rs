@@ -117,7 +117,7 @@ impl<'a> Lowerer<'a> {
         self.map_loop(kind, n, &mut body, span)?;
         if let MapKind::Lcl(_) = kind {
             let elim = c.id.is_some_and(|i| self.inp.no_barrier.contains(&i));
-            self.barrier_after(&target, elim);
+            self.barrier_after(&target, elim, span);
         }
         Ok(target)
     }
