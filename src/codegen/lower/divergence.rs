@@ -59,29 +59,19 @@ pub(super) fn misplaced(body: &mut Vec<Stmt>, l: &DivergentLoop) -> Option<Span>
 
 /// The markers of `stmts` not in last place, where `tail` says whether
 /// `stmts` itself ends the loop's body.
-fn find(stmts: &[Stmt], tail: bool, late: &mut Vec<usize>) {
-    for (i, s) in stmts.iter().enumerate() {
-        let last = tail && i + 1 == stmts.len();
-        match s {
-            Stmt::Comment(c) => {
-                if let Some(k) = c.strip_prefix(MARKER).and_then(|k| k.parse::<usize>().ok()) {
-                    if !last {
-                        late.push(k);
-                    }
+fn find(stmts: &mut [Stmt], tail: bool, late: &mut Vec<usize>) {
+    let n = stmts.len();
+    for (i, s) in stmts.iter_mut().enumerate() {
+        let last = tail && i + 1 == n;
+        if let Stmt::Comment(c) = s {
+            if let Some(k) = c.strip_prefix(MARKER).and_then(|k| k.parse::<usize>().ok()) {
+                if !last {
+                    late.push(k);
                 }
             }
-            Stmt::Block(b) | Stmt::CountedFor { body: b, .. } | Stmt::For { body: b, .. } => {
-                find(b, last, late)
-            }
-            Stmt::If { then, otherwise, .. } => {
-                find(then, last, late);
-                find(otherwise, last, late);
-            }
-            Stmt::Decl { .. }
-            | Stmt::Assign { .. }
-            | Stmt::Expr(_)
-            | Stmt::Return(_)
-            | Stmt::Barrier { .. } => {}
+        }
+        for b in s.bodies_mut() {
+            find(b, last, late);
         }
     }
 }
@@ -89,18 +79,8 @@ fn find(stmts: &[Stmt], tail: bool, late: &mut Vec<usize>) {
 fn strip(stmts: &mut Vec<Stmt>) {
     stmts.retain(|s| !matches!(s, Stmt::Comment(c) if c.starts_with(MARKER)));
     for s in stmts.iter_mut() {
-        match s {
-            Stmt::Block(b) | Stmt::CountedFor { body: b, .. } | Stmt::For { body: b, .. } => strip(b),
-            Stmt::If { then, otherwise, .. } => {
-                strip(then);
-                strip(otherwise);
-            }
-            Stmt::Decl { .. }
-            | Stmt::Assign { .. }
-            | Stmt::Expr(_)
-            | Stmt::Return(_)
-            | Stmt::Barrier { .. }
-            | Stmt::Comment(_) => {}
+        for b in s.bodies_mut() {
+            strip(b);
         }
     }
 }

@@ -95,6 +95,22 @@ impl Stmt {
         Stmt::Assign { target, op: AssignOp::Set, value }
     }
 
+    /// The statement lists nested directly in this one (a block's, a
+    /// loop's body, both branches of an `if`), for passes that walk a
+    /// kernel's statements without caring which holds them.
+    pub fn bodies_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
+        match self {
+            Stmt::Block(b) | Stmt::CountedFor { body: b, .. } | Stmt::For { body: b, .. } => vec![b],
+            Stmt::If { then, otherwise, .. } => vec![then, otherwise],
+            Stmt::Decl { .. }
+            | Stmt::Assign { .. }
+            | Stmt::Expr(_)
+            | Stmt::Return(_)
+            | Stmt::Barrier { .. }
+            | Stmt::Comment(_) => Vec::new(),
+        }
+    }
+
     /// The internal error of a user-function body holding a kernel-only
     /// statement (or a declaration with a kernel's qualifier, pointer or
     /// length): the parser never makes one, and the vectoriser copies only
