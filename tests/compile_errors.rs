@@ -234,6 +234,16 @@ fn split_by_zero() {
 }
 
 #[test]
+fn pad_by_a_negative_amount() {
+    // A negative amount would crop the array (a global size of -1 for 5
+    // cropped from 4 elements) rather than pad it.
+    check(
+        "def f(x: [float]4) = mapGlb(0, id) o pad(-5, 0, clamp) $ x",
+        "t.lift:1:38: pad: the left amount must be at least 0, found -5",
+    );
+}
+
+#[test]
 fn slide_with_zero_step() {
     check(
         "def f(x: [float]N) = mapGlb(0, mapSeq(id)) o slide(3, 0) $ x",

@@ -94,6 +94,9 @@ pub enum TypeProblem {
     PadTooWide { left: ArithExpr, right: ArithExpr, mode: PadMode, side: ArithExpr, len: ArithExpr },
     #[error("padConst: value of type {value} for elements of type {elem}")]
     PadConstType { value: Type, elem: Type },
+    /// `pattern` is `pad` or `padConst`, `side` `left` or `right`.
+    #[error("{pattern}: the {side} amount must be at least 0, found {found}")]
+    PadNegative { pattern: &'static str, side: &'static str, found: ArithExpr },
 }
 
 /// The messages no compile-error, robustness or fuzz test pins, each

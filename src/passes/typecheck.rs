@@ -433,6 +433,7 @@ impl Checker<'_> {
         span: Span,
     ) -> Result<Type, TypeError> {
         let (elem, n) = self.array_arg(name, args, span)?;
+        not_negative("pad", (left, right), span)?;
         // The kernel reflects (mirror) or wraps once, as stencils
         // need; padding by more than the array's length would
         // read outside it (the interpreter repeats the pattern).
@@ -460,11 +461,27 @@ impl Checker<'_> {
         span: Span,
     ) -> Result<Type, TypeError> {
         let (elem, n) = self.array_arg(name, args, span)?;
+        not_negative("padConst", (left, right), span)?;
         if !same_type(&value.ty(), elem) {
             return err(span, TypeProblem::PadConstType { value: value.ty(), elem: elem.clone() });
         }
         Ok(padded(elem, n, left, right))
     }
+}
+
+/// A pad's amounts may be symbolic; one that is provably negative (a
+/// constant below 0) would crop the array instead and is refused.
+fn not_negative(
+    pattern: &'static str,
+    (left, right): (&ArithExpr, &ArithExpr),
+    span: Span,
+) -> Result<(), TypeError> {
+    for (side, amount) in [("left", left), ("right", right)] {
+        if matches!(arith::simplify(amount), ArithExpr::Cst(c) if c < 0) {
+            return err(span, TypeProblem::PadNegative { pattern, side, found: amount.clone() });
+        }
+    }
+    Ok(())
 }
 
 /// `[elem](left + n + right)`.
