@@ -148,3 +148,18 @@ fn reference_kernels_declare_their_launched_work_group_size() {
     }
     assert!(checked >= 30, "only {checked} kernels checked");
 }
+
+#[test]
+fn two_configs_of_one_name_are_refused_after_the_first() {
+    let dir = std::env::temp_dir().join(format!("lift-cfg-twice-{}", std::process::id()));
+    let text = std::fs::read_to_string(repo().join("configs/dot.yaml")).unwrap();
+    write(&dir, "a.yaml", &text);
+    write(&dir, "b.yaml", &text);
+    let all = load_dir(&dir, &repo()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(all[0].is_ok(), "the first keeps its name");
+    let err = all[1].as_ref().expect_err("the second is refused").to_string();
+    let line = text.lines().position(|l| l.starts_with("name:")).unwrap() + 1;
+    assert!(err.contains(&format!("b.yaml:{line}: key `name`: `dot` is also the name of ")), "{err}");
+    assert!(err.ends_with("a.yaml: one config per benchmark"), "{err}");
+}

@@ -446,7 +446,32 @@ pub fn load_dir_trusting(
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
         .collect();
     files.sort();
-    Ok(files.iter().map(|f| load_trusting(f, root, trust)).collect())
+    let mut results: Vec<_> = files.iter().map(|f| load_trusting(f, root, trust)).collect();
+    refuse_taken_names(&mut results);
+    Ok(results)
+}
+
+/// Makes a config whose `name` an earlier file (by file name) already has
+/// its error, so that `lift run NAME` never picks one of two silently.
+fn refuse_taken_names(results: &mut [Result<Config, ConfigError>]) {
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for r in results.iter_mut() {
+        let Ok(c) = r else { continue };
+        let Some(first) = seen.get(&c.name) else {
+            seen.insert(c.name.clone(), c.file.clone());
+            continue;
+        };
+        let (file, key) = (c.file.display().to_string(), "name".to_string());
+        let problem = Box::new(P::NameTaken { name: c.name.clone(), first: first.display().to_string() });
+        // The top-level `name:` key starts its line.
+        let line = std::fs::read_to_string(&c.file)
+            .ok()
+            .and_then(|t| t.lines().position(|l| l.starts_with("name:")).map(|i| i + 1));
+        *r = Err(match line {
+            Some(line) => ConfigError::At { file, line, key, problem },
+            None => ConfigError::Key { file, key, problem },
+        });
+    }
 }
 
 /// Loads and checks one config; file paths in it are relative to `root`

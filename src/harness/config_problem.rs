@@ -35,6 +35,9 @@ pub enum ConfigProblem {
     NotRefArg { found: String, error: ArithParseError },
     #[error("`{name}` is declared twice")]
     DeclaredTwice { name: String },
+    /// A benchmark name an earlier config file (`first`) already has.
+    #[error("`{name}` is also the name of {first}: one config per benchmark")]
+    NameTaken { name: String, first: String },
     #[error("`{name}` is a size name; a tuning parameter needs its own")]
     SizeNameAsParam { name: String },
     /// A list that must not be empty (`what`: one of its entries).
