@@ -207,6 +207,23 @@ PROGRAMS = {
     "rowargmax": (lambda s: [r(s["M"], s["N"])], lambda a: a.argmax(dim=1), "a.argmax(dim=1)"),
     "fro": (lambda s: [r(s["M"], s["N"])], lambda a: (a * a).sum(), "(a * a).sum()"),
     "sum_last": (lambda s: [r(s["X"], s["Y"], s["Z"])], lambda a: a.sum(dim=2), "a.sum(dim=2)"),
+    # The holdout suite's fifteenth batch.
+    "chan_mean": (
+        lambda s: [1.0 / (s["H"] * s["W"]), r(s["C"], s["H"], s["W"])],
+        lambda inv, a: a.mean(dim=(1, 2)),
+        "a.mean(dim=(1, 2))",
+    ),
+    "seq_sum": (lambda s: [r(s["B"], s["T"], s["D"])], lambda a: a.sum(dim=1), "a.sum(dim=1)"),
+    "hinge": (
+        lambda s: [r(s["N"]), r(s["N"])],
+        lambda x, y: torch.clamp(1.0 - x * y, min=0.0).sum(),
+        "clamp(1 - x * y, min=0).sum()",
+    ),
+    "poly3": (
+        lambda s: [0.5, -1.25, 0.75, 2.0, r(s["N"])],
+        lambda c0, c1, c2, c3, x: ((c3 * x + c2) * x + c1) * x + c0,
+        "((c3 * x + c2) * x + c1) * x + c0",
+    ),
     "clip": (lambda s: [-0.5, 0.5, r(s["N"])], lambda lo, hi, x: torch.clamp(x, lo, hi), "clamp(x, lo, hi)"),
     # The holdout suite's seventh batch.
     "mse": (lambda s: [1.0 / s["N"], r(s["N"]), r(s["N"])], lambda inv, x, y: F.mse_loss(x, y), "mse_loss(x, y)"),
