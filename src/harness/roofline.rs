@@ -77,6 +77,18 @@ fn best_ns(rt: &Runtime, launch: &Launch<'_>, reps: usize) -> Result<u64, Roofli
     Ok(best)
 }
 
+/// The bytes of a copy of a program's own bytes come in units of 1024
+/// float4s.
+const COPY_GRAIN: u64 = 16 * 1024;
+
+/// The bytes each side of a copy of `traffic` bytes in all moves: whole
+/// float4s, a multiple of 1024 of them. The driver chooses the copy's
+/// local size, a divisor of the count: 602,124 float4s (a channel mean's
+/// 19.3 MB) left it 12, a copy at a fifth of its rate.
+fn copy_half(traffic: u64, max_alloc: u64) -> u64 {
+    (traffic / 2).min(max_alloc / 2).max(COPY_GRAIN) / COPY_GRAIN * COPY_GRAIN
+}
+
 /// The best time of copying `bytes` (a multiple of 16) into another
 /// buffer, over the repetitions `measure` takes.
 fn copy_ns(rt: &Runtime, program: &crate::runtime::RuntimeProgram, bytes: u64) -> Result<u64, RooflineError> {
@@ -99,7 +111,7 @@ fn copy_ns(rt: &Runtime, program: &crate::runtime::RuntimeProgram, bytes: u64) -
 /// last wave), so a program's time is also held against the copy of its
 /// own bytes (`lift explore`'s limit line).
 pub fn copy_gbps_of(rt: &Runtime, traffic: u64) -> Result<f64, RooflineError> {
-    let half = (traffic / 2).min(rt.info.max_alloc / 2).max(16) / 16 * 16;
+    let half = copy_half(traffic, rt.info.max_alloc);
     let program = rt.build("roofline microkernels", &source(), "")?;
     let ns = copy_ns(rt, &program, half)?;
     Ok(2.0 * half as f64 / ns.max(1) as f64)
@@ -173,4 +185,20 @@ pub fn min_traffic(
         }
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_of_a_programs_bytes_is_whole_groups_of_float4s() {
+        // A channel mean's 19,267,968 bytes: 602,112 float4s a side, 588 x 1024.
+        assert_eq!(copy_half(19_267_968, 1 << 32), 9_633_792);
+        assert_eq!(copy_half(19_267_968, 1 << 32) % (16 * 1024), 0);
+        // Fewer bytes than one grain still copy one; the device's largest
+        // allocation bounds each side.
+        assert_eq!(copy_half(100, 1 << 32), 16 * 1024);
+        assert_eq!(copy_half(1 << 40, 1 << 30), 1 << 29);
+    }
 }
