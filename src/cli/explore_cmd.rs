@@ -449,7 +449,7 @@ fn limit_line(
     let info = devices.iter().find(|i| i.name == d.device).ok_or(ExploreCheckError::NoDevice)?;
     let bytes = crate::harness::roofline::min_traffic(program, def, sizes)?;
     let rt = crate::runtime::Runtime::new(info.clone())?;
-    let roof = crate::harness::roofline::measure(&rt, "")?;
+    let (roof, same) = crate::harness::roofline::measure_beside(&rt, bytes)?;
     let gbps = bytes as f64 / (b.median_ms * 1e6);
     let pct = 100.0 * gbps / roof.bandwidth_gbps;
     // A problem smaller than the copy can be served from a cache.
@@ -464,12 +464,9 @@ fn limit_line(
     };
     // A copy of the program's own bytes, where they are fewer than the
     // large copy's (read plus written).
-    let own = if bytes < 2 * roof.copy_bytes {
-        let same = crate::harness::roofline::copy_gbps_of(&rt, bytes)?;
+    let own = same.map_or(String::new(), |same| {
         format!(", {:.0}% of a copy of the same bytes ({same:.1} GB/s)", 100.0 * gbps / same)
-    } else {
-        String::new()
-    };
+    });
     let fp32 = crate::validate::userfun_ops(program, def, sizes)
         .filter(|&ops| ops > 0.0)
         .map_or(String::new(), |ops| fp32_text(ops, b.median_ms, roof.gflops, pct));

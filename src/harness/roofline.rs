@@ -4,7 +4,7 @@
 
 use crate::arith::EvalError;
 use crate::passes::typecheck::TypeError;
-use crate::runtime::{ElemKind, KernelArg, Launch, Runtime, RuntimeError};
+use crate::runtime::{ElemKind, KernelArg, Launch, Runtime, RuntimeError, RuntimeProgram};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -91,7 +91,7 @@ fn copy_half(traffic: u64, max_alloc: u64) -> u64 {
 
 /// The best time of copying `bytes` (a multiple of 16) into another
 /// buffer, over the repetitions `measure` takes.
-fn copy_ns(rt: &Runtime, program: &crate::runtime::RuntimeProgram, bytes: u64) -> Result<u64, RooflineError> {
+fn copy_ns(rt: &Runtime, program: &RuntimeProgram, bytes: u64) -> Result<u64, RooflineError> {
     let n4 = (bytes / 16) as usize;
     let src = rt.filled_f32("roofline_in", 1.0, n4 * 4)?;
     let dst = rt.zeroed("roofline_out", ElemKind::F32, bytes as usize)?;
@@ -111,24 +111,44 @@ fn copy_ns(rt: &Runtime, program: &crate::runtime::RuntimeProgram, bytes: u64) -
 /// last wave), so a program's time is also held against the copy of its
 /// own bytes (`lift explore`'s limit line).
 pub fn copy_gbps_of(rt: &Runtime, traffic: u64) -> Result<f64, RooflineError> {
+    copy_gbps_with(rt, &build(rt)?, traffic)
+}
+
+fn copy_gbps_with(rt: &Runtime, program: &RuntimeProgram, traffic: u64) -> Result<f64, RooflineError> {
     let half = copy_half(traffic, rt.info.max_alloc);
-    let program = rt.build("roofline microkernels", &source(), "")?;
-    let ns = copy_ns(rt, &program, half)?;
+    let ns = copy_ns(rt, program, half)?;
     Ok(2.0 * half as f64 / ns.max(1) as f64)
+}
+
+fn build(rt: &Runtime) -> Result<RuntimeProgram, RooflineError> {
+    Ok(rt.build("roofline microkernels", &source(), "")?)
+}
+
+/// [`measure`], and [`copy_gbps_of`] `traffic` where those bytes are fewer
+/// than the large copy's (read plus written), with the microkernels built
+/// once.
+pub fn measure_beside(rt: &Runtime, traffic: u64) -> Result<(Roofline, Option<f64>), RooflineError> {
+    let program = build(rt)?;
+    let roof = measure_with(rt, &program, "")?;
+    let own = if traffic < 2 * roof.copy_bytes { Some(copy_gbps_with(rt, &program, traffic)?) } else { None };
+    Ok((roof, own))
 }
 
 /// Measures the selected device. CPUs get smaller problems so the
 /// measurement stays within seconds on PoCL.
 pub fn measure(rt: &Runtime, date: &str) -> Result<Roofline, RooflineError> {
+    measure_with(rt, &build(rt)?, date)
+}
+
+fn measure_with(rt: &Runtime, program: &RuntimeProgram, date: &str) -> Result<Roofline, RooflineError> {
     let info = &rt.info;
     let cap: u64 = if info.is_gpu() { 1 << 30 } else { 32 << 20 };
     let copy_bytes = cap.min(info.max_alloc / 2).max(1 << 20) / 16 * 16;
-    let program = rt.build("roofline microkernels", &source(), "")?;
-    let copy_ns = copy_ns(rt, &program, copy_bytes)?;
+    let copy_ns = copy_ns(rt, program, copy_bytes)?;
     let threads = info.compute_units.max(1) as usize * if info.is_gpu() { 2048 } else { 8 };
     let out = rt.zeroed("roofline_fma_out", ElemKind::F32, threads * 4)?;
     let fma = Launch {
-        program: &program,
+        program,
         kernel: "roofline_fma",
         args: vec![KernelArg::Buffer(&out), KernelArg::Float(0.999), KernelArg::Float(0.001)],
         global: vec![threads],
