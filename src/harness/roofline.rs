@@ -124,13 +124,24 @@ fn build(rt: &Runtime) -> Result<RuntimeProgram, RooflineError> {
     Ok(rt.build("roofline microkernels", &source(), "")?)
 }
 
+/// Whether `traffic` bytes in all are fewer than the large copy of
+/// `copy_bytes` a side moves (read plus written): only then is a copy of
+/// them measured apart.
+pub fn fewer_than_the_large_copy(traffic: u64, copy_bytes: u64) -> bool {
+    traffic < 2 * copy_bytes
+}
+
 /// [`measure`], and [`copy_gbps_of`] `traffic` where those bytes are fewer
 /// than the large copy's (read plus written), with the microkernels built
 /// once.
 pub fn measure_beside(rt: &Runtime, traffic: u64) -> Result<(Roofline, Option<f64>), RooflineError> {
     let program = build(rt)?;
     let roof = measure_with(rt, &program, "")?;
-    let own = if traffic < 2 * roof.copy_bytes { Some(copy_gbps_with(rt, &program, traffic)?) } else { None };
+    let own = if fewer_than_the_large_copy(traffic, roof.copy_bytes) {
+        Some(copy_gbps_with(rt, &program, traffic)?)
+    } else {
+        None
+    };
     Ok((roof, own))
 }
 

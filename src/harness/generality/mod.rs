@@ -294,7 +294,7 @@ fn with_limits(
             r.set_bytes(bytes, limits.copy_gbps);
             match own_copy_gbps(device, bytes, limits) {
                 Ok(own) => r.set_own_copy(own),
-                Err(m) => r.message = row_note(&r.message, &format!("no copy of its own bytes: {m}")),
+                Err(m) => r.message = row::join(&r.message, &format!("no copy of its own bytes: {m}")),
             }
         }
         Err(m) => r.message = format!("no byte count: {m}"),
@@ -314,20 +314,11 @@ fn own_copy_gbps(
     bytes: u64,
     limits: Limits,
 ) -> Result<f64, super::roofline::RooflineError> {
-    if bytes >= 2 * limits.copy_bytes {
+    if !super::roofline::fewer_than_the_large_copy(bytes, limits.copy_bytes) {
         return Ok(limits.copy_gbps);
     }
     let rt = crate::runtime::Runtime::new(device.clone())?;
     super::roofline::copy_gbps_of(&rt, bytes)
-}
-
-/// `note` after the row's message.
-fn row_note(message: &str, note: &str) -> String {
-    if message.is_empty() {
-        note.to_string()
-    } else {
-        format!("{message}; {note}")
-    }
 }
 
 /// The report folder's results file.

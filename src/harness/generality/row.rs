@@ -214,7 +214,8 @@ impl Row {
     }
 }
 
-fn join(a: &str, b: &str) -> String {
+/// `a` then `b`, joined by `; ` where both say something.
+pub(super) fn join(a: &str, b: &str) -> String {
     match (a.is_empty(), b.is_empty()) {
         (_, true) => a.to_string(),
         (true, false) => b.to_string(),
