@@ -564,11 +564,12 @@ fn timing_line(t: &Timing, shares: &[Share]) -> String {
     let busy_s: f64 = shares.iter().map(|s| s.busy_s).sum();
     let other = (busy_s - p.total()).max(0.0);
     format!(
-        "time: planning {:.1} s, search {:.1} s (measuring: {} s; of it replaying {:.1} s, \
-         generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, device runs {:.1} s, \
-         other {other:.1} s), confirming, specialising and timing again {:.1} s",
+        "time: planning {:.1} s, search {:.1} s (setting up the device {:.1} s; measuring: {} s; \
+         of it replaying {:.1} s, generating {:.1} s, driver builds {:.1} s, gold results {:.1} s, \
+         device runs {:.1} s, other {other:.1} s), confirming, specialising and timing again {:.1} s",
         t.plan_s,
         t.search_s,
+        t.setup_s,
         busy.join(" + "),
         p.derive_s,
         p.codegen_s,
@@ -675,11 +676,11 @@ mod tests {
             shares_line(&two).unwrap(),
             "2 devices shared the search; candidates measured: [0:0] 12, [0:1] 9"
         );
-        let t = Timing { plan_s: 0.26, search_s: 31.0, confirm_s: 1.04 };
+        let t = Timing { plan_s: 0.26, search_s: 31.0, setup_s: 0.71, confirm_s: 1.04 };
         assert_eq!(
             timing_line(&t, &two),
-            "time: planning 0.3 s, search 31.0 s (measuring: 30.0 + 28.5 s; of it replaying 2.0 s, \
-             generating 1.0 s, driver builds 20.0 s, gold results 8.0 s, device runs 24.0 s, other 3.5 s), \
+            "time: planning 0.3 s, search 31.0 s (setting up the device 0.7 s; measuring: 30.0 + 28.5 s; \
+             of it replaying 2.0 s, generating 1.0 s, driver builds 20.0 s, gold results 8.0 s, device runs 24.0 s, other 3.5 s), \
              confirming, specialising and timing again 1.0 s"
         );
     }

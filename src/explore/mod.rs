@@ -281,6 +281,10 @@ pub struct Share {
 pub struct Timing {
     pub plan_s: f64,
     pub search_s: f64,
+    /// Of `search_s`, the leading device's set-up before its first
+    /// candidate (its context, the inputs, the second stages): each
+    /// device of a shared search sets up at once, so this does not shrink.
+    pub setup_s: f64,
     pub confirm_s: f64,
 }
 
@@ -737,6 +741,7 @@ impl Worker<'_> {
         let close = split::CloseOnDrop(&self.group.queue);
         let started = Instant::now();
         let dev = setup(info.clone(), self.original, self.opts, &self.gold.def)?;
+        let setup_s = started.elapsed().as_secs_f64();
         let bench = bench_for(self.plan.stencil, (self.opts, self.gold), self.original, &dev, self.golds);
         let mut m = Measuring::new(bench, empty_result(&info));
         let mut tuner = Tuner::new(spaces, order, self.opts.seed);
@@ -752,6 +757,7 @@ impl Worker<'_> {
         let (mut bench, mut res, mut pending, failure) = m.finish();
         drop(close);
         res.timing.search_s = started.elapsed().as_secs_f64();
+        res.timing.setup_s = setup_s;
         for _ in 0..helpers {
             match parts.recv() {
                 Ok(Ok(p)) => absorb(&mut res, &mut pending, p),
