@@ -332,7 +332,36 @@ PROGRAMS = {
     "logits_softmax": (lambda s: [r(s["B"], s["C"])], lambda z: torch.softmax(z, dim=1), "softmax(z, dim=1)"),
     "rowmin_short": (lambda s: [r(s["M"], s["N"])], lambda a: a.amin(dim=1), "a.amin(dim=1)"),
     "head_dot": (lambda s: [r(s["M"], s["D"]), r(s["M"], s["D"])], lambda q, k: (q * k).sum(dim=1), "(q * k).sum(dim=1)"),
+    # The holdout suite's sixteenth batch.
+    "trace_ab": (lambda s: [r(s["N"], s["N"]), r(s["N"], s["N"])], lambda a, b: (a * b.t()).sum(), "(a * b.t()).sum()"),
+    "bilinear": (lambda s: [r(s["M"], s["N"]), r(s["M"]), r(s["N"])], lambda a, x, y: x @ (a @ y), "x @ (a @ y)"),
+    "cplx_abs": (lambda s: [r(s["N"])], lambda z: z.view(-1, 2).norm(dim=1), "z.view(-1, 2).norm(dim=1)"),
+    "wrap_blur": (
+        lambda s: [r(s["H"], s["W"])],
+        lambda img: F.avg_pool2d(F.pad(img[None, None], (1, 1, 1, 1), mode="circular"), 3, stride=1),
+        "avg_pool2d(pad(img, 1, mode='circular'), 3, stride=1)",
+    ),
+    "box27": (
+        lambda s: [r(s["Z"], s["Y"], s["X"])],
+        lambda v: F.avg_pool3d(F.pad(v[None, None], (1,) * 6, mode="replicate"), 3, stride=1),
+        "avg_pool3d(pad(v, 1, mode='replicate'), 3, stride=1)",
+    ),
+    "sepblur": (
+        lambda s: [r(s["H"], s["W"]), binomial5()],
+        lambda img, k: F.conv2d(
+            F.pad(F.conv2d(F.pad(img[None, None], (2, 2, 0, 0), mode="replicate"), k.view(1, 1, 1, 5)), (0, 0, 2, 2), mode="replicate"),
+            k.view(1, 1, 5, 1),
+        ),
+        "conv2d(pad(conv2d(pad(img), k row)), k column), replicate pads",
+    ),
+    "posfrac": (lambda s: [1.0 / s["N"], r(s["N"])], lambda inv, x: (x > 0).float().mean(), "(x > 0).float().mean()"),
+    "diff_rows": (lambda s: [r(s["M"], s["N"])], lambda a: torch.diff(a, dim=1), "diff(a, dim=1)"),
 }
+
+
+def binomial5():
+    """The 5-tap binomial filter (1 4 6 4 1) / 16."""
+    return torch.tensor([1.0, 4.0, 6.0, 4.0, 1.0], device=DEV) / 16.0
 
 
 def smooth_weights():
