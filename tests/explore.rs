@@ -612,6 +612,38 @@ fn products_with_a_map_after_the_reduction_are_tiled_on_pocl() {
     }
 }
 
+/// A separable filter (a row pass, then a column pass over its transpose)
+/// is explored as its row pass with the column pass as a second stage:
+/// before, each work-item computed the whole row pass and no candidate
+/// was ever timed. A square image's stage gets sizes of its own.
+#[test]
+fn a_pass_read_transposed_is_a_kernel_of_its_own_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let row = "map(map(\\w -> g3(at(0, w), at(1, w), at(2, w))) o slide(3, 1) o pad(1, 1, mirror))";
+    let src = format!(
+        "userfun g3(a: float, b: float, c: float): float {{ return 0.25f * a + 0.5f * b + 0.25f * c; }}\n\
+         def sep(img: [[float]W]H) = transpose o {row} o transpose o {row} $ img\n\
+         def sq(img: [[float]N]N) = transpose o {row} o transpose o {row} $ img\n"
+    );
+    let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src)).unwrap();
+    for (name, sz) in [("sep", vec![("H", 67), ("W", 45)]), ("sq", vec![("N", 53)])] {
+        let out = tmp(&format!("passes-{name}"));
+        let mut o = opts(&out, 60, Some(4), false, 0);
+        o.def = name.into();
+        o.sizes = sz.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let report = explore::explore(&prog, &devs, &o).unwrap();
+        let rows = csv_rows(&report.csv);
+        assert!(!rows.is_empty(), "{name}");
+        assert!(rows.iter().all(|r| r[4] == "ok"), "{name}: {rows:?}");
+        let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
+        assert!(best.contains(&format!("followed by the first of {name}_then_rest")), "{best}");
+        std::fs::remove_dir_all(&out).ok();
+    }
+}
+
 /// A `--then` def must take the partial results as its first array.
 #[test]
 fn then_needs_an_array_for_the_partial_results() {

@@ -20,6 +20,7 @@ pub mod log;
 pub mod matmul;
 pub mod measure;
 pub mod partials;
+pub mod passes;
 pub mod recompute;
 pub mod reduction;
 pub mod remote;
@@ -1354,6 +1355,12 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
             opts.def = s.product;
             opts.then = s.stages;
             opts.limits.reductions = true;
+            gold.always_then = true;
+        } else if let Some(s) = passes::split(&program, &opts.def, &opts.sizes) {
+            // The pass explored, the rest a second stage.
+            program = s.program;
+            opts.def = s.pass;
+            opts.then = s.stages;
             gold.always_then = true;
         } else if let Some((p, flat)) = flatten::flat_batch(&program, &opts.def) {
             // The same results in the same order: no stage of its own.
