@@ -1362,6 +1362,13 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
             opts.def = s.pass;
             opts.then = s.stages;
             gold.always_then = true;
+        } else if let Some(s) = passes::nested(&program, &opts.def) {
+            // The map of inner reductions explored as a matrix-vector
+            // product is (no partial results), the outer one a stage.
+            program = s.program;
+            opts.def = s.pass;
+            opts.then = s.stages;
+            gold.always_then = true;
         } else if let Some((p, flat)) = flatten::flat_batch(&program, &opts.def) {
             // The same results in the same order: no stage of its own.
             program = p;

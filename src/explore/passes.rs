@@ -17,6 +17,15 @@
 //!
 //! Only two passes: where the rest still holds such a pass (three or more
 //! passes), the def is explored as written.
+//!
+//! A full reduction of a map whose function holds a reduction of its own
+//! (a bilinear form `xᵀ A y`: a dot product per row, weighted, then summed)
+//! is likewise two passes ([`nested`]): the map of inner reductions is
+//! explored (the row shapes take it, as they take a matrix-vector
+//! product), and the outer reduction adds up its results in the second
+//! stages `finish` derives from it. Explored whole, the outer reduction's
+//! shapes split the rows into chunks and each work-item walked whole rows
+//! (on the H100, 0.35 ms for 8192 x 4096, 0.21x PyTorch's `x @ (a @ y)`).
 
 use super::epilogue::{fresh_param, with_defs};
 use super::finish::fresh_name;
@@ -74,6 +83,32 @@ pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     }
     let program = lowered_stage(&out, &stage, &stage_sizes)?;
     Some(Split { program, pass, stages: vec![stage] })
+}
+
+/// The split of a def `reduce(f, z) $ map(g) $ xs` (or a map of its one
+/// result) where `g` holds a high-level reduction: the map is the pass,
+/// over the def's arrays; the stages are `finish`'s, derived from the
+/// outer reduction, which take the def's scalars by name.
+pub fn nested(program: &Program, def: &str) -> Option<Split> {
+    let base = crate::rewrite::prepare(program, def).ok()?;
+    let d = base.def(def)?;
+    let (red, _) = super::reduction::reduction_at(&d.body)?;
+    let ExprKind::Call(_, args) = &red.kind else { return None };
+    let [_, xs] = args.as_slice() else { return None };
+    let (g, _) = super::epilogue::map_lambda(xs)?;
+    if !expr_positions(&g.body).iter().any(|(_, e)| super::reduction::is_reduce(e)) {
+        return None;
+    }
+    let arrays = |q: &&Param| !matches!(q.ty, Some(Type::Scalar(_)));
+    if d.params.iter().filter(arrays).any(|q| count_uses(xs, q.id) == 0) {
+        return None;
+    }
+    let derived = super::finish::derive(program, def)?;
+    let pass = fresh_name(&derived.program, &format!("{def}_pass"));
+    let params = super::epilogue::params_read(d, &[xs]);
+    let pass_def = Def { name: pass.clone(), params, body: xs.clone(), span: d.span };
+    let program = with_defs(&derived.program, vec![pass_def], &format!("the passes of {def}"))?;
+    Some(Split { program, pass, stages: derived.defs })
 }
 
 /// The first map application (pre-order) that reads only the def's
@@ -232,6 +267,45 @@ mod tests {
         assert!(text.contains("def sep_then_rest(p: [[float]S1]S0) ="), "{text}");
         let k = compile(&s.program, &s.stages[0], &CompileOptions::default()).unwrap();
         assert_eq!(k.global.iter().filter(|g| **g != ArithExpr::Cst(1)).count(), 2);
+    }
+
+    #[test]
+    fn a_reduction_of_row_reductions_is_the_rows_then_their_sum() {
+        let src = "userfun add(x: float, y: float): float { return x + y; }\n\
+                   userfun mul(x: float, y: float): float { return x * y; }\n\
+                   def bil(a: [[float]N]M, x: [float]M, y: [float]N) = reduce(add, 0.0f) o \
+                   map(\\(row, xi) -> mul(xi, at(0, reduce(add, 0.0f) o map(\\(p, q) -> mul(p, q)) $ zip(row, y)))) $ zip(a, x)\n\
+                   def flat(a: [[float]N]M) = reduce(add, 0.0f) o join $ a\n\
+                   def sq(x: [float]N) = reduce(add, 0.0f) o map(\\v -> mul(v, v)) $ x\n";
+        let prog = parse(src);
+        let s = nested(&prog, "bil").expect("split");
+        assert_eq!(s.pass, "bil_pass");
+        assert_eq!(s.stages, vec!["bil_then_tree".to_string(), "bil_then_seq".to_string()]);
+        let text = crate::parse::print_program(&s.program);
+        assert!(text.contains("def bil_pass(a: [[float]N]M, x: [float]M, y: [float]N) =\n  map("), "{text}");
+        // The pass's results, added up by a stage, are the def's.
+        let sz: std::collections::BTreeMap<String, i64> =
+            [("M", 3), ("N", 4)].map(|(k, v)| (k.to_string(), v)).into();
+        let f = |v: f32| crate::ir::Value::Float(v);
+        let row = |r: [f32; 4]| crate::ir::Value::array(r.map(f).to_vec());
+        let a = crate::ir::Value::array(vec![
+            row([1., 2., 3., 4.]),
+            row([0., 1., 0., 1.]),
+            row([2., 2., 2., 2.]),
+        ]);
+        let (x, y) = (crate::ir::Value::array(vec![f(1.), f(-1.), f(2.)]), row([1., 0., 1., 0.]));
+        let inputs: std::collections::BTreeMap<String, crate::ir::Value> =
+            [("a", a), ("x", x), ("y", y)].map(|(k, v)| (k.to_string(), v)).into();
+        let want = crate::interp::eval_def(&s.program, "bil", &inputs, &sz).unwrap();
+        let rows = crate::interp::eval_def(&s.program, "bil_pass", &inputs, &sz).unwrap();
+        let sz_p: std::collections::BTreeMap<String, i64> = [("P".to_string(), 3)].into();
+        let got =
+            crate::interp::eval_def(&s.program, "bil_then_seq", &[("p".to_string(), rows)].into(), &sz_p)
+                .unwrap();
+        assert_eq!(got, want);
+        // A reduction of a flat array or of a map with no reduction in it.
+        assert!(nested(&prog, "flat").is_none());
+        assert!(nested(&prog, "sq").is_none());
     }
 
     #[test]

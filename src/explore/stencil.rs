@@ -393,9 +393,27 @@ fn blocked(ys: &[Option<i64>; 1], ks: &[i64]) -> [Option<i64>; 1] {
 /// is below it): the one with the most factors of two (whole warps, aligned
 /// rows), the largest among those. On power-of-two lengths these are the
 /// powers of two; on others a band still offers a divisor (srad's 504
-/// columns: 8, 24, 56, 72, 168), where powers of two would leave 8.
+/// columns: 8, 24, 56, 72, 168), where powers of two would leave 8. A band
+/// with no divisor offers `p` itself where the launch rounded up to whole
+/// work-groups idles few work-items (`rounded`).
 fn banded_divisors(bands: &[i64], lens: &[Option<i64>]) -> Vec<i64> {
-    bands.iter().filter_map(|&p| most_twos((p..2 * p).filter(|&v| dividing(&[v], lens) == [v]))).collect()
+    bands
+        .iter()
+        .filter_map(|&p| {
+            most_twos((p..2 * p).filter(|&v| dividing(&[v], lens) == [v])).or_else(|| rounded(p, lens))
+        })
+        .collect()
+}
+
+/// `p` as a local extent that divides no length: `compile_for_launch`
+/// rounds the global size up to whole work-groups and the extra work-items
+/// do nothing (the maps keep their bound checks). Offered where every
+/// length is known, above `p`, and rounding adds at most an eighth of it:
+/// a 3001 x 2999 image (both prime) had only the driver's choice, which
+/// was work-groups of one work-item (5.4 ms for a 3 x 3 blur on the H100).
+fn rounded(p: i64, lens: &[Option<i64>]) -> Option<i64> {
+    let few_idle = |l: i64| p < l && ((l + p - 1) / p * p - l) * 8 <= l;
+    (!lens.is_empty() && lens.iter().all(|l| l.is_some_and(few_idle))).then_some(p)
 }
 
 /// The values that divide every length (and are below it).
@@ -668,13 +686,20 @@ mod tests {
     use crate::compile::{compile, CompileOptions};
 
     /// Local extents: powers of two on power-of-two lengths, the largest
-    /// divisor of each band on others, none where a length is unknown.
+    /// divisor of each band on others (the band's power of two, rounded up
+    /// to whole work-groups, where none divides: srad's 504 columns get
+    /// 256), none where a length is unknown.
     #[test]
     fn local_extents_divide_the_lengths_one_per_band() {
         assert_eq!(banded_divisors(&TX_BANDS, &[Some(4096)]), vec![8, 16, 32, 64, 128, 256]);
-        assert_eq!(banded_divisors(&TX_BANDS, &[Some(504)]), vec![8, 24, 56, 72, 168]);
+        assert_eq!(banded_divisors(&TX_BANDS, &[Some(504)]), vec![8, 24, 56, 72, 168, 256]);
         assert_eq!(banded_divisors(&TX_BANDS, &[Some(504), Some(112)]), vec![8, 28, 56]);
-        assert_eq!(banded_divisors(&TY_BANDS, &[Some(229)]), Vec::<i64>::new());
+        // No divisor in any band: the powers of two, rounded up to whole
+        // work-groups; not where rounding would idle more than an eighth.
+        assert_eq!(banded_divisors(&TY_BANDS, &[Some(229)]), vec![2, 4, 8, 16]);
+        assert_eq!(banded_divisors(&TX_BANDS, &[Some(2999)]), vec![8, 16, 32, 64, 128, 256]);
+        assert_eq!(banded_divisors(&TX_BANDS, &[Some(257)]), vec![8, 16, 32]);
+        assert_eq!(rounded(256, &[Some(257)]), None);
         assert_eq!(banded_divisors(&TY_BANDS, &[None]), Vec::<i64>::new());
     }
 
