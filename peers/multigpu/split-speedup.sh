@@ -51,10 +51,8 @@ while read -r name file def depth size; do
   fi
   # What each run wrote: best.lift without its first line (the candidate's
   # number in that run's order and its time, which differ between runs) but
-  # with the launch lines after it (local size, sizes compiled for). The
-  # search's "best ... (candidate N, params)" line is not compared: it names
-  # the fastest before the near-fastest are timed again side by side, and
-  # the program written is chosen after that (`runoff`).
+  # with the launch lines after it (local size, sizes compiled for): the
+  # program and its launch, read from the file itself.
   written() { tail -n +2 "$out/$1/best.lift"; }
   same=no
   if diff <(written "$name-one") <(written "$name-all") >/dev/null; then
