@@ -356,7 +356,42 @@ PROGRAMS = {
     ),
     "posfrac": (lambda s: [1.0 / s["N"], r(s["N"])], lambda inv, x: (x > 0).float().mean(), "(x > 0).float().mean()"),
     "diff_rows": (lambda s: [r(s["M"], s["N"])], lambda a: torch.diff(a, dim=1), "diff(a, dim=1)"),
+    # The holdout suite's seventeenth batch.
+    "rowscale_add": (
+        lambda s: [r(s["M"], s["N"]), r(s["M"]), r(s["M"], s["N"])],
+        lambda a, v, b: torch.addcmul(b, a, v[:, None]),
+        "addcmul(b, a, s[:, None])",
+    ),
+    "nn_dist": (
+        lambda s: [r(s["N"]), r(s["M"])],
+        lambda q, ref: ((q[:, None] - ref[None, :]) ** 2).sum(dim=1),
+        "((q[:, None] - r[None, :]) ** 2).sum(dim=1)",
+    ),
+    "wide9": (
+        lambda s: [r(s["N"]), wide9_weights()],
+        lambda x, w: F.conv1d(F.pad(x[None, None], (4, 4), mode="reflect"), w)[0, 0],
+        "conv1d(pad(x, 4, mode='reflect'), w)",
+    ),
+    "bce_sum": (
+        lambda s: [r(s["N"]), r(s["N"])],
+        lambda x, y: F.binary_cross_entropy_with_logits(x, y, reduction="sum"),
+        "binary_cross_entropy_with_logits(x, y, reduction='sum')",
+    ),
+    "softmax3d": (lambda s: [r(s["B"], s["H"], s["K"])], lambda a: torch.softmax(a, dim=-1), "softmax(a, dim=-1)"),
+    "avgpool2d": (lambda s: [r(s["H"], s["W"])], lambda img: F.avg_pool2d(img[None, None], 2), "avg_pool2d(img, 2)"),
+    "xcorr31": (lambda s: [r(s["N"]), r(31)], lambda x, w: F.conv1d(x[None, None], w[None, None])[0, 0], "conv1d(x, w)"),
+    "bmm_small": (
+        lambda s: [r(s["B"], s["M"], s["K"]), r(s["B"], s["K"], s["N"])],
+        torch.bmm,
+        "bmm(a, b)",
+    ),
 }
+
+
+def wide9_weights():
+    """The symmetric 9-tap filter of `wide9`."""
+    w = torch.tensor([0.02, 0.08, 0.12, 0.18, 0.2, 0.18, 0.12, 0.08, 0.02], device=DEV)
+    return w[None, None]
 
 
 def binomial5():
