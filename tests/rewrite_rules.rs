@@ -711,6 +711,16 @@ fn masked_padding_rule() {
         "reduce(add, 0.0f, map(\\(u, v) -> mult(u, v), zip(x, y)))",
         "reduce(add, 0.0f, map(\\_p7 -> pick_float(get(2, _p7), mult(get(0, _p7), get(1, _p7)), 0.0f), zip(padConst(0, 2, 0.0f, x), padConst(0, 2, 0.0f, y), padConst(0, 2, 0, generate(N, \\_p6 -> 1)))))",
     );
+    // A function of the zip's tuple as one parameter: the padded zip is
+    // zipped with the mask, and the function gets the tuple.
+    check_rule(
+        "def f(x: [float]N, y: [float]N) = reduce(add, 0.0f) o map(\\t -> mult(get(0, t), get(1, t))) $ zip(x, y)",
+        "reduce-pad-mask",
+        "root",
+        &[("p", 2)],
+        "reduce(add, 0.0f, map(\\t -> mult(get(0, t), get(1, t)), zip(x, y)))",
+        "reduce(add, 0.0f, map(\\_p6 -> pick_float(get(1, _p6), (\\t -> mult(get(0, t), get(1, t)))(get(0, _p6)), 0.0f), zip(zip(padConst(0, 2, 0.0f, x), padConst(0, 2, 0.0f, y)), padConst(0, 2, 0, generate(N, \\_p5 -> 1)))))",
+    );
     // A fold of ints into a float: `pick` would mix the two types.
     let e = apply_err(
         "userfun inc(x: int): int { return x + 1; }\nuserfun addi(a: float, x: int): float { return a + (float)x; }\ndef f(x: [int]N) = reduce(addi, 0.0f) o map(inc) $ x",
@@ -923,6 +933,8 @@ const CORPUS: &[&str] = &[
     // and a maximum of a zip.
     "def p60(a: float, x: [float]N) = reduce(add, 0.0f) o map(\\v -> add(mult(a, v), 1.0f)) $ x",
     "userfun mx(x: float, y: float): float { return fmax(x, y); }\ndef p61(x: [float]N, y: [float]N) = reduce(mx, -3.0e38f) o map(\\(u, v) -> mult(u, v)) $ zip(x, y)",
+    // ... and a function of a zip's tuple as one parameter.
+    "def p62(x: [float]N, y: [float]N) = reduce(add, 0.0f) o map(\\t -> add(mult(get(0, t), get(1, t)), 1.0f)) $ zip(x, y)",
     // Stencils as the CGO 2018 defs write them: a slid grid zipped with
     // another (2D), 3D alone (reads that tell the dimensions apart) and
     // zipped.

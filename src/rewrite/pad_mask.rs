@@ -15,8 +15,11 @@
 //! rule holds for any `g`. (An integer `g` that divides by its element
 //! faults on the padding in the interpreter: such a candidate fails its
 //! validation and is never kept.) For a `zip`, each array is padded and the mask
-//! is one more component. Both `padConst`s and the `generate` are views:
-//! the padding costs comparisons, not memory.
+//! is one more component; where `g` takes the zip's tuple as one parameter
+//! (`\p -> h(get(0, p), get(1, p))`, as users write it), the padded zip
+//! is zipped with the mask and `g` gets `get(0, t)`, the tuple. Both
+//! `padConst`s and the `generate` are views: the padding costs
+//! comparisons, not memory.
 
 use super::algorithmic::{map_parts, reduce_parts, rule, B, R};
 use super::rule::{apply_fun, arg, Args, Builder, ParamSpec, Rule, Site};
@@ -45,6 +48,8 @@ struct Plan<'a> {
     arrays: Vec<(&'a Expr, ScalarType)>,
     n: ArithExpr,
     z: ScalarType,
+    /// `g` takes a zip's tuple whole: the padded arrays stay one zip.
+    whole: bool,
 }
 
 fn no_match(s: &Site<'_>) -> super::rule::RuleError {
@@ -82,10 +87,11 @@ fn plan<'a>(s: &Site<'a>) -> Option<Plan<'a>> {
         FunKind::UserFun(id) => s.prog.user_fun(*id).params.len(),
         FunKind::Pattern(_) => 1,
     };
-    if zipped && arity != arrays.len() {
+    let whole = zipped && arity == 1 && arrays.len() > 1;
+    if zipped && arity != arrays.len() && !whole {
         return None;
     }
-    Some(Plan { g, arrays, n, z })
+    Some(Plan { g, arrays, n, z, whole })
 }
 
 fn zero(t: ScalarType) -> Literal {
@@ -107,6 +113,10 @@ fn b_pad_mask(s: &Site<'_>, a: &Args, b: &mut Builder) -> B {
     let mut parts = Vec::new();
     for (e, t) in &plan.arrays {
         parts.push(pad(b, (*e).clone(), zero(*t)));
+    }
+    if plan.whole {
+        let n = parts.len();
+        parts = vec![b.pattern(Pattern::Zip(n), parts, span)];
     }
     let one = b.gen.lambda1(span, |g, _| g.expr(ExprKind::Literal(Literal::Int(1)), span));
     let ones = b.pattern(Pattern::Generate { len: plan.n.clone(), f: Box::new(one) }, vec![], span);
