@@ -644,6 +644,29 @@ fn a_pass_read_transposed_is_a_kernel_of_its_own_on_pocl() {
     }
 }
 
+/// A def of views alone (`transpose $ a`) has no map to write its result:
+/// the search copies it with a map of `id` at every level, and the copy
+/// validates against the def.
+#[test]
+fn a_def_of_views_alone_is_copied_on_pocl() {
+    let Some(devs) = pocl() else {
+        println!("skipped: no OpenCL device");
+        return;
+    };
+    let src = "def tr(a: [[float]N]M) = transpose $ a\n";
+    let prog = lift::parse::parse_program(&SourceFile::new("user.lift", src.to_string())).unwrap();
+    let out = tmp("copy-tr");
+    let mut o = opts(&out, 60, Some(3), false, 0);
+    o.def = "tr".into();
+    o.sizes = [("M", 37), ("N", 29)].map(|(k, v)| (k.to_string(), v)).into();
+    let report = explore::explore(&prog, &devs, &o).unwrap();
+    let rows = csv_rows(&report.csv);
+    assert!(rows.iter().any(|r| r[4] == "ok"), "{rows:?}");
+    let best = std::fs::read_to_string(out.join("best.lift")).unwrap();
+    assert!(best.contains("def tr_copy(a: [[float]N]M)"), "{best}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
 /// A `--then` def must take the partial results as its first array.
 #[test]
 fn then_needs_an_array_for_the_partial_results() {

@@ -13,6 +13,7 @@
 
 pub mod choice;
 pub mod columns;
+pub mod copy;
 pub mod epilogue;
 pub mod finish;
 pub mod flatten;
@@ -1337,6 +1338,11 @@ fn prepare_search(program: &Program, opts: &ExploreOptions) -> (Program, Explore
     let mut gold = measure::Gold { def: opts.def.clone(), always_then: false };
     let mut opts = opts.clone();
     let mut program = program.clone();
+    if let Some((p, name)) = copy::copied(&program, &opts.def) {
+        // A def of views alone: its result copied by a kernel.
+        program = p;
+        opts.def = name;
+    }
     if let Some((p, name)) = recompute::recomputed(&program, &opts.def) {
         // Arrays bound by `let` recomputed where read (the gold stays the
         // user's def).
