@@ -67,7 +67,7 @@ fn rearranges(p: &Pattern) -> bool {
         | Pattern::ToPrivate(_)
         | Pattern::SlideSeq { .. }
         | Pattern::Generate { .. }
-        | Pattern::Filter { .. }
+        | Pattern::Filter
         | Pattern::Id => false,
     }
 }
