@@ -1,6 +1,8 @@
 //! Defs that only rearrange their inputs (`transpose $ a`, `join o
-//! map(...)`-free views: splits, joins, slides, pads, transposes): no map
-//! computes their result, and the compiler refuses to write a view
+//! map(...)`-free views: splits, joins, slides, pads, transposes), or
+//! whose naive lowering writes a view all the same (a map to a constant,
+//! `map(\v -> 1.0f)`; each element the whole input, `map(\v -> x)`): no
+//! map computes their result, and the compiler refuses to write a view
 //! ("copy it with a map of id"), so the search had no candidate to time
 //! and ended with none validated. Such a def is searched as a copy of its
 //! result, `<def>_copy = map(map(id)) $ (body)`, a `map` of `id` at every
@@ -21,7 +23,7 @@ pub fn copied(program: &Program, def: &str) -> Option<(Program, String)> {
         ExprKind::Call(f, _) => matches!(&f.kind, FunKind::Pattern(p) if rearranges(p)),
         ExprKind::Literal(_) | ExprKind::Param(_) => true,
     });
-    if !only_views {
+    if !only_views && !writes_a_view(&base, def) {
         return None;
     }
     let result = crate::passes::typecheck::def_result(program, def)?;
@@ -39,6 +41,19 @@ pub fn copied(program: &Program, def: &str) -> Option<(Program, String)> {
     ));
     let out = crate::parse::parse_program(&SourceFile::new(format!("<{def} copied>"), text)).ok()?;
     Some((out, name))
+}
+
+/// Whether the def's naive lowering is refused for writing a view.
+fn writes_a_view(base: &Program, def: &str) -> bool {
+    let empty = super::space::Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
+    let Some(naive) = super::space::lowerings(base, def, &empty, 1).into_iter().next() else { return false };
+    let Ok(inst) = naive.instantiate(base, def, &naive.defaults()) else { return false };
+    match crate::compile::compile(&inst.program, def, &Default::default()) {
+        Err(crate::codegen::CompileError::Unsupported { reason, .. }) => {
+            matches!(*reason, crate::codegen::Unsupported::PassedOnWritten { .. })
+        }
+        Err(_) | Ok(_) => false,
+    }
 }
 
 /// Whether a pattern only rearranges or selects elements (a view).
@@ -125,6 +140,19 @@ mod tests {
         let want = crate::interp::eval_def(&out, "tr", &inputs, &sizes).unwrap();
         assert_eq!(crate::interp::eval_def(&out, "tr_copy", &inputs, &sizes).unwrap(), want);
         assert_eq!(copied(&prog, "rows").map(|(_, n)| n), Some("rows_copy".to_string()));
+        // Maps whose lowering writes a view: a constant, the whole input.
+        let views = parse(
+            "def one(x: [float]N) = map(\\v -> 1.0f) $ x\n\
+             def rep(x: [float]N) = map(\\v -> x) $ x\n",
+        );
+        for d in ["one", "rep"] {
+            let (out, name) = copied(&views, d).expect(d);
+            let sz: std::collections::BTreeMap<String, i64> = [("N".to_string(), 3)].into();
+            let x = crate::ir::Value::array((0..3).map(|i| crate::ir::Value::Float(i as f32)).collect());
+            let inputs = [("x".to_string(), x)].into();
+            let want = crate::interp::eval_def(&out, d, &inputs, &sz).unwrap();
+            assert_eq!(crate::interp::eval_def(&out, &name, &inputs, &sz).unwrap(), want, "{d}");
+        }
         // A def that computes is searched as written.
         assert!(copied(&prog, "dbl2").is_none());
     }
