@@ -87,14 +87,18 @@ fn rearranges(p: &Pattern) -> bool {
     }
 }
 
-/// The number of array levels above the scalars of `t`, if it is an
-/// array of scalars at some depth.
+/// The number of array levels above the scalars of `t` (or tuples of
+/// scalars: `zip(x, y)`'s pairs, which `id` copies whole), if it is an
+/// array of them at some depth.
 fn scalar_depth(t: &Type) -> Option<usize> {
+    let leaf = |e: &Type| match e {
+        Type::Scalar(_) => true,
+        Type::Tuple(ts) => ts.iter().all(|t| matches!(t, Type::Scalar(_))),
+        _ => false,
+    };
     match t {
-        Type::Array(e, _) => match &**e {
-            Type::Scalar(_) => Some(1),
-            inner => scalar_depth(inner).map(|d| d + 1),
-        },
+        Type::Array(e, _) if leaf(e) => Some(1),
+        Type::Array(e, _) => scalar_depth(e).map(|d| d + 1),
         _ => None,
     }
 }
@@ -140,12 +144,14 @@ mod tests {
         let want = crate::interp::eval_def(&out, "tr", &inputs, &sizes).unwrap();
         assert_eq!(crate::interp::eval_def(&out, "tr_copy", &inputs, &sizes).unwrap(), want);
         assert_eq!(copied(&prog, "rows").map(|(_, n)| n), Some("rows_copy".to_string()));
-        // Maps whose lowering writes a view: a constant, the whole input.
+        // Maps whose lowering writes a view: a constant, the whole input;
+        // pairs of a zip.
         let views = parse(
             "def one(x: [float]N) = map(\\v -> 1.0f) $ x\n\
-             def rep(x: [float]N) = map(\\v -> x) $ x\n",
+             def rep(x: [float]N) = map(\\v -> x) $ x\n\
+             def zz(x: [float]N) = zip(x, x)\n",
         );
-        for d in ["one", "rep"] {
+        for d in ["one", "rep", "zz"] {
             let (out, name) = copied(&views, d).expect(d);
             let sz: std::collections::BTreeMap<String, i64> = [("N".to_string(), 3)].into();
             let x = crate::ir::Value::array((0..3).map(|i| crate::ir::Value::Float(i as f32)).collect());
