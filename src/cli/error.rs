@@ -85,8 +85,10 @@ pub enum Failure {
     /// message, built there from the data it compared).
     #[error("--check failed: {0}")]
     CheckFailed(String),
-    #[error("no candidate validated")]
-    NoneValidated,
+    /// With the log's most common failure message, how often it occurs
+    /// and of how many candidates, where the log has one.
+    #[error("no candidate validated{}", .most.as_ref().map_or(String::new(), |(m, k, n)| format!("; {k} of {n}: {m}")))]
+    NoneValidated { most: Option<(String, usize, usize)> },
     #[error(transparent)]
     Explore(#[from] ExploreError),
     #[error(transparent)]
@@ -253,7 +255,11 @@ mod tests {
             (Failure::CheckInput(no_def()), "--check: no `def f` in the program"),
             (Failure::CheckInterp(no_def()), "--check: interpreter: no `def f` in the program"),
             (Failure::CheckFailed(s("element 3 differs")), "--check failed: element 3 differs"),
-            (Failure::NoneValidated, "no candidate validated"),
+            (Failure::NoneValidated { most: None }, "no candidate validated"),
+            (
+                Failure::NoneValidated { most: Some((s("cannot compile: x"), 3, 4)) },
+                "no candidate validated; 3 of 4: cannot compile: x",
+            ),
             (
                 Failure::Drift(Drift { path: "README.md".into(), name: s("cgo17 a.csv"), more: 2 }),
                 "README.md: the table `cgo17 a.csv` differs from what `lift report` generates from the CSVs (and 2 more); run `lift report`",
