@@ -385,7 +385,37 @@ PROGRAMS = {
         torch.bmm,
         "bmm(a, b)",
     ),
+    # The holdout suite's eighteenth batch.
+    "col_dot": (lambda s: [r(s["M"], s["N"]), r(s["M"], s["N"])], lambda a, b: (a * b).sum(dim=0), "(a * b).sum(dim=0)"),
+    "skinny_mm": (lambda s: [r(s["M"], s["K"]), r(s["K"], s["N"])], torch.mm, "mm(a, b)"),
+    "absdiff2d": (lambda s: [r(s["H"], s["W"]), r(s["H"], s["W"])], lambda a, b: (a - b).abs().sum(), "(a - b).abs().sum()"),
+    "permute3d": (
+        lambda s: [r(s["A"], s["B"], s["C"])],
+        lambda t: t.transpose(0, 1).contiguous(),
+        "t.transpose(0, 1).contiguous()",
+    ),
+    "vblur3": (
+        lambda s: [r(s["H"], s["W"]), vblur_weights()],
+        lambda img, k: F.conv2d(F.pad(img[None, None], (0, 0, 1, 1), mode="replicate"), k),
+        "conv2d(pad(img, (0, 0, 1, 1), mode='replicate'), k)",
+    ),
+    "maxfilt3": (
+        lambda s: [r(s["N"])],
+        lambda x: F.max_pool1d(F.pad(x[None, None], (1, 1), mode="replicate"), 3, stride=1)[0, 0],
+        "max_pool1d(pad(x, 1, mode='replicate'), 3, stride=1)",
+    ),
+    "rowsum3d": (lambda s: [r(s["A"], s["B"], s["C"])], lambda t: t.sum(dim=2), "t.sum(dim=2)"),
+    "mean_hw": (
+        lambda s: [1.0 / (s["H"] * s["W"]), r(s["B"], s["C"], s["H"], s["W"])],
+        lambda inv, t: t.mean(dim=(2, 3)),
+        "t.mean(dim=(2, 3))",
+    ),
 }
+
+
+def vblur_weights():
+    """The vertical 3-tap filter of `vblur3`."""
+    return torch.tensor([0.25, 0.5, 0.25], device=DEV).view(1, 1, 3, 1)
 
 
 def wide9_weights():
