@@ -943,7 +943,8 @@ impl Bench<'_> {
         let (t, out) = self.run(cand, run).map_err(|e| (Status::RunFailed, e.to_string()))?;
         let out =
             out.ok_or((Status::RunFailed, "internal: the validation run read no output".to_string()))?;
-        let c = self.oracle.check(&out, &want, scale.as_ref());
+        let longest = crate::validate::longest_reduction(self.original, self.gold, vsizes);
+        let c = self.oracle.check(&out, &want, scale.as_ref(), longest);
         if !c.ok {
             return Err((Status::Invalid, c.message));
         }
