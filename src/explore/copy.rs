@@ -127,7 +127,8 @@ mod tests {
             ),
             "{text}"
         );
-        // It compiles where the def itself is refused, and computes the same.
+        // The compiler refuses the def itself (it would write a view); the
+        // copy computes the same values.
         assert!(crate::compile::compile(&prog, "tr", &Default::default()).is_err());
         let sizes: std::collections::BTreeMap<String, i64> =
             [("M", 3), ("N", 2)].map(|(k, v)| (k.to_string(), v)).into();
