@@ -578,3 +578,25 @@ fn a_reduction_spread_over_threads_adds_the_same_pairs() {
         assert_eq!(run(threads), serial, "{threads} threads");
     }
 }
+
+/// The interpreter's tolerance: 1e-4 up to about 176,000 terms, then
+/// growing as the square root of the longest sum (the drift of its float
+/// left fold); the longest reduction read from the typed def at the sizes.
+#[test]
+fn long_sums_get_the_tolerance_their_gold_needs() {
+    use lift::validate::{interpreter_rtol, longest_reduction};
+    assert_eq!(interpreter_rtol(0), 1e-4);
+    assert_eq!(interpreter_rtol(100_000), 1e-4);
+    let at_2m = interpreter_rtol(2_082_816);
+    assert!((3.4e-4..3.5e-4).contains(&at_2m), "{at_2m}");
+    let p = parse(
+        "userfun add(x: float, y: float): float { return x + y; }\n\
+         def full(a: [[float]W]H) = reduce(add, 0.0f) o join $ a\n\
+         def rows(a: [[float]W]H) = map(\\r -> reduce(add, 0.0f) $ r) $ a\n\
+         def none(a: [[float]W]H) = a\n",
+    );
+    let sizes: BTreeMap<String, i64> = [("H".to_string(), 1017), ("W".to_string(), 2048)].into();
+    assert_eq!(longest_reduction(&p, "full", &sizes), 1017 * 2048);
+    assert_eq!(longest_reduction(&p, "rows", &sizes), 2048);
+    assert_eq!(longest_reduction(&p, "none", &sizes), 0);
+}

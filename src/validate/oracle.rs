@@ -262,32 +262,3 @@ pub fn gold(prog: &Program, def: &str, inputs: &Arrays, sizes: &Sizes) -> Result
     let v = crate::interp::eval_def(prog, def, &args, sizes).map_err(OracleError::Interpreter)?;
     Ok(crate::interp::value_to_flat(&v))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(src: &str) -> Program {
-        crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap()
-    }
-
-    /// 1e-4 up to about 176,000 terms, then growing as the square root;
-    /// the longest reduction read from the typed def at the sizes.
-    #[test]
-    fn long_sums_get_the_tolerance_their_gold_needs() {
-        assert_eq!(interpreter_rtol(0), 1e-4);
-        assert_eq!(interpreter_rtol(100_000), 1e-4);
-        let at_2m = interpreter_rtol(2_082_816);
-        assert!((3.4e-4..3.5e-4).contains(&at_2m), "{at_2m}");
-        let p = parse(
-            "userfun add(x: float, y: float): float { return x + y; }\n\
-             def full(a: [[float]W]H) = reduce(add, 0.0f) o join $ a\n\
-             def rows(a: [[float]W]H) = map(\\r -> reduce(add, 0.0f) $ r) $ a\n\
-             def none(a: [[float]W]H) = a\n",
-        );
-        let sizes: Sizes = [("H".to_string(), 1017), ("W".to_string(), 2048)].into();
-        assert_eq!(longest_reduction(&p, "full", &sizes), 1017 * 2048);
-        assert_eq!(longest_reduction(&p, "rows", &sizes), 2048);
-        assert_eq!(longest_reduction(&p, "none", &sizes), 0);
-    }
-}
