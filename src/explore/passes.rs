@@ -48,7 +48,9 @@ pub struct Split {
 
 /// The split of `def`, if its body holds a pass that a later map reads
 /// transposed, reading every parameter of the def, and nothing else reads
-/// them; the stage's input lengths must be distinct size variables.
+/// them; the stage's input keeps the pass's lengths where they are
+/// distinct size variables, and gets sizes of its own otherwise
+/// ([`stage_input`]).
 pub fn split(program: &Program, def: &str, sizes: &Sizes) -> Option<Split> {
     let base = crate::rewrite::prepare(program, def).ok()?;
     let d = base.def(def)?;
