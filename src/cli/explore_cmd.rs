@@ -315,23 +315,17 @@ pub(crate) fn explore_cmd(a: &ExploreArgs) -> Result<(), CliError> {
 /// equals), how many give it, and how many rows the log has: why no
 /// candidate validated, in the user's words of the refusal.
 fn most_common_failure(csv: &std::path::Path) -> Option<(String, usize, usize)> {
-    let mut rd = csv::Reader::from_path(csv).ok()?;
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    let mut rows = 0;
-    for r in rd.records().flatten() {
-        rows += 1;
-        let (Some(status), Some(msg)) = (r.get(4), r.get(10)) else { continue };
-        if status == "ok" || msg.is_empty() {
-            continue;
-        }
-        match counts.iter_mut().find(|(m, _)| m == msg) {
+    let rows = crate::explore::log::read_rows(csv, &mut Vec::new()).ok()?;
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for (_, r) in rows.iter().filter(|(_, r)| r.status != "ok" && !r.message.is_empty()) {
+        match counts.iter_mut().find(|(m, _)| *m == r.message) {
             Some((_, k)) => *k += 1,
-            None => counts.push((msg.to_string(), 1)),
+            None => counts.push((&r.message, 1)),
         }
     }
     let most = counts.iter().map(|(_, k)| *k).max()?;
     let (m, k) = counts.into_iter().find(|(_, k)| *k == most)?;
-    Some((m, k, rows))
+    Some((m.to_string(), k, rows.len()))
 }
 
 /// How to start a worker process for a search over several devices: this

@@ -1,5 +1,5 @@
-//! Defs that only rearrange their inputs (`transpose $ a`, `join o
-//! map(...)`-free views: splits, joins, slides, pads, transposes), or
+//! Defs that only rearrange their inputs (`transpose $ a`, `zip(x, y)`:
+//! the layout patterns alone, `recompute::is_view`), or
 //! whose naive lowering writes a view all the same (a map to a constant,
 //! `map(\v -> 1.0f)`; each element the whole input, `map(\v -> x)`): no
 //! map computes their result, and the compiler refuses to write a view
@@ -10,17 +10,18 @@
 
 use super::finish::fresh_name;
 use crate::ir::visit::expr_positions;
-use crate::ir::{ExprKind, FunKind, Pattern, Program, SourceFile};
+use crate::ir::{ExprKind, FunKind, Program, SourceFile};
 use crate::types::Type;
 
 /// The program with the copy added, and its name, where `def`'s body calls
-/// only rearranging patterns and its result is an array of scalars.
+/// only rearranging patterns (or its naive lowering writes a view) and its
+/// result is an array of scalars or of tuples of them.
 pub fn copied(program: &Program, def: &str) -> Option<(Program, String)> {
     // In the rules' normal form: `f o g $ x` is `f(g(x))`.
     let base = crate::rewrite::prepare(program, def).ok()?;
     let d = base.def(def)?;
     let only_views = expr_positions(&d.body).iter().all(|(_, e)| match &e.kind {
-        ExprKind::Call(f, _) => matches!(&f.kind, FunKind::Pattern(p) if rearranges(p)),
+        ExprKind::Call(f, _) => matches!(&f.kind, FunKind::Pattern(p) if super::recompute::is_view(p)),
         ExprKind::Literal(_) | ExprKind::Param(_) => true,
     });
     if !only_views && !writes_a_view(&base, def) {
@@ -45,45 +46,12 @@ pub fn copied(program: &Program, def: &str) -> Option<(Program, String)> {
 
 /// Whether the def's naive lowering is refused for writing a view.
 fn writes_a_view(base: &Program, def: &str) -> bool {
-    let empty = super::space::Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
-    let Some(naive) = super::space::lowerings(base, def, &empty, 1).into_iter().next() else { return false };
-    let Ok(inst) = naive.instantiate(base, def, &naive.defaults()) else { return false };
-    match crate::compile::compile(&inst.program, def, &Default::default()) {
+    let Some(naive) = super::space::plain_lowerings(base, def, 1).into_iter().next() else { return false };
+    match crate::compile::compile(&naive, def, &Default::default()) {
         Err(crate::codegen::CompileError::Unsupported { reason, .. }) => {
             matches!(*reason, crate::codegen::Unsupported::PassedOnWritten { .. })
         }
         Err(_) | Ok(_) => false,
-    }
-}
-
-/// Whether a pattern only rearranges or selects elements (a view).
-fn rearranges(p: &Pattern) -> bool {
-    match p {
-        Pattern::Split(_)
-        | Pattern::Join
-        | Pattern::Transpose
-        | Pattern::Slide { .. }
-        | Pattern::Pad { .. }
-        | Pattern::PadConst { .. }
-        | Pattern::Get(_)
-        | Pattern::At(_) => true,
-        Pattern::Map { .. }
-        | Pattern::MapVec { .. }
-        | Pattern::Reduce { .. }
-        | Pattern::PartRed { .. }
-        | Pattern::Iterate { .. }
-        | Pattern::Gather { .. }
-        | Pattern::Scatter { .. }
-        | Pattern::Zip(_)
-        | Pattern::AsVector(_)
-        | Pattern::AsScalar
-        | Pattern::ToGlobal(_)
-        | Pattern::ToLocal(_)
-        | Pattern::ToPrivate(_)
-        | Pattern::SlideSeq { .. }
-        | Pattern::Generate { .. }
-        | Pattern::Filter
-        | Pattern::Id => false,
     }
 }
 

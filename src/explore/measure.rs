@@ -623,6 +623,9 @@ pub struct Bench<'a> {
     pub whole: std::cell::OnceCell<Option<Type>>,
     /// The gold def's result type, found once (`leaves_gold_size`).
     pub gold_whole: std::cell::OnceCell<Option<Type>>,
+    /// The lengths the gold def's reductions reduce, found once (the
+    /// interpreter's tolerance at a validation size, `validate`).
+    pub gold_sums: std::cell::OnceCell<Vec<crate::arith::ArithExpr>>,
     /// The fixed second stages (the first that fits is used), if
     /// candidates leave partial results; empty otherwise.
     pub then: &'a [Finisher],
@@ -943,7 +946,9 @@ impl Bench<'_> {
         let (t, out) = self.run(cand, run).map_err(|e| (Status::RunFailed, e.to_string()))?;
         let out =
             out.ok_or((Status::RunFailed, "internal: the validation run read no output".to_string()))?;
-        let longest = crate::validate::longest_reduction(self.original, self.gold, vsizes);
+        let sums =
+            self.gold_sums.get_or_init(|| crate::validate::reduction_lengths(self.original, self.gold));
+        let longest = crate::validate::longest_at(sums, vsizes);
         let c = self.oracle.check(&out, &want, scale.as_ref(), longest);
         if !c.ok {
             return Err((Status::Invalid, c.message));

@@ -658,6 +658,7 @@ fn bench_for<'b>(
         uploaded: Default::default(),
         whole: Default::default(),
         gold_whole: Default::default(),
+        gold_sums: Default::default(),
         then,
         validation_floor: validation_floor(stencil, &opts.sizes),
         phases: Default::default(),

@@ -29,7 +29,7 @@
 
 use super::epilogue::{fresh_param, with_defs};
 use super::finish::fresh_name;
-use super::space::{lowerings, Shape};
+use super::space::plain_lowerings;
 use crate::arith::ArithExpr;
 use crate::codegen::coalescing::coalesced_share;
 use crate::compile::{compile, CompileOptions};
@@ -189,17 +189,15 @@ const STAGE_LOWERINGS: usize = 16;
 /// share of coalesced global accesses, then comes first.
 fn lowered_stage(program: &Program, stage: &str, sizes: &Sizes) -> Option<Program> {
     let base = crate::rewrite::prepare(program, stage).ok()?;
-    let empty = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
     let mut best: Option<((i64, i64), Program)> = None;
-    for shape in lowerings(&base, stage, &empty, STAGE_LOWERINGS) {
-        let Ok(inst) = shape.instantiate(&base, stage, &shape.defaults()) else { continue };
-        let Ok(k) = compile(&inst.program, stage, &CompileOptions::default()) else { continue };
+    for lowered in plain_lowerings(&base, stage, STAGE_LOWERINGS) {
+        let Ok(k) = compile(&lowered, stage, &CompileOptions::default()) else { continue };
         let items: i64 =
             k.global.iter().filter_map(|g| g.eval_with(&|v| sizes.get(v).copied()).ok()).product();
         let share = coalesced_share(&k.accesses, sizes).unwrap_or(0.0);
         let score = (items, (share * 1000.0).round() as i64);
         if best.as_ref().is_none_or(|(b, _)| score > *b) {
-            best = Some((score, inst.program));
+            best = Some((score, lowered));
         }
     }
     let (_, lowered) = best?;

@@ -317,7 +317,7 @@ fn in_memory(e: &Expr) -> bool {
 }
 
 /// Patterns that only rearrange their arguments.
-fn is_view(p: &Pattern) -> bool {
+pub(super) fn is_view(p: &Pattern) -> bool {
     match p {
         crate::ir::layout_pattern!() => true,
         Pattern::Map { .. }

@@ -181,6 +181,13 @@ pub struct Shape {
     pub algorithmic: usize,
 }
 
+impl Shape {
+    /// The shape of no step: the program as it is.
+    pub fn empty() -> Shape {
+        Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 }
+    }
+}
+
 /// A step of a shape that does not replay with the slot values given:
 /// the step, as a derivation line, and why.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -383,7 +390,7 @@ pub fn algorithmic_shapes(base: &Program, def: &str, sizes: &Sizes, limits: &Spa
     let mut seen = HashSet::new();
     let hash = |p: &Program| p.def(def).map(|d| canonical_def(p, d)).unwrap_or_default();
     seen.insert(hash(base));
-    let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
+    let root = Shape::empty();
     let mut out = vec![root.clone()];
     let mut frontier = vec![(root, base.clone())];
     for _ in 0..limits.depth {
@@ -681,6 +688,16 @@ pub fn lowerings(base: &Program, def: &str, alg: &Shape, max: usize) -> Vec<Shap
     out
 }
 
+/// The first `max` lowerings of `def` as written (no algorithmic step),
+/// naive first, each instantiated with its default slot values.
+pub fn plain_lowerings(base: &Program, def: &str, max: usize) -> Vec<Program> {
+    lowerings(base, def, &Shape::empty(), max)
+        .into_iter()
+        .filter_map(|s| s.instantiate(base, def, &s.defaults()).ok())
+        .map(|inst| inst.program)
+        .collect()
+}
+
 /// The shape with dimensions 0 and 1 of its `rule` steps (`map-glb` or
 /// `map-wrg`) exchanged, where it uses both. The lowering gives the
 /// outermost parallel map dimension 0; on a GPU the work-items (and
@@ -785,8 +802,7 @@ mod tests {
     /// slot values), as text.
     fn lowered(file: &str, def: &str) -> Vec<String> {
         let base = prepared(file, def);
-        let root = Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 };
-        lowerings(&base, def, &root, 24)
+        lowerings(&base, def, &Shape::empty(), 24)
             .iter()
             .map(|s| s.instantiate(&base, def, &s.defaults()).unwrap().derivation.join(" ; "))
             .collect()

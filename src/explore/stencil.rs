@@ -256,10 +256,7 @@ struct Build<'a> {
 
 impl<'a> Build<'a> {
     fn new(base: &Program, def: &'a str) -> Self {
-        Build {
-            def,
-            t: Trace::new(base.clone(), Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 }),
-        }
+        Build { def, t: Trace::new(base.clone(), Shape::empty()) }
     }
 
     fn slot(&mut self, name: &str, domain: Vec<i64>, default: i64) -> Option<usize> {

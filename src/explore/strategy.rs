@@ -365,7 +365,7 @@ mod tests {
     fn start(src: &str, def: &str) -> Trace {
         let p = crate::parse::parse_program(&crate::ir::SourceFile::new("t.lift", src.to_string())).unwrap();
         let prog = rewrite::prepare(&p, def).unwrap();
-        Trace::new(prog, Shape { steps: Vec::new(), slots: Vec::new(), algorithmic: 0 })
+        Trace::new(prog, Shape::empty())
     }
 
     const TWO_MAPS: &str = "userfun f(x: float): float { return x + 1.0f; }\n\

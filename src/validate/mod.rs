@@ -11,7 +11,7 @@ mod rng;
 pub use compare::{all_nan, compare, compare_f64, compare_scaled, Check};
 pub use cost::{interp_elements, userfun_ops};
 pub use oracle::{
-    gold, input_counts, interpreter_rtol, longest_reduction, make_inputs, Expected, InputSizeError, Oracle,
-    OracleError, Reference, ReferenceError,
+    gold, input_counts, interpreter_rtol, longest_at, longest_reduction, make_inputs, reduction_lengths,
+    Expected, InputSizeError, Oracle, OracleError, Reference, ReferenceError,
 };
 pub use rng::SplitMix64;

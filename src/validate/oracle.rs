@@ -129,23 +129,33 @@ pub fn interpreter_rtol(n: u64) -> f64 {
 /// The number of terms of the longest reduction in `def` at `sizes` (its
 /// array's length), 0 where it has none or a length does not evaluate.
 pub fn longest_reduction(prog: &Program, def: &str, sizes: &Sizes) -> u64 {
+    longest_at(&reduction_lengths(prog, def), sizes)
+}
+
+/// The lengths of the arrays `def`'s reductions reduce, in its sizes
+/// (none where it does not type-check).
+pub fn reduction_lengths(prog: &Program, def: &str) -> Vec<crate::arith::ArithExpr> {
     use crate::ir::{ExprKind, FunKind, Pattern};
-    let Some(d) = prog.def(def) else { return 0 };
-    let Ok(types) = crate::passes::typecheck::typecheck_def(prog, d) else { return 0 };
-    let len_of = |e: &crate::ir::Expr| match types.exprs.get(&e.id) {
-        Some(Type::Array(_, n)) => n.eval_with(&|v| sizes.get(v).copied()).ok(),
-        _ => None,
-    };
+    let Some(d) = prog.def(def) else { return Vec::new() };
+    let Ok(types) = crate::passes::typecheck::typecheck_def(prog, d) else { return Vec::new() };
     crate::ir::visit::expr_positions(&d.body)
         .into_iter()
         .filter_map(|(_, e)| match &e.kind {
             ExprKind::Call(f, args) if matches!(f.kind, FunKind::Pattern(Pattern::Reduce { .. })) => {
-                args.last().and_then(len_of)
+                match types.exprs.get(&args.last()?.id) {
+                    Some(Type::Array(_, n)) => Some(n.clone()),
+                    _ => None,
+                }
             }
             ExprKind::Call(..) | ExprKind::Literal(_) | ExprKind::Param(_) => None,
         })
-        .max()
-        .map_or(0, |n| n.max(0) as u64)
+        .collect()
+}
+
+/// The longest of `lengths` at `sizes`, 0 where none evaluates.
+pub fn longest_at(lengths: &[crate::arith::ArithExpr], sizes: &Sizes) -> u64 {
+    let at = |n: &crate::arith::ArithExpr| n.eval_with(&|v| sizes.get(v).copied()).ok();
+    lengths.iter().filter_map(at).max().map_or(0, |n| n.max(0) as u64)
 }
 
 /// Random inputs for every parameter of `def` at `sizes`: floats uniform in
